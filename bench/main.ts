@@ -1,0 +1,189 @@
+/**
+ * `deno task bench`: figures as ratios against a baseline measured in the same run.
+ *  1. GET /health through the full stack vs a bare Deno.serve handler answering the same cached
+ *     health report (target: the stack keeps at least 70% of bare throughput).
+ *  2. Migration time of an empty database on each store.
+ */
+import { readSources } from "../src/config/mod.ts";
+import { resolveConfig } from "../src/config/resolve.ts";
+import { startServer } from "../src/http/mod.ts";
+import { createLogger } from "../src/lib/log.ts";
+import { ApiKeyService } from "../src/identity/api_keys.ts";
+import { createRuntime, type Runtime } from "../src/runtime.ts";
+import { seedRoles, sessionHeaders, userKey } from "../tests/access_fixtures.ts";
+import { migrate } from "../src/store/mod.ts";
+import { skipUnless } from "../tests/services.ts";
+import { freshStore } from "../tests/stores.ts";
+
+const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
+const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
+
+interface Load {
+  requests: number;
+  errors: number;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+}
+
+async function load(
+  url: string,
+  seconds = SECONDS,
+  headers: Record<string, string> = {},
+): Promise<Load> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net",
+      new URL("./load.ts", import.meta.url).pathname,
+      url,
+      String(seconds),
+      String(CONCURRENCY),
+      JSON.stringify(headers),
+    ],
+    stdout: "piped",
+  }).output();
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
+
+async function healthBench() {
+  const dataDir = await Deno.makeTempDir({ prefix: "svc_bench_" });
+  const env = { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_PORT: "0", SERVICE_LOG_LEVEL: "warn" };
+  const config = resolveConfig(readSources(env), env);
+  const logger = createLogger("warn");
+  const runtime = await createRuntime(config, { env, logger });
+  runtime.health.markStarted();
+  const stack = await startServer(runtime.app, {
+    hostname: "127.0.0.1",
+    port: 0,
+    graceSeconds: 5,
+    logger,
+  });
+
+  // The baseline: no framework, no middleware, the same health report and JSON shape.
+  const bare = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async () => {
+    const report = await runtime.health.check();
+    return Response.json({
+      schema_version: 1,
+      correlation_id: crypto.randomUUID(),
+      data: {
+        status: report.status,
+        version: runtime.buildInfo.version,
+        components: report.components,
+      },
+    });
+  });
+  const bareUrl = `http://127.0.0.1:${bare.addr.port}/health`;
+  const stackUrl = `http://127.0.0.1:${stack.port}/health`;
+
+  await load(bareUrl, 1); // warm both paths (JIT, connection pools)
+  await load(stackUrl, 1);
+  // Alternate and keep the best of two per side so one noisy interval cannot decide the ratio.
+  const runs: { bare: Load[]; stack: Load[] } = { bare: [], stack: [] };
+  for (let i = 0; i < 2; i++) {
+    runs.bare.push(await load(bareUrl));
+    runs.stack.push(await load(stackUrl));
+  }
+  const best = (xs: Load[]) => xs.reduce((a, b) => (b.rps > a.rps ? b : a));
+  const b = best(runs.bare);
+  const s = best(runs.stack);
+
+  console.log(`GET /health, ${CONCURRENCY} connections, ${SECONDS}s per run, best of 2`);
+  console.log(`              req/s   p50 ms   p99 ms   errors`);
+  console.log(`bare      ${fmt(b.rps)} ${fmt(b.p50_ms, 2)} ${fmt(b.p99_ms, 2)} ${fmt(b.errors)}`);
+  console.log(`stack     ${fmt(s.rps)} ${fmt(s.p50_ms, 2)} ${fmt(s.p99_ms, 2)} ${fmt(s.errors)}`);
+  const ratio = s.rps / b.rps;
+  console.log(
+    `ratio stack/bare throughput: ${(ratio * 100).toFixed(1)}% (target >= 70%: ${
+      ratio >= 0.7 ? "met" : "MISSED"
+    })`,
+  );
+
+  await authBench(runtime, `http://127.0.0.1:${stack.port}`, s);
+
+  await bare.shutdown();
+  await stack.shutdown();
+  await runtime.close();
+  await Deno.remove(dataDir, { recursive: true });
+}
+
+/** Authenticated requests against /health in the same run, and the price of an uncached key. */
+async function authBench(runtime: Runtime, origin: string, health: Load) {
+  const f = await seedRoles(runtime, "bench");
+  const key = await userKey(runtime, f.users.author, f.workspace.id, ["read"]);
+  const session = await sessionHeaders(runtime, f.users.author, "bench");
+  const meUrl = `${origin}/api/v1/auth/me`;
+  await load(meUrl, 1, { "SVC-API-Key": key });
+  const byKey = await load(meUrl, SECONDS, { "SVC-API-Key": key });
+  const bySession = await load(meUrl, SECONDS, { cookie: session.cookie });
+  console.log(`\nGET /api/v1/auth/me, authenticated, vs GET /health (stack) above`);
+  console.log(`              req/s   p50 ms   p99 ms   errors   ratio to /health (target >= 0.6)`);
+  for (const [name, r] of [["cached key", byKey], ["session", bySession]] as const) {
+    console.log(
+      `${name.padEnd(10)}${fmt(r.rps)} ${fmt(r.p50_ms, 2)} ${fmt(r.p99_ms, 2)} ${fmt(r.errors)}   ${
+        (r.rps / health.rps).toFixed(2)
+      }`,
+    );
+  }
+  // Uncached: a fresh service per validation, so every call pays Argon2id like a first use.
+  const times: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const cold = new ApiKeyService({
+      db: runtime.db,
+      logger: createLogger("error"),
+      cacheTtlSeconds: 60,
+    });
+    const t0 = performance.now();
+    await cold.validate(key, {});
+    times.push(performance.now() - t0);
+    await cold.close();
+  }
+  times.sort((a, b) => a - b);
+  const warm = new ApiKeyService({
+    db: runtime.db,
+    logger: createLogger("error"),
+    cacheTtlSeconds: 60,
+  });
+  await warm.validate(key, {});
+  const t1 = performance.now();
+  for (let i = 0; i < 1000; i++) await warm.validate(key, {});
+  const cachedMs = (performance.now() - t1) / 1000;
+  await warm.close();
+  console.log(
+    `key validation: uncached ${times[5].toFixed(1)} ms (median of 10, Argon2id), cached ${
+      (cachedMs * 1000).toFixed(1)
+    } µs`,
+  );
+  console.log(`ratio uncached/cached: ${(times[5] / cachedMs).toFixed(0)}x`);
+}
+
+async function migrationBench() {
+  console.log(`\nmigrating an empty database (median of 5)`);
+  const kinds = skipUnless("postgres") ? ["sqlite"] as const : ["sqlite", "postgres"] as const;
+  const medians: Record<string, number> = {};
+  for (const kind of kinds) {
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const store = await freshStore(kind);
+      try {
+        const db = await store.open();
+        const t0 = performance.now();
+        await migrate(db);
+        times.push(performance.now() - t0);
+      } finally {
+        await store.dispose();
+      }
+    }
+    times.sort((a, b) => a - b);
+    medians[kind] = times[2];
+    console.log(`${kind.padEnd(9)} ${fmt(times[2], 1)} ms`);
+  }
+  if (medians.postgres) {
+    console.log(`ratio postgres/sqlite: ${(medians.postgres / medians.sqlite).toFixed(1)}x`);
+  }
+}
+
+await healthBench();
+await migrationBench();

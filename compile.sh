@@ -1,0 +1,16 @@
+#!/bin/sh
+# Builds the single executable: dist/pipeline-service, with migrations, static assets and the
+# build record embedded. Usage: sh compile.sh [--target TRIPLE]
+set -eu
+cd "$(dirname "$0")"
+mkdir -p build dist
+version=$(sed -nE 's/^  "version": "([^"]+)".*/\1/p' deno.json)
+commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+printf '{"version":"%s","commit":"%s","build_time":"%s"}\n' \
+  "$version" "$commit" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > build/build_info.json
+deno compile --allow-all \
+  --include migrations \
+  --include ui/static \
+  --include build/build_info.json \
+  --output dist/pipeline-service "$@" main.ts
+echo "built dist/pipeline-service ($version, $commit)"

@@ -1,0 +1,8 @@
+/** The audit log: the one writer and the query. */
+export {
+  type AuditEvent,
+  type AuditFilter,
+  type AuditRecord,
+  queryAudit,
+  recordAudit,
+} from "./service.ts";

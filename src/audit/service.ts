@@ -1,0 +1,104 @@
+/**
+ * The audit log: one append-only table and one writer. `record()` runs inside the caller's
+ * transaction so an audited change and its audit row commit or vanish together. The request's
+ * source address and user agent come from the request context when the caller has none to give.
+ */
+import { newId } from "../lib/ids.ts";
+import { requestContext } from "../lib/log.ts";
+import { toIso } from "../lib/time.ts";
+import type { Queryable } from "../store/mod.ts";
+
+export interface AuditEvent {
+  event: string;
+  /** The acting user (null when none is known, e.g. a login for an unknown email). */
+  userId?: string | null;
+  /** The actor's provider (`local`, an OIDC name, `system`, `bootstrap`). */
+  provider?: string | null;
+  /** The workspace the act concerns, when it concerns one. */
+  workspaceId?: string | null;
+  details?: Record<string, unknown>;
+}
+
+/** The audit record shape of spec 1 §6, plus its id and workspace. */
+export interface AuditRecord {
+  id: string;
+  timestamp: string;
+  event: string;
+  user_id: string | null;
+  provider: string | null;
+  workspace_id: string | null;
+  source_ip: string | null;
+  user_agent: string | null;
+  details: Record<string, unknown>;
+}
+
+/** Appends one audit row in the caller's transaction (or directly on the store). */
+export async function recordAudit(db: Queryable, event: AuditEvent): Promise<void> {
+  const ctx = requestContext.getStore();
+  await db.execute(
+    `INSERT INTO audit_log (id, timestamp, event, user_id, provider, workspace_id, source_ip, user_agent, details)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      newId(),
+      new Date().toISOString(),
+      event.event,
+      event.userId ?? null,
+      event.provider ?? null,
+      event.workspaceId ?? null,
+      ctx?.sourceIp ?? null,
+      ctx?.userAgent?.slice(0, 512) ?? null,
+      JSON.stringify(event.details ?? {}),
+    ],
+  );
+}
+
+export interface AuditFilter {
+  /** Restrict to one workspace (a workspace admin's view); undefined means every row. */
+  workspaceId?: string;
+  event?: string;
+  from?: string;
+  to?: string;
+  offset: number;
+  limit: number;
+}
+
+/** Newest first, paged. */
+export async function queryAudit(
+  db: Queryable,
+  filter: AuditFilter,
+): Promise<{ items: AuditRecord[]; total: number }> {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  const add = (sql: string, value: string) => {
+    params.push(value);
+    where.push(sql.replace("?", `$${params.length}`));
+  };
+  if (filter.workspaceId) add("workspace_id = ?", filter.workspaceId);
+  if (filter.event) add("event = ?", filter.event);
+  if (filter.from) add("timestamp >= ?", filter.from);
+  if (filter.to) add("timestamp < ?", filter.to);
+  const clause = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const total = await db.first<{ n: number }>(
+    `SELECT count(*) AS n FROM audit_log ${clause}`,
+    params,
+  );
+  const rows = await db.query<Record<string, unknown>>(
+    `SELECT * FROM audit_log ${clause} ORDER BY timestamp DESC, id DESC
+     LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, filter.limit, filter.offset],
+  );
+  return {
+    total: Number(total?.n ?? 0),
+    items: rows.map((r) => ({
+      id: String(r.id),
+      timestamp: toIso(r.timestamp)!,
+      event: String(r.event),
+      user_id: r.user_id === null ? null : String(r.user_id),
+      provider: (r.provider as string | null) ?? null,
+      workspace_id: r.workspace_id === null ? null : String(r.workspace_id),
+      source_ip: (r.source_ip as string | null) ?? null,
+      user_agent: (r.user_agent as string | null) ?? null,
+      details: JSON.parse(String(r.details)),
+    })),
+  };
+}

@@ -1,0 +1,55 @@
+import { deepEqual, equal } from "node:assert/strict";
+import { forEachStore } from "../../tests/stores.ts";
+import { requestContext } from "../lib/log.ts";
+import { queryAudit, recordAudit } from "./mod.ts";
+
+forEachStore(
+  "recordAudit() writes the spec's record shape with the request's source",
+  async (db) => {
+    await requestContext.run(
+      { correlationId: crypto.randomUUID(), sourceIp: "203.0.113.7", userAgent: "curl/8" },
+      () =>
+        recordAudit(db, {
+          event: "auth.logout",
+          userId: null,
+          provider: "local",
+          details: { a: 1 },
+        }),
+    );
+    const { items, total } = await queryAudit(db, { offset: 0, limit: 10 });
+    equal(total, 1);
+    const row = items[0];
+    equal(row.event, "auth.logout");
+    equal(row.source_ip, "203.0.113.7");
+    equal(row.user_agent, "curl/8");
+    deepEqual(row.details, { a: 1 });
+    equal(row.timestamp.endsWith("Z"), true);
+  },
+);
+
+forEachStore("an audit row written in a rolled-back transaction vanishes with it", async (db) => {
+  await db.transaction(async (tx) => {
+    await recordAudit(tx, { event: "kept" });
+  });
+  await db.transaction(async (tx) => {
+    await recordAudit(tx, { event: "lost" });
+    throw new Error("rollback");
+  }).catch(() => {});
+  const { items } = await queryAudit(db, { offset: 0, limit: 10 });
+  deepEqual(items.map((i) => i.event), ["kept"]);
+});
+
+forEachStore("queryAudit() filters by event and time, newest first, paged", async (db) => {
+  for (const event of ["a", "b", "a", "a"]) {
+    await recordAudit(db, { event });
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  const page = await queryAudit(db, { event: "a", offset: 1, limit: 1 });
+  equal(page.total, 3);
+  equal(page.items.length, 1);
+  const all = await queryAudit(db, { offset: 0, limit: 10 });
+  const times = all.items.map((i) => i.timestamp);
+  deepEqual(times, [...times].sort().reverse());
+  const later = await queryAudit(db, { from: all.items[1].timestamp, offset: 0, limit: 10 });
+  equal(later.total, 2);
+});

@@ -1,0 +1,184 @@
+import { deepEqual, equal, match, ok, rejects, throws } from "node:assert/strict";
+import { envName, leaves } from "./leaves.ts";
+import { loadConfig, readSources, resolveSecrets, StartupError } from "./mod.ts";
+import { resolveConfig } from "./resolve.ts";
+
+const resolve = (env: Record<string, string>, file?: string) =>
+  resolveConfig(readSources(env, file ? { name: "cfg.yaml", text: file } : undefined), env);
+
+function refusal(env: Record<string, string>, file?: string): string {
+  try {
+    resolve(env, file);
+  } catch (e) {
+    ok(e instanceof StartupError, String(e));
+    return e.message;
+  }
+  throw new Error("expected a startup refusal");
+}
+
+Deno.test("defaults resolve to the embedded store, memory shared store, 127.0.0.1:8080", () => {
+  const config = resolve({});
+  equal(config.http.host, "127.0.0.1");
+  equal(config.http.port, 8080);
+  equal(config.store.url, "sqlite:./data/service.db");
+  equal(config.store.kind, "sqlite");
+  equal(config.sharedStore.kind, "memory");
+  equal(config.auth.jwt.ttlHours, 8);
+  equal(config.auth.local.lockout.maxFailures, 5);
+});
+
+Deno.test("envName() follows the DECISIONS.md naming rule", () => {
+  equal(envName("service.auth.jwt.ttl-hours"), "SERVICE_AUTH_JWT_TTL_HOURS");
+  equal(
+    envName("service.auth.oidc.providers[].client-id"),
+    "SERVICE_AUTH_OIDC_PROVIDERS_{i}_CLIENT_ID",
+  );
+  ok(leaves().some((l) => l.env === "SERVICE_SHARED_STORE_URL"));
+});
+
+Deno.test("the environment overrides the file, types are coerced, lists split on commas", () => {
+  const config = resolve(
+    {
+      SERVICE_HTTP_PORT: "9001",
+      SERVICE_AUTH_LOCAL_ENABLED: "true",
+      SERVICE_AUTH_ALLOWLIST_DOMAINS: "a.example, b.example",
+      SERVICE_AUTH_OIDC_PROVIDERS_0_CLIENT_SECRET: "from-env",
+    },
+    [
+      "service:",
+      "  http: { port: 9000, host: 0.0.0.0 }",
+      "  auth:",
+      "    base-url: https://svc.example",
+      "    oidc:",
+      "      providers:",
+      "        - { name: corp, client-id: c1, client-secret: s1, issuer-uri: 'https://idp.example' }",
+    ].join("\n"),
+  );
+  equal(config.http.port, 9001);
+  equal(config.http.host, "0.0.0.0");
+  equal(config.auth.local.enabled, true);
+  deepEqual(config.auth.allowlistDomains, ["a.example", "b.example"]);
+  equal(config.auth.oidc.providers[0].clientSecret, "from-env");
+  equal(config.auth.oidc.providers[0].name, "corp");
+});
+
+Deno.test("a JSON file is accepted like YAML", () => {
+  equal(resolve({}, '{"service": {"log": {"level": "debug"}}}').log.level, "debug");
+});
+
+Deno.test("unknown keys are refused by name, from the file and from the environment", () => {
+  equal(
+    refusal({}, "service:\n  http:\n    prot: 1\n"),
+    "service.http.prot: unknown configuration key",
+  );
+  equal(
+    refusal({ SERVICE_HTTP_PROT: "1" }),
+    "SERVICE_HTTP_PROT: unknown configuration key (environment variable)",
+  );
+  equal(refusal({}, "other: 1\n"), "other: unknown configuration key");
+});
+
+Deno.test("invalid values are refused with the key, the problem and the origin", () => {
+  match(
+    refusal({ SERVICE_HTTP_PORT: "abc" }),
+    /^service\.http\.port: .*number.* \(from environment variable SERVICE_HTTP_PORT\)$/,
+  );
+  match(refusal({ SERVICE_HTTP_PORT: "70000" }), /^service\.http\.port: .*65535/);
+  match(
+    refusal({}, "service:\n  log: { level: loud }\n"),
+    /^service\.log\.level: .* \(from config file cfg\.yaml\)$/,
+  );
+  match(
+    refusal({ SERVICE_STORE_URL: "mysql://x" }),
+    /^service\.store\.url: must start with sqlite: or postgres:\/\//,
+  );
+  match(
+    refusal({ SERVICE_AUTH_LOCAL_ENABLED: "yes" }),
+    /^service\.auth\.local\.enabled: .*boolean/,
+  );
+});
+
+Deno.test("startup refusals: obsolete keys, reserved provider names, base-url, postgres secrets", () => {
+  match(
+    refusal({}, "service:\n  auth:\n    workspace-provisioning:\n      mode: auto\n"),
+    /^service\.auth\.workspace-provisioning\.mode: obsolete key/,
+  );
+  const provider = (name: string) =>
+    `service:\n  auth:\n    base-url: https://s.example\n    oidc:\n      providers:\n        - { name: ${name}, client-id: a, client-secret: b, issuer-uri: 'https://i.example' }\n`;
+  match(refusal({}, provider("system")), /provider name 'system' is reserved/);
+  match(
+    refusal({}, provider("corp").replace("    base-url: https://s.example\n", "")),
+    /^service\.auth\.base-url: required when an OIDC provider/,
+  );
+  match(
+    refusal({ SERVICE_STORE_URL: "postgres://localhost/x" }),
+    /^SERVICE_JWT_SECRET and SERVICE_ENCRYPTION_KEY: required with a PostgreSQL store/,
+  );
+  match(refusal({ SERVICE_JWT_SECRET: btoa("short") }), /^SERVICE_JWT_SECRET: must be at least 32/);
+  match(
+    refusal({ SERVICE_ENCRYPTION_KEY: "%%%" }),
+    /^SERVICE_ENCRYPTION_KEY: must be exactly 32 bytes/,
+  );
+});
+
+Deno.test("bootstrap seed refusals: both forms, without local accounts, without the email", () => {
+  const hash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2g";
+  match(
+    refusal({
+      SERVICE_AUTH_LOCAL_ENABLED: "true",
+      SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: "a@b.example",
+      SERVICE_AUTH_LOCAL_BOOTSTRAP_PASSWORD: "x",
+      SERVICE_AUTH_LOCAL_BOOTSTRAP_PASSWORD_HASH: hash,
+    }),
+    /not both/,
+  );
+  match(
+    refusal({
+      SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: "a@b.example",
+      SERVICE_AUTH_LOCAL_BOOTSTRAP_PASSWORD: "x",
+    }),
+    /needs service\.auth\.local\.enabled=true/,
+  );
+  match(
+    refusal({
+      SERVICE_AUTH_LOCAL_ENABLED: "true",
+      SERVICE_AUTH_LOCAL_BOOTSTRAP_PASSWORD_HASH: hash,
+    }),
+    /needs service\.auth\.bootstrap-admin-email/,
+  );
+  match(
+    refusal({ SERVICE_AUTH_BOOTSTRAP_DATASOURCE_FILE: "/x.yaml" }),
+    /bootstrap-datasource-file: needs/,
+  );
+  match(
+    refusal({ SERVICE_AUTH_LOCAL_BOOTSTRAP_PASSWORD_HASH: "plain" }),
+    /bootstrap-password-hash/,
+  );
+});
+
+Deno.test("a missing config file is refused with its name", async () => {
+  await rejects(
+    loadConfig({}, "/nonexistent/cfg.yaml"),
+    /config file \/nonexistent\/cfg\.yaml: cannot be read/,
+  );
+  throws(() => resolve({}, "service: [unclosed"), /not valid YAML or JSON/);
+});
+
+Deno.test("resolveSecrets() generates 0600 files once on the embedded store and reuses them", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const config = resolve({ SERVICE_DATA_DIR: dir });
+    const first = await resolveSecrets(config, {});
+    deepEqual(first.generated.sort(), [
+      `${dir}/secrets/encryption_key`,
+      `${dir}/secrets/jwt_secret`,
+    ]);
+    equal(first.encryptionKey.length, 32);
+    equal((await Deno.stat(`${dir}/secrets/jwt_secret`)).mode! & 0o777, 0o600);
+    const second = await resolveSecrets(config, {});
+    deepEqual(second.generated, []);
+    deepEqual(second.jwtSecret, first.jwtSecret);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

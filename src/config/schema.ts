@@ -1,0 +1,178 @@
+/**
+ * The configuration tree: every `service.*` property, its type, bounds, default and meaning. This
+ * one schema validates the file and the environment, types the resolved config, and generates the
+ * README's configuration reference (`deno task docs:config`). Keys keep the documents' kebab-case
+ * names; every object is strict, so an unknown key is refused by name.
+ */
+import { z } from "zod";
+
+const seconds = (def: number, min: number, max: number, text: string) =>
+  z.int().min(min).max(max).default(def).describe(text);
+
+const url = (schemes: string[], text: string) =>
+  z.string().refine(
+    (v) => schemes.some((s) => v.startsWith(s)),
+    `must start with ${schemes.join(" or ")}`,
+  ).describe(text);
+
+const stringList = (text: string) =>
+  z.array(z.string().trim().min(1)).default([]).describe(`${text} (environment: comma list)`);
+
+const oidcProvider = z.strictObject({
+  "name": z.string().regex(/^[a-z0-9-]+$/, "must be lowercase [a-z0-9-]+")
+    .describe("Registration name used in /oauth2/authorization/{name}"),
+  "client-id": z.string().min(1).describe("OAuth client id"),
+  "client-secret": z.string().min(1).describe("OAuth client secret"),
+  "issuer-uri": z.url().describe("Issuer URL; discovery is read from it"),
+  "display-name": z.string().optional().describe("Login button text (defaults to the name)"),
+});
+
+export const serviceSchema = z.strictObject({
+  "data-dir": z.string().min(1).default("./data").describe(
+    "Directory for the embedded database, generated secrets and demo files",
+  ),
+  "http": z.strictObject({
+    "host": z.string().min(1).default("127.0.0.1").describe("Listen address"),
+    "port": z.int().min(0).max(65535).default(8080).describe("Listen port (0 picks a free one)"),
+    "max-body-bytes": z.int().min(1024).max(1024 ** 3).default(10 * 1024 * 1024).describe(
+      "Largest accepted request body; larger answers 413 request.body_too_large",
+    ),
+    "shutdown-grace-seconds": seconds(
+      30,
+      1,
+      600,
+      "How long shutdown waits for in-flight requests before closing anyway",
+    ),
+  }).prefault({}),
+  "store": z.strictObject({
+    "url": url(
+      ["sqlite:", "postgres://", "postgresql://"],
+      "Metadata store: sqlite:<path> (embedded, default sqlite:<data-dir>/service.db) or postgres://…",
+    ).optional(),
+    "pool-size": z.int().min(1).max(200).default(10).describe(
+      "PostgreSQL connections per instance",
+    ),
+  }).prefault({}),
+  "shared-store": z.strictObject({
+    "url": url(
+      ["memory:", "redis://", "rediss://"],
+      "Shared store for results, counters and pub/sub: memory: (single instance) or redis://…",
+    ).default("memory:"),
+  }).prefault({}),
+  "log": z.strictObject({
+    "level": z.enum(["debug", "info", "warn", "error"]).default("info").describe(
+      "Lowest level written to stdout",
+    ),
+  }).prefault({}),
+  "health": z.strictObject({
+    "probe-timeout-ms": z.int().min(50).max(60000).default(2000).describe(
+      "A component probe slower than this reports DOWN",
+    ),
+    "probe-cache-ms": z.int().min(0).max(60000).default(1000).describe(
+      "Probe results are reused this long, so a busy /health never floods the components",
+    ),
+  }).prefault({}),
+  "paging": z.strictObject({
+    "default-limit": z.int().min(1).max(10000).default(50).describe(
+      "Page size when limit is absent",
+    ),
+    "max-limit": z.int().min(1).max(10000).default(200).describe("Largest page; larger is clamped"),
+  }).prefault({}),
+  "auth": z.strictObject({
+    "base-url": z.url().refine((v) => !v.endsWith("/"), "must not end with /").optional()
+      .describe("Exact external origin (no trailing slash); CORS origin, redirect URIs, doc links"),
+    "trusted-proxies": stringList("Proxy addresses whose X-Forwarded-For is believed"),
+    "allowlist-domains": stringList("Email domains allowed to sign in through OIDC; empty is open"),
+    "bootstrap-admin-email": z.email().optional().describe("The first super admin's email"),
+    "bootstrap-datasource-file": z.string().optional().describe(
+      "Datasource file imported at startup; needs bootstrap-admin-email",
+    ),
+    "jwt": z.strictObject({
+      "ttl-hours": z.int().min(1).max(24 * 30).default(8).describe("Session token lifetime"),
+    }).prefault({}),
+    "api-keys": z.strictObject({
+      "cache-ttl-seconds": seconds(60, 0, 3600, "Per-instance API key validation cache"),
+    }).prefault({}),
+    "rate-limit": z.strictObject({
+      "login-per-minute": z.int().min(1).max(100000).default(20).describe(
+        "Login attempts per client address per minute (per instance)",
+      ),
+    }).prefault({}),
+    "local": z.strictObject({
+      "enabled": z.boolean().default(false).describe("Local password accounts"),
+      "bootstrap-password": z.string().min(1).optional().describe(
+        "Plaintext one-time password for the bootstrap admin (never logged)",
+      ),
+      "bootstrap-password-hash": z.string().startsWith("$argon2id$").optional().describe(
+        "Argon2id hash for the bootstrap admin (main.ts hash-password prints one)",
+      ),
+      "lockout": z.strictObject({
+        "max-failures": z.int().min(1).max(1000).default(5).describe("Failures before lockout"),
+        "duration-minutes": z.int().min(1).max(10080).default(15).describe("Lockout length"),
+      }).prefault({}),
+    }).prefault({}),
+    "oidc": z.strictObject({
+      "providers": z.array(oidcProvider).default([]).describe("OpenID providers"),
+    }).prefault({}),
+  }).prefault({}),
+  "rate-limit": z.strictObject({
+    "requests-per-second": z.int().min(1).default(100).describe("Per-user API request budget"),
+    "requests-per-minute": z.int().min(1).default(1000).describe("Per-user API request budget"),
+  }).prefault({}),
+  "executor": z.strictObject({
+    "max-concurrent-executions-per-user": z.int().min(1).max(1000).default(10).describe(
+      "Running executions per user",
+    ),
+    "progress-sample-interval-seconds": seconds(1, 1, 60, "node_progress sample cadence"),
+  }).prefault({}),
+  "executions": z.strictObject({
+    "event-retention-days": z.int().min(1).max(3650).default(7).describe(
+      "Durable execution events are kept this long",
+    ),
+  }).prefault({}),
+  "sse": z.strictObject({
+    "heartbeat-interval-seconds": seconds(15, 1, 300, "Heartbeat comment after this silence"),
+    "disconnect-grace-seconds": seconds(30, 0, 3600, "A dropped stream cancels after this"),
+    "max-streams-per-user": z.int().min(1).max(10000).default(50).describe(
+      "Concurrent event streams per user",
+    ),
+  }).prefault({}),
+  "result": z.strictObject({
+    "max-size-bytes": z.int().min(1024).default(100 * 1024 * 1024).describe(
+      "A caller result over this fails with result.too_large",
+    ),
+    "ttl-default-seconds": seconds(300, 1, 86400, "Result lifetime without a request header"),
+    "ttl-min-seconds": seconds(30, 1, 86400, "Lowest result lifetime a request may ask"),
+    "ttl-max-seconds": seconds(86400, 1, 604800, "Highest result lifetime a request may ask"),
+    "page-rows": z.int().min(1).max(100000).default(1000).describe("Default result page rows"),
+    "page-rows-max": z.int().min(1).max(1000000).default(10000).describe("Result page cap"),
+  }).prefault({}),
+  "idempotency": z.strictObject({
+    "ttl-seconds": seconds(86400, 60, 604800, "Idempotency-Key replay cache"),
+  }).prefault({}),
+  "datasources": z.strictObject({
+    "retire-ceiling-seconds": seconds(300, 1, 86400, "A retired pool is closed by then at latest"),
+  }).prefault({}),
+  "endpoints": z.strictObject({
+    "timeout-min-seconds": seconds(1, 1, 300, "Lowest endpoint timeout"),
+    "timeout-max-seconds": seconds(300, 1, 3600, "Highest endpoint timeout"),
+  }).prefault({}),
+  "deployment": z.strictObject({
+    "name": z.string().min(1).default("development").describe("This deployment's name"),
+    "authoring-enabled": z.boolean().default(true).describe(
+      "false is the hardened (production) posture",
+    ),
+    "promotion": z.strictObject({
+      "target-url": z.url().optional().describe("Receiving deployment's base URL"),
+      "target-key": z.string().min(1).optional().describe("Server key for the target"),
+      "server-key": z.string().min(1).optional().describe(
+        "Deprecated pre-shared receiver key; accepted for one release with a warning",
+      ),
+    }).prefault({}),
+  }).prefault({}),
+}).prefault({});
+
+/** The configuration file and the environment both describe this tree. */
+export const configSchema = z.strictObject({ service: serviceSchema }).prefault({});
+
+export type RawServiceConfig = z.output<typeof serviceSchema>;

@@ -1,0 +1,9 @@
+/** Health, readiness and build information. */
+export { type BuildInfo, readBuildInfo } from "./build_info.ts";
+export {
+  type ComponentName,
+  type HealthReport,
+  HealthService,
+  type Probe,
+  type Status,
+} from "./service.ts";

@@ -1,0 +1,22 @@
+import type { Context } from "hono";
+import type { Principal, WorkspaceContext } from "../identity/types.ts";
+import type { ErrorCode } from "../errors/mod.ts";
+
+/** Per-request values every handler and middleware may read. */
+export interface AppEnv {
+  Variables: {
+    correlationId: string;
+    /** The client address, resolved through the trusted proxies. */
+    clientIp: string | undefined;
+    /** Set by the API key or session step. */
+    principal: Principal | undefined;
+    /** Set by workspace resolution (or by the scope step for routes naming their workspace). */
+    workspace: WorkspaceContext | null;
+    /** Live memberships of the caller (keys: of the issuer). */
+    membershipCount: number;
+    /** Why a presented session was dropped, answered when the route needs a credential. */
+    sessionFailure: ErrorCode | undefined;
+  };
+}
+
+export type AppContext = Context<AppEnv>;

@@ -1,0 +1,42 @@
+/** The three cookies of spec 1 §5.5, with flags that follow the configured base-url. */
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { AppContext } from "./context.ts";
+
+export const SESSION_COOKIE = "svc_session";
+export const CSRF_COOKIE = "svc_csrf";
+
+/** Secure unless the base-url is explicitly http (unset keeps it, per §5.5). */
+export function secureCookies(baseUrl: string | undefined): boolean {
+  return !baseUrl?.startsWith("http://");
+}
+
+export function setSessionCookie(
+  c: AppContext,
+  token: string,
+  maxAgeSeconds: number,
+  secure: boolean,
+) {
+  setCookie(c, SESSION_COOKIE, token, {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax",
+    secure,
+    maxAge: maxAgeSeconds,
+  });
+}
+
+export function clearSessionCookie(c: AppContext, secure: boolean) {
+  deleteCookie(c, SESSION_COOKIE, { path: "/", secure, httpOnly: true, sameSite: "Lax" });
+}
+
+/** The CSRF token of this browsing session, minted (and set) when the browser has none. */
+export function ensureCsrfToken(c: AppContext, secure: boolean): string {
+  const existing = getCookie(c, CSRF_COOKIE);
+  if (existing && /^[A-Za-z0-9_-]{32,128}$/.test(existing)) return existing;
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  const token = btoa(String.fromCharCode(...bytes)).replace(/=+$/, "").replaceAll("+", "-")
+    .replaceAll("/", "_");
+  // Readable by scripts on purpose: htmx copies it into the SVC-CSRF-Token header.
+  setCookie(c, CSRF_COOKIE, token, { path: "/", httpOnly: false, sameSite: "Lax", secure });
+  return token;
+}

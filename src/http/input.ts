@@ -1,0 +1,45 @@
+/**
+ * Request input: JSON bodies read defensively (malformed → 400, wrong media type → 415), then
+ * path, query and body validated by the route's zod schemas. A validation failure names the field.
+ */
+import type { z } from "zod";
+import { AppError } from "../errors/mod.ts";
+import type { AppContext } from "./context.ts";
+
+function fieldPath(path: PropertyKey[]): string {
+  return path.map(String).join(".");
+}
+
+/** Validates `value`; a failure becomes `pipeline.execution.invalid_parameter_type` naming the field. */
+export function validate<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  location: string,
+): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new AppError("pipeline.execution.invalid_parameter_type", {
+    field: fieldPath(issue.path) || location,
+    location,
+    reason: issue.message,
+  });
+}
+
+/** The parsed JSON body; undefined when the body is empty. */
+export async function readJson(c: AppContext): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === "") return undefined;
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/([a-z0-9.+-]+\+)?json\b/i.test(type)) {
+    throw new AppError("request.unsupported_media_type", {
+      content_type: type || "(none)",
+      expected: "application/json",
+    });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new AppError("request.malformed_json", { reason: (e as Error).message });
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * CORS (spec 2 §8, spec 1 §5.8 step 1): one allowed origin, the configured base-url's; unset means
+ * same-origin only, so no CORS headers are ever sent.
+ */
+import type { MiddlewareHandler } from "hono";
+import { cors as honoCors } from "hono/cors";
+import type { AppEnv } from "../context.ts";
+
+export const CORS_ALLOWED_HEADERS = [
+  "Authorization",
+  "SVC-API-Key",
+  "SVC-Correlation-Id",
+  "SVC-CSRF-Token",
+  "SVC-Result-TTL-Seconds",
+  "Content-Type",
+  "Idempotency-Key",
+];
+
+export function cors(baseUrl: string | undefined): MiddlewareHandler<AppEnv> {
+  if (!baseUrl) return (_c, next) => next();
+  const allowed = new URL(baseUrl).origin;
+  return honoCors({
+    origin: (origin) => (origin === allowed ? origin : null),
+    allowMethods: ["GET", "POST", "PUT", "DELETE", "OPTIONS"],
+    allowHeaders: CORS_ALLOWED_HEADERS,
+    exposeHeaders: [
+      "SVC-Correlation-Id",
+      "SVC-Execution-Id",
+      "Retry-After",
+      "RateLimit-Limit",
+      "RateLimit-Remaining",
+      "RateLimit-Reset",
+    ],
+    credentials: true,
+    maxAge: 600,
+  });
+}

@@ -1,0 +1,180 @@
+/**
+ * Local-account partials (spec 1 §4.4): create, reset, disable-local, unlock (super admin, browser
+ * session only) and the caller's theme. They answer an htmx fragment, or the JSON envelope when the
+ * caller asks for JSON. With mail off the one-time password is shown once; with mail on the answer
+ * says only where the mail went, and the password travels by mail alone.
+ */
+import { z } from "zod";
+import type { LocalUserAdmin } from "../../identity/local_admin.ts";
+import type { Principal } from "../../identity/types.ts";
+import type { UserRow } from "../../identity/users_repo.ts";
+import { userView } from "../../identity/users_repo.ts";
+import type { AccessDirectory } from "../access_deps.ts";
+import type { AppContext } from "../context.ts";
+import { ok } from "../envelope.ts";
+import { readJson } from "../input.ts";
+import type { Router } from "../routing.ts";
+
+/** What these routes need of the mail service. */
+export interface AccountMail {
+  readonly enabled: boolean;
+  welcome(
+    m: {
+      userId: string;
+      actId: string;
+      to: string;
+      oneTimePassword: string;
+      creator: string;
+      workspace?: string;
+    },
+  ): void;
+  passwordReset(m: { userId: string; actId: string; to: string; oneTimePassword: string }): void;
+}
+
+export interface AdminUserDeps {
+  admin: LocalUserAdmin;
+  mail: AccountMail;
+  directory: AccessDirectory;
+}
+
+async function fields(c: AppContext): Promise<Record<string, unknown>> {
+  if (/^application\/json/i.test(c.req.header("content-type") ?? "")) {
+    const body = await readJson(c);
+    return typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
+  }
+  const type = c.req.header("content-type") ?? "";
+  if (/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type)) {
+    return await c.req.parseBody() as Record<string, unknown>;
+  }
+  return {};
+}
+
+const wantsJson = (c: AppContext) => (c.req.header("accept") ?? "").includes("application/json");
+
+function escape(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+const id = z.object({ id: z.string().max(64) });
+
+export function adminUserRoutes(router: Router, deps: AdminUserDeps): void {
+  /** The credential line of an answer: shown once with mail off, never shown with mail on. */
+  const credential = (email: string, password: string) =>
+    deps.mail.enabled
+      ? {
+        mail: "queued" as const,
+        html: `A mail with the one-time password is on its way to ${escape(email)}.`,
+      }
+      : {
+        mail: "off" as const,
+        one_time_password: password,
+        html: `One-time password for ${escape(email)}: <code>${
+          escape(password)
+        }</code> (shown once; a change is forced at first sign-in).`,
+      };
+
+  router.add({
+    method: "post",
+    path: "/partials/admin/users",
+    tag: "admin",
+    summary: "Create a local user with a one-time password (super admin, session only)",
+    kind: "html",
+    access: "users.admin_local",
+    errors: ["auth.user.email_taken", "auth.session.required"],
+  }, async (c) => {
+    const actor = c.get("principal")!;
+    const created = await deps.admin.create(actor, { email: undefined, ...await fields(c) });
+    const to = created.user.email;
+    if (deps.mail.enabled) {
+      deps.mail.welcome({
+        userId: created.user.id,
+        actId: created.actId,
+        to,
+        oneTimePassword: created.oneTimePassword,
+        creator: actor.email,
+        workspace: created.joined[0],
+      });
+    }
+    const shown = credential(to, created.oneTimePassword);
+    if (wantsJson(c)) {
+      const { html: _, ...rest } = shown;
+      return ok(c, { user: userView(created.user), joined: created.joined, ...rest }, 201);
+    }
+    return c.html(
+      `<div class="banner ok" role="status">Created ${escape(to)}. ${shown.html}</div>`,
+      201,
+    );
+  });
+
+  router.add({
+    method: "patch",
+    path: "/partials/admin/users/:id/reset-password",
+    tag: "admin",
+    summary: "Issue a new one-time password (forces a change, clears the lockout)",
+    kind: "html",
+    access: "users.admin_local",
+    params: id,
+  }, async (c, { params }) => {
+    const reset = await deps.admin.resetPassword(c.get("principal")!, params.id);
+    deps.directory.forgetUser(reset.user.id);
+    if (deps.mail.enabled) {
+      deps.mail.passwordReset({
+        userId: reset.user.id,
+        actId: reset.actId,
+        to: reset.user.email,
+        oneTimePassword: reset.oneTimePassword,
+      });
+    }
+    const shown = credential(reset.user.email, reset.oneTimePassword);
+    if (wantsJson(c)) {
+      const { html: _, ...rest } = shown;
+      return ok(c, { user: userView(reset.user), ...rest });
+    }
+    return c.html(`<div class="banner ok" role="status">${shown.html}</div>`);
+  });
+
+  const simple: [string, string, (actor: Principal, userId: string) => Promise<UserRow>, string][] =
+    [
+      [
+        "disable-local",
+        "Clear the local password (OIDC only from now on)",
+        (a, i) => deps.admin.disableLocal(a, i),
+        "Local sign-in disabled.",
+      ],
+      [
+        "unlock",
+        "Clear the lockout; the password is untouched",
+        (a, i) => deps.admin.unlock(a, i),
+        "Account unlocked.",
+      ],
+    ];
+  for (const [verb, summary, act, done] of simple) {
+    router.add({
+      method: "patch",
+      path: `/partials/admin/users/:id/${verb}`,
+      tag: "admin",
+      summary,
+      kind: "html",
+      access: "users.admin_local",
+      params: id,
+    }, async (c, { params }) => {
+      const user = await act(c.get("principal")!, params.id);
+      deps.directory.forgetUser(user.id);
+      return wantsJson(c)
+        ? ok(c, userView(user))
+        : c.html(`<div class="banner ok" role="status">${done}</div>`);
+    });
+  }
+
+  router.add({
+    method: "patch",
+    path: "/partials/profile/theme",
+    tag: "profile",
+    summary: "Set the caller's own theme: light, dark or system",
+    kind: "html",
+    access: "profile.theme",
+  }, async (c) => {
+    const theme = await deps.admin.setTheme(c.get("principal")!.userId, (await fields(c)).theme);
+    return wantsJson(c) ? ok(c, { theme }) : c.html(`<span class="muted">Theme: ${theme}</span>`);
+  });
+}

@@ -1,0 +1,89 @@
+/** `/api/v1/auth/api-keys` (spec 1 §4.2): the caller's keys; issuance rules live in the service. */
+import { z } from "zod";
+import { AppError } from "../../errors/mod.ts";
+import type { ApiKeyService } from "../../identity/api_keys.ts";
+import type { WorkspaceService } from "../../workspaces/mod.ts";
+import type { AccessDirectory } from "../access_deps.ts";
+import { ok, paged } from "../envelope.ts";
+import type { Router } from "../routing.ts";
+
+export interface ApiKeyRouteDeps {
+  keys: ApiKeyService;
+  workspaces: WorkspaceService;
+  directory: AccessDirectory;
+}
+
+const keyRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.enum(["user", "endpoint", "server"]),
+  scopes: z.array(z.string()),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+  last_used_at: z.string().nullable(),
+  last_used_ip: z.string().nullable(),
+  is_revoked: z.boolean(),
+  workspace: z.string().nullable(),
+});
+
+export function apiKeyRoutes(router: Router, deps: ApiKeyRouteDeps): void {
+  router.add({
+    method: "get",
+    path: "/api/v1/auth/api-keys",
+    tag: "auth",
+    summary: "The caller's own API keys (never a secret)",
+    access: "keys.manage_own",
+    response: z.object({ items: z.array(keyRow) }),
+  }, async (c) => {
+    const items = await deps.keys.listOwn(c.get("principal")!.userId);
+    return paged(c, items, { offset: 0, limit: items.length, total: items.length });
+  });
+
+  router.add({
+    method: "post",
+    path: "/api/v1/auth/api-keys",
+    tag: "auth",
+    summary: "Issue a key; the plaintext is in the answer once",
+    access: "keys.manage_own",
+    status: 201,
+    // Validated field by field in the service, which owns the §4.2 rules and their codes.
+    body: z.unknown(),
+    errors: [
+      "auth.scope.insufficient",
+      "auth.key_scope_unavailable",
+      "endpoint.key_kind_refused",
+      "auth.api_key.expiry_invalid",
+    ],
+  }, async (c, { body }) => {
+    const principal = c.get("principal")!;
+    const workspace = c.get("workspace");
+    if (!workspace) throw new AppError("workspace.membership_required", {});
+    const issued = await deps.keys.issue(
+      { ...principal, activeWorkspaceId: workspace.id },
+      body,
+      {
+        flags: workspace.flags ?? { author: false, promoter: false, admin: false },
+        isSuperAdmin: principal.isSuperAdmin,
+      },
+    );
+    return ok(c, issued, 201);
+  });
+
+  router.add({
+    method: "delete",
+    path: "/api/v1/auth/api-keys/:key_id",
+    tag: "auth",
+    summary: "Revoke a key (own keys; a workspace admin: any key pinned to their workspace)",
+    access: "keys.manage_own",
+    params: z.object({ key_id: z.string().max(100) }),
+  }, async (c, { params }) => {
+    const principal = c.get("principal")!;
+    const who = { userId: principal.userId, isSuperAdmin: principal.isSuperAdmin };
+    await deps.keys.revoke(principal, params.key_id, async (workspaceId) => {
+      if (principal.isSuperAdmin) return true;
+      const pinned = await deps.workspaces.resolveById(who, workspaceId);
+      return pinned.context?.flags?.admin === true;
+    });
+    return c.body(null, 204);
+  });
+}

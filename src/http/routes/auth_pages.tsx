@@ -1,0 +1,227 @@
+/**
+ * Browser sign-in (spec 1 §4.1, §5.4): the login page and form, logout, workspace switch, and the
+ * password change page with its endpoint. Plain HTML forms; htmx callers get `HX-Redirect`.
+ */
+import { z } from "zod";
+import { recordAudit } from "../../audit/mod.ts";
+import { AppError } from "../../errors/mod.ts";
+import type { LocalAccounts } from "../../identity/local_accounts.ts";
+import type { SessionTokens } from "../../identity/sessions.ts";
+import type { Principal } from "../../identity/types.ts";
+import type { Db } from "../../store/mod.ts";
+import { ChangePasswordPage } from "../../../ui/pages/change_password.tsx";
+import { DashboardPage } from "../../../ui/pages/dashboard.tsx";
+import { LoginPage } from "../../../ui/pages/login.tsx";
+import { renderPage } from "../../../ui/render.tsx";
+import type { AccessDirectory } from "../access_deps.ts";
+import type { AppContext } from "../context.ts";
+import { clearSessionCookie, ensureCsrfToken, setSessionCookie } from "../cookies.ts";
+import { readJson } from "../input.ts";
+import type { Router } from "../routing.ts";
+
+export interface AuthPageDeps {
+  db: Db;
+  local: LocalAccounts;
+  localEnabled: boolean;
+  providers: { name: string; label: string }[];
+  sessions: SessionTokens;
+  directory: AccessDirectory;
+  secureCookies: boolean;
+  /** The caller's workspaces for the switcher. */
+  listWorkspaces: (
+    user: { userId: string; isSuperAdmin: boolean },
+  ) => Promise<{ name: string; display_name: string; role: string }[]>;
+}
+
+/** Form or JSON fields of a browser POST. */
+async function fields(c: AppContext): Promise<Record<string, unknown>> {
+  const type = c.req.header("content-type") ?? "";
+  if (/^application\/json/i.test(type)) {
+    const body = await readJson(c);
+    return typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
+  }
+  return await c.req.parseBody() as Record<string, unknown>;
+}
+
+function redirect(c: AppContext, to: string): Response {
+  if (c.req.header("hx-request") === "true") return c.body(null, 200, { "HX-Redirect": to });
+  return c.redirect(to, 302);
+}
+
+export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
+  const signIn = async (
+    c: AppContext,
+    user: { id: string; email: string; display_name: string; provider: string; is_admin: boolean },
+  ) => {
+    const who = { userId: user.id, isSuperAdmin: user.is_admin };
+    const workspace = await deps.directory.defaultFor(who);
+    const token = await deps.sessions.issue(
+      { id: user.id, email: user.email, displayName: user.display_name },
+      "pwd",
+      workspace?.name,
+    );
+    setSessionCookie(c, token, deps.sessions.ttlSeconds, deps.secureCookies);
+    await recordAudit(deps.db, {
+      event: "auth.login.success",
+      userId: user.id,
+      provider: user.provider,
+      details: { provider: "local" },
+    });
+  };
+
+  router.add({
+    method: "get",
+    path: "/login",
+    tag: "auth",
+    summary: "Sign-in page",
+    kind: "html",
+    access: "public",
+    query: z.object({ error: z.string().max(40).optional() }),
+  }, (c, { query }) => {
+    const csrf = ensureCsrfToken(c, deps.secureCookies);
+    return c.html(renderPage(
+      <LoginPage
+        csrf={csrf}
+        localEnabled={deps.localEnabled}
+        providers={deps.providers}
+        error={query.error}
+      />,
+    ));
+  });
+
+  router.add({
+    method: "post",
+    path: "/login",
+    tag: "auth",
+    summary: "Local sign-in",
+    kind: "html",
+    access: "public",
+  }, async (c) => {
+    if (!deps.localEnabled) {
+      throw new AppError("request.not_found", { method: "POST", path: "/login" });
+    }
+    const form = await fields(c);
+    const outcome = await deps.local.login(form.email, form.password);
+    if (!outcome.ok) return c.redirect(`/login?error=${outcome.reason}`, 302);
+    await signIn(c, outcome.user);
+    return c.redirect("/", 302);
+  });
+
+  router.add({
+    method: "post",
+    path: "/logout",
+    tag: "auth",
+    summary: "Sign out",
+    kind: "html",
+    access: "session.logout",
+  }, async (c) => {
+    const p = c.get("principal")!;
+    clearSessionCookie(c, deps.secureCookies);
+    await recordAudit(deps.db, { event: "auth.logout", userId: p.userId, provider: p.provider });
+    return redirect(c, "/login");
+  });
+
+  router.add({
+    method: "post",
+    path: "/workspace/switch",
+    tag: "auth",
+    summary: "Switch the active workspace",
+    kind: "html",
+    access: "workspace.switch",
+  }, async (c) => {
+    const p = c.get("principal")!;
+    const name = (await fields(c)).workspace;
+    if (typeof name !== "string" || name.length === 0 || name.length > 63) {
+      throw new AppError("pipeline.execution.invalid_parameter_type", {
+        field: "workspace",
+        reason: "a workspace name is required",
+      });
+    }
+    const target = await deps.directory.resolveByName({
+      userId: p.userId,
+      isSuperAdmin: p.isSuperAdmin,
+    }, name);
+    if (!target) throw new AppError("workspace.not_found", { workspace: name });
+    await deps.directory.rememberLastUsed(p.userId, target.id);
+    const token = await deps.sessions.issue(
+      { id: p.userId, email: p.email, displayName: p.displayName },
+      p.amr ?? "pwd",
+      target.name,
+    );
+    setSessionCookie(c, token, deps.sessions.ttlSeconds, deps.secureCookies);
+    return redirect(c, "/dashboard");
+  });
+
+  router.add({
+    method: "get",
+    path: "/settings/password",
+    tag: "auth",
+    summary: "Password change page",
+    kind: "html",
+    access: "password.change_own",
+    query: z.object({ error: z.string().max(200).optional(), changed: z.string().optional() }),
+  }, (c, { query }) => {
+    const p = c.get("principal")!;
+    return c.html(renderPage(
+      <ChangePasswordPage
+        csrf={ensureCsrfToken(c, deps.secureCookies)}
+        forced={p.mustChangePassword}
+        error={query.error}
+        changed={query.changed !== undefined}
+      />,
+    ));
+  });
+
+  router.add({
+    method: "post",
+    path: "/partials/account/password",
+    tag: "auth",
+    summary: "Change own password",
+    kind: "html",
+    access: "password.change_own",
+  }, async (c) => {
+    const p = c.get("principal")!;
+    const form = await fields(c);
+    const isForm = !/^application\/json/i.test(c.req.header("content-type") ?? "");
+    try {
+      const { forced } = await deps.local.changePassword(
+        p.userId,
+        form.current_password,
+        form.new_password,
+      );
+      deps.directory.forgetUser(p.userId);
+      if (forced) return redirect(c, "/dashboard");
+      if (c.req.header("hx-request") === "true") {
+        return c.html(`<p class="banner ok" role="status">Your password was changed.</p>`);
+      }
+      return isForm ? c.redirect("/settings/password?changed=1", 303) : c.json({
+        schema_version: 1,
+        correlation_id: c.get("correlationId"),
+        data: { changed: true },
+      });
+    } catch (e) {
+      if (!(e instanceof AppError) || !isForm || c.req.header("hx-request") === "true") throw e;
+      return c.redirect(`/settings/password?error=${encodeURIComponent(e.userMessage)}`, 303);
+    }
+  });
+
+  router.add({
+    method: "get",
+    path: "/dashboard",
+    tag: "pages",
+    summary: "Dashboard",
+    kind: "html",
+    access: "me.read",
+  }, async (c) => {
+    const p: Principal = c.get("principal")!;
+    const who = { userId: p.userId, isSuperAdmin: p.isSuperAdmin };
+    return c.html(renderPage(
+      <DashboardPage
+        csrf={ensureCsrfToken(c, deps.secureCookies)}
+        user={{ email: p.email, displayName: p.displayName, isSuperAdmin: p.isSuperAdmin }}
+        workspace={c.get("workspace")?.name ?? null}
+        workspaces={await deps.listWorkspaces(who)}
+      />,
+    ));
+  });
+}

@@ -1,0 +1,162 @@
+/** `/api/v1/auth/me`, user administration (spec 1 §4.3) and the audit trail. */
+import { z } from "zod";
+import { queryAudit } from "../../audit/mod.ts";
+import { AppError } from "../../errors/mod.ts";
+import type { ResolvedConfig } from "../../config/mod.ts";
+import type { Principal } from "../../identity/types.ts";
+import type { UserService } from "../../identity/users.ts";
+import { toIso } from "../../lib/time.ts";
+import type { Db } from "../../store/mod.ts";
+import type { AccessDirectory } from "../access_deps.ts";
+import { ok, paged } from "../envelope.ts";
+import type { Router } from "../routing.ts";
+
+export interface IdentityApiDeps {
+  db: Db;
+  config: ResolvedConfig;
+  users: UserService;
+  directory: AccessDirectory;
+}
+
+const userId = z.object({ user_id: z.string().max(64) });
+
+const meData = z.object({
+  user_id: z.uuid(),
+  email: z.string(),
+  display_name: z.string(),
+  scopes: z.array(z.string()),
+  auth_method: z.enum(["OIDC", "API_KEY"]),
+  key_id: z.string().optional(),
+  workspace: z.string().nullable(),
+  is_admin: z.boolean(),
+});
+
+const userData = z.object({
+  id: z.uuid(),
+  email: z.string(),
+  display_name: z.string(),
+  profile_picture_url: z.string().nullable(),
+  provider: z.string(),
+  is_active: z.boolean(),
+  is_admin: z.boolean(),
+  must_change_password: z.boolean(),
+  local_login: z.boolean(),
+  locked: z.boolean(),
+  created_at: z.string(),
+  last_login_at: z.string().nullable(),
+});
+
+export function identityApiRoutes(router: Router, deps: IdentityApiDeps): void {
+  const page = (q: { offset?: number; limit?: number }) => ({
+    offset: q.offset ?? 0,
+    limit: Math.min(q.limit ?? deps.config.paging.defaultLimit, deps.config.paging.maxLimit),
+  });
+  const pageQuery = {
+    offset: z.coerce.number().int().min(0).optional(),
+    limit: z.coerce.number().int().min(1).optional(),
+  };
+
+  router.add({
+    method: "get",
+    path: "/api/v1/auth/me",
+    tag: "auth",
+    summary: "The current principal",
+    access: "me.read",
+    response: meData,
+  }, (c) => {
+    const p = c.get("principal")!;
+    return ok(c, {
+      user_id: p.userId,
+      email: p.email,
+      display_name: p.displayName,
+      scopes: p.scopes,
+      auth_method: p.authMethod,
+      ...(p.keyId ? { key_id: p.keyId } : {}),
+      workspace: c.get("workspace")?.name ?? null,
+      is_admin: p.isSuperAdmin,
+    });
+  });
+
+  router.add({
+    method: "get",
+    path: "/api/v1/auth/users",
+    tag: "users",
+    summary: "List users (super admin)",
+    access: "users.admin",
+    query: z.object({ q: z.string().max(200).optional(), ...pageQuery }),
+    response: z.object({ items: z.array(userData) }),
+  }, async (c, { query }) => {
+    const p = page(query);
+    const { items, total } = await deps.users.list(query.q, p.offset, p.limit);
+    return paged(c, items, { ...p, total });
+  });
+
+  router.add({
+    method: "get",
+    path: "/api/v1/auth/users/:user_id",
+    tag: "users",
+    summary: "One user (super admin)",
+    access: "users.admin",
+    params: userId,
+    response: userData,
+  }, async (c, { params }) => ok(c, await deps.users.view(params.user_id)));
+
+  const flips: [string, (actor: Principal, id: string) => Promise<unknown>][] = [
+    ["deactivate", (a, id) => deps.users.setActive(a, id, false)],
+    ["activate", (a, id) => deps.users.setActive(a, id, true)],
+    ["grant-admin", (a, id) => deps.users.setAdmin(a, id, true)],
+    ["revoke-admin", (a, id) => deps.users.setAdmin(a, id, false)],
+  ];
+  for (const [verb, act] of flips) {
+    router.add({
+      method: "post",
+      path: `/api/v1/auth/users/:user_id/${verb}`,
+      tag: "users",
+      summary: `${verb} a user (super admin)`,
+      access: "users.admin",
+      params: userId,
+      response: userData,
+    }, async (c, { params }) => {
+      const view = await act(c.get("principal")!, params.user_id);
+      deps.directory.forgetUser(params.user_id);
+      return ok(c, view);
+    });
+  }
+
+  router.add({
+    method: "get",
+    path: "/api/v1/audit",
+    tag: "audit",
+    summary: "The audit trail: a workspace admin's own workspace, a super admin's whole instance",
+    access: "audit.read",
+    query: z.object({
+      event: z.string().max(100).optional(),
+      from: z.string().refine((v) => toIsoSafe(v) !== null, "an ISO 8601 timestamp").optional(),
+      to: z.string().refine((v) => toIsoSafe(v) !== null, "an ISO 8601 timestamp").optional(),
+      scope: z.enum(["workspace", "instance"]).optional(),
+      ...pageQuery,
+    }),
+  }, async (c, { query }) => {
+    const p = c.get("principal")!;
+    const p2 = page(query);
+    const instanceWide = p.isSuperAdmin && query.scope !== "workspace";
+    const workspace = c.get("workspace");
+    if (!instanceWide && !workspace) throw new AppError("workspace.membership_required", {});
+    const { items, total } = await queryAudit(deps.db, {
+      workspaceId: instanceWide ? undefined : workspace!.id,
+      event: query.event,
+      from: query.from ? toIsoSafe(query.from)! : undefined,
+      to: query.to ? toIsoSafe(query.to)! : undefined,
+      ...p2,
+    });
+    return paged(c, items, { ...p2, total });
+  });
+}
+
+function toIsoSafe(value: string): string | null {
+  try {
+    return toIso(value);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,88 @@
+/** Public platform routes: health, readiness, build info and the API document (spec 2 §4.6). */
+import { z } from "zod";
+import { AppError } from "../../errors/mod.ts";
+import type { BuildInfo, HealthService } from "../../health/mod.ts";
+import { ok } from "../envelope.ts";
+import type { Router } from "../routing.ts";
+
+const status = z.enum(["UP", "DOWN"]);
+const healthData = z.object({
+  status,
+  version: z.string(),
+  components: z.object({ database: status, shared_store: status, staging_engine: status }),
+});
+const readyData = z.object({ ready: z.literal(true) });
+const infoData = z.object({
+  version: z.string(),
+  build_time: z.string().nullable(),
+  commit: z.string().nullable(),
+});
+
+export interface PlatformDeps {
+  health: HealthService;
+  buildInfo: BuildInfo;
+  baseUrl: () => string;
+}
+
+export function platformRoutes(router: Router, deps: PlatformDeps): void {
+  router.add({
+    method: "get",
+    path: "/health",
+    tag: "platform",
+    access: "public",
+    summary: "Component health from live probes; status is DOWN when any component is DOWN",
+    response: healthData,
+  }, async (c) => {
+    const report = await deps.health.check();
+    return ok(c, {
+      status: report.status,
+      version: deps.buildInfo.version,
+      components: report.components,
+    });
+  });
+
+  router.add({
+    method: "get",
+    path: "/ready",
+    tag: "platform",
+    access: "public",
+    summary: "200 when this instance can take traffic, else 503 service.unavailable",
+    response: readyData,
+    errors: ["service.unavailable"],
+  }, async (c) => {
+    const readiness = await deps.health.readiness();
+    if (!readiness.ready) {
+      throw new AppError("service.unavailable", {
+        reason: readiness.reason,
+        components: readiness.report.components,
+      });
+    }
+    return ok(c, { ready: true as const });
+  });
+
+  router.add({
+    method: "get",
+    path: "/info",
+    tag: "platform",
+    access: "public",
+    summary: "Version, build time and commit of this build",
+    response: infoData,
+  }, (c) => ok(c, deps.buildInfo));
+
+  let document: Record<string, unknown> | undefined;
+  router.add({
+    method: "get",
+    path: "/openapi.json",
+    tag: "platform",
+    access: "public",
+    summary: "This document (OpenAPI 3.1), generated from the schemas that validate requests",
+    kind: "raw",
+  }, (c) => {
+    document ??= router.openApi({
+      title: "Pipeline Service",
+      version: deps.buildInfo.version,
+      serverUrl: deps.baseUrl(),
+    });
+    return c.json(document);
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * User administration (spec 1 §4.3): list, read, activate, deactivate, grant and revoke the super
+ * admin flag. Each mutation is audited in its transaction and drops the user from the local
+ * liveness cache at once.
+ */
+import { recordAudit } from "../audit/mod.ts";
+import { AppError } from "../errors/mod.ts";
+import { isUuid } from "../lib/ids.ts";
+import type { Db } from "../store/mod.ts";
+import type { Principal } from "./types.ts";
+import { findUserById, toUserRow, type UserRow, type UserView, userView } from "./users_repo.ts";
+
+export class UserService {
+  readonly #db: Db;
+  readonly #onChange: (userId: string) => void;
+
+  constructor(deps: { db: Db; onChange?: (userId: string) => void }) {
+    this.#db = deps.db;
+    this.#onChange = deps.onChange ?? (() => {});
+  }
+
+  async get(userId: string): Promise<UserRow> {
+    const user = isUuid(userId) ? await findUserById(this.#db, userId) : undefined;
+    if (!user) throw new AppError("auth.user.not_found", { user_id: userId });
+    return user;
+  }
+
+  async view(userId: string): Promise<UserView> {
+    return userView(await this.get(userId));
+  }
+
+  /** Paged, searching email and display name; the system actor is listed like any row. */
+  async list(
+    q: string | undefined,
+    offset: number,
+    limit: number,
+  ): Promise<{ items: UserView[]; total: number }> {
+    const like = q ? `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+    const where = like
+      ? "WHERE lower(email) LIKE $1 ESCAPE '\\' OR lower(display_name) LIKE $1 ESCAPE '\\'"
+      : "";
+    const params = like ? [like] : [];
+    const total = await this.#db.first<{ n: number }>(
+      `SELECT count(*) AS n FROM users ${where}`,
+      params,
+    );
+    const rows = await this.#db.query<Record<string, unknown>>(
+      `SELECT * FROM users ${where} ORDER BY created_at, id LIMIT $${params.length + 1} OFFSET $${
+        params.length + 2
+      }`,
+      [...params, limit, offset],
+    );
+    return { total: Number(total?.n ?? 0), items: rows.map((r) => userView(toUserRow(r))) };
+  }
+
+  setActive(actor: Principal, userId: string, active: boolean): Promise<UserView> {
+    return this.#flip(
+      actor,
+      userId,
+      "is_active",
+      active,
+      active ? "auth.user.activated" : "auth.user.deactivated",
+    );
+  }
+
+  setAdmin(actor: Principal, userId: string, admin: boolean): Promise<UserView> {
+    return this.#flip(
+      actor,
+      userId,
+      "is_admin",
+      admin,
+      admin ? "auth.user.admin_granted" : "auth.user.admin_revoked",
+    );
+  }
+
+  async #flip(
+    actor: Principal,
+    userId: string,
+    column: "is_active" | "is_admin",
+    value: boolean,
+    event: string,
+  ) {
+    await this.get(userId);
+    const view = await this.#db.transaction(async (tx) => {
+      const changed = await tx.execute(
+        `UPDATE users SET ${column} = $1, updated_at = $2 WHERE id = $3 AND ${column} <> $1`,
+        [value, new Date().toISOString(), userId],
+      );
+      if (changed > 0) {
+        await recordAudit(tx, {
+          event,
+          userId: actor.userId,
+          provider: actor.provider,
+          details: { target_user_id: userId, via: actor.authMethod, key_id: actor.keyId },
+        });
+      }
+      return userView((await findUserById(tx, userId))!);
+    });
+    this.#onChange(userId);
+    return view;
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * The object graph of a running instance, built in one place: config → secrets → store → migrate
+ * → system actor → shared store → health → app. `main.ts` serves it; `tests/harness.ts` builds the
+ * very same graph.
+ */
+import type { Hono } from "hono";
+import { type ResolvedConfig, resolveSecrets, type Secrets } from "./config/mod.ts";
+import { probeStagingEngine } from "./executions/mod.ts";
+import { type BuildInfo, HealthService, readBuildInfo } from "./health/mod.ts";
+import { buildApp } from "./http/app.tsx";
+import type { AppEnv } from "./http/context.ts";
+import { CachedAccessDirectory } from "./http/access_directory.ts";
+import { LoginRateLimiter } from "./http/middleware/login_rate_limit.ts";
+import { authPageRoutes } from "./http/routes/auth_pages.tsx";
+import { apiKeyRoutes } from "./http/routes/api_keys.ts";
+import { identityApiRoutes } from "./http/routes/identity_api.ts";
+import { workspaceRoutes } from "./http/routes/workspaces.ts";
+import type { Router } from "./http/routing.ts";
+import { secureCookies } from "./http/cookies.ts";
+import { ApiKeyService } from "./identity/api_keys.ts";
+import { LocalAccounts } from "./identity/local_accounts.ts";
+import { ensureSystemActor, type SystemActor } from "./identity/mod.ts";
+import { SessionTokens } from "./identity/sessions.ts";
+import { UserService } from "./identity/users.ts";
+import { WorkspaceService } from "./workspaces/mod.ts";
+import type { Logger } from "./lib/log.ts";
+import { openSharedStore, type SharedStore } from "./shared/mod.ts";
+import { type Db, migrate, openDb } from "./store/mod.ts";
+
+export interface Runtime {
+  config: ResolvedConfig;
+  secrets: Secrets;
+  logger: Logger;
+  db: Db;
+  shared: SharedStore;
+  health: HealthService;
+  buildInfo: BuildInfo;
+  systemActor: SystemActor;
+  app: Hono<AppEnv>;
+  /** Every registered route and its declared operation. */
+  router: Router;
+  sessions: SessionTokens;
+  keys: ApiKeyService;
+  users: UserService;
+  local: LocalAccounts;
+  workspaces: WorkspaceService;
+  directory: CachedAccessDirectory;
+  loginLimiter: LoginRateLimiter;
+  /** The quick start's generated admin credential, to print once on the terminal (never logged). */
+  quickStartCredential?: { email: string; password: string };
+  /** Tells the app its external origin once the listener has bound (port 0 picks one). */
+  setListenOrigin(origin: string): void;
+  /** Closes the shared store and the metadata store. */
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  env: Record<string, string>;
+  logger: Logger;
+  /** Extra routes (tests use this to exercise the HTTP core with routes of their own). */
+  extendRoutes?: (router: Router) => void;
+  /** `deno task start`: create a first admin with a one-time password when none is configured. */
+  quickStart?: boolean;
+}
+
+export const QUICK_START_ADMIN = "admin@localhost.localdomain";
+
+export async function createRuntime(
+  config: ResolvedConfig,
+  options: RuntimeOptions,
+): Promise<Runtime> {
+  const { logger } = options;
+  const secrets = await resolveSecrets(config, options.env);
+  for (const path of secrets.generated) {
+    logger.info("generated a secret for the embedded quick start", { file: path, mode: "0600" });
+  }
+
+  const db = await openDb(config.store.url, { poolSize: config.store.poolSize });
+  let shared: SharedStore | undefined;
+  try {
+    const applied = await migrate(db);
+    if (applied.length > 0) {
+      logger.info("migrations applied", { store: config.store.kind, applied });
+    }
+    const systemActor = await ensureSystemActor(db);
+    shared = await openSharedStore(config.sharedStore.url, {
+      timeoutMs: config.health.probeTimeoutMs,
+    });
+
+    const health = new HealthService({
+      database: () => db.ping(),
+      shared_store: () => shared!.ping(),
+      staging_engine: probeStagingEngine,
+    }, { timeoutMs: config.health.probeTimeoutMs, cacheMs: config.health.probeCacheMs, logger });
+
+    const workspaces = new WorkspaceService({ db, allowlistDomains: config.auth.allowlistDomains });
+    await workspaces.seedDemoWorkspace();
+    const directory = new CachedAccessDirectory(
+      db,
+      workspaces,
+      config.auth.apiKeys.cacheTtlSeconds,
+    );
+    const keys = new ApiKeyService({
+      db,
+      logger,
+      cacheTtlSeconds: config.auth.apiKeys.cacheTtlSeconds,
+    });
+    const users = new UserService({
+      db,
+      onChange: (id) => {
+        directory.forgetUser(id);
+        keys.invalidateUser(id);
+      },
+    });
+    const local = new LocalAccounts({
+      db,
+      logger,
+      maxFailures: config.auth.local.lockout.maxFailures,
+      lockMinutes: config.auth.local.lockout.durationMinutes,
+      onChange: (id) => directory.forgetUser(id),
+    });
+    const quickStartCredential = await seedAccounts(config, local, options.quickStart ?? false);
+    const sessions = new SessionTokens(secrets.jwtSecret, config.auth.jwt.ttlHours);
+    const loginLimiter = new LoginRateLimiter(config.auth.rateLimit.loginPerMinute);
+    const secure = secureCookies(config.auth.baseUrl);
+
+    const buildInfo = await readBuildInfo();
+    let origin = config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`;
+    const { app, router } = buildApp({
+      config,
+      logger,
+      health,
+      buildInfo,
+      baseUrl: () => origin,
+      access: {
+        config,
+        db,
+        logger,
+        sessions,
+        keys,
+        directory,
+        loginLimiter,
+        secureCookies: secure,
+        systemActor,
+      },
+      routes: [
+        (r) =>
+          authPageRoutes(r, {
+            db,
+            local,
+            localEnabled: config.auth.local.enabled,
+            providers: config.auth.oidc.providers.map((p) => ({
+              name: p.name,
+              label: p.displayName ?? p.name,
+            })),
+            sessions,
+            directory,
+            secureCookies: secure,
+            listWorkspaces: (who) => workspaces.listForUser(who),
+          }),
+        (r) => identityApiRoutes(r, { db, config, users, directory }),
+        (r) => apiKeyRoutes(r, { keys, workspaces, directory }),
+        (r) => workspaceRoutes(r, { workspaces, directory }),
+      ],
+    }, options.extendRoutes);
+    const sharedStore = shared;
+    return {
+      config,
+      secrets,
+      logger,
+      db,
+      shared: sharedStore,
+      health,
+      buildInfo,
+      systemActor,
+      app,
+      router,
+      sessions,
+      keys,
+      users,
+      local,
+      workspaces,
+      directory,
+      loginLimiter,
+      quickStartCredential,
+      setListenOrigin(listen: string) {
+        if (!config.auth.baseUrl) origin = listen;
+      },
+      async close() {
+        await keys.close();
+        await sharedStore.close();
+        await db.close();
+      },
+    };
+  } catch (e) {
+    await shared?.close();
+    await db.close();
+    throw e;
+  }
+}
+
+/**
+ * The bootstrap seed (§5.4 item 2) when configured; else, for the quick start only, a first admin
+ * with a generated one-time password, returned so main.ts can print it once on the terminal.
+ */
+async function seedAccounts(
+  config: ResolvedConfig,
+  local: LocalAccounts,
+  quickStart: boolean,
+): Promise<{ email: string; password: string } | undefined> {
+  const { bootstrapPassword, bootstrapPasswordHash, enabled } = config.auth.local;
+  const email = config.auth.bootstrapAdminEmail;
+  if (email && (bootstrapPassword || bootstrapPasswordHash)) {
+    await local.seedBootstrap(email, { password: bootstrapPassword, hash: bootstrapPasswordHash });
+    return undefined;
+  }
+  if (!quickStart || !enabled || email || config.store.kind !== "sqlite") return undefined;
+  const bytes = crypto.getRandomValues(new Uint8Array(15));
+  const password = btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
+  const outcome = await local.seedBootstrap(QUICK_START_ADMIN, { password });
+  return outcome === "created" ? { email: QUICK_START_ADMIN, password } : undefined;
+}

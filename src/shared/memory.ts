@@ -1,0 +1,227 @@
+import { checkInteger, checkTtl } from "./args.ts";
+import type { MessageHandler, SharedStore } from "./types.ts";
+
+/**
+ * Counters are stored as strings, as in Redis, so `get` on a counter and `increment` on a numeric
+ * string behave the same on both stores.
+ */
+type Entry =
+  | { type: "string"; value: string; expiresAt: number | null }
+  | { type: "list"; items: string[]; expiresAt: number | null };
+
+/** One record per subscribe() call, so the same function subscribed twice is two subscriptions. */
+type Subscription = { handler: MessageHandler };
+
+const WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
+const NOT_INTEGER = "ERR value is not an integer or out of range";
+
+/** Options for {@link MemoryStore}. */
+export interface MemoryStoreOptions {
+  /** How often expired entries are freed; lazy checks already hide them. Default 10 s. */
+  sweepIntervalMs?: number;
+}
+
+/**
+ * Single-process {@link SharedStore} with Redis semantics (SET NX, PTTL, INCRBY fixed windows,
+ * RPUSH/LRANGE/LLEN, WRONGTYPE). Only valid for one replica: nothing is shared across processes.
+ */
+export class MemoryStore implements SharedStore {
+  readonly kind = "memory" as const;
+  #entries = new Map<string, Entry>();
+  #channels = new Map<string, Set<Subscription>>();
+  #sweepTimer: ReturnType<typeof setInterval>;
+  #closed = false;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    const every = options.sweepIntervalMs ?? 10_000;
+    this.#sweepTimer = setInterval(() => this.sweep(), every);
+    // The sweep only frees memory; it must not keep the process (or a test) alive.
+    Deno.unrefTimer(this.#sweepTimer);
+  }
+
+  /** Number of stored keys, expired-but-unswept ones included (for diagnostics and tests). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Frees every expired entry now; the timer calls this periodically. */
+  sweep(): void {
+    const now = Date.now();
+    for (const [key, entry] of this.#entries) {
+      if (entry.expiresAt !== null && entry.expiresAt <= now) this.#entries.delete(key);
+    }
+  }
+
+  get(key: string): Promise<string | null> {
+    return this.#run(() => {
+      const entry = this.#live(key);
+      if (entry === undefined) return null;
+      if (entry.type !== "string") throw new Error(WRONGTYPE);
+      return entry.value;
+    });
+  }
+
+  set(
+    key: string,
+    value: string,
+    options: { ttlMs?: number; onlyIfAbsent?: boolean } = {},
+  ): Promise<boolean> {
+    return this.#run(() => {
+      const ttlMs = checkTtl(options.ttlMs);
+      // SET NX looks at any type; a plain SET replaces any type and drops the old expiry.
+      if (options.onlyIfAbsent && this.#live(key) !== undefined) return false;
+      this.#entries.set(key, { type: "string", value, expiresAt: expiry(ttlMs) });
+      return true;
+    });
+  }
+
+  delete(...keys: string[]): Promise<number> {
+    return this.#run(() => {
+      let removed = 0;
+      for (const key of keys) {
+        if (this.#live(key) !== undefined) removed++;
+        this.#entries.delete(key);
+      }
+      return removed;
+    });
+  }
+
+  ttl(key: string): Promise<number> {
+    return this.#run(() => {
+      const entry = this.#live(key);
+      if (entry === undefined) return -2;
+      if (entry.expiresAt === null) return -1;
+      return Math.max(0, entry.expiresAt - Date.now());
+    });
+  }
+
+  increment(key: string, options: { by?: number; ttlMs?: number } = {}): Promise<number> {
+    return this.#run(() => {
+      const by = checkInteger(options.by ?? 1, "by");
+      const ttlMs = checkTtl(options.ttlMs);
+      const entry = this.#live(key);
+      if (entry === undefined) {
+        this.#entries.set(key, { type: "string", value: String(by), expiresAt: expiry(ttlMs) });
+        return by;
+      }
+      if (entry.type !== "string") throw new Error(WRONGTYPE);
+      // Redis' strict integer syntax: no sign on zero, no leading zeros, no spaces.
+      const current = /^(0|-?[1-9]\d*)$/.test(entry.value) ? Number(entry.value) : NaN;
+      if (!Number.isSafeInteger(current)) throw new Error(NOT_INTEGER);
+      const next = current + by;
+      if (!Number.isSafeInteger(next)) throw new Error("ERR increment or decrement would overflow");
+      entry.value = String(next);
+      return next;
+    });
+  }
+
+  append(key: string, values: string[], options: { ttlMs?: number } = {}): Promise<number> {
+    return this.#run(() => {
+      const ttlMs = checkTtl(options.ttlMs);
+      const entry = this.#live(key);
+      if (entry !== undefined && entry.type !== "list") throw new Error(WRONGTYPE);
+      // RPUSH needs at least one value; appending nothing is a read of the length.
+      if (values.length === 0) return entry?.items.length ?? 0;
+      const list = entry ?? { type: "list" as const, items: [], expiresAt: null };
+      for (const value of values) list.items.push(value); // spread would overflow on huge batches
+      if (ttlMs !== undefined) list.expiresAt = expiry(ttlMs);
+      this.#entries.set(key, list);
+      return list.items.length;
+    });
+  }
+
+  range(key: string, start: number, end: number): Promise<string[]> {
+    return this.#run(() => {
+      checkInteger(start, "start");
+      checkInteger(end, "end");
+      const items = this.#list(key);
+      const n = items.length;
+      // LRANGE: negatives count from the end, then both ends are clamped; end is inclusive.
+      const from = Math.max(0, start < 0 ? n + start : start);
+      const to = Math.min(n - 1, end < 0 ? n + end : end);
+      return from > to ? [] : items.slice(from, to + 1);
+    });
+  }
+
+  length(key: string): Promise<number> {
+    return this.#run(() => this.#list(key).length);
+  }
+
+  publish(channel: string, message: string): Promise<void> {
+    return this.#run(() => {
+      const subscriptions = this.#channels.get(channel);
+      if (subscriptions === undefined) return;
+      for (const sub of subscriptions) {
+        // Asynchronous like Redis, so a publisher never runs subscriber code on its own stack.
+        queueMicrotask(() => {
+          if (!subscriptions.has(sub)) return; // unsubscribed since the publish
+          try {
+            sub.handler(message);
+          } catch {
+            // A subscriber's failure is its own; the others must still get the message.
+          }
+        });
+      }
+    });
+  }
+
+  subscribe(channel: string, handler: MessageHandler): Promise<() => Promise<void>> {
+    return this.#run(() => {
+      const sub: Subscription = { handler };
+      let subscriptions = this.#channels.get(channel);
+      if (subscriptions === undefined) this.#channels.set(channel, subscriptions = new Set());
+      subscriptions.add(sub);
+      return () => {
+        subscriptions.delete(sub);
+        if (subscriptions.size === 0 && this.#channels.get(channel) === subscriptions) {
+          this.#channels.delete(channel);
+        }
+        return Promise.resolve();
+      };
+    });
+  }
+
+  ping(): Promise<void> {
+    return this.#run(() => {});
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#sweepTimer);
+    this.#entries.clear();
+    this.#channels.clear();
+    return Promise.resolve();
+  }
+
+  /** Runs a synchronous operation as a promise, so errors reject like they do over the network. */
+  #run<T>(operation: () => T): Promise<T> {
+    try {
+      if (this.#closed) throw new Error("memory store is closed");
+      return Promise.resolve(operation());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** The entry if present and not expired; expired entries are dropped on sight. */
+  #live(key: string): Entry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt !== null && entry.expiresAt <= Date.now()) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  #list(key: string): string[] {
+    const entry = this.#live(key);
+    if (entry === undefined) return [];
+    if (entry.type !== "list") throw new Error(WRONGTYPE);
+    return entry.items;
+  }
+}
+
+function expiry(ttlMs: number | undefined): number | null {
+  return ttlMs === undefined ? null : Date.now() + ttlMs;
+}

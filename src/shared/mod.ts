@@ -1,0 +1,25 @@
+import { redactUrl } from "../lib/redact.ts";
+import { MemoryStore } from "./memory.ts";
+import { RedisStore } from "./redis.ts";
+import type { SharedStore } from "./types.ts";
+
+export type { MessageHandler, SharedStore } from "./types.ts";
+export { MemoryStore } from "./memory.ts";
+export { RedisStore } from "./redis.ts";
+
+/**
+ * Opens the shared store named by `url`: `memory:` (single instance) or `redis://` / `rediss://`
+ * (connected and pinged, so a wrong URL fails at startup rather than on the first request).
+ */
+export async function openSharedStore(
+  url: string,
+  options: { timeoutMs?: number } = {},
+): Promise<SharedStore> {
+  if (url.startsWith("memory:")) return new MemoryStore();
+  if (url.startsWith("redis://") || url.startsWith("rediss://")) {
+    return await RedisStore.connect(url, options);
+  }
+  throw new Error(
+    `unsupported shared store URL ${redactUrl(url)}: expected memory:, redis:// or rediss://`,
+  );
+}

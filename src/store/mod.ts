@@ -1,0 +1,20 @@
+/** The metadata store: one interface, two dialects, migrations. */
+export {
+  loadMigrations,
+  migrate,
+  type Migration,
+  MigrationError,
+  MIGRATIONS_DIR,
+} from "./migrate.ts";
+export { openDb } from "./open.ts";
+export { PostgresDb } from "./postgres.ts";
+export { SqliteDb, toSqlitePlaceholders } from "./sqlite.ts";
+export {
+  bool,
+  type Db,
+  type Dialect,
+  isUniqueViolation,
+  type Queryable,
+  type Row,
+  type SqlValue,
+} from "./types.ts";

@@ -1,0 +1,20 @@
+/** Workspaces: workspaces, members, invitations, and the per-request workspace resolution. */
+export { registerContentCounter, roleOf } from "./lifecycle.ts";
+export { materialiseInvitations } from "./members.ts";
+export { WorkspaceService, type WorkspaceServiceOptions } from "./service.ts";
+export {
+  type AddMemberResult,
+  type ContentCounter,
+  DEMO_WORKSPACE,
+  type InvitationReceipt,
+  type InvitationRow,
+  type MemberRow,
+  type MembersView,
+  type ResolvedById,
+  WORKSPACE_NAME_RE,
+  type WorkspaceListRow,
+  type WorkspaceRecord,
+  type WorkspaceRole,
+  type WorkspaceUser,
+  type WorkspaceView,
+} from "./types.ts";

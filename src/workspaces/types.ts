@@ -1,0 +1,96 @@
+/** The workspace vocabulary (spec 1 §2.4–2.6): rows as stored, and the shapes the front ends serve. */
+import type { MembershipFlags, WorkspaceContext } from "../identity/types.ts";
+import type { Queryable } from "../store/mod.ts";
+
+export type { MembershipFlags, WorkspaceContext };
+
+/** Workspace names: one global namespace, soft-deleted names included (spec 1 §2.4). */
+export const WORKSPACE_NAME_RE = /^[a-z0-9_-]{1,63}$/;
+export const DISPLAY_NAME_MAX = 200;
+export const EMAIL_MAX = 254;
+export const DEMO_WORKSPACE = { name: "demo", display_name: "Demo" } as const;
+
+/** A workspace row as stored. `get()` never returns a soft-deleted one. */
+export interface WorkspaceRecord {
+  id: string;
+  name: string;
+  display_name: string;
+  is_personal: boolean;
+  created_at: string;
+  updated_at: string;
+  /** Set while deactivated (spec 1 §3). */
+  deactivated_at: string | null;
+  /** Set once soft-deleted; such a row only keeps its name reserved. */
+  deleted_at: string | null;
+}
+
+/** `GET /workspaces/{name}`; `deactivated_at` only while deactivated. */
+export interface WorkspaceView {
+  name: string;
+  display_name: string;
+  is_personal: boolean;
+  created_at: string;
+  deactivated_at?: string;
+}
+
+/** Highest of admin > author > promoter, else viewer; `super_admin` for an implicit row. */
+export type WorkspaceRole = "admin" | "author" | "promoter" | "viewer" | "super_admin";
+
+/** One row of `GET /workspaces`. */
+export interface WorkspaceListRow {
+  name: string;
+  display_name: string;
+  role: WorkspaceRole;
+  author: boolean;
+  promoter: boolean;
+  admin: boolean;
+  /** Null for a super admin's implicit row. */
+  joined_at: string | null;
+  /** Only on a deactivated workspace (a super admin's listing shows it greyed with the date). */
+  deactivated_at?: string;
+}
+
+export interface MemberRow extends MembershipFlags {
+  user_id: string;
+  email: string;
+  display_name: string;
+  joined_at: string;
+}
+
+export interface InvitationRow extends MembershipFlags {
+  email: string;
+  /** The inviting user's id. */
+  invited_by: string;
+  invited_at: string;
+}
+
+/** `GET /workspaces/{name}/members`: two arrays, never mixed. */
+export interface MembersView {
+  members: MemberRow[];
+  invitations: InvitationRow[];
+}
+
+/** The 202 body of add-member when no user row holds the email. */
+export interface InvitationReceipt extends MembershipFlags {
+  invited: true;
+  email: string;
+}
+
+export type AddMemberResult =
+  | { status: 200; member: MemberRow }
+  | { status: 202; invitation: InvitationReceipt };
+
+/** A key's pinned workspace: its state, and the issuer's context there (null when missing). */
+export interface ResolvedById {
+  state: "active" | "deactivated" | "missing";
+  context: WorkspaceContext | null;
+}
+
+/** Who a resolution is for. */
+export interface WorkspaceUser {
+  userId: string;
+  isSuperAdmin: boolean;
+}
+
+/** Counts one kind of content a workspace owns; registered by the domain that owns the table. */
+export type ContentCounter = (db: Queryable, workspaceId: string) => Promise<number>;

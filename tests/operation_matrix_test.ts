@@ -1,0 +1,245 @@
+/**
+ * The operation matrix (spec 1 §4.6) played over HTTP: every access route × viewer, author,
+ * promoter, workspace admin and super admin sessions, and user keys of each scope. Expectations are
+ * written out by hand from the spec, not derived from the table under test. Destructive routes aim
+ * at absent targets, so "allowed" shows as the handler's own answer (a 404 behind the gate).
+ */
+import { equal, ok } from "node:assert/strict";
+import {
+  type AccessFixture,
+  ROLE_NAMES,
+  seedRoles,
+  sessionHeaders,
+  userKey,
+} from "./access_fixtures.ts";
+import { json, startTestServer } from "./harness.ts";
+
+type Caller =
+  | "viewer"
+  | "author"
+  | "promoter"
+  | "ws_admin"
+  | "super_admin"
+  | "key_read"
+  | "key_execute"
+  | "key_author";
+const CALLERS: Caller[] = [...ROLE_NAMES, "key_read", "key_execute", "key_author"];
+type Expect = number | string;
+
+interface Row {
+  method: string;
+  path: (f: AccessFixture) => string;
+  body?: (caller: Caller) => unknown;
+  expect: Record<Caller, Expect>;
+}
+
+const R = "auth.role_required";
+const S = "auth.scope.insufficient";
+const SESSION = "auth.session.required";
+const NF = "workspace.not_found";
+const all = (e: Expect) => Object.fromEntries(CALLERS.map((c) => [c, e])) as Record<Caller, Expect>;
+const row = (
+  viewer: Expect,
+  author: Expect,
+  promoter: Expect,
+  ws_admin: Expect,
+  super_admin: Expect,
+  key_read: Expect,
+  key_execute: Expect,
+  key_author: Expect,
+) => ({ viewer, author, promoter, ws_admin, super_admin, key_read, key_execute, key_author });
+const absent = "00000000-0000-4000-8000-000000000000";
+
+const ROWS: Row[] = [
+  { method: "GET", path: () => "/api/v1/auth/me", expect: all(200) },
+  { method: "GET", path: () => "/api/v1/auth/api-keys", expect: all(200) },
+  {
+    method: "POST",
+    path: () => "/api/v1/auth/api-keys",
+    body: () => ({ name: "matrix", scopes: ["read"] }),
+    expect: row(R, 201, R, 201, 201, 201, 201, 201),
+  },
+  { method: "GET", path: () => "/api/v1/workspaces", expect: all(200) },
+  { method: "GET", path: (f) => `/api/v1/workspaces/${f.workspace.name}`, expect: all(200) },
+  {
+    method: "GET",
+    path: (f) => `/api/v1/workspaces/${f.workspace.name}/members`,
+    expect: all(200),
+  },
+  {
+    method: "POST",
+    path: () => "/api/v1/workspaces",
+    body: (c) => ({ name: `made-by-${c.replace("_", "-")}` }),
+    expect: row(R, R, R, R, 201, S, S, S),
+  },
+  {
+    method: "PUT",
+    path: (f) => `/api/v1/workspaces/${f.workspace.name}`,
+    body: () => ({ display_name: "Acme" }),
+    expect: row(R, R, R, 200, 200, S, S, 200),
+  },
+  {
+    method: "POST",
+    path: () => `/api/v1/workspaces/scratch/deactivate`,
+    expect: row(NF, NF, NF, NF, 200, NF, NF, NF),
+  },
+  {
+    method: "POST",
+    path: (f) => `/api/v1/workspaces/${f.workspace.name}/members`,
+    body: (c) => ({ email: `invitee-${c.replace("_", "-")}@acme.example` }),
+    expect: row(R, R, R, 202, 202, S, S, 202),
+  },
+  {
+    method: "PUT",
+    path: (f) => `/api/v1/workspaces/${f.workspace.name}/members/${absent}`,
+    body: () => ({ author: true }),
+    expect: row(R, R, R, NF, NF, S, S, NF),
+  },
+  {
+    method: "DELETE",
+    path: (f) => `/api/v1/workspaces/${f.workspace.name}/members/${absent}`,
+    expect: row(R, R, R, NF, NF, S, S, NF),
+  },
+  {
+    method: "DELETE",
+    path: (f) => `/api/v1/workspaces/${f.workspace.name}/invitations/nobody@acme.example`,
+    expect: row(
+      R,
+      R,
+      R,
+      "workspace.invitation.not_found",
+      "workspace.invitation.not_found",
+      S,
+      S,
+      "workspace.invitation.not_found",
+    ),
+  },
+  { method: "GET", path: () => "/api/v1/auth/users", expect: row(R, R, R, R, 200, S, S, S) },
+  {
+    method: "GET",
+    path: () => `/api/v1/auth/users/${absent}`,
+    expect: row(R, R, R, R, "auth.user.not_found", S, S, S),
+  },
+  {
+    method: "POST",
+    path: (f) => `/api/v1/auth/users/${f.users.viewer.id}/activate`,
+    expect: row(R, R, R, R, 200, S, S, S),
+  },
+  { method: "GET", path: () => "/api/v1/audit", expect: row(R, R, R, 200, 200, 200, 200, 200) },
+  {
+    method: "POST",
+    path: () => "/partials/account/password",
+    body: () => ({ current_password: "not the password", new_password: "whatever it may be" }),
+    expect: row(
+      "auth.login.bad_credentials",
+      "auth.login.bad_credentials",
+      "auth.login.bad_credentials",
+      "auth.login.bad_credentials",
+      "auth.login.bad_credentials",
+      SESSION,
+      SESSION,
+      SESSION,
+    ),
+  },
+  {
+    method: "POST",
+    path: () => "/workspace/switch",
+    body: () => ({ workspace: "acme" }),
+    expect: row(302, 302, 302, 302, 302, SESSION, SESSION, SESSION),
+  },
+];
+
+Deno.test("operation matrix: every route × every role and key scope answers exactly as spec 1 §4.6", async () => {
+  const s = await startTestServer();
+  try {
+    const f = await seedRoles(s.runtime);
+    await s.runtime.workspaces.create(f.users.super_admin.principal, { name: "scratch" });
+    const credentials = {} as Record<Caller, Record<string, string>>;
+    for (const role of ROLE_NAMES) {
+      credentials[role] = await sessionHeaders(s.runtime, f.users[role], f.workspace.name);
+    }
+    for (const scope of ["read", "execute", "author"] as const) {
+      credentials[`key_${scope}`] = {
+        "SVC-API-Key": await userKey(s.runtime, f.users.ws_admin, f.workspace.id, [scope]),
+      };
+    }
+    const failures: string[] = [];
+    for (const r of ROWS) {
+      for (const caller of CALLERS) {
+        const body = r.body?.(caller);
+        const res = await s.fetch(r.path(f), {
+          method: r.method,
+          redirect: "manual",
+          headers: {
+            accept: "application/json",
+            ...(body !== undefined ? { "content-type": "application/json" } : {}),
+            ...credentials[caller],
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.text();
+        const expected = r.expect[caller];
+        const got = typeof expected === "number"
+          ? res.status
+          : JSON.parse(text || "{}").error?.code;
+        if (got !== expected) {
+          failures.push(
+            `${r.method} ${
+              r.path(f)
+            } as ${caller}: expected ${expected}, got ${got} (${res.status} ${text.slice(0, 160)})`,
+          );
+        }
+      }
+    }
+    equal(failures.length, 0, "\n" + failures.join("\n"));
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("default-deny: every registered route declares an operation or is public", async () => {
+  const s = await startTestServer();
+  try {
+    const routes = s.runtime.router.routes();
+    ok(routes.length > 20);
+    const undeclared = routes.filter((r) => !r.access);
+    equal(undeclared.length, 0, JSON.stringify(undeclared));
+    const publicOnes = routes.filter((r) => r.access === "public").map((r) =>
+      `${r.method} ${r.path}`
+    );
+    for (const p of publicOnes) {
+      ok(
+        /^(GET|POST) \/(|health|ready|info|openapi\.json|docs\/errors|login|css\/:file|js\/:file|vendor\/:file)$/
+          .test(p),
+        p,
+      );
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a super admin acting without membership is audited on every governed request, reads included", async () => {
+  const s = await startTestServer();
+  try {
+    const f = await seedRoles(s.runtime);
+    const headers = await sessionHeaders(s.runtime, f.users.super_admin);
+    const res = await s.fetch("/api/v1/workspaces/acme/members", { headers });
+    equal(res.status, 200);
+    await res.body?.cancel();
+    const rows = await s.runtime.db.query<{ details: string; workspace_id: string }>(
+      "SELECT details, workspace_id FROM audit_log WHERE event = 'auth.super_admin_acting'",
+    );
+    equal(rows.length, 1);
+    const details = JSON.parse(rows[0].details);
+    equal(details.acting_via, "super_admin");
+    equal(details.workspace, "acme");
+    equal(details.operation, "workspaces.read");
+    equal(details.method, "GET");
+    equal(String(rows[0].workspace_id), f.workspace.id);
+    const mine = await s.fetch("/api/v1/workspaces", { headers });
+    equal((await json(mine)).data.items.length >= 1, true);
+  } finally {
+    await s.close();
+  }
+});

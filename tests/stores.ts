@@ -1,0 +1,100 @@
+/**
+ * Fresh metadata stores for tests: a SQLite file in a temp dir, or a new PostgreSQL database.
+ * `forEachStore` registers one test per store so every store test runs on both.
+ */
+import postgres from "postgres";
+import { type Db, migrate, openDb } from "../src/store/mod.ts";
+import { assertServices, POSTGRES_ADMIN_URL, skipUnless } from "./services.ts";
+
+export type StoreKind = "sqlite" | "postgres";
+export const STORE_KINDS: StoreKind[] = ["sqlite", "postgres"];
+
+/** Creates an empty PostgreSQL database; `drop()` removes it even with open connections. */
+export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  assertServices("postgres");
+  const name = `svc_test_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const admin = postgres(POSTGRES_ADMIN_URL, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const a = postgres(POSTGRES_ADMIN_URL, { max: 1, onnotice: () => {} });
+      try {
+        await a.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await a.end();
+      }
+    },
+  };
+}
+
+export interface TestStore {
+  kind: StoreKind;
+  url: string;
+  /** Opens another connection to the same store (a second replica, say). */
+  open(): Promise<Db>;
+  dispose(): Promise<void>;
+}
+
+/** A fresh, empty store of the given kind (not migrated). */
+export async function freshStore(kind: StoreKind): Promise<TestStore> {
+  const opened: Db[] = [];
+  const open = async () => {
+    const db = await openDb(url);
+    opened.push(db);
+    return db;
+  };
+  let url: string;
+  let cleanup: () => Promise<void>;
+  if (kind === "sqlite") {
+    const dir = await Deno.makeTempDir({ prefix: "svc_test_" });
+    url = `sqlite:${dir}/service.db`;
+    cleanup = () => Deno.remove(dir, { recursive: true });
+  } else {
+    const pg = await freshPostgresDatabase();
+    url = pg.url;
+    cleanup = pg.drop;
+  }
+  return {
+    kind,
+    url,
+    open,
+    async dispose() {
+      await Promise.all(opened.map((db) => db.close()));
+      await cleanup();
+    },
+  };
+}
+
+/**
+ * Registers `name` once per store kind, each with a fresh migrated store: `[sqlite] name` and
+ * `[postgres] name`.
+ */
+export function forEachStore(
+  name: string,
+  fn: (db: Db, store: TestStore) => Promise<void>,
+  options: { migrate?: boolean } = {},
+): void {
+  for (const kind of STORE_KINDS) {
+    Deno.test({
+      name: `[${kind}] ${name}`,
+      ignore: kind === "postgres" && skipUnless("postgres"),
+      async fn() {
+        const store = await freshStore(kind);
+        try {
+          const db = await store.open();
+          if (options.migrate !== false) await migrate(db);
+          await fn(db, store);
+        } finally {
+          await store.dispose();
+        }
+      },
+    });
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * A loopback TCP proxy a test can cut: closing it closes the listener and every proxied
+ * connection, which is what a crash or a network partition looks like to a client. This is how a
+ * test takes a real PostgreSQL or Redis "down" without touching the shared server.
+ */
+export interface TcpProxy {
+  port: number;
+  /** Closes the listener and every proxied connection; settles when all pipes have ended. */
+  cut(): Promise<void>;
+}
+
+export function startTcpProxy(target: { hostname: string; port: number }, port = 0): TcpProxy {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port });
+  const conns = new Set<Deno.Conn>();
+  const pipes: Promise<void>[] = [];
+  let cut = false;
+  const accepting = (async () => {
+    try {
+      for await (const client of listener) {
+        let upstream: Deno.Conn;
+        try {
+          upstream = await Deno.connect(target);
+        } catch {
+          client.close();
+          continue;
+        }
+        conns.add(client).add(upstream);
+        for (const [from, to] of [[client, upstream], [upstream, client]]) {
+          // A cut connection makes the pipe fail one way or another; either is expected here.
+          pipes.push(from.readable.pipeTo(to.writable).catch(() => {}));
+        }
+      }
+    } catch {
+      // The listener was closed under the loop.
+    }
+  })();
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    async cut() {
+      if (cut) return;
+      cut = true;
+      listener.close();
+      for (const conn of conns) {
+        try {
+          conn.close();
+        } catch {
+          // Already closed by its pipe finishing.
+        }
+      }
+      await accepting;
+      await Promise.all(pipes);
+    },
+  };
+}

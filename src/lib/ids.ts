@@ -1,10 +1,42 @@
-/** Identifiers: UUIDs minted by the application so both stores behave alike. */
+/**
+ * Identifiers: UUIDs minted by the application so both stores behave alike.
+ *
+ * They are version 7 (RFC 9562): a millisecond timestamp first, then a 12-bit counter that
+ * restarts at a random value below 2048 each millisecond. Ids minted by one process therefore sort
+ * in minting order, also within one millisecond, so `ORDER BY timestamp, id` is a stable,
+ * insertion-ordered sort (the audit log pages by it) on both stores: PostgreSQL compares UUIDs
+ * bytewise and SQLite compares the lowercase text, which agree.
+ */
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A random (version 4) UUID, lowercase. */
+let lastMs = 0;
+let counter = 0;
+
+/** A time-ordered (version 7) UUID, lowercase, monotonic within this process. */
 export function newId(): string {
-  return crypto.randomUUID();
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    counter = crypto.getRandomValues(new Uint16Array(1))[0] & 0x7ff;
+  } else if (++counter > 0xfff) {
+    // 4096 ids in one millisecond: borrow the next one rather than repeat an order.
+    lastMs++;
+    counter = 0;
+  }
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let ms = lastMs;
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = ms % 256;
+    ms = Math.floor(ms / 256);
+  }
+  bytes[6] = 0x70 | (counter >> 8);
+  bytes[7] = counter & 0xff;
+  bytes[8] = 0x80 | (bytes[8] & 0x3f);
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${
+    hex.slice(20)
+  }`;
 }
 
 /** True for the canonical 8-4-4-4-12 hexadecimal form, any version. */

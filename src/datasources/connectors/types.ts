@@ -1,0 +1,138 @@
+/**
+ * The connector contract: what the registry, introspection, release checks and the executor need
+ * from a datasource, whatever its dialect. One module per dialect implements it
+ * (`postgres.ts`, `mysql.ts`, `sqlite.ts`, `duckdb.ts`, `lake.ts`); nothing outside this folder
+ * touches a driver.
+ *
+ * Values travel in one in-memory form per canonical wire type (see `WireValue`), so the executor
+ * can append them to a DuckDB staging table without knowing the source, and the result writer
+ * turns them into JSON (bigint and decimal as strings, binary as base64) in one place.
+ */
+
+/** The engine kinds of DECISIONS.md "Datasources". */
+export const DIALECTS = ["POSTGRES", "MYSQL", "SQLITE", "DUCKDB", "LAKE"] as const;
+export type Dialect = (typeof DIALECTS)[number];
+
+/** The canonical result types of DECISIONS.md "result types on the wire". */
+export const WIRE_TYPES = [
+  "boolean",
+  "integer",
+  "bigint",
+  "decimal",
+  "double",
+  "string",
+  "date",
+  "timestamp",
+  "timestamptz",
+  "time",
+  "json",
+  "binary",
+  "uuid",
+] as const;
+export type WireType = (typeof WIRE_TYPES)[number];
+
+/**
+ * One value in memory, by wire type: `boolean` boolean; `integer` number (fits 32 bits);
+ * `bigint` bigint; `decimal` string (exact digits); `double` number; `string`, `uuid` string;
+ * `date` `YYYY-MM-DD`; `timestamp` `YYYY-MM-DDTHH:MM:SS[.ffffff]` (no zone); `timestamptz` the
+ * same in UTC ending in `Z`; `time` `HH:MM:SS[.ffffff]`; `json` the JSON text; `binary`
+ * Uint8Array. SQL NULL is `null`.
+ */
+export type WireValue = boolean | number | bigint | string | Uint8Array | null;
+
+/** A result column: the canonical type plus what the source called it. */
+export interface ColumnSchema {
+  name: string;
+  type: WireType;
+  /** The source's own type name, e.g. `int8`, `varchar(20)`, `DECIMAL(18,2)`. */
+  source_type: string;
+  nullable?: boolean;
+  precision?: number;
+  scale?: number;
+}
+
+/**
+ * A statement with named placeholders `:name` (the renderer's output). Connectors translate them
+ * to their driver's positional form and bind `params[name]`; a value never becomes SQL text.
+ * `::` casts, quoted strings, quoted identifiers and comments are not placeholders.
+ */
+export interface Statement {
+  sql: string;
+  params?: Record<string, unknown>;
+}
+
+export interface QueryOptions {
+  /** Aborting interrupts the running statement on the server and ends the stream with an error. */
+  signal?: AbortSignal;
+  /** Rows per yielded batch (default 1000). */
+  batchRows?: number;
+  /** Stop after this many rows (release checks and previews); the stream reports `truncated`. */
+  maxRows?: number;
+}
+
+/**
+ * A streaming read. Iterate it to receive row batches (each row in `schema` order); the
+ * connection goes back to the pool when iteration ends, fails or is broken off.
+ */
+export interface RowStream extends AsyncIterable<WireValue[][]> {
+  readonly schema: ColumnSchema[];
+  /** True once iteration stopped at `maxRows` with rows left unread. */
+  readonly truncated: boolean;
+}
+
+/** What a transactional write proved (spec 2 §6 `committed` / `rolled_back`). */
+export interface WriteOutcome {
+  /** true: COMMIT confirmed; false: ROLLBACK confirmed; undefined: neither observed. */
+  committed?: boolean;
+  rolled_back: boolean;
+  /** Rows affected per statement, where the driver reports it. */
+  rows_affected: (number | null)[];
+}
+
+/** `POST /datasources/{name}/test` (spec 3 §4.1); never throws. */
+export interface TestOutcome {
+  connected: boolean;
+  latency_ms: number;
+  server_version: string | null;
+  error: string | null;
+  /** A stable class for the failure, e.g. `timeout`, `auth`, `unreachable`, `config`. */
+  error_class: string | null;
+}
+
+export interface TableInfo {
+  schema: string;
+  name: string;
+  /** `table` or `view` (lake tables are views with the format in `remarks`). */
+  type: "table" | "view";
+  remarks?: string;
+}
+
+export interface ColumnInfo extends ColumnSchema {
+  warnings: string[];
+  remarks?: string;
+}
+
+export interface Listing<T> {
+  items: T[];
+  truncated: boolean;
+}
+
+/** One datasource's live connections (a pool), per dialect. */
+export interface Connector {
+  readonly dialect: Dialect;
+  /** Streams the rows of one read statement. */
+  query(statement: Statement, options?: QueryOptions): Promise<RowStream>;
+  /** Runs the statements in one transaction: all commit or all roll back. */
+  write(statements: Statement[], options?: { signal?: AbortSignal }): Promise<WriteOutcome>;
+  test(): Promise<TestOutcome>;
+  /** Schemas without the dialect's system schemas, except those in `include`; capped at `cap`. */
+  schemas(options: { include: string[]; cap: number }): Promise<Listing<string>>;
+  /** Tables of one schema, or of every visible schema when `schema` is absent. */
+  tables(options: { schema?: string; include: string[]; cap: number }): Promise<Listing<TableInfo>>;
+  /** Columns of one table; `schema` absent means the connection's current schema. */
+  columns(table: string, schema?: string): Promise<ColumnInfo[]>;
+  /** The connection's current schema, or null when the dialect has none. */
+  currentSchema(): Promise<string | null>;
+  /** Ends the pool: waits for leased connections up to the deadline, then closes them anyway. */
+  close(deadline?: Date): Promise<void>;
+}

@@ -12,6 +12,8 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 let lastMs = 0;
 let counter = 0;
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+const random = new Uint8Array(16);
 
 /** A time-ordered (version 7) UUID, lowercase, monotonic within this process. */
 export function newId(): string {
@@ -24,7 +26,7 @@ export function newId(): string {
     lastMs++;
     counter = 0;
   }
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const bytes = crypto.getRandomValues(random);
   let ms = lastMs;
   for (let i = 5; i >= 0; i--) {
     bytes[i] = ms % 256;
@@ -33,10 +35,12 @@ export function newId(): string {
   bytes[6] = 0x70 | (counter >> 8);
   bytes[7] = counter & 0xff;
   bytes[8] = 0x80 | (bytes[8] & 0x3f);
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${
-    hex.slice(20)
-  }`;
+  const h = (from: number, to: number) => {
+    let out = "";
+    for (let i = from; i < to; i++) out += HEX[bytes[i]];
+    return out;
+  };
+  return `${h(0, 4)}-${h(4, 6)}-${h(6, 8)}-${h(8, 10)}-${h(10, 16)}`;
 }
 
 /** True for the canonical 8-4-4-4-12 hexadecimal form, any version. */

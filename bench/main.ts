@@ -50,7 +50,14 @@ const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
 
 async function healthBench() {
   const dataDir = await Deno.makeTempDir({ prefix: "svc_bench_" });
-  const env = { SERVICE_DATA_DIR: dataDir, SERVICE_HTTP_PORT: "0", SERVICE_LOG_LEVEL: "warn" };
+  const env = {
+    SERVICE_DATA_DIR: dataDir,
+    SERVICE_HTTP_PORT: "0",
+    SERVICE_LOG_LEVEL: "warn",
+    // The budget is counted on every authenticated request (its cost is measured) but never binds.
+    SERVICE_RATE_LIMIT_REQUESTS_PER_SECOND: "1000000000",
+    SERVICE_RATE_LIMIT_REQUESTS_PER_MINUTE: "1000000000",
+  };
   const config = resolveConfig(readSources(env), env);
   const logger = createLogger("warn");
   const runtime = await createRuntime(config, { env, logger });

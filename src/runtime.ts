@@ -25,6 +25,7 @@ import { UserService } from "./identity/users.ts";
 import { WorkspaceService } from "./workspaces/mod.ts";
 import type { Logger } from "./lib/log.ts";
 import { openSharedStore, type SharedStore } from "./shared/mod.ts";
+import { RequestBudget } from "./shared/request_budget.ts";
 import { type Db, migrate, openDb } from "./store/mod.ts";
 
 export interface Runtime {
@@ -122,6 +123,10 @@ export async function createRuntime(
     const quickStartCredential = await seedAccounts(config, local, options.quickStart ?? false);
     const sessions = new SessionTokens(secrets.jwtSecret, config.auth.jwt.ttlHours);
     const loginLimiter = new LoginRateLimiter(config.auth.rateLimit.loginPerMinute);
+    const budget = new RequestBudget(shared, {
+      perSecond: config.rateLimit.requestsPerSecond,
+      perMinute: config.rateLimit.requestsPerMinute,
+    });
     const secure = secureCookies(config.auth.baseUrl);
 
     const buildInfo = await readBuildInfo();
@@ -140,6 +145,7 @@ export async function createRuntime(
         keys,
         directory,
         loginLimiter,
+        budget,
         secureCookies: secure,
         systemActor,
       },

@@ -7,6 +7,7 @@ import type { SessionTokens } from "../identity/sessions.ts";
 import type { SystemActor } from "../identity/system_actor.ts";
 import type { KeyKind, Principal, Scope, WorkspaceContext } from "../identity/types.ts";
 import type { Logger } from "../lib/log.ts";
+import type { RequestBudget } from "../shared/request_budget.ts";
 import type { Db } from "../store/mod.ts";
 import type { LoginRateLimiter } from "./middleware/login_rate_limit.ts";
 import type { Router } from "./routing.ts";
@@ -71,6 +72,8 @@ export interface AccessDeps {
   directory: AccessDirectory;
   router: Router;
   loginLimiter: LoginRateLimiter;
+  /** The per-user request budget of spec 2 §8, shared across replicas. */
+  budget: RequestBudget;
   secureCookies: boolean;
   systemActor: SystemActor;
 }

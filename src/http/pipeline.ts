@@ -12,6 +12,7 @@ import { csrf } from "./middleware/csrf.ts";
 import { loginRateLimit } from "./middleware/login_rate_limit.ts";
 import { passwordGate } from "./middleware/password_gate.ts";
 import { promotionGate } from "./middleware/promotion_gate.ts";
+import { requestBudget } from "./middleware/request_budget.ts";
 import { scopeAndRole } from "./middleware/scope_role.ts";
 import { session } from "./middleware/session.ts";
 import { workspaceResolution } from "./middleware/workspace.ts";
@@ -26,6 +27,7 @@ export function installAccessPipeline(app: Hono<AppEnv>, deps: AccessDeps): void
   app.use(workspaceResolution(deps)); //                       7. workspace resolution
   //                                                           8. OIDC filters: with the OIDC issue
   app.use(requireAuthentication()); //                         9. authorization (public allowlist)
+  app.use(requestBudget(deps.budget, deps.logger)); //            per-user budget (spec 2 §8)
   app.use(passwordGate()); //                                 10. forced password change gate
   app.use(scopeAndRole(deps)); //                             11. scope and role check
 } //                                                          12. the route's handler

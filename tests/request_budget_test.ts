@@ -1,0 +1,82 @@
+import { equal, ok } from "node:assert/strict";
+import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
+import { call, startTestServer } from "./harness.ts";
+
+/** The budget counts in wall-clock minutes; start a test's burst well inside one. */
+async function awayFromMinuteEdge(): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 50_000) {
+    await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
+  }
+}
+
+Deno.test("per-user budget: RateLimit headers, 429 with Retry-After, keys draw from their owner's budget", async () => {
+  const s = await startTestServer({
+    env: {
+      SERVICE_RATE_LIMIT_REQUESTS_PER_MINUTE: "3",
+      SERVICE_RATE_LIMIT_REQUESTS_PER_SECOND: "100",
+    },
+  });
+  try {
+    const { workspace, users } = await seedRoles(s.runtime);
+    const session = await sessionHeaders(s.runtime, users.author, workspace.name);
+    const key = await userKey(s.runtime, users.author, workspace.id, ["read"]);
+    await awayFromMinuteEdge();
+
+    const remaining: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await s.fetch("/api/v1/auth/me", { headers: session });
+      await res.body?.cancel();
+      equal(res.status, 200);
+      equal(res.headers.get("RateLimit-Limit"), "3");
+      remaining.push(res.headers.get("RateLimit-Remaining")!);
+      ok(Number(res.headers.get("RateLimit-Reset")) >= 1);
+    }
+    equal(remaining.join(), "2,1");
+    const third = await s.fetch("/api/v1/auth/me", { headers: { "SVC-API-Key": key } });
+    await third.body?.cancel();
+    equal(third.status, 200);
+    equal(third.headers.get("RateLimit-Remaining"), "0");
+
+    const refused = await s.fetch("/api/v1/auth/me", { headers: session });
+    const body = await refused.json();
+    equal(refused.status, 429);
+    equal(body.error.code, "rate_limit.exceeded");
+    const wait = Number(refused.headers.get("Retry-After"));
+    ok(wait >= 1 && wait <= 60, `Retry-After ${wait}`);
+    equal(refused.headers.get("RateLimit-Remaining"), "0");
+
+    // Another user has a budget of their own; public platform routes are not budgeted.
+    const other = await call(
+      s,
+      "GET",
+      "/api/v1/auth/me",
+      await sessionHeaders(s.runtime, users.viewer, workspace.name),
+    );
+    equal(other.status, 200);
+    const health = await s.fetch("/health");
+    await health.body?.cancel();
+    equal(health.headers.get("RateLimit-Limit"), null);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("per-user budget fails closed: an unreachable shared store answers rate_limit.unavailable", async () => {
+  const s = await startTestServer();
+  try {
+    const { workspace, users } = await seedRoles(s.runtime);
+    const session = await sessionHeaders(s.runtime, users.viewer, workspace.name);
+    await s.runtime.shared.close();
+    const res = await s.fetch("/api/v1/auth/me", { headers: session });
+    const body = await res.json();
+    equal(res.status, 429);
+    equal(body.error.code, "rate_limit.unavailable");
+    equal(res.headers.get("Retry-After"), "1");
+    equal(res.headers.get("RateLimit-Limit"), null);
+    equal(JSON.stringify(body.error.details), "{}");
+    ok(!/memory|redis/i.test(body.error.message));
+  } finally {
+    await s.close();
+  }
+});

@@ -234,6 +234,41 @@ export const catalogue = {
     message: "The rate limiter cannot decide right now; retry shortly.",
     user_message: "The service is busy. Retry shortly.",
   },
+  "result.execution_not_found": {
+    status: 404,
+    message: "No execution {execution_id} is visible to the caller.",
+    user_message: "That run does not exist.",
+  },
+  "result.execution_incomplete": {
+    status: 409,
+    message: "Execution {execution_id} is still running; its result is not ready.",
+    user_message: "The run has not finished yet.",
+  },
+  "result.execution_failed": {
+    status: 410,
+    message: "Execution {execution_id} ended {status} and produced no result to read.",
+    user_message: "The run did not produce a result.",
+  },
+  "result.expired": {
+    status: 410,
+    message: "The result or replay window of execution {execution_id} has elapsed.",
+    user_message: "This result has expired. Run the pipeline again.",
+  },
+  "result.format_unsupported": {
+    status: 400,
+    message: "Result format {format} is not served; supported: {supported}.",
+    user_message: "That download format is not available.",
+  },
+  "result.too_large": {
+    status: 500,
+    message: "The caller result exceeded service.result.max-size-bytes ({max_size_bytes} bytes).",
+    user_message: "The result is too large. Narrow the query or add filters.",
+  },
+  "result.storage_unavailable": {
+    status: 500,
+    message: "The result store could not take the result of execution {execution_id}.",
+    user_message: "The result could not be stored. Try again shortly.",
+  },
   "internal.unexpected": {
     status: 500,
     message: "An unexpected error occurred. Quote the correlation id when reporting it.",

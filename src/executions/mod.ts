@@ -1,2 +1,12 @@
-/** Executions: for now the staging engine (the executor arrives with the execution issue). */
+/** Executions: the staging engine and the result store (the executor arrives with the execution issue). */
 export { probeStagingEngine } from "./staging.ts";
+export {
+  csvLine,
+  type JsonCell,
+  type ResultColumn,
+  ResultStore,
+  type ResultStoreOptions,
+  ResultWriter,
+  type StoredResult,
+  toJsonCell,
+} from "./result_store.ts";

@@ -1,3 +1,4 @@
+import { eventually } from "../../tests/wait.ts";
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { MemoryStore } from "./memory.ts";
 import { RedisStore } from "./redis.ts";
@@ -5,15 +6,6 @@ import { REDIS_URL, skipUnless } from "../../tests/services.ts";
 import type { SharedStore } from "./types.ts";
 
 const skipRedis = skipUnless("redis");
-
-/** Polls until `check` holds; tests wait on outcomes rather than sleeping a fixed time. */
-async function eventually(check: () => boolean | Promise<boolean>, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 interface Ctx {
   store: SharedStore;

@@ -1,0 +1,284 @@
+/**
+ * The result store (spec 2 §2.6, §4.4): a caller result kept in the shared store, so any replica
+ * can serve its pages. Rows are appended in chunks of `chunkRows` JSON-encoded rows to one list
+ * (stable order across pages, few round trips); the metadata key is written last, so a result is
+ * readable only once it is complete. Expiry is fixed when the writer starts and every key carries
+ * that same instant; reads never extend it.
+ */
+import { AppError } from "../errors/mod.ts";
+import type { SharedStore } from "../shared/mod.ts";
+import type { ColumnSchema, WireType, WireValue } from "../datasources/connectors/types.ts";
+
+/** A result column as the result cursor serves it (spec 2 §4.4). */
+export interface ResultColumn {
+  name: string;
+  type: WireType;
+  precision?: number;
+  scale?: number;
+}
+
+/** A JSON cell: bigints and decimals as strings, binary as base64, non-finite doubles as text. */
+export type JsonCell = boolean | number | string | null;
+
+export interface StoredResult {
+  execution_id: string;
+  schema: ResultColumn[];
+  row_count: number;
+  size_bytes: number;
+  expires_at: string;
+}
+
+export interface ResultStoreOptions {
+  /** `service.result.max-size-bytes`: a larger result fails with `result.too_large`. */
+  maxBytes: number;
+  /** Rows per stored chunk. */
+  chunkRows?: number;
+  now?: () => number;
+}
+
+const encoder = new TextEncoder();
+
+/** The wire form of one value (DECISIONS.md "result types on the wire"). */
+export function toJsonCell(value: WireValue): JsonCell {
+  if (typeof value === "bigint") return value.toString();
+  if (value instanceof Uint8Array) return base64(value);
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  return value;
+}
+
+function base64(bytes: Uint8Array): string {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(text);
+}
+
+export function resultColumns(schema: ColumnSchema[]): ResultColumn[] {
+  return schema.map(({ name, type, precision, scale }) => ({
+    name,
+    type,
+    ...(precision === undefined ? {} : { precision }),
+    ...(scale === undefined ? {} : { scale }),
+  }));
+}
+
+const metaKey = (id: string) => `result:${id}:meta`;
+const rowsKey = (id: string) => `result:${id}:rows`;
+
+export class ResultStore {
+  readonly #store: SharedStore;
+  readonly #maxBytes: number;
+  readonly #chunkRows: number;
+  readonly #now: () => number;
+
+  constructor(store: SharedStore, options: ResultStoreOptions) {
+    this.#store = store;
+    this.#maxBytes = options.maxBytes;
+    this.#chunkRows = options.chunkRows ?? 500;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Starts a result whose expiry is fixed now: `ttlSeconds` from this instant. */
+  writer(executionId: string, schema: ColumnSchema[], ttlSeconds: number): ResultWriter {
+    return new ResultWriter(this.#store, {
+      executionId,
+      schema: resultColumns(schema),
+      expiresAt: this.#now() + ttlSeconds * 1000,
+      maxBytes: this.#maxBytes,
+      chunkRows: this.#chunkRows,
+      now: this.#now,
+    });
+  }
+
+  /** The stored result's description, or null when absent, incomplete or expired. */
+  async describe(executionId: string): Promise<StoredResult | null> {
+    const text = await this.#store.get(metaKey(executionId));
+    if (text === null) return null;
+    const meta = JSON.parse(text) as StoredResult & { chunk_rows: number };
+    if (Date.parse(meta.expires_at) <= this.#now()) return null;
+    const { chunk_rows: _, ...result } = meta;
+    return result;
+  }
+
+  /** Rows `offset` to `offset + limit - 1` in stored order, or null when there is no result. */
+  async page(
+    executionId: string,
+    offset: number,
+    limit: number,
+  ): Promise<{ result: StoredResult; rows: JsonCell[][] } | null> {
+    const text = await this.#store.get(metaKey(executionId));
+    if (text === null) return null;
+    const meta = JSON.parse(text) as StoredResult & { chunk_rows: number };
+    if (Date.parse(meta.expires_at) <= this.#now()) return null;
+    const { chunk_rows: chunkRows, ...result } = meta;
+    const end = Math.min(offset + limit, result.row_count);
+    if (limit <= 0 || offset >= end) return { result, rows: [] };
+    const first = Math.floor(offset / chunkRows);
+    const last = Math.floor((end - 1) / chunkRows);
+    const chunks = await this.#store.range(rowsKey(executionId), first, last);
+    const rows = chunks.flatMap((c) => JSON.parse(c) as JsonCell[][]);
+    const from = offset - first * chunkRows;
+    return { result, rows: rows.slice(from, from + (end - offset)) };
+  }
+
+  /**
+   * The whole result as CSV (header row first), read a few chunks at a time so a large result is
+   * never held in memory. Null when there is no result.
+   */
+  async csv(executionId: string): Promise<ReadableStream<Uint8Array> | null> {
+    const text = await this.#store.get(metaKey(executionId));
+    if (text === null) return null;
+    const meta = JSON.parse(text) as StoredResult & { chunk_rows: number };
+    if (Date.parse(meta.expires_at) <= this.#now()) return null;
+    const chunkCount = Math.ceil(meta.row_count / meta.chunk_rows);
+    const store = this.#store;
+    const key = rowsKey(executionId);
+    let next = 0;
+    let headerSent = false;
+    const perRead = 8;
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (!headerSent) {
+          headerSent = true;
+          controller.enqueue(encoder.encode(csvLine(meta.schema.map((c) => c.name))));
+          return;
+        }
+        if (next >= chunkCount) return controller.close();
+        const chunks = await store.range(key, next, Math.min(chunkCount, next + perRead) - 1);
+        next += perRead;
+        if (chunks.length === 0) {
+          // Expired mid-download: the body is already streaming, so the only honest answer left
+          // is to break it off rather than end it as if it were complete.
+          return controller.error(new Error(`result of ${executionId} expired during download`));
+        }
+        let out = "";
+        for (const c of chunks) {
+          for (const row of JSON.parse(c) as JsonCell[][]) out += csvLine(row);
+        }
+        controller.enqueue(encoder.encode(out));
+      },
+    });
+  }
+
+  /** Removes a result (a failed write, or a purge with its execution). */
+  async remove(executionId: string): Promise<void> {
+    await this.#store.delete(metaKey(executionId), rowsKey(executionId));
+  }
+}
+
+/** RFC 4180: a field is quoted when it holds a comma, quote, CR or LF; NULL is empty. */
+export function csvLine(cells: JsonCell[]): string {
+  return cells.map((cell) => {
+    if (cell === null) return "";
+    const text = String(cell);
+    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  }).join(",") + "\r\n";
+}
+
+interface WriterOptions {
+  executionId: string;
+  schema: ResultColumn[];
+  expiresAt: number;
+  maxBytes: number;
+  chunkRows: number;
+  now: () => number;
+}
+
+/**
+ * Appends rows in order; `finish()` makes the result readable. Any failure removes what was
+ * written and raises `result.too_large` or `result.storage_unavailable`; there is no fallback.
+ */
+export class ResultWriter {
+  readonly #store: SharedStore;
+  readonly #o: WriterOptions;
+  #pending: JsonCell[][] = [];
+  #rows = 0;
+  #bytes = 0;
+  #done = false;
+
+  constructor(store: SharedStore, options: WriterOptions) {
+    this.#store = store;
+    this.#o = options;
+  }
+
+  get rowCount(): number {
+    return this.#rows;
+  }
+
+  async append(rows: WireValue[][]): Promise<void> {
+    if (this.#done) throw new Error("result writer already finished");
+    for (const row of rows) {
+      this.#pending.push(row.map(toJsonCell));
+      if (this.#pending.length >= this.#o.chunkRows) await this.#flush();
+    }
+  }
+
+  /** Writes the remainder and the metadata; returns what a reader will see. */
+  async finish(): Promise<StoredResult> {
+    await this.#flush();
+    this.#done = true;
+    const result: StoredResult = {
+      execution_id: this.#o.executionId,
+      schema: this.#o.schema,
+      row_count: this.#rows,
+      size_bytes: this.#bytes,
+      expires_at: new Date(this.#o.expiresAt).toISOString(),
+    };
+    await this.#guard(() =>
+      this.#store.set(
+        metaKey(this.#o.executionId),
+        JSON.stringify({ ...result, chunk_rows: this.#o.chunkRows }),
+        { ttlMs: this.#ttlMs() },
+      )
+    );
+    return result;
+  }
+
+  /** Drops a half-written result (the execution failed or was aborted). */
+  async abort(): Promise<void> {
+    this.#done = true;
+    this.#pending = [];
+    await this.#store.delete(metaKey(this.#o.executionId), rowsKey(this.#o.executionId))
+      .catch(() => {});
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#pending.length === 0) return;
+    const chunk = JSON.stringify(this.#pending);
+    const rows = this.#pending.length;
+    this.#pending = [];
+    this.#bytes += encoder.encode(chunk).length;
+    if (this.#bytes > this.#o.maxBytes) {
+      await this.abort();
+      throw new AppError("result.too_large", {
+        execution_id: this.#o.executionId,
+        max_size_bytes: this.#o.maxBytes,
+      });
+    }
+    await this.#guard(() =>
+      this.#store.append(rowsKey(this.#o.executionId), [chunk], { ttlMs: this.#ttlMs() })
+    );
+    this.#rows += rows;
+  }
+
+  /** Milliseconds left until the fixed expiry, so every key dies at the same instant. */
+  #ttlMs(): number {
+    return Math.max(1, this.#o.expiresAt - this.#o.now());
+  }
+
+  async #guard<T>(op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (e) {
+      await this.abort();
+      // The store's own error stays the cause (for the failure record and the log), out of the
+      // details a caller sees.
+      const error = new AppError("result.storage_unavailable", {
+        execution_id: this.#o.executionId,
+      });
+      error.cause = e;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,144 @@
+import { eventually } from "../../tests/wait.ts";
+import { deepEqual, equal, ok, rejects } from "node:assert/strict";
+import { MemoryStore, RedisStore, type SharedStore } from "../shared/mod.ts";
+import { REDIS_URL, skipUnless } from "../../tests/services.ts";
+import type { ColumnSchema, WireValue } from "../datasources/connectors/types.ts";
+import { csvLine, ResultStore } from "./result_store.ts";
+
+const impls = [
+  { name: "memory", ignore: false, open: () => Promise.resolve(new MemoryStore()) },
+  { name: "redis", ignore: skipUnless("redis"), open: () => RedisStore.connect(REDIS_URL) },
+] as const;
+
+function storeTest(name: string, fn: (store: SharedStore, id: string) => Promise<void>) {
+  for (const impl of impls) {
+    Deno.test({
+      name: `[${impl.name}] ${name}`,
+      ignore: impl.ignore,
+      async fn() {
+        const store = await impl.open();
+        try {
+          await fn(store, crypto.randomUUID());
+        } finally {
+          await store.close();
+        }
+      },
+    });
+  }
+}
+
+const SCHEMA: ColumnSchema[] = [
+  { name: "n", type: "integer", source_type: "INTEGER" },
+  { name: "label", type: "string", source_type: "VARCHAR" },
+];
+const rows = (from: number, to: number): WireValue[][] =>
+  Array.from({ length: to - from }, (_, i) => [from + i, `row ${from + i}`]);
+
+storeTest(
+  "pages come back in stored order across chunk edges; nothing is readable before finish()",
+  async (store, id) => {
+    const results = new ResultStore(store, { maxBytes: 10_000_000, chunkRows: 100 });
+    const writer = results.writer(id, SCHEMA, 300);
+    for (let i = 0; i < 1234; i += 317) await writer.append(rows(i, Math.min(i + 317, 1234)));
+    equal(await results.describe(id), null, "incomplete results are invisible");
+    const stored = await writer.finish();
+    equal(stored.row_count, 1234);
+    deepEqual(stored.schema, [{ name: "n", type: "integer" }, { name: "label", type: "string" }]);
+    deepEqual(await results.describe(id), stored);
+
+    for (const [offset, limit] of [[0, 10], [95, 10], [100, 100], [1200, 100], [1233, 5]]) {
+      const page = (await results.page(id, offset, limit))!;
+      const expected = rows(offset, Math.min(offset + limit, 1234));
+      deepEqual(page.rows, expected, `offset ${offset} limit ${limit}`);
+    }
+    deepEqual((await results.page(id, 5000, 10))!.rows, []);
+    equal(await results.page(crypto.randomUUID(), 0, 10), null);
+  },
+);
+
+storeTest(
+  "values take their wire form: bigint and binary as text, non-finite doubles named",
+  async (store, id) => {
+    const results = new ResultStore(store, { maxBytes: 1_000_000 });
+    const writer = results.writer(id, [
+      { name: "big", type: "bigint", source_type: "BIGINT" },
+      { name: "bin", type: "binary", source_type: "BLOB" },
+      { name: "d", type: "double", source_type: "DOUBLE" },
+      { name: "dec", type: "decimal", source_type: "DECIMAL(20,2)", precision: 20, scale: 2 },
+    ], 300);
+    await writer.append([
+      [9007199254740993n, new Uint8Array([0, 255, 16]), Number.NaN, "12345678901234567.89"],
+      [null, null, Number.NEGATIVE_INFINITY, null],
+    ]);
+    const stored = await writer.finish();
+    deepEqual(stored.schema[3], { name: "dec", type: "decimal", precision: 20, scale: 2 });
+    deepEqual((await results.page(id, 0, 10))!.rows, [
+      ["9007199254740993", "AP8Q", "NaN", "12345678901234567.89"],
+      [null, null, "-Infinity", null],
+    ]);
+  },
+);
+
+storeTest("expiry is fixed at write time and reads never extend it", async (store, id) => {
+  const results = new ResultStore(store, { maxBytes: 1_000_000 });
+  const writer = results.writer(id, SCHEMA, 1);
+  await writer.append(rows(0, 3));
+  const stored = await writer.finish();
+  const before = await store.ttl(`result:${id}:meta`);
+  ok(before > 0 && before <= 1000, `ttl ${before}`);
+  for (let i = 0; i < 5; i++) await results.page(id, 0, 3);
+  ok((await store.ttl(`result:${id}:meta`)) <= before);
+  ok((await store.ttl(`result:${id}:rows`)) <= before);
+  ok(Date.parse(stored.expires_at) - Date.now() <= 1000);
+  await eventually(async () => (await results.describe(id)) === null);
+  equal(await results.page(id, 0, 3), null);
+  equal(await results.csv(id), null);
+});
+
+storeTest(
+  "a result over the size cap fails with result.too_large and leaves nothing behind",
+  async (store, id) => {
+    const results = new ResultStore(store, { maxBytes: 2_000, chunkRows: 10 });
+    const writer = results.writer(id, SCHEMA, 300);
+    await rejects(writer.append(rows(0, 500)), (e: { code?: string; details?: unknown }) => {
+      equal(e.code, "result.too_large");
+      deepEqual(e.details, { execution_id: id, max_size_bytes: 2_000 });
+      return true;
+    });
+    equal(await store.length(`result:${id}:rows`), 0);
+    equal(await results.describe(id), null);
+  },
+);
+
+Deno.test("a store that cannot write fails with result.storage_unavailable, naming no dependency", async () => {
+  const store = new MemoryStore();
+  const results = new ResultStore(store, { maxBytes: 1_000_000, chunkRows: 2 });
+  const writer = results.writer("e1", SCHEMA, 300);
+  await store.close();
+  await rejects(writer.append(rows(0, 5)), (e: Error & { code?: string; details?: unknown }) => {
+    equal(e.code, "result.storage_unavailable");
+    deepEqual(e.details, { execution_id: "e1" });
+    ok(e.cause instanceof Error);
+    return true;
+  });
+});
+
+storeTest("csv() streams the header and every row, quoting per RFC 4180", async (store, id) => {
+  const results = new ResultStore(store, { maxBytes: 10_000_000, chunkRows: 7 });
+  const writer = results.writer(id, SCHEMA, 300);
+  await writer.append([[1, 'say "hi", then\nleave'], [2, null], ...rows(3, 100)]);
+  await writer.finish();
+  const text = await new Response(await results.csv(id)).text();
+  const lines = text.split("\r\n");
+  equal(lines[0], "n,label");
+  ok(text.startsWith('n,label\r\n1,"say ""hi"", then\nleave"\r\n2,\r\n3,row 3\r\n'));
+  ok(text.endsWith("99,row 99\r\n"));
+  equal(text.split("\r\n").length - 1, 100);
+});
+
+Deno.test("csvLine() quotes only what needs quoting", () => {
+  equal(
+    csvLine(["a", 1, true, null, "x,y", 'q"', "line\rbreak"]),
+    'a,1,true,,"x,y","q""","line\rbreak"\r\n',
+  );
+});

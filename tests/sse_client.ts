@@ -9,8 +9,9 @@ export type SseItem = { frame: EventFrame } | { comment: string };
 /** Yields frames and comments as they arrive; ends when the server closes the stream. */
 export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseItem> {
   let buffer = "";
-  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
+  const decoder = new TextDecoder();
+  for await (const bytes of body) {
+    buffer += decoder.decode(bytes, { stream: true });
     let end: number;
     while ((end = buffer.indexOf("\n\n")) >= 0) {
       const block = buffer.slice(0, end);

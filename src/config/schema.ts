@@ -124,6 +124,9 @@ export const serviceSchema = z.strictObject({
       "Running executions per user",
     ),
     "progress-sample-interval-seconds": seconds(1, 1, 60, "node_progress sample cadence"),
+    "error-detail": z.enum(["full", "structured"]).default("full").describe(
+      "Failure records name the node, SQL and exception chain (full) or only code and details",
+    ),
   }).prefault({}),
   "executions": z.strictObject({
     "event-retention-days": z.int().min(1).max(3650).default(7).describe(

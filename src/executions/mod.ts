@@ -10,3 +10,5 @@ export {
   type StoredResult,
   toJsonCell,
 } from "./result_store.ts";
+export { type ErrorDetail, type FailedNode, type FailureRecord, failureRecord } from "./failure.ts";
+export { checkEventOrder, type EventFrame, EventOrderChecker } from "./event_order.ts";

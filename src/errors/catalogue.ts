@@ -47,6 +47,11 @@ export const catalogue = {
     message: "Field '{field}' is invalid: {reason}.",
     user_message: "Some input was not valid.",
   },
+  "pipeline.execution.parameter_required": {
+    status: 400,
+    message: "Parameter '{parameter}' is required and has no value.",
+    user_message: "A required input is missing.",
+  },
   "service.unavailable": {
     status: 503,
     message: "The service is not ready: {reason}.",

@@ -1,0 +1,121 @@
+import { deepEqual, equal, throws } from "node:assert/strict";
+import { coerceParameters, parameterError, parseDeclarations } from "./parameters.ts";
+
+const declared = parseDeclarations({
+  region: { type: "string", enum: ["eu", "us"], default: "eu" },
+  limit: { type: "integer", min: 1, max: 100, required: true },
+  ratio: { type: "number" },
+  active: { type: "boolean" },
+  day: { type: "date", min: "2020-01-01" },
+  at: { type: "timestamp" },
+  tags: { type: "string_list", max_length: 5 },
+  ids: { type: "integer_list" },
+});
+
+Deno.test("coerceParameters() binds JSON values by type and fills defaults", () => {
+  const { values, defects } = coerceParameters(declared, {
+    limit: 10,
+    ratio: 0.5,
+    active: false,
+    day: "2024-02-29",
+    at: "2024-02-29T23:59:59.123+01:00",
+    tags: ["a", "bb"],
+    ids: [1, 2, 3],
+  });
+  deepEqual(defects, []);
+  deepEqual(values, {
+    region: "eu",
+    limit: 10,
+    ratio: 0.5,
+    active: false,
+    day: "2024-02-29",
+    at: "2024-02-29T23:59:59.123+01:00",
+    tags: ["a", "bb"],
+    ids: [1, 2, 3],
+  });
+});
+
+Deno.test("coerceParameters() parses query-string text by type, lists comma-separated", () => {
+  const { values, defects } = coerceParameters(declared, {
+    region: "us",
+    limit: "7",
+    ratio: "-1.5e2",
+    active: "true",
+    tags: "x, y",
+    ids: "4,5",
+  }, { fromText: true });
+  deepEqual(defects, []);
+  deepEqual(values, {
+    region: "us",
+    limit: 7,
+    ratio: -150,
+    active: true,
+    tags: ["x", "y"],
+    ids: [4, 5],
+  });
+});
+
+Deno.test("coerceParameters() reports every defect at once, each with its code", () => {
+  const { defects } = coerceParameters(declared, {
+    region: "mars",
+    ratio: "1.5",
+    active: "yes",
+    day: "2023-02-29",
+    at: "2024-01-01 10:00",
+    tags: ["ok", "toolong"],
+    ids: [1, 2.5],
+    extra: 1,
+  });
+  deepEqual(defects.map((d) => [d.parameter, d.code]).sort(), [
+    ["active", "pipeline.execution.invalid_parameter_type"],
+    ["at", "pipeline.execution.invalid_parameter_type"],
+    ["day", "pipeline.execution.invalid_parameter_type"],
+    ["extra", "pipeline.execution.invalid_parameter_type"],
+    ["ids", "pipeline.execution.invalid_parameter_type"],
+    ["limit", "pipeline.execution.parameter_required"],
+    ["ratio", "pipeline.execution.invalid_parameter_type"],
+    ["region", "pipeline.execution.invalid_parameter_type"],
+    ["tags", "pipeline.execution.invalid_parameter_type"],
+  ]);
+  const error = parameterError(defects);
+  equal(error.code, "pipeline.execution.parameter_required");
+  equal(error.details.parameter, "limit");
+  equal((error.details.errors as unknown[]).length, 9);
+});
+
+Deno.test("coerceParameters() applies bounds: min, max, enum, max_length, date order", () => {
+  const bad = (supplied: Record<string, unknown>, fromText = false) =>
+    coerceParameters(declared, { limit: 5, ...supplied }, { fromText }).defects.map((d) =>
+      d.parameter
+    );
+  deepEqual(bad({ limit: 0 }), ["limit"]);
+  deepEqual(bad({ limit: 101 }), ["limit"]);
+  deepEqual(bad({ limit: "101" }, true), ["limit"]);
+  deepEqual(bad({ limit: "1e2" }, true), ["limit"]);
+  deepEqual(bad({ limit: 9007199254740993 }), ["limit"]);
+  deepEqual(bad({ day: "2019-12-31" }), ["day"]);
+  deepEqual(bad({ limit: "5" }), ["limit"], "JSON integers are numbers, not text");
+  deepEqual(bad({ region: null }), [], "null counts as absent and takes the default");
+  deepEqual(bad({ ratio: Number.NaN }), ["ratio"]);
+});
+
+Deno.test("parseDeclarations() refuses bad declarations naming the field", () => {
+  const refuses = (input: unknown, field: string) =>
+    throws(() => parseDeclarations(input), (e: { code: string; details: { field: string } }) => {
+      equal(e.code, "pipeline.execution.invalid_parameter_type");
+      equal(e.details.field, field);
+      return true;
+    });
+  refuses([], "parameters");
+  refuses({ "Bad-Name": { type: "string" } }, "parameters.Bad-Name");
+  refuses({ x: { type: "decimal" } }, "parameters.x.type");
+  refuses({ x: { type: "string", colour: "red" } }, "parameters.x");
+  refuses({ x: { type: "integer", default: "3" } }, "parameters.x.default");
+  refuses({ x: { type: "integer", min: "1" } }, "parameters.x.min");
+  refuses({ x: { type: "date", max: "tomorrow" } }, "parameters.x.max");
+  refuses({ x: { type: "string", min: 1 } }, "parameters.x.min");
+  refuses({ x: { type: "integer", max_length: 3 } }, "parameters.x.max_length");
+  refuses({ x: { type: "integer", enum: [1, "two"] } }, "parameters.x.enum");
+  refuses({ x: { type: "string", enum: ["a"], default: "b" } }, "parameters.x.default");
+  deepEqual(parseDeclarations(undefined), {});
+});

@@ -52,6 +52,11 @@ export const catalogue = {
     message: "Parameter '{parameter}' is required and has no value.",
     user_message: "A required input is missing.",
   },
+  "pipeline.calculator.invalid_input": {
+    status: 400,
+    message: "Calculator {calculator}, input '{input}': {reason}.",
+    user_message: "A derived input could not be computed.",
+  },
   "service.unavailable": {
     status: 503,
     message: "The service is not ready: {reason}.",

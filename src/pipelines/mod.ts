@@ -1,4 +1,4 @@
-/** Pipelines: for now the parameter declarations and their binding (the entity arrives later). */
+/** Pipelines: for now parameter declarations and binding, and the calculator catalogue. */
 export {
   coerceParameters,
   PARAMETER_TYPES,
@@ -10,3 +10,10 @@ export {
   type ParameterValue,
   parseDeclarations,
 } from "./parameters.ts";
+export {
+  type Calculator,
+  getCalculator,
+  isParamRef,
+  listCalculators,
+  runCalculator,
+} from "./calculators.ts";

@@ -156,7 +156,7 @@ export async function createRuntime(
       secret: secrets.jwtSecret,
       allowlistDomains: config.auth.allowlistDomains,
       bootstrapAdminEmail: config.auth.bootstrapAdminEmail,
-      onCreate: materialiseInvitations,
+      materialise: materialiseInvitations,
       landing: (user, o) => landing(user, o.invitationMaterialised),
       onChange: (id) => directory.forgetUser(id),
       onNewUser: options.onNewUser,
@@ -194,7 +194,11 @@ export async function createRuntime(
             sessions,
             directory,
             secureCookies: secure,
-            landing: (user) => landing(user),
+            landing: async (user) => {
+              // Invitations left pending by a deactivated workspace go live at the next login.
+              const joined = await db.transaction((tx) => materialiseInvitations(tx, user));
+              return await landing(user, joined.length > 0);
+            },
             listWorkspaces: (who) => workspaces.listForUser(who),
           }),
         (r) => {

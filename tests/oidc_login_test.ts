@@ -254,3 +254,31 @@ Deno.test("the redirect carries PKCE, nonce and the base-url redirect URI; the s
     ok(!page.includes(`action="/login"`), "no form without local accounts");
     ok(!page.includes(`class="divider"`));
   }));
+
+Deno.test("an invitation into a deactivated workspace stays pending at first login and goes live at the next after reactivation", () =>
+  withOidc(async (t) => {
+    const root = await createUser(t.s.runtime, "root@corp.example", { isAdmin: true });
+    await t.s.runtime.workspaces.create(root.principal, { name: "acme" });
+    await t.s.runtime.workspaces.addMember(root.principal, "acme", {
+      email: "cy@corp.example",
+      promoter: true,
+    });
+    const invitedAt = (await t.s.runtime.workspaces.members("acme")).invitations[0].invited_at;
+    await t.s.runtime.workspaces.deactivate(root.principal, "acme");
+    t.account({ sub: "cy", email: "cy@corp.example" });
+    const first = new CookieClient();
+    await t.signIn(first, "cy");
+    equal((await me(t.s, first)).data.workspace, "demo");
+    equal((await t.s.runtime.workspaces.members("acme")).invitations.length, 1);
+
+    await t.s.runtime.workspaces.reactivate(root.principal, "acme");
+    const next = new CookieClient();
+    await t.signIn(next, "cy");
+    equal((await me(t.s, next)).data.workspace, "acme", "joined_at = invited_at is the oldest");
+    const { members, invitations } = await t.s.runtime.workspaces.members("acme");
+    equal(invitations.length, 0);
+    const cy = members.find((m) => m.email === "cy@corp.example")!;
+    deepEqual([cy.promoter, cy.author, cy.joined_at], [true, false, invitedAt]);
+    const rows = await t.audit("workspace.invitation_materialised");
+    equal((rows[0].details as Record<string, unknown>).inviter, root.id);
+  }));

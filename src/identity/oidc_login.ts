@@ -40,8 +40,11 @@ export interface OidcLoginOptions {
   secret: Uint8Array;
   allowlistDomains: string[];
   bootstrapAdminEmail?: string;
-  /** Runs in the transaction that creates (or completes) the row: materialises invitations. */
-  onCreate: (
+  /**
+   * Runs in every login's upsert transaction: materialises the email's pending invitations in
+   * active workspaces (at the first login, and after a reactivation at the next one).
+   */
+  materialise: (
     tx: Queryable,
     user: { userId: string; email: string; provider: string },
   ) => Promise<string[]>;
@@ -205,7 +208,10 @@ export class OidcLogin {
             userId = id;
             first = true;
           }
-          const materialised = first ? await this.#o.onCreate(tx, { userId, email, provider }) : [];
+          // An inactive user's login is refused below; their invitations stay pending.
+          const materialised = existing && !existing.is_active
+            ? []
+            : await this.#o.materialise(tx, { userId, email, provider });
           return { user: (await findUserById(tx, userId))!, first, materialised };
         });
       } catch (e) {

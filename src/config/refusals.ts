@@ -2,6 +2,7 @@
  * Startup refusals: rules the schema alone cannot say. Each returns the one line that explains the
  * refusal, or undefined. Later issues add their rules to these two lists and nowhere else.
  */
+import { hasTenantTemplate } from "../lib/issuer.ts";
 import { readBootstrapDatasources } from "./bootstrap_datasources.ts";
 import type { ResolvedConfig } from "./resolve.ts";
 
@@ -21,9 +22,6 @@ export interface RefusalContext {
 export type Refusal = (ctx: RefusalContext) => string | undefined;
 
 const RESERVED_PROVIDERS = new Set(["bootstrap", "local", "system"]);
-
-/** `{tenantid}`-style placeholders, raw or percent-encoded: a multi-tenant issuer template. */
-const TENANT_TEMPLATE = /\{[^}]*\}|%7B[^%]*%7D/i;
 
 function base64Bytes(value: string): number | undefined {
   try {
@@ -45,7 +43,7 @@ export const REFUSALS: Refusal[] = [
     return dup && `service.auth.oidc.providers: the provider name '${dup}' is configured twice`;
   },
   ({ config }) => {
-    const multi = config.auth.oidc.providers.find((p) => TENANT_TEMPLATE.test(p.issuerUri));
+    const multi = config.auth.oidc.providers.find((p) => hasTenantTemplate(p.issuerUri));
     return multi &&
       `service.auth.oidc.providers: the issuer-uri of '${multi.name}' is a multi-tenant template; name the tenant's own issuer`;
   },

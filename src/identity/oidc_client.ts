@@ -5,6 +5,7 @@
  * caller hands in the callback URL and the state it kept, and gets claims or an OidcFailure.
  */
 import * as oauth from "oauth4webapi";
+import { hasTenantTemplate } from "../lib/issuer.ts";
 
 export interface OidcProviderConfig {
   name: string;
@@ -36,14 +37,6 @@ export class OidcFailure extends Error {
     super(message);
     this.name = "OidcFailure";
   }
-}
-
-/** Matches `{tenantid}`-style placeholders, raw or percent-encoded (spec 1 §5.2 item 2). */
-const TEMPLATE = /\{[^}]*\}|%7B[^%]*%7D/i;
-
-/** True when an issuer URL carries a multi-tenant template instead of naming its tenant. */
-export function hasTenantTemplate(issuer: string): boolean {
-  return TEMPLATE.test(issuer);
 }
 
 const DISCOVERY_TTL_MS = 60 * 60 * 1000;

@@ -245,7 +245,7 @@ export class OidcLogin {
     message: string,
     details: Record<string, unknown> = {},
   ): Promise<void> {
-    this.#o.logger.warn("oidc login failed", { provider, reason, message });
+    this.#o.logger.warn("oidc login failed", { provider, reason, cause: message });
     await recordAudit(this.#o.db, {
       event: "auth.login.oidc_error",
       provider,

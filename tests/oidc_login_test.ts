@@ -282,3 +282,33 @@ Deno.test("an invitation into a deactivated workspace stays pending at first log
     const rows = await t.audit("workspace.invitation_materialised");
     equal((rows[0].details as Record<string, unknown>).inviter, root.id);
   }));
+
+Deno.test("a user who cancels at the provider comes back to the oidc banner, audited provider_error", () =>
+  withOidc(async (t) => {
+    const b = new CookieClient();
+    const form = await b.follow(`${t.s.url}/oauth2/authorization/corp`);
+    const html = await form.last.response.text();
+    const abort = /href="([^"]*\/abort)"/.exec(html)?.[1];
+    ok(abort, "the provider's form offers a cancel link");
+    const back = await b.follow(new URL(abort, form.last.url), {}, (u) => u.origin === t.s.url);
+    equal(back.next?.searchParams.get("error"), "access_denied");
+    const res = await b.request(back.next!);
+    equal(res.headers.get("location"), "/login?error=oidc");
+    const rows = await t.audit("auth.login.oidc_error");
+    equal((rows[0].details as Record<string, unknown>).reason, "provider_error");
+  }));
+
+Deno.test("with local accounts and a provider the login page shows form, divider and button; banners render", () =>
+  withOidc(async (t) => {
+    const b = new CookieClient();
+    const page = await (await b.request(`${t.s.url}/login`)).text();
+    match(page, /action="\/login"/);
+    match(page, /class="divider"/);
+    match(page, /Sign in with Corp SSO/);
+    for (const banner of ["credentials", "locked", "inactive", "domain_not_allowed", "oidc"]) {
+      const html = await (await b.request(`${t.s.url}/login?error=${banner}`)).text();
+      match(html, /<p class="banner error" role="alert">[^<]+<\/p>/, banner);
+    }
+    const none = await (await b.request(`${t.s.url}/login?error=bogus`)).text();
+    ok(!none.includes("banner error"));
+  }, { env: { SERVICE_AUTH_LOCAL_ENABLED: "true" } }));

@@ -4,7 +4,13 @@
  * very same graph.
  */
 import type { Hono } from "hono";
-import { type ResolvedConfig, resolveSecrets, type Secrets } from "./config/mod.ts";
+import {
+  type BootstrapDatasource,
+  readBootstrapDatasources,
+  type ResolvedConfig,
+  resolveSecrets,
+  type Secrets,
+} from "./config/mod.ts";
 import { probeStagingEngine } from "./executions/mod.ts";
 import { type BuildInfo, HealthService, readBuildInfo } from "./health/mod.ts";
 import { buildApp } from "./http/app.tsx";
@@ -14,15 +20,19 @@ import { LoginRateLimiter } from "./http/middleware/login_rate_limit.ts";
 import { authPageRoutes } from "./http/routes/auth_pages.tsx";
 import { apiKeyRoutes } from "./http/routes/api_keys.ts";
 import { identityApiRoutes } from "./http/routes/identity_api.ts";
+import { oidcRoutes } from "./http/routes/oidc.ts";
 import { workspaceRoutes } from "./http/routes/workspaces.ts";
 import type { Router } from "./http/routing.ts";
 import { secureCookies } from "./http/cookies.ts";
 import { ApiKeyService } from "./identity/api_keys.ts";
+import { ensureBootstrapPlaceholder } from "./identity/bootstrap_admin.ts";
 import { LocalAccounts } from "./identity/local_accounts.ts";
+import { OidcClients } from "./identity/oidc_client.ts";
+import { type NewUserNotice, OidcLogin } from "./identity/oidc_login.ts";
 import { ensureSystemActor, type SystemActor } from "./identity/mod.ts";
 import { SessionTokens } from "./identity/sessions.ts";
 import { UserService } from "./identity/users.ts";
-import { WorkspaceService } from "./workspaces/mod.ts";
+import { type LandingUser, materialiseInvitations, WorkspaceService } from "./workspaces/mod.ts";
 import type { Logger } from "./lib/log.ts";
 import { openSharedStore, type SharedStore } from "./shared/mod.ts";
 import { RequestBudget } from "./shared/request_budget.ts";
@@ -47,6 +57,10 @@ export interface Runtime {
   workspaces: WorkspaceService;
   directory: CachedAccessDirectory;
   loginLimiter: LoginRateLimiter;
+  /** OIDC login; absent when no provider is configured. */
+  oidc?: OidcLogin;
+  /** The bootstrap datasource file's entries, kept for the datasource import (a later issue). */
+  bootstrapDatasources: BootstrapDatasource[];
   /** The quick start's generated admin credential, to print once on the terminal (never logged). */
   quickStartCredential?: { email: string; password: string };
   /** Tells the app its external origin once the listener has bound (port 0 picks one). */
@@ -62,6 +76,11 @@ export interface RuntimeOptions {
   extendRoutes?: (router: Router) => void;
   /** `deno task start`: create a first admin with a one-time password when none is configured. */
   quickStart?: boolean;
+  /**
+   * Hook for the `new_user` notice of a first social login (spec 1 §5.4 item 8); the mail issue
+   * wires its sender here. Called after commit; failures are logged, never fatal to the login.
+   */
+  onNewUser?: (notice: NewUserNotice) => void | Promise<void>;
 }
 
 export const QUICK_START_ADMIN = "admin@localhost.localdomain";
@@ -121,6 +140,13 @@ export async function createRuntime(
       onChange: (id) => directory.forgetUser(id),
     });
     const quickStartCredential = await seedAccounts(config, local, options.quickStart ?? false);
+    const bootstrap = await seedBootstrapPlaceholder(config, db);
+    const landing = async (user: LandingUser, invitationMaterialised = false) => {
+      const ws = await workspaces.landing(user, { invitationMaterialised });
+      // A demo join changed what this user can reach: this instance sees it at once.
+      directory.forgetUser(user.userId);
+      return ws?.name;
+    };
     const sessions = new SessionTokens(secrets.jwtSecret, config.auth.jwt.ttlHours);
     const loginLimiter = new LoginRateLimiter(config.auth.rateLimit.loginPerMinute);
     const budget = new RequestBudget(shared, {
@@ -128,6 +154,18 @@ export async function createRuntime(
       perMinute: config.rateLimit.requestsPerMinute,
     });
     const secure = secureCookies(config.auth.baseUrl);
+    const oidc = config.auth.oidc.providers.length === 0 ? undefined : new OidcLogin({
+      db,
+      logger,
+      clients: new OidcClients(config.auth.oidc.providers, config.auth.baseUrl),
+      secret: secrets.jwtSecret,
+      allowlistDomains: config.auth.allowlistDomains,
+      bootstrapAdminEmail: config.auth.bootstrapAdminEmail,
+      materialise: materialiseInvitations,
+      landing: (user, o) => landing(user, o.invitationMaterialised),
+      onChange: (id) => directory.forgetUser(id),
+      onNewUser: options.onNewUser,
+    });
 
     const buildInfo = await readBuildInfo();
     let origin = config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`;
@@ -162,8 +200,16 @@ export async function createRuntime(
             sessions,
             directory,
             secureCookies: secure,
+            landing: async (user) => {
+              // Invitations left pending by a deactivated workspace go live at the next login.
+              const joined = await db.transaction((tx) => materialiseInvitations(tx, user));
+              return await landing(user, joined.length > 0);
+            },
             listWorkspaces: (who) => workspaces.listForUser(who),
           }),
+        (r) => {
+          if (oidc) oidcRoutes(r, { db, sessions, secureCookies: secure, oidc });
+        },
         (r) => identityApiRoutes(r, { db, config, users, directory }),
         (r) => apiKeyRoutes(r, { keys, workspaces, directory }),
         (r) => workspaceRoutes(r, { workspaces, directory }),
@@ -188,6 +234,8 @@ export async function createRuntime(
       workspaces,
       directory,
       loginLimiter,
+      oidc,
+      bootstrapDatasources: bootstrap,
       quickStartCredential,
       setListenOrigin(listen: string) {
         if (!config.auth.baseUrl) origin = listen;
@@ -203,6 +251,22 @@ export async function createRuntime(
     await db.close();
     throw e;
   }
+}
+
+/**
+ * A bootstrap datasource file (§5.3 item 3): keeps its entries and pre-creates the bootstrap
+ * admin's placeholder row (the refusals already checked the file and the email).
+ */
+async function seedBootstrapPlaceholder(
+  config: ResolvedConfig,
+  db: Db,
+): Promise<BootstrapDatasource[]> {
+  const path = config.auth.bootstrapDatasourceFile;
+  const email = config.auth.bootstrapAdminEmail;
+  if (!path || !email) return [];
+  const entries = readBootstrapDatasources(path);
+  await ensureBootstrapPlaceholder(db, email);
+  return entries;
 }
 
 /**

@@ -7,7 +7,7 @@ import { resolveConfig } from "../src/config/resolve.ts";
 import { startServer } from "../src/http/mod.ts";
 import type { Router } from "../src/http/routing.ts";
 import { createLogger } from "../src/lib/log.ts";
-import { createRuntime, type Runtime } from "../src/runtime.ts";
+import { createRuntime, type Runtime, type RuntimeOptions } from "../src/runtime.ts";
 import { freshStore, type StoreKind } from "./stores.ts";
 
 export interface TestServer {
@@ -34,6 +34,18 @@ export interface TestServerOptions {
   /** Override the store URL (e.g. through a TCP proxy); the fresh store is still created. */
   storeUrl?: (fresh: string) => string;
   extendRoutes?: (router: Router) => void;
+  /** A fixed port (see `freePort`), for when the base-url must be known before the start. */
+  port?: number;
+  /** Passed to the runtime (e.g. the new-user notice hook). */
+  runtime?: Pick<RuntimeOptions, "onNewUser">;
+}
+
+/** A loopback port that was free a moment ago. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -52,10 +64,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const logger = createLogger("debug", (line) => logs.push(line));
   let runtime: Runtime | undefined;
   try {
-    runtime = await createRuntime(config, { env, logger, extendRoutes: options.extendRoutes });
+    runtime = await createRuntime(config, {
+      env,
+      logger,
+      extendRoutes: options.extendRoutes,
+      ...options.runtime,
+    });
     const server = await startServer(runtime.app, {
       hostname: "127.0.0.1",
-      port: 0,
+      port: options.port ?? 0,
       graceSeconds: 5,
       logger,
     });

@@ -207,38 +207,60 @@ Deno.test("the embedded default starts with zero set-up, answers UP, and stops c
   }
 });
 
-Deno.test("no secret reaches the logs: JWT secret, encryption key, store password", {
-  ignore: skipUnless("postgres"),
-}, async () => {
-  const db = await freshPostgresDatabase();
-  const dir = await tempDir();
-  const secrets = testSecrets();
-  // Trust authentication ignores the password, so the canary travels in a URL that still works.
-  const canary = `canary${crypto.randomUUID().slice(0, 8)}`;
-  const url = new URL(db.url);
-  url.password = canary;
-  const server = new ServerProcess({
-    SERVICE_DATA_DIR: dir,
-    SERVICE_STORE_URL: url.toString(),
-    SERVICE_LOG_LEVEL: "debug",
-    ...secrets,
-  });
-  try {
-    await server.ready;
-    await (await fetch(`${server.url}/health`)).body?.cancel();
-    await (await fetch(`${server.url}/api/v1/nope`)).body?.cancel();
-    equal(await server.stop(), 0);
-    const all = server.lines.join("\n") + server.stderr;
-    ok(all.length > 0);
-    for (const secret of [canary, secrets.SERVICE_JWT_SECRET, secrets.SERVICE_ENCRYPTION_KEY]) {
-      ok(!all.includes(secret), `a secret leaked into the logs`);
+Deno.test(
+  "no secret reaches the logs: JWT secret, encryption key, store password, OIDC client secret",
+  {
+    ignore: skipUnless("postgres"),
+  },
+  async () => {
+    const db = await freshPostgresDatabase();
+    const dir = await tempDir();
+    const secrets = testSecrets();
+    // Trust authentication ignores the password, so the canary travels in a URL that still works.
+    const canary = `canary${crypto.randomUUID().slice(0, 8)}`;
+    const url = new URL(db.url);
+    url.password = canary;
+    const clientSecret = `oidc-canary-${crypto.randomUUID()}`;
+    const server = new ServerProcess({
+      SERVICE_DATA_DIR: dir,
+      SERVICE_STORE_URL: url.toString(),
+      SERVICE_LOG_LEVEL: "debug",
+      SERVICE_AUTH_BASE_URL: "http://127.0.0.1:9",
+      SERVICE_AUTH_OIDC_PROVIDERS_0_NAME: "corp",
+      SERVICE_AUTH_OIDC_PROVIDERS_0_CLIENT_ID: "svc",
+      SERVICE_AUTH_OIDC_PROVIDERS_0_CLIENT_SECRET: clientSecret,
+      // Nothing listens there: the login attempt fails at discovery and logs why.
+      SERVICE_AUTH_OIDC_PROVIDERS_0_ISSUER_URI: "http://127.0.0.1:9/realms/x",
+      ...secrets,
+    });
+    try {
+      await server.ready;
+      await (await fetch(`${server.url}/health`)).body?.cancel();
+      await (await fetch(`${server.url}/api/v1/nope`)).body?.cancel();
+      const login = await fetch(`${server.url}/oauth2/authorization/corp`, { redirect: "manual" });
+      await login.body?.cancel();
+      equal(login.headers.get("location"), "/login?error=oidc");
+      equal(await server.stop(), 0);
+      const all = server.lines.join("\n") + server.stderr;
+      ok(all.length > 0);
+      ok(all.includes("oidc login failed"), "the failed login is logged");
+      for (
+        const secret of [
+          canary,
+          secrets.SERVICE_JWT_SECRET,
+          secrets.SERVICE_ENCRYPTION_KEY,
+          clientSecret,
+        ]
+      ) {
+        ok(!all.includes(secret), `a secret leaked into the logs`);
+      }
+    } finally {
+      await server.stop("SIGKILL");
+      await db.drop();
+      await Deno.remove(dir, { recursive: true });
     }
-  } finally {
-    await server.stop("SIGKILL");
-    await db.drop();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  },
+);
 
 Deno.test(
   "two replicas starting together on one empty PostgreSQL database both succeed and share one system actor",

@@ -273,3 +273,46 @@ Deno.test("login rate limit: per client per minute, then 429 rate_limit.exceeded
     equal((await json(limited)).error.code, "rate_limit.exceeded");
     equal((await s.fetch("/health")).status, 200, "other paths are not limited");
   }, { SERVICE_AUTH_RATE_LIMIT_LOGIN_PER_MINUTE: "3" }));
+
+Deno.test("local login lands like OIDC: pending invitations go live, else a demo viewer join", () =>
+  withServer(async (s) => {
+    const root = await createUser(s.runtime, "root@example.com", { isAdmin: true });
+    const kim = await createUser(s.runtime, "kim@example.com");
+    await s.runtime.workspaces.create(root.principal, { name: "acme" });
+    // An invitation for an existing user exists only when it outlived a deactivated workspace.
+    await s.runtime.db.execute(
+      `INSERT INTO invitations (workspace_id, email, author, promoter, admin, invited_by, invited_at)
+       VALUES ($1, 'kim@example.com', $2, $3, $3, $4, $5)`,
+      [
+        (await s.runtime.workspaces.get("acme"))!.id,
+        true,
+        false,
+        root.id,
+        new Date().toISOString(),
+      ],
+    );
+    const b = new Browser(s);
+    equal((await b.login("kim@example.com", TEST_PASSWORD)).headers.get("location"), "/");
+    const body = await json(
+      await b.request("/api/v1/auth/me", { headers: { accept: "application/json" } }),
+    );
+    equal(body.data.workspace, "acme");
+    ok(
+      await s.runtime.db.first(
+        "SELECT 1 AS x FROM audit_log WHERE event = 'workspace.invitation_materialised' AND user_id = $1",
+        [kim.id],
+      ),
+    );
+    const lee = await createUser(s.runtime, "lee@example.com");
+    const b2 = new Browser(s);
+    await b2.login("lee@example.com", TEST_PASSWORD);
+    const lees = await json(
+      await b2.request("/api/v1/auth/me", { headers: { accept: "application/json" } }),
+    );
+    equal(lees.data.workspace, "demo");
+    const joined = await s.runtime.db.first<{ details: string }>(
+      "SELECT details FROM audit_log WHERE event = 'workspace.member_added' AND user_id = $1",
+      [lee.id],
+    );
+    equal(JSON.parse(joined!.details).reason, "first_login_demo_viewer");
+  }));

@@ -182,3 +182,52 @@ Deno.test("resolveSecrets() generates 0600 files once on the embedded store and 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("startup refusals: all reserved names, the second obsolete key, a tenant template issuer", () => {
+  const provider = (name: string, issuer = "https://i.example") =>
+    `service:\n  auth:\n    base-url: https://s.example\n    oidc:\n      providers:\n        - { name: ${name}, client-id: a, client-secret: b, issuer-uri: '${issuer}' }\n`;
+  for (const name of ["bootstrap", "local", "system"]) {
+    match(refusal({}, provider(name)), new RegExp(`provider name '${name}' is reserved`));
+  }
+  match(
+    refusal({}, "service:\n  auth:\n    workspace-provisioning:\n      default-workspace: x\n"),
+    /^service\.auth\.workspace-provisioning\.default-workspace: obsolete key/,
+  );
+  for (
+    const issuer of [
+      "https://login.example/{tenantid}/v2.0",
+      "https://login.example/%7Btenant%7D/v2.0",
+    ]
+  ) {
+    match(refusal({}, provider("corp", issuer)), /multi-tenant template/, issuer);
+  }
+  equal(
+    resolve({}, provider("corp", "https://login.example/contoso/v2.0")).auth.oidc.providers[0]
+      .name,
+    "corp",
+  );
+});
+
+Deno.test("the bootstrap datasource file must parse as a list of named datasources", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const env = (text: string) => {
+      Deno.writeTextFileSync(`${dir}/ds.yaml`, text);
+      return {
+        SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: "root@corp.example",
+        SERVICE_AUTH_BOOTSTRAP_DATASOURCE_FILE: `${dir}/ds.yaml`,
+      };
+    };
+    resolve(env("- name: warehouse\n  dialect: POSTGRES\n"));
+    resolve(env('{"datasources": [{"name": "w"}]}'));
+    match(refusal(env("name: warehouse\n")), /must be a list of datasources/);
+    match(refusal(env("- dialect: POSTGRES\n")), /entry 0 needs a name/);
+    match(refusal(env("- [unclosed\n")), /neither YAML nor JSON/);
+    match(
+      refusal({ ...env(""), SERVICE_AUTH_BOOTSTRAP_DATASOURCE_FILE: `${dir}/missing.yaml` }),
+      /missing\.yaml cannot be read/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -2,6 +2,8 @@
  * Startup refusals: rules the schema alone cannot say. Each returns the one line that explains the
  * refusal, or undefined. Later issues add their rules to these two lists and nowhere else.
  */
+import { hasTenantTemplate } from "../lib/issuer.ts";
+import { readBootstrapDatasources } from "./bootstrap_datasources.ts";
 import type { ResolvedConfig } from "./resolve.ts";
 
 /** Keys that once existed; naming one is refused with the reason. */
@@ -39,6 +41,11 @@ export const REFUSALS: Refusal[] = [
     const names = config.auth.oidc.providers.map((p) => p.name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     return dup && `service.auth.oidc.providers: the provider name '${dup}' is configured twice`;
+  },
+  ({ config }) => {
+    const multi = config.auth.oidc.providers.find((p) => hasTenantTemplate(p.issuerUri));
+    return multi &&
+      `service.auth.oidc.providers: the issuer-uri of '${multi.name}' is a multi-tenant template; name the tenant's own issuer`;
   },
   ({ config }) =>
     config.auth.oidc.providers.length > 0 && !config.auth.baseUrl
@@ -86,6 +93,16 @@ export const REFUSALS: Refusal[] = [
     config.auth.bootstrapDatasourceFile && !config.auth.bootstrapAdminEmail
       ? "service.auth.bootstrap-datasource-file: needs service.auth.bootstrap-admin-email"
       : undefined,
+  ({ config }) => {
+    const path = config.auth.bootstrapDatasourceFile;
+    if (!path || !config.auth.bootstrapAdminEmail) return undefined;
+    try {
+      readBootstrapDatasources(path);
+      return undefined;
+    } catch (e) {
+      return `service.auth.bootstrap-datasource-file: ${path} ${(e as Error).message}`;
+    }
+  },
   ({ config }) =>
     config.result.ttlMinSeconds > config.result.ttlMaxSeconds
       ? "service.result.ttl-min-seconds: must not exceed service.result.ttl-max-seconds"

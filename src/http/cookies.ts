@@ -4,6 +4,7 @@ import type { AppContext } from "./context.ts";
 
 export const SESSION_COOKIE = "svc_session";
 export const CSRF_COOKIE = "svc_csrf";
+export const AUTHZ_COOKIE = "svc_oauth2_authz";
 
 /** Secure unless the base-url is explicitly http (unset keeps it, per §5.5). */
 export function secureCookies(baseUrl: string | undefined): boolean {
@@ -39,4 +40,27 @@ export function ensureCsrfToken(c: AppContext, secure: boolean): string {
   // Readable by scripts on purpose: htmx copies it into the SVC-CSRF-Token header.
   setCookie(c, CSRF_COOKIE, token, { path: "/", httpOnly: false, sameSite: "Lax", secure });
   return token;
+}
+
+/**
+ * The OIDC authorization state between redirect and callback. SameSite Lax so the provider's
+ * top-level redirect back carries it; never readable by scripts.
+ */
+export function setAuthzCookie(
+  c: AppContext,
+  value: string,
+  maxAgeSeconds: number,
+  secure: boolean,
+) {
+  setCookie(c, AUTHZ_COOKIE, value, {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax",
+    secure,
+    maxAge: maxAgeSeconds,
+  });
+}
+
+export function clearAuthzCookie(c: AppContext, secure: boolean) {
+  deleteCookie(c, AUTHZ_COOKIE, { path: "/", secure, httpOnly: true, sameSite: "Lax" });
 }

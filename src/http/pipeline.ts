@@ -25,7 +25,8 @@ export function installAccessPipeline(app: Hono<AppEnv>, deps: AccessDeps): void
   app.use(apiKey(deps)); //                                    5. API key filter
   app.use(session(deps)); //                                   6. session filter
   app.use(workspaceResolution(deps)); //                       7. workspace resolution
-  //                                                           8. OIDC filters: with the OIDC issue
+  //                                                           8. OIDC: routes/oidc.ts, registered
+  //                                                              only with a configured provider
   app.use(requireAuthentication()); //                         9. authorization (public allowlist)
   app.use(requestBudget(deps.budget, deps.logger)); //            per-user budget (spec 2 §8)
   app.use(passwordGate()); //                                 10. forced password change gate

@@ -1,4 +1,4 @@
-/** Identity: users, the system actor (sessions, keys and logins arrive with the access issue). */
+/** Identity: users, the system actor, API keys, OIDC login and the bootstrap admin. */
 export {
   ensureSystemActor,
   SYSTEM_EMAIL,
@@ -17,3 +17,12 @@ export {
   PRESENTED_KEY_PATTERN,
   type ValidatedKey,
 } from "./api_keys.ts";
+export { BOOTSTRAP_PROVIDER, ensureBootstrapPlaceholder } from "./bootstrap_admin.ts";
+export { OidcClients, OidcFailure, type OidcProviderConfig } from "./oidc_client.ts";
+export {
+  type NewUserNotice,
+  OidcLogin,
+  type OidcLoginOptions,
+  type OidcOutcome,
+  type OidcRefusal,
+} from "./oidc_login.ts";

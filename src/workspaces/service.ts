@@ -19,6 +19,7 @@ import {
   updateWorkspace,
   viewWorkspace,
 } from "./lifecycle.ts";
+import { type LandingUser, landingWorkspace } from "./landing.ts";
 import {
   addMember,
   listMembership,
@@ -175,6 +176,18 @@ export class WorkspaceService {
    */
   defaultForUser(user: WorkspaceUser): Promise<WorkspaceContext | null> {
     return defaultForUser(this.#db, user);
+  }
+
+  /**
+   * The workspace a login lands in: last-used, else the oldest active membership, else (no
+   * membership at all, no super admin, no invitation materialised) a demo viewer membership,
+   * audited `first_login_demo_viewer`. Null when nothing is selectable.
+   */
+  landing(
+    user: LandingUser,
+    options: { invitationMaterialised: boolean },
+  ): Promise<WorkspaceContext | null> {
+    return landingWorkspace(this.#db, user, options);
   }
 
   /** Remembers the workspace a user acted in, for `defaultForUser` next time. */

@@ -18,6 +18,7 @@ import type { AppContext } from "../context.ts";
 import { clearSessionCookie, ensureCsrfToken, setSessionCookie } from "../cookies.ts";
 import { readJson } from "../input.ts";
 import type { Router } from "../routing.ts";
+import { startSession } from "../sign_in.ts";
 
 export interface AuthPageDeps {
   db: Db;
@@ -27,6 +28,10 @@ export interface AuthPageDeps {
   sessions: SessionTokens;
   directory: AccessDirectory;
   secureCookies: boolean;
+  /** The workspace a login lands in (§5.2 item 8, shared with OIDC), or undefined. */
+  landing: (
+    user: { userId: string; email: string; provider: string; isSuperAdmin: boolean },
+  ) => Promise<string | undefined>;
   /** The caller's workspaces for the switcher. */
   listWorkspaces: (
     user: { userId: string; isSuperAdmin: boolean },
@@ -49,26 +54,6 @@ function redirect(c: AppContext, to: string): Response {
 }
 
 export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
-  const signIn = async (
-    c: AppContext,
-    user: { id: string; email: string; display_name: string; provider: string; is_admin: boolean },
-  ) => {
-    const who = { userId: user.id, isSuperAdmin: user.is_admin };
-    const workspace = await deps.directory.defaultFor(who);
-    const token = await deps.sessions.issue(
-      { id: user.id, email: user.email, displayName: user.display_name },
-      "pwd",
-      workspace?.name,
-    );
-    setSessionCookie(c, token, deps.sessions.ttlSeconds, deps.secureCookies);
-    await recordAudit(deps.db, {
-      event: "auth.login.success",
-      userId: user.id,
-      provider: user.provider,
-      details: { provider: "local" },
-    });
-  };
-
   router.add({
     method: "get",
     path: "/login",
@@ -103,7 +88,14 @@ export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
     const form = await fields(c);
     const outcome = await deps.local.login(form.email, form.password);
     if (!outcome.ok) return c.redirect(`/login?error=${outcome.reason}`, 302);
-    await signIn(c, outcome.user);
+    const user = outcome.user;
+    const workspace = await deps.landing({
+      userId: user.id,
+      email: user.email,
+      provider: user.provider,
+      isSuperAdmin: user.is_admin,
+    });
+    await startSession(c, deps, user, { amr: "pwd", provider: "local", workspace });
     return c.redirect("/", 302);
   });
 

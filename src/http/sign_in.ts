@@ -1,0 +1,36 @@
+/**
+ * The end every successful login shares (spec 1 §5.2 item 9, §5.4 item 3): mint the session token
+ * with the resolved workspace and the way it was opened, set the cookie, audit
+ * `auth.login.success` naming the provider.
+ */
+import { recordAudit } from "../audit/mod.ts";
+import type { SessionTokens } from "../identity/sessions.ts";
+import type { Db } from "../store/mod.ts";
+import type { AppContext } from "./context.ts";
+import { setSessionCookie } from "./cookies.ts";
+
+export interface SignInDeps {
+  db: Db;
+  sessions: SessionTokens;
+  secureCookies: boolean;
+}
+
+export async function startSession(
+  c: AppContext,
+  deps: SignInDeps,
+  user: { id: string; email: string; display_name: string },
+  how: { amr: "pwd" | "oidc"; provider: string; workspace: string | undefined },
+): Promise<void> {
+  const token = await deps.sessions.issue(
+    { id: user.id, email: user.email, displayName: user.display_name },
+    how.amr,
+    how.workspace,
+  );
+  setSessionCookie(c, token, deps.sessions.ttlSeconds, deps.secureCookies);
+  await recordAudit(deps.db, {
+    event: "auth.login.success",
+    userId: user.id,
+    provider: how.provider,
+    details: { provider: how.provider, amr: how.amr, workspace: how.workspace ?? null },
+  });
+}

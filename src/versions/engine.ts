@@ -155,3 +155,19 @@ export async function audit(
     details: { ...idDetail(e, entity), name: entity.name, ...details },
   });
 }
+
+/** `*.version.not_draft`: there is no draft to act on. */
+export function noDraft(
+  e: Engine,
+  entity: EntityRow,
+  metas: VersionMeta[],
+  operation: string,
+): AppError {
+  const working = metas.find((m) => m.version === entity.current_version);
+  return new AppError(e.kind.codes.not_draft, {
+    ...idDetail(e, entity),
+    operation,
+    current_version: entity.current_version,
+    status: working?.status ?? null,
+  });
+}

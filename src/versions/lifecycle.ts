@@ -1,9 +1,9 @@
 /**
  * The authoring transitions of spec 2 §3.1: create, update (first write, later writes, the
- * identical-body no-op), release, the two purges and the entity delete. Each runs in the caller's
- * transaction, takes the entity's row lock first (writers of one entity queue there on PostgreSQL;
- * SQLite transactions are serialised already), decides from the transition table, and re-checks
- * the expected hash in the conditional UPDATE/DELETE itself. The pointer moves are in pointer.ts.
+ * identical-body no-op) and release. Each runs in the caller's transaction, takes the entity's row
+ * lock first (writers of one entity queue there on PostgreSQL; SQLite transactions are serialised
+ * already), decides from the transition table, and re-checks the expected hash in the conditional
+ * UPDATE itself. Purges are in purge.ts, the pointer moves in pointer.ts.
  */
 import { AppError } from "../errors/mod.ts";
 import { canonicalJson, hashCanonical } from "../lib/canonical_json.ts";
@@ -13,25 +13,21 @@ import { isUniqueViolation, type Queryable } from "../store/mod.ts";
 import {
   audit,
   type Engine,
-  ensureAdmitted,
   guardPosture,
-  idDetail,
   loadVersion,
   lockEntity,
-  recomputePointer,
-  requireVersion,
+  noDraft,
   runHooks,
 } from "./engine.ts";
 import { requireIfMatch, staleIfMatch } from "./precondition.ts";
 import * as repo from "./repo.ts";
-import { rule, type RuleId } from "./transitions.ts";
+import { rule } from "./transitions.ts";
 import type {
   EntityRow,
   IndexAttrs,
   JsonObject,
   LifecycleHook,
   OpContext,
-  PurgeResult,
   SaveResult,
   TransitionResult,
   VersionMeta,
@@ -56,12 +52,6 @@ export interface UpdateInput {
 /** Per-call extras of a release: hooks after the registered ones, audit details. */
 export interface ReleaseOptions {
   beforeRelease?: LifecycleHook[];
-  auditDetails?: Record<string, unknown>;
-}
-
-/** Per-call extras of a purge or entity delete. */
-export interface PurgeOptions {
-  beforePurge?: LifecycleHook[];
   auditDetails?: Record<string, unknown>;
 }
 
@@ -294,136 +284,4 @@ export async function release(
     version: { ...draft, status: "RELEASED", released_by: ctx.actor.userId, released_at: now },
     extras,
   };
-}
-
-function noDraft(e: Engine, entity: EntityRow, metas: VersionMeta[], operation: string) {
-  const working = metas.find((m) => m.version === entity.current_version);
-  return new AppError(e.kind.codes.not_draft, {
-    ...idDetail(e, entity),
-    operation,
-    current_version: entity.current_version,
-    status: working?.status ?? null,
-  });
-}
-
-/** The draft discard route: If-Match is the draft's hash (spec 2 §4.1). */
-export async function purgeDraft(
-  tx: Queryable,
-  e: Engine,
-  ctx: OpContext,
-  id: string,
-  ifMatch: string | null | undefined,
-  options: PurgeOptions = {},
-): Promise<PurgeResult> {
-  const row = rule("purge_draft");
-  guardPosture(e, row);
-  const expected = requireIfMatch(ifMatch);
-  const entity = await lockEntity(tx, e, ctx, id);
-  const metas = await repo.listMeta(tx, e.kind, entity.id);
-  const draft = metas.find((m) => m.status === "DRAFT");
-  if (!draft) throw noDraft(e, entity, metas, "purge");
-  if (draft.body_hash !== expected) throw staleIfMatch(e.kind, entity, expected, draft);
-  return await purge(tx, e, ctx, "purge_draft", entity, metas, draft, expected, options);
-}
-
-/** `DELETE …/versions/{v}`: only a draft; a released or discarded one is `last_release`. */
-export async function purgeVersion(
-  tx: Queryable,
-  e: Engine,
-  ctx: OpContext,
-  id: string,
-  version: number,
-  options: PurgeOptions = {},
-): Promise<PurgeResult> {
-  const row = rule("purge_version");
-  guardPosture(e, row);
-  const entity = await lockEntity(tx, e, ctx, id);
-  const metas = await repo.listMeta(tx, e.kind, entity.id);
-  const target = requireVersion(e, entity, metas, version);
-  ensureAdmitted(e, row, entity, target);
-  return await purge(tx, e, ctx, "purge_version", entity, metas, target, null, options);
-}
-
-/**
- * Deletes a draft row. Its number returns to the pool (the next draft is max+1 of what is left);
- * a sole version takes the entity with it; a pointer that held the draft is recomputed first.
- */
-async function purge(
-  tx: Queryable,
-  e: Engine,
-  ctx: OpContext,
-  id: RuleId,
-  entity: EntityRow,
-  metas: VersionMeta[],
-  draft: VersionMeta,
-  expected: string | null,
-  options: PurgeOptions,
-): Promise<PurgeResult> {
-  const row = rule(id);
-  const takes = metas.length === 1;
-  const version = await loadVersion(tx, e, entity, draft.version);
-  const extras = await runHooks(
-    tx,
-    [...e.hooks.beforePurge, ...(options.beforePurge ?? [])],
-    { kind: e.kind.kind, actor: ctx.actor, entity, version, takes_entity: takes },
-  );
-  const now = nowIso();
-  let pointer = entity.current_version;
-  if (pointer === draft.version) {
-    pointer = recomputePointer(metas, draft.version, e.posture);
-    await repo.updateEntity(tx, e.kind, entity.id, { current_version: pointer, updated_at: now });
-  }
-  if (await repo.deleteDraft(tx, e.kind, entity.id, draft.version, expected) !== 1) {
-    throw staleIfMatch(e.kind, entity, expected ?? "", draft);
-  }
-  if (takes) await repo.deleteEntity(tx, e.kind, entity.id);
-  else await repo.updateEntity(tx, e.kind, entity.id, { updated_at: now });
-  await audit(tx, e, row, ctx, entity, {
-    version: draft.version,
-    body_hash: draft.body_hash,
-    entity_purged: takes,
-    ...(pointer !== entity.current_version ? { current_version: pointer } : {}),
-    ...options.auditDetails,
-    ...extras,
-  });
-  return {
-    entity: takes ? null : { ...entity, current_version: pointer, updated_at: now },
-    version: draft.version,
-    entity_purged: takes,
-    extras,
-  };
-}
-
-/** Entity purge (spec 2 §3.1 last row): only when its only version is a draft. */
-export async function deleteEntity(
-  tx: Queryable,
-  e: Engine,
-  ctx: OpContext,
-  id: string,
-  options: PurgeOptions = {},
-): Promise<PurgeResult> {
-  const row = rule("delete");
-  guardPosture(e, row);
-  const entity = await lockEntity(tx, e, ctx, id);
-  const metas = await repo.listMeta(tx, e.kind, entity.id);
-  const kept = metas.filter((m) => m.status !== "DRAFT");
-  if (metas.length !== 1 || kept.length > 0) {
-    const blocking = kept.at(-1)!;
-    ensureAdmitted(e, row, entity, blocking, { versions: metas.length });
-  }
-  const sole = metas[0];
-  const version = await loadVersion(tx, e, entity, sole.version);
-  const extras = await runHooks(
-    tx,
-    [...e.hooks.beforePurge, ...(options.beforePurge ?? [])],
-    { kind: e.kind.kind, actor: ctx.actor, entity, version, takes_entity: true },
-  );
-  await repo.deleteEntity(tx, e.kind, entity.id);
-  await audit(tx, e, row, ctx, entity, {
-    version: sole.version,
-    body_hash: sole.body_hash,
-    ...options.auditDetails,
-    ...extras,
-  });
-  return { entity: null, version: sole.version, entity_purged: true, extras };
 }

@@ -14,6 +14,7 @@ import type { Db, Queryable } from "../store/mod.ts";
 import type { Engine } from "./engine.ts";
 import * as lifecycle from "./lifecycle.ts";
 import * as pointer from "./pointer.ts";
+import * as purge from "./purge.ts";
 import { readEntity, readVersion, readVersions } from "./reads.ts";
 import * as repo from "./repo.ts";
 import type {
@@ -128,11 +129,11 @@ export class VersionLifecycle {
     ctx: OpContext,
     id: string,
     ifMatch: string | null | undefined,
-    options?: lifecycle.PurgeOptions,
+    options?: purge.PurgeOptions,
   ): Promise<PurgeResult> {
     return this.#run(
       ctx,
-      (tx) => lifecycle.purgeDraft(tx, this.#engine, ctx, id, ifMatch, options),
+      (tx) => purge.purgeDraft(tx, this.#engine, ctx, id, ifMatch, options),
     );
   }
 
@@ -141,17 +142,17 @@ export class VersionLifecycle {
     ctx: OpContext,
     id: string,
     version: number,
-    options?: lifecycle.PurgeOptions,
+    options?: purge.PurgeOptions,
   ): Promise<PurgeResult> {
     return this.#run(
       ctx,
-      (tx) => lifecycle.purgeVersion(tx, this.#engine, ctx, id, version, options),
+      (tx) => purge.purgeVersion(tx, this.#engine, ctx, id, version, options),
     );
   }
 
   /** Purges the entity; only while its only version is a draft. */
-  deleteEntity(ctx: OpContext, id: string, options?: lifecycle.PurgeOptions): Promise<PurgeResult> {
-    return this.#run(ctx, (tx) => lifecycle.deleteEntity(tx, this.#engine, ctx, id, options));
+  deleteEntity(ctx: OpContext, id: string, options?: purge.PurgeOptions): Promise<PurgeResult> {
+    return this.#run(ctx, (tx) => purge.deleteEntity(tx, this.#engine, ctx, id, options));
   }
 
   // --- reads ------------------------------------------------------------------------------------

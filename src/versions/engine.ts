@@ -4,6 +4,7 @@
  */
 import { recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
+import { canonicalJson, CanonicalJsonError, hashCanonical } from "../lib/canonical_json.ts";
 import { isUuid } from "../lib/ids.ts";
 import type { Queryable } from "../store/mod.ts";
 import * as repo from "./repo.ts";
@@ -30,6 +31,23 @@ export interface Engine {
 /** The details key and value naming the entity: `{pipeline_id: uuid}`, `{template_id: name}`. */
 export function idDetail(e: Engine, entity: EntityRow): Record<string, string> {
   return { [`${e.kind.kind}_id`]: e.kind.publicId(entity) };
+}
+
+/**
+ * A body's canonical text and hash. A value with no JSON form is the caller's input error (the
+ * services validate first, so this is a last line): 400 naming where, never a 500.
+ */
+export function canonicalBody(body: unknown): { canonical: string; body_hash: string } {
+  try {
+    const canonical = canonicalJson(body);
+    return { canonical, body_hash: hashCanonical(canonical) };
+  } catch (e) {
+    if (!(e instanceof CanonicalJsonError)) throw e;
+    throw new AppError("pipeline.execution.invalid_parameter_type", {
+      field: e.path === "$" ? "body" : `body${e.path.slice(1)}`,
+      reason: e.message.replace(/^\S+ is /, "is "),
+    });
+  }
 }
 
 /** 403 `pipeline.authoring.disabled` for a row the hardened posture refuses. */

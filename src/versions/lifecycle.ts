@@ -6,12 +6,12 @@
  * UPDATE itself. Purges are in purge.ts, the pointer moves in pointer.ts.
  */
 import { AppError } from "../errors/mod.ts";
-import { canonicalJson, hashCanonical } from "../lib/canonical_json.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import { nowIso } from "../lib/time.ts";
 import { isUniqueViolation, type Queryable } from "../store/mod.ts";
 import {
   audit,
+  canonicalBody,
   type Engine,
   guardPosture,
   loadVersion,
@@ -78,8 +78,7 @@ export async function create(
   const row = rule("create");
   guardPosture(e, row);
   const attrs = checkAttrs(e, input.attrs);
-  const canonical = canonicalJson(input.body);
-  const body_hash = hashCanonical(canonical);
+  const { canonical, body_hash } = canonicalBody(input.body);
   if (input.id !== undefined && !isUuid(input.id)) {
     throw new AppError("pipeline.execution.invalid_parameter_type", {
       field: "id",
@@ -164,8 +163,7 @@ export async function update(
   guardPosture(e, rule("update.first_write"));
   const expected = requireIfMatch(ifMatch);
   const attrs = checkAttrs(e, input.attrs);
-  const canonical = canonicalJson(input.body);
-  const body_hash = hashCanonical(canonical);
+  const { canonical, body_hash } = canonicalBody(input.body);
   const entity = await lockEntity(tx, e, ctx, id);
   const metas = await repo.listMeta(tx, e.kind, entity.id);
   const base = baseOf(entity, metas);

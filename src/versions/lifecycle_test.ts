@@ -336,3 +336,24 @@ forEachStore("entity delete: only while the sole version is a draft", async (db)
     ok((await audits(db, ev(w, "deleted"))).length === 1);
   }
 });
+
+forEachStore("a body with no JSON form is 400 naming where, and nothing is written", async (db) => {
+  for (const w of await worlds(db)) {
+    const { id, name, hash } = await createOne(w);
+    const bad = { ...bodyOf(w.k, name, "x"), nodes: [{ id: "a", limit: NaN }] };
+    await refuses(
+      w.life.update(w.asAlice, id, hash, { body: bad }),
+      "pipeline.execution.invalid_parameter_type",
+      400,
+      { field: "body.nodes[0].limit", reason: "is NaN, which has no JSON form" },
+    );
+    await refuses(
+      w.life.create(w.asAlice, { name: "x/y", body: { when: new Date(0) } as never }),
+      "pipeline.execution.invalid_parameter_type",
+      400,
+      { field: "body.when" },
+    );
+    equal((await w.life.view(w.workspaceId, id)).working?.body_hash, hash);
+    equal(await w.life.findByName(w.workspaceId, "x/y"), null);
+  }
+});

@@ -1,7 +1,8 @@
 /**
  * Two writers holding the same body hash: exactly one wins, on both stores. On PostgreSQL the
- * writers run on separate connections (two pools, as two replicas would) and really overlap; on
- * SQLite they interleave on the one connection, serialised by its transaction lock.
+ * writers run on separate connections (two pools, as two replicas would) and really overlap. On
+ * SQLite they interleave on one connection (serialised by its transaction lock), and two separate
+ * processes race on one file (serialised by SQLite's write lock and busy timeout).
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore, freshStore } from "../../tests/stores.ts";
@@ -159,6 +160,100 @@ Deno.test("[postgres] the conditional UPDATE alone lets one of two racing transa
       equal(counts[0] + counts[1], 1, `round ${round}: ${counts}`);
       expected = (await repo.listMeta(a, w.k, id)).find((m) => m.status === "DRAFT")!.body_hash;
       equal(expected, `sha256:${round}-${counts[0] === 1 ? "a" : "b"}`);
+    }
+  } finally {
+    await store.dispose();
+  }
+});
+
+/** A save worker in its own process over the same SQLite file (testdata/sqlite_race_worker.ts). */
+class Worker {
+  readonly #child: Deno.ChildProcess;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #lines: AsyncGenerator<string>;
+
+  constructor(args: Record<string, string>) {
+    this.#child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-all",
+        new URL("./testdata/sqlite_race_worker.ts", import.meta.url).pathname,
+        JSON.stringify(args),
+      ],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    this.#writer = this.#child.stdin.getWriter();
+    this.#lines = (async function* (readable: ReadableStream<Uint8Array>) {
+      let buffered = "";
+      for await (const chunk of readable.pipeThrough(new TextDecoderStream())) {
+        buffered += chunk;
+        let at: number;
+        while ((at = buffered.indexOf("\n")) >= 0) {
+          yield buffered.slice(0, at);
+          buffered = buffered.slice(at + 1);
+        }
+      }
+    })(this.#child.stdout);
+  }
+
+  async next(): Promise<Record<string, unknown>> {
+    const { value, done } = await this.#lines.next();
+    if (done) throw new Error("the worker exited early");
+    return JSON.parse(value);
+  }
+
+  async send(message: unknown): Promise<void> {
+    await this.#writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+  }
+
+  async close(): Promise<void> {
+    await this.#writer.close();
+    equal((await this.#child.status).code, 0);
+  }
+}
+
+Deno.test("[sqlite] two processes racing one entity in one file, many rounds: exactly one wins", async () => {
+  const store = await freshStore("sqlite");
+  try {
+    const db = await store.open();
+    await migrate(db);
+    for (const w of await worlds(db)) {
+      const { id, name } = await releasedOne(w);
+      const users = [w.alice, w.bob];
+      const workers = users.map((u) =>
+        new Worker({
+          url: store.url,
+          kind: w.k.kind,
+          workspace_id: w.workspaceId,
+          entity_id: id,
+          user_id: u.userId,
+        })
+      );
+      try {
+        for (const worker of workers) deepEqual(await worker.next(), { ready: true });
+        for (let round = 0; round < ROUNDS; round++) {
+          const hash = await workingHash(w, id);
+          await Promise.all(
+            workers.map((worker, i) =>
+              worker.send({ if_match: hash, body: bodyOf(w.k, name, `r${round}-p${i}`) })
+            ),
+          );
+          const answers = await Promise.all(workers.map((worker) => worker.next()));
+          const winners = answers.filter((a) => a.ok);
+          equal(winners.length, 1, `round ${round}: ${JSON.stringify(answers)}`);
+          const loser = answers.find((a) => !a.ok)!;
+          equal(loser.code, w.k.codes.conflict);
+          equal(loser.current_hash, winners[0].hash);
+          equal(await workingHash(w, id), winners[0].hash);
+          if (round % 2 === 1) await w.life.release(w.asAlice, id, winners[0].hash as string);
+        }
+      } finally {
+        await Promise.all(workers.map((worker) => worker.close()));
+      }
+      const metas = await w.life.versions(w.workspaceId, id);
+      deepEqual(metas.map((m) => m.version), metas.map((_, i) => i + 1));
     }
   } finally {
     await store.dispose();

@@ -185,7 +185,7 @@ class Worker {
       stderr: "inherit",
     }).spawn();
     this.#writer = this.#child.stdin.getWriter();
-    this.#lines = (async function* (readable: ReadableStream<Uint8Array>) {
+    this.#lines = (async function* (readable: ReadableStream<Uint8Array<ArrayBuffer>>) {
       let buffered = "";
       for await (const chunk of readable.pipeThrough(new TextDecoderStream())) {
         buffered += chunk;

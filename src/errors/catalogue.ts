@@ -57,6 +57,119 @@ export const catalogue = {
     message: "Calculator {calculator}, input '{input}': {reason}.",
     user_message: "A derived input could not be computed.",
   },
+  "pipeline.not_found": {
+    status: 404,
+    message: "Pipeline {pipeline_id} not found: {reason}.",
+    user_message: "The pipeline does not exist.",
+  },
+  "pipeline.execution.not_found": {
+    status: 404,
+    message: "Pipeline {pipeline_id} has no version {version}.",
+    user_message: "That pipeline version does not exist.",
+  },
+  "pipeline.validation.duplicate_name": {
+    status: 409,
+    message: "The pipeline name {name} is taken in this workspace.",
+    user_message: "That pipeline name is taken.",
+  },
+  "pipeline.authoring.disabled": {
+    status: 403,
+    message:
+      "Authoring is disabled on this deployment (service.deployment.authoring-enabled is false); {operation} is refused. Content arrives by promotion.",
+    user_message: "Editing is disabled on this deployment.",
+  },
+  "pipeline.version.conflict": {
+    status: 409,
+    message:
+      "If-Match {if_match} is stale: the current body hash of pipeline {pipeline_id} is {current_hash} (version {current_version}, {current_status}, by {author}).",
+    user_message: "Someone else changed this pipeline. Reload and try again.",
+  },
+  "pipeline.version.not_draft": {
+    status: 409,
+    message: "Pipeline {pipeline_id} has no draft to {operation}.",
+    user_message: "There is no draft to act on.",
+  },
+  "pipeline.version.not_released": {
+    status: 409,
+    message:
+      "Version {version} of pipeline {pipeline_id} is {status}; only a RELEASED version can be discarded.",
+    user_message: "Only a released version can be discarded.",
+  },
+  "pipeline.version.not_discarded": {
+    status: 409,
+    message:
+      "Version {version} of pipeline {pipeline_id} is {status}; only a DISCARDED version can be restored.",
+    user_message: "Only a discarded version can be restored.",
+  },
+  "pipeline.version.not_eligible": {
+    status: 409,
+    message:
+      "Version {version} of pipeline {pipeline_id} is {status} and cannot be the current version: {reason}.",
+    user_message: "That version cannot be made current.",
+  },
+  "pipeline.version.pinned": {
+    status: 409,
+    message:
+      "Version {version} of pipeline {pipeline_id} is pinned by live parent versions: {pinned_by_summary}.",
+    user_message: "Another pipeline uses this version.",
+  },
+  "pipeline.version.last_release": {
+    status: 409,
+    message:
+      "Version {version} of pipeline {pipeline_id} is {status}; released versions are kept, only a draft can be purged.",
+    user_message: "Released versions cannot be deleted.",
+  },
+  "template.not_found": {
+    status: 404,
+    message: "Template {template_id} not found: {reason}.",
+    user_message: "The template does not exist.",
+  },
+  "template.in_use": {
+    status: 409,
+    message:
+      "Template {template_id} version {version} is pinned by stored pipeline versions: {pinned_by_summary}.",
+    user_message: "A pipeline uses this template version.",
+  },
+  "template.validation.duplicate_name": {
+    status: 409,
+    message: "The template id {name} is taken in this workspace.",
+    user_message: "That template id is taken.",
+  },
+  "template.version.conflict": {
+    status: 409,
+    message:
+      "If-Match {if_match} is stale: the current body hash of template {template_id} is {current_hash} (version {current_version}, {current_status}, by {author}).",
+    user_message: "Someone else changed this template. Reload and try again.",
+  },
+  "template.version.not_draft": {
+    status: 409,
+    message: "Template {template_id} has no draft to {operation}.",
+    user_message: "There is no draft to act on.",
+  },
+  "template.version.not_released": {
+    status: 409,
+    message:
+      "Version {version} of template {template_id} is {status}; only a RELEASED version can be discarded.",
+    user_message: "Only a released version can be discarded.",
+  },
+  "template.version.not_discarded": {
+    status: 409,
+    message:
+      "Version {version} of template {template_id} is {status}; only a DISCARDED version can be restored.",
+    user_message: "Only a discarded version can be restored.",
+  },
+  "template.version.not_eligible": {
+    status: 409,
+    message:
+      "Version {version} of template {template_id} is {status} and cannot be the current version: {reason}.",
+    user_message: "That version cannot be made current.",
+  },
+  "template.version.last_release": {
+    status: 409,
+    message:
+      "Version {version} of template {template_id} is {status}; released versions are kept, only a draft can be purged.",
+    user_message: "Released versions cannot be deleted.",
+  },
   "service.unavailable": {
     status: 503,
     message: "The service is not ready: {reason}.",

@@ -1,0 +1,162 @@
+/**
+ * The transitions that move released versions and the default pointer (spec 2 §3.1): discard,
+ * restore and switch current. Same discipline as lifecycle.ts: entity row lock first, the row of
+ * the transition table decides, the UPDATE re-states the status it expects.
+ */
+import { AppError } from "../errors/mod.ts";
+import { nowIso } from "../lib/time.ts";
+import type { Queryable } from "../store/mod.ts";
+import {
+  audit,
+  type Engine,
+  ensureAdmitted,
+  guardPosture,
+  idDetail,
+  loadVersion,
+  lockEntity,
+  recomputePointer,
+  requireVersion,
+} from "./engine.ts";
+import * as repo from "./repo.ts";
+import { rule } from "./transitions.ts";
+import type { EntityRow, OpContext, Pinner, TransitionResult, VersionMeta } from "./types.ts";
+
+/** The version after a status change, stamps included. */
+function moved(meta: VersionMeta, patch: Partial<VersionMeta>): VersionMeta {
+  return { ...meta, ...patch };
+}
+
+/**
+ * RELEASED → DISCARDED, refused while a live parent exact-pins the version (the `pinnedBy` hooks
+ * answer who). When it held the pointer, the pointer goes to the highest eligible live version,
+ * else null.
+ */
+export async function discard(
+  tx: Queryable,
+  e: Engine,
+  ctx: OpContext,
+  id: string,
+  version: number,
+): Promise<TransitionResult> {
+  const row = rule("discard");
+  guardPosture(e, row);
+  const entity = await lockEntity(tx, e, ctx, id);
+  const metas = await repo.listMeta(tx, e.kind, entity.id);
+  const target = requireVersion(e, entity, metas, version);
+  ensureAdmitted(e, row, entity, target);
+  const body = await loadVersion(tx, e, entity, target.version);
+  const pinners: Pinner[] = [];
+  for (const check of e.hooks.pinnedBy) {
+    pinners.push(
+      ...await check(tx, { kind: e.kind.kind, actor: ctx.actor, entity, version: body }),
+    );
+  }
+  if (pinners.length > 0) {
+    throw new AppError(e.kind.codes.pinned, {
+      ...idDetail(e, entity),
+      version: target.version,
+      pinned_by: pinners,
+      pinned_by_summary: pinners.map((p) => `${p.kind} ${p.name} v${p.version}`).join(", "),
+    });
+  }
+  const now = nowIso();
+  if (
+    await repo.discardVersion(tx, e.kind, entity.id, target.version, ctx.actor.userId, now) !== 1
+  ) {
+    throw new Error(`version ${target.version} changed status under the entity lock`);
+  }
+  const previous = entity.current_version;
+  const pointer = previous === target.version
+    ? recomputePointer(metas, target.version, e.posture)
+    : previous;
+  await repo.updateEntity(tx, e.kind, entity.id, { current_version: pointer, updated_at: now });
+  const after: EntityRow = { ...entity, current_version: pointer, updated_at: now };
+  await audit(tx, e, row, ctx, after, {
+    version: target.version,
+    previous_current: previous,
+    current_version: pointer,
+  });
+  return {
+    entity: after,
+    version: moved(target, {
+      status: "DISCARDED",
+      discarded_by: ctx.actor.userId,
+      discarded_at: now,
+    }),
+    extras: {},
+  };
+}
+
+/**
+ * DISCARDED → RELEASED with the original release stamps. The pointer moves to it only when it is
+ * newer than the current version or there is none.
+ */
+export async function restore(
+  tx: Queryable,
+  e: Engine,
+  ctx: OpContext,
+  id: string,
+  version: number,
+): Promise<TransitionResult> {
+  const row = rule("restore");
+  guardPosture(e, row);
+  const entity = await lockEntity(tx, e, ctx, id);
+  const metas = await repo.listMeta(tx, e.kind, entity.id);
+  const target = requireVersion(e, entity, metas, version);
+  ensureAdmitted(e, row, entity, target);
+  if (await repo.restoreVersion(tx, e.kind, entity.id, target.version) !== 1) {
+    throw new Error(`version ${target.version} changed status under the entity lock`);
+  }
+  const now = nowIso();
+  const previous = entity.current_version;
+  const pointer = previous === null || target.version > previous ? target.version : previous;
+  await repo.updateEntity(tx, e.kind, entity.id, { current_version: pointer, updated_at: now });
+  const after: EntityRow = { ...entity, current_version: pointer, updated_at: now };
+  await audit(tx, e, row, ctx, after, {
+    version: target.version,
+    previous_current: previous,
+    current_version: pointer,
+  });
+  return {
+    entity: after,
+    version: moved(target, { status: "RELEASED", discarded_by: null, discarded_at: null }),
+    extras: {},
+  };
+}
+
+/**
+ * Points `current_version` at `version`: never a discarded one, a draft only under the
+ * development posture. Switching to the version already current changes nothing and writes no
+ * audit row.
+ */
+export async function switchCurrent(
+  tx: Queryable,
+  e: Engine,
+  ctx: OpContext,
+  id: string,
+  version: number,
+): Promise<TransitionResult> {
+  const row = rule("switch_current");
+  guardPosture(e, row);
+  const entity = await lockEntity(tx, e, ctx, id);
+  const metas = await repo.listMeta(tx, e.kind, entity.id);
+  const target = requireVersion(e, entity, metas, version);
+  ensureAdmitted(e, row, entity, target, {
+    reason: target.status === "DISCARDED"
+      ? "a discarded version is never current; restore it first"
+      : "a draft cannot be current under the hardened posture",
+  });
+  if (entity.current_version === target.version) return { entity, version: target, extras: {} };
+  const now = nowIso();
+  await repo.updateEntity(tx, e.kind, entity.id, {
+    current_version: target.version,
+    updated_at: now,
+  });
+  const after: EntityRow = { ...entity, current_version: target.version, updated_at: now };
+  await audit(tx, e, row, ctx, after, {
+    from: entity.current_version,
+    to: target.version,
+    status: target.status,
+  });
+  return { entity: after, version: target, extras: {} };
+}

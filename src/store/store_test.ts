@@ -66,6 +66,48 @@ forEachStore("migrate() refuses a database that is newer than the build", async 
 });
 
 forEachStore(
+  "migrate() accepts a gap in the numbers and applies a lower number that lands later",
+  async (db) => {
+    const shipped = await loadMigrations(db.dialect);
+    const top = shipped[shipped.length - 1].version;
+    const file = (version: number, sql: string) => ({
+      version,
+      name: `${String(version).padStart(4, "0")}_probe_${version}.sql`,
+      sql,
+      checksum: `sha256:${version}`,
+    });
+    const later = file(top + 2, "CREATE TABLE probe_later (id TEXT)");
+    deepEqual(await migrate(db, [...shipped, later]), [later.name]);
+    const filled = file(top + 1, "CREATE TABLE probe_filled (id TEXT)");
+    deepEqual(await migrate(db, [...shipped, filled, later]), [filled.name]);
+    equal((await db.query("SELECT id FROM probe_filled")).length, 0);
+  },
+);
+
+Deno.test("loadMigrations() refuses two files with one number", async () => {
+  const root = await Deno.makeTempDir({ prefix: "svc_mig_" });
+  try {
+    await Deno.mkdir(`${root}/sqlite`);
+    await Deno.writeTextFile(`${root}/sqlite/0001_a.sql`, "SELECT 1;");
+    await Deno.writeTextFile(`${root}/sqlite/0001_b.sql`, "SELECT 2;");
+    await Deno.writeTextFile(`${root}/sqlite/0004_c.sql`, "SELECT 3;");
+    await rejects(
+      loadMigrations("sqlite", new URL(`file://${root}/`)),
+      (e) =>
+        e instanceof MigrationError &&
+        /0001_a\.sql and 0001_b\.sql share version 1/.test(e.message),
+    );
+    await Deno.remove(`${root}/sqlite/0001_b.sql`);
+    deepEqual((await loadMigrations("sqlite", new URL(`file://${root}/`))).map((m) => m.version), [
+      1,
+      4,
+    ]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+forEachStore(
   "values round-trip: booleans, timestamps as ISO UTC, counts as numbers",
   async (db) => {
     const id = await insertUser(db, "a@example.com");

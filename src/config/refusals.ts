@@ -19,6 +19,11 @@ export interface RefusalContext {
 
 export type Refusal = (ctx: RefusalContext) => string | undefined;
 
+/** Mail is on exactly when both the SMTP host and the sender are configured (spec 1 §5.4 item 8). */
+export function mailEnabled(config: ResolvedConfig): boolean {
+  return config.mail.host !== undefined && config.mail.from !== undefined;
+}
+
 const RESERVED_PROVIDERS = new Set(["bootstrap", "local", "system"]);
 
 function base64Bytes(value: string): number | undefined {
@@ -85,6 +90,15 @@ export const REFUSALS: Refusal[] = [
   ({ config }) =>
     config.auth.bootstrapDatasourceFile && !config.auth.bootstrapAdminEmail
       ? "service.auth.bootstrap-datasource-file: needs service.auth.bootstrap-admin-email"
+      : undefined,
+  ({ config }) => {
+    const { username, password } = config.mail;
+    if ((username === undefined) === (password === undefined)) return undefined;
+    return "service.mail.username: set username and password together, or neither";
+  },
+  ({ config }) =>
+    mailEnabled(config) && !config.auth.baseUrl
+      ? "service.auth.base-url: required when mail is on (mails carry links to the service)"
       : undefined,
   ({ config }) =>
     config.result.ttlMinSeconds > config.result.ttlMaxSeconds

@@ -12,6 +12,7 @@ import type { AppEnv } from "./http/context.ts";
 import { CachedAccessDirectory } from "./http/access_directory.ts";
 import { LoginRateLimiter } from "./http/middleware/login_rate_limit.ts";
 import { authPageRoutes } from "./http/routes/auth_pages.tsx";
+import { adminUserRoutes } from "./http/routes/admin_users.tsx";
 import { apiKeyRoutes } from "./http/routes/api_keys.ts";
 import { identityApiRoutes } from "./http/routes/identity_api.ts";
 import { workspaceRoutes } from "./http/routes/workspaces.ts";
@@ -19,10 +20,12 @@ import type { Router } from "./http/routing.ts";
 import { secureCookies } from "./http/cookies.ts";
 import { ApiKeyService } from "./identity/api_keys.ts";
 import { LocalAccounts } from "./identity/local_accounts.ts";
+import { LocalUserAdmin } from "./identity/local_admin.ts";
 import { ensureSystemActor, type SystemActor } from "./identity/mod.ts";
 import { SessionTokens } from "./identity/sessions.ts";
 import { UserService } from "./identity/users.ts";
-import { WorkspaceService } from "./workspaces/mod.ts";
+import { createMailService, type MailService } from "./mail/mod.ts";
+import { joinAtCreation, materialiseInvitations, WorkspaceService } from "./workspaces/mod.ts";
 import type { Logger } from "./lib/log.ts";
 import { openSharedStore, type SharedStore } from "./shared/mod.ts";
 import { type Db, migrate, openDb } from "./store/mod.ts";
@@ -46,11 +49,13 @@ export interface Runtime {
   workspaces: WorkspaceService;
   directory: CachedAccessDirectory;
   loginLimiter: LoginRateLimiter;
+  /** Mail notices; `newUser` is the hook a first social login calls. */
+  mail: MailService;
   /** The quick start's generated admin credential, to print once on the terminal (never logged). */
   quickStartCredential?: { email: string; password: string };
   /** Tells the app its external origin once the listener has bound (port 0 picks one). */
   setListenOrigin(origin: string): void;
-  /** Closes the shared store and the metadata store. */
+  /** Drains the mail pool, then closes the shared store and the metadata store. */
   close(): Promise<void>;
 }
 
@@ -77,6 +82,7 @@ export async function createRuntime(
 
   const db = await openDb(config.store.url, { poolSize: config.store.poolSize });
   let shared: SharedStore | undefined;
+  let mail: MailService | undefined;
   try {
     const applied = await migrate(db);
     if (applied.length > 0) {
@@ -120,6 +126,19 @@ export async function createRuntime(
       onChange: (id) => directory.forgetUser(id),
     });
     const quickStartCredential = await seedAccounts(config, local, options.quickStart ?? false);
+    const mailService = await createMailService(config, { db, logger });
+    mail = mailService;
+    const admin = new LocalUserAdmin({
+      db,
+      onChange: (id) => directory.forgetUser(id),
+      // The requested workspace first: the admin's decision in this act beats an older invitation.
+      onCreate: async (tx, user, request, actor) => [
+        ...(request.workspace
+          ? [await joinAtCreation(tx, actor, user, request.workspace, request.flags)]
+          : []),
+        ...await materialiseInvitations(tx, user),
+      ],
+    });
     const sessions = new SessionTokens(secrets.jwtSecret, config.auth.jwt.ttlHours);
     const loginLimiter = new LoginRateLimiter(config.auth.rateLimit.loginPerMinute);
     const secure = secureCookies(config.auth.baseUrl);
@@ -159,6 +178,7 @@ export async function createRuntime(
             listWorkspaces: (who) => workspaces.listForUser(who),
           }),
         (r) => identityApiRoutes(r, { db, config, users, directory }),
+        (r) => adminUserRoutes(r, { admin, mail: mailService, directory }),
         (r) => apiKeyRoutes(r, { keys, workspaces, directory }),
         (r) => workspaceRoutes(r, { workspaces, directory }),
       ],
@@ -182,17 +202,20 @@ export async function createRuntime(
       workspaces,
       directory,
       loginLimiter,
+      mail: mailService,
       quickStartCredential,
       setListenOrigin(listen: string) {
         if (!config.auth.baseUrl) origin = listen;
       },
       async close() {
+        await mailService.close(config.http.shutdownGraceSeconds * 1000);
         await keys.close();
         await sharedStore.close();
         await db.close();
       },
     };
   } catch (e) {
+    await mail?.close(0);
     await shared?.close();
     await db.close();
     throw e;

@@ -1,6 +1,6 @@
 /** Workspaces: workspaces, members, invitations, and the per-request workspace resolution. */
 export { registerContentCounter, roleOf } from "./lifecycle.ts";
-export { materialiseInvitations } from "./members.ts";
+export { joinAtCreation, materialiseInvitations } from "./members.ts";
 export { WorkspaceService, type WorkspaceServiceOptions } from "./service.ts";
 export {
   type AddMemberResult,

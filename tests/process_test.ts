@@ -207,7 +207,7 @@ Deno.test("the embedded default starts with zero set-up, answers UP, and stops c
   }
 });
 
-Deno.test("no secret reaches the logs: JWT secret, encryption key, store password", {
+Deno.test("no secret reaches the logs: JWT secret, encryption key, store and SMTP passwords", {
   ignore: skipUnless("postgres"),
 }, async () => {
   const db = await freshPostgresDatabase();
@@ -217,10 +217,16 @@ Deno.test("no secret reaches the logs: JWT secret, encryption key, store passwor
   const canary = `canary${crypto.randomUUID().slice(0, 8)}`;
   const url = new URL(db.url);
   url.password = canary;
+  const smtpPassword = `smtp${crypto.randomUUID().slice(0, 8)}`;
   const server = new ServerProcess({
     SERVICE_DATA_DIR: dir,
     SERVICE_STORE_URL: url.toString(),
     SERVICE_LOG_LEVEL: "debug",
+    SERVICE_AUTH_BASE_URL: "https://svc.test",
+    SERVICE_MAIL_HOST: "127.0.0.1",
+    SERVICE_MAIL_FROM: "noreply@svc.test",
+    SERVICE_MAIL_USERNAME: "svc",
+    SERVICE_MAIL_PASSWORD: smtpPassword,
     ...secrets,
   });
   try {
@@ -230,7 +236,15 @@ Deno.test("no secret reaches the logs: JWT secret, encryption key, store passwor
     equal(await server.stop(), 0);
     const all = server.lines.join("\n") + server.stderr;
     ok(all.length > 0);
-    for (const secret of [canary, secrets.SERVICE_JWT_SECRET, secrets.SERVICE_ENCRYPTION_KEY]) {
+    ok(server.lines.some((l) => l.includes('"message":"mail is on"')));
+    for (
+      const secret of [
+        canary,
+        smtpPassword,
+        secrets.SERVICE_JWT_SECRET,
+        secrets.SERVICE_ENCRYPTION_KEY,
+      ]
+    ) {
       ok(!all.includes(secret), `a secret leaked into the logs`);
     }
   } finally {

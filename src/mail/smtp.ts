@@ -6,10 +6,29 @@
  * password mail is worse than none. A server that does not offer STARTTLS is refused before a
  * single envelope command is sent.
  */
-import { Buffer } from "node:buffer";
-import MailComposer from "nodemailer/lib/mail-composer";
-import SMTPConnection from "nodemailer/lib/smtp-connection";
+import type { Buffer } from "node:buffer";
+import type MailComposerClass from "nodemailer/lib/mail-composer";
+import type SMTPConnectionClass from "nodemailer/lib/smtp-connection";
 import type { OutgoingMail } from "./types.ts";
+
+interface Nodemailer {
+  SMTPConnection: typeof SMTPConnectionClass;
+  MailComposer: typeof MailComposerClass;
+}
+
+let loaded: Promise<Nodemailer> | undefined;
+
+/**
+ * nodemailer is loaded on the first send: an instance with mail off never pays for it, and
+ * startup (and every test that builds the app) stays as quick as before mail existed.
+ */
+function nodemailer(): Promise<Nodemailer> {
+  loaded ??= Promise.all([
+    import("nodemailer/lib/smtp-connection"),
+    import("nodemailer/lib/mail-composer"),
+  ]).then(([c, m]) => ({ SMTPConnection: c.default, MailComposer: m.default }));
+  return loaded;
+}
 
 export interface SmtpSettings {
   host: string;
@@ -55,6 +74,7 @@ function describe(e: unknown): string {
 
 /** Sends `raw` once: connect, STARTTLS, optional login, envelope, data, quit. */
 function attempt(
+  { SMTPConnection }: Nodemailer,
   s: SmtpSettings,
   envelope: { from: string; to: string[] },
   raw: Buffer,
@@ -105,10 +125,12 @@ export async function deliver(
   hooks: DeliverHooks = {},
 ): Promise<Delivery> {
   const sleep = hooks.sleep ?? ((ms) => new Promise<void>((r) => setTimeout(r, ms)));
+  let lib: Nodemailer;
   let node;
   let raw: Buffer;
   try {
-    node = new MailComposer({
+    lib = await nodemailer();
+    node = new lib.MailComposer({
       from: mail.from,
       to: mail.to,
       subject: mail.subject,
@@ -124,7 +146,7 @@ export async function deliver(
   const to = envelope.to;
   for (let n = 1;; n++) {
     try {
-      await attempt(s, { from: envelope.from || mail.from, to }, raw);
+      await attempt(lib, s, { from: envelope.from || mail.from, to }, raw);
       return { ok: true, messageId, attempts: n };
     } catch (e) {
       const err = e instanceof AttemptError ? e : new AttemptError(describe(e), true);

@@ -208,4 +208,12 @@ Deno.test("mail: on exactly when host and from are set; its refusals", () => {
     /service\.mail\.username: set username and password together/,
   );
   match(refusal({ ...on, SERVICE_MAIL_OPS_RECIPIENTS: "not-an-address" }), /ops-recipients/);
+  match(
+    refusal({ ...on, SERVICE_MAIL_FROM: "Service" }),
+    /service\.mail\.from: must be an address/,
+  );
+  equal(
+    resolve({ ...on, SERVICE_MAIL_FROM: "noreply@example.com" }).mail.from,
+    "noreply@example.com",
+  );
 });

@@ -122,7 +122,9 @@ export const serviceSchema = z.strictObject({
     "port": z.int().min(1).max(65535).default(587).describe(
       "SMTP submission port; the session must upgrade with STARTTLS or nothing is sent",
     ),
-    "from": z.string().trim().min(3).optional().describe(
+    "from": z.string().trim().regex(/^[^@\s<>]+@[^@\s<>]+$|<[^@\s<>]+@[^@\s<>]+>$/, {
+      message: "must be an address or Name <address>",
+    }).optional().describe(
       "Sender, `noreply@example.com` or `Service <noreply@example.com>`",
     ),
     "username": z.string().min(1).optional().describe(

@@ -48,6 +48,23 @@ async function serve(config: ResolvedConfig, logger: Logger, quickStart: boolean
     graceSeconds: config.http.shutdownGraceSeconds,
     logger,
   });
+  // Resolves once the listener has drained and every store is closed; only then may main() exit.
+  // Bound before "listening" is logged: a supervisor may send SIGTERM the moment it reads that.
+  const stopped = new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info("shutting down", { signal });
+      runtime.health.markDraining();
+      await server.shutdown();
+      await runtime.close();
+      logger.info("shutdown complete");
+      resolve();
+    };
+    Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+    Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
+  });
   const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
   runtime.setListenOrigin(`http://${host}:${server.port}`);
   runtime.health.markStarted();
@@ -68,22 +85,6 @@ async function serve(config: ResolvedConfig, logger: Logger, quickStart: boolean
     );
   }
 
-  // Resolves once the listener has drained and every store is closed; only then may main() exit.
-  const stopped = new Promise<void>((resolve) => {
-    let stopping = false;
-    const stop = async (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      logger.info("shutting down", { signal });
-      runtime.health.markDraining();
-      await server.shutdown();
-      await runtime.close();
-      logger.info("shutdown complete");
-      resolve();
-    };
-    Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
-    Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
-  });
   await stopped;
 }
 

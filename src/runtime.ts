@@ -18,6 +18,7 @@ import type { AppEnv } from "./http/context.ts";
 import { CachedAccessDirectory } from "./http/access_directory.ts";
 import { LoginRateLimiter } from "./http/middleware/login_rate_limit.ts";
 import { authPageRoutes } from "./http/routes/auth_pages.tsx";
+import { adminUserRoutes } from "./http/routes/admin_users.tsx";
 import { apiKeyRoutes } from "./http/routes/api_keys.ts";
 import { identityApiRoutes } from "./http/routes/identity_api.ts";
 import { oidcRoutes } from "./http/routes/oidc.ts";
@@ -32,7 +33,14 @@ import { type NewUserNotice, OidcLogin } from "./identity/oidc_login.ts";
 import { ensureSystemActor, type SystemActor } from "./identity/mod.ts";
 import { SessionTokens } from "./identity/sessions.ts";
 import { UserService } from "./identity/users.ts";
-import { type LandingUser, materialiseInvitations, WorkspaceService } from "./workspaces/mod.ts";
+import { LocalUserAdmin } from "./identity/local_admin.ts";
+import { createMailService, type MailService } from "./mail/mod.ts";
+import {
+  joinAtCreation,
+  type LandingUser,
+  materialiseInvitations,
+  WorkspaceService,
+} from "./workspaces/mod.ts";
 import type { Logger } from "./lib/log.ts";
 import { openSharedStore, type SharedStore } from "./shared/mod.ts";
 import { RequestBudget } from "./shared/request_budget.ts";
@@ -61,11 +69,13 @@ export interface Runtime {
   oidc?: OidcLogin;
   /** The bootstrap datasource file's entries, kept for the datasource import (a later issue). */
   bootstrapDatasources: BootstrapDatasource[];
+  /** Mail notices; `newUser` is the hook a first social login calls. */
+  mail: MailService;
   /** The quick start's generated admin credential, to print once on the terminal (never logged). */
   quickStartCredential?: { email: string; password: string };
   /** Tells the app its external origin once the listener has bound (port 0 picks one). */
   setListenOrigin(origin: string): void;
-  /** Closes the shared store and the metadata store. */
+  /** Drains the mail pool, then closes the shared store and the metadata store. */
   close(): Promise<void>;
 }
 
@@ -97,6 +107,7 @@ export async function createRuntime(
 
   const db = await openDb(config.store.url, { poolSize: config.store.poolSize });
   let shared: SharedStore | undefined;
+  let mail: MailService | undefined;
   try {
     const applied = await migrate(db);
     if (applied.length > 0) {
@@ -147,6 +158,19 @@ export async function createRuntime(
       directory.forgetUser(user.userId);
       return ws?.name;
     };
+    const mailService = await createMailService(config, { db, logger });
+    mail = mailService;
+    const admin = new LocalUserAdmin({
+      db,
+      onChange: (id) => directory.forgetUser(id),
+      // The requested workspace first: the admin's decision in this act beats an older invitation.
+      onCreate: async (tx, user, request, actor) => [
+        ...(request.workspace
+          ? [await joinAtCreation(tx, actor, user, request.workspace, request.flags)]
+          : []),
+        ...await materialiseInvitations(tx, user),
+      ],
+    });
     const sessions = new SessionTokens(secrets.jwtSecret, config.auth.jwt.ttlHours);
     const loginLimiter = new LoginRateLimiter(config.auth.rateLimit.loginPerMinute);
     const budget = new RequestBudget(shared, {
@@ -164,7 +188,21 @@ export async function createRuntime(
       materialise: materialiseInvitations,
       landing: (user, o) => landing(user, o.invitationMaterialised),
       onChange: (id) => directory.forgetUser(id),
-      onNewUser: options.onNewUser,
+      onNewUser: async (notice) => {
+        await options.onNewUser?.(notice);
+        // A first social login happens once per user, so the user id is the act that keys it.
+        await mailService.newUser({
+          userId: notice.userId,
+          actId: `first-login:${notice.userId}`,
+          email: notice.email,
+          displayName: notice.displayName,
+          provider: notice.provider,
+          creator: "first sign-in",
+          workspace: notice.workspace ?? null,
+          at: notice.at,
+          actor: { userId: notice.userId, provider: notice.provider },
+        });
+      },
     });
 
     const buildInfo = await readBuildInfo();
@@ -211,6 +249,7 @@ export async function createRuntime(
           if (oidc) oidcRoutes(r, { db, sessions, secureCookies: secure, oidc });
         },
         (r) => identityApiRoutes(r, { db, config, users, directory }),
+        (r) => adminUserRoutes(r, { admin, mail: mailService, directory }),
         (r) => apiKeyRoutes(r, { keys, workspaces, directory }),
         (r) => workspaceRoutes(r, { workspaces, directory }),
       ],
@@ -236,17 +275,20 @@ export async function createRuntime(
       loginLimiter,
       oidc,
       bootstrapDatasources: bootstrap,
+      mail: mailService,
       quickStartCredential,
       setListenOrigin(listen: string) {
         if (!config.auth.baseUrl) origin = listen;
       },
       async close() {
+        await mailService.close(config.http.shutdownGraceSeconds * 1000);
         await keys.close();
         await sharedStore.close();
         await db.close();
       },
     };
   } catch (e) {
+    await mail?.close(0);
     await shared?.close();
     await db.close();
     throw e;

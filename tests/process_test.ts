@@ -208,7 +208,7 @@ Deno.test("the embedded default starts with zero set-up, answers UP, and stops c
 });
 
 Deno.test(
-  "no secret reaches the logs: JWT secret, encryption key, store password, OIDC client secret",
+  "no secret reaches the logs: JWT secret, encryption key, store, OIDC client and SMTP secrets",
   {
     ignore: skipUnless("postgres"),
   },
@@ -221,6 +221,7 @@ Deno.test(
     const url = new URL(db.url);
     url.password = canary;
     const clientSecret = `oidc-canary-${crypto.randomUUID()}`;
+    const smtpPassword = `smtp${crypto.randomUUID().slice(0, 8)}`;
     const server = new ServerProcess({
       SERVICE_DATA_DIR: dir,
       SERVICE_STORE_URL: url.toString(),
@@ -231,6 +232,10 @@ Deno.test(
       SERVICE_AUTH_OIDC_PROVIDERS_0_CLIENT_SECRET: clientSecret,
       // Nothing listens there: the login attempt fails at discovery and logs why.
       SERVICE_AUTH_OIDC_PROVIDERS_0_ISSUER_URI: "http://127.0.0.1:9/realms/x",
+      SERVICE_MAIL_HOST: "127.0.0.1",
+      SERVICE_MAIL_FROM: "noreply@svc.test",
+      SERVICE_MAIL_USERNAME: "svc",
+      SERVICE_MAIL_PASSWORD: smtpPassword,
       ...secrets,
     });
     try {
@@ -244,12 +249,14 @@ Deno.test(
       const all = server.lines.join("\n") + server.stderr;
       ok(all.length > 0);
       ok(all.includes("oidc login failed"), "the failed login is logged");
+      ok(server.lines.some((l) => l.includes('"message":"mail is on"')));
       for (
         const secret of [
           canary,
           secrets.SERVICE_JWT_SECRET,
           secrets.SERVICE_ENCRYPTION_KEY,
           clientSecret,
+          smtpPassword,
         ]
       ) {
         ok(!all.includes(secret), `a secret leaked into the logs`);

@@ -12,12 +12,13 @@ export type ServiceName = "postgres" | "redis";
 
 const REQUIRE = Deno.env.get("SERVICE_TEST_REQUIRE_SERVICES") === "1";
 
+/** A generous deadline: a loaded machine can take seconds to load modules and open a socket. */
 async function reachable(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
   try {
     const conn = await Promise.race([
       Deno.connect({ hostname, port: Number(port) }),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 1000)),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 5000)),
     ]);
     conn.close();
     return true;

@@ -1,6 +1,6 @@
 import { deepEqual, equal, match, ok, rejects, throws } from "node:assert/strict";
 import { envName, leaves } from "./leaves.ts";
-import { loadConfig, readSources, resolveSecrets, StartupError } from "./mod.ts";
+import { loadConfig, mailEnabled, readSources, resolveSecrets, StartupError } from "./mod.ts";
 import { resolveConfig } from "./resolve.ts";
 
 const resolve = (env: Record<string, string>, file?: string) =>
@@ -230,4 +230,38 @@ Deno.test("the bootstrap datasource file must parse as a list of named datasourc
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+Deno.test("mail: on exactly when host and from are set; its refusals", () => {
+  const on = {
+    SERVICE_MAIL_HOST: "smtp.example.com",
+    SERVICE_MAIL_FROM: "Service <noreply@example.com>",
+    SERVICE_AUTH_BASE_URL: "https://svc.example",
+  };
+  const config = resolve({
+    ...on,
+    SERVICE_MAIL_OPS_RECIPIENTS: "ops@example.com, oncall@x.example",
+  });
+  equal(mailEnabled(config), true);
+  equal(config.mail.port, 587);
+  deepEqual(config.mail.opsRecipients, ["ops@example.com", "oncall@x.example"]);
+  equal(mailEnabled(resolve({ SERVICE_MAIL_HOST: "smtp.example.com" })), false);
+  equal(mailEnabled(resolve({ SERVICE_MAIL_FROM: "noreply@example.com" })), false);
+  equal(mailEnabled(resolve({})), false);
+  match(
+    refusal({ SERVICE_MAIL_HOST: "smtp.example.com", SERVICE_MAIL_FROM: "noreply@example.com" }),
+    /service\.auth\.base-url: required when mail is on/,
+  );
+  match(
+    refusal({ ...on, SERVICE_MAIL_USERNAME: "svc" }),
+    /service\.mail\.username: set username and password together/,
+  );
+  match(refusal({ ...on, SERVICE_MAIL_OPS_RECIPIENTS: "not-an-address" }), /ops-recipients/);
+  match(
+    refusal({ ...on, SERVICE_MAIL_FROM: "Service" }),
+    /service\.mail\.from: must be an address/,
+  );
+  equal(
+    resolve({ ...on, SERVICE_MAIL_FROM: "noreply@example.com" }).mail.from,
+    "noreply@example.com",
+  );
 });

@@ -4,7 +4,7 @@ import { readSources, StartupError } from "./sources.ts";
 
 export { type Leaf, leaves } from "./leaves.ts";
 export { type BootstrapDatasource, readBootstrapDatasources } from "./bootstrap_datasources.ts";
-export { OBSOLETE_KEYS, type Refusal, REFUSALS } from "./refusals.ts";
+export { mailEnabled, OBSOLETE_KEYS, type Refusal, REFUSALS } from "./refusals.ts";
 export { type ResolvedConfig, type StoreKind } from "./resolve.ts";
 export { configSchema } from "./schema.ts";
 export { resolveSecrets, type Secrets } from "./secrets.ts";

@@ -21,6 +21,11 @@ export interface RefusalContext {
 
 export type Refusal = (ctx: RefusalContext) => string | undefined;
 
+/** Mail is on exactly when both the SMTP host and the sender are configured (spec 1 §5.4 item 8). */
+export function mailEnabled(config: ResolvedConfig): boolean {
+  return config.mail.host !== undefined && config.mail.from !== undefined;
+}
+
 const RESERVED_PROVIDERS = new Set(["bootstrap", "local", "system"]);
 
 function base64Bytes(value: string): number | undefined {
@@ -103,6 +108,15 @@ export const REFUSALS: Refusal[] = [
       return `service.auth.bootstrap-datasource-file: ${path} ${(e as Error).message}`;
     }
   },
+  ({ config }) => {
+    const { username, password } = config.mail;
+    if ((username === undefined) === (password === undefined)) return undefined;
+    return "service.mail.username: set username and password together, or neither";
+  },
+  ({ config }) =>
+    mailEnabled(config) && !config.auth.baseUrl
+      ? "service.auth.base-url: required when mail is on (mails carry links to the service)"
+      : undefined,
   ({ config }) =>
     config.result.ttlMinSeconds > config.result.ttlMaxSeconds
       ? "service.result.ttl-min-seconds: must not exceed service.result.ttl-max-seconds"

@@ -115,6 +115,29 @@ export const serviceSchema = z.strictObject({
       "providers": z.array(oidcProvider).default([]).describe("OpenID providers"),
     }).prefault({}),
   }).prefault({}),
+  "mail": z.strictObject({
+    "host": z.string().trim().min(1).optional().describe(
+      "SMTP server; mail is on exactly when host and from are both set",
+    ),
+    "port": z.int().min(1).max(65535).default(587).describe(
+      "SMTP submission port; the session must upgrade with STARTTLS or nothing is sent",
+    ),
+    "from": z.string().trim().regex(/^[^@\s<>]+@[^@\s<>]+$|<[^@\s<>]+@[^@\s<>]+>$/, {
+      message: "must be an address or Name <address>",
+    }).optional().describe(
+      "Sender, `noreply@example.com` or `Service <noreply@example.com>`",
+    ),
+    "username": z.string().min(1).optional().describe(
+      "SMTP login (with password); unset sends unauthenticated",
+    ),
+    "password": z.string().min(1).optional().describe("SMTP password (secret; never logged)"),
+    "ops-recipients": z.array(z.email()).default([]).describe(
+      "Addresses that receive new_user notices (environment: comma list)",
+    ),
+    "ca-file": z.string().min(1).optional().describe(
+      "PEM file of the CA (or self-signed certificate) the SMTP server's certificate must chain to, instead of the system roots",
+    ),
+  }).prefault({}),
   "rate-limit": z.strictObject({
     "requests-per-second": z.int().min(1).default(100).describe("Per-user API request budget"),
     "requests-per-minute": z.int().min(1).default(1000).describe("Per-user API request budget"),

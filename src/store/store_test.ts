@@ -37,6 +37,21 @@ Deno.test("both dialects ship the same migration numbers and names", async () =>
   ok(sqlite.length >= 1);
 });
 
+Deno.test("loadMigrations() refuses a gap in the numbers: a missing file is never silently skipped", async () => {
+  const root = await Deno.makeTempDir({ prefix: "svc_mig_" });
+  try {
+    await Deno.mkdir(`${root}/sqlite`);
+    await Deno.writeTextFile(`${root}/sqlite/0001_a.sql`, "SELECT 1;");
+    await Deno.writeTextFile(`${root}/sqlite/0003_c.sql`, "SELECT 3;");
+    await rejects(
+      loadMigrations("sqlite", new URL(`file://${root}/`)),
+      /expected version 2, found 0003_c\.sql/,
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 forEachStore("migrate() applies every file once and is a no-op the second time", async (db) => {
   const again = await migrate(db);
   deepEqual(again, []);

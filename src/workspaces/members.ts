@@ -202,6 +202,29 @@ export async function revokeInvitation(
 }
 
 /**
+ * Joins a just-created user to `name` with `flags`, inside the creating transaction (spec 1 §4.4:
+ * create a local user and add them to a workspace in the same act). The workspace must be active.
+ * Audited `workspace.member_added` by the creating admin. Returns the workspace name.
+ */
+export async function joinAtCreation(
+  tx: Queryable,
+  actor: Principal,
+  user: { userId: string; email: string },
+  name: string,
+  flags: MembershipFlags,
+): Promise<string> {
+  const ws = await active(tx, name);
+  const granted = { ...flags, author: flags.author || flags.admin };
+  await repo.insertMembershipIfAbsent(tx, ws.id, user.userId, granted, new Date().toISOString());
+  await audit(tx, actor, "workspace.member_added", ws, {
+    user_id: user.userId,
+    email: user.email,
+    flags: granted,
+  });
+  return ws.name;
+}
+
+/**
  * Turns `email`'s pending invitations in active workspaces into memberships (spec 1 §3): flags as
  * invited, `joined_at` equal to `invited_at`, the invitation deleted, audit
  * `workspace.invitation_materialised` with the inviter. Invitations in deactivated workspaces stay

@@ -1,7 +1,7 @@
 /** Workspaces: workspaces, members, invitations, and the per-request workspace resolution. */
 export { registerContentCounter, roleOf } from "./lifecycle.ts";
 export { type LandingUser } from "./landing.ts";
-export { materialiseInvitations } from "./members.ts";
+export { joinAtCreation, materialiseInvitations } from "./members.ts";
 export { WorkspaceService, type WorkspaceServiceOptions } from "./service.ts";
 export {
   type AddMemberResult,

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { LocalUserAdmin } from "../../identity/local_admin.ts";
 import type { Principal } from "../../identity/types.ts";
+import type { MailOutcome, MailService } from "../../mail/mod.ts";
 import type { UserRow } from "../../identity/users_repo.ts";
 import { userView } from "../../identity/users_repo.ts";
 import type { AccessDirectory } from "../access_deps.ts";
@@ -15,21 +16,8 @@ import { ok } from "../envelope.ts";
 import { readJson } from "../input.ts";
 import type { Router } from "../routing.ts";
 
-/** What these routes need of the mail service. */
-export interface AccountMail {
-  readonly enabled: boolean;
-  welcome(
-    m: {
-      userId: string;
-      actId: string;
-      to: string;
-      oneTimePassword: string;
-      creator: string;
-      workspace?: string;
-    },
-  ): void;
-  passwordReset(m: { userId: string; actId: string; to: string; oneTimePassword: string }): void;
-}
+/** What these routes need of the mail service (`src/mail`). */
+export type AccountMail = Pick<MailService, "enabled" | "welcome" | "passwordReset" | "newUser">;
 
 export interface AdminUserDeps {
   admin: LocalUserAdmin;
@@ -57,21 +45,29 @@ function escape(text: string): string {
 
 const id = z.object({ id: z.string().max(64) });
 
+/** What the screen says about the mail, by outcome (with mail on). */
+const DELIVERY: Record<MailOutcome, (to: string) => string> = {
+  queued: (to) => `A mail with the one-time password is on its way to ${to}.`,
+  sent: (to) => `A mail with the one-time password was sent to ${to}.`,
+  failed: (to) =>
+    `The mail to ${to} could not be sent (see the audit log); reset the password to try again.`,
+  duplicate: (to) => `The mail for this act was already sent to ${to}.`,
+  skipped: (to) => `No mail was sent to ${to}.`,
+};
+
 export function adminUserRoutes(router: Router, deps: AdminUserDeps): void {
-  /** The credential line of an answer: shown once with mail off, never shown with mail on. */
-  const credential = (email: string, password: string) =>
-    deps.mail.enabled
-      ? {
-        mail: "queued" as const,
-        html: `A mail with the one-time password is on its way to ${escape(email)}.`,
-      }
-      : {
-        mail: "off" as const,
-        one_time_password: password,
-        html: `One-time password for ${escape(email)}: <code>${
-          escape(password)
-        }</code> (shown once; a change is forced at first sign-in).`,
-      };
+  /**
+   * The credential part of an answer. Mail off: the one-time password, shown this once. Mail on:
+   * only what became of the mail; the password travels by mail alone.
+   */
+  const credential = (email: string, password: string, outcome: MailOutcome) =>
+    deps.mail.enabled ? { mail: outcome, html: DELIVERY[outcome](escape(email)) } : {
+      mail: "off" as const,
+      one_time_password: password,
+      html: `One-time password for ${escape(email)}: <code>${
+        escape(password)
+      }</code> (shown once; a change is forced at first sign-in).`,
+    };
 
   router.add({
     method: "post",
@@ -85,17 +81,28 @@ export function adminUserRoutes(router: Router, deps: AdminUserDeps): void {
     const actor = c.get("principal")!;
     const created = await deps.admin.create(actor, { email: undefined, ...await fields(c) });
     const to = created.user.email;
-    if (deps.mail.enabled) {
-      deps.mail.welcome({
-        userId: created.user.id,
-        actId: created.actId,
-        to,
-        oneTimePassword: created.oneTimePassword,
-        creator: actor.email,
-        workspace: created.joined[0],
-      });
-    }
-    const shown = credential(to, created.oneTimePassword);
+    const by = { userId: actor.userId, provider: actor.provider };
+    // The act has committed; mail is raised now and never fails the request.
+    const outcome = await deps.mail.welcome({
+      userId: created.user.id,
+      actId: created.actId,
+      to,
+      displayName: created.user.display_name,
+      oneTimePassword: created.oneTimePassword,
+      actor: by,
+    });
+    await deps.mail.newUser({
+      userId: created.user.id,
+      actId: created.actId,
+      email: to,
+      displayName: created.user.display_name,
+      provider: created.user.provider,
+      creator: actor.email,
+      workspace: created.joined[0] ?? null,
+      at: created.user.created_at,
+      actor: by,
+    });
+    const shown = credential(to, created.oneTimePassword, outcome);
     if (wantsJson(c)) {
       const { html: _, ...rest } = shown;
       return ok(c, { user: userView(created.user), joined: created.joined, ...rest }, 201);
@@ -115,17 +122,18 @@ export function adminUserRoutes(router: Router, deps: AdminUserDeps): void {
     access: "users.admin_local",
     params: id,
   }, async (c, { params }) => {
-    const reset = await deps.admin.resetPassword(c.get("principal")!, params.id);
+    const actor = c.get("principal")!;
+    const reset = await deps.admin.resetPassword(actor, params.id);
     deps.directory.forgetUser(reset.user.id);
-    if (deps.mail.enabled) {
-      deps.mail.passwordReset({
-        userId: reset.user.id,
-        actId: reset.actId,
-        to: reset.user.email,
-        oneTimePassword: reset.oneTimePassword,
-      });
-    }
-    const shown = credential(reset.user.email, reset.oneTimePassword);
+    const outcome = await deps.mail.passwordReset({
+      userId: reset.user.id,
+      actId: reset.actId,
+      to: reset.user.email,
+      displayName: reset.user.display_name,
+      oneTimePassword: reset.oneTimePassword,
+      actor: { userId: actor.userId, provider: actor.provider },
+    });
+    const shown = credential(reset.user.email, reset.oneTimePassword, outcome);
     if (wantsJson(c)) {
       const { html: _, ...rest } = shown;
       return ok(c, { user: userView(reset.user), ...rest });

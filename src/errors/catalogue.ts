@@ -357,6 +357,11 @@ export const catalogue = {
     message: "The rate limiter cannot decide right now; retry shortly.",
     user_message: "The service is busy. Retry shortly.",
   },
+  "idempotency.key_reused_for_different_request": {
+    status: 409,
+    message: "Idempotency-Key '{key}' was already used for a different request.",
+    user_message: "This request key was already used for something else. Use a new key.",
+  },
   "result.execution_not_found": {
     status: 404,
     message: "No execution {execution_id} is visible to the caller.",

@@ -1,0 +1,51 @@
+/**
+ * `Idempotency-Key` on execute (spec 2 §8): the first request with a key claims it in the shared
+ * store together with a hash of the request; a retry with the same key and the same request gets
+ * the original execution back, the same key with a different request is 409. Keys are per user
+ * (an API key's requests count as its owner's) and live `service.idempotency.ttl-seconds`.
+ */
+import { AppError } from "../errors/mod.ts";
+import { bodyHash } from "../lib/canonical_json.ts";
+import type { SharedStore } from "../shared/mod.ts";
+
+export type Claim =
+  /** This request owns the key: start the execution under `executionId`. */
+  | { fresh: true; executionId: string }
+  /** A retry: answer with the execution the first request started. */
+  | { fresh: false; executionId: string };
+
+export class IdempotencyCache {
+  readonly #store: SharedStore;
+  readonly #ttlMs: number;
+
+  constructor(store: SharedStore, ttlSeconds: number) {
+    this.#store = store;
+    this.#ttlMs = ttlSeconds * 1000;
+  }
+
+  /**
+   * Claims `key` for `request` (what was asked: pipeline, version, parameters…) with the
+   * execution id the caller minted. Concurrent claims settle on one winner in the store.
+   */
+  async claim(userId: string, key: string, request: unknown, executionId: string): Promise<Claim> {
+    const requestHash = bodyHash(request);
+    const storeKey = `idempotency:${userId}:${key}`;
+    const entry = JSON.stringify({ request_hash: requestHash, execution_id: executionId });
+    if (await this.#store.set(storeKey, entry, { ttlMs: this.#ttlMs, onlyIfAbsent: true })) {
+      return { fresh: true, executionId };
+    }
+    const existing = await this.#store.get(storeKey);
+    // Expired between the two calls: claim again rather than fail a legitimate request.
+    if (existing === null) return await this.claim(userId, key, request, executionId);
+    const stored = JSON.parse(existing) as { request_hash: string; execution_id: string };
+    if (stored.request_hash !== requestHash) {
+      throw new AppError("idempotency.key_reused_for_different_request", { key });
+    }
+    return { fresh: false, executionId: stored.execution_id };
+  }
+
+  /** Frees a key whose execution never started (refused before acceptance). */
+  async release(userId: string, key: string): Promise<void> {
+    await this.#store.delete(`idempotency:${userId}:${key}`);
+  }
+}

@@ -36,7 +36,7 @@ import {
   UnlessTag,
   type Value,
 } from "liquidjs";
-import { firstTaint, ParameterLeak, Tainted, untaint } from "./taint.ts";
+import { firstTaint, ParameterLeak, Poison, Tainted, untaint } from "./taint.ts";
 
 /** The limits one render call runs under. */
 export interface RenderLimits {
@@ -270,13 +270,26 @@ function taintedFilter(name: string, impl: FilterImplOptions): FilterImplOptions
       const inArgs = firstTaint(args);
       if (inArgs) throw inArgs.leak();
     }
-    const result = yield handler.call(
-      this as never,
-      untaint(value),
-      ...args.map((a) => untaint(a)),
-    );
-    return source.derive(result);
+    const poisoned = [value, ...args].find((v) => v instanceof Tainted && v.poisoned);
+    if (poisoned) return poisoned;
+    try {
+      const result = yield handler.call(
+        this as never,
+        untaint(value),
+        ...args.map((a) => untaint(a)),
+      );
+      return source.derive(result);
+    } catch (error) {
+      // A filter failing on a parameter must not decide whether printing it is refused.
+      if (error instanceof ParameterLeak || isLimit(error)) throw error;
+      return source.derive(new Poison(error));
+    }
   };
+}
+
+/** liquidjs's limiters fail with `… limit exceeded`; those stop the render wherever they hit. */
+function isLimit(error: unknown): boolean {
+  return error instanceof Error && error.message.endsWith("limit exceeded");
 }
 
 /** One render call's engine. */

@@ -21,6 +21,14 @@ export class ParameterLeak extends Error {
   }
 }
 
+/**
+ * What a filter produced when it failed on a parameter (say `upcase` on an object). Printing it is
+ * still a parameter leak, whatever the value; testing it raises the filter's own error.
+ */
+export class Poison {
+  constructor(readonly error: unknown) {}
+}
+
 /** The deepest parameter structure accepted; deeper is almost surely a cycle. */
 const MAX_DEPTH = 32;
 const INDEX = /^-?(0|[1-9][0-9]*)$/;
@@ -47,6 +55,10 @@ export class Tainted extends Drop {
     return value.#raw;
   }
 
+  get poisoned(): boolean {
+    return this.#raw instanceof Poison;
+  }
+
   /** A value computed from this one (a filter or operator result): tainted by the same source. */
   derive(raw: unknown): Tainted {
     return new Tainted(raw, this.#parameter, this.#path);
@@ -64,6 +76,7 @@ export class Tainted extends Drop {
   /** The items a `for` loop visits, each tainted, following liquidjs's `toEnumerable`. */
   items(): Tainted[] {
     const raw = this.#raw;
+    if (raw instanceof Poison) throw raw.error;
     if (Array.isArray(raw)) return raw.map((_, i) => this.child(i));
     if (typeof raw === "string") return raw.length > 0 ? [this] : [];
     if (isRecord(raw)) {
@@ -77,6 +90,7 @@ export class Tainted extends Drop {
   /** `params.x`, `list[0]`, `list.size`: always a Tainted, even when absent. */
   read(key: string): Tainted {
     const raw = this.#raw;
+    if (raw instanceof Poison) return this;
     if (Array.isArray(raw)) {
       if (key === "size") return this.derive(raw.length);
       if (key === "first") return this.child(0);
@@ -149,7 +163,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The raw value behind a Tainted, looking one level into arrays (filter keyword arguments). */
 export function untaint(value: unknown, depth = 0): unknown {
-  if (value instanceof Tainted) return Tainted.raw(value);
+  if (value instanceof Tainted) {
+    const raw = Tainted.raw(value);
+    if (raw instanceof Poison) throw raw.error;
+    return raw;
+  }
   if (Array.isArray(value) && depth < 2 && value.some((v) => firstTaint([v], depth + 1))) {
     return value.map((v) => untaint(v, depth + 1));
   }

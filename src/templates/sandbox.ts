@@ -21,6 +21,7 @@ import {
   type Emitter,
   evalToken,
   type FilterImplOptions,
+  filters,
   ForTag,
   type FS,
   IfTag,
@@ -292,6 +293,13 @@ function isLimit(error: unknown): boolean {
   return error instanceof Error && error.message.endsWith("limit exceeded");
 }
 
+// Stateless, so built once for every engine.
+const TAINTED_OPERATORS = taintedOperators();
+const TAINTED_FILTERS = Object.entries(filters).map(([name, impl]) =>
+  [name, taintedFilter(name, impl)] as const
+);
+const WRAPPED = new Set<FilterImplOptions>(TAINTED_FILTERS.map(([, impl]) => impl));
+
 /** One render call's engine. */
 export class SqlLiquid extends Liquid {
   readonly imports: ImportTable;
@@ -314,7 +322,7 @@ export class SqlLiquid extends Liquid {
       jsTruthy: false,
       keepOutputType: false,
       catchAllErrors: false,
-      operators: taintedOperators(),
+      operators: TAINTED_OPERATORS,
       parseLimit: limits.max_source_chars,
       renderLimit: limits.max_time_ms,
       memoryLimit: limits.max_memory,
@@ -328,9 +336,10 @@ export class SqlLiquid extends Liquid {
     this.registerTag("for", SafeFor);
     this.registerTag("render", SafeRender);
     this.registerTag("include", SafeInclude);
-    for (const [name, impl] of Object.entries(this.filters)) {
-      this.registerFilter(name, taintedFilter(name, impl));
-    }
+    for (const [name, impl] of TAINTED_FILTERS) this.registerFilter(name, impl);
+    // A filter a future liquidjs registers outside its `filters` export would see raw values.
+    const unwrapped = Object.values(this.filters).filter((f) => !WRAPPED.has(f));
+    if (unwrapped.length > 0) throw new Error("a liquidjs filter escaped the taint wrapper");
     const renderer = this.renderer;
     const base = renderer.renderTemplates.bind(renderer);
     const maxBytes = limits.max_output_bytes;

@@ -99,3 +99,25 @@ Deno.test("renderTemplate() refuses template source over the size limit, imports
     { limit: "source_size", max: 100 },
   );
 });
+
+Deno.test("renderTemplate() keeps a default for a limit given as undefined, refuses a bad one", async () => {
+  const lib = library([
+    { id: "lib/self", version: 1, body: "x{% render 'me' %}", imports: [pin("me", "lib/self", 1)] },
+  ]);
+  await refuses(
+    render("{% render 's' %}", {}, {
+      imports: [lib.resolve("s", "lib/self", 1)],
+      loadImport: lib.load,
+      limits: { max_depth: undefined },
+    }),
+    "template.render.limit_exceeded",
+    { limit: "depth", max: DEFAULT_RENDER_LIMITS.max_depth },
+  );
+  for (const bad of [0, -1, NaN, "5"]) {
+    await refuses(
+      render("x", {}, { limits: { max_time_ms: bad as number } }),
+      "pipeline.execution.invalid_parameter_type",
+      { field: "limits.max_time_ms" },
+    );
+  }
+});

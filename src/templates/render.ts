@@ -99,9 +99,11 @@ const LIQUID_LIMITS: Record<string, RenderLimit["limit"]> = {
 
 /** Renders a SQL template; every refusal is an `AppError` of the `template.render.*` family. */
 export async function renderTemplate(request: RenderRequest): Promise<RenderedSql> {
-  const limits = { ...DEFAULT_RENDER_LIMITS, ...request.limits };
+  const limits = withDefaults(request.limits);
+  if (!Object.hasOwn(FLAVORS, request.dialect)) {
+    throw invalid("dialect", `must be one of ${Object.keys(FLAVORS).join(", ")}`);
+  }
   const flavor = FLAVORS[request.dialect];
-  if (!flavor) throw invalid("dialect", `must be one of ${Object.keys(FLAVORS).join(", ")}`);
   if (typeof request.body !== "string") throw invalid("body", "must be a string");
   const params = inertParams(request.params);
   const graph = new ImportGraph(request, limits);
@@ -118,6 +120,19 @@ export async function renderTemplate(request: RenderRequest): Promise<RenderedSq
   } catch (error) {
     throw explain(error, graph);
   }
+}
+
+/** The defaults, overridden only by limits actually given (an undefined one must not lift it). */
+function withDefaults(given: Partial<RenderLimits> = {}): RenderLimits {
+  const limits = { ...DEFAULT_RENDER_LIMITS };
+  for (const key of Object.keys(limits) as (keyof RenderLimits)[]) {
+    const value = given[key];
+    if (value !== undefined) {
+      if (!(typeof value === "number" && value > 0)) throw invalid(`limits.${key}`, "must be > 0");
+      limits[key] = value;
+    }
+  }
+  return limits;
 }
 
 /** One template version in this render: the root or an import. */

@@ -297,11 +297,13 @@ Deno.test("renderTemplate() refuses malformed import pins and dialects", async (
       field: "imports[1].alias",
     },
   );
-  await refuses(
-    renderTemplate({ body: "x", dialect: "ORACLE" as never, imports: [] }),
-    "pipeline.execution.invalid_parameter_type",
-    { field: "dialect" },
-  );
+  for (const dialect of ["ORACLE", "__proto__", "toString", "postgres"]) {
+    await refuses(
+      renderTemplate({ body: "x", dialect: dialect as never, imports: [] }),
+      "pipeline.execution.invalid_parameter_type",
+      { field: "dialect" },
+    );
+  }
 });
 
 Deno.test("renderTemplate() errors are catalogue errors with rendered messages", async () => {

@@ -347,6 +347,36 @@ export const catalogue = {
     message: "The workspace name {name} is taken (deleted names stay reserved).",
     user_message: "That workspace name is taken.",
   },
+  "template.render.syntax_error": {
+    status: 400,
+    message: "Template {template} has a syntax error at line {line}, column {column}: {message}.",
+    user_message: "The template has a syntax error.",
+  },
+  "template.render.parameter_interpolation": {
+    status: 400,
+    message:
+      "The value of {path} would be written into the SQL text at line {line}, column {column} of " +
+      "template {template}; refer to a parameter as the placeholder :name and test it only in " +
+      "conditions and loops.",
+    user_message: "The template writes a parameter value into the SQL; use a :name placeholder.",
+  },
+  "template.render.unknown_import": {
+    status: 400,
+    message:
+      "'{name}' at line {line}, column {column} of template {template} is not one of its import " +
+      "aliases ({known}); render and include take an alias, never a path.",
+    user_message: "The template renders something that is not one of its imports.",
+  },
+  "template.render.limit_exceeded": {
+    status: 400,
+    message: "Rendering stopped: the {limit} limit of {max} was exceeded.",
+    user_message: "The template is too large or too slow to render.",
+  },
+  "template.render.failed": {
+    status: 400,
+    message: "Rendering failed at line {line}, column {column} of template {template}: {message}.",
+    user_message: "The template could not be rendered.",
+  },
   "rate_limit.exceeded": {
     status: 429,
     message: "The request budget is exhausted; retry after {retry_after} seconds.",

@@ -1,0 +1,123 @@
+/** Each render limit stops the render with `template.render.limit_exceeded` and its name. */
+import { equal } from "node:assert/strict";
+import { DEFAULT_RENDER_LIMITS } from "./render.ts";
+import { library, pin, refuses, render } from "./test_fixtures.ts";
+
+Deno.test("renderTemplate() refuses nesting deeper than the depth limit", async () => {
+  const lib = library([
+    { id: "lib/self", version: 1, body: "x{% render 'me' %}", imports: [pin("me", "lib/self", 1)] },
+    { id: "lib/l1", version: 1, body: "1{% include 'l2' %}", imports: [pin("l2", "lib/l2", 1)] },
+    { id: "lib/l2", version: 1, body: "2{% include 'l3' %}", imports: [pin("l3", "lib/l3", 1)] },
+    { id: "lib/l3", version: 1, body: "3", imports: [] },
+  ]);
+  const loadImport = lib.load;
+  await refuses(
+    render("{% render 's' %}", {}, { imports: [lib.resolve("s", "lib/self", 1)], loadImport }),
+    "template.render.limit_exceeded",
+    { limit: "depth", max: DEFAULT_RENDER_LIMITS.max_depth },
+  );
+  const chain = { imports: [lib.resolve("l1", "lib/l1", 1)], loadImport };
+  equal(
+    (await render("{% include 'l1' %}", {}, { ...chain, limits: { max_depth: 3 } })).sql,
+    "123",
+  );
+  await refuses(
+    render("{% include 'l1' %}", {}, { ...chain, limits: { max_depth: 2 } }),
+    "template.render.limit_exceeded",
+    { limit: "depth", max: 2 },
+  );
+});
+
+Deno.test("renderTemplate() refuses output over the size limit, counted in UTF-8 bytes", async () => {
+  const limits = { max_output_bytes: 100 };
+  equal(
+    (await render("{% for i in (1..10) %}0123456789{% endfor %}", {}, { limits })).sql.length,
+    100,
+  );
+  for (
+    const body of [
+      "{% for i in (1..11) %}0123456789{% endfor %}",
+      "{% capture c %}{% for i in (1..1000) %}0123456789{% endfor %}{% endcapture %}",
+      "é".repeat(51),
+    ]
+  ) {
+    await refuses(render(body, {}, { limits }), "template.render.limit_exceeded", {
+      limit: "output_size",
+      max: 100,
+    });
+  }
+});
+
+Deno.test("renderTemplate() refuses rendering past the time limit", async () => {
+  await refuses(
+    render("{% for i in (1..1000000) %}{% if i %}{% endif %}{% endfor %}", {}, {
+      limits: { max_time_ms: 20 },
+    }),
+    "template.render.limit_exceeded",
+    { limit: "time", max: 20 },
+  );
+});
+
+Deno.test("renderTemplate() refuses allocations past the memory limit", async () => {
+  const limits = { max_memory: 1000 };
+  equal((await render("{% assign r = (1..500) %}{{ r | size }}", {}, { limits })).sql, "500");
+  await refuses(
+    render("{% for i in (1..100000000) %}{% endfor %}", {}, { limits }),
+    "template.render.limit_exceeded",
+    {
+      limit: "memory",
+      max: 1000,
+    },
+  );
+  await refuses(
+    render(
+      "{{ 'ab' | split: '' | join: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' | append: 'y' | size }}",
+      {},
+      {
+        limits: { max_memory: 5 },
+      },
+    ),
+    "template.render.limit_exceeded",
+    { limit: "memory", max: 5 },
+  );
+});
+
+Deno.test("renderTemplate() refuses template source over the size limit, imports counted", async () => {
+  const lib = library([{ id: "lib/big", version: 1, body: "y".repeat(60), imports: [] }]);
+  const limits = { max_source_chars: 100 };
+  equal((await render("x".repeat(100), {}, { limits })).sql.length, 100);
+  await refuses(render("x".repeat(101), {}, { limits }), "template.render.limit_exceeded", {
+    limit: "source_size",
+    max: 100,
+  });
+  await refuses(
+    render("{% render 'b' %}" + "x".repeat(30), {}, {
+      limits,
+      imports: [lib.resolve("b", "lib/big", 1)],
+    }),
+    "template.render.limit_exceeded",
+    { limit: "source_size", max: 100 },
+  );
+});
+
+Deno.test("renderTemplate() keeps a default for a limit given as undefined, refuses a bad one", async () => {
+  const lib = library([
+    { id: "lib/self", version: 1, body: "x{% render 'me' %}", imports: [pin("me", "lib/self", 1)] },
+  ]);
+  await refuses(
+    render("{% render 's' %}", {}, {
+      imports: [lib.resolve("s", "lib/self", 1)],
+      loadImport: lib.load,
+      limits: { max_depth: undefined },
+    }),
+    "template.render.limit_exceeded",
+    { limit: "depth", max: DEFAULT_RENDER_LIMITS.max_depth },
+  );
+  for (const bad of [0, -1, NaN, "5"]) {
+    await refuses(
+      render("x", {}, { limits: { max_time_ms: bad as number } }),
+      "pipeline.execution.invalid_parameter_type",
+      { field: "limits.max_time_ms" },
+    );
+  }
+});

@@ -1,0 +1,79 @@
+/** Shared helpers of the renderer's tests. */
+import { deepEqual, equal, ok, rejects } from "node:assert/strict";
+import { AppError } from "../errors/mod.ts";
+import {
+  type ImportRef,
+  type RenderedSql,
+  type RenderRequest,
+  renderTemplate,
+  type ResolvedImport,
+  type TemplateSource,
+} from "./render.ts";
+
+/** A template version as storage would hold it. */
+export interface StoredTemplate extends TemplateSource {
+  id: string;
+  version: number;
+}
+
+/** An in-memory store of template versions and the loader reading it, counting its reads. */
+export function library(templates: StoredTemplate[]) {
+  const byKey = new Map(templates.map((t) => [`${t.id}@${t.version}`, t]));
+  const reads: string[] = [];
+  return {
+    reads,
+    /** `{alias, id, version, body, imports}` of a stored version, as the caller resolves pins. */
+    resolve(alias: string, id: string, version: number): ResolvedImport {
+      const t = byKey.get(`${id}@${version}`);
+      if (!t) throw new Error(`no ${id}@${version} in the test library`);
+      return { alias, id, version, body: t.body, imports: t.imports };
+    },
+    load(id: string, version: number): Promise<TemplateSource> {
+      reads.push(`${id}@${version}`);
+      const t = byKey.get(`${id}@${version}`);
+      if (!t) {
+        return Promise.reject(new AppError("request.not_found", { method: "GET", path: id }));
+      }
+      return Promise.resolve({ body: t.body, imports: t.imports });
+    },
+  };
+}
+
+export function pin(alias: string, id: string, version: number): ImportRef {
+  return { alias, id, version };
+}
+
+/** Renders `body` as a POSTGRES template `test/t` version 1 with no imports unless given. */
+export function render(
+  body: string,
+  params: Record<string, unknown> = {},
+  extra: Partial<RenderRequest> = {},
+): Promise<RenderedSql> {
+  return renderTemplate({
+    template: { id: "test/t", version: 1 },
+    body,
+    dialect: "POSTGRES",
+    imports: [],
+    params,
+    ...extra,
+  });
+}
+
+/** Asserts a rejection with `code`, the catalogue's status and the given details. */
+export async function refuses(
+  promise: Promise<unknown>,
+  code: string,
+  details: Record<string, unknown> = {},
+  status = 400,
+): Promise<AppError> {
+  let caught: AppError | undefined;
+  await rejects(promise, (e: unknown) => {
+    ok(e instanceof AppError, `expected an AppError, got ${e}`);
+    equal(e.code, code, e.message);
+    equal(e.status, status);
+    for (const [k, v] of Object.entries(details)) deepEqual(e.details[k], v, `details.${k}`);
+    caught = e;
+    return true;
+  });
+  return caught!;
+}

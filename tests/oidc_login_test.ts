@@ -335,3 +335,20 @@ Deno.test("an http issuer off loopback is accepted with the oidc.insecure_issuer
     await s.close();
   }
 });
+
+Deno.test("a provider subject already bound to another email is refused, not given a second row", () =>
+  withOidc(async (t) => {
+    t.account({ sub: "dee", email: "dee@corp.example" });
+    deepEqual(await t.signIn(new CookieClient(), "dee"), { status: 302, location: "/" });
+    t.account({ sub: "dee", email: "dee.new@corp.example" });
+    deepEqual(await t.signIn(new CookieClient(), "dee"), {
+      status: 302,
+      location: "/login?error=oidc",
+    });
+    const rows = await t.audit("auth.login.oidc_error");
+    equal((rows[0].details as Record<string, unknown>).reason, "subject_taken");
+    const count = await t.s.runtime.db.first<{ n: number }>(
+      "SELECT count(*) AS n FROM users WHERE provider = 'corp'",
+    );
+    equal(Number(count?.n), 1);
+  }));

@@ -17,7 +17,9 @@ async function reachable(url: string): Promise<boolean> {
   try {
     const conn = await Promise.race([
       Deno.connect({ hostname, port: Number(port) }),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 1000)),
+      // Generous: sibling modules evaluating during this top-level await can hold the event loop
+      // for over a second on a loaded machine; a closed port is refused at once anyway.
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 10_000)),
     ]);
     conn.close();
     return true;

@@ -95,6 +95,8 @@ export interface RuntimeOptions {
 
 export const QUICK_START_ADMIN = "admin@localhost.localdomain";
 
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
 export async function createRuntime(
   config: ResolvedConfig,
   options: RuntimeOptions,
@@ -178,6 +180,12 @@ export async function createRuntime(
       perMinute: config.rateLimit.requestsPerMinute,
     });
     const secure = secureCookies(config.auth.baseUrl);
+    for (const p of config.auth.oidc.providers) {
+      const issuer = new URL(p.issuerUri);
+      if (issuer.protocol === "http:" && !LOOPBACK.has(issuer.hostname)) {
+        logger.warn("oidc.insecure_issuer", { provider: p.name, issuer: issuer.origin });
+      }
+    }
     const oidc = config.auth.oidc.providers.length === 0 ? undefined : new OidcLogin({
       db,
       logger,

@@ -8,7 +8,7 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { createUser } from "./access_fixtures.ts";
 import { CookieClient } from "./cookie_client.ts";
 import type { TestAccount, TestProvider } from "./fixtures/oidc_provider.ts";
-import { freePort } from "./harness.ts";
+import { freePort, startTestServer } from "./harness.ts";
 import { me, type Setup, withOidc } from "./oidc_harness.ts";
 import { skipUnless } from "./services.ts";
 import { STORE_KINDS } from "./stores.ts";
@@ -312,3 +312,43 @@ Deno.test("with local accounts and a provider the login page shows form, divider
     const none = await (await b.request(`${t.s.url}/login?error=bogus`)).text();
     ok(!none.includes("banner error"));
   }, { env: { SERVICE_AUTH_LOCAL_ENABLED: "true" } }));
+
+Deno.test("an http issuer off loopback is accepted with the oidc.insecure_issuer warning", async () => {
+  const s = await startTestServer({
+    env: {
+      SERVICE_AUTH_BASE_URL: "https://svc.example",
+      SERVICE_AUTH_OIDC_PROVIDERS_0_NAME: "corp",
+      SERVICE_AUTH_OIDC_PROVIDERS_0_CLIENT_ID: "c",
+      SERVICE_AUTH_OIDC_PROVIDERS_0_CLIENT_SECRET: "s",
+      SERVICE_AUTH_OIDC_PROVIDERS_0_ISSUER_URI: "http://idp.internal:8080/realms/x",
+      SERVICE_AUTH_OIDC_PROVIDERS_1_NAME: "local-idp",
+      SERVICE_AUTH_OIDC_PROVIDERS_1_CLIENT_ID: "c",
+      SERVICE_AUTH_OIDC_PROVIDERS_1_CLIENT_SECRET: "s",
+      SERVICE_AUTH_OIDC_PROVIDERS_1_ISSUER_URI: "http://127.0.0.1:9/realms/x",
+    },
+  });
+  try {
+    const warned = s.logs.filter((l) => l.includes("oidc.insecure_issuer"));
+    equal(warned.length, 1);
+    match(warned[0], /"provider":"corp"/);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a provider subject already bound to another email is refused, not given a second row", () =>
+  withOidc(async (t) => {
+    t.account({ sub: "dee", email: "dee@corp.example" });
+    deepEqual(await t.signIn(new CookieClient(), "dee"), { status: 302, location: "/" });
+    t.account({ sub: "dee", email: "dee.new@corp.example" });
+    deepEqual(await t.signIn(new CookieClient(), "dee"), {
+      status: 302,
+      location: "/login?error=oidc",
+    });
+    const rows = await t.audit("auth.login.oidc_error");
+    equal((rows[0].details as Record<string, unknown>).reason, "subject_taken");
+    const count = await t.s.runtime.db.first<{ n: number }>(
+      "SELECT count(*) AS n FROM users WHERE provider = 'corp'",
+    );
+    equal(Number(count?.n), 1);
+  }));

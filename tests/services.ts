@@ -12,13 +12,14 @@ export type ServiceName = "postgres" | "redis";
 
 const REQUIRE = Deno.env.get("SERVICE_TEST_REQUIRE_SERVICES") === "1";
 
-/** A generous deadline: a loaded machine can take seconds to load modules and open a socket. */
 async function reachable(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
   try {
     const conn = await Promise.race([
       Deno.connect({ hostname, port: Number(port) }),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 5000)),
+      // Generous: sibling modules evaluating during this top-level await can hold the event loop
+      // for over a second on a loaded machine; a closed port is refused at once anyway.
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 10_000)),
     ]);
     conn.close();
     return true;

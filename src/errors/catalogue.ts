@@ -52,6 +52,27 @@ export const catalogue = {
     message: "Parameter '{parameter}' is required and has no value.",
     user_message: "A required input is missing.",
   },
+  "pipeline.validation.name_invalid": {
+    status: 400,
+    message:
+      "Pipeline name {name} breaks the grammar ({reason}): 2 to 10 segments of [a-z0-9][a-z0-9_.-]{0,63} joined by '/', at most 200 characters.",
+    user_message: "That pipeline name is not valid. Use a folder path like team/report.",
+  },
+  "pipeline.validation.node_invalid": {
+    status: 400,
+    message: "Node {node_id}, field '{field}': {reason}.",
+    user_message: "A step of the pipeline is not valid.",
+  },
+  "pipeline.validation.graph_invalid": {
+    status: 400,
+    message: "The pipeline graph is not valid: {reason}.",
+    user_message: "The steps of the pipeline do not fit together.",
+  },
+  "pipeline.validation.cycle_detected": {
+    status: 400,
+    message: "The node dependencies form a cycle: {cycle_path}.",
+    user_message: "The steps of the pipeline depend on each other in a circle.",
+  },
   "pipeline.calculator.invalid_input": {
     status: 400,
     message: "Calculator {calculator}, input '{input}': {reason}.",

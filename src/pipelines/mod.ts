@@ -1,4 +1,4 @@
-/** Pipelines: for now parameter declarations and binding, and the calculator catalogue. */
+/** Pipelines: the body and its graph rules, parameter declarations and binding, the calculators. */
 export {
   coerceParameters,
   PARAMETER_TYPES,
@@ -17,3 +17,17 @@ export {
   listCalculators,
   runCalculator,
 } from "./calculators.ts";
+export {
+  checkPipelineName,
+  derivedParameters,
+  findCycle,
+  isCallerNode,
+  NODE_TYPES,
+  type NodeType,
+  parseBody,
+  type PipelineBody,
+  type PipelineNode,
+  type ReleaseCheck,
+  STAGING,
+  topologicalOrder,
+} from "./body.ts";

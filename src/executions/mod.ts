@@ -12,3 +12,16 @@ export {
 } from "./result_store.ts";
 export { type ErrorDetail, type FailedNode, type FailureRecord, failureRecord } from "./failure.ts";
 export { checkEventOrder, type EventFrame, EventOrderChecker } from "./event_order.ts";
+export {
+  type AbortReason,
+  EXECUTION_STATUSES,
+  type ExecutionHandle,
+  type ExecutionRecord,
+  type ExecutionRequest,
+  type ExecutionSink,
+  type ExecutionStatus,
+  type NodeStat,
+  type TriggeredVia,
+  TRIGGERS,
+} from "./types.ts";
+export { IdempotencyCache } from "./idempotency.ts";

@@ -1,0 +1,101 @@
+/**
+ * The execution contract: what the executor takes, what it gives back while it runs, and where
+ * its record and events go. The executor (plan, nodes, staging, events) is written against the
+ * `ExecutionSink`; the executions service implements that sink (executions table, durable events,
+ * replay window) and the routes (execute over SSE, history, replay, cancel, result cursor).
+ */
+import type { EventFrame } from "./event_order.ts";
+import type { FailureRecord } from "./failure.ts";
+
+export const EXECUTION_STATUSES = ["RUNNING", "SUCCESS", "FAILED", "ABORTED"] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+
+export const TRIGGERS = ["UI", "REST", "MCP", "PIPELINE", "ENDPOINT"] as const;
+export type TriggeredVia = (typeof TRIGGERS)[number];
+
+export type AbortReason = "cancelled" | "client_disconnect" | "shutdown";
+
+/** What a caller asks for. Limits are already clamped by the caller (spec 2 §8). */
+export interface ExecutionRequest {
+  /** Minted by the caller before acceptance, so an Idempotency-Key can name it. */
+  executionId: string;
+  workspaceId: string;
+  pipelineId: string;
+  /** Absent: the working version (the draft when one exists, else the current release). */
+  version?: number;
+  /** As sent; bound against the version's declarations by the executor. */
+  parameters: Record<string, unknown>;
+  /** The user (for keys, the key's owner). */
+  triggeredBy: string;
+  triggeredVia: TriggeredVia;
+  correlationId: string;
+  resultTtlSeconds: number;
+  /** Rows of the first page carried inline by `data_ready`. */
+  pageRows: number;
+  /** Set for a child execution started by a PIPELINE node. */
+  parent?: { executionId: string; nodeId: string; rootExecutionId: string };
+}
+
+/** Per node in `node_stats` (spec 2 §2.4). */
+export interface NodeStat {
+  node_id: string;
+  duration_ms: number | null;
+  rows_out: number | null;
+  bytes_out: number | null;
+  status: "SUCCESS" | "FAILED" | "ABORTED";
+  error_code?: string;
+}
+
+/** The stored execution record (spec 2 §2.4), without the read-time `result_url`. */
+export interface ExecutionRecord {
+  execution_id: string;
+  workspace_id: string;
+  pipeline_id: string;
+  pipeline_version: number;
+  status: ExecutionStatus;
+  draft_run: boolean;
+  parameters: Record<string, unknown>;
+  started_at: string;
+  completed_at: string | null;
+  duration_ms: number | null;
+  node_stats: NodeStat[] | null;
+  error: FailureRecord | null;
+  failed_node_id: string | null;
+  correlation_id: string | null;
+  triggered_by: string;
+  triggered_via: TriggeredVia;
+  result_row_count: number | null;
+  result_size_bytes: number | null;
+  result_expires_at: string | null;
+  parent_execution_id: string | null;
+  parent_node_id: string | null;
+  root_execution_id: string;
+  /** Why an ABORTED execution stopped; null otherwise. */
+  abort_reason: AbortReason | null;
+}
+
+/**
+ * Where an execution's traces go. Calls arrive in order: `started` once, then every event (the
+ * terminal ones included) in emission order, then `finished` once with the final record. A sink
+ * failure fails the execution (`result.storage_unavailable`-style codes are the sink's to raise).
+ */
+export interface ExecutionSink {
+  started(record: ExecutionRecord): Promise<void>;
+  event(executionId: string, frame: EventFrame): Promise<void>;
+  finished(record: ExecutionRecord): Promise<void>;
+}
+
+/** A running (or finished) execution as its starter sees it. */
+export interface ExecutionHandle {
+  readonly executionId: string;
+  readonly record: ExecutionRecord;
+  /**
+   * The stream from its first event; each call gives a fresh iterator that first replays what
+   * was already emitted, then follows live, and ends after the terminal sequence.
+   */
+  events(): AsyncIterable<EventFrame>;
+  /** Asks the run to stop; a no-op once it is terminal. */
+  cancel(reason: AbortReason): void;
+  /** Settles with the final record (never rejects: failures are in the record). */
+  readonly done: Promise<ExecutionRecord>;
+}

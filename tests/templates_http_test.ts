@@ -236,6 +236,11 @@ Deno.test("every refusal of §4.2 answers its code and status", () =>
       "template.version.not_draft",
     );
     expectError(
+      await req("POST", `${T}/draft/discard`, h.author, { name: "r/a" }, a.body_hash),
+      409,
+      "template.version.not_draft",
+    );
+    expectError(
       await req("POST", `${T}/release`, h.promoter, { name: "r/b" }, a.body_hash),
       409,
       "template.version.conflict",

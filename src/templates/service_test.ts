@@ -2,6 +2,7 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { addUser, audits, refuses } from "../versions/test_fixtures.ts";
 import { WorkspaceService } from "../workspaces/mod.ts";
+import { TemplateService } from "./service.ts";
 import { setup, sql } from "./test_fixtures.ts";
 
 forEachStore("create() stores DRAFT 1 with the index fields outside the hash", async (db) => {
@@ -267,4 +268,40 @@ forEachStore("workspace.in_use counts the workspace's templates", async (db) => 
   });
   await svc.deleteEntity({ ...ctx, workspaceId: id }, t.id);
   await workspaces.remove(root, "doomed");
+});
+
+forEachStore(
+  "the hardened posture refuses template authoring but keeps reads and render",
+  async (db) => {
+    const { svc, ctx, workspaceId } = await setup(db);
+    const t = await svc.create(ctx, sql("h/t", "SELECT :x"));
+    const hardened = new TemplateService({ db, authoringEnabled: false });
+    const off = "pipeline.authoring.disabled";
+    await refuses(hardened.create(ctx, sql("h/u")), off, 403);
+    await refuses(hardened.update(ctx, t.body_hash, sql("h/t", "SELECT 2")), off, 403);
+    await refuses(hardened.release(ctx, "h/t", t.body_hash), off, 403);
+    await refuses(
+      hardened.importLibrary(ctx, { templates: [{ id: "l/x", dialect: "DUCKDB", body: "1" }] }),
+      off,
+      403,
+    );
+    equal((await hardened.get(workspaceId, "h/t")).version, 1);
+    deepEqual((await hardened.render(workspaceId, { name: "h/t" })).placeholders, ["x"]);
+  },
+);
+
+forEachStore("two saves racing on one If-Match: exactly one wins", async (db) => {
+  const { svc, ctx, workspaceId } = await setup(db);
+  const t = await svc.create(ctx, sql("race/t"));
+  const results = await Promise.allSettled([
+    svc.update(ctx, t.body_hash, sql("race/t", "SELECT 'a'")),
+    svc.update(ctx, t.body_hash, sql("race/t", "SELECT 'b'")),
+  ]);
+  const won = results.filter((r) => r.status === "fulfilled");
+  const lost = results.filter((r) => r.status === "rejected") as PromiseRejectedResult[];
+  equal(won.length, 1);
+  equal(lost.length, 1);
+  equal(lost[0].reason.code, "template.version.conflict");
+  const winner = (won[0] as PromiseFulfilledResult<{ body: string }>).value.body;
+  equal((await svc.get(workspaceId, "race/t")).body, winner);
 });

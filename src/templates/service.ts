@@ -21,6 +21,7 @@ import {
   type HookContext,
   type OpContext,
   type Pinner,
+  type ReleaseOptions,
   requireIfMatch,
   TEMPLATE_KIND,
   VersionLifecycle,
@@ -40,6 +41,7 @@ import { importLibrary } from "./library.ts";
 import { dropPins, pinnersOf, recordPins, resolvePins } from "./pins.ts";
 import { type RenderedSql, renderTemplate, type TemplateSource } from "./render.ts";
 import * as repo from "./repo.ts";
+import { viewOf } from "./view.ts";
 import type {
   CreateTemplateInput,
   LibraryImportInput,
@@ -163,11 +165,19 @@ export class TemplateService {
     });
   }
 
-  /** Releases the draft whose hash is `ifMatch`. */
-  release(ctx: OpContext, name: string, ifMatch: string | null | undefined) {
+  /**
+   * Releases the draft whose hash is `ifMatch`. A pipeline release cascading its pinned drafts
+   * passes its transaction in `ctx.tx` and its `cascade_from_*` audit details in `options`.
+   */
+  release(
+    ctx: OpContext,
+    name: string,
+    ifMatch: string | null | undefined,
+    options?: ReleaseOptions,
+  ): Promise<TemplateView> {
     return this.#tx(ctx, async (tx) => {
       const entity = await this.#entity(tx, ctx.workspaceId, name);
-      const done = await this.lifecycle.release({ ...ctx, tx }, entity.id, ifMatch);
+      const done = await this.lifecycle.release({ ...ctx, tx }, entity.id, ifMatch, options);
       return await this.#viewAt(tx, done.entity, done.version.version);
     });
   }
@@ -337,37 +347,7 @@ export class TemplateService {
   }
 
   async #view(db: Queryable, entity: EntityRow, row: VersionRow): Promise<TemplateView> {
-    const metas = await this.lifecycle.versions(entity.workspace_id, entity.id, db);
-    const draft = metas.find((m) => m.status === "DRAFT");
-    const content = storedContent(row);
-    return {
-      id: entity.name,
-      type: content.type,
-      ...(content.dialect ? { dialect: content.dialect } : {}),
-      display_name: entity.attrs.display_name ?? entity.name,
-      description: entity.attrs.description,
-      imports: content.imports,
-      body: content.body,
-      version: row.version,
-      status: row.status,
-      body_hash: row.body_hash,
-      created_at: row.created_at,
-      created_by: row.created_by,
-      updated_at: row.updated_at,
-      updated_by: row.updated_by,
-      released_at: row.released_at,
-      released_by: row.released_by,
-      current_version: entity.current_version,
-      draft: draft
-        ? {
-          version: draft.version,
-          body_hash: draft.body_hash,
-          updated_by: draft.updated_by,
-          updated_at: draft.updated_at,
-        }
-        : null,
-      owner: entity.owner_id,
-    };
+    return viewOf(entity, row, await this.lifecycle.versions(entity.workspace_id, entity.id, db));
   }
 
   /** Release hook: every import of the version must be RELEASED. */

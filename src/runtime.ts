@@ -22,6 +22,7 @@ import { adminUserRoutes } from "./http/routes/admin_users.tsx";
 import { apiKeyRoutes } from "./http/routes/api_keys.ts";
 import { identityApiRoutes } from "./http/routes/identity_api.ts";
 import { oidcRoutes } from "./http/routes/oidc.ts";
+import { templateRoutes } from "./http/routes/templates.ts";
 import { workspaceRoutes } from "./http/routes/workspaces.ts";
 import type { Router } from "./http/routing.ts";
 import { secureCookies } from "./http/cookies.ts";
@@ -35,6 +36,7 @@ import { SessionTokens } from "./identity/sessions.ts";
 import { UserService } from "./identity/users.ts";
 import { LocalUserAdmin } from "./identity/local_admin.ts";
 import { createMailService, type MailService } from "./mail/mod.ts";
+import { TemplateService } from "./templates/mod.ts";
 import {
   joinAtCreation,
   type LandingUser,
@@ -63,6 +65,7 @@ export interface Runtime {
   users: UserService;
   local: LocalAccounts;
   workspaces: WorkspaceService;
+  templates: TemplateService;
   directory: CachedAccessDirectory;
   loginLimiter: LoginRateLimiter;
   /** OIDC login; absent when no provider is configured. */
@@ -213,6 +216,11 @@ export async function createRuntime(
       },
     });
 
+    const templates = new TemplateService({
+      db,
+      authoringEnabled: config.deployment.authoringEnabled,
+    });
+
     const buildInfo = await readBuildInfo();
     let origin = config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`;
     const { app, router } = buildApp({
@@ -260,6 +268,7 @@ export async function createRuntime(
         (r) => adminUserRoutes(r, { admin, mail: mailService, directory }),
         (r) => apiKeyRoutes(r, { keys, workspaces, directory }),
         (r) => workspaceRoutes(r, { workspaces, directory }),
+        (r) => templateRoutes(r, { templates, config }),
       ],
     }, options.extendRoutes);
     const sharedStore = shared;
@@ -279,6 +288,7 @@ export async function createRuntime(
       users,
       local,
       workspaces,
+      templates,
       directory,
       loginLimiter,
       oidc,

@@ -4,7 +4,6 @@
 -- pinners. The pinner side has no foreign key (it is either kind); its owner writes and drops its
 -- rows in the same transaction as the version they belong to. The pinned side references the
 -- version row, so a pinned version can never be deleted underneath its pinners.
--- (On the integration branch this file is renumbered after the migrations merged before it.)
 CREATE TABLE template_pins (
   pinner_kind      TEXT NOT NULL CHECK (pinner_kind IN ('pipeline', 'template')),
   pinner_id        TEXT NOT NULL,

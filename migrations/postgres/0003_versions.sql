@@ -4,7 +4,6 @@
 -- per entity. A version row's stamps follow its status: released_at is set unless DRAFT (a
 -- discarded version keeps its original release stamps), discarded_at only while DISCARDED.
 -- current_version references a version row of the same entity, so the pointer never dangles.
--- (On the integration branch this file is renumbered after 0003–0006 of the other branches.)
 CREATE TABLE pipelines (
   id              UUID PRIMARY KEY,
   workspace_id    UUID NOT NULL REFERENCES workspaces (id),

@@ -224,6 +224,53 @@ export const catalogue = {
     message: "The workspace name {name} is taken (deleted names stay reserved).",
     user_message: "That workspace name is taken.",
   },
+  // Spec 3 §7, in the spec's order (datasources).
+  "datasource.not_found": {
+    status: 404,
+    message: "No datasource {datasource} is visible in this workspace.",
+    user_message: "The datasource does not exist or you cannot reach it.",
+  },
+  "datasource.table_not_found": {
+    status: 404,
+    message: "No table {table} in schema {schema} of datasource {datasource}.",
+    user_message: "The table does not exist.",
+  },
+  "datasource.in_use": {
+    status: 409,
+    message:
+      "The datasource {datasource_name} is referenced by pipelines: {referencing_pipelines}.",
+    user_message: "Pipelines still use this datasource.",
+  },
+  "datasource.validation.duplicate_name": {
+    status: 409,
+    message: "The datasource name {name} is taken.",
+    user_message: "That datasource name is taken.",
+  },
+  "datasource.validation.properties_invalid": {
+    status: 400,
+    message: "The datasource definition is invalid: {reason}.",
+    user_message: "The datasource settings are not valid.",
+  },
+  "datasource.validation.password_missing": {
+    status: 400,
+    message: "A secret is required for credential kind {kind}.",
+    user_message: "Enter the password or secret.",
+  },
+  "datasource.validation.workspace_forbidden": {
+    status: 400,
+    message: "This binding or write is not allowed: {reason}.",
+    user_message: "You cannot register or change this datasource here.",
+  },
+  "pipeline.execution.datasource_unreachable": {
+    status: 502,
+    message: "The datasource {datasource} could not be reached: {reason}.",
+    user_message: "The database could not be reached.",
+  },
+  "pipeline.execution.parameter_required": {
+    status: 400,
+    message: "The parameter {parameter} is required.",
+    user_message: "A required value is missing.",
+  },
   "rate_limit.exceeded": {
     status: 429,
     message: "The request budget is exhausted; retry after {retry_after} seconds.",

@@ -4,7 +4,7 @@
  * very same graph.
  */
 import type { Hono } from "hono";
-import { type ResolvedConfig, resolveSecrets, type Secrets } from "./config/mod.ts";
+import { type ResolvedConfig, resolveSecrets, type Secrets, StartupError } from "./config/mod.ts";
 import { probeStagingEngine } from "./executions/mod.ts";
 import { type BuildInfo, HealthService, readBuildInfo } from "./health/mod.ts";
 import { buildApp } from "./http/app.tsx";
@@ -13,6 +13,7 @@ import { CachedAccessDirectory } from "./http/access_directory.ts";
 import { LoginRateLimiter } from "./http/middleware/login_rate_limit.ts";
 import { authPageRoutes } from "./http/routes/auth_pages.tsx";
 import { apiKeyRoutes } from "./http/routes/api_keys.ts";
+import { datasourceRoutes } from "./http/routes/datasources.ts";
 import { identityApiRoutes } from "./http/routes/identity_api.ts";
 import { workspaceRoutes } from "./http/routes/workspaces.ts";
 import type { Router } from "./http/routing.ts";
@@ -23,6 +24,7 @@ import { ensureSystemActor, type SystemActor } from "./identity/mod.ts";
 import { SessionTokens } from "./identity/sessions.ts";
 import { UserService } from "./identity/users.ts";
 import { WorkspaceService } from "./workspaces/mod.ts";
+import { BootstrapFileError, CredentialCipher, DatasourceService } from "./datasources/mod.ts";
 import type { Logger } from "./lib/log.ts";
 import { openSharedStore, type SharedStore } from "./shared/mod.ts";
 import { type Db, migrate, openDb } from "./store/mod.ts";
@@ -44,6 +46,7 @@ export interface Runtime {
   users: UserService;
   local: LocalAccounts;
   workspaces: WorkspaceService;
+  datasources: DatasourceService;
   directory: CachedAccessDirectory;
   loginLimiter: LoginRateLimiter;
   /** The quick start's generated admin credential, to print once on the terminal (never logged). */
@@ -120,6 +123,26 @@ export async function createRuntime(
       onChange: (id) => directory.forgetUser(id),
     });
     const quickStartCredential = await seedAccounts(config, local, options.quickStart ?? false);
+    const datasources = new DatasourceService({
+      db,
+      cipher: await CredentialCipher.create(secrets.encryptionKey),
+      logger,
+      memberWritesEnabled: config.datasources.memberWritesEnabled,
+      findWorkspace: (name) => workspaces.get(name),
+    });
+    if (config.auth.bootstrapDatasourceFile) {
+      try {
+        await datasources.importBootstrap(
+          systemActor,
+          config.auth.bootstrapDatasourceFile,
+          options.env,
+        );
+      } catch (e) {
+        // A bad file stops startup with its one line, like any other configuration refusal.
+        if (e instanceof BootstrapFileError) throw new StartupError(e.message);
+        throw e;
+      }
+    }
     const sessions = new SessionTokens(secrets.jwtSecret, config.auth.jwt.ttlHours);
     const loginLimiter = new LoginRateLimiter(config.auth.rateLimit.loginPerMinute);
     const secure = secureCookies(config.auth.baseUrl);
@@ -161,6 +184,7 @@ export async function createRuntime(
         (r) => identityApiRoutes(r, { db, config, users, directory }),
         (r) => apiKeyRoutes(r, { keys, workspaces, directory }),
         (r) => workspaceRoutes(r, { workspaces, directory }),
+        (r) => datasourceRoutes(r, { datasources, directory, paging: config.paging }),
       ],
     }, options.extendRoutes);
     const sharedStore = shared;
@@ -180,6 +204,7 @@ export async function createRuntime(
       users,
       local,
       workspaces,
+      datasources,
       directory,
       loginLimiter,
       quickStartCredential,

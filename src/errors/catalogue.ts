@@ -224,15 +224,14 @@ export const catalogue = {
     message: "The workspace name {name} is taken (deleted names stay reserved).",
     user_message: "That workspace name is taken.",
   },
-  // Spec 3 §7, in the spec's order (datasources).
   "datasource.not_found": {
     status: 404,
-    message: "No datasource {datasource} is visible in this workspace.",
+    message: "No datasource named {datasource} is visible in this workspace.",
     user_message: "The datasource does not exist or you cannot reach it.",
   },
   "datasource.table_not_found": {
     status: 404,
-    message: "No table {table} in schema {schema} of datasource {datasource}.",
+    message: "No table {table} in schema {schema} of the datasource; nearest name: {hint}.",
     user_message: "The table does not exist.",
   },
   "datasource.in_use": {
@@ -248,27 +247,67 @@ export const catalogue = {
   },
   "datasource.validation.properties_invalid": {
     status: 400,
-    message: "The datasource definition is invalid: {reason}.",
+    message: "The datasource definition is invalid at {field}: {reason}.",
     user_message: "The datasource settings are not valid.",
   },
   "datasource.validation.password_missing": {
     status: 400,
-    message: "A secret is required for credential kind {kind}.",
+    message: "The credential kind {kind} needs a secret.",
     user_message: "Enter the password or secret.",
   },
   "datasource.validation.workspace_forbidden": {
     status: 400,
-    message: "This binding or write is not allowed: {reason}.",
-    user_message: "You cannot register or change this datasource here.",
+    message: "The caller may not bind or change this datasource: {reason}.",
+    user_message: "You cannot change datasources here.",
+  },
+  "datasource.validation.lake_dialect_required": {
+    status: 400,
+    message: "Lake tables exist only on LAKE datasources; {datasource} is {dialect}.",
+    user_message: "This datasource has no lake tables.",
+  },
+  "datasource.validation.lake_namespace_invalid": {
+    status: 400,
+    message: "The lake namespace is invalid: {reason}.",
+    user_message: "The namespace is not valid.",
+  },
+  "datasource.validation.lake_name_invalid": {
+    status: 400,
+    message: "The lake table name is invalid: {reason}.",
+    user_message: "The table name is not valid.",
+  },
+  "datasource.validation.lake_format_invalid": {
+    status: 400,
+    message: "The lake table format must be parquet or iceberg, not {format}.",
+    user_message: "The table format is not supported.",
+  },
+  "datasource.validation.lake_location_invalid": {
+    status: 400,
+    message: "The lake table location is invalid: {reason}.",
+    user_message: "The table location is not valid.",
+  },
+  "datasource.validation.lake_manifest_url_forbidden": {
+    status: 400,
+    message: "The manifest URL is not on the datasource's bucket or endpoint: {reason}.",
+    user_message: "The manifest cannot be fetched from there.",
+  },
+  "datasource.lake_table_duplicate": {
+    status: 409,
+    message: "The lake table {namespace}.{name} is already registered.",
+    user_message: "That lake table is already registered.",
+  },
+  "datasource.lake_table_not_found": {
+    status: 404,
+    message: "No lake table {namespace}.{name} is registered.",
+    user_message: "The lake table does not exist.",
   },
   "pipeline.execution.datasource_unreachable": {
     status: 502,
-    message: "The datasource {datasource} could not be reached: {reason}.",
-    user_message: "The database could not be reached.",
+    message: "The datasource could not be reached ({error_class}): {reason}.",
+    user_message: "The datasource could not be reached.",
   },
   "pipeline.execution.parameter_required": {
     status: 400,
-    message: "The parameter {parameter} is required.",
+    message: "A value for {parameter} is required.",
     user_message: "A required value is missing.",
   },
   "rate_limit.exceeded": {

@@ -83,29 +83,13 @@ function parseDialect(value: unknown): Dialect {
   return value as Dialect;
 }
 
-/** The URL forms of DECISIONS.md per dialect; the driver-level parse happens at the pool build. */
-const URL_PREFIXES: Record<Dialect, string[]> = {
-  POSTGRES: ["jdbc:postgresql://"],
-  MYSQL: ["jdbc:mysql://", "jdbc:mariadb://"],
-  SQLITE: ["jdbc:sqlite:"],
-  DUCKDB: ["jdbc:duckdb:"],
-  LAKE: ["jdbc:lake:s3://", "jdbc:lake:file://"],
-};
-
-function parseJdbcUrlField(value: unknown, dialect: Dialect): string {
+/** Shape only: the forms and driver options of each dialect are the connectors' `parseJdbcUrl`. */
+function parseJdbcUrlField(value: unknown): string {
   if (typeof value !== "string" || value.length === 0) {
     throw invalidField("jdbc_url", "must be a non-empty string");
   }
   if (value.length > JDBC_URL_MAX) {
     throw invalidField("jdbc_url", `must be at most ${JDBC_URL_MAX} characters`);
-  }
-  // deno-lint-ignore no-control-regex
-  if (/[\s\x00-\x1f\x7f]/.test(value)) {
-    throw invalidField("jdbc_url", "must not contain whitespace or control characters");
-  }
-  const prefixes = URL_PREFIXES[dialect];
-  if (!prefixes.some((p) => value.startsWith(p))) {
-    throw invalidField("jdbc_url", `a ${dialect} URL starts with ${prefixes.join(" or ")}`);
   }
   return value;
 }
@@ -201,7 +185,10 @@ const JDBC_KEY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 /** Credentials travel in `credential` only, where they are sealed; never as driver properties. */
 const CREDENTIAL_PROPERTY_RE = /^(user|username)$/i;
 
-/** The two reserved namespaces; the value checks of `hikari` are the pool build's (pool.ts). */
+/**
+ * The two reserved namespaces, shaped; which keys and values a dialect accepts is the pool build's
+ * (`validateProperties` of the connectors), run at save.
+ */
 export function parseProperties(value: unknown): DatasourceProperties {
   if (value === undefined || value === null) return {};
   if (typeof value !== "object" || Array.isArray(value)) {
@@ -282,7 +269,7 @@ export function parseDefinition(body: unknown, pathName?: string): DefinitionInp
       ? undefined
       : text("display_name", b.display_name, DISPLAY_NAME_MAX),
     dialect,
-    jdbc_url: parseJdbcUrlField(b.jdbc_url, dialect),
+    jdbc_url: parseJdbcUrlField(b.jdbc_url),
     credential: parseCredential(b),
     include_schemas: normaliseIncludeSchemas(b.introspection_include_schemas),
     properties: parseProperties(b.properties),

@@ -73,7 +73,7 @@ Deno.test("credential: the object, the legacy pair, both at once refused", () =>
   );
 });
 
-Deno.test("fields: name grammar, dialects, URL forms per dialect, immutable name on update", () => {
+Deno.test("fields: name grammar, dialects, URL shape, immutable name on update", () => {
   const bad = "pipeline.execution.invalid_parameter_type";
   for (const name of ["", "A", "-x", "a.b", "x".repeat(64), 7, undefined]) {
     equal(code(() => parseDefinition({ ...base, name })), bad, String(name));
@@ -81,25 +81,9 @@ Deno.test("fields: name grammar, dialects, URL forms per dialect, immutable name
   for (const dialect of ["ORACLE", "postgres", "", undefined]) {
     equal(code(() => parseDefinition({ ...base, dialect })), bad, String(dialect));
   }
-  for (
-    const jdbc_url of [
-      "postgresql://db/x",
-      "jdbc:mysql://db/x",
-      "jdbc:postgresql://db/x foo",
-      "jdbc:postgresql://db/x\n",
-      "",
-    ]
-  ) {
-    equal(code(() => parseDefinition({ ...base, jdbc_url })), bad, jdbc_url);
+  for (const jdbc_url of ["", 42, null, "x".repeat(2049)]) {
+    equal(code(() => parseDefinition({ ...base, jdbc_url })), bad, String(jdbc_url));
   }
-  equal(
-    parseDefinition({ ...base, dialect: "MYSQL", jdbc_url: "jdbc:mariadb://h/d" }).dialect,
-    "MYSQL",
-  );
-  equal(
-    parseDefinition({ ...base, dialect: "LAKE", jdbc_url: "jdbc:lake:file:///d" }).dialect,
-    "LAKE",
-  );
   equal(code(() => parseDefinition({ ...base, name: "other" }, "wh")), bad);
   equal(parseDefinition({ ...base }, "wh").name, "wh");
   equal(code(() => parseDefinition([base])), bad);

@@ -11,7 +11,7 @@ import { AppError } from "../errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../identity/types.ts";
 import { newId } from "../lib/ids.ts";
 import { isUniqueViolation, type Queryable } from "../store/mod.ts";
-import { credentialKindsFor, poolReport, validatePool } from "./dialect_rules.ts";
+import { credentialKindsFor, poolReport, validateProperties } from "./connectors/mod.ts";
 import { type DefinitionInput, invalidField, parseDefinition, propertiesInvalid } from "./input.ts";
 import * as repo from "./repo.ts";
 import type { CredentialCipher } from "./secrets.ts";
@@ -80,7 +80,7 @@ export function viewOf(d: DatasourceRecord): DatasourceView {
     workspace: d.workspace_name,
     readonly: d.readonly,
     last_test: d.last_test,
-    pool: poolReport(d.dialect, d.properties),
+    pool: poolReport(d.dialect, d.properties.hikari ?? {}),
     facts: [],
     definitions: [],
     created_at: d.created_at,
@@ -127,6 +127,16 @@ function requireMemberWrite(deps: RegistryDeps, actor: Principal, ws: WorkspaceC
   }
 }
 
+/**
+ * The kind of a definition sent without any credential: a server dialect needs a password (so a
+ * forgotten one is `password_missing`, not a silent `none`); files and lakes default to `none`.
+ */
+function defaultKind(dialect: Dialect): CredentialKind {
+  const accepted = credentialKindsFor(dialect);
+  if (dialect === "POSTGRES" || dialect === "MYSQL") return "password";
+  return accepted.includes("none") ? "none" : accepted[0];
+}
+
 function checkKind(dialect: Dialect, kind: CredentialKind): void {
   const accepted = credentialKindsFor(dialect);
   if (!accepted.includes(kind)) {
@@ -150,7 +160,7 @@ async function sealCredential(
       checkKind(input.dialect, stored.credential_kind);
       return stored;
     }
-    const kind = credentialKindsFor(input.dialect)[0];
+    const kind = defaultKind(input.dialect);
     if (kind !== "none") throw new AppError("datasource.validation.password_missing", { kind });
     return { credential_kind: "none", username: null, secret_ciphertext: null };
   }
@@ -220,7 +230,8 @@ export async function createDatasource(
     requireMemberWrite(deps, actor, scope);
     workspace = scope;
   }
-  validatePool(input.dialect, input.properties);
+  // The test pool build at save: URL form, driver options and pool ranges, no connection.
+  validateProperties(input);
   const now = new Date().toISOString();
   const record: DatasourceRecord = {
     id: newId(),
@@ -329,7 +340,8 @@ export async function updateDatasource(
     }
     workspace = { id: stored.workspace_id!, name: stored.workspace_name! };
   }
-  validatePool(input.dialect, input.properties);
+  // The test pool build at save: URL form, driver options and pool ranges, no connection.
+  validateProperties(input);
   const next: DatasourceRecord = {
     ...stored,
     display_name: input.display_name ?? stored.display_name,

@@ -102,7 +102,7 @@ forEachStore(
       f.ds.create(f.admin, acme, pgBody("a", { credential: { kind: "private_key", secret: "k" } })),
       "datasource.validation.properties_invalid",
       400,
-      { accepted: ["password", "none"] },
+      { accepted: ["password", "token", "none"] },
     );
     await refuses(
       f.ds.create(f.admin, acme, pgBody("a", { credential: { kind: "none", secret: "k" } })),
@@ -115,6 +115,20 @@ forEachStore(
       400,
       { field: "properties.hikari.maximumPoolSize" },
     );
+    for (
+      const jdbc_url of [
+        "jdbc:mysql://db/x",
+        "postgresql://db/x",
+        "jdbc:postgresql://db/x?socketFactory=org.evil.Factory",
+        "jdbc:postgresql://db/x?sslmode=require&sslfactory=x",
+      ]
+    ) {
+      await refuses(
+        f.ds.create(f.admin, acme, pgBody("a", { jdbc_url })),
+        "datasource.validation.properties_invalid",
+        400,
+      );
+    }
     await refuses(
       f.ds.create(f.admin, acme, pgBody("a", { workspace: "other" })),
       "datasource.validation.workspace_forbidden",

@@ -24,7 +24,13 @@ import { ensureSystemActor, type SystemActor } from "./identity/mod.ts";
 import { SessionTokens } from "./identity/sessions.ts";
 import { UserService } from "./identity/users.ts";
 import { WorkspaceService } from "./workspaces/mod.ts";
-import { BootstrapFileError, CredentialCipher, DatasourceService } from "./datasources/mod.ts";
+import {
+  BootstrapFileError,
+  CredentialCipher,
+  DatasourceConnections,
+  DatasourceService,
+  PoolManager,
+} from "./datasources/mod.ts";
 import type { Logger } from "./lib/log.ts";
 import { openSharedStore, type SharedStore } from "./shared/mod.ts";
 import { type Db, migrate, openDb } from "./store/mod.ts";
@@ -47,6 +53,9 @@ export interface Runtime {
   local: LocalAccounts;
   workspaces: WorkspaceService;
   datasources: DatasourceService;
+  /** One pool per datasource on this instance; retired on every change, here and elsewhere. */
+  pools: PoolManager;
+  connections: DatasourceConnections;
   directory: CachedAccessDirectory;
   loginLimiter: LoginRateLimiter;
   /** The quick start's generated admin credential, to print once on the terminal (never logged). */
@@ -80,6 +89,7 @@ export async function createRuntime(
 
   const db = await openDb(config.store.url, { poolSize: config.store.poolSize });
   let shared: SharedStore | undefined;
+  let pools: PoolManager | undefined;
   try {
     const applied = await migrate(db);
     if (applied.length > 0) {
@@ -130,6 +140,12 @@ export async function createRuntime(
       memberWritesEnabled: config.datasources.memberWritesEnabled,
       findWorkspace: (name) => workspaces.get(name),
     });
+    pools = await PoolManager.create({
+      retireCeilingMs: config.datasources.retireCeilingSeconds * 1000,
+      logger,
+      shared,
+    });
+    const connections = new DatasourceConnections({ datasources, pools, logger });
     if (config.auth.bootstrapDatasourceFile) {
       try {
         await datasources.importBootstrap(
@@ -184,10 +200,11 @@ export async function createRuntime(
         (r) => identityApiRoutes(r, { db, config, users, directory }),
         (r) => apiKeyRoutes(r, { keys, workspaces, directory }),
         (r) => workspaceRoutes(r, { workspaces, directory }),
-        (r) => datasourceRoutes(r, { datasources, directory, paging: config.paging }),
+        (r) => datasourceRoutes(r, { datasources, connections, directory, paging: config.paging }),
       ],
     }, options.extendRoutes);
     const sharedStore = shared;
+    const datasourcePools = pools;
     return {
       config,
       secrets,
@@ -205,6 +222,8 @@ export async function createRuntime(
       local,
       workspaces,
       datasources,
+      pools: datasourcePools,
+      connections,
       directory,
       loginLimiter,
       quickStartCredential,
@@ -212,12 +231,14 @@ export async function createRuntime(
         if (!config.auth.baseUrl) origin = listen;
       },
       async close() {
+        await datasourcePools.closeAll();
         await keys.close();
         await sharedStore.close();
         await db.close();
       },
     };
   } catch (e) {
+    await pools?.closeAll();
     await shared?.close();
     await db.close();
     throw e;

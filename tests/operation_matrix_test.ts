@@ -147,6 +147,26 @@ const ROWS: Row[] = [
   },
   {
     method: "POST",
+    path: () => "/api/v1/datasources/absent/test",
+    expect: row(R, R, R, DNF, DNF, S, S, DNF),
+  },
+  {
+    method: "GET",
+    path: () => "/api/v1/datasources/absent/schemas",
+    expect: row(R, DNF, R, DNF, DNF, S, S, DNF),
+  },
+  {
+    method: "GET",
+    path: () => "/api/v1/datasources/absent/tables?schema=x",
+    expect: row(R, DNF, R, DNF, DNF, S, S, DNF),
+  },
+  {
+    method: "GET",
+    path: () => "/api/v1/datasources/absent/tables/t/columns",
+    expect: row(R, DNF, R, DNF, DNF, S, S, DNF),
+  },
+  {
+    method: "POST",
     path: (f) => `/api/v1/datasources/absent/grants/${f.workspace.name}`,
     expect: row(R, R, R, R, DNF, S, S, S),
   },

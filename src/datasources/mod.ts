@@ -6,6 +6,13 @@ import { countBound } from "./repo.ts";
 registerContentCounter("datasources", countBound);
 
 export { BootstrapFileError, type BootstrapOutcome } from "./bootstrap.ts";
+export {
+  DatasourceConnections,
+  type DatasourceConnectionsOptions,
+  LISTING_CAP,
+  type TestReport,
+} from "./connections.ts";
+export { PoolManager } from "./connectors/mod.ts";
 export { registerReferenceFinder } from "./registry.ts";
 export { CredentialCipher, SealedSecretError } from "./secrets.ts";
 export {

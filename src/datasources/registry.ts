@@ -36,7 +36,7 @@ export interface RegistryDeps {
   /** A live (not deleted) workspace by name, for bindings a super admin names. */
   findWorkspace(name: string): Promise<{ id: string; name: string } | null>;
   /** Called after a change commits, so pools built from the old definition are retired. */
-  onChanged(name: string, change: "updated" | "deleted"): void;
+  onChanged(name: string, change: "created" | "updated" | "deleted"): void;
 }
 
 // --- references (datasource.in_use) ---------------------------------------------------------------
@@ -166,10 +166,9 @@ async function sealCredential(
   }
   checkKind(input.dialect, cred.kind);
   if (cred.kind === "none") {
-    if (cred.secret !== undefined || cred.username) {
-      throw propertiesInvalid("credential", "kind none carries neither a username nor a secret");
-    }
-    return { credential_kind: "none", username: null, secret_ciphertext: null };
+    // A user name without a secret is how trust or peer authentication connects.
+    if (cred.secret !== undefined) throw propertiesInvalid("credential", "kind none has no secret");
+    return { credential_kind: "none", username: cred.username, secret_ciphertext: null };
   }
   const sameKind = stored?.credential_kind === cred.kind;
   let sealed: string;
@@ -263,6 +262,8 @@ export async function createDatasource(
     }
     throw e;
   }
+  // A pool of an earlier datasource of this name (deleted elsewhere) must not serve this one.
+  deps.onChanged(record.name, "created");
   return viewOf(record);
 }
 

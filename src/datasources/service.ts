@@ -45,7 +45,7 @@ export interface DatasourceServiceOptions {
 /** Why a credential is opened; recorded in the decryption audit row. */
 export type CredentialPurpose = "test" | "introspect" | "execute";
 
-type ChangeListener = (name: string, change: "updated" | "deleted") => void;
+type ChangeListener = (name: string, change: "created" | "updated" | "deleted") => void;
 
 /** Every datasource use case over one store; one per process, shared by every request. */
 export class DatasourceService {
@@ -66,7 +66,7 @@ export class DatasourceService {
     };
   }
 
-  /** Runs `listen` after every committed update or delete (pool retirement hooks in here). */
+  /** Runs `listen` after every committed save, update or delete (pools retire on it). */
   onChange(listen: ChangeListener): void {
     this.#listeners.push(listen);
   }

@@ -5,7 +5,7 @@
  * the body binds to. Handlers stay thin: the service re-checks tenancy and the write rules.
  */
 import { z } from "zod";
-import type { DatasourceService } from "../../datasources/mod.ts";
+import type { DatasourceConnections, DatasourceService } from "../../datasources/mod.ts";
 import { DIALECTS } from "../../datasources/mod.ts";
 import { AppError } from "../../errors/mod.ts";
 import type { AccessDirectory } from "../access_deps.ts";
@@ -17,6 +17,7 @@ import type { WorkspaceContext } from "../../identity/types.ts";
 
 export interface DatasourceRouteDeps {
   datasources: DatasourceService;
+  connections: DatasourceConnections;
   directory: AccessDirectory;
   paging: { defaultLimit: number; maxLimit: number };
 }
@@ -72,6 +73,38 @@ const datasourceData = z.object({
   definitions: z.array(z.unknown()),
   created_at: z.string(),
   updated_at: z.string(),
+});
+
+const testData = z.object({
+  connected: z.boolean(),
+  tested_at: z.string(),
+  latency_ms: z.number(),
+  server_version: z.string().nullable(),
+  error: z.string().nullable(),
+  error_class: z.string().nullable(),
+});
+
+/** An empty `?schema=` counts as absent (spec 3 §4.1). */
+const schemaQuery = z.object({
+  schema: z.string().max(256).optional().transform((v) => v === "" ? undefined : v),
+});
+
+const tableData = z.object({
+  schema: z.string(),
+  name: z.string(),
+  type: z.enum(["table", "view"]),
+  remarks: z.string().optional(),
+});
+
+const columnData = z.object({
+  name: z.string(),
+  type: z.string().describe("the canonical wire type"),
+  nullable: z.boolean().optional(),
+  precision: z.int().optional(),
+  scale: z.int().optional(),
+  source_type: z.string(),
+  warnings: z.array(z.string()),
+  remarks: z.string().optional(),
 });
 
 const grantData = z.object({
@@ -216,6 +249,67 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
     await ds.remove(actor(c), scope(c), params.name);
     return c.body(null, 204);
   });
+
+  const conn = deps.connections;
+
+  router.add({
+    method: "post",
+    path: "/api/v1/datasources/:name/test",
+    tag: "datasources",
+    summary: "Probe the connection (always 200); stored as last_test",
+    access: "datasources.test",
+    params: nameParam,
+    response: testData,
+    errors: ["datasource.not_found"],
+  }, async (c, { params }) => ok(c, await conn.test(actor(c), scope(c), params.name)));
+
+  router.add({
+    method: "get",
+    path: "/api/v1/datasources/:name/schemas",
+    tag: "datasources",
+    summary: "Schemas without system schemas (include-schemas exempt), capped at 2000",
+    access: "datasources.introspect",
+    params: nameParam,
+    response: z.object({ schemas: z.array(z.string()), truncated: z.boolean() }),
+    errors: ["datasource.not_found", "pipeline.execution.datasource_unreachable"],
+  }, async (c, { params }) => ok(c, await conn.schemas(actor(c), scope(c), params.name)));
+
+  router.add(
+    {
+      method: "get",
+      path: "/api/v1/datasources/:name/tables",
+      tag: "datasources",
+      summary: "Tables of one schema (exact) or of every visible schema, capped at 2000",
+      access: "datasources.introspect",
+      params: nameParam,
+      query: schemaQuery,
+      response: z.object({ tables: z.array(tableData), truncated: z.boolean() }),
+      errors: ["datasource.not_found", "pipeline.execution.datasource_unreachable"],
+    },
+    async (c, { params, query }) =>
+      ok(c, await conn.tables(actor(c), scope(c), params.name, query.schema)),
+  );
+
+  router.add(
+    {
+      method: "get",
+      path: "/api/v1/datasources/:name/tables/:table/columns",
+      tag: "datasources",
+      summary: "Columns of one table, named exactly as /tables lists it",
+      access: "datasources.introspect",
+      params: z.object({ name: z.string().max(200), table: z.string().max(1024) }),
+      query: schemaQuery,
+      response: z.array(columnData),
+      errors: [
+        "datasource.not_found",
+        "datasource.table_not_found",
+        "pipeline.execution.parameter_required",
+        "pipeline.execution.datasource_unreachable",
+      ],
+    },
+    async (c, { params, query }) =>
+      ok(c, await conn.columns(actor(c), scope(c), params.name, params.table, query.schema)),
+  );
 
   router.add({
     method: "post",

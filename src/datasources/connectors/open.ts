@@ -6,6 +6,7 @@ import { AppError } from "../../errors/mod.ts";
 import type { Logger } from "../../lib/log.ts";
 import { type ConnectorConfig, credentialKindsFor } from "./definition.ts";
 import { parseJdbcUrl, validateDriverOptions } from "./jdbc_url.ts";
+import { MysqlConnector } from "./mysql.ts";
 import { PostgresConnector } from "./postgres.ts";
 import { SqliteConnector } from "./sqlite.ts";
 import type { Connector } from "./types.ts";
@@ -36,6 +37,15 @@ export function openConnector(
   switch (target.dialect) {
     case "POSTGRES":
       return new PostgresConnector(
+        config.name,
+        target,
+        config.credential,
+        options,
+        config.pool,
+        deps.logger,
+      );
+    case "MYSQL":
+      return new MysqlConnector(
         config.name,
         target,
         config.credential,

@@ -6,7 +6,9 @@ import { AppError } from "../../errors/mod.ts";
 import type { Logger } from "../../lib/log.ts";
 import { type ConnectorConfig, credentialKindsFor } from "./definition.ts";
 import { parseJdbcUrl, validateDriverOptions } from "./jdbc_url.ts";
+import { MysqlConnector } from "./mysql.ts";
 import { PostgresConnector } from "./postgres.ts";
+import { SqliteConnector } from "./sqlite.ts";
 import type { Connector } from "./types.ts";
 
 export interface OpenDeps {
@@ -42,6 +44,17 @@ export function openConnector(
         config.pool,
         deps.logger,
       );
+    case "MYSQL":
+      return new MysqlConnector(
+        config.name,
+        target,
+        config.credential,
+        options,
+        config.pool,
+        deps.logger,
+      );
+    case "SQLITE":
+      return new SqliteConnector(config.name, target, options, config.pool, deps.logger);
     default:
       throw new Error(`no connector for ${target.dialect} yet`);
   }

@@ -276,16 +276,19 @@ export class Pool<C> {
       }, timeoutMs);
     });
     const connecting = this.#driver.connect(controller.signal);
-    this.#connecting.add(connecting);
     // A driver that ignores the signal may still connect later: close what nobody will use.
     connecting.then(
       (conn) => {
         if (controller.signal.aborted) this.#driver.close(conn).catch(() => {});
       },
       () => {},
-    ).finally(() => this.#connecting.delete(connecting));
+    );
+    // Counted until the race settles, so close() never waits on a driver that hangs.
+    const attempt = Promise.race([connecting, timedOut]);
+    this.#connecting.add(attempt);
+    attempt.catch(() => {}).finally(() => this.#connecting.delete(attempt));
     try {
-      const conn = await Promise.race([connecting, timedOut]);
+      const conn = await attempt;
       const now = this.#now();
       return { conn, createdAt: now, lastUsedAt: now };
     } catch (error) {

@@ -36,7 +36,7 @@ import {
 
 type PgTarget = Extract<JdbcTarget, { dialect: "POSTGRES" }>;
 
-interface PgConn {
+export interface PgConn {
   sql: postgres.Sql;
   /** The statement running now, so a closing pool can cancel it on the server. */
   running?: { cancel(): unknown };
@@ -85,6 +85,48 @@ export function postgresOptions(
   };
 }
 
+/** The pool driver: one single-connection postgres.js handle per pooled connection. */
+export function postgresDriver(
+  driverOptions: postgres.Options<Record<string, postgres.PostgresType>>,
+): PoolDriver<PgConn> {
+  return {
+    async connect(signal) {
+      const sql = postgres(driverOptions);
+      const abort = () => void sql.end({ timeout: 0 });
+      signal.addEventListener("abort", abort, { once: true });
+      try {
+        await sql.unsafe("SELECT 1");
+        return { sql };
+      } catch (error) {
+        await sql.end({ timeout: 0 }).catch(() => {});
+        throw error;
+      } finally {
+        signal.removeEventListener("abort", abort);
+      }
+    },
+    async validate(conn, timeoutMs) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const check = conn.sql.unsafe("SELECT 1");
+      const timeout = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => {
+          Promise.resolve(check.cancel()).catch(() => {});
+          resolve(false);
+        }, timeoutMs);
+      });
+      try {
+        return await Promise.race([check.then(() => true, () => false), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close(conn) {
+      // A statement still running when the pool closes is stopped on the server, not orphaned.
+      await Promise.resolve(conn.running?.cancel()).catch(() => {});
+      await conn.sql.end({ timeout: 0 });
+    },
+  };
+}
+
 export class PostgresConnector implements Connector {
   readonly dialect = "POSTGRES" as const;
   readonly #pool: Pool<PgConn>;
@@ -99,42 +141,7 @@ export class PostgresConnector implements Connector {
     logger?: Logger,
   ) {
     const driverOptions = postgresOptions(target, credential, options, settings);
-    this.#driver = {
-      async connect(signal) {
-        const sql = postgres(driverOptions);
-        const abort = () => void sql.end({ timeout: 0 });
-        signal.addEventListener("abort", abort, { once: true });
-        try {
-          await sql.unsafe("SELECT 1");
-          return { sql };
-        } catch (error) {
-          await sql.end({ timeout: 0 }).catch(() => {});
-          throw error;
-        } finally {
-          signal.removeEventListener("abort", abort);
-        }
-      },
-      async validate(conn, timeoutMs) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const check = conn.sql.unsafe("SELECT 1");
-        const timeout = new Promise<boolean>((resolve) => {
-          timer = setTimeout(() => {
-            Promise.resolve(check.cancel()).catch(() => {});
-            resolve(false);
-          }, timeoutMs);
-        });
-        try {
-          return await Promise.race([check.then(() => true, () => false), timeout]);
-        } finally {
-          clearTimeout(timer);
-        }
-      },
-      async close(conn) {
-        // A statement still running when the pool closes is stopped on the server, not orphaned.
-        await Promise.resolve(conn.running?.cancel()).catch(() => {});
-        await conn.sql.end({ timeout: 0 });
-      },
-    };
+    this.#driver = postgresDriver(driverOptions);
     this.#pool = new Pool({
       name,
       settings,

@@ -90,7 +90,7 @@ Deno.test("a workspace admin registers, reads, lists, updates and deletes a data
   }));
 
 Deno.test("bad input answers its exact code, never a 500", () =>
-  withServer(async (s, f) => {
+  withServer(async (s, f, bodies) => {
     const admin = await sessionHeaders(s.runtime, f.users.ws_admin, "acme");
     await s.runtime.workspaces.create(f.users.super_admin.principal, { name: "other" });
     const cases: [string, unknown, number, string][] = [
@@ -156,6 +156,18 @@ Deno.test("bad input answers its exact code, never a 500", () =>
         "datasource.validation.workspace_forbidden",
       ],
       ["bad name", pg("Bad Name"), 400, "pipeline.execution.invalid_parameter_type"],
+      [
+        "credentials inside the URL",
+        pg("a", { jdbc_url: `jdbc:postgresql://u:${CANARY}@db:5432/x` }),
+        400,
+        "datasource.validation.properties_invalid",
+      ],
+      [
+        "a driver option injected through the URL",
+        pg("a", { jdbc_url: "jdbc:postgresql://db:5432/x?socketFactory=org.evil.Factory" }),
+        400,
+        "datasource.validation.properties_invalid",
+      ],
       ["not an object", [1, 2], 400, "pipeline.execution.invalid_parameter_type"],
     ];
     for (const [what, body, status, code] of cases) {
@@ -189,6 +201,7 @@ Deno.test("bad input answers its exact code, never a 500", () =>
     const badList = await call(s, "GET", "/api/v1/datasources?dialect=ORACLE", admin);
     equal(badList.body.error.code, "pipeline.execution.invalid_parameter_type");
     ok(!s.logs.some((l) => l.includes('"level":"error"')), "no unexpected exception");
+    for (const text of [...bodies, ...s.logs]) ok(!text.includes(CANARY), text.slice(0, 200));
   }));
 
 Deno.test("another workspace's datasource is 404 for sessions and keys alike", () =>

@@ -13,7 +13,7 @@ export {
   type TestReport,
 } from "./connections.ts";
 export { PoolManager } from "./connectors/mod.ts";
-export { registerReferenceFinder } from "./registry.ts";
+export { registerReferenceFinder } from "./references.ts";
 export { CredentialCipher, SealedSecretError } from "./secrets.ts";
 export {
   type CredentialPurpose,

@@ -13,17 +13,16 @@ import { newId } from "../lib/ids.ts";
 import { isUniqueViolation, type Queryable } from "../store/mod.ts";
 import { credentialKindsFor, poolReport, validateProperties } from "./connectors/mod.ts";
 import { type DefinitionInput, invalidField, parseDefinition, propertiesInvalid } from "./input.ts";
+import { referencesOf } from "./references.ts";
 import * as repo from "./repo.ts";
 import type { CredentialCipher } from "./secrets.ts";
 import {
   type CredentialKind,
   type DatasourceRecord,
-  type DatasourceReference,
   type DatasourceView,
   type DatasourceViewer,
   type Dialect,
   DIALECTS,
-  type ReferenceFinder,
   type WriteTarget,
 } from "./types.ts";
 
@@ -37,28 +36,6 @@ export interface RegistryDeps {
   findWorkspace(name: string): Promise<{ id: string; name: string } | null>;
   /** Called after a change commits, so pools built from the old definition are retired. */
   onChanged(name: string, change: "created" | "updated" | "deleted"): void;
-}
-
-// --- references (datasource.in_use) ---------------------------------------------------------------
-
-const referenceFinders = new Map<string, ReferenceFinder>();
-
-/**
- * Registers a source of references that blocks deleting a datasource (`datasource.in_use`): the
- * pipelines domain registers the finder over its stored versions (draft, released, discarded)
- * at module load. Finders run inside the delete's transaction. Returns an unregister function.
- */
-export function registerReferenceFinder(kind: string, find: ReferenceFinder): () => void {
-  referenceFinders.set(kind, find);
-  return () => {
-    if (referenceFinders.get(kind) === find) referenceFinders.delete(kind);
-  };
-}
-
-async function referencesOf(tx: Queryable, name: string): Promise<DatasourceReference[]> {
-  const out: DatasourceReference[] = [];
-  for (const find of referenceFinders.values()) out.push(...await find(tx, name));
-  return out;
 }
 
 // --- output ---------------------------------------------------------------------------------------

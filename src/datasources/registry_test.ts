@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { audits, refuses } from "../workspaces/test_fixtures.ts";
-import { registerReferenceFinder } from "./registry.ts";
+import { registerReferenceFinder } from "./references.ts";
 import { CANARY, datasourceFixture, pgBody } from "./test_fixtures.ts";
 
 forEachStore(

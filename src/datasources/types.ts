@@ -1,8 +1,8 @@
 /** The datasource vocabulary (spec 3 §2.1): rows as stored, and the shapes the front ends serve. */
-import type { Dialect } from "./connectors/types.ts";
+import type { CredentialKind, Dialect } from "./connectors/mod.ts";
 import type { Queryable } from "../store/mod.ts";
 
-export { type Dialect, DIALECTS } from "./connectors/types.ts";
+export { CREDENTIAL_KINDS, type CredentialKind, type Dialect, DIALECTS } from "./connectors/mod.ts";
 
 /** Datasource names: one global namespace, lowercase, safe in a URL path segment. */
 export const DATASOURCE_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -13,15 +13,6 @@ export const USERNAME_MAX = 256;
 /** `introspection_include_schemas`: exact identifiers of letters, digits, `_`, `$`, `#`. */
 export const SCHEMA_IDENTIFIER_RE = /^[a-z0-9_$#]{1,128}$/;
 export const INCLUDE_SCHEMAS_MAX = 200;
-
-export const CREDENTIAL_KINDS = [
-  "password",
-  "token",
-  "private_key",
-  "service_account_json",
-  "none",
-] as const;
-export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
 /** What the caller sent as the credential, after parsing (create and update). */
 export interface CredentialInput {

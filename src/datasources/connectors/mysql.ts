@@ -17,7 +17,8 @@ import {
   tableNotFound,
 } from "./common.ts";
 import type { Credential } from "./definition.ts";
-import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
+import type { DriverOptions } from "./jdbc_url.ts";
+import { type Conn, mysqlOptions, type MysqlTarget, plain, run } from "./mysql_driver.ts";
 import { dataType, fieldType, mysqlConverter, type MysqlField } from "./mysql_types.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
@@ -36,63 +37,7 @@ import {
   type WriteOutcome,
 } from "./types.ts";
 
-type MysqlTarget = Extract<JdbcTarget, { dialect: "MYSQL" }>;
-type Conn = mysql.Connection;
-
 const SYSTEM_SCHEMAS = ["mysql", "sys", "performance_schema", "information_schema"];
-
-export function mysqlOptions(
-  target: MysqlTarget,
-  credential: Credential,
-  options: DriverOptions,
-  settings: PoolSettings,
-): mysql.ConnectionOptions {
-  const sslMode = options.sslMode ??
-    (options.ssl === "true" || options.useSSL === "true" ? "REQUIRED" : "DISABLED");
-  return {
-    host: target.host,
-    port: target.port,
-    database: target.database ?? undefined,
-    user: credential.username ?? "root",
-    password: credential.kind === "none" ? undefined : credential.secret ?? undefined,
-    connectTimeout: Math.min(
-      settings.connectionTimeout,
-      Number(options.connectTimeout ?? Infinity),
-    ),
-    ssl: sslMode === "DISABLED" || sslMode === "PREFERRED"
-      ? undefined
-      : { rejectUnauthorized: sslMode === "VERIFY_CA" || sslMode === "VERIFY_IDENTITY" },
-    charset: "utf8mb4",
-    timezone: "Z",
-    dateStrings: true,
-    supportBigNumbers: true,
-    bigNumberStrings: true,
-    decimalNumbers: false,
-    rowsAsArray: true,
-    multipleStatements: false,
-    flags: ["-LOCAL_FILES", "-MULTI_STATEMENTS"],
-    // Never read client files, whatever the server asks for.
-    infileStreamFactory: () => {
-      throw new Error("LOAD DATA LOCAL is disabled");
-    },
-    ...({ jsonStrings: true } as object),
-  };
-}
-
-function run(conn: Conn, sql: string, values: unknown[] = []): Promise<unknown[]> {
-  return new Promise((resolve, reject) => {
-    conn.execute({ sql, values: values.map(bindValue), rowsAsArray: true }, (error, rows) => {
-      if (error) reject(error);
-      else resolve(rows as unknown[]);
-    });
-  });
-}
-
-function plain(conn: Conn, sql: string): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    conn.query(sql, (error, result) => (error ? reject(error) : resolve(result)));
-  });
-}
 
 export class MysqlConnector implements Connector {
   readonly dialect = "MYSQL" as const;

@@ -6,6 +6,7 @@ import { AppError } from "../../errors/mod.ts";
 import type { Logger } from "../../lib/log.ts";
 import { type ConnectorConfig, credentialKindsFor } from "./definition.ts";
 import { parseJdbcUrl, validateDriverOptions } from "./jdbc_url.ts";
+import { DuckdbConnector } from "./duckdb.ts";
 import { MysqlConnector } from "./mysql.ts";
 import { PostgresConnector } from "./postgres.ts";
 import { SqliteConnector } from "./sqlite.ts";
@@ -55,7 +56,9 @@ export function openConnector(
       );
     case "SQLITE":
       return new SqliteConnector(config.name, target, options, config.pool, deps.logger);
-    default:
-      throw new Error(`no connector for ${target.dialect} yet`);
+    case "DUCKDB":
+      return new DuckdbConnector(config.name, target, options, config.pool, deps.logger);
+    case "LAKE":
+      throw new Error("LAKE datasources are opened by the lake module");
   }
 }

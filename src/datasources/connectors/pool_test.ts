@@ -7,7 +7,7 @@ import { freshPostgresDatabase } from "../../../tests/stores.ts";
 import { waitFor } from "../../../tests/datasources.ts";
 import { Pool } from "./pool.ts";
 import { resolvePoolSettings } from "./pool_settings.ts";
-import { type PgConn, postgresDriver } from "./postgres.ts";
+import { type PgConn, postgresDriver } from "./postgres_driver.ts";
 
 // The pool against real PostgreSQL connections. Time-based rules (idle timeout, lifetime,
 // validation after idling) are decided by the pool's clock, which these tests move forward.

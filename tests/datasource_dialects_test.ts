@@ -5,6 +5,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { call, startTestServer, type TestServer } from "./harness.ts";
 import { skipUnless } from "./services.ts";
@@ -165,3 +166,66 @@ Deno.test({
     }
   },
 });
+
+Deno.test("DuckDB file: test, schemas, tables and columns of a real database", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/analytics.duckdb`;
+    const setup = await DuckDBInstance.create(path);
+    const conn = await setup.connect();
+    await conn.run(`CREATE SCHEMA sales;
+      CREATE TABLE sales.orders (id INTEGER NOT NULL, amount DECIMAL(10,2), placed TIMESTAMP);
+      CREATE TABLE main.flags (on_off BOOLEAN)`);
+    conn.closeSync();
+    setup.closeSync();
+    await withAdmin(async (s, h) => {
+      const made = await call(s, "POST", "/api/v1/datasources", h, {
+        name: "duck",
+        dialect: "DUCKDB",
+        jdbc_url: `jdbc:duckdb:${path}`,
+      });
+      equal(made.status, 201, JSON.stringify(made.body));
+      const test = await call(s, "POST", "/api/v1/datasources/duck/test", h);
+      deepEqual([test.status, test.body.data.connected], [200, true]);
+      const schemas = (await call(s, "GET", "/api/v1/datasources/duck/schemas", h)).body.data;
+      ok(schemas.schemas.includes("sales") && schemas.schemas.includes("main"));
+      ok(!schemas.schemas.includes("information_schema"));
+      const sales = (await call(s, "GET", "/api/v1/datasources/duck/tables?schema=sales", h)).body
+        .data;
+      deepEqual(sales.tables.map((t: { name: string }) => t.name), ["orders"]);
+      const cols = await call(
+        s,
+        "GET",
+        "/api/v1/datasources/duck/tables/orders/columns?schema=sales",
+        h,
+      );
+      deepEqual(cols.body.data.map((c: { type: string }) => c.type), [
+        "integer",
+        "decimal",
+        "timestamp",
+      ]);
+      const current = await call(s, "GET", "/api/v1/datasources/duck/tables/flags/columns", h);
+      deepEqual(current.body.data.map((c: { name: string }) => c.name), ["on_off"]);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("LAKE registers; until the lake module is mounted it tests as not connected and introspects as 502", () =>
+  withAdmin(async (s, h) => {
+    const made = await call(s, "POST", "/api/v1/datasources", h, {
+      name: "lake",
+      dialect: "LAKE",
+      jdbc_url: "jdbc:lake:file:///srv/lake",
+    });
+    deepEqual([made.status, made.body.data?.credential], [201, { kind: "none" }]);
+    const test = await call(s, "POST", "/api/v1/datasources/lake/test", h);
+    deepEqual([test.status, test.body.data.connected, test.body.data.error_class], [
+      200,
+      false,
+      "config",
+    ]);
+    const r = await call(s, "GET", "/api/v1/datasources/lake/schemas", h);
+    deepEqual([r.status, r.body.error.code], [502, "pipeline.execution.datasource_unreachable"]);
+  }));

@@ -17,7 +17,7 @@ import {
   validateProperties,
 } from "./connectors/mod.ts";
 import type { CredentialPurpose, DatasourceService } from "./service.ts";
-import type { DatasourceRecord } from "./types.ts";
+import type { DatasourceRecord, OpenCredential } from "./types.ts";
 
 /** Introspection listings stop here and say `truncated` (spec 3 §8). */
 export const LISTING_CAP = 2000;
@@ -26,6 +26,11 @@ export interface DatasourceConnectionsOptions {
   datasources: DatasourceService;
   pools: PoolManager;
   logger: Logger;
+  /**
+   * Opens a LAKE datasource, whose tables live in the lake-table registry rather than behind a
+   * driver; the lake module supplies it. Without it a LAKE datasource cannot be reached.
+   */
+  openLake?: (d: DatasourceRecord, credential: OpenCredential) => Connector | Promise<Connector>;
 }
 
 /** `POST /datasources/{name}/test`: the probe plus when it ran. */
@@ -38,8 +43,10 @@ export class DatasourceConnections {
   readonly #datasources: DatasourceService;
   readonly #pools: PoolManager;
   readonly #logger: Logger;
+  readonly #openLake: DatasourceConnectionsOptions["openLake"];
 
   constructor(options: DatasourceConnectionsOptions) {
+    this.#openLake = options.openLake;
     this.#datasources = options.datasources;
     this.#pools = options.pools;
     this.#logger = options.logger;
@@ -56,7 +63,15 @@ export class DatasourceConnections {
   /** The datasource's current pool on this instance, opened (and its secret opened) when absent. */
   #connector(actor: Principal, d: DatasourceRecord, purpose: CredentialPurpose) {
     return this.#pools.get(d.name, async (): Promise<Connector> => {
+      if (d.dialect === "LAKE" && !this.#openLake) {
+        throw new AppError("pipeline.execution.datasource_unreachable", {
+          datasource: d.name,
+          error_class: "config",
+          reason: "lake datasources are read through the lake-table registry, not mounted here",
+        });
+      }
       const credential = await this.#datasources.openCredential(actor, d, purpose);
+      if (d.dialect === "LAKE") return await this.#openLake!(d, credential);
       const { pool } = validateProperties(d);
       return openConnector({
         name: d.name,

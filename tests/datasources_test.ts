@@ -360,3 +360,36 @@ Deno.test("the OpenAPI document describes the datasource routes and their bodies
     ok(doc.paths["/api/v1/datasources/{name}/grants/{workspace}"].post);
     ok(doc.paths["/api/v1/datasources/{name}"].get.responses["200"]);
   }));
+
+Deno.test("a ciphertext moved onto another row never opens: test reports it, introspection is 502", () =>
+  withServer(async (s, f, bodies) => {
+    const admin = await sessionHeaders(s.runtime, f.users.ws_admin, "acme");
+    for (const name of ["one", "two"]) {
+      // Port 1 is never reached: decryption fails before any connect.
+      equal(
+        (await call(s, "POST", "/api/v1/datasources", admin, {
+          ...pg(name),
+          jdbc_url: "jdbc:postgresql://127.0.0.1:1/x",
+        })).status,
+        201,
+      );
+    }
+    await s.runtime.db.execute(
+      `UPDATE datasources SET secret_ciphertext =
+         (SELECT secret_ciphertext FROM datasources WHERE name = 'one') WHERE name = 'two'`,
+    );
+    const test = await call(s, "POST", "/api/v1/datasources/two/test", admin);
+    deepEqual([test.status, test.body.data.connected, test.body.data.error_class], [
+      200,
+      false,
+      "credential",
+    ]);
+    const r = await call(s, "GET", "/api/v1/datasources/two/schemas", admin);
+    deepEqual([r.status, r.body.error.code], [502, "pipeline.execution.datasource_unreachable"]);
+    const failed = await s.runtime.db.query<{ details: string }>(
+      "SELECT details FROM audit_log WHERE event = 'datasource.credential_decrypt_failed'",
+    );
+    equal(failed.length, 2);
+    equal(JSON.parse(failed[0].details).datasource, "two");
+    for (const text of [...bodies, ...s.logs]) ok(!text.includes(CANARY));
+  }));

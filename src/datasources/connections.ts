@@ -96,12 +96,14 @@ export class DatasourceConnections {
       outcome = await (await this.#connector(actor, d, "test")).test();
     } catch (error) {
       // A definition the connector cannot open at all (or a secret that will not decrypt).
+      const known = error instanceof AppError;
+      const errorClass = known ? error.details.error_class : undefined;
       outcome = {
         connected: false,
         latency_ms: 0,
         server_version: null,
-        error: error instanceof AppError ? error.message : "the datasource could not be opened",
-        error_class: "config",
+        error: known ? error.message : "the datasource could not be opened",
+        error_class: typeof errorClass === "string" ? errorClass : "config",
       };
       if (!(error instanceof AppError)) {
         this.#logger.warn("datasource test could not open a connector", {

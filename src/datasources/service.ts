@@ -5,6 +5,7 @@
  * enforce tenancy (another workspace's datasource is not-found) and the write rules.
  */
 import { recordAudit } from "../audit/mod.ts";
+import { AppError } from "../errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../identity/types.ts";
 import type { Logger } from "../lib/log.ts";
 import type { Db } from "../store/mod.ts";
@@ -22,7 +23,7 @@ import {
   writeTarget,
 } from "./registry.ts";
 import * as repo from "./repo.ts";
-import type { CredentialCipher } from "./secrets.ts";
+import { type CredentialCipher, SealedSecretError } from "./secrets.ts";
 import type {
   DatasourceRecord,
   DatasourceView,
@@ -143,8 +144,29 @@ export class DatasourceService {
     d: DatasourceRecord,
     purpose: CredentialPurpose,
   ): Promise<OpenCredential> {
-    if (d.credential_kind === "none" || !d.secret_ciphertext) return { kind: "none" };
-    const secret = await this.#deps.cipher.open(d.name, d.secret_ciphertext);
+    if (d.credential_kind === "none" || !d.secret_ciphertext) {
+      return { kind: "none", ...(d.username ? { username: d.username } : {}) };
+    }
+    let secret: string;
+    try {
+      secret = await this.#deps.cipher.open(d.name, d.secret_ciphertext);
+    } catch (error) {
+      if (!(error instanceof SealedSecretError)) throw error;
+      // A changed SERVICE_ENCRYPTION_KEY, or a ciphertext moved from another row: never usable.
+      this.#logger.error("a datasource secret cannot be opened", { datasource: d.name, error });
+      await recordAudit(this.#deps.db, {
+        event: "datasource.credential_decrypt_failed",
+        userId: actor.userId,
+        provider: actor.provider,
+        workspaceId: d.workspace_id,
+        details: { datasource: d.name, purpose },
+      });
+      throw new AppError("pipeline.execution.datasource_unreachable", {
+        datasource: d.name,
+        error_class: "credential",
+        reason: "the stored secret cannot be opened with the current encryption key; set it again",
+      });
+    }
     await recordAudit(this.#deps.db, {
       event: "datasource.credential_decrypted",
       userId: actor.userId,

@@ -53,9 +53,11 @@ export class SqliteDb implements Db {
 
   constructor(path: string) {
     this.#db = new DatabaseSync(path);
+    // The busy timeout first: switching a fresh file to WAL takes a lock, and a second process
+    // opening the same file at that moment must wait for it rather than fail "database is locked".
+    this.#db.exec("PRAGMA busy_timeout = 5000");
     this.#db.exec("PRAGMA journal_mode = WAL");
     this.#db.exec("PRAGMA foreign_keys = ON");
-    this.#db.exec("PRAGMA busy_timeout = 5000");
     this.#db.exec("PRAGMA synchronous = NORMAL");
   }
 

@@ -16,16 +16,26 @@ const REQUIRE = Deno.env.get("SERVICE_TEST_REQUIRE_SERVICES") === "1";
 
 async function reachable(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
-  try {
-    const conn = await Promise.race([
-      Deno.connect({ hostname, port: Number(port) }),
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 1000)),
-    ]);
-    conn.close();
-    return true;
-  } catch {
-    return false;
+  // Several tries: a test module graph that loads heavy drivers can hold the event loop past one
+  // short timeout while the connection itself succeeded, and a flaked probe fails every test.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const conn = await Promise.race([
+        Deno.connect({ hostname, port: Number(port) }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error("timeout")), 2000);
+        }),
+      ]);
+      conn.close();
+      return true;
+    } catch (e) {
+      if (!(e instanceof Error && e.message === "timeout")) return false; // refused: down
+    } finally {
+      clearTimeout(timer);
+    }
   }
+  return false;
 }
 
 const up: Record<ServiceName, boolean> = {

@@ -16,6 +16,7 @@ import {
   capped,
   classifyError,
   DEFAULT_BATCH_ROWS,
+  limitFor,
   lossyWarning,
   probe,
   rowStream,
@@ -229,7 +230,7 @@ export class DuckdbConnector implements Connector {
       `SELECT DISTINCT schema_name FROM duckdb_schemas()
         WHERE database_name = current_database()
           AND (schema_name NOT IN (:system) OR lower(schema_name) IN (:include))
-        ORDER BY schema_name LIMIT ${options.cap + 1}`,
+        ORDER BY schema_name LIMIT ${limitFor(options.cap)}`,
       { system: SYSTEM_SCHEMAS, include: options.include },
     );
     return capped(rows.map((r) => String(r[0])), options.cap);
@@ -249,7 +250,7 @@ export class DuckdbConnector implements Connector {
          SELECT schema_name, view_name, 'view', comment, database_name
            FROM duckdb_views() WHERE NOT internal
        ) WHERE database_name = current_database() AND ${filter}
-       ORDER BY schema_name, name LIMIT ${options.cap + 1}`,
+       ORDER BY schema_name, name LIMIT ${limitFor(options.cap)}`,
       { schema: options.schema, system: SYSTEM_SCHEMAS, include: options.include },
     );
     return capped(

@@ -11,6 +11,7 @@ import {
   capped,
   classifyError,
   DEFAULT_BATCH_ROWS,
+  limitFor,
   lossyWarning,
   probe,
   rowStream,
@@ -321,7 +322,7 @@ export class MysqlConnector implements Connector {
     const rows = await this.#rows(
       `SELECT SCHEMA_NAME FROM information_schema.SCHEMATA
         WHERE SCHEMA_NAME NOT IN (:system) OR LOWER(SCHEMA_NAME) IN (:include)
-        ORDER BY SCHEMA_NAME LIMIT ${options.cap + 1}`,
+        ORDER BY SCHEMA_NAME LIMIT ${limitFor(options.cap)}`,
       { system: SYSTEM_SCHEMAS, include: options.include },
     );
     return capped(rows.map((r) => String(r[0])), options.cap);
@@ -335,7 +336,7 @@ export class MysqlConnector implements Connector {
       : "(TABLE_SCHEMA NOT IN (:system) OR LOWER(TABLE_SCHEMA) IN (:include))";
     const rows = await this.#rows(
       `SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, TABLE_COMMENT FROM information_schema.TABLES
-        WHERE ${filter} ORDER BY TABLE_SCHEMA, TABLE_NAME LIMIT ${options.cap + 1}`,
+        WHERE ${filter} ORDER BY TABLE_SCHEMA, TABLE_NAME LIMIT ${limitFor(options.cap)}`,
       { schema: options.schema, system: SYSTEM_SCHEMAS, include: options.include },
     );
     return capped(

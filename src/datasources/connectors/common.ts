@@ -204,3 +204,8 @@ export function aborted(signal?: AbortSignal): Promise<never> {
     signal.addEventListener("abort", () => reject(signal.reason), { once: true });
   });
 }
+
+/** `/columns` without a schema on a connection that reports no current schema (spec 3 §4.1). */
+export function schemaRequired(): never {
+  throw new AppError("pipeline.execution.parameter_required", { parameter: "schema" });
+}

@@ -15,6 +15,7 @@ import {
   lossyWarning,
   probe,
   rowStream,
+  schemaRequired,
   tableNotFound,
 } from "./common.ts";
 import type { Credential } from "./definition.ts";
@@ -354,7 +355,7 @@ export class MysqlConnector implements Connector {
   }
 
   async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
-    const resolved = schema ?? (await this.currentSchema());
+    const resolved = schema ?? (await this.currentSchema()) ?? schemaRequired();
     const rows = await this.#rows(
       `SELECT c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, c.IS_NULLABLE, c.NUMERIC_PRECISION,
               c.NUMERIC_SCALE, c.COLUMN_COMMENT,

@@ -286,6 +286,11 @@ Deno.test({
       ok(!(a.error ?? "").includes("wrong-secret"));
       equal((await right.test()).connected, true);
       equal(await right.currentSchema(), null, "no database in the URL: no current schema");
+      const noSchema = await right.columns("t").catch((e) => e);
+      ok(noSchema instanceof AppError);
+      deepEqual([noSchema.code, noSchema.details], ["pipeline.execution.parameter_required", {
+        parameter: "schema",
+      }]);
       const b = await noDb.test();
       deepEqual([b.connected, b.error_class], [false, "config"]);
       await Promise.all([wrong.close(), right.close(), noDb.close()]);

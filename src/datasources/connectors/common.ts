@@ -130,6 +130,16 @@ export async function probe(fn: () => Promise<string | null>): Promise<TestOutco
   }
 }
 
+/**
+ * The LIMIT that tells whether a listing was cut: one more than the cap. Written into SQL text
+ * where a driver cannot bind LIMIT, so it is forced to a small integer here.
+ */
+export function limitFor(cap: number): number {
+  const n = Math.trunc(Number(cap));
+  if (!Number.isFinite(n) || n < 0) throw new Error(`invalid listing cap ${cap}`);
+  return Math.min(n, 1_000_000) + 1;
+}
+
 /** Cuts `rows` (fetched with a limit of `cap + 1`) to the cap and says whether it cut. */
 export function capped<T>(rows: T[], cap: number): Listing<T> {
   return { items: rows.slice(0, cap), truncated: rows.length > cap };
@@ -193,4 +203,9 @@ export function aborted(signal?: AbortSignal): Promise<never> {
     if (signal.aborted) reject(signal.reason);
     signal.addEventListener("abort", () => reject(signal.reason), { once: true });
   });
+}
+
+/** `/columns` without a schema on a connection that reports no current schema (spec 3 §4.1). */
+export function schemaRequired(): never {
+  throw new AppError("pipeline.execution.parameter_required", { parameter: "schema" });
 }

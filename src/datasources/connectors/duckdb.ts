@@ -16,6 +16,7 @@ import {
   capped,
   classifyError,
   DEFAULT_BATCH_ROWS,
+  limitFor,
   lossyWarning,
   probe,
   rowStream,
@@ -44,6 +45,16 @@ import {
 type DuckTarget = Extract<JdbcTarget, { dialect: "DUCKDB" }>;
 
 const SYSTEM_SCHEMAS = ["information_schema", "pg_catalog"];
+
+/**
+ * Interrupts until told to stop. An interrupt only reaches a statement the engine has started,
+ * and a statement handed over an instant ago may not have started yet; repeating closes that gap.
+ */
+function keepInterrupting(conn: DuckDBConnection): () => void {
+  conn.interrupt();
+  const timer = setInterval(() => conn.interrupt(), 20);
+  return () => clearInterval(timer);
+}
 
 function toDuck(values: unknown[]): DuckDBValue[] {
   return values.map((v) => {
@@ -120,13 +131,15 @@ export class DuckdbConnector implements Connector {
     const lease = await this.#pool.acquire(signal);
     const conn = lease.conn;
     let interrupted = false;
+    let stopInterrupting: (() => void) | undefined;
     const onAbort = () => {
       interrupted = true;
-      conn.interrupt();
+      stopInterrupting = keepInterrupting(conn);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     const release = async (error?: unknown) => {
       signal?.removeEventListener("abort", onAbort);
+      stopInterrupting?.();
       const broken = (error !== undefined || interrupted) &&
         !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
       lease.release({ broken });
@@ -177,7 +190,8 @@ export class DuckdbConnector implements Connector {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "duckdb"));
     const lease = await this.#pool.acquire(options.signal);
     const conn = lease.conn;
-    const onAbort = () => conn.interrupt();
+    let stopInterrupting: (() => void) | undefined;
+    const onAbort = () => (stopInterrupting = keepInterrupting(conn));
     options.signal?.addEventListener("abort", onAbort, { once: true });
     const rows_affected: (number | null)[] = [];
     try {
@@ -192,6 +206,7 @@ export class DuckdbConnector implements Connector {
       lease.release();
       return { committed: true, rolled_back: false, rows_affected };
     } catch (error) {
+      stopInterrupting?.();
       const rolledBack = await conn.run("ROLLBACK").then(() => true, () => false);
       lease.release({ broken: !rolledBack });
       throw new WriteError(
@@ -229,7 +244,7 @@ export class DuckdbConnector implements Connector {
       `SELECT DISTINCT schema_name FROM duckdb_schemas()
         WHERE database_name = current_database()
           AND (schema_name NOT IN (:system) OR lower(schema_name) IN (:include))
-        ORDER BY schema_name LIMIT ${options.cap + 1}`,
+        ORDER BY schema_name LIMIT ${limitFor(options.cap)}`,
       { system: SYSTEM_SCHEMAS, include: options.include },
     );
     return capped(rows.map((r) => String(r[0])), options.cap);
@@ -249,7 +264,7 @@ export class DuckdbConnector implements Connector {
          SELECT schema_name, view_name, 'view', comment, database_name
            FROM duckdb_views() WHERE NOT internal
        ) WHERE database_name = current_database() AND ${filter}
-       ORDER BY schema_name, name LIMIT ${options.cap + 1}`,
+       ORDER BY schema_name, name LIMIT ${limitFor(options.cap)}`,
       { schema: options.schema, system: SYSTEM_SCHEMAS, include: options.include },
     );
     return capped(

@@ -11,9 +11,11 @@ import {
   capped,
   classifyError,
   DEFAULT_BATCH_ROWS,
+  limitFor,
   lossyWarning,
   probe,
   rowStream,
+  schemaRequired,
   tableNotFound,
 } from "./common.ts";
 import type { Credential } from "./definition.ts";
@@ -321,7 +323,7 @@ export class MysqlConnector implements Connector {
     const rows = await this.#rows(
       `SELECT SCHEMA_NAME FROM information_schema.SCHEMATA
         WHERE SCHEMA_NAME NOT IN (:system) OR LOWER(SCHEMA_NAME) IN (:include)
-        ORDER BY SCHEMA_NAME LIMIT ${options.cap + 1}`,
+        ORDER BY SCHEMA_NAME LIMIT ${limitFor(options.cap)}`,
       { system: SYSTEM_SCHEMAS, include: options.include },
     );
     return capped(rows.map((r) => String(r[0])), options.cap);
@@ -335,7 +337,7 @@ export class MysqlConnector implements Connector {
       : "(TABLE_SCHEMA NOT IN (:system) OR LOWER(TABLE_SCHEMA) IN (:include))";
     const rows = await this.#rows(
       `SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, TABLE_COMMENT FROM information_schema.TABLES
-        WHERE ${filter} ORDER BY TABLE_SCHEMA, TABLE_NAME LIMIT ${options.cap + 1}`,
+        WHERE ${filter} ORDER BY TABLE_SCHEMA, TABLE_NAME LIMIT ${limitFor(options.cap)}`,
       { schema: options.schema, system: SYSTEM_SCHEMAS, include: options.include },
     );
     return capped(
@@ -353,7 +355,7 @@ export class MysqlConnector implements Connector {
   }
 
   async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
-    const resolved = schema ?? (await this.currentSchema());
+    const resolved = schema ?? (await this.currentSchema()) ?? schemaRequired();
     const rows = await this.#rows(
       `SELECT c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, c.IS_NULLABLE, c.NUMERIC_PRECISION,
               c.NUMERIC_SCALE, c.COLUMN_COMMENT,

@@ -184,15 +184,24 @@ myTest(
   },
 );
 
-myTest("a stream broken off early kills its statement and frees the connection", async ({ c }) => {
-  const stream = await c.query({ sql: "SELECT seq FROM seq_1_to_5000000" }, { batchRows: 100 });
-  for await (const batch of stream) {
-    equal(batch.length, 100);
-    break;
-  }
-  equal(c.pool.stats.leased, 0);
-  deepEqual((await drain(await c.query({ sql: "SELECT 1" }))).rows, [[1n]]);
-});
+myTest(
+  "a stream broken off early kills its statement and frees the connection",
+  async ({ c, admin }) => {
+    const stream = await c.query({ sql: "SELECT seq FROM seq_1_to_5000000" }, { batchRows: 100 });
+    for await (const batch of stream) {
+      equal(batch.length, 100);
+      break;
+    }
+    equal(c.pool.stats.leased, 0);
+    await waitFor("the server to stop the statement", async () => {
+      const [rows] = await admin.query(
+        "SELECT 1 FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT seq FROM seq_1_to_5000000%'",
+      );
+      return (rows as unknown[]).length === 0;
+    });
+    deepEqual((await drain(await c.query({ sql: "SELECT 1" }))).rows, [[1n]]);
+  },
+);
 
 myTest("write() commits everything or rolls everything back", async ({ c, admin }) => {
   await admin.query("CREATE TABLE w (id INT PRIMARY KEY, v TEXT) ENGINE=InnoDB");
@@ -286,6 +295,11 @@ Deno.test({
       ok(!(a.error ?? "").includes("wrong-secret"));
       equal((await right.test()).connected, true);
       equal(await right.currentSchema(), null, "no database in the URL: no current schema");
+      const noSchema = await right.columns("t").catch((e) => e);
+      ok(noSchema instanceof AppError);
+      deepEqual([noSchema.code, noSchema.details], ["pipeline.execution.parameter_required", {
+        parameter: "schema",
+      }]);
       const b = await noDb.test();
       deepEqual([b.connected, b.error_class], [false, "config"]);
       await Promise.all([wrong.close(), right.close(), noDb.close()]);

@@ -319,7 +319,7 @@ export class Pool<C> {
     for (const result of opened) {
       if (result.status === "fulfilled") {
         if (this.#closed) await this.#dispose(result.value);
-        else this.#idle.push(result.value);
+        else (this.#waiters.shift() ?? ((e) => this.#idle.push(e!)))(result.value);
       } else {
         this.#logger?.debug("pool refill failed", { datasource: this.name, error: result.reason });
       }

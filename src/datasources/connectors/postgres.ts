@@ -13,6 +13,7 @@ import {
   lossyWarning,
   probe,
   rowStream,
+  schemaRequired,
   tableNotFound,
 } from "./common.ts";
 import type { Credential } from "./definition.ts";
@@ -251,7 +252,7 @@ export class PostgresConnector implements Connector {
   }
 
   async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
-    const resolved = schema ?? (await this.currentSchema());
+    const resolved = schema ?? (await this.currentSchema()) ?? schemaRequired();
     const rows = await this.#rows<{
       name: string | null;
       type_oid: number;

@@ -161,13 +161,7 @@ export class DatasourceConnections {
   ): Promise<ColumnInfo[]> {
     const d = await this.#datasources.record(actor, scope, name);
     const conn = await this.#connector(actor, d, "introspect");
-    const resolved = schema || await conn.currentSchema();
-    if (!resolved) {
-      throw new AppError("pipeline.execution.parameter_required", {
-        parameter: "schema",
-        reason: "the datasource reports no current schema",
-      });
-    }
-    return await conn.columns(table, resolved);
+    // The connector resolves the current schema, and answers parameter_required without one.
+    return await conn.columns(table, schema);
   }
 }

@@ -393,3 +393,17 @@ Deno.test("a ciphertext moved onto another row never opens: test reports it, int
     equal(JSON.parse(failed[0].details).datasource, "two");
     for (const text of [...bodies, ...s.logs]) ok(!text.includes(CANARY));
   }));
+
+Deno.test("a workspace owning a bound datasource cannot be deleted: workspace.in_use counts it", () =>
+  withServer(async (s, f) => {
+    const admin = await sessionHeaders(s.runtime, f.users.ws_admin, "acme");
+    equal((await call(s, "POST", "/api/v1/datasources", admin, pg("wh"))).status, 201);
+    const refused = await call(s, "DELETE", "/api/v1/workspaces/acme", admin);
+    deepEqual([refused.status, refused.body.error.code, refused.body.error.details.counts], [
+      409,
+      "workspace.in_use",
+      { datasources: 1 },
+    ]);
+    equal((await call(s, "DELETE", "/api/v1/datasources/wh", admin)).status, 204);
+    equal((await call(s, "DELETE", "/api/v1/workspaces/acme", admin)).status, 204);
+  }));

@@ -115,7 +115,7 @@ export class Pool<C> {
         continue;
       }
       if (this.size + this.#connecting.size < this.settings.maximumPoolSize) {
-        return this.#lease(await this.#open(remaining));
+        return this.#lease(await this.#open(remaining, signal));
       }
       const entry = await this.#wait(remaining, signal);
       if (entry && (await this.#usable(entry, deadline - Date.now()))) return this.#lease(entry);
@@ -266,14 +266,21 @@ export class Pool<C> {
     });
   }
 
-  async #open(timeoutMs: number): Promise<Entry<C>> {
+  async #open(timeoutMs: number, signal?: AbortSignal): Promise<Entry<C>> {
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         controller.abort();
         reject(new Error(`no connection within connectionTimeout (${timeoutMs} ms)`));
       }, timeoutMs);
+      // The caller gave up: stop connecting for it rather than make it wait out the timeout.
+      onAbort = () => {
+        controller.abort();
+        reject(signal!.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
     });
     const connecting = this.#driver.connect(controller.signal);
     // A driver that ignores the signal may still connect later: close what nobody will use.
@@ -292,6 +299,7 @@ export class Pool<C> {
       const now = this.#now();
       return { conn, createdAt: now, lastUsedAt: now };
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       const timeout = controller.signal.aborted;
       throw new AppError("pipeline.execution.datasource_unreachable", {
         datasource: this.name,
@@ -300,6 +308,7 @@ export class Pool<C> {
       });
     } finally {
       clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
       this.#wakeOne();
     }
   }

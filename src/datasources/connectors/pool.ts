@@ -3,7 +3,7 @@
  * connection type. Every dialect pools its own single-connection driver handles here, so the
  * seven keys mean the same thing everywhere:
  * - `maximumPoolSize` bounds open plus opening connections;
- * - `minimumIdle` is kept open by the housekeeper once the pool has been used;
+ * - `minimumIdle` is opened at the first lease and kept by the housekeeper (every 30 s);
  * - `connectionTimeout` bounds a lease, including a connect that hangs;
  * - `idleTimeout` closes idle connections above `minimumIdle`; `maxLifetime` retires old ones;
  * - `validationTimeout` bounds the liveness check of a connection idle for more than a moment;
@@ -201,7 +201,11 @@ export class Pool<C> {
   }
 
   #lease(entry: Entry<C>): Lease<C> {
-    this.#used = true;
+    if (!this.#used) {
+      // The first use opens minimumIdle; an unused datasource holds no connections.
+      this.#used = true;
+      void this.#fill();
+    }
     this.#leased.add(entry);
     const leasedAt = Date.now();
     const threshold = this.settings.leakDetectionThreshold;

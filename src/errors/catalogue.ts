@@ -224,6 +224,69 @@ export const catalogue = {
     message: "The workspace name {name} is taken (deleted names stay reserved).",
     user_message: "That workspace name is taken.",
   },
+  // Spec 3 §7, in spec order (other datasource codes go around these).
+  "datasource.validation.workspace_forbidden": {
+    status: 400,
+    message: "The datasource change is not allowed for this caller: {reason}.",
+    user_message: "You cannot change this datasource.",
+  },
+  "datasource.validation.lake_dialect_required": {
+    status: 400,
+    message: "Lake tables exist only on LAKE datasources; {datasource} is {dialect}.",
+    user_message: "Lake tables can only be registered on a lake datasource.",
+  },
+  "datasource.validation.lake_namespace_invalid": {
+    status: 400,
+    message:
+      "The lake namespace must be 1 to 9 segments matching [a-z0-9][a-z0-9_-]{0,63} (array or dotted): {reason}.",
+    user_message: "The lake namespace is not valid.",
+  },
+  "datasource.validation.lake_name_invalid": {
+    status: 400,
+    message: "The lake table name must be one segment matching [a-z0-9][a-z0-9_-]{0,63}: {reason}.",
+    user_message: "The lake table name is not valid.",
+  },
+  "datasource.validation.lake_format_invalid": {
+    status: 400,
+    message: "The lake table format must be parquet or iceberg: {reason}.",
+    user_message: "The lake table format is not supported.",
+  },
+  "datasource.validation.lake_location_invalid": {
+    status: 400,
+    message: "The lake location is not usable: {reason}.",
+    user_message: "The lake table location is not valid.",
+  },
+  "datasource.validation.lake_manifest_url_forbidden": {
+    status: 400,
+    message: "The manifest URL may not be fetched: {reason}.",
+    user_message: "The manifest URL is not allowed for this datasource.",
+  },
+  "datasource.lake_table_duplicate": {
+    status: 409,
+    message: "The lake table {namespace}.{name} is already registered on {datasource}.",
+    user_message: "That lake table is already registered.",
+  },
+  "datasource.lake_table_not_found": {
+    status: 404,
+    message: "No lake table {namespace}.{name} is registered on {datasource}.",
+    user_message: "The lake table is not registered.",
+  },
+  "pipeline.execution.datasource_unreachable": {
+    status: 502,
+    message: "The datasource {datasource} cannot be reached: {reason}.",
+    user_message: "The datasource could not be reached.",
+  },
+  "pipeline.execution.parameter_required": {
+    status: 400,
+    message: "The parameter {parameter} is required.",
+    user_message: "A required value is missing.",
+  },
+  // Not in spec 3 §7 (retiring a fact that does not exist or is not visible).
+  "datasource.fact_not_found": {
+    status: 404,
+    message: "No live learned fact {fact_id} is visible to this workspace.",
+    user_message: "The fact does not exist.",
+  },
   "rate_limit.exceeded": {
     status: 429,
     message: "The request budget is exhausted; retry after {retry_after} seconds.",

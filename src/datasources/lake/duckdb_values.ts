@@ -85,11 +85,13 @@ export function columnSchema(name: string, type: DuckDBType): ColumnSchema {
   return column;
 }
 
-/** A nested value as plain JSON (64-bit and wider integers and decimals as strings). */
+/** A nested value as plain JSON (integers past 2^53 and decimals as strings, exact). */
 function toJson(value: DuckDBValue): unknown {
   if (value === null || typeof value === "boolean" || typeof value === "string") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : String(value);
-  if (typeof value === "bigint") return value.toString();
+  if (typeof value === "bigint") {
+    return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  }
   if (value instanceof DuckDBListValue || value instanceof DuckDBArrayValue) {
     return value.items.map(toJson);
   }

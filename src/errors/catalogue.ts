@@ -225,6 +225,11 @@ export const catalogue = {
     user_message: "That workspace name is taken.",
   },
   // Spec 3 §7, in spec order (other datasource codes go around these).
+  "datasource.not_found": {
+    status: 404,
+    message: "No datasource {name} is visible in this workspace.",
+    user_message: "The datasource does not exist.",
+  },
   "datasource.validation.workspace_forbidden": {
     status: 400,
     message: "The datasource change is not allowed for this caller: {reason}.",

@@ -3,6 +3,7 @@
  * quoted identifiers, comments and `::` casts pass through untouched, so a value never becomes
  * SQL text and a literal containing `:x` stays a literal.
  */
+import { DuckDBBlobValue } from "@duckdb/node-api";
 import { AppError } from "../../errors/mod.ts";
 
 const NAME_START = /[A-Za-z_]/;
@@ -51,7 +52,9 @@ function bindable(value: unknown): unknown {
   if (value === undefined || value === null) return null;
   if (typeof value === "number" && Number.isSafeInteger(value)) return BigInt(value);
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === "object" && !(value instanceof Uint8Array)) return JSON.stringify(value);
+  // The binder cannot infer a type for a bare Uint8Array.
+  if (value instanceof Uint8Array) return new DuckDBBlobValue(value);
+  if (typeof value === "object") return JSON.stringify(value);
   return value;
 }
 

@@ -571,6 +571,11 @@ export const catalogue = {
     message: "The result store could not take the result of execution {execution_id}.",
     user_message: "The result could not be stored. Try again shortly.",
   },
+  "datasource.fact_not_found": {
+    status: 404,
+    message: "No live learned fact {fact_id} is visible to this workspace.",
+    user_message: "The fact does not exist.",
+  },
   "internal.unexpected": {
     status: 500,
     message: "An unexpected error occurred. Quote the correlation id when reporting it.",

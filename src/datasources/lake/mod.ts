@@ -1,0 +1,33 @@
+/** Lake tables: the registry of tables a LAKE datasource reads in place (spec 3 §2.3, §4.2). */
+export { fetchManifest, manifestFetchUrl } from "./manifest_url.ts";
+export {
+  importLakeTables,
+  LAKE_IMPORT_MAX_TABLES,
+  lakeTablesOf,
+  listLakeTables,
+  parseLakeTable,
+  registerLakeTable,
+  requireLake,
+  unregisterLakeTable,
+} from "./service.ts";
+export type {
+  LakeDatasource,
+  LakeFormat,
+  LakeImportResult,
+  LakeRoot,
+  LakeTableListing,
+  LakeTableRef,
+  LakeTableRow,
+  LakeWriteOptions,
+} from "./types.ts";
+export {
+  joinNamespace,
+  LAKE_SEGMENT_RE,
+  localPath,
+  parseFormat,
+  parseLakeRoot,
+  parseLocation,
+  parseNamespace,
+  parsePartitionColumn,
+  parseTableName,
+} from "./validate.ts";

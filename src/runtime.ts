@@ -22,6 +22,7 @@ import { authPageRoutes } from "./http/routes/auth_pages.tsx";
 import { adminUserRoutes } from "./http/routes/admin_users.tsx";
 import { apiKeyRoutes } from "./http/routes/api_keys.ts";
 import { datasourceRoutes } from "./http/routes/datasources.ts";
+import { lakeTableRoutes } from "./http/routes/lake_tables.ts";
 import { identityApiRoutes } from "./http/routes/identity_api.ts";
 import { oidcRoutes } from "./http/routes/oidc.ts";
 import { templateRoutes } from "./http/routes/templates.ts";
@@ -52,6 +53,8 @@ import {
   DatasourceService,
   PoolManager,
 } from "./datasources/mod.ts";
+import { LakeConnector } from "./datasources/connectors/lake.ts";
+import { lakeTablesOf } from "./datasources/lake/mod.ts";
 import type { Logger } from "./lib/log.ts";
 import { openSharedStore, type SharedStore } from "./shared/mod.ts";
 import { RequestBudget } from "./shared/request_budget.ts";
@@ -197,12 +200,24 @@ export async function createRuntime(
       memberWritesEnabled: config.datasources.memberWritesEnabled,
       findWorkspace: (name) => workspaces.get(name),
     });
-    pools = await PoolManager.create({
+    const datasourcePools = await PoolManager.create({
       retireCeilingMs: config.datasources.retireCeilingSeconds * 1000,
       logger,
       shared,
     });
-    const connections = new DatasourceConnections({ datasources, pools, logger });
+    pools = datasourcePools;
+    const connections = new DatasourceConnections({
+      datasources,
+      pools: datasourcePools,
+      logger,
+      // A LAKE datasource reads its registered tables in place, so its "pool" is built from them.
+      openLake: async (d) =>
+        new LakeConnector({
+          datasource: d.name,
+          jdbc_url: d.jdbc_url,
+          tables: await lakeTablesOf(db, d.id),
+        }),
+    });
     if (config.auth.bootstrapDatasourceFile) {
       try {
         await datasources.importBootstrap(
@@ -310,10 +325,19 @@ export async function createRuntime(
         (r) => workspaceRoutes(r, { workspaces, directory }),
         (r) => templateRoutes(r, { templates, config }),
         (r) => datasourceRoutes(r, { datasources, connections, directory, paging: config.paging }),
+        (r) =>
+          lakeTableRoutes(r, {
+            db,
+            datasource: async (c, name) => {
+              const d = await datasources.record(c.get("principal")!, c.get("workspace"), name);
+              return { ...d, global: d.is_global };
+            },
+            // The registry changed what the lake serves: rebuild its views here and elsewhere.
+            onChange: (d) => datasourcePools.publishRetire(d.name),
+          }),
       ],
     }, options.extendRoutes);
     const sharedStore = shared;
-    const datasourcePools = pools;
     return {
       config,
       secrets,

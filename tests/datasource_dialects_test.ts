@@ -212,20 +212,33 @@ Deno.test("DuckDB file: test, schemas, tables and columns of a real database", a
   }
 });
 
-Deno.test("LAKE registers; until the lake module is mounted it tests as not connected and introspects as 502", () =>
+Deno.test("LAKE registers and is served from its lake-table registry: test, schemas, tables", () =>
   withAdmin(async (s, h) => {
-    const made = await call(s, "POST", "/api/v1/datasources", h, {
-      name: "lake",
-      dialect: "LAKE",
-      jdbc_url: "jdbc:lake:file:///srv/lake",
-    });
-    deepEqual([made.status, made.body.data?.credential], [201, { kind: "none" }]);
-    const test = await call(s, "POST", "/api/v1/datasources/lake/test", h);
-    deepEqual([test.status, test.body.data.connected, test.body.data.error_class], [
-      200,
-      false,
-      "config",
-    ]);
-    const r = await call(s, "GET", "/api/v1/datasources/lake/schemas", h);
-    deepEqual([r.status, r.body.error.code], [502, "pipeline.execution.datasource_unreachable"]);
+    const root = await Deno.makeTempDir({ prefix: "svc_lake_" });
+    try {
+      const made = await call(s, "POST", "/api/v1/datasources", h, {
+        name: "lake",
+        dialect: "LAKE",
+        jdbc_url: `jdbc:lake:file://${root}`,
+      });
+      deepEqual([made.status, made.body.data?.credential], [201, { kind: "none" }]);
+      const test = await call(s, "POST", "/api/v1/datasources/lake/test", h);
+      deepEqual([test.status, test.body.data.connected], [200, true]);
+      const schemas = await call(s, "GET", "/api/v1/datasources/lake/schemas", h);
+      deepEqual([schemas.status, schemas.body.data.schemas], [200, []]);
+      const tables = await call(s, "GET", "/api/v1/datasources/lake/tables", h);
+      deepEqual([tables.status, tables.body.data.tables], [200, []]);
+
+      // A root that has gone away tests as not connected, never as a 500.
+      await Deno.remove(root, { recursive: true });
+      await call(s, "PUT", "/api/v1/datasources/lake", h, {
+        name: "lake",
+        dialect: "LAKE",
+        jdbc_url: `jdbc:lake:file://${root}`,
+      });
+      const gone = await call(s, "POST", "/api/v1/datasources/lake/test", h);
+      deepEqual([gone.status, gone.body.data.connected], [200, false]);
+    } finally {
+      await Deno.remove(root, { recursive: true }).catch(() => {});
+    }
   }));

@@ -1,98 +1,109 @@
 /**
- * Lake-table routes over HTTP, mounted with a datasource lookup the way the registry will mount
- * them. The registry does not exist on this branch: `datasource` below stands in for its lookup
- * (workspace-bound datasources visible only in their workspace, global ones everywhere).
+ * Lake-table routes over HTTP against the real registry: LAKE datasources registered through
+ * the datasource API, tables registered, listed, imported and unregistered, and the LAKE
+ * connector serving what the registry holds (a new table shows up in `/tables` at once, so the
+ * write really rebuilt the datasource's pool).
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
+import { writeParquet } from "./fixtures/lake.ts";
 import { call, startTestServer, type TestServer } from "./harness.ts";
-import { AppError } from "../src/errors/mod.ts";
-import type { LakeDatasource } from "../src/datasources/lake/mod.ts";
-import { type LakeTableRouteDeps, lakeTableRoutes } from "../src/http/routes/lake_tables.ts";
-import { newId } from "../src/lib/ids.ts";
 
-type Bound = LakeDatasource & { workspace: string | null };
-const DATASOURCES: Bound[] = [
-  {
-    id: newId(),
-    name: "lake",
-    dialect: "LAKE",
-    jdbc_url: "jdbc:lake:file:///srv/lake",
-    workspace: "acme",
-  },
-  {
-    id: newId(),
-    name: "shared",
-    dialect: "LAKE",
-    jdbc_url: "jdbc:lake:s3://pub",
-    global: true,
-    workspace: null,
-  },
-  {
-    id: newId(),
-    name: "pg",
-    dialect: "POSTGRES",
-    jdbc_url: "jdbc:postgresql://h/db",
-    workspace: "acme",
-  },
-  {
-    id: newId(),
-    name: "theirs",
-    dialect: "LAKE",
-    jdbc_url: "jdbc:lake:file:///x",
-    workspace: "other",
-  },
-];
+let LAKE_ROOT = "/srv/lake";
 
 async function withServer(
-  fn: (
-    s: TestServer,
-    h: Record<string, Record<string, string>>,
-    evicted: string[],
-  ) => Promise<void>,
+  fn: (s: TestServer, h: Record<string, Record<string, string>>) => Promise<void>,
 ) {
-  const evicted: string[] = [];
-  const deps = {
-    datasource: (c, name) => {
-      const ds = DATASOURCES.find((d) => d.name === name);
-      if (!ds || (ds.workspace !== null && ds.workspace !== c.get("workspace")?.name)) {
-        return Promise.reject(new AppError("datasource.not_found", { name }));
-      }
-      return Promise.resolve(ds);
-    },
-    onChange: (ds) => void evicted.push(ds.name),
-  } as LakeTableRouteDeps;
-  const s = await startTestServer({ extendRoutes: (router) => lakeTableRoutes(router, deps) });
-  deps.db = s.runtime.db;
+  LAKE_ROOT = await Deno.makeTempDir({ prefix: "svc_lake_http_" });
+  const s = await startTestServer();
   try {
     const f = await seedRoles(s.runtime);
+    await s.runtime.workspaces.create(f.users.super_admin.principal, { name: "other" });
     const headers = {
       viewer: await sessionHeaders(s.runtime, f.users.viewer),
       author: await sessionHeaders(s.runtime, f.users.author),
       admin: await sessionHeaders(s.runtime, f.users.super_admin, "acme"),
+      otherAdmin: await sessionHeaders(s.runtime, f.users.super_admin, "other"),
       readKey: {
         "SVC-API-Key": await userKey(s.runtime, f.users.author, f.workspace.id, ["read"]),
       },
     };
-    await fn(s, headers, evicted);
+    const none = { kind: "none" };
+    for (
+      const [ds, who] of [
+        [{
+          name: "lake",
+          dialect: "LAKE",
+          jdbc_url: `jdbc:lake:file://${LAKE_ROOT}`,
+          credential: none,
+          workspace: "acme",
+        }, headers.admin],
+        [{
+          name: "shared",
+          dialect: "LAKE",
+          jdbc_url: "jdbc:lake:s3://pub",
+          credential: none,
+          global: true,
+        }, headers.admin],
+        [{
+          name: "pg",
+          dialect: "POSTGRES",
+          jdbc_url: "jdbc:postgresql://127.0.0.1:9/db",
+          credential: { kind: "password", username: "u", secret: "s" },
+          workspace: "acme",
+        }, headers.admin],
+        [{
+          name: "theirs",
+          dialect: "LAKE",
+          jdbc_url: `jdbc:lake:file://${LAKE_ROOT}`,
+          credential: none,
+          workspace: "other",
+        }, headers.otherAdmin],
+      ] as const
+    ) {
+      const created = await call(s, "POST", "/api/v1/datasources", who, {
+        display_name: ds.name,
+        ...ds,
+      });
+      equal(created.status, 201, JSON.stringify(created.body));
+    }
+    const granted = await call(s, "POST", "/api/v1/datasources/shared/grants/acme", headers.admin);
+    equal(granted.status, 200);
+    await fn(s, headers);
   } finally {
     await s.close();
+    await Deno.remove(LAKE_ROOT, { recursive: true });
   }
 }
 
-const ORDERS = {
+const orders = () => ({
   namespace: "sales.eu",
   name: "orders",
   format: "parquet",
-  location: "file:///srv/lake/sales/orders/*.parquet",
-};
+  location: `file://${LAKE_ROOT}/sales/orders/*.parquet`,
+});
 
 Deno.test("lake-table routes: register, list, import, unregister with roles and codes", () =>
-  withServer(async (s, h, evicted) => {
+  withServer(async (s, h) => {
+    const ORDERS = orders();
+    await Deno.mkdir(`${LAKE_ROOT}/sales/orders`, { recursive: true });
+    await writeParquet(`${LAKE_ROOT}/sales/orders/part-0.parquet`, "SELECT 1 AS id, 9.5 AS amount");
+    const before = await call(s, "GET", "/api/v1/datasources/lake/tables", h.author);
+    deepEqual([before.status, before.body.data.tables], [200, []]);
     const created = await call(s, "POST", "/api/v1/datasources/lake/tables", h.author, ORDERS);
     equal(created.status, 201);
     deepEqual(created.body.data.namespace, ["sales", "eu"]);
-    deepEqual(evicted, ["lake"]);
+    // The write retired the pool: the connector now serves the new table and reads its columns.
+    const tables = await call(s, "GET", "/api/v1/datasources/lake/tables", h.author);
+    deepEqual(tables.body.data.tables.map((t: { name: string }) => t.name), ["orders"]);
+    const columns = await call(
+      s,
+      "GET",
+      "/api/v1/datasources/lake/tables/orders/columns?schema=sales.eu",
+      h.author,
+    );
+    equal(columns.status, 200, JSON.stringify(columns.body));
+    deepEqual(columns.body.data.map((c: { name: string }) => c.name), ["id", "amount"]);
 
     const dup = await call(s, "POST", "/api/v1/datasources/lake/tables", h.author, ORDERS);
     deepEqual([dup.status, dup.body.error.code], [409, "datasource.lake_table_duplicate"]);
@@ -108,7 +119,7 @@ Deno.test("lake-table routes: register, list, import, unregister with roles and 
 
     const imported = await call(s, "POST", "/api/v1/datasources/lake/tables/import", h.author, {
       namespace: "sales.eu",
-      publish_prefix: "file:///srv/lake/pub",
+      publish_prefix: `file://${LAKE_ROOT}/pub`,
       tables: [
         { name: "orders", format: "parquet", location: ORDERS.location },
         { name: "refunds", format: "iceberg", path: "refunds/metadata/v1.metadata.json" },
@@ -132,11 +143,11 @@ Deno.test("lake-table routes: register, list, import, unregister with roles and 
       h.author,
     );
     deepEqual([again.status, again.body.error.code], [404, "datasource.lake_table_not_found"]);
-    deepEqual(evicted, ["lake", "lake", "lake"]);
   }));
 
 Deno.test("lake-table routes refuse bad input, other dialects, foreign and global datasources", () =>
   withServer(async (s, h) => {
+    const ORDERS = orders();
     const cases: [string, unknown, number, string][] = [
       [
         "lake",
@@ -148,7 +159,7 @@ Deno.test("lake-table routes refuse bad input, other dialects, foreign and globa
       ["lake", { ...ORDERS, format: "orc" }, 400, "datasource.validation.lake_format_invalid"],
       [
         "lake",
-        { ...ORDERS, location: "file:///srv/lake/x'.parquet" },
+        { ...ORDERS, location: `file://${LAKE_ROOT}/x'.parquet` },
         400,
         "datasource.validation.lake_location_invalid",
       ],

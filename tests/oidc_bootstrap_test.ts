@@ -14,9 +14,18 @@ Deno.test("startup placeholder, then login: one grant, the row completed, a revo
   const dir = await Deno.makeTempDir();
   try {
     const file = `${dir}/datasources.yaml`;
-    await Deno.writeTextFile(file, "- name: warehouse\n  dialect: POSTGRES\n");
+    await Deno.writeTextFile(
+      file,
+      '- name: warehouse\n  dialect: DUCKDB\n  jdbc_url: "jdbc:duckdb:"\n',
+    );
     await withOidc(async (t) => {
-      deepEqual(t.s.runtime.bootstrapDatasources, [{ name: "warehouse", dialect: "POSTGRES" }]);
+      deepEqual(t.s.runtime.bootstrapDatasources, [
+        { name: "warehouse", dialect: "DUCKDB", jdbc_url: "jdbc:duckdb:" },
+      ]);
+      const imported = await t.s.runtime.db.first<{ name: string }>(
+        "SELECT name FROM datasources WHERE name = 'warehouse'",
+      );
+      deepEqual(imported, { name: "warehouse" });
       const row = async () =>
         await t.s.runtime.db.first<Record<string, unknown>>(
           "SELECT * FROM users WHERE email = 'root@corp.example'",

@@ -64,6 +64,8 @@ export class Pool<C> {
   readonly #leased = new Set<Entry<C>>();
   readonly #waiters: Waiter<C>[] = [];
   readonly #connecting = new Set<Promise<unknown>>();
+  /** Connections the refill has opened or is opening but not yet placed: counted against the max. */
+  #refilling = 0;
   #closed = false;
   #used = false;
   #housekeeper: ReturnType<typeof setInterval> | undefined;
@@ -114,7 +116,7 @@ export class Pool<C> {
         if (await this.#usable(idle, remaining)) return this.#lease(idle);
         continue;
       }
-      if (this.size + this.#connecting.size < this.settings.maximumPoolSize) {
+      if (this.size + this.#connecting.size + this.#refilling < this.settings.maximumPoolSize) {
         return this.#lease(await this.#open(remaining, signal));
       }
       const entry = await this.#wait(remaining, signal);
@@ -201,12 +203,13 @@ export class Pool<C> {
   }
 
   #lease(entry: Entry<C>): Lease<C> {
+    // Counted before the first fill runs, so the fill never opens past maximumPoolSize.
+    this.#leased.add(entry);
     if (!this.#used) {
       // The first use opens minimumIdle; an unused datasource holds no connections.
       this.#used = true;
       void this.#fill();
     }
-    this.#leased.add(entry);
     const leasedAt = Date.now();
     const threshold = this.settings.leakDetectionThreshold;
     entry.leak = threshold > 0
@@ -270,7 +273,7 @@ export class Pool<C> {
     });
   }
 
-  async #open(timeoutMs: number, signal?: AbortSignal): Promise<Entry<C>> {
+  async #open(timeoutMs: number, signal?: AbortSignal, wake = true): Promise<Entry<C>> {
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
@@ -313,30 +316,34 @@ export class Pool<C> {
     } finally {
       clearTimeout(timer);
       if (onAbort) signal?.removeEventListener("abort", onAbort);
-      this.#wakeOne();
+      if (wake) this.#wakeOne();
     }
   }
 
   async #fill(): Promise<void> {
     if (!this.#used) return;
-    const missing = Math.min(
-      this.settings.minimumIdle - this.#idle.length,
-      this.settings.maximumPoolSize - this.size - this.#connecting.size,
-    );
-    const opened = await Promise.allSettled(
-      Array.from(
-        { length: Math.max(0, missing) },
-        () => this.#open(this.settings.connectionTimeout),
+    const missing = Math.max(
+      0,
+      Math.min(
+        this.settings.minimumIdle - this.#idle.length - this.#refilling,
+        this.settings.maximumPoolSize - this.size - this.#connecting.size - this.#refilling,
       ),
     );
-    for (const result of opened) {
-      if (result.status === "fulfilled") {
-        if (this.#closed) await this.#dispose(result.value);
-        else (this.#waiters.shift() ?? ((e) => this.#idle.push(e!)))(result.value);
-      } else {
-        this.#logger?.debug("pool refill failed", { datasource: this.name, error: result.reason });
+    // Reserved until placed: between a connect finishing and its placing, a waiter that retries
+    // must still see it counted, or the pool opens past maximumPoolSize.
+    this.#refilling += missing;
+    await Promise.all(Array.from({ length: missing }, async () => {
+      try {
+        const entry = await this.#open(this.settings.connectionTimeout, undefined, false);
+        this.#refilling--;
+        if (this.#closed) await this.#dispose(entry);
+        else (this.#waiters.shift() ?? ((e) => this.#idle.push(e!)))(entry);
+      } catch (error) {
+        this.#refilling--;
+        this.#logger?.debug("pool refill failed", { datasource: this.name, error });
       }
-    }
+      this.#wakeOne();
+    }));
   }
 
   #startHousekeeping(): void {

@@ -1,33 +1,10 @@
+import { forEachSharedStore } from "../../tests/shared_stores.ts";
 import { deepEqual, equal, rejects } from "node:assert/strict";
-import { MemoryStore, RedisStore, type SharedStore } from "../shared/mod.ts";
-import { REDIS_URL, skipUnless } from "../../tests/services.ts";
 import { IdempotencyCache } from "./idempotency.ts";
-
-const impls = [
-  { name: "memory", ignore: false, open: () => Promise.resolve(new MemoryStore()) },
-  { name: "redis", ignore: skipUnless("redis"), open: () => RedisStore.connect(REDIS_URL) },
-] as const;
-
-function cacheTest(name: string, fn: (store: SharedStore, user: string) => Promise<void>) {
-  for (const impl of impls) {
-    Deno.test({
-      name: `[${impl.name}] ${name}`,
-      ignore: impl.ignore,
-      async fn() {
-        const store = await impl.open();
-        try {
-          await fn(store, crypto.randomUUID());
-        } finally {
-          await store.close();
-        }
-      },
-    });
-  }
-}
 
 const request = { pipeline_id: "p1", version: null, parameters: { region: "eu", n: 3 } };
 
-cacheTest(
+forEachSharedStore(
   "a retry with the same key and request gets the original execution",
   async (store, user) => {
     const cache = new IdempotencyCache(store, 60);
@@ -44,7 +21,7 @@ cacheTest(
   },
 );
 
-cacheTest(
+forEachSharedStore(
   "the same key with a different request is idempotency.key_reused_for_different_request",
   async (store, user) => {
     const cache = new IdempotencyCache(store, 60);
@@ -60,7 +37,7 @@ cacheTest(
   },
 );
 
-cacheTest(
+forEachSharedStore(
   "keys belong to their user, and a released key can be claimed again",
   async (store, user) => {
     const cache = new IdempotencyCache(store, 60);
@@ -74,7 +51,7 @@ cacheTest(
   },
 );
 
-cacheTest("concurrent claims settle on one execution", async (store, user) => {
+forEachSharedStore("concurrent claims settle on one execution", async (store, user) => {
   const cache = new IdempotencyCache(store, 60);
   const claims = await Promise.all(
     Array.from({ length: 8 }, (_, i) => cache.claim(user, "race", request, `exec-${i}`)),

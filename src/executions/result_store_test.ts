@@ -1,31 +1,9 @@
+import { forEachSharedStore } from "../../tests/shared_stores.ts";
 import { eventually } from "../../tests/wait.ts";
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { MemoryStore, RedisStore, type SharedStore } from "../shared/mod.ts";
-import { REDIS_URL, skipUnless } from "../../tests/services.ts";
+import { MemoryStore } from "../shared/mod.ts";
 import type { ColumnSchema, WireValue } from "../datasources/connectors/types.ts";
 import { csvLine, ResultStore } from "./result_store.ts";
-
-const impls = [
-  { name: "memory", ignore: false, open: () => Promise.resolve(new MemoryStore()) },
-  { name: "redis", ignore: skipUnless("redis"), open: () => RedisStore.connect(REDIS_URL) },
-] as const;
-
-function storeTest(name: string, fn: (store: SharedStore, id: string) => Promise<void>) {
-  for (const impl of impls) {
-    Deno.test({
-      name: `[${impl.name}] ${name}`,
-      ignore: impl.ignore,
-      async fn() {
-        const store = await impl.open();
-        try {
-          await fn(store, crypto.randomUUID());
-        } finally {
-          await store.close();
-        }
-      },
-    });
-  }
-}
 
 const SCHEMA: ColumnSchema[] = [
   { name: "n", type: "integer", source_type: "INTEGER" },
@@ -34,7 +12,7 @@ const SCHEMA: ColumnSchema[] = [
 const rows = (from: number, to: number): WireValue[][] =>
   Array.from({ length: to - from }, (_, i) => [from + i, `row ${from + i}`]);
 
-storeTest(
+forEachSharedStore(
   "pages come back in stored order across chunk edges; nothing is readable before finish()",
   async (store, id) => {
     const results = new ResultStore(store, { maxBytes: 10_000_000, chunkRows: 100 });
@@ -56,7 +34,7 @@ storeTest(
   },
 );
 
-storeTest(
+forEachSharedStore(
   "values take their wire form: bigint and binary as text, non-finite doubles named",
   async (store, id) => {
     const results = new ResultStore(store, { maxBytes: 1_000_000 });
@@ -79,7 +57,7 @@ storeTest(
   },
 );
 
-storeTest("expiry is fixed at write time and reads never extend it", async (store, id) => {
+forEachSharedStore("expiry is fixed at write time and reads never extend it", async (store, id) => {
   const results = new ResultStore(store, { maxBytes: 1_000_000 });
   const writer = results.writer(id, SCHEMA, 1);
   await writer.append(rows(0, 3));
@@ -95,7 +73,7 @@ storeTest("expiry is fixed at write time and reads never extend it", async (stor
   equal(await results.csv(id), null);
 });
 
-storeTest(
+forEachSharedStore(
   "a result over the size cap fails with result.too_large and leaves nothing behind",
   async (store, id) => {
     const results = new ResultStore(store, { maxBytes: 2_000, chunkRows: 10 });
@@ -123,18 +101,21 @@ Deno.test("a store that cannot write fails with result.storage_unavailable, nami
   });
 });
 
-storeTest("csv() streams the header and every row, quoting per RFC 4180", async (store, id) => {
-  const results = new ResultStore(store, { maxBytes: 10_000_000, chunkRows: 7 });
-  const writer = results.writer(id, SCHEMA, 300);
-  await writer.append([[1, 'say "hi", then\nleave'], [2, null], ...rows(3, 100)]);
-  await writer.finish();
-  const text = await new Response(await results.csv(id)).text();
-  const lines = text.split("\r\n");
-  equal(lines[0], "n,label");
-  ok(text.startsWith('n,label\r\n1,"say ""hi"", then\nleave"\r\n2,\r\n3,row 3\r\n'));
-  ok(text.endsWith("99,row 99\r\n"));
-  equal(text.split("\r\n").length - 1, 100);
-});
+forEachSharedStore(
+  "csv() streams the header and every row, quoting per RFC 4180",
+  async (store, id) => {
+    const results = new ResultStore(store, { maxBytes: 10_000_000, chunkRows: 7 });
+    const writer = results.writer(id, SCHEMA, 300);
+    await writer.append([[1, 'say "hi", then\nleave'], [2, null], ...rows(3, 100)]);
+    await writer.finish();
+    const text = await new Response(await results.csv(id)).text();
+    const lines = text.split("\r\n");
+    equal(lines[0], "n,label");
+    ok(text.startsWith('n,label\r\n1,"say ""hi"", then\nleave"\r\n2,\r\n3,row 3\r\n'));
+    ok(text.endsWith("99,row 99\r\n"));
+    equal(text.split("\r\n").length - 1, 100);
+  },
+);
 
 Deno.test("csvLine() quotes only what needs quoting", () => {
   equal(

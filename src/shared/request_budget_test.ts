@@ -1,36 +1,14 @@
+import { forEachSharedStore } from "../../tests/shared_stores.ts";
 import { deepEqual, equal, rejects } from "node:assert/strict";
 import { MemoryStore } from "./memory.ts";
 import { RedisStore } from "./redis.ts";
 import { RequestBudget } from "./request_budget.ts";
-import type { SharedStore } from "./types.ts";
 import { REDIS_URL, skipUnless } from "../../tests/services.ts";
-
-const impls = [
-  { name: "memory", ignore: false, open: () => Promise.resolve(new MemoryStore()) },
-  { name: "redis", ignore: skipUnless("redis"), open: () => RedisStore.connect(REDIS_URL) },
-] as const;
-
-function budgetTest(name: string, fn: (store: SharedStore, subject: string) => Promise<void>) {
-  for (const impl of impls) {
-    Deno.test({
-      name: `[${impl.name}] ${name}`,
-      ignore: impl.ignore,
-      async fn() {
-        const store = await impl.open();
-        try {
-          await fn(store, `user-${crypto.randomUUID()}`);
-        } finally {
-          await store.close();
-        }
-      },
-    });
-  }
-}
 
 // 10:00:00.250 — a quarter into a second, far from a minute edge.
 const T0 = Date.UTC(2026, 10, 22, 10, 0, 0, 250);
 
-budgetTest(
+forEachSharedStore(
   "the per-second window refuses past its limit and frees at the next second",
   async (store, who) => {
     let now = T0;
@@ -49,7 +27,7 @@ budgetTest(
   },
 );
 
-budgetTest(
+forEachSharedStore(
   "the per-minute window binds across seconds and waits for the minute",
   async (store, who) => {
     let now = T0;
@@ -64,7 +42,7 @@ budgetTest(
   },
 );
 
-budgetTest("subjects have budgets of their own", async (store, who) => {
+forEachSharedStore("subjects have budgets of their own", async (store, who) => {
   const budget = new RequestBudget(store, { perSecond: 1, perMinute: 10 }, () => T0);
   equal((await budget.take(who)).allowed, true);
   equal((await budget.take(who)).allowed, false);

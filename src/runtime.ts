@@ -184,6 +184,7 @@ export async function createRuntime(
     mail = mailService;
     const admin = new LocalUserAdmin({
       db,
+      bootstrapAdminEmail: config.auth.bootstrapAdminEmail,
       onChange: (id) => directory.forgetUser(id),
       // The requested workspace first: the admin's decision in this act beats an older invitation.
       onCreate: async (tx, user, request, actor) => [

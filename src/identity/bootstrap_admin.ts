@@ -32,7 +32,7 @@ export async function insertUserRow(
   const id = newId();
   const now = new Date().toISOString();
   const email = row.email.toLowerCase();
-  const admin = bootstrapAdminEmail !== undefined && bootstrapAdminEmail.toLowerCase() === email;
+  const admin = isBootstrapEmail(email, bootstrapAdminEmail);
   const inserted = await tx.execute(
     `INSERT INTO users (id, email, display_name, profile_picture_url, provider, provider_subject,
        is_active, is_admin, password_hash, must_change_password, created_at, updated_at, last_login_at)
@@ -53,14 +53,23 @@ export async function insertUserRow(
     ],
   );
   if (inserted === 0) return undefined;
-  if (admin) {
-    await recordAudit(tx, {
-      event: "auth.user.admin_granted",
-      provider: BOOTSTRAP_PROVIDER,
-      details: { target_user_id: id, actor: BOOTSTRAP_PROVIDER, email },
-    });
-  }
+  if (admin) await auditBootstrapGrant(tx, id, email);
   return id;
+}
+
+/** True when a row created for `email` gets the bootstrap grant. */
+export function isBootstrapEmail(email: string, bootstrapAdminEmail: string | undefined): boolean {
+  return bootstrapAdminEmail !== undefined &&
+    bootstrapAdminEmail.toLowerCase() === email.toLowerCase();
+}
+
+/** The one audit row of the bootstrap grant, in the creating transaction. */
+export async function auditBootstrapGrant(tx: Queryable, userId: string, email: string) {
+  await recordAudit(tx, {
+    event: "auth.user.admin_granted",
+    provider: BOOTSTRAP_PROVIDER,
+    details: { target_user_id: userId, actor: BOOTSTRAP_PROVIDER, email },
+  });
 }
 
 /**

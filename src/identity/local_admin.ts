@@ -11,6 +11,7 @@ import { isUuid, newId } from "../lib/ids.ts";
 import type { Db, Queryable } from "../store/mod.ts";
 import { isUniqueViolation } from "../store/mod.ts";
 import type { Principal } from "./types.ts";
+import { auditBootstrapGrant, isBootstrapEmail } from "./bootstrap_admin.ts";
 import { findUserByEmail, findUserById, type UserRow } from "./users_repo.ts";
 
 export const THEMES = ["light", "dark", "system"] as const;
@@ -66,11 +67,21 @@ export class LocalUserAdmin {
   readonly #db: Db;
   readonly #onCreate: OnCreate;
   readonly #onChange: (userId: string) => void;
+  readonly #bootstrapAdminEmail: string | undefined;
 
-  constructor(deps: { db: Db; onCreate: OnCreate; onChange?: (userId: string) => void }) {
+  constructor(
+    deps: {
+      db: Db;
+      onCreate: OnCreate;
+      onChange?: (userId: string) => void;
+      /** An account created for this email is a super admin (spec 1 §3, at row creation only). */
+      bootstrapAdminEmail?: string;
+    },
+  ) {
     this.#db = deps.db;
     this.#onCreate = deps.onCreate;
     this.#onChange = deps.onChange ?? (() => {});
+    this.#bootstrapAdminEmail = deps.bootstrapAdminEmail;
   }
 
   /** Creates a local account with a one-time password and a forced change. */
@@ -110,6 +121,7 @@ export class LocalUserAdmin {
     const password = oneTimePassword();
     const hash = await hashSecret(password);
     const id = newId();
+    const superAdmin = isBootstrapEmail(email, this.#bootstrapAdminEmail);
     const actId = newId();
     const now = new Date().toISOString();
     try {
@@ -118,8 +130,9 @@ export class LocalUserAdmin {
           `INSERT INTO users (id, email, display_name, provider, provider_subject, is_active, is_admin,
              password_hash, must_change_password, created_at, updated_at)
            VALUES ($1, $2, $3, 'local', $2, $4, $5, $6, $4, $7, $7)`,
-          [id, email, displayName, true, false, hash, now],
+          [id, email, displayName, true, superAdmin, hash, now],
         );
+        if (superAdmin) await auditBootstrapGrant(tx, id, email);
         await recordAudit(tx, {
           event: "auth.user.created",
           userId: actor.userId,

@@ -145,3 +145,25 @@ forEachStore("setTheme(): light, dark or system only", async (db) => {
     code("pipeline.execution.invalid_parameter_type"),
   );
 });
+
+forEachStore(
+  "create(): an account for the bootstrap admin email is granted once, at creation, by bootstrap",
+  async (db) => {
+    const withBootstrap = new LocalUserAdmin({
+      db,
+      onCreate: () => Promise.resolve([]),
+      bootstrapAdminEmail: "Boot@Example.com",
+    });
+    const boot = await withBootstrap.create(actor, { email: "boot@example.com" });
+    equal(boot.user.is_admin, true);
+    const other = await withBootstrap.create(actor, { email: "someone@example.com" });
+    equal(other.user.is_admin, false);
+    const grants =
+      (await queryAudit(db, { event: "auth.user.admin_granted", offset: 0, limit: 10 }))
+        .items;
+    deepEqual(grants.map((g) => [g.provider, g.details.target_user_id]), [[
+      "bootstrap",
+      boot.user.id,
+    ]]);
+  },
+);

@@ -208,6 +208,7 @@ export async function createRuntime(
     });
     pools = datasourcePools;
     const connections = new DatasourceConnections({
+      db,
       datasources,
       pools: datasourcePools,
       logger,

@@ -16,13 +16,17 @@ import {
   type TestOutcome,
   validateProperties,
 } from "./connectors/mod.ts";
+import { attachColumnFacts, attachTableFacts, type ServedFact } from "./facts/mod.ts";
 import type { CredentialPurpose, DatasourceService } from "./service.ts";
+import type { Queryable } from "../store/mod.ts";
 import type { DatasourceRecord, OpenCredential } from "./types.ts";
 
 /** Introspection listings stop here and say `truncated` (spec 3 §8). */
 export const LISTING_CAP = 2000;
 
 export interface DatasourceConnectionsOptions {
+  /** Where learned facts live: introspection attaches them and runs the drift check. */
+  db: Queryable;
   datasources: DatasourceService;
   pools: PoolManager;
   logger: Logger;
@@ -40,6 +44,7 @@ export interface TestReport extends TestOutcome {
 
 /** Test and introspection use cases; the caller's visibility is checked on every call. */
 export class DatasourceConnections {
+  readonly #db: Queryable;
   readonly #datasources: DatasourceService;
   readonly #pools: PoolManager;
   readonly #logger: Logger;
@@ -47,6 +52,7 @@ export class DatasourceConnections {
 
   constructor(options: DatasourceConnectionsOptions) {
     this.#openLake = options.openLake;
+    this.#db = options.db;
     this.#datasources = options.datasources;
     this.#pools = options.pools;
     this.#logger = options.logger;
@@ -137,7 +143,7 @@ export class DatasourceConnections {
     scope: WorkspaceContext | null,
     name: string,
     schema: string | undefined,
-  ): Promise<{ tables: TableInfo[]; truncated: boolean }> {
+  ): Promise<{ tables: (TableInfo & { facts?: ServedFact[] })[]; truncated: boolean }> {
     const d = await this.#datasources.record(actor, scope, name);
     const conn = await this.#connector(actor, d, "introspect");
     const { items, truncated } = await conn.tables({
@@ -145,7 +151,12 @@ export class DatasourceConnections {
       include: d.include_schemas,
       cap: LISTING_CAP,
     });
-    return { tables: items, truncated };
+    if (!scope) return { tables: items, truncated };
+    // Only a complete listing (no schema filter, not truncated) may mark a missing table stale.
+    const tables = await attachTableFacts(this.#db, viewerIn(scope, d), d.id, items, {
+      complete: !schema && !truncated,
+    });
+    return { tables, truncated };
   }
 
   /**
@@ -158,10 +169,19 @@ export class DatasourceConnections {
     name: string,
     table: string,
     schema: string | undefined,
-  ): Promise<ColumnInfo[]> {
+  ): Promise<(ColumnInfo & { facts?: ServedFact[] })[]> {
     const d = await this.#datasources.record(actor, scope, name);
     const conn = await this.#connector(actor, d, "introspect");
     // The connector resolves the current schema, and answers parameter_required without one.
-    return await conn.columns(table, schema);
+    const columns = await conn.columns(table, schema);
+    if (!scope) return columns;
+    const resolved = schema ?? await conn.currentSchema();
+    return (await attachColumnFacts(this.#db, viewerIn(scope, d), d.id, resolved, table, columns))
+      .columns;
   }
+}
+
+/** Facts as the acting workspace sees them on one visible datasource. */
+function viewerIn(scope: WorkspaceContext, d: DatasourceRecord) {
+  return { workspaceId: scope.id, visibleDatasourceIds: [d.id] };
 }

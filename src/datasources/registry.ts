@@ -262,7 +262,7 @@ export async function listDatasources(
   deps: RegistryDeps,
   viewer: DatasourceViewer,
   filter: { dialect?: string; offset: number; limit: number },
-): Promise<{ items: DatasourceView[]; total: number }> {
+): Promise<{ items: DatasourceRecord[]; total: number }> {
   if (filter.dialect !== undefined && !(DIALECTS as readonly string[]).includes(filter.dialect)) {
     throw invalidField("dialect", "is not a supported dialect");
   }
@@ -271,7 +271,7 @@ export async function listDatasources(
     offset: filter.offset,
     limit: filter.limit,
   });
-  return { items: rows.map(viewOf), total };
+  return { items: rows, total };
 }
 
 /** Whether writing `name` is a workspace or an instance operation; undefined when not visible. */

@@ -6,6 +6,7 @@
  */
 import { recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
+import { factsForDatasource } from "./facts/mod.ts";
 import type { Principal, WorkspaceContext } from "../identity/types.ts";
 import type { Logger } from "../lib/log.ts";
 import type { Db } from "../store/mod.ts";
@@ -77,9 +78,21 @@ export class DatasourceService {
     return createDatasource(this.#deps, actor, scope, body);
   }
 
-  /** One visible datasource as served; no connection is opened. */
+  /** One visible datasource as served, with its facts; no connection is opened. */
   async get(actor: Principal, scope: WorkspaceContext | null, name: string) {
-    return viewOf(await getDatasource(this.#deps, viewerOf(actor, scope), name));
+    return await this.#served(scope, await getDatasource(this.#deps, viewerOf(actor, scope), name));
+  }
+
+  /**
+   * The response shape with the learned facts the workspace can see (spec 3 §2.1, §2.2): the
+   * datasource-wide facts, and the workspace's own rules naming it. Without a workspace context
+   * (a super admin at instance level) there is no workspace to judge rules by, so none are served.
+   */
+  async #served(scope: WorkspaceContext | null, d: DatasourceRecord): Promise<DatasourceView> {
+    const view = viewOf(d);
+    if (!scope) return view;
+    const viewer = { workspaceId: scope.id, visibleDatasourceIds: [d.id] };
+    return { ...view, ...await factsForDatasource(this.#deps.db, viewer, d) };
   }
 
   /** The stored row of a visible datasource (connectors and introspection read it). */
@@ -88,12 +101,13 @@ export class DatasourceService {
   }
 
   /** A page of what the caller can see in `scope`, with the exact total. */
-  list(
+  async list(
     actor: Principal,
     scope: WorkspaceContext | null,
     filter: { dialect?: string; offset: number; limit: number },
   ): Promise<{ items: DatasourceView[]; total: number }> {
-    return listDatasources(this.#deps, viewerOf(actor, scope), filter);
+    const { items, total } = await listDatasources(this.#deps, viewerOf(actor, scope), filter);
+    return { items: await Promise.all(items.map((d) => this.#served(scope, d))), total };
   }
 
   /** Whether writing `name` is a workspace-bound or an instance write; undefined if not visible. */

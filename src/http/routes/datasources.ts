@@ -94,6 +94,7 @@ const tableData = z.object({
   name: z.string(),
   type: z.enum(["table", "view"]),
   remarks: z.string().optional(),
+  facts: z.array(z.unknown()).optional().describe("learned facts about this table"),
 });
 
 const columnData = z.object({
@@ -105,6 +106,7 @@ const columnData = z.object({
   source_type: z.string(),
   warnings: z.array(z.string()),
   remarks: z.string().optional(),
+  facts: z.array(z.unknown()).optional().describe("learned facts about this column"),
 });
 
 const grantData = z.object({

@@ -11,7 +11,10 @@ import {
   resolveSecrets,
   type Secrets,
 } from "./config/mod.ts";
-import { probeStagingEngine } from "./executions/mod.ts";
+import { IdempotencyCache, probeStagingEngine, ResultStore } from "./executions/mod.ts";
+import { ExecutionHousekeeping } from "./executions/reaper.ts";
+import { ExecutionService, type ExecutorPort } from "./executions/service.ts";
+import { executionRoutes } from "./http/routes/executions.ts";
 import { type BuildInfo, HealthService, readBuildInfo } from "./health/mod.ts";
 import { buildApp } from "./http/app.tsx";
 import type { AppEnv } from "./http/context.ts";
@@ -69,6 +72,11 @@ export interface Runtime {
   oidc?: OidcLogin;
   /** The bootstrap datasource file's entries, kept for the datasource import (a later issue). */
   bootstrapDatasources: BootstrapDatasource[];
+  /** Execution history, replay, cancel, results; runs through the executor when one is wired. */
+  executions: ExecutionService;
+  /** Heartbeat, reaper and event retention of executions. */
+  housekeeping: ExecutionHousekeeping;
+  results: ResultStore;
   /** Mail notices; `newUser` is the hook a first social login calls. */
   mail: MailService;
   /** The quick start's generated admin credential, to print once on the terminal (never logged). */
@@ -91,6 +99,10 @@ export interface RuntimeOptions {
    * wires its sender here. Called after commit; failures are logged, never fatal to the login.
    */
   onNewUser?: (notice: NewUserNotice) => void | Promise<void>;
+  /** The pipeline executor (the executor branch wires the real one). */
+  executor?: ExecutorPort;
+  /** Clock of the executions service (tests move the replay window without waiting). */
+  now?: () => number;
 }
 
 export const QUICK_START_ADMIN = "admin@localhost.localdomain";
@@ -213,6 +225,35 @@ export async function createRuntime(
       },
     });
 
+    const results = new ResultStore(shared, {
+      maxBytes: config.result.maxSizeBytes,
+      now: options.now,
+    });
+    const executions = new ExecutionService({
+      db,
+      shared,
+      results,
+      idempotency: new IdempotencyCache(shared, config.idempotency.ttlSeconds),
+      logger,
+      executor: options.executor,
+      resultLimits: config.result,
+      maxConcurrentPerUser: config.executor.maxConcurrentExecutionsPerUser,
+      maxStreamsPerUser: config.sse.maxStreamsPerUser,
+      followPollMs: config.sse.heartbeatIntervalSeconds * 1000,
+      now: options.now,
+    });
+    await executions.open();
+    const housekeeping = new ExecutionHousekeeping({
+      db,
+      shared,
+      systemActor,
+      logger,
+      instanceId: executions.instanceId,
+      retentionDays: config.executions.eventRetentionDays,
+      now: options.now,
+    });
+    housekeeping.start();
+
     const buildInfo = await readBuildInfo();
     let origin = config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`;
     const { app, router } = buildApp({
@@ -260,6 +301,7 @@ export async function createRuntime(
         (r) => adminUserRoutes(r, { admin, mail: mailService, directory }),
         (r) => apiKeyRoutes(r, { keys, workspaces, directory }),
         (r) => workspaceRoutes(r, { workspaces, directory }),
+        (r) => executionRoutes(r, { executions, config, baseUrl: () => origin }),
       ],
     }, options.extendRoutes);
     const sharedStore = shared;
@@ -284,11 +326,18 @@ export async function createRuntime(
       oidc,
       bootstrapDatasources: bootstrap,
       mail: mailService,
+      executions,
+      housekeeping,
+      results,
       quickStartCredential,
       setListenOrigin(listen: string) {
         if (!config.auth.baseUrl) origin = listen;
       },
       async close() {
+        // Running executions end first (reason `shutdown`) while the stores can still take
+        // their final records.
+        housekeeping.stop();
+        await executions.close(config.http.shutdownGraceSeconds * 1000);
         await mailService.close(config.http.shutdownGraceSeconds * 1000);
         await keys.close();
         await sharedStore.close();

@@ -448,6 +448,27 @@ export const catalogue = {
     message: "The result store could not take the result of execution {execution_id}.",
     user_message: "The result could not be stored. Try again shortly.",
   },
+  // Executions service (spec 2 §3.2, §8): limits and cancellation.
+  "pipeline.execution.concurrency_limit": {
+    status: 429,
+    message: "User already runs {running} executions; the limit is {limit}.",
+    user_message: "Too many runs at once. Wait for one to finish, then retry.",
+  },
+  "pipeline.execution.stream_limit": {
+    status: 429,
+    message: "User already holds {open} execution streams; the limit is {limit}.",
+    user_message: "Too many open run streams. Close one, then retry.",
+  },
+  "pipeline.execution.not_running": {
+    status: 409,
+    message: "Execution {execution_id} already ended {status}; there is nothing to cancel.",
+    user_message: "The run has already finished.",
+  },
+  "pipeline.execution.unavailable": {
+    status: 503,
+    message: "This instance has no executor to run pipelines.",
+    user_message: "Running pipelines is not available right now.",
+  },
   "internal.unexpected": {
     status: 500,
     message: "An unexpected error occurred. Quote the correlation id when reporting it.",

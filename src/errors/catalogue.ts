@@ -479,6 +479,42 @@ export const catalogue = {
     message: "The datasource could not be reached ({error_class}): {reason}.",
     user_message: "The datasource could not be reached.",
   },
+  // --- the executor (spec 2 §3.2, §6, §7): node failures carry these in their failure record ---
+  "pipeline.node.datasource_connection_failed": {
+    status: 502,
+    message: "Node {node_id} could not connect to datasource {datasource} ({error_class}).",
+    user_message: "A datasource the pipeline reads could not be reached.",
+  },
+  "pipeline.node.statement_failed": {
+    status: 502,
+    message: "Node {node_id}: the {dialect} statement failed ({error_class}): {reason}.",
+    user_message: "A statement of the pipeline failed.",
+  },
+  "pipeline.node.readonly_datasource": {
+    status: 403,
+    message: "Node {node_id} writes to datasource {datasource}, which is read-only.",
+    user_message: "The pipeline writes to a read-only datasource.",
+  },
+  "pipeline.node.staging_failed": {
+    status: 500,
+    message: "Node {node_id}: the staging database refused the data ({reason}).",
+    user_message: "The pipeline could not stage intermediate data.",
+  },
+  "pipeline.node.child_failed": {
+    status: 502,
+    message: "Node {node_id}: child execution {child_execution_id} failed with {child_code}.",
+    user_message: "A pipeline this one runs failed.",
+  },
+  "pipeline.execution.depth_exceeded": {
+    status: 400,
+    message: "Child pipelines nest deeper than {max_depth} levels at node {node_id}.",
+    user_message: "Pipelines call each other too deeply.",
+  },
+  "pipeline.execution.not_running": {
+    status: 409,
+    message: "Execution {execution_id} is already {status}.",
+    user_message: "The execution has already finished.",
+  },
   "rate_limit.exceeded": {
     status: 429,
     message: "The request budget is exhausted; retry after {retry_after} seconds.",

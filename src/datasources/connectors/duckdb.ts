@@ -46,6 +46,16 @@ type DuckTarget = Extract<JdbcTarget, { dialect: "DUCKDB" }>;
 
 const SYSTEM_SCHEMAS = ["information_schema", "pg_catalog"];
 
+/**
+ * Interrupts until told to stop. An interrupt only reaches a statement the engine has started,
+ * and a statement handed over an instant ago may not have started yet; repeating closes that gap.
+ */
+function keepInterrupting(conn: DuckDBConnection): () => void {
+  conn.interrupt();
+  const timer = setInterval(() => conn.interrupt(), 20);
+  return () => clearInterval(timer);
+}
+
 function toDuck(values: unknown[]): DuckDBValue[] {
   return values.map((v) => {
     const b = bindValue(v);
@@ -121,13 +131,15 @@ export class DuckdbConnector implements Connector {
     const lease = await this.#pool.acquire(signal);
     const conn = lease.conn;
     let interrupted = false;
+    let stopInterrupting: (() => void) | undefined;
     const onAbort = () => {
       interrupted = true;
-      conn.interrupt();
+      stopInterrupting = keepInterrupting(conn);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     const release = async (error?: unknown) => {
       signal?.removeEventListener("abort", onAbort);
+      stopInterrupting?.();
       const broken = (error !== undefined || interrupted) &&
         !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
       lease.release({ broken });
@@ -178,7 +190,8 @@ export class DuckdbConnector implements Connector {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "duckdb"));
     const lease = await this.#pool.acquire(options.signal);
     const conn = lease.conn;
-    const onAbort = () => conn.interrupt();
+    let stopInterrupting: (() => void) | undefined;
+    const onAbort = () => (stopInterrupting = keepInterrupting(conn));
     options.signal?.addEventListener("abort", onAbort, { once: true });
     const rows_affected: (number | null)[] = [];
     try {
@@ -193,6 +206,7 @@ export class DuckdbConnector implements Connector {
       lease.release();
       return { committed: true, rolled_back: false, rows_affected };
     } catch (error) {
+      stopInterrupting?.();
       const rolledBack = await conn.run("ROLLBACK").then(() => true, () => false);
       lease.release({ broken: !rolledBack });
       throw new WriteError(

@@ -3,7 +3,7 @@
  * connection type. Every dialect pools its own single-connection driver handles here, so the
  * seven keys mean the same thing everywhere:
  * - `maximumPoolSize` bounds open plus opening connections;
- * - `minimumIdle` is kept open by the housekeeper once the pool has been used;
+ * - `minimumIdle` is opened at the first lease and kept by the housekeeper (every 30 s);
  * - `connectionTimeout` bounds a lease, including a connect that hangs;
  * - `idleTimeout` closes idle connections above `minimumIdle`; `maxLifetime` retires old ones;
  * - `validationTimeout` bounds the liveness check of a connection idle for more than a moment;
@@ -115,7 +115,7 @@ export class Pool<C> {
         continue;
       }
       if (this.size + this.#connecting.size < this.settings.maximumPoolSize) {
-        return this.#lease(await this.#open(remaining));
+        return this.#lease(await this.#open(remaining, signal));
       }
       const entry = await this.#wait(remaining, signal);
       if (entry && (await this.#usable(entry, deadline - Date.now()))) return this.#lease(entry);
@@ -201,7 +201,11 @@ export class Pool<C> {
   }
 
   #lease(entry: Entry<C>): Lease<C> {
-    this.#used = true;
+    if (!this.#used) {
+      // The first use opens minimumIdle; an unused datasource holds no connections.
+      this.#used = true;
+      void this.#fill();
+    }
     this.#leased.add(entry);
     const leasedAt = Date.now();
     const threshold = this.settings.leakDetectionThreshold;
@@ -266,14 +270,21 @@ export class Pool<C> {
     });
   }
 
-  async #open(timeoutMs: number): Promise<Entry<C>> {
+  async #open(timeoutMs: number, signal?: AbortSignal): Promise<Entry<C>> {
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         controller.abort();
         reject(new Error(`no connection within connectionTimeout (${timeoutMs} ms)`));
       }, timeoutMs);
+      // The caller gave up: stop connecting for it rather than make it wait out the timeout.
+      onAbort = () => {
+        controller.abort();
+        reject(signal!.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
     });
     const connecting = this.#driver.connect(controller.signal);
     // A driver that ignores the signal may still connect later: close what nobody will use.
@@ -292,6 +303,7 @@ export class Pool<C> {
       const now = this.#now();
       return { conn, createdAt: now, lastUsedAt: now };
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       const timeout = controller.signal.aborted;
       throw new AppError("pipeline.execution.datasource_unreachable", {
         datasource: this.name,
@@ -300,6 +312,7 @@ export class Pool<C> {
       });
     } finally {
       clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
       this.#wakeOne();
     }
   }

@@ -172,3 +172,17 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "[postgres] Pool opens minimumIdle connections at its first lease, none before",
+  ignore,
+  async fn() {
+    await withPool({ maximumPoolSize: 4, minimumIdle: 2 }, async ({ pool }) => {
+      equal(pool.size, 0, "building a pool opens nothing");
+      const lease = await pool.acquire();
+      await waitFor("minimumIdle to be opened", () => pool.stats.idle === 2);
+      equal(pool.size, 3);
+      lease.release();
+    });
+  },
+});

@@ -350,6 +350,21 @@ Deno.test("[postgres] a connect that hangs fails at connectionTimeout; test() sa
     ok(took >= 290 && took < 5000, `took ${took} ms`);
     const outcome = await c.test();
     deepEqual([outcome.connected, outcome.error_class], [false, "timeout"]);
+    // A caller that gives up does not wait out the connection timeout.
+    const patient = openConnector(
+      connectorConfig("POSTGRES", `jdbc:postgresql://127.0.0.1:${server.port}/db`, {
+        hikari: { connectionTimeout: 60_000 },
+      }),
+    );
+    const controller = new AbortController();
+    const waiting = patient.query({ sql: "SELECT 1" }, { signal: controller.signal });
+    await waitFor(
+      "the connect to start",
+      () => (patient as PostgresConnector).pool.stats.connecting === 1,
+    );
+    controller.abort(new Error("caller left"));
+    await rejects(waiting, /caller left/);
+    await patient.close();
   } finally {
     await c.close();
     await server.close();

@@ -7,30 +7,39 @@
 export const POSTGRES_ADMIN_URL = Deno.env.get("TEST_POSTGRES_URL") ??
   "postgres://postgres@127.0.0.1:5432/postgres";
 export const REDIS_URL = Deno.env.get("TEST_REDIS_URL") ?? "redis://127.0.0.1:6379";
+/** MariaDB (or MySQL) with a root account that needs no password, as `.ci/run` starts it. */
+export const MARIADB_URL = Deno.env.get("TEST_MARIADB_URL") ?? "mysql://root@127.0.0.1:3306/test";
 
-export type ServiceName = "postgres" | "redis";
+export type ServiceName = "postgres" | "redis" | "mariadb";
 
 const REQUIRE = Deno.env.get("SERVICE_TEST_REQUIRE_SERVICES") === "1";
 
 async function reachable(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const conn = await Promise.race([
       Deno.connect({ hostname, port: Number(port) }),
-      // Generous: sibling modules evaluating during this top-level await can hold the event loop
-      // for over a second on a loaded machine; a closed port is refused at once anyway.
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error("timeout")), 10_000)),
+      // Generous: under a parallel test run a loopback connect can take a while, and with
+      // SERVICE_TEST_REQUIRE_SERVICES=1 a false "unreachable" fails tests. A server that is down
+      // refuses at once, so this costs nothing then.
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("timeout")), 5000);
+      }),
     ]);
     conn.close();
     return true;
   } catch {
     return false;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 const up: Record<ServiceName, boolean> = {
   postgres: await reachable(POSTGRES_ADMIN_URL),
   redis: await reachable(REDIS_URL),
+  mariadb: await reachable(MARIADB_URL),
 };
 
 for (const [name, ok] of Object.entries(up)) {

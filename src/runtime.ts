@@ -14,6 +14,9 @@ import {
 import { IdempotencyCache, probeStagingEngine, ResultStore } from "./executions/mod.ts";
 import { ExecutionHousekeeping } from "./executions/reaper.ts";
 import { ExecutionService, type ExecutorPort } from "./executions/service.ts";
+import { type Connect, Executor, lifecycleCatalog } from "./executions/executor.ts";
+import { AppError } from "./errors/mod.ts";
+import { PIPELINE_KIND, TEMPLATE_KIND, VersionLifecycle } from "./versions/mod.ts";
 import { executionRoutes } from "./http/routes/executions.ts";
 import { type BuildInfo, HealthService, readBuildInfo } from "./health/mod.ts";
 import { buildApp } from "./http/app.tsx";
@@ -99,7 +102,7 @@ export interface RuntimeOptions {
    * wires its sender here. Called after commit; failures are logged, never fatal to the login.
    */
   onNewUser?: (notice: NewUserNotice) => void | Promise<void>;
-  /** The pipeline executor (the executor branch wires the real one). */
+  /** Replaces the real executor (the executions service's own tests script their runs). */
   executor?: ExecutorPort;
   /** Clock of the executions service (tests move the replay window without waiting). */
   now?: () => number;
@@ -229,13 +232,27 @@ export async function createRuntime(
       maxBytes: config.result.maxSizeBytes,
       now: options.now,
     });
+    const lifecycle = (kind: typeof PIPELINE_KIND) =>
+      new VersionLifecycle({ db, kind, authoringEnabled: config.deployment.authoringEnabled });
+    // No datasource registry is wired yet (the datasources issue): nodes on tempdb and
+    // calculators run; a node naming a datasource fails with datasource.not_found.
+    const connect: Connect = (_workspaceId, name) =>
+      Promise.reject(new AppError("datasource.not_found", { datasource: name }));
+    const executor = new Executor({
+      catalog: lifecycleCatalog(lifecycle(PIPELINE_KIND), lifecycle(TEMPLATE_KIND)),
+      connect,
+      results,
+      baseUrl: config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`,
+      errorDetail: config.executor.errorDetail,
+      progressIntervalSeconds: config.executor.progressSampleIntervalSeconds,
+    });
     const executions = new ExecutionService({
       db,
       shared,
       results,
       idempotency: new IdempotencyCache(shared, config.idempotency.ttlSeconds),
       logger,
-      executor: options.executor,
+      executor: options.executor ?? executor,
       resultLimits: config.result,
       maxConcurrentPerUser: config.executor.maxConcurrentExecutionsPerUser,
       maxStreamsPerUser: config.sse.maxStreamsPerUser,
@@ -331,7 +348,11 @@ export async function createRuntime(
       results,
       quickStartCredential,
       setListenOrigin(listen: string) {
-        if (!config.auth.baseUrl) origin = listen;
+        if (!config.auth.baseUrl) {
+          origin = listen;
+          // data_ready's result_url names the origin the listener actually bound.
+          executor.options.baseUrl = listen;
+        }
       },
       async close() {
         // Running executions end first (reason `shutdown`) while the stores can still take

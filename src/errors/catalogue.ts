@@ -565,7 +565,7 @@ export const catalogue = {
     message: "The result store could not take the result of execution {execution_id}.",
     user_message: "The result could not be stored. Try again shortly.",
   },
-  // Executions service (spec 2 §3.2, §8): limits and cancellation.
+  // Executions service (spec 2 §8): limits around the executor (not_running sits with the executor's).
   "pipeline.execution.concurrency_limit": {
     status: 429,
     message: "User already runs {running} executions; the limit is {limit}.",
@@ -575,11 +575,6 @@ export const catalogue = {
     status: 429,
     message: "User already holds {open} execution streams; the limit is {limit}.",
     user_message: "Too many open run streams. Close one, then retry.",
-  },
-  "pipeline.execution.not_running": {
-    status: 409,
-    message: "Execution {execution_id} already ended {status}; there is nothing to cancel.",
-    user_message: "The run has already finished.",
   },
   "pipeline.execution.unavailable": {
     status: 503,

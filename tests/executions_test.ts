@@ -5,6 +5,7 @@ import { call, type Json, json } from "./harness.ts";
 import { execWorld, frames } from "./executions_fixtures.ts";
 import { skipUnless } from "./services.ts";
 import { STORE_KINDS } from "./stores.ts";
+import { readSse } from "./sse_client.ts";
 import { eventually } from "./wait.ts";
 
 for (const store of STORE_KINDS) {
@@ -345,6 +346,26 @@ Deno.test("the eventsource package consumes an execute stream", async () => {
     };
     await ended.promise;
     checkEventOrder(received, { expectDataReady: true });
+  } finally {
+    await w.s.close();
+  }
+});
+
+Deno.test("a quiet execute stream carries a heartbeat comment per heartbeat interval", async () => {
+  const w = await execWorld();
+  try {
+    const res = await w.execute("author");
+    const id = res.headers.get("SVC-Execution-Id")!;
+    const items: string[] = [];
+    for await (const item of readSse(res.body!)) {
+      items.push("comment" in item ? `: ${item.comment}` : item.frame.event);
+      // The run holds at its node: the next thing on the wire can only be a heartbeat.
+      if ("comment" in item) {
+        w.executor.release(id);
+      }
+    }
+    equal(items.indexOf(": heartbeat") > items.indexOf("node_progress"), true);
+    equal(items.at(-1), "data_ready");
   } finally {
     await w.s.close();
   }

@@ -1,6 +1,7 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { EventSource } from "eventsource";
 import { checkEventOrder, type EventFrame } from "../src/executions/event_order.ts";
+import type { StartedStream } from "../src/executions/service.ts";
 import { call, type Json, json } from "./harness.ts";
 import { execWorld, frames } from "./executions_fixtures.ts";
 import { skipUnless } from "./services.ts";
@@ -215,6 +216,10 @@ Deno.test("limits: concurrent executions 429 with Retry-After, then streams per 
     equal(second.status, 429);
     equal(second.headers.get("retry-after"), "5");
     equal((await json(second)).error.code, "pipeline.execution.concurrency_limit");
+    // Two more at the same instant: both refused, never one slipping past the check.
+    const racing = await Promise.all([w.execute("author"), w.execute("author")]);
+    deepEqual(racing.map((r) => r.status), [429, 429]);
+    for (const r of racing) await r.body?.cancel();
     // Another user is not limited by this one's runs.
     const viewer = await w.execute("viewer");
     const viewerId = viewer.headers.get("SVC-Execution-Id")!;
@@ -346,6 +351,40 @@ Deno.test("the eventsource package consumes an execute stream", async () => {
     };
     await ended.promise;
     checkEventOrder(received, { expectDataReady: true });
+  } finally {
+    await w.s.close();
+  }
+});
+
+Deno.test("racing executes under a limit of one: exactly one runs", async () => {
+  const w = await execWorld({
+    env: { SERVICE_EXECUTOR_MAX_CONCURRENT_EXECUTIONS_PER_USER: "1" },
+  });
+  try {
+    // Straight at the service, all at once: nothing before the limit check serialises them.
+    const caller = { userId: w.fx.users.author.id, isSuperAdmin: false };
+    const input = {
+      caller,
+      workspaceId: w.fx.workspace.id,
+      pipelineId: w.pipelineId,
+      parameters: {},
+      correlationId: crypto.randomUUID(),
+      triggeredVia: "REST" as const,
+    };
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3].map(() => w.s.runtime.executions.execute(input)),
+    );
+    const won = outcomes.filter((o) => o.status === "fulfilled");
+    equal(won.length, 1);
+    for (const o of outcomes) {
+      if (o.status === "rejected") equal(o.reason.code, "pipeline.execution.concurrency_limit");
+    }
+    const started = (won[0] as PromiseFulfilledResult<StartedStream>).value;
+    w.executor.release(started.executionId);
+    const all: EventFrame[] = [];
+    for await (const f of started.frames) all.push(f);
+    await started.release();
+    checkEventOrder(all, { expectDataReady: true });
   } finally {
     await w.s.close();
   }

@@ -178,11 +178,12 @@ export class ExecutionRepo {
     return { items: rows.map((r) => fromRow(r).record), total: Number(total?.n ?? 0) };
   }
 
-  /** RUNNING executions of one user, on every instance (the concurrency limit counts these). */
-  async countRunning(userId: string): Promise<number> {
+  /** RUNNING executions of one user, on every instance but `exceptInstance` when given. */
+  async countRunning(userId: string, exceptInstance?: string): Promise<number> {
     const row = await this.db.first<{ n: unknown }>(
-      `SELECT COUNT(*) AS n FROM executions WHERE triggered_by = $1 AND status = 'RUNNING'`,
-      [userId],
+      `SELECT COUNT(*) AS n FROM executions WHERE triggered_by = $1 AND status = 'RUNNING'
+       AND instance_id <> $2`,
+      [userId, exceptInstance ?? ""],
     );
     return Number(row?.n ?? 0);
   }

@@ -91,6 +91,8 @@ export class ExecutionService {
   readonly #o: ExecutionServiceOptions;
   readonly #now: () => number;
   readonly #running = new Map<string, ExecutionHandle>();
+  /** Runs of this instance by owner, from the limit check until they settle. */
+  readonly #owners = new Map<string, string>();
   readonly #slots: StreamSlots;
   #unsubscribe?: () => Promise<void>;
 
@@ -148,7 +150,11 @@ export class ExecutionService {
     try {
       const executor = this.#o.executor;
       if (!executor) throw new AppError("pipeline.execution.unavailable");
-      const running = await this.repo.countRunning(caller.userId);
+      // This instance's runs count from memory, claimed before the first await so two requests
+      // racing here cannot both pass; other instances' runs count from their stored records.
+      const mine = this.#claimLocal(executionId, caller.userId);
+      const elsewhere = await this.repo.countRunning(caller.userId, this.instanceId);
+      const running = mine + elsewhere - 1;
       const limit = this.#o.maxConcurrentPerUser;
       if (running >= limit) {
         throw new AppError("pipeline.execution.concurrency_limit", { running, limit }, {
@@ -169,7 +175,10 @@ export class ExecutionService {
       });
       const handle = prepared.run(this.sink());
       this.#running.set(executionId, handle);
-      handle.done.finally(() => this.#running.delete(executionId));
+      handle.done.finally(() => {
+        this.#running.delete(executionId);
+        this.#owners.delete(executionId);
+      });
       return {
         executionId,
         frames: handle.events(),
@@ -181,12 +190,21 @@ export class ExecutionService {
         },
       };
     } catch (e) {
+      this.#owners.delete(executionId);
       // Refused before acceptance: the key may be used again for a corrected request.
       if (input.idempotencyKey) {
         await this.#o.idempotency.release(caller.userId, input.idempotencyKey);
       }
       throw e;
     }
+  }
+
+  /** Claims a local slot for `executionId`; returns this user's local runs, the new one included. */
+  #claimLocal(executionId: string, userId: string): number {
+    this.#owners.set(executionId, userId);
+    let n = 0;
+    for (const owner of this.#owners.values()) if (owner === userId) n++;
+    return n;
   }
 
   /** An Idempotency-Key retry: the original run's frames, live or replayed, from any instance. */

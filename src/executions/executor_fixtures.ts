@@ -138,6 +138,7 @@ export async function pipeline(
   w: World,
   nodes: unknown[],
   extra: Record<string, unknown> = {},
+  options: { release?: boolean } = {},
 ): Promise<string> {
   const name = `team/p${++n}-${crypto.randomUUID().slice(0, 6)}`;
   const saved = await w.pipelines.create(w.ctx, {
@@ -145,6 +146,7 @@ export async function pipeline(
     body: { name, schema_version: 1, nodes, ...extra } as JsonObject,
     attrs: {},
   });
+  if (options.release) await w.pipelines.release(w.ctx, saved.entity.id, saved.version.body_hash);
   return saved.entity.id;
 }
 

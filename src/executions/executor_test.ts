@@ -274,3 +274,58 @@ forEachStore("writeback commits with evidence; a failing one rolls back", async 
     await w.close();
   }
 });
+
+forEachStore(
+  "a DQL renders its pinned template (by id or name) with imports; values stay bound",
+  async (db) => {
+    const w = await world(db);
+    try {
+      sqliteSource(w, "crm");
+      const made = async (name: string, body: string, imports: unknown[] = []) => {
+        const saved = await w.templates.create(w.ctx, {
+          name,
+          body: { id: name, type: "sql", dialect: "SQLITE", imports, body } as never,
+          attrs: { type: "sql", dialect: "SQLITE", display_name: name, description: null },
+        });
+        return saved.entity.id;
+      };
+      const filterId = await made("sql/team_filter", "team = :team");
+      const reportName = "sql/team_report";
+      await made(
+        reportName,
+        "SELECT name FROM people WHERE {% render 'filter' %}{% if params.sorted %} ORDER BY name DESC{% endif %}",
+        [{ alias: "filter", id: filterId, version: 1 }],
+      );
+      const id = await pipeline(w, [
+        { id: "read", type: "DQL", source: "crm", template: { id: reportName, version: 1 } },
+      ], {
+        parameters: {
+          team: { type: "string", default: "red" },
+          sorted: { type: "boolean", default: true },
+        },
+      });
+      const { byType, record } = await drainStream(
+        (await w.executor().prepare(request(w, id))).run(new RecordingSink()),
+        { expectDataReady: true },
+      );
+      equal(record.status, "SUCCESS", JSON.stringify(record.error));
+      deepEqual(byType.get("data_ready")![0].data.rows, [["Cy"], ["Ada"]]);
+      // A failing template statement names the template and keeps the placeholder in `sql`.
+      const broken = await made(
+        "sql/broken",
+        "SELECT missing_column FROM people WHERE team = :team",
+      );
+      const bad = await pipeline(w, [
+        { id: "read", type: "DQL", source: "crm", template: { id: broken, version: 1 } },
+      ], { parameters: { team: { type: "string", default: "red" } } });
+      const r = await drainStream(
+        (await w.executor().prepare(request(w, bad))).run(new RecordingSink()),
+      );
+      equal(r.record.error!.sql, "SELECT missing_column FROM people WHERE team = :team");
+      equal(r.record.error!.node!.template, broken);
+      equal(r.record.error!.node!.template_version, 1);
+    } finally {
+      await w.close();
+    }
+  },
+);

@@ -35,12 +35,19 @@ const RUNNERS: Record<string, NodeRunner> = {
   PIPELINE: runPipelineNode,
 };
 
-function plan(node: PipelineNode): { operation: Operation; destination: Destination } {
+/** A child's caller rows go to its parent (destination `parent`), never to a result. */
+function plan(
+  node: PipelineNode,
+  toParent: boolean,
+): { operation: Operation; destination: Destination } {
+  const destination = toParent && isCallerNode(node)
+    ? { kind: "parent" as const }
+    : outputDestination(node);
   switch (node.type) {
     case "DQL":
-      return { operation: dqlOperation(node), destination: outputDestination(node) };
+      return { operation: dqlOperation(node), destination };
     case "PIPELINE":
-      return { operation: "child", destination: outputDestination(node) };
+      return { operation: "child", destination };
     default:
       return {
         operation: "statement",
@@ -261,7 +268,7 @@ export class Execution {
           attempt: 1,
           correlation_id: this.#record.correlation_id!,
         },
-        ...plan(node),
+        ...plan(node, this.#options.delivery !== undefined),
       });
       const outcome = await RUNNERS[node.type](this.#context(), node, progress, facts);
       await progress.end("completed", outcome.evidence ?? {});

@@ -11,13 +11,17 @@ import { call, json, startTestServer } from "./harness.ts";
 import { frames } from "./executions_fixtures.ts";
 import { skipUnless } from "./services.ts";
 import { STORE_KINDS } from "./stores.ts";
+import { eventually } from "./wait.ts";
 
 for (const store of STORE_KINDS) {
   Deno.test({
     name: `[${store}] the real executor runs a tempdb pipeline through execute, results and replay`,
     ignore: store === "postgres" && skipUnless("postgres"),
     async fn() {
-      const s = await startTestServer({ store });
+      const s = await startTestServer({
+        store,
+        env: { SERVICE_SSE_DISCONNECT_GRACE_SECONDS: "0" },
+      });
       try {
         const fx = await seedRoles(s.runtime);
         const pipelines = new VersionLifecycle({
@@ -89,6 +93,40 @@ for (const store of STORE_KINDS) {
         checkEventOrder(ended);
         equal(ended.at(-1)!.event, "execution_aborted");
         equal(ended.at(-1)!.data.reason, "cancelled");
+
+        // A consumer that leaves: with no grace the run stops (DuckDB interrupted) as
+        // client_disconnect, and the replay tells the whole story.
+        const left = await execute(slow);
+        const leftId = left.headers.get("SVC-Execution-Id")!;
+        const leaving = frames(left);
+        await leaving.next();
+        await leaving.close();
+        await eventually(async () =>
+          (await call(s, "GET", `/api/v1/executions/${leftId}`, h)).body.data.status === "ABORTED"
+        );
+        const told = (await call(s, "GET", `/api/v1/executions/${leftId}/events`, h)).body.data;
+        checkEventOrder(told.events);
+        equal(told.events.at(-1).data.reason, "client_disconnect");
+
+        // A node naming a datasource this instance cannot reach fails the run; no result to read.
+        const broken = await create("team/broken", [{
+          id: "read",
+          type: "DQL",
+          source: "crm",
+          sql: "SELECT 1 AS x",
+        }]);
+        const failed = await execute(broken);
+        const failedId = failed.headers.get("SVC-Execution-Id")!;
+        const failedFrames = await frames(failed).rest();
+        checkEventOrder(failedFrames);
+        equal(failedFrames.at(-1)!.event, "pipeline_failed");
+        const r = await call(s, "GET", `/api/v1/executions/${failedId}/result`, h);
+        equal(r.status, 410);
+        equal(r.body.error.code, "result.execution_failed");
+        const f = (await call(s, "GET", `/api/v1/executions/${failedId}`, h)).body.data;
+        equal(f.status, "FAILED");
+        equal(f.failed_node_id, "read");
+        equal(f.error.code, failedFrames.at(-1)!.data.error.code);
       } finally {
         await s.close();
       }

@@ -23,6 +23,7 @@ import {
   world,
 } from "./executor_fixtures.ts";
 import type { AbortReason } from "./types.ts";
+import { checkEventOrder } from "./event_order.ts";
 
 const servers = skipUnless("postgres", "mariadb");
 
@@ -213,3 +214,56 @@ forEachStore(
     }
   },
 );
+
+forEachStore("cancelling a parent stops its running child for the same reason", async (db) => {
+  if (skipUnless("postgres")) return;
+  const w = await world(db);
+  const pg = await freshPostgresDatabase();
+  const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+  try {
+    addDatasource(
+      w,
+      "slow",
+      openConnector(connectorConfig("POSTGRES", pgJdbcUrl(pg.url), {
+        username: new URL(pg.url).username || "postgres",
+      })),
+    );
+    const tag = `child_sleep_${crypto.randomUUID().slice(0, 8)}`;
+    const child = await pipeline(
+      w,
+      [
+        { id: "sleepy", type: "DQL", source: "slow", sql: `SELECT pg_sleep(60) /* ${tag} */` },
+      ],
+      {},
+      { release: true },
+    );
+    const parent = await pipeline(w, [{ id: "sub", type: "PIPELINE", pipeline: { id: child } }]);
+    const sink = new RecordingSink();
+    const handle = (await w.executor().prepare(request(w, parent))).run(sink);
+    const started = await waitForEvent(
+      handle,
+      (f) => f.data.node_id === "sub" && f.data.child_execution_id,
+    );
+    const childId = started.data.child_execution_id;
+    await waitFor("the child's pg_sleep on the server", async () =>
+      (await admin.unsafe(
+        `SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%${tag}%' AND pid <> pg_backend_pid()`,
+      )).length === 1);
+    handle.cancel("shutdown");
+    const { record } = await drainStream(handle, { ms: 10_000 });
+    equal(record.status, "ABORTED");
+    const childRecord = sink.calls.find((c) => c.kind === "finished" && c.executionId === childId)!
+      .value as typeof record;
+    equal(childRecord.status, "ABORTED");
+    equal(childRecord.abort_reason, "shutdown");
+    checkEventOrder(sink.frames(childId));
+    await waitFor("the child's statement to stop", async () =>
+      (await admin.unsafe(
+        `SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%${tag}%' AND pid <> pg_backend_pid()`,
+      )).length === 0, 5000);
+  } finally {
+    await admin.end();
+    await w.close();
+    await pg.drop();
+  }
+});

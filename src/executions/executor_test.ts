@@ -329,3 +329,33 @@ forEachStore(
     }
   },
 );
+
+forEachStore(
+  "a sink that breaks fails the execution; live readers still get a complete stream",
+  async (db) => {
+    const w = await world(db);
+    try {
+      sqliteSource(w, "crm");
+      const id = await pipeline(w, [
+        { id: "read", type: "DQL", source: "crm", sql: "SELECT id FROM people" },
+      ]);
+      class BrokenSink extends RecordingSink {
+        override event(executionId: string, frame: Parameters<RecordingSink["event"]>[1]) {
+          if (frame.event === "node_progress") return Promise.reject(new Error("log store down"));
+          return super.event(executionId, frame);
+        }
+      }
+      const sink = new BrokenSink();
+      const { record } = await drainStream(
+        (await w.executor().prepare(request(w, id))).run(sink),
+        { expectDataReady: true },
+      );
+      equal(record.status, "FAILED");
+      equal(record.error!.exception!.message, "log store down");
+      equal(sink.calls.at(-1)!.kind, "finished");
+      equal((sink.calls.at(-1)!.value as typeof record).status, "FAILED");
+    } finally {
+      await w.close();
+    }
+  },
+);

@@ -237,6 +237,10 @@ export class Execution {
           const task = this.#runNode(node).then((ok) => {
             running.delete(node.id);
             if (ok) succeeded.add(node.id);
+          }, (error) => {
+            // Only a broken sink gets here (a node's own errors end in its events).
+            running.delete(node.id);
+            this.#setupFailure(error);
           });
           running.set(node.id, task);
         }
@@ -294,7 +298,9 @@ export class Execution {
         this.#stats.set(node.id, stat(node.id, this.#now() - started, rows, null, "ABORTED"));
         return false;
       }
-      await this.#nodeFailed(node, started, error, facts, progress, evidence);
+      // A sink that broke mid-node fails the run with its own error; the events it could not
+      // take still reach live readers.
+      await this.#nodeFailed(node, started, error, facts, progress, evidence).catch(() => {});
       return false;
     }
   }
@@ -346,6 +352,7 @@ export class Execution {
       template: (id, version) => this.#o.catalog.template(r.workspaceId, id, version),
       staging: () => (this.#staging ??= Staging.open()),
       caller: this.#options.delivery ?? this.#resultOutput(),
+      abortReason: () => this.#abortReason ?? "cancelled",
       startChild: (node, params, delivery) => this.#startChild(node, params, delivery),
     };
   }

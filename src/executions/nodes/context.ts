@@ -15,7 +15,7 @@ import { type ImportRef, renderTemplate, type TemplateDialect } from "../../temp
 import type { FailedNode } from "../failure.ts";
 import type { Evidence, NodeProgress } from "../progress.ts";
 import type { Staging } from "../staging.ts";
-import type { ExecutionHandle } from "../types.ts";
+import type { AbortReason, ExecutionHandle } from "../types.ts";
 
 /** A datasource connection as the registry hands it out (the executor never opens one itself). */
 export interface Datasource {
@@ -65,6 +65,8 @@ export interface RunContext {
   template(id: string, version: number): Promise<TemplateVersion>;
   staging(): Staging;
   caller: CallerOutput;
+  /** Why the signal aborted when it was a cancel, so a child stops for the same reason. */
+  abortReason(): AbortReason;
   /** Starts the pinned child of a PIPELINE node. */
   startChild(
     node: PipelineNode,

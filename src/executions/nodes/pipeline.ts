@@ -48,7 +48,7 @@ export const runPipelineNode: NodeRunner = async (ctx, node, progress, _facts) =
   const child = await ctx.startChild(node, childParameters(node, ctx.params), delivery);
   progress.setChild(child.executionId);
   await progress.enter("executing");
-  const cancel = () => child.cancel("cancelled");
+  const cancel = () => child.cancel(ctx.abortReason());
   ctx.signal.addEventListener("abort", cancel, { once: true });
   try {
     const record = await child.done;

@@ -181,7 +181,7 @@ export class ExecutionService {
       });
       return {
         executionId,
-        frames: handle.events(),
+        frames: untilStored(handle),
         replayed: false,
         release,
         disconnected: (graceMs) => {
@@ -384,6 +384,16 @@ export class ExecutionService {
       this.#o.logger.warn("executions still running at shutdown", { ids: this.runningHere });
     }
   }
+}
+
+/**
+ * The run's frames, ending only once its final record is stored: the executor closes its stream
+ * before `finished` has written the record, and a client that reads the terminal frame and then
+ * asks for the record or the result must not find it still RUNNING.
+ */
+async function* untilStored(handle: ExecutionHandle): AsyncGenerator<EventFrame> {
+  yield* handle.events();
+  await handle.done;
 }
 
 export type { ExecutionRecord };

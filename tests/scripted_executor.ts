@@ -196,13 +196,16 @@ export class ScriptedExecutor implements ExecutorPort {
         result_expires_at: result.expires_at,
       };
     };
-    const done = run().then(async (final) => {
-      await sink.finished(final);
-      return final;
-    }).finally(() => {
+    const close = () => {
       ended = true;
       for (const w of wake) w();
-    });
+    };
+    // Like the real executor: the stream closes first, the final record is written after.
+    const done = run().then(async (final) => {
+      close();
+      await sink.finished(final);
+      return final;
+    }).finally(close);
     return {
       executionId: req.executionId,
       record,

@@ -12,12 +12,10 @@ import { EventBus } from "./bus.ts";
 import type { Executor, Prepared, RunOptions } from "./executor.ts";
 import { type FailureRecord, failureRecord } from "./failure.ts";
 import { runCalculatorNode } from "./nodes/calculator.ts";
-import type { CallerOutput, NodeFacts, NodeRunner, RunContext } from "./nodes/context.ts";
-import { dqlOperation, outputDestination, runDql } from "./nodes/dql.ts";
-import { runPipelineNode } from "./nodes/pipeline.ts";
-import { runStatement } from "./nodes/statement.ts";
+import type { CallerOutput, NodeFacts, RunContext } from "./nodes/context.ts";
 import { evidenceOf } from "./nodes/writeback.ts";
-import { type Destination, NodeProgress, type Operation } from "./progress.ts";
+import { NodeProgress } from "./progress.ts";
+import { initialRecord, plan, resultOutput, RUNNERS, stat } from "./run_support.ts";
 import type { StoredResult } from "./result_store.ts";
 import { Staging } from "./staging.ts";
 import type {
@@ -27,34 +25,6 @@ import type {
   ExecutionSink,
   NodeStat,
 } from "./types.ts";
-
-const RUNNERS: Record<string, NodeRunner> = {
-  DQL: runDql,
-  DML: runStatement,
-  DDL: runStatement,
-  PIPELINE: runPipelineNode,
-};
-
-/** A child's caller rows go to its parent (destination `parent`), never to a result. */
-function plan(
-  node: PipelineNode,
-  toParent: boolean,
-): { operation: Operation; destination: Destination } {
-  const destination = toParent && isCallerNode(node)
-    ? { kind: "parent" as const }
-    : outputDestination(node);
-  switch (node.type) {
-    case "DQL":
-      return { operation: dqlOperation(node), destination };
-    case "PIPELINE":
-      return { operation: "child", destination };
-    default:
-      return {
-        operation: "statement",
-        destination: { kind: "datasource", datasource: node.source! },
-      };
-  }
-}
 
 export class Execution {
   readonly #executor: Executor;
@@ -79,31 +49,7 @@ export class Execution {
     const r = prepared.request;
     this.#bus = new EventBus(r.executionId, sink);
     this.#params = { ...prepared.parameters };
-    this.#record = {
-      execution_id: r.executionId,
-      workspace_id: r.workspaceId,
-      pipeline_id: r.pipelineId,
-      pipeline_version: prepared.version,
-      status: "RUNNING",
-      draft_run: prepared.draft,
-      parameters: r.parameters,
-      started_at: this.#iso(),
-      completed_at: null,
-      duration_ms: null,
-      node_stats: null,
-      error: null,
-      failed_node_id: null,
-      correlation_id: r.correlationId,
-      triggered_by: r.triggeredBy,
-      triggered_via: r.triggeredVia,
-      result_row_count: null,
-      result_size_bytes: null,
-      result_expires_at: null,
-      parent_execution_id: r.parent?.executionId ?? null,
-      parent_node_id: r.parent?.nodeId ?? null,
-      root_execution_id: r.parent?.rootExecutionId ?? r.executionId,
-      abort_reason: null,
-    };
+    this.#record = initialRecord(prepared, this.#iso());
   }
 
   start(): ExecutionHandle {
@@ -359,26 +305,9 @@ export class Execution {
 
   #resultOutput(): CallerOutput {
     const r = this.#prepared.request;
-    return {
-      toParent: false,
-      write: async (schema, batches, hooks, signal) => {
-        const writer = this.#o.results.writer(r.executionId, schema, r.resultTtlSeconds);
-        try {
-          for await (const batch of batches) {
-            signal.throwIfAborted();
-            await writer.append(batch);
-            await hooks.onBatch(batch.length);
-          }
-          await hooks.onFinalize();
-          signal.throwIfAborted();
-          this.#stored = await writer.finish();
-        } catch (error) {
-          await writer.abort();
-          throw error;
-        }
-        return { rows: this.#stored.row_count, bytes: this.#stored.size_bytes };
-      },
-    };
+    return resultOutput(this.#o.results, r.executionId, r.resultTtlSeconds, (stored) => {
+      this.#stored = stored;
+    });
   }
 
   async #startChild(
@@ -511,14 +440,4 @@ export class Execution {
       this.#stats.get(n.id) ?? stat(n.id, null, null, null, "ABORTED")
     );
   }
-}
-
-function stat(
-  nodeId: string,
-  duration: number | null,
-  rows: number | null,
-  bytes: number | null,
-  status: NodeStat["status"],
-): NodeStat {
-  return { node_id: nodeId, duration_ms: duration, rows_out: rows, bytes_out: bytes, status };
 }

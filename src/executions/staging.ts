@@ -23,7 +23,6 @@ import {
   type Connector,
   openConnector,
   type Pool,
-  type WireType,
   type WireValue,
 } from "../datasources/connectors/mod.ts";
 import { resolvePoolSettings } from "../datasources/connectors/pool_settings.ts";

@@ -42,10 +42,10 @@ Deno.test("Staging loads every wire type by data chunks and reads them back unch
     const nulls: WireValue[] = schema.map(() => null);
     // More rows than one data chunk holds, so the batch is split.
     const many = Array.from({ length: 5000 }, () => row);
-    async function* batches() {
+    const batches = async function* () {
       yield [row, nulls];
       yield many;
-    }
+    };
     let seen = 0;
     const rows = await staging.load("t", schema, batches(), (n) => {
       seen += n;

@@ -20,6 +20,7 @@ import { freshPostgresDatabase, freshStore } from "../tests/stores.ts";
 import postgres from "postgres";
 import { openConnector } from "../src/datasources/connectors/mod.ts";
 import { connectorConfig, pgJdbcUrl } from "../tests/datasources.ts";
+import { executorBench } from "./executor.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
@@ -303,8 +304,11 @@ async function connectorBench() {
 
 if (Deno.args.includes("--connectors")) {
   await connectorBench();
+} else if (Deno.args.includes("--executor")) {
+  await executorBench();
 } else {
   await healthBench();
   await migrationBench();
   await connectorBench();
+  await executorBench();
 }

@@ -12,7 +12,12 @@ import {
   type Secrets,
   StartupError,
 } from "./config/mod.ts";
-import { probeStagingEngine } from "./executions/mod.ts";
+import { IdempotencyCache, probeStagingEngine, ResultStore } from "./executions/mod.ts";
+import { ExecutionHousekeeping } from "./executions/reaper.ts";
+import { ExecutionService, type ExecutorPort } from "./executions/service.ts";
+import { type Connect, Executor, lifecycleCatalog } from "./executions/executor.ts";
+import { PIPELINE_KIND, TEMPLATE_KIND, VersionLifecycle } from "./versions/mod.ts";
+import { executionRoutes } from "./http/routes/executions.ts";
 import { type BuildInfo, HealthService, readBuildInfo } from "./health/mod.ts";
 import { buildApp } from "./http/app.tsx";
 import type { AppEnv } from "./http/context.ts";
@@ -88,6 +93,11 @@ export interface Runtime {
   oidc?: OidcLogin;
   /** The bootstrap datasource file's entries, kept for the datasource import (a later issue). */
   bootstrapDatasources: BootstrapDatasource[];
+  /** Execution history, replay, cancel, results; runs through the executor when one is wired. */
+  executions: ExecutionService;
+  /** Heartbeat, reaper and event retention of executions. */
+  housekeeping: ExecutionHousekeeping;
+  results: ResultStore;
   /** Mail notices; `newUser` is the hook a first social login calls. */
   mail: MailService;
   /** The quick start's generated admin credential, to print once on the terminal (never logged). */
@@ -110,6 +120,10 @@ export interface RuntimeOptions {
    * wires its sender here. Called after commit; failures are logged, never fatal to the login.
    */
   onNewUser?: (notice: NewUserNotice) => void | Promise<void>;
+  /** Replaces the real executor (the executions service's own tests script their runs). */
+  executor?: ExecutorPort;
+  /** Clock of the executions service (tests move the replay window without waiting). */
+  now?: () => number;
 }
 
 export const QUICK_START_ADMIN = "admin@localhost.localdomain";
@@ -277,6 +291,48 @@ export async function createRuntime(
       db,
       authoringEnabled: config.deployment.authoringEnabled,
     });
+    const results = new ResultStore(shared, {
+      maxBytes: config.result.maxSizeBytes,
+      now: options.now,
+    });
+    const lifecycle = (kind: typeof PIPELINE_KIND) =>
+      new VersionLifecycle({ db, kind, authoringEnabled: config.deployment.authoringEnabled });
+    // Runs open credentials as the system actor: the run, not a person, holds the connection.
+    const runner = { userId: systemActor.id, provider: "system" };
+    const connect: Connect = (workspaceId, name) =>
+      connections.forExecution(runner, workspaceId, name);
+    const executor = new Executor({
+      catalog: lifecycleCatalog(lifecycle(PIPELINE_KIND), lifecycle(TEMPLATE_KIND)),
+      connect,
+      results,
+      baseUrl: config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`,
+      errorDetail: config.executor.errorDetail,
+      progressIntervalSeconds: config.executor.progressSampleIntervalSeconds,
+    });
+    const executions = new ExecutionService({
+      db,
+      shared,
+      results,
+      idempotency: new IdempotencyCache(shared, config.idempotency.ttlSeconds),
+      logger,
+      executor: options.executor ?? executor,
+      resultLimits: config.result,
+      maxConcurrentPerUser: config.executor.maxConcurrentExecutionsPerUser,
+      maxStreamsPerUser: config.sse.maxStreamsPerUser,
+      followPollMs: config.sse.heartbeatIntervalSeconds * 1000,
+      now: options.now,
+    });
+    await executions.open();
+    const housekeeping = new ExecutionHousekeeping({
+      db,
+      shared,
+      systemActor,
+      logger,
+      instanceId: executions.instanceId,
+      retentionDays: config.executions.eventRetentionDays,
+      now: options.now,
+    });
+    housekeeping.start();
 
     const buildInfo = await readBuildInfo();
     let origin = config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`;
@@ -337,6 +393,7 @@ export async function createRuntime(
             // The registry changed what the lake serves: rebuild its views here and elsewhere.
             onChange: (d) => datasourcePools.publishRetire(d.name),
           }),
+        (r) => executionRoutes(r, { executions, config, baseUrl: () => origin }),
       ],
     }, options.extendRoutes);
     const sharedStore = shared;
@@ -365,11 +422,22 @@ export async function createRuntime(
       oidc,
       bootstrapDatasources: bootstrap,
       mail: mailService,
+      executions,
+      housekeeping,
+      results,
       quickStartCredential,
       setListenOrigin(listen: string) {
-        if (!config.auth.baseUrl) origin = listen;
+        if (!config.auth.baseUrl) {
+          origin = listen;
+          // data_ready's result_url names the origin the listener actually bound.
+          executor.options.baseUrl = listen;
+        }
       },
       async close() {
+        // Running executions end first (reason `shutdown`) while the stores can still take
+        // their final records.
+        housekeeping.stop();
+        await executions.close(config.http.shutdownGraceSeconds * 1000);
         await mailService.close(config.http.shutdownGraceSeconds * 1000);
         await datasourcePools.closeAll();
         await keys.close();

@@ -37,7 +37,7 @@ export interface TestServerOptions {
   /** A fixed port (see `freePort`), for when the base-url must be known before the start. */
   port?: number;
   /** Passed to the runtime (e.g. the new-user notice hook). */
-  runtime?: Pick<RuntimeOptions, "onNewUser">;
+  runtime?: Pick<RuntimeOptions, "onNewUser" | "executor" | "now">;
 }
 
 /** A loopback port that was free a moment ago. */

@@ -67,7 +67,11 @@ export class DatasourceConnections {
   }
 
   /** The datasource's current pool on this instance, opened (and its secret opened) when absent. */
-  #connector(actor: Principal, d: DatasourceRecord, purpose: CredentialPurpose) {
+  #connector(
+    actor: { userId: string; provider: string },
+    d: DatasourceRecord,
+    purpose: CredentialPurpose,
+  ) {
     return this.#pools.get(d.name, async (): Promise<Connector> => {
       if (d.dialect === "LAKE" && !this.#openLake) {
         throw new AppError("pipeline.execution.datasource_unreachable", {
@@ -157,6 +161,24 @@ export class DatasourceConnections {
       complete: !schema && !truncated,
     });
     return { tables, truncated };
+  }
+
+  /**
+   * The executor's way in: a datasource the workspace can use (bound to it, or a global one
+   * granted to it; never by super-admin reach) and its pooled connector. `actor` is who the
+   * credential is opened for, as the decryption audit names it.
+   */
+  async forExecution(
+    actor: { userId: string; provider: string },
+    workspaceId: string,
+    name: string,
+  ): Promise<{ connector: Connector; dialect: DatasourceRecord["dialect"]; readonly: boolean }> {
+    const d = await this.#datasources.recordInWorkspace(workspaceId, name);
+    return {
+      connector: await this.#connector(actor, d, "execute"),
+      dialect: d.dialect,
+      readonly: d.readonly,
+    };
   }
 
   /**

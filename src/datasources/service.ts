@@ -100,6 +100,11 @@ export class DatasourceService {
     return getDatasource(this.#deps, viewerOf(actor, scope), name);
   }
 
+  /** A datasource as a workspace's own runs see it: bound there, or a global granted to it. */
+  recordInWorkspace(workspaceId: string, name: string): Promise<DatasourceRecord> {
+    return getDatasource(this.#deps, { workspaceId, isSuperAdmin: false }, name);
+  }
+
   /** A page of what the caller can see in `scope`, with the exact total. */
   async list(
     actor: Principal,

@@ -576,6 +576,56 @@ export const catalogue = {
     message: "No live learned fact {fact_id} is visible to this workspace.",
     user_message: "The fact does not exist.",
   },
+  "pipeline.node.datasource_connection_failed": {
+    status: 502,
+    message: "Node {node_id} could not connect to datasource {datasource} ({error_class}).",
+    user_message: "A datasource the pipeline reads could not be reached.",
+  },
+  "pipeline.node.statement_failed": {
+    status: 502,
+    message: "Node {node_id}: the {dialect} statement failed ({error_class}): {reason}.",
+    user_message: "A statement of the pipeline failed.",
+  },
+  "pipeline.node.readonly_datasource": {
+    status: 403,
+    message: "Node {node_id} writes to datasource {datasource}, which is read-only.",
+    user_message: "The pipeline writes to a read-only datasource.",
+  },
+  "pipeline.node.staging_failed": {
+    status: 500,
+    message: "Node {node_id}: the staging database refused the data ({reason}).",
+    user_message: "The pipeline could not stage intermediate data.",
+  },
+  "pipeline.node.child_failed": {
+    status: 502,
+    message: "Node {node_id}: child execution {child_execution_id} failed with {child_code}.",
+    user_message: "A pipeline this one runs failed.",
+  },
+  "pipeline.execution.depth_exceeded": {
+    status: 400,
+    message: "Child pipelines nest deeper than {max_depth} levels at node {node_id}.",
+    user_message: "Pipelines call each other too deeply.",
+  },
+  "pipeline.execution.not_running": {
+    status: 409,
+    message: "Execution {execution_id} is already {status}.",
+    user_message: "The execution has already finished.",
+  },
+  "pipeline.execution.concurrency_limit": {
+    status: 429,
+    message: "User already runs {running} executions; the limit is {limit}.",
+    user_message: "Too many runs at once. Wait for one to finish, then retry.",
+  },
+  "pipeline.execution.stream_limit": {
+    status: 429,
+    message: "User already holds {open} execution streams; the limit is {limit}.",
+    user_message: "Too many open run streams. Close one, then retry.",
+  },
+  "pipeline.execution.unavailable": {
+    status: 503,
+    message: "This instance has no executor to run pipelines.",
+    user_message: "Running pipelines is not available right now.",
+  },
   "internal.unexpected": {
     status: 500,
     message: "An unexpected error occurred. Quote the correlation id when reporting it.",

@@ -1,5 +1,27 @@
-/** Executions: the staging engine and the result store (the executor arrives with the execution issue). */
-export { probeStagingEngine } from "./staging.ts";
+/** Executions: the executor, its event bus and progress samples, staging, the result store. */
+export { probeStagingEngine, Staging } from "./staging.ts";
+export {
+  type CallerOutput,
+  type Catalog,
+  type Connect,
+  type Datasource,
+  DEFAULT_MAX_DEPTH,
+  Executor,
+  type ExecutorOptions,
+  lifecycleCatalog,
+  type Prepared,
+  type RunOptions,
+  type TemplateVersion,
+  type VersionChoice,
+} from "./executor.ts";
+export { EventBus } from "./bus.ts";
+export {
+  type Clock,
+  type Destination,
+  NodeProgress,
+  type Operation,
+  type ProgressState,
+} from "./progress.ts";
 export {
   csvLine,
   type JsonCell,

@@ -1,8 +1,31 @@
 /**
  * The staging engine: DuckDB, one private in-memory database per execution (DECISIONS.md). The
- * executor arrives later; the probe here opens a database exactly as an execution will.
+ * probe opens a database exactly as an execution does.
  */
-import { DuckDBInstance } from "@duckdb/node-api";
+import {
+  BLOB,
+  blobValue,
+  BOOLEAN,
+  DECIMAL,
+  DOUBLE,
+  type DuckDBConnection,
+  DuckDBDataChunk,
+  DuckDBDecimalValue,
+  DuckDBInstance,
+  type DuckDBType,
+  type DuckDBValue,
+  HUGEINT,
+  INTEGER,
+  VARCHAR,
+} from "@duckdb/node-api";
+import {
+  type ColumnSchema,
+  type Connector,
+  openConnector,
+  type Pool,
+  type WireValue,
+} from "../datasources/connectors/mod.ts";
+import { resolvePoolSettings } from "../datasources/connectors/pool_settings.ts";
 
 /** Opens a private in-memory DuckDB, runs a query, closes it; throws when DuckDB cannot run. */
 export async function probeStagingEngine(): Promise<void> {
@@ -17,5 +40,207 @@ export async function probeStagingEngine(): Promise<void> {
     }
   } finally {
     instance.closeSync();
+  }
+}
+
+/**
+ * A staged decimal's width and scale: the column's own where known (or readable from the source
+ * type, e.g. `DECIMAL(21,1)`), else DECIMAL(38,10).
+ */
+function decimalShape(column: ColumnSchema): { width: number; scale: number } {
+  if (column.precision !== undefined && column.precision <= 38) {
+    return { width: column.precision, scale: column.scale ?? 0 };
+  }
+  const m = /\((\d+)\s*,\s*(\d+)\)/.exec(column.source_type);
+  if (m && Number(m[1]) <= 38 && Number(m[2]) <= Number(m[1])) {
+    return { width: Number(m[1]), scale: Number(m[2]) };
+  }
+  return { width: 38, scale: 10 };
+}
+
+/** Exact decimal text as an integer scaled by 10^scale, rounded half away from zero. */
+export function scaledDecimal(text: string, scale: number): bigint {
+  let digits = text.trim();
+  const negative = digits.startsWith("-");
+  if (negative || digits.startsWith("+")) digits = digits.slice(1);
+  if (!/^\d*(\.\d*)?$/.test(digits) || digits === "" || digits === ".") {
+    throw new Error(`not a plain decimal: ${text.slice(0, 40)}`);
+  }
+  const [whole, fraction = ""] = digits.split(".");
+  const padded = fraction + "0".repeat(scale);
+  let value = BigInt((whole || "0") + padded.slice(0, scale));
+  if (Number(padded[scale] ?? "0") >= 5) value += 1n;
+  return negative ? -value : value;
+}
+
+/** DuckDB column types for staged wire types; decimals keep their precision where it fits. */
+function duckType(column: ColumnSchema): string {
+  switch (column.type) {
+    case "boolean":
+      return "BOOLEAN";
+    case "integer":
+      return "INTEGER";
+    case "bigint":
+      return "HUGEINT";
+    case "decimal": {
+      const { width, scale } = decimalShape(column);
+      return `DECIMAL(${width},${scale})`;
+    }
+    case "double":
+      return "DOUBLE";
+    case "date":
+      return "DATE";
+    case "timestamp":
+      return "TIMESTAMP";
+    case "timestamptz":
+      return "TIMESTAMPTZ";
+    case "time":
+      return "TIME";
+    case "binary":
+      return "BLOB";
+    case "uuid":
+      return "UUID";
+    // JSON stays text: the json extension may be absent in an offline install.
+    default:
+      return "VARCHAR";
+  }
+}
+
+/**
+ * The type a batch lands in: values a data chunk takes natively keep their type (decimals as
+ * scaled integers: DuckDB's VARCHAR→DECIMAL cast costs ~15 µs a value); text forms of dates,
+ * times and uuids land as VARCHAR and are cast once, set-based, when the table is complete.
+ */
+function landingType(column: ColumnSchema): DuckDBType {
+  switch (column.type) {
+    case "boolean":
+      return BOOLEAN;
+    case "integer":
+      return INTEGER;
+    case "bigint":
+      return HUGEINT;
+    case "double":
+      return DOUBLE;
+    case "binary":
+      return BLOB;
+    case "decimal": {
+      const { width, scale } = decimalShape(column);
+      return DECIMAL(width, scale);
+    }
+    default:
+      return VARCHAR;
+  }
+}
+
+/** DuckDB's vector size: a data chunk holds at most this many rows. */
+const CHUNK_ROWS = 2048;
+
+function chunkValue(column: ColumnSchema): (value: WireValue) => DuckDBValue {
+  switch (column.type) {
+    case "binary":
+      return (v) => v === null ? null : blobValue(v as Uint8Array);
+    case "bigint":
+      return (v) => v === null ? null : typeof v === "bigint" ? v : BigInt(v as number);
+    case "decimal": {
+      const { width, scale } = decimalShape(column);
+      return (v) =>
+        v === null ? null : new DuckDBDecimalValue(scaledDecimal(String(v), scale), width, scale);
+    }
+    case "boolean":
+    case "integer":
+    case "double":
+      return (v) => v as DuckDBValue;
+    default:
+      return (v) => v === null ? null : String(v);
+  }
+}
+
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * The staging database of one execution: a private in-memory DuckDB opened through the DuckDB
+ * connector (so staged SQL streams, converts and cancels exactly like a datasource read) and
+ * closed with the execution. Tables are filled with DuckDB's Appender a data chunk at a time.
+ */
+export class Staging {
+  readonly connector: Connector;
+  readonly #pool: Pool<DuckDBConnection>;
+
+  private constructor(connector: Connector) {
+    this.connector = connector;
+    this.#pool = (connector as unknown as { pool: Pool<DuckDBConnection> }).pool;
+  }
+
+  static open(): Staging {
+    return new Staging(openConnector({
+      name: "tempdb",
+      dialect: "DUCKDB",
+      jdbc_url: "jdbc:duckdb:",
+      credential: { kind: "none" },
+      pool: resolvePoolSettings("DUCKDB", {}).settings,
+    }));
+  }
+
+  /**
+   * Creates `table` from `schema` (replacing an earlier one of that name) and appends every
+   * batch of `batches`; `onBatch` sees each appended batch. Returns the row count.
+   */
+  async load(
+    table: string,
+    schema: ColumnSchema[],
+    batches: AsyncIterable<WireValue[][]>,
+    onBatch: (rows: number) => Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<number> {
+    const lease = await this.#pool.acquire(signal);
+    const conn = lease.conn;
+    const types = schema.map(landingType);
+    const convert = schema.map(chunkValue);
+    const cast = schema.some((c, i) => duckType(c) !== String(types[i]));
+    const landing = cast ? `__landing_${table}` : table;
+    let rows = 0;
+    try {
+      const columns = schema.map((c, i) =>
+        `${quoteIdent(c.name)} ${cast ? String(types[i]) : duckType(c)}`
+      );
+      await conn.run(`CREATE OR REPLACE TABLE ${quoteIdent(landing)} (${columns.join(", ")})`);
+      const appender = await conn.createAppender(landing);
+      try {
+        for await (const batch of batches) {
+          signal?.throwIfAborted();
+          // Column-wise whole chunks: one native call per chunk, not one per value.
+          for (let from = 0; from < batch.length; from += CHUNK_ROWS) {
+            const part = batch.length <= CHUNK_ROWS ? batch : batch.slice(from, from + CHUNK_ROWS);
+            const chunk = DuckDBDataChunk.create(types, part.length);
+            chunk.setColumns(types.map((_, c) => part.map((row) => convert[c](row[c]))));
+            appender.appendDataChunk(chunk);
+          }
+          // The appender has taken the rows (it flushes on its own as its buffer fills, and on
+          // close); a flush per batch would cost more than the append itself.
+          rows += batch.length;
+          await onBatch(batch.length);
+        }
+      } finally {
+        appender.closeSync();
+      }
+      if (cast) {
+        const select = schema.map((c) =>
+          `CAST(${quoteIdent(c.name)} AS ${duckType(c)}) AS ${quoteIdent(c.name)}`
+        );
+        await conn.run(
+          `CREATE OR REPLACE TABLE ${quoteIdent(table)} AS SELECT ${select.join(", ")} FROM ${
+            quoteIdent(landing)
+          }`,
+        );
+        await conn.run(`DROP TABLE ${quoteIdent(landing)}`);
+      }
+      return rows;
+    } finally {
+      lease.release();
+    }
+  }
+
+  close(): Promise<void> {
+    return this.connector.close();
   }
 }

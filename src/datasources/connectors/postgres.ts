@@ -99,7 +99,9 @@ export class PostgresConnector implements Connector {
       lease.release({ broken });
     };
     const next = async () => {
-      const r = await iterator.next().catch((error) => {
+      // postgres.js answers a plain `{done: true}` (not a promise) once the query has already
+      // completed, which happens when every row fit in the previous batch.
+      const r = await Promise.resolve(iterator.next()).catch((error) => {
         driverFailed = true;
         throw error;
       });

@@ -1,0 +1,92 @@
+/**
+ * The in-process event bus of one execution (ARCHITECTURE.md "An execution"): the executor emits,
+ * the sink (durable log) and any number of live readers (the SSE writer) follow. Ids are assigned
+ * here, in emission order, and the sink is called strictly in that order, so a reader, a replay
+ * and the durable log see one sequence.
+ */
+import type { EventFrame } from "./event_order.ts";
+import type { ExecutionSink } from "./types.ts";
+
+const TERMINAL = new Set(["pipeline_failed", "execution_aborted"]);
+
+export class EventBus {
+  readonly #executionId: string;
+  readonly #sink: ExecutionSink;
+  readonly #frames: EventFrame[] = [];
+  readonly #waiters = new Set<() => void>();
+  #nextId = 1;
+  #closed = false;
+  /** Sink calls chain on this, so a slow sink never reorders frames. */
+  #tail: Promise<void> = Promise.resolve();
+  #sinkError: unknown;
+
+  constructor(executionId: string, sink: ExecutionSink) {
+    this.#executionId = executionId;
+    this.#sink = sink;
+  }
+
+  get frames(): readonly EventFrame[] {
+    return this.#frames;
+  }
+
+  /** The first error the sink raised, if any; the run fails on it. */
+  get sinkError(): unknown {
+    return this.#sinkError;
+  }
+
+  /**
+   * Appends a frame and hands it to the sink. Resolves once the sink has taken it (and every
+   * frame before it); rejects with the sink's error, which the caller turns into a failure.
+   */
+  emit(event: string, data: Record<string, unknown>): Promise<void> {
+    if (this.#closed) throw new Error(`event ${event} after the stream closed`);
+    const frame: EventFrame = { id: this.#nextId++, event, data };
+    this.#frames.push(frame);
+    for (const wake of this.#waiters) wake();
+    const id = this.#executionId;
+    this.#tail = this.#tail.then(async () => {
+      // After a sink failure later frames still reach live readers, not the broken sink.
+      if (this.#sinkError !== undefined) return;
+      try {
+        await this.#sink.event(id, frame);
+      } catch (error) {
+        this.#sinkError = error;
+      }
+    });
+    return this.#tail.then(() => {
+      if (this.#sinkError !== undefined) throw this.#sinkError;
+    });
+  }
+
+  /** Waits for every pending sink call. */
+  async drain(): Promise<void> {
+    await this.#tail;
+  }
+
+  /** The stream is complete: readers end after the last frame. */
+  close(): void {
+    this.#closed = true;
+    for (const wake of this.#waiters) wake();
+  }
+
+  /** A fresh reader: what was emitted so far, then live frames, ending when the bus closes. */
+  async *subscribe(): AsyncGenerator<EventFrame> {
+    let next = 0;
+    while (true) {
+      while (next < this.#frames.length) yield this.#frames[next++];
+      if (this.#closed) return;
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.#waiters.delete(wake);
+          resolve();
+        };
+        this.#waiters.add(wake);
+      });
+    }
+  }
+
+  /** True once a terminal event other than pipeline_completed was emitted. */
+  get failedOrAborted(): boolean {
+    return this.#frames.some((f) => TERMINAL.has(f.event));
+  }
+}

@@ -1,0 +1,216 @@
+/**
+ * Test fixtures for the executor: a sink that only records calls, a world of real lifecycles on a
+ * migrated store, real connectors on files and local servers, and draining a stream with a
+ * deadline (through the §6 ordering checker).
+ */
+import { DatabaseSync } from "node:sqlite";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { AppError } from "../errors/mod.ts";
+import type { Db } from "../store/mod.ts";
+import { MemoryStore } from "../shared/mod.ts";
+import { PIPELINE_KIND, TEMPLATE_KIND, VersionLifecycle } from "../versions/mod.ts";
+import type { JsonObject, OpContext } from "../versions/types.ts";
+import { addUser, addWorkspace } from "../versions/test_fixtures.ts";
+import { type Connector, openConnector } from "../datasources/connectors/mod.ts";
+import { connectorConfig } from "../../tests/datasources.ts";
+import { checkEventOrder, type EventFrame } from "./event_order.ts";
+import { type Connect, type Datasource, Executor, lifecycleCatalog } from "./executor.ts";
+import { ResultStore } from "./result_store.ts";
+import type { ExecutionHandle, ExecutionRecord, ExecutionRequest, ExecutionSink } from "./types.ts";
+
+/** Records every sink call, in order; the real sink is the executions service's. */
+export class RecordingSink implements ExecutionSink {
+  readonly calls: {
+    kind: "started" | "event" | "finished";
+    executionId: string;
+    value: unknown;
+  }[] = [];
+  started(record: ExecutionRecord): Promise<void> {
+    this.calls.push({ kind: "started", executionId: record.execution_id, value: record });
+    return Promise.resolve();
+  }
+  event(executionId: string, frame: EventFrame): Promise<void> {
+    this.calls.push({ kind: "event", executionId, value: frame });
+    return Promise.resolve();
+  }
+  finished(record: ExecutionRecord): Promise<void> {
+    this.calls.push({ kind: "finished", executionId: record.execution_id, value: record });
+    return Promise.resolve();
+  }
+  frames(executionId: string): EventFrame[] {
+    return this.calls.filter((c) => c.kind === "event" && c.executionId === executionId)
+      .map((c) => c.value as EventFrame);
+  }
+}
+
+export interface World {
+  db: Db;
+  workspaceId: string;
+  userId: string;
+  ctx: OpContext;
+  pipelines: VersionLifecycle;
+  templates: VersionLifecycle;
+  datasources: Map<string, Datasource>;
+  connect: Connect;
+  results: ResultStore;
+  executor(options?: Partial<ConstructorParameters<typeof Executor>[0]>): Executor;
+  dir: string;
+  close(): Promise<void>;
+}
+
+let n = 0;
+export async function world(db: Db): Promise<World> {
+  const workspaceId = await addWorkspace(db, `exec-ws-${++n}-${crypto.randomUUID().slice(0, 6)}`);
+  const user = await addUser(db, `runner-${n}-${crypto.randomUUID().slice(0, 6)}@x.example`);
+  const pipelines = new VersionLifecycle({ db, kind: PIPELINE_KIND, authoringEnabled: true });
+  const templates = new VersionLifecycle({ db, kind: TEMPLATE_KIND, authoringEnabled: true });
+  const datasources = new Map<string, Datasource>();
+  const connect: Connect = (ws, name) => {
+    const ds = ws === workspaceId ? datasources.get(name) : undefined;
+    if (!ds) return Promise.reject(new AppError("datasource.not_found", { datasource: name }));
+    return Promise.resolve(ds);
+  };
+  const results = new ResultStore(new MemoryStore(), { maxBytes: 10_000_000, chunkRows: 100 });
+  const dir = await Deno.makeTempDir({ prefix: "exec_test_" });
+  const w: World = {
+    db,
+    workspaceId,
+    userId: user.userId,
+    ctx: { actor: user, workspaceId },
+    pipelines,
+    templates,
+    datasources,
+    connect,
+    results,
+    dir,
+    executor: (options = {}) =>
+      new Executor({
+        catalog: lifecycleCatalog(pipelines, templates),
+        connect,
+        results,
+        baseUrl: "http://localhost:8080",
+        ...options,
+      }),
+    async close() {
+      for (const ds of datasources.values()) await ds.connector.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+  return w;
+}
+
+/** Registers a real connector under `name`. */
+export function addDatasource(
+  w: World,
+  name: string,
+  connector: Connector,
+  readonly = false,
+): void {
+  w.datasources.set(name, { connector, dialect: connector.dialect, readonly });
+}
+
+/** A SQLite file with `people(id, name, team)`, as a datasource. */
+export function sqliteSource(w: World, name: string, readonly = false): string {
+  const path = `${w.dir}/${name}.sqlite`;
+  const db = new DatabaseSync(path);
+  db.exec(`CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, team TEXT);
+    INSERT INTO people VALUES (1, 'Ada', 'red'), (2, 'Bo', 'blue'), (3, 'Cy', 'red');`);
+  db.close();
+  addDatasource(w, name, openConnector(connectorConfig("SQLITE", `jdbc:sqlite:${path}`)), readonly);
+  return path;
+}
+
+/** A DuckDB file with `teams(team, city)`, as a datasource. */
+export async function duckdbSource(w: World, name: string): Promise<string> {
+  const path = `${w.dir}/${name}.duckdb`;
+  const instance = await DuckDBInstance.create(path);
+  const conn = await instance.connect();
+  await conn.run(`CREATE TABLE teams (team VARCHAR, city VARCHAR);
+    INSERT INTO teams VALUES ('red', 'Oslo'), ('blue', 'Lima');`);
+  conn.closeSync();
+  instance.closeSync();
+  addDatasource(w, name, openConnector(connectorConfig("DUCKDB", `jdbc:duckdb:${path}`)));
+  return path;
+}
+
+/** Creates a pipeline (a draft) with `nodes`; returns its id. */
+export async function pipeline(
+  w: World,
+  nodes: unknown[],
+  extra: Record<string, unknown> = {},
+  options: { release?: boolean } = {},
+): Promise<string> {
+  const name = `team/p${++n}-${crypto.randomUUID().slice(0, 6)}`;
+  const saved = await w.pipelines.create(w.ctx, {
+    name,
+    body: { name, schema_version: 1, nodes, ...extra } as JsonObject,
+    attrs: {},
+  });
+  if (options.release) await w.pipelines.release(w.ctx, saved.entity.id, saved.version.body_hash);
+  return saved.entity.id;
+}
+
+export function request(
+  w: World,
+  pipelineId: string,
+  extra: Partial<ExecutionRequest> = {},
+): ExecutionRequest {
+  return {
+    executionId: crypto.randomUUID(),
+    workspaceId: w.workspaceId,
+    pipelineId,
+    parameters: {},
+    triggeredBy: w.userId,
+    triggeredVia: "REST",
+    correlationId: crypto.randomUUID(),
+    resultTtlSeconds: 300,
+    pageRows: 1000,
+    ...extra,
+  };
+}
+
+/** Reads the whole stream (deadline `ms`), checks §6 ordering, returns frames by type. */
+export async function drainStream(
+  handle: ExecutionHandle,
+  options: { expectDataReady?: boolean; ms?: number } = {},
+): Promise<{ frames: EventFrame[]; byType: Map<string, EventFrame[]>; record: ExecutionRecord }> {
+  const frames: EventFrame[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("stream did not end in time")), options.ms ?? 20_000);
+  });
+  try {
+    await Promise.race([
+      (async () => {
+        for await (const frame of handle.events()) frames.push(frame);
+      })(),
+      deadline,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+  const byType = checkEventOrder(frames, { expectDataReady: options.expectDataReady });
+  return { frames, byType, record: await handle.done };
+}
+
+/** Waits until `frames` has an event matching `test`, with a deadline. */
+export async function waitForEvent(
+  handle: ExecutionHandle,
+  test: (f: EventFrame) => boolean,
+  ms = 10_000,
+): Promise<EventFrame> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      (async () => {
+        for await (const frame of handle.events()) if (test(frame)) return frame;
+        throw new Error("stream ended without the awaited event");
+      })(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("event did not arrive in time")), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * The executions table and its durable events (migration 0005). SQL only: the sink, the service
+ * and the reaper decide when to call these. JSON columns are text on both stores; timestamps are
+ * ISO text on SQLite and TIMESTAMPTZ on PostgreSQL, normalised by `toIso` on the way out.
+ */
+import { toIso } from "../lib/time.ts";
+import type { Queryable, Row, SqlValue } from "../store/mod.ts";
+import { bool } from "../store/mod.ts";
+import type { EventFrame } from "./event_order.ts";
+import type { AbortReason, ExecutionRecord, ExecutionStatus, TriggeredVia } from "./types.ts";
+
+/** A stored execution with the bookkeeping the record itself does not show. */
+export interface StoredExecution {
+  record: ExecutionRecord;
+  instanceId: string;
+  heartbeatAt: string;
+  abortedBy: string | null;
+}
+
+export interface ExecutionFilter {
+  workspaceId: string;
+  /** Only executions this user triggered (everyone but a super admin). */
+  triggeredBy?: string;
+  pipelineId?: string;
+  status?: ExecutionStatus;
+  startedAfter?: string;
+  startedBefore?: string;
+}
+
+const COLUMNS = `id, workspace_id, pipeline_id, pipeline_version, status, draft_run, parameters,
+  started_at, completed_at, duration_ms, node_stats, error, failed_node_id, correlation_id,
+  triggered_by, triggered_via, result_row_count, result_size_bytes, result_expires_at,
+  parent_execution_id, parent_node_id, root_execution_id, abort_reason, aborted_by, instance_id,
+  heartbeat_at`;
+
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+const parse = (v: unknown) => (v === null || v === undefined ? null : JSON.parse(String(v)));
+const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+function fromRow(r: Row): StoredExecution {
+  return {
+    record: {
+      execution_id: String(r.id),
+      workspace_id: String(r.workspace_id),
+      pipeline_id: String(r.pipeline_id),
+      pipeline_version: Number(r.pipeline_version),
+      status: String(r.status) as ExecutionStatus,
+      draft_run: bool(r.draft_run),
+      parameters: parse(r.parameters) ?? {},
+      started_at: toIso(r.started_at)!,
+      completed_at: toIso(r.completed_at),
+      duration_ms: num(r.duration_ms),
+      node_stats: parse(r.node_stats),
+      error: parse(r.error),
+      failed_node_id: (r.failed_node_id as string | null) ?? null,
+      correlation_id: r.correlation_id === null ? null : String(r.correlation_id),
+      triggered_by: String(r.triggered_by),
+      triggered_via: String(r.triggered_via) as TriggeredVia,
+      result_row_count: num(r.result_row_count),
+      result_size_bytes: num(r.result_size_bytes),
+      result_expires_at: toIso(r.result_expires_at),
+      parent_execution_id: r.parent_execution_id === null ? null : String(r.parent_execution_id),
+      parent_node_id: (r.parent_node_id as string | null) ?? null,
+      root_execution_id: String(r.root_execution_id),
+      abort_reason: (r.abort_reason as AbortReason | null) ?? null,
+    },
+    instanceId: String(r.instance_id),
+    heartbeatAt: toIso(r.heartbeat_at)!,
+    abortedBy: r.aborted_by === null ? null : String(r.aborted_by),
+  };
+}
+
+/** The final-state columns, in the order `finish` binds them from $2. */
+function finalValues(r: ExecutionRecord): SqlValue[] {
+  return [
+    r.status,
+    r.completed_at,
+    r.duration_ms,
+    json(r.node_stats),
+    json(r.error),
+    r.failed_node_id,
+    r.result_row_count,
+    r.result_size_bytes,
+    r.result_expires_at,
+    r.abort_reason,
+    r.pipeline_version,
+    r.draft_run,
+  ];
+}
+
+export class ExecutionRepo {
+  constructor(private readonly db: Queryable) {}
+
+  async insert(r: ExecutionRecord, instanceId: string, now: string): Promise<void> {
+    await this.db.execute(
+      `INSERT INTO executions (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+        $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`,
+      [
+        r.execution_id,
+        r.workspace_id,
+        r.pipeline_id,
+        r.pipeline_version,
+        r.status,
+        r.draft_run,
+        JSON.stringify(r.parameters),
+        r.started_at,
+        r.completed_at,
+        r.duration_ms,
+        json(r.node_stats),
+        json(r.error),
+        r.failed_node_id,
+        r.correlation_id,
+        r.triggered_by,
+        r.triggered_via,
+        r.result_row_count,
+        r.result_size_bytes,
+        r.result_expires_at,
+        r.parent_execution_id,
+        r.parent_node_id,
+        r.root_execution_id,
+        r.abort_reason,
+        null,
+        instanceId,
+        now,
+      ],
+    );
+  }
+
+  /**
+   * Writes the final record of a run still RUNNING; false when it was already terminal (the
+   * reaper got there first, and its verdict stands).
+   */
+  async finish(r: ExecutionRecord, abortedBy: string | null = null): Promise<boolean> {
+    const changed = await this.db.execute(
+      `UPDATE executions SET status = $2, completed_at = $3, duration_ms = $4, node_stats = $5,
+         error = $6, failed_node_id = $7, result_row_count = $8, result_size_bytes = $9,
+         result_expires_at = $10, abort_reason = $11, pipeline_version = $12, draft_run = $13,
+         aborted_by = $14
+       WHERE id = $1 AND status = 'RUNNING'`,
+      [r.execution_id, ...finalValues(r), abortedBy],
+    );
+    return changed > 0;
+  }
+
+  async get(executionId: string): Promise<StoredExecution | undefined> {
+    const row = await this.db.first(`SELECT ${COLUMNS} FROM executions WHERE id = $1`, [
+      executionId,
+    ]);
+    return row ? fromRow(row) : undefined;
+  }
+
+  async list(
+    f: ExecutionFilter,
+    offset: number,
+    limit: number,
+  ): Promise<{ items: ExecutionRecord[]; total: number }> {
+    const where = ["workspace_id = $1"];
+    const params: SqlValue[] = [f.workspaceId];
+    const add = (sql: string, value: SqlValue) => {
+      params.push(value);
+      where.push(sql.replace("?", `$${params.length}`));
+    };
+    if (f.triggeredBy) add("triggered_by = ?", f.triggeredBy);
+    if (f.pipelineId) add("pipeline_id = ?", f.pipelineId);
+    if (f.status) add("status = ?", f.status);
+    if (f.startedAfter) add("started_at > ?", f.startedAfter);
+    if (f.startedBefore) add("started_at < ?", f.startedBefore);
+    const clause = where.join(" AND ");
+    const total = await this.db.first<{ n: unknown }>(
+      `SELECT COUNT(*) AS n FROM executions WHERE ${clause}`,
+      params,
+    );
+    const rows = await this.db.query(
+      `SELECT ${COLUMNS} FROM executions WHERE ${clause}
+       ORDER BY started_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+      params,
+    );
+    return { items: rows.map((r) => fromRow(r).record), total: Number(total?.n ?? 0) };
+  }
+
+  /** RUNNING executions of one user, on every instance but `exceptInstance` when given. */
+  async countRunning(userId: string, exceptInstance?: string): Promise<number> {
+    const row = await this.db.first<{ n: unknown }>(
+      `SELECT COUNT(*) AS n FROM executions WHERE triggered_by = $1 AND status = 'RUNNING'
+       AND instance_id <> $2`,
+      [userId, exceptInstance ?? ""],
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  async appendEvent(executionId: string, frame: EventFrame, observedAt: string): Promise<void> {
+    await this.db.execute(
+      `INSERT INTO execution_events (execution_id, event_id, event_type, data, observed_at)
+       VALUES ($1, $2, $3, $4, $5)`,
+      [executionId, frame.id, frame.event, JSON.stringify(frame.data), observedAt],
+    );
+  }
+
+  /** Stored frames after `afterId`, in emission order. */
+  async events(executionId: string, afterId = -1): Promise<EventFrame[]> {
+    const rows = await this.db.query<{ event_id: unknown; event_type: string; data: string }>(
+      `SELECT event_id, event_type, data FROM execution_events
+       WHERE execution_id = $1 AND event_id > $2 ORDER BY event_id`,
+      [executionId, afterId],
+    );
+    return rows.map((r) => ({
+      id: Number(r.event_id),
+      event: r.event_type,
+      data: JSON.parse(r.data),
+    }));
+  }
+
+  /** Proves this instance still runs its executions. */
+  async heartbeat(instanceId: string, now: string): Promise<void> {
+    await this.db.execute(
+      `UPDATE executions SET heartbeat_at = $2 WHERE instance_id = $1 AND status = 'RUNNING'`,
+      [instanceId, now],
+    );
+  }
+
+  /** RUNNING executions whose instance has not beaten since `before`. */
+  async staleRunning(before: string): Promise<StoredExecution[]> {
+    const rows = await this.db.query(
+      `SELECT ${COLUMNS} FROM executions WHERE status = 'RUNNING' AND heartbeat_at < $1`,
+      [before],
+    );
+    return rows.map(fromRow);
+  }
+
+  /** Deletes durable events observed before `cutoff`; returns how many went. */
+  async deleteEventsBefore(cutoff: string): Promise<number> {
+    return await this.db.execute(`DELETE FROM execution_events WHERE observed_at < $1`, [cutoff]);
+  }
+}

@@ -1,0 +1,443 @@
+/**
+ * One execution from `execution_started` to its terminal sequence (spec 2 §3.2, §6): calculators
+ * first, then the DAG with independent branches in parallel (bounded by
+ * `settings.max_parallel_nodes`), fail-fast. The first failure, or a cancel, aborts the shared
+ * signal: nodes not started get no events, running ones are interrupted on the server and end
+ * with a terminal `aborted` sample.
+ */
+import { AppError } from "../errors/mod.ts";
+import { newId } from "../lib/ids.ts";
+import { isCallerNode, type PipelineNode, topologicalOrder } from "../pipelines/mod.ts";
+import { EventBus } from "./bus.ts";
+import type { Executor, Prepared, RunOptions } from "./executor.ts";
+import { type FailureRecord, failureRecord } from "./failure.ts";
+import { runCalculatorNode } from "./nodes/calculator.ts";
+import type { CallerOutput, NodeFacts, RunContext } from "./nodes/context.ts";
+import { evidenceOf } from "./nodes/writeback.ts";
+import { NodeProgress } from "./progress.ts";
+import { initialRecord, plan, resultOutput, RUNNERS, stat } from "./run_support.ts";
+import type { StoredResult } from "./result_store.ts";
+import { Staging } from "./staging.ts";
+import type {
+  AbortReason,
+  ExecutionHandle,
+  ExecutionRecord,
+  ExecutionSink,
+  NodeStat,
+} from "./types.ts";
+
+export class Execution {
+  readonly #executor: Executor;
+  readonly #prepared: Prepared;
+  readonly #sink: ExecutionSink;
+  readonly #options: RunOptions;
+  readonly #bus: EventBus;
+  readonly #controller = new AbortController();
+  readonly #stats = new Map<string, NodeStat>();
+  readonly #record: ExecutionRecord;
+  readonly #params: Record<string, unknown>;
+  #staging: Staging | undefined;
+  #failure: { record: FailureRecord; nodeId: string | null } | undefined;
+  #abortReason: AbortReason | undefined;
+  #stored: StoredResult | undefined;
+
+  constructor(executor: Executor, prepared: Prepared, sink: ExecutionSink, options: RunOptions) {
+    this.#executor = executor;
+    this.#prepared = prepared;
+    this.#sink = sink;
+    this.#options = options;
+    const r = prepared.request;
+    this.#bus = new EventBus(r.executionId, sink);
+    this.#params = { ...prepared.parameters };
+    this.#record = initialRecord(prepared, this.#iso());
+  }
+
+  start(): ExecutionHandle {
+    const done = this.#main();
+    const record = () => this.#record;
+    return {
+      executionId: this.#record.execution_id,
+      get record() {
+        return record();
+      },
+      events: () => this.#bus.subscribe(),
+      cancel: (reason) => this.#cancel(reason),
+      done,
+    };
+  }
+
+  get #o() {
+    return this.#executor.options;
+  }
+
+  #now(): number {
+    return this.#o.clock();
+  }
+
+  #iso(at = this.#now()): string {
+    return new Date(at).toISOString();
+  }
+
+  #emit(event: string, data: Record<string, unknown>): Promise<void> {
+    return this.#bus.emit(event, {
+      execution_id: this.#record.execution_id,
+      ...data,
+      correlation_id: this.#record.correlation_id,
+    });
+  }
+
+  #cancel(reason: AbortReason): void {
+    if (this.#record.status !== "RUNNING" || this.#controller.signal.aborted) return;
+    this.#abortReason = reason;
+    this.#controller.abort(new DOMException(`execution ${reason}`, "AbortError"));
+  }
+
+  /** The first failure wins; it aborts every other node. */
+  #fail(record: FailureRecord, nodeId: string | null): void {
+    if (this.#failure || this.#abortReason) return;
+    this.#failure = { record, nodeId };
+    this.#controller.abort(new DOMException("a node failed", "AbortError"));
+  }
+
+  #setupFailure(error: unknown): void {
+    this.#fail(
+      failureRecord(error, {
+        detail: this.#o.errorDetail,
+        baseUrl: this.#o.baseUrl,
+        correlationId: this.#record.correlation_id!,
+      }),
+      null,
+    );
+  }
+
+  async #main(): Promise<ExecutionRecord> {
+    const startedAt = Date.parse(this.#record.started_at);
+    try {
+      await this.#sink.started({ ...this.#record });
+      await this.#emit("execution_started", {
+        pipeline_id: this.#record.pipeline_id,
+        pipeline_version: this.#record.pipeline_version,
+        started_at: this.#record.started_at,
+        parameters: this.#record.parameters,
+      });
+      await this.#runCalculators();
+      if (!this.#controller.signal.aborted) await this.#runGraph();
+      if (!this.#controller.signal.aborted) await this.#complete(startedAt);
+    } catch (error) {
+      this.#setupFailure(error);
+    }
+    try {
+      if (this.#record.status === "RUNNING") await this.#terminal(startedAt);
+    } catch (error) {
+      // The sink broke while recording the end: the record still says how it ended.
+      if (!this.#failure) this.#setupFailure(error);
+    } finally {
+      await this.#staging?.close().catch(() => {});
+      this.#bus.close();
+      await this.#bus.drain();
+      await this.#sink.finished({ ...this.#record }).catch(() => {});
+    }
+    return this.#record;
+  }
+
+  async #runCalculators(): Promise<void> {
+    const calculators = topologicalOrder(this.#prepared.body.nodes)
+      .filter((n) => n.type === "CALCULATOR");
+    for (const node of calculators) {
+      if (this.#controller.signal.aborted) return;
+      const started = this.#now();
+      const base = { node_id: node.id, started_at: this.#iso(started) };
+      await this.#emit("node_started", { ...base, attempt: 1 });
+      try {
+        runCalculatorNode(node, this.#params, this.#o.today());
+      } catch (error) {
+        await this.#nodeFailed(node, started, error, { failed: { id: node.id, type: node.type } });
+        return;
+      }
+      const completed = this.#now();
+      await this.#emit("node_completed", {
+        ...base,
+        completed_at: this.#iso(completed),
+        duration_ms: completed - started,
+        rows_out: null,
+        bytes_out: null,
+      });
+      this.#stats.set(node.id, stat(node.id, completed - started, null, null, "SUCCESS"));
+    }
+  }
+
+  async #runGraph(): Promise<void> {
+    const nodes = topologicalOrder(this.#prepared.body.nodes).filter((n) =>
+      n.type !== "CALCULATOR"
+    );
+    const succeeded = new Set(this.#stats.keys());
+    const waiting = new Map(nodes.map((n) => [n.id, n]));
+    const running = new Map<string, Promise<void>>();
+    const limit = this.#prepared.body.settings.max_parallel_nodes;
+    while (true) {
+      if (!this.#controller.signal.aborted) {
+        for (const node of waiting.values()) {
+          if (running.size >= limit) break;
+          if (!(node.depends_on ?? []).every((d) => succeeded.has(d))) continue;
+          waiting.delete(node.id);
+          const task = this.#runNode(node).then((ok) => {
+            running.delete(node.id);
+            if (ok) succeeded.add(node.id);
+          }, (error) => {
+            // Only a broken sink gets here (a node's own errors end in its events).
+            running.delete(node.id);
+            this.#setupFailure(error);
+          });
+          running.set(node.id, task);
+        }
+      }
+      if (running.size === 0) break;
+      await Promise.race(running.values());
+    }
+    // Nodes that never started: aborted, with no events of their own.
+    for (const node of waiting.values()) {
+      this.#stats.set(node.id, stat(node.id, null, null, null, "ABORTED"));
+    }
+  }
+
+  /** Runs one node through its terminal events; true when it succeeded. */
+  async #runNode(node: PipelineNode): Promise<boolean> {
+    const started = this.#now();
+    const base = { node_id: node.id, started_at: this.#iso(started) };
+    const facts: NodeFacts = { failed: { id: node.id, type: node.type } };
+    let progress: NodeProgress | undefined;
+    try {
+      await this.#emit("node_started", { ...base, attempt: 1 });
+      progress = new NodeProgress({
+        emit: (data) => this.#emit("node_progress", data),
+        clock: this.#o.clock,
+        intervalMs: this.#o.progressIntervalSeconds * 1000,
+        identity: {
+          execution_id: this.#record.execution_id,
+          node_id: node.id,
+          attempt: 1,
+          correlation_id: this.#record.correlation_id!,
+        },
+        ...plan(node, this.#options.delivery !== undefined),
+      });
+      const outcome = await RUNNERS[node.type](this.#context(), node, progress, facts);
+      await progress.end("completed", outcome.evidence ?? {});
+      const completed = this.#now();
+      await this.#emit("node_completed", {
+        ...base,
+        completed_at: this.#iso(completed),
+        duration_ms: completed - started,
+        rows_out: outcome.rows_out,
+        bytes_out: outcome.bytes_out,
+        ...(outcome.child_execution_id ? { child_execution_id: outcome.child_execution_id } : {}),
+      });
+      this.#stats.set(
+        node.id,
+        stat(node.id, completed - started, outcome.rows_out, outcome.bytes_out, "SUCCESS"),
+      );
+      return true;
+    } catch (error) {
+      const evidence = evidenceOf(error) ?? facts.evidence ?? {};
+      if (this.#controller.signal.aborted) {
+        await progress?.end("aborted", evidence).catch(() => {});
+        const rows = progress?.counts.rows_written ?? null;
+        this.#stats.set(node.id, stat(node.id, this.#now() - started, rows, null, "ABORTED"));
+        return false;
+      }
+      // A sink that broke mid-node fails the run with its own error; the events it could not
+      // take still reach live readers.
+      await this.#nodeFailed(node, started, error, facts, progress, evidence).catch(() => {});
+      return false;
+    }
+  }
+
+  async #nodeFailed(
+    node: PipelineNode,
+    started: number,
+    error: unknown,
+    facts: NodeFacts,
+    progress?: NodeProgress,
+    evidence: { committed?: boolean; rolled_back?: boolean } = {},
+  ): Promise<void> {
+    const failure = failureRecord(error, {
+      detail: this.#o.errorDetail,
+      baseUrl: this.#o.baseUrl,
+      correlationId: this.#record.correlation_id!,
+      node: facts.failed,
+      sql: facts.sql,
+    });
+    // Claimed before any await, so a second failing branch ends as aborted, not failed.
+    this.#fail(failure, node.id);
+    const failedAt = this.#now();
+    this.#stats.set(node.id, {
+      ...stat(node.id, failedAt - started, progress?.counts.rows_written ?? null, null, "FAILED"),
+      error_code: failure.code,
+    });
+    await progress?.end("failed", {
+      committed: evidence.committed,
+      rolled_back: evidence.rolled_back,
+    });
+    await this.#emit("node_failed", {
+      node_id: node.id,
+      started_at: this.#iso(started),
+      failed_at: this.#iso(failedAt),
+      duration_ms: failedAt - started,
+      error: failure,
+    });
+  }
+
+  #context(): RunContext {
+    const r = this.#prepared.request;
+    return {
+      executionId: r.executionId,
+      workspaceId: r.workspaceId,
+      correlationId: r.correlationId,
+      params: this.#params,
+      signal: this.#controller.signal,
+      connect: this.#o.connect,
+      template: (id, version) => this.#o.catalog.template(r.workspaceId, id, version),
+      staging: () => (this.#staging ??= Staging.open()),
+      caller: this.#options.delivery ?? this.#resultOutput(),
+      abortReason: () => this.#abortReason ?? "cancelled",
+      startChild: (node, params, delivery) => this.#startChild(node, params, delivery),
+    };
+  }
+
+  #resultOutput(): CallerOutput {
+    const r = this.#prepared.request;
+    return resultOutput(this.#o.results, r.executionId, r.resultTtlSeconds, (stored) => {
+      this.#stored = stored;
+    });
+  }
+
+  async #startChild(
+    node: PipelineNode,
+    params: Record<string, unknown>,
+    delivery: CallerOutput,
+  ): Promise<ExecutionHandle> {
+    const depth = (this.#options.depth ?? 0) + 1;
+    if (depth > this.#o.maxDepth) {
+      throw new AppError("pipeline.execution.depth_exceeded", {
+        node_id: node.id,
+        max_depth: this.#o.maxDepth,
+      });
+    }
+    const r = this.#prepared.request;
+    const prepared = await this.#executor.prepare({
+      ...r,
+      executionId: newId(),
+      pipelineId: node.pipeline!.id,
+      version: node.pipeline!.version,
+      parameters: params,
+      triggeredVia: "PIPELINE",
+      parent: {
+        executionId: r.executionId,
+        nodeId: node.id,
+        rootExecutionId: this.#record.root_execution_id,
+      },
+    }, node.pipeline!.version ?? "current");
+    return prepared.run(this.#sink, { depth, delivery });
+  }
+
+  /** Success: the result is stored; its first page is read before the terminal sequence. */
+  async #complete(startedAt: number): Promise<void> {
+    const hasCaller = this.#prepared.body.nodes.some(isCallerNode) && !this.#options.delivery;
+    let page: Awaited<ReturnType<Executor["options"]["results"]["page"]>> = null;
+    if (hasCaller && this.#stored) {
+      page = await this.#o.results.page(
+        this.#record.execution_id,
+        0,
+        this.#prepared.request.pageRows,
+      );
+      if (!page) {
+        throw new AppError("result.storage_unavailable", {
+          execution_id: this.#record.execution_id,
+        });
+      }
+    }
+    const completed = this.#now();
+    Object.assign(this.#record, {
+      status: "SUCCESS",
+      completed_at: this.#iso(completed),
+      duration_ms: completed - startedAt,
+      node_stats: this.#nodeStats(),
+      result_row_count: this.#stored?.row_count ?? null,
+      result_size_bytes: this.#stored?.size_bytes ?? null,
+      result_expires_at: this.#stored?.expires_at ?? null,
+    });
+    await this.#emit("pipeline_completed", {
+      pipeline_id: this.#record.pipeline_id,
+      pipeline_version: this.#record.pipeline_version,
+      started_at: this.#record.started_at,
+      completed_at: this.#record.completed_at,
+      duration_ms: this.#record.duration_ms,
+      status: "SUCCESS",
+      node_stats: this.#record.node_stats,
+    });
+    if (page && this.#stored) {
+      const total = page.result.row_count;
+      await this.#emit("data_ready", {
+        pipeline_id: this.#record.pipeline_id,
+        schema: page.result.schema,
+        rows: page.rows,
+        row_count: page.rows.length,
+        total_rows: total,
+        has_more: page.rows.length < total,
+        result_url: `/api/v1/executions/${this.#record.execution_id}/result`,
+        expires_at: page.result.expires_at,
+        ttl_seconds: this.#prepared.request.resultTtlSeconds,
+        warnings: [],
+      });
+    }
+  }
+
+  /** The failed or aborted terminal sequence. */
+  async #terminal(startedAt: number): Promise<void> {
+    const at = this.#now();
+    const common = {
+      completed_at: this.#iso(at),
+      duration_ms: at - startedAt,
+      node_stats: this.#nodeStats(),
+    };
+    if (this.#abortReason && !this.#failure) {
+      Object.assign(this.#record, {
+        ...common,
+        status: "ABORTED",
+        abort_reason: this.#abortReason,
+      });
+      await this.#emit("execution_aborted", {
+        pipeline_id: this.#record.pipeline_id,
+        aborted_at: this.#iso(at),
+        reason: this.#abortReason,
+        status: "ABORTED",
+        node_stats: this.#record.node_stats,
+      });
+      return;
+    }
+    const failure = this.#failure!;
+    Object.assign(this.#record, {
+      ...common,
+      status: "FAILED",
+      error: failure.record,
+      failed_node_id: failure.nodeId,
+    });
+    await this.#emit("pipeline_failed", {
+      pipeline_id: this.#record.pipeline_id,
+      pipeline_version: this.#record.pipeline_version,
+      started_at: this.#record.started_at,
+      failed_at: this.#iso(at),
+      duration_ms: at - startedAt,
+      status: "FAILED",
+      failed_node_id: failure.nodeId,
+      error: failure.record,
+      node_stats: this.#record.node_stats,
+    });
+  }
+
+  /** In body order; nodes the run never reached count as aborted. */
+  #nodeStats(): NodeStat[] {
+    return this.#prepared.body.nodes.map((n) =>
+      this.#stats.get(n.id) ?? stat(n.id, null, null, null, "ABORTED")
+    );
+  }
+}

@@ -1,0 +1,112 @@
+/** Pieces of a run that need none of its state: the node plan, the record, the result output. */
+import { isCallerNode, type PipelineNode } from "../pipelines/mod.ts";
+import type { Prepared } from "./executor.ts";
+import type { CallerOutput, NodeRunner } from "./nodes/context.ts";
+import { dqlOperation, outputDestination, runDql } from "./nodes/dql.ts";
+import { runPipelineNode } from "./nodes/pipeline.ts";
+import { runStatement } from "./nodes/statement.ts";
+import type { Destination, Operation } from "./progress.ts";
+import type { ResultStore, StoredResult } from "./result_store.ts";
+import type { ExecutionRecord, NodeStat } from "./types.ts";
+
+export const RUNNERS: Record<string, NodeRunner> = {
+  DQL: runDql,
+  DML: runStatement,
+  DDL: runStatement,
+  PIPELINE: runPipelineNode,
+};
+
+/** A child's caller rows go to its parent (destination `parent`), never to a result. */
+export function plan(
+  node: PipelineNode,
+  toParent: boolean,
+): { operation: Operation; destination: Destination } {
+  const destination = toParent && isCallerNode(node)
+    ? { kind: "parent" as const }
+    : outputDestination(node);
+  switch (node.type) {
+    case "DQL":
+      return { operation: dqlOperation(node), destination };
+    case "PIPELINE":
+      return { operation: "child", destination };
+    default:
+      return {
+        operation: "statement",
+        destination: { kind: "datasource", datasource: node.source! },
+      };
+  }
+}
+
+export function stat(
+  nodeId: string,
+  duration: number | null,
+  rows: number | null,
+  bytes: number | null,
+  status: NodeStat["status"],
+): NodeStat {
+  return { node_id: nodeId, duration_ms: duration, rows_out: rows, bytes_out: bytes, status };
+}
+
+/** The RUNNING record an execution starts with (spec 2 §2.4). */
+export function initialRecord(prepared: Prepared, startedAt: string): ExecutionRecord {
+  const r = prepared.request;
+  return {
+    execution_id: r.executionId,
+    workspace_id: r.workspaceId,
+    pipeline_id: r.pipelineId,
+    pipeline_version: prepared.version,
+    status: "RUNNING",
+    draft_run: prepared.draft,
+    parameters: r.parameters,
+    started_at: startedAt,
+    completed_at: null,
+    duration_ms: null,
+    node_stats: null,
+    error: null,
+    failed_node_id: null,
+    correlation_id: r.correlationId,
+    triggered_by: r.triggeredBy,
+    triggered_via: r.triggeredVia,
+    result_row_count: null,
+    result_size_bytes: null,
+    result_expires_at: null,
+    parent_execution_id: r.parent?.executionId ?? null,
+    parent_node_id: r.parent?.nodeId ?? null,
+    root_execution_id: r.parent?.rootExecutionId ?? r.executionId,
+    abort_reason: null,
+  };
+}
+
+/**
+ * The root caller output: every row into the result store, `finish()` (the result readable)
+ * before the node completes, so `data_ready` never announces a partial result.
+ */
+export function resultOutput(
+  results: ResultStore,
+  executionId: string,
+  ttlSeconds: number,
+  onStored: (stored: StoredResult) => void,
+): CallerOutput {
+  return {
+    toParent: false,
+    async write(schema, batches, hooks, signal) {
+      const writer = results.writer(executionId, schema, ttlSeconds);
+      let stored: StoredResult;
+      try {
+        for await (const batch of batches) {
+          signal.throwIfAborted();
+          await writer.append(batch);
+          await hooks.onBatch(batch.length);
+        }
+        await hooks.onFinalize();
+        signal.throwIfAborted();
+        stored = await writer.finish();
+      } catch (error) {
+        await writer.abort();
+        throw error;
+      }
+      onStored(stored);
+      return { rows: stored.row_count, bytes: stored.size_bytes };
+    },
+  };
+}

@@ -1,0 +1,399 @@
+/**
+ * The executions service around the executor: starting a run under the per-user limits and the
+ * Idempotency-Key, history and visibility, replay within the window, cancellation from any
+ * instance, the result cursor, and aborting this instance's runs at shutdown. Free of HTTP: the
+ * routes translate headers and query strings into these calls.
+ */
+import { AppError } from "../errors/mod.ts";
+import type { Logger } from "../lib/log.ts";
+import { newId } from "../lib/ids.ts";
+import type { SharedStore } from "../shared/mod.ts";
+import type { Db } from "../store/mod.ts";
+import type { EventFrame } from "./event_order.ts";
+import type { IdempotencyCache } from "./idempotency.ts";
+import { inlinePageRows, type ResultLimits, resultTtlSeconds, StreamSlots } from "./limits.ts";
+import { type ExecutionFilter, ExecutionRepo } from "./repo.ts";
+import type { JsonCell, ResultStore, StoredResult } from "./result_store.ts";
+import { DurableSink, follow } from "./sink.ts";
+import type {
+  ExecutionHandle,
+  ExecutionRecord,
+  ExecutionRequest,
+  ExecutionSink,
+  TriggeredVia,
+} from "./types.ts";
+
+/** The executor as this service drives it (built on the `executor` branch). */
+export interface ExecutorPort {
+  prepare(request: ExecutionRequest): PreparedRun | Promise<PreparedRun>;
+}
+export interface PreparedRun {
+  run(sink: ExecutionSink): ExecutionHandle;
+}
+
+/** Who asks: enough of a principal for ownership and limits. */
+export interface Caller {
+  userId: string;
+  isSuperAdmin: boolean;
+}
+
+export interface ExecutionServiceOptions {
+  db: Db;
+  shared: SharedStore;
+  results: ResultStore;
+  idempotency: IdempotencyCache;
+  logger: Logger;
+  executor?: ExecutorPort;
+  resultLimits: ResultLimits;
+  maxConcurrentPerUser: number;
+  maxStreamsPerUser: number;
+  /** How often a follower rereads stored frames without a wake-up (a lost message's cost). */
+  followPollMs: number;
+  /** The replay window past completion (spec 2 §6: one hour). */
+  replayWindowMs?: number;
+  instanceId?: string;
+  now?: () => number;
+}
+
+export interface ExecuteInput {
+  caller: Caller;
+  workspaceId: string;
+  pipelineId: string;
+  version?: number;
+  parameters: Record<string, unknown>;
+  idempotencyKey?: string;
+  ttlHeader?: string | null;
+  pageRowsHeader?: string | null;
+  correlationId: string;
+  triggeredVia: TriggeredVia;
+}
+
+export interface StartedStream {
+  executionId: string;
+  frames: AsyncIterable<EventFrame>;
+  /** True when an Idempotency-Key retry got the original execution back. */
+  replayed: boolean;
+  /** Gives the stream slot back; call once when the response body ends. */
+  release(): Promise<void>;
+  /**
+   * The consumer went away: a run this request started is cancelled with `client_disconnect`
+   * unless it ends within `graceMs`; a retry's follower just stops.
+   */
+  disconnected(graceMs: number): void;
+}
+
+export const REPLAY_WINDOW_MS = 3_600_000;
+const CANCEL_CHANNEL = "executions:cancel";
+
+export class ExecutionService {
+  readonly repo: ExecutionRepo;
+  readonly instanceId: string;
+  readonly #o: ExecutionServiceOptions;
+  readonly #now: () => number;
+  readonly #running = new Map<string, ExecutionHandle>();
+  /** Runs of this instance by owner, from the limit check until they settle. */
+  readonly #owners = new Map<string, string>();
+  readonly #slots: StreamSlots;
+  #unsubscribe?: () => Promise<void>;
+
+  constructor(options: ExecutionServiceOptions) {
+    this.#o = options;
+    this.repo = new ExecutionRepo(options.db);
+    this.instanceId = options.instanceId ?? newId();
+    this.#now = options.now ?? Date.now;
+    this.#slots = new StreamSlots(options.shared, options.maxStreamsPerUser);
+  }
+
+  /** Listens for cancels published by other instances. */
+  async open(): Promise<void> {
+    this.#unsubscribe = await this.#o.shared.subscribe(CANCEL_CHANNEL, (message) => {
+      const { execution_id: id, reason } = JSON.parse(message);
+      this.#running.get(id)?.cancel(reason);
+    });
+  }
+
+  /** Runs started here and not yet settled. */
+  get runningHere(): string[] {
+    return [...this.#running.keys()];
+  }
+
+  /** Accepts a run (or finds the one an Idempotency-Key names) and gives its stream. */
+  async execute(input: ExecuteInput): Promise<StartedStream> {
+    const { caller } = input;
+    const release = await this.#slots.take(caller.userId);
+    try {
+      return await this.#execute(input, release);
+    } catch (e) {
+      await release();
+      throw e;
+    }
+  }
+
+  async #execute(input: ExecuteInput, release: () => Promise<void>): Promise<StartedStream> {
+    const { caller } = input;
+    let executionId = newId();
+    if (input.idempotencyKey) {
+      const asked = {
+        pipeline_id: input.pipelineId,
+        version: input.version ?? null,
+        parameters: input.parameters,
+      };
+      const claim = await this.#o.idempotency.claim(
+        caller.userId,
+        input.idempotencyKey,
+        asked,
+        executionId,
+      );
+      if (!claim.fresh) return this.#replayed(claim.executionId, release);
+      executionId = claim.executionId;
+    }
+    try {
+      const executor = this.#o.executor;
+      if (!executor) throw new AppError("pipeline.execution.unavailable");
+      // This instance's runs count from memory, claimed before the first await so two requests
+      // racing here cannot both pass; other instances' runs count from their stored records.
+      const mine = this.#claimLocal(executionId, caller.userId);
+      const elsewhere = await this.repo.countRunning(caller.userId, this.instanceId);
+      const running = mine + elsewhere - 1;
+      const limit = this.#o.maxConcurrentPerUser;
+      if (running >= limit) {
+        throw new AppError("pipeline.execution.concurrency_limit", { running, limit }, {
+          "Retry-After": "5",
+        });
+      }
+      const prepared = await executor.prepare({
+        executionId,
+        workspaceId: input.workspaceId,
+        pipelineId: input.pipelineId,
+        version: input.version,
+        parameters: input.parameters,
+        triggeredBy: caller.userId,
+        triggeredVia: input.triggeredVia,
+        correlationId: input.correlationId,
+        resultTtlSeconds: resultTtlSeconds(input.ttlHeader, this.#o.resultLimits),
+        pageRows: inlinePageRows(input.pageRowsHeader, this.#o.resultLimits),
+      });
+      const handle = prepared.run(this.sink());
+      this.#running.set(executionId, handle);
+      handle.done.finally(() => {
+        this.#running.delete(executionId);
+        this.#owners.delete(executionId);
+      });
+      return {
+        executionId,
+        frames: untilStored(handle),
+        replayed: false,
+        release,
+        disconnected: (graceMs) => {
+          const timer = setTimeout(() => handle.cancel("client_disconnect"), graceMs);
+          handle.done.finally(() => clearTimeout(timer));
+        },
+      };
+    } catch (e) {
+      this.#owners.delete(executionId);
+      // Refused before acceptance: the key may be used again for a corrected request.
+      if (input.idempotencyKey) {
+        await this.#o.idempotency.release(caller.userId, input.idempotencyKey);
+      }
+      throw e;
+    }
+  }
+
+  /** Claims a local slot for `executionId`; returns this user's local runs, the new one included. */
+  #claimLocal(executionId: string, userId: string): number {
+    this.#owners.set(executionId, userId);
+    let n = 0;
+    for (const owner of this.#owners.values()) if (owner === userId) n++;
+    return n;
+  }
+
+  /** An Idempotency-Key retry: the original run's frames, live or replayed, from any instance. */
+  #replayed(executionId: string, release: () => Promise<void>): StartedStream {
+    const stop = new AbortController();
+    return {
+      executionId,
+      frames: follow(this.repo, this.#o.shared, executionId, {
+        pollMs: this.#o.followPollMs,
+        signal: stop.signal,
+      }),
+      replayed: true,
+      release,
+      // A retry's consumer leaving does not cancel the run it did not start.
+      disconnected: () => stop.abort(),
+    };
+  }
+
+  /** The sink the executor writes to on this instance. */
+  sink(): ExecutionSink {
+    return new DurableSink(this.repo, this.#o.shared, this.instanceId, this.#now);
+  }
+
+  /** An execution the caller may see in this workspace; 404 otherwise (no existence leak). */
+  async visible(caller: Caller, workspaceId: string, executionId: string) {
+    const stored = await this.repo.get(executionId);
+    if (
+      !stored || stored.record.workspace_id !== workspaceId ||
+      (!caller.isSuperAdmin && stored.record.triggered_by !== caller.userId)
+    ) {
+      throw new AppError("result.execution_not_found", { execution_id: executionId });
+    }
+    return stored.record;
+  }
+
+  async list(
+    caller: Caller,
+    filter: Omit<ExecutionFilter, "triggeredBy">,
+    offset: number,
+    limit: number,
+  ) {
+    return await this.repo.list(
+      { ...filter, triggeredBy: caller.isSuperAdmin ? undefined : caller.userId },
+      offset,
+      limit,
+    );
+  }
+
+  /** The record; `result_url` and `result_expires_at` only while the result is readable. */
+  async view(caller: Caller, workspaceId: string, executionId: string, baseUrl: string) {
+    const record = await this.visible(caller, workspaceId, executionId);
+    const result = record.status === "SUCCESS" ? await this.#o.results.describe(executionId) : null;
+    const { result_expires_at: _, ...rest } = record;
+    return result
+      ? {
+        ...rest,
+        result_url: `${baseUrl}/api/v1/executions/${executionId}/result`,
+        result_expires_at: result.expires_at,
+      }
+      : rest;
+  }
+
+  /**
+   * The stored stream for replay: a running execution is followed live; a finished one is
+   * replayable until the window past completion elapses, then 410 `result.expired`.
+   */
+  async replay(
+    caller: Caller,
+    workspaceId: string,
+    executionId: string,
+    signal?: AbortSignal,
+  ): Promise<{ live: boolean; frames: AsyncIterable<EventFrame> }> {
+    const record = await this.visible(caller, workspaceId, executionId);
+    if (record.completed_at) {
+      const window = this.#o.replayWindowMs ?? REPLAY_WINDOW_MS;
+      if (Date.parse(record.completed_at) + window <= this.#now()) {
+        throw new AppError("result.expired", { execution_id: executionId });
+      }
+      const frames = await this.repo.events(executionId);
+      return {
+        live: false,
+        frames: (async function* () {
+          yield* frames;
+        })(),
+      };
+    }
+    return {
+      live: true,
+      frames: follow(this.repo, this.#o.shared, executionId, {
+        pollMs: this.#o.followPollMs,
+        signal,
+      }),
+    };
+  }
+
+  /** A per-user stream slot for a replay stream; the returned function gives it back. */
+  async streamSlot(caller: Caller): Promise<() => Promise<void>> {
+    return await this.#slots.take(caller.userId);
+  }
+
+  /** Stored frames so far (the JSON form of replay). */
+  async replayFrames(caller: Caller, workspaceId: string, executionId: string) {
+    const { live, frames } = await this.replay(caller, workspaceId, executionId);
+    if (live) return await this.repo.events(executionId);
+    const out: EventFrame[] = [];
+    for await (const f of frames) out.push(f);
+    return out;
+  }
+
+  /**
+   * Cancels a RUNNING execution: here when this instance runs it, else by a message the running
+   * instance acts on. The terminal frame marks completion; this only asks.
+   */
+  async cancel(caller: Caller, workspaceId: string, executionId: string): Promise<void> {
+    const record = await this.visible(caller, workspaceId, executionId);
+    if (record.status !== "RUNNING") {
+      throw new AppError("pipeline.execution.not_running", {
+        execution_id: executionId,
+        status: record.status,
+      });
+    }
+    const local = this.#running.get(executionId);
+    if (local) return local.cancel("cancelled");
+    await this.#o.shared.publish(
+      CANCEL_CHANNEL,
+      JSON.stringify({ execution_id: executionId, reason: "cancelled" }),
+    );
+  }
+
+  /** A page of the result, or the refusal that says why there is none. */
+  async page(
+    caller: Caller,
+    workspaceId: string,
+    executionId: string,
+    offset: number,
+    limit: number,
+  ): Promise<{ result: StoredResult; rows: JsonCell[][] }> {
+    await this.#readable(caller, workspaceId, executionId);
+    const page = await this.#o.results.page(executionId, offset, limit);
+    if (!page) throw new AppError("result.expired", { execution_id: executionId });
+    return page;
+  }
+
+  async csv(caller: Caller, workspaceId: string, executionId: string) {
+    await this.#readable(caller, workspaceId, executionId);
+    const body = await this.#o.results.csv(executionId);
+    if (!body) throw new AppError("result.expired", { execution_id: executionId });
+    return body;
+  }
+
+  async #readable(caller: Caller, workspaceId: string, executionId: string) {
+    const record = await this.visible(caller, workspaceId, executionId);
+    if (record.status === "RUNNING") {
+      throw new AppError("result.execution_incomplete", { execution_id: executionId });
+    }
+    // A run that failed, was aborted, or succeeded without a caller node has nothing to read.
+    if (record.status !== "SUCCESS" || record.result_expires_at === null) {
+      throw new AppError("result.execution_failed", {
+        execution_id: executionId,
+        status: record.status,
+      });
+    }
+  }
+
+  /** Shutdown: every run of this instance is aborted with reason `shutdown`, then awaited. */
+  async close(graceMs: number): Promise<void> {
+    await this.#unsubscribe?.();
+    const handles = [...this.#running.values()];
+    for (const h of handles) h.cancel("shutdown");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.all(handles.map((h) => h.done)),
+      new Promise((resolve) => timer = setTimeout(resolve, graceMs)),
+    ]);
+    clearTimeout(timer);
+    if (this.#running.size > 0) {
+      this.#o.logger.warn("executions still running at shutdown", { ids: this.runningHere });
+    }
+  }
+}
+
+/**
+ * The run's frames, ending only once its final record is stored: the executor closes its stream
+ * before `finished` has written the record, and a client that reads the terminal frame and then
+ * asks for the record or the result must not find it still RUNNING.
+ */
+async function* untilStored(handle: ExecutionHandle): AsyncGenerator<EventFrame> {
+  yield* handle.events();
+  await handle.done;
+}
+
+export type { ExecutionRecord };

@@ -1,0 +1,97 @@
+/**
+ * Where an execution's traces go (the `ExecutionSink` of types.ts): the record on start, one
+ * durable row per event in emission order, the final record on finish; and live fan-out over the
+ * shared store's pub/sub, so a consumer on another instance can follow a run it did not start.
+ * `follow()` is that consumer: it replays the stored frames, then the live ones, and ends after
+ * the run is terminal. Stored rows are the truth; messages only wake followers early, so a lost
+ * message costs latency, never a frame.
+ */
+import type { SharedStore } from "../shared/mod.ts";
+import type { EventFrame } from "./event_order.ts";
+import type { ExecutionRepo } from "./repo.ts";
+import type { ExecutionRecord, ExecutionSink } from "./types.ts";
+
+export const eventsChannel = (executionId: string) => `execution:${executionId}:events`;
+
+type Message = { frame: EventFrame } | { finished: true };
+
+export class DurableSink implements ExecutionSink {
+  constructor(
+    private readonly repo: ExecutionRepo,
+    private readonly shared: SharedStore,
+    private readonly instanceId: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async started(record: ExecutionRecord): Promise<void> {
+    await this.repo.insert(record, this.instanceId, new Date(this.now()).toISOString());
+  }
+
+  async event(executionId: string, frame: EventFrame): Promise<void> {
+    await this.repo.appendEvent(executionId, frame, new Date(this.now()).toISOString());
+    await this.#publish(executionId, { frame });
+  }
+
+  async finished(record: ExecutionRecord): Promise<void> {
+    await this.repo.finish(record);
+    await this.#publish(record.execution_id, { finished: true });
+  }
+
+  async #publish(executionId: string, message: Message): Promise<void> {
+    await this.shared.publish(eventsChannel(executionId), JSON.stringify(message));
+  }
+}
+
+export interface FollowOptions {
+  /** Without a message for this long, the stored rows are read again (a lost message's cost). */
+  pollMs: number;
+  /** Stops following (the consumer went away). */
+  signal?: AbortSignal;
+}
+
+/**
+ * The stream of one execution from its first frame: stored frames, then live ones, ending once
+ * the record is terminal and every stored frame was yielded. Works on any instance.
+ */
+export async function* follow(
+  repo: ExecutionRepo,
+  shared: SharedStore,
+  executionId: string,
+  options: FollowOptions,
+): AsyncGenerator<EventFrame> {
+  let wake: (() => void) | undefined;
+  let pending = false;
+  const signalled = () => {
+    pending = true;
+    wake?.();
+  };
+  const unsubscribe = await shared.subscribe(eventsChannel(executionId), signalled);
+  options.signal?.addEventListener("abort", signalled);
+  let lastId = -1;
+  try {
+    for (;;) {
+      // Read the status before the frames: a run that is terminal now has stored all its frames.
+      const stored = await repo.get(executionId);
+      const terminal = stored !== undefined && stored.record.status !== "RUNNING";
+      for (const frame of await repo.events(executionId, lastId)) {
+        lastId = frame.id;
+        yield frame;
+      }
+      if (terminal || options.signal?.aborted) return;
+      if (!pending) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, options.pollMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      wake = undefined;
+      pending = false;
+    }
+  } finally {
+    options.signal?.removeEventListener("abort", signalled);
+    await unsubscribe();
+  }
+}

@@ -1,0 +1,106 @@
+import { deepEqual, equal } from "node:assert/strict";
+import { MemoryStore } from "../shared/mod.ts";
+import { forEachStore } from "../../tests/stores.ts";
+import { checkEventOrder, type EventFrame } from "./event_order.ts";
+import { ExecutionRepo } from "./repo.ts";
+import { DurableSink, follow } from "./sink.ts";
+import {
+  addPipelineRow,
+  addUserRow,
+  addWorkspaceRow,
+  runningRecord,
+  succeeded,
+  successFrames,
+} from "./test_fixtures.ts";
+
+forEachStore(
+  "the sink stores the record, every frame in order, and the final record",
+  async (db) => {
+    const workspaceId = await addWorkspaceRow(db);
+    const userId = await addUserRow(db);
+    const pipelineId = await addPipelineRow(db, workspaceId, userId);
+    const repo = new ExecutionRepo(db);
+    const shared = new MemoryStore();
+    const sink = new DurableSink(repo, shared, "instance-a");
+    const record = runningRecord({ workspaceId, pipelineId, userId });
+    await sink.started(record);
+    const running = await repo.get(record.execution_id);
+    deepEqual(running?.record, record);
+    equal(running?.instanceId, "instance-a");
+    equal(await repo.countRunning(userId), 1);
+
+    const frames = successFrames(record);
+    for (const f of frames) await sink.event(record.execution_id, f);
+    const final = succeeded(record);
+    await sink.finished(final);
+    deepEqual((await repo.get(record.execution_id))?.record, final);
+    deepEqual(await repo.events(record.execution_id), frames);
+    checkEventOrder(await repo.events(record.execution_id), { expectDataReady: false });
+    equal(await repo.countRunning(userId), 0);
+    // A terminal record is never rewritten (the reaper's verdict, or the first finish, stands).
+    equal(await repo.finish({ ...final, status: "FAILED" }), false);
+    await shared.close();
+  },
+);
+
+forEachStore(
+  "a follower sees stored frames, then live ones, and ends when the run ends",
+  async (db) => {
+    const workspaceId = await addWorkspaceRow(db);
+    const userId = await addUserRow(db);
+    const pipelineId = await addPipelineRow(db, workspaceId, userId);
+    const repo = new ExecutionRepo(db);
+    const shared = new MemoryStore();
+    const sink = new DurableSink(repo, shared, "instance-a");
+    const record = runningRecord({ workspaceId, pipelineId, userId });
+    await sink.started(record);
+    const frames = successFrames(record);
+    for (const f of frames.slice(0, 3)) await sink.event(record.execution_id, f);
+
+    // A poll interval far beyond the test: only the pub/sub messages can wake the follower.
+    const seen: EventFrame[] = [];
+    const consumer = (async () => {
+      for await (const f of follow(repo, shared, record.execution_id, { pollMs: 60_000 })) {
+        seen.push(f);
+        if (f.id === 3) {
+          for (const g of frames.slice(3)) await sink.event(record.execution_id, g);
+          await sink.finished(succeeded(record));
+        }
+      }
+    })();
+    await consumer;
+    deepEqual(seen, frames);
+    checkEventOrder(seen, { expectDataReady: false });
+    await shared.close();
+  },
+);
+
+forEachStore("list filters by pipeline, status, start window and triggering user", async (db) => {
+  const workspaceId = await addWorkspaceRow(db);
+  const other = await addWorkspaceRow(db);
+  const alice = await addUserRow(db);
+  const bob = await addUserRow(db);
+  const p1 = await addPipelineRow(db, workspaceId, alice);
+  const p2 = await addPipelineRow(db, workspaceId, alice);
+  const p3 = await addPipelineRow(db, other, alice);
+  const repo = new ExecutionRepo(db);
+  const at = (m: number) => new Date(Date.UTC(2026, 0, 1, 0, m)).toISOString();
+  const a = runningRecord({ workspaceId, pipelineId: p1, userId: alice }, { started_at: at(1) });
+  const b = runningRecord({ workspaceId, pipelineId: p2, userId: bob }, { started_at: at(2) });
+  const c = runningRecord({ workspaceId: other, pipelineId: p3, userId: alice }, {
+    started_at: at(3),
+  });
+  for (const r of [a, b, c]) await repo.insert(r, "i", r.started_at);
+  await repo.finish(succeeded(a));
+  const ids = async (f: Partial<Parameters<ExecutionRepo["list"]>[0]>) =>
+    (await repo.list({ workspaceId, ...f }, 0, 10)).items.map((r) => r.execution_id);
+  deepEqual(await ids({}), [b.execution_id, a.execution_id]);
+  deepEqual(await ids({ triggeredBy: alice }), [a.execution_id]);
+  deepEqual(await ids({ pipelineId: p2 }), [b.execution_id]);
+  deepEqual(await ids({ status: "SUCCESS" }), [a.execution_id]);
+  deepEqual(await ids({ startedAfter: at(1) }), [b.execution_id]);
+  deepEqual(await ids({ startedBefore: at(2) }), [a.execution_id]);
+  const page = await repo.list({ workspaceId }, 1, 1);
+  equal(page.total, 2);
+  deepEqual(page.items.map((r) => r.execution_id), [a.execution_id]);
+});

@@ -1,0 +1,127 @@
+/**
+ * Set-up for the executions tests: a workspace, users and a pipeline row to hang executions on,
+ * records in their stored shape, and the frames of a complete run, written through the real sink
+ * the way the executor writes them.
+ */
+import { newId } from "../lib/ids.ts";
+import type { Queryable } from "../store/mod.ts";
+import type { EventFrame } from "./event_order.ts";
+import type { ExecutionRecord } from "./types.ts";
+
+export async function addPipelineRow(
+  db: Queryable,
+  workspaceId: string,
+  ownerId: string,
+  name = `p-${newId().slice(-8)}`,
+): Promise<string> {
+  const id = newId();
+  const now = new Date().toISOString();
+  await db.execute(
+    `INSERT INTO pipelines (id, workspace_id, name, owner_id, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $5)`,
+    [id, workspaceId, name, ownerId, now],
+  );
+  return id;
+}
+
+export async function addWorkspaceRow(db: Queryable, name = `ws-${newId().slice(-8)}`) {
+  const id = newId();
+  const now = new Date().toISOString();
+  await db.execute(
+    `INSERT INTO workspaces (id, name, display_name, created_at, updated_at) VALUES ($1, $2, $2, $3, $3)`,
+    [id, name, now],
+  );
+  return id;
+}
+
+export async function addUserRow(db: Queryable, email = `u-${newId().slice(-8)}@x.example`) {
+  const id = newId();
+  const now = new Date().toISOString();
+  await db.execute(
+    `INSERT INTO users (id, email, display_name, provider, provider_subject, created_at, updated_at)
+     VALUES ($1, $2, $2, 'local', $2, $3, $3)`,
+    [id, email, now],
+  );
+  return id;
+}
+
+/** A RUNNING record as the executor hands it to `started`. */
+export function runningRecord(
+  ids: { workspaceId: string; pipelineId: string; userId: string },
+  overrides: Partial<ExecutionRecord> = {},
+): ExecutionRecord {
+  const executionId = overrides.execution_id ?? newId();
+  return {
+    execution_id: executionId,
+    workspace_id: ids.workspaceId,
+    pipeline_id: ids.pipelineId,
+    pipeline_version: 1,
+    status: "RUNNING",
+    draft_run: false,
+    parameters: { region: "emea" },
+    started_at: new Date().toISOString(),
+    completed_at: null,
+    duration_ms: null,
+    node_stats: null,
+    error: null,
+    failed_node_id: null,
+    correlation_id: crypto.randomUUID(),
+    triggered_by: ids.userId,
+    triggered_via: "REST",
+    result_row_count: null,
+    result_size_bytes: null,
+    result_expires_at: null,
+    parent_execution_id: null,
+    parent_node_id: null,
+    root_execution_id: executionId,
+    abort_reason: null,
+    ...overrides,
+  };
+}
+
+/** The frames of a one-node run that succeeds (no caller node, so no data_ready). */
+export function successFrames(r: ExecutionRecord): EventFrame[] {
+  const base = { execution_id: r.execution_id, correlation_id: r.correlation_id };
+  const at = r.started_at;
+  return [
+    {
+      id: 1,
+      event: "execution_started",
+      data: { ...base, pipeline_id: r.pipeline_id, pipeline_version: 1, started_at: at },
+    },
+    { id: 2, event: "node_started", data: { ...base, node_id: "a", attempt: 1, started_at: at } },
+    {
+      id: 3,
+      event: "node_progress",
+      data: { ...base, node_id: "a", attempt: 1, sequence: 1, state: "executing", observed_at: at },
+    },
+    {
+      id: 4,
+      event: "node_progress",
+      data: { ...base, node_id: "a", attempt: 1, sequence: 2, state: "completed", observed_at: at },
+    },
+    { id: 5, event: "node_completed", data: { ...base, node_id: "a", rows_out: 3 } },
+    {
+      id: 6,
+      event: "pipeline_completed",
+      data: { ...base, pipeline_id: r.pipeline_id, status: "SUCCESS", node_stats: [] },
+    },
+  ];
+}
+
+export function succeeded(r: ExecutionRecord, extra: Partial<ExecutionRecord> = {}) {
+  return {
+    ...r,
+    status: "SUCCESS" as const,
+    completed_at: new Date().toISOString(),
+    duration_ms: 5,
+    node_stats: [{
+      node_id: "a",
+      duration_ms: 5,
+      rows_out: 3,
+      bytes_out: 30,
+      status: "SUCCESS" as const,
+    }],
+    ...extra,
+  };
+}

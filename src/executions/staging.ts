@@ -177,7 +177,9 @@ export class Staging {
       dialect: "DUCKDB",
       jdbc_url: "jdbc:duckdb:",
       credential: { kind: "none" },
-      pool: resolvePoolSettings("DUCKDB", {}).settings,
+      // One connection per parallel node (the embedded default of 1 would serialise them and
+      // time out a waiting load); none kept idle, the database lives only as long as the run.
+      pool: resolvePoolSettings("DUCKDB", { maximumPoolSize: 16, minimumIdle: 0 }).settings,
     }));
   }
 

@@ -71,6 +71,11 @@ export class DuckdbConnector implements Connector {
   #instance: Promise<DuckDBInstance> | undefined;
   readonly #target: DuckTarget;
   readonly #options: DriverOptions;
+  /**
+   * Native connects in flight. The pool stops waiting on one whose lease was aborted, but the
+   * connect still runs on a DuckDB thread: closing the instance under it crashes the process.
+   */
+  readonly #connects = new Set<Promise<DuckDBConnection>>();
 
   constructor(
     name: string,
@@ -82,7 +87,12 @@ export class DuckdbConnector implements Connector {
     this.#target = target;
     this.#options = options;
     this.#driver = {
-      connect: async () => (await this.#open()).connect(),
+      connect: () => {
+        const connecting = this.#open().then((instance) => instance.connect());
+        this.#connects.add(connecting);
+        connecting.catch(() => {}).finally(() => this.#connects.delete(connecting));
+        return connecting;
+      },
       validate: async (conn) => {
         try {
           await conn.run("SELECT 1");
@@ -331,6 +341,8 @@ export class DuckdbConnector implements Connector {
     await this.#pool.close(deadline);
     // In-memory databases die with their connector; files stay cached for the next pool.
     if (this.#target.path === null) {
+      // The pool closes a late connection itself once it arrives; wait for that first.
+      await Promise.allSettled([...this.#connects]);
       const instance = await this.#instance?.catch(() => undefined);
       instance?.closeSync();
     }

@@ -10,6 +10,7 @@ import {
   type ResolvedConfig,
   resolveSecrets,
   type Secrets,
+  StartupError,
 } from "./config/mod.ts";
 import { probeStagingEngine } from "./executions/mod.ts";
 import { type BuildInfo, HealthService, readBuildInfo } from "./health/mod.ts";
@@ -20,6 +21,7 @@ import { LoginRateLimiter } from "./http/middleware/login_rate_limit.ts";
 import { authPageRoutes } from "./http/routes/auth_pages.tsx";
 import { adminUserRoutes } from "./http/routes/admin_users.tsx";
 import { apiKeyRoutes } from "./http/routes/api_keys.ts";
+import { datasourceRoutes } from "./http/routes/datasources.ts";
 import { identityApiRoutes } from "./http/routes/identity_api.ts";
 import { oidcRoutes } from "./http/routes/oidc.ts";
 import { workspaceRoutes } from "./http/routes/workspaces.ts";
@@ -41,6 +43,13 @@ import {
   materialiseInvitations,
   WorkspaceService,
 } from "./workspaces/mod.ts";
+import {
+  BootstrapFileError,
+  CredentialCipher,
+  DatasourceConnections,
+  DatasourceService,
+  PoolManager,
+} from "./datasources/mod.ts";
 import type { Logger } from "./lib/log.ts";
 import { openSharedStore, type SharedStore } from "./shared/mod.ts";
 import { RequestBudget } from "./shared/request_budget.ts";
@@ -63,6 +72,10 @@ export interface Runtime {
   users: UserService;
   local: LocalAccounts;
   workspaces: WorkspaceService;
+  datasources: DatasourceService;
+  /** One pool per datasource on this instance; retired on every change, here and elsewhere. */
+  pools: PoolManager;
+  connections: DatasourceConnections;
   directory: CachedAccessDirectory;
   loginLimiter: LoginRateLimiter;
   /** OIDC login; absent when no provider is configured. */
@@ -110,6 +123,7 @@ export async function createRuntime(
   const db = await openDb(config.store.url, { poolSize: config.store.poolSize });
   let shared: SharedStore | undefined;
   let mail: MailService | undefined;
+  let pools: PoolManager | undefined;
   try {
     const applied = await migrate(db);
     if (applied.length > 0) {
@@ -173,6 +187,32 @@ export async function createRuntime(
         ...await materialiseInvitations(tx, user),
       ],
     });
+    const datasources = new DatasourceService({
+      db,
+      cipher: await CredentialCipher.create(secrets.encryptionKey),
+      logger,
+      memberWritesEnabled: config.datasources.memberWritesEnabled,
+      findWorkspace: (name) => workspaces.get(name),
+    });
+    pools = await PoolManager.create({
+      retireCeilingMs: config.datasources.retireCeilingSeconds * 1000,
+      logger,
+      shared,
+    });
+    const connections = new DatasourceConnections({ datasources, pools, logger });
+    if (config.auth.bootstrapDatasourceFile) {
+      try {
+        await datasources.importBootstrap(
+          systemActor,
+          config.auth.bootstrapDatasourceFile,
+          options.env,
+        );
+      } catch (e) {
+        // A bad file stops startup with its one line, like any other configuration refusal.
+        if (e instanceof BootstrapFileError) throw new StartupError(e.message);
+        throw e;
+      }
+    }
     const sessions = new SessionTokens(secrets.jwtSecret, config.auth.jwt.ttlHours);
     const loginLimiter = new LoginRateLimiter(config.auth.rateLimit.loginPerMinute);
     const budget = new RequestBudget(shared, {
@@ -260,9 +300,11 @@ export async function createRuntime(
         (r) => adminUserRoutes(r, { admin, mail: mailService, directory }),
         (r) => apiKeyRoutes(r, { keys, workspaces, directory }),
         (r) => workspaceRoutes(r, { workspaces, directory }),
+        (r) => datasourceRoutes(r, { datasources, connections, directory, paging: config.paging }),
       ],
     }, options.extendRoutes);
     const sharedStore = shared;
+    const datasourcePools = pools;
     return {
       config,
       secrets,
@@ -279,6 +321,9 @@ export async function createRuntime(
       users,
       local,
       workspaces,
+      datasources,
+      pools: datasourcePools,
+      connections,
       directory,
       loginLimiter,
       oidc,
@@ -290,6 +335,7 @@ export async function createRuntime(
       },
       async close() {
         await mailService.close(config.http.shutdownGraceSeconds * 1000);
+        await datasourcePools.closeAll();
         await keys.close();
         await sharedStore.close();
         await db.close();
@@ -297,6 +343,7 @@ export async function createRuntime(
     };
   } catch (e) {
     await mail?.close(0);
+    await pools?.closeAll();
     await shared?.close();
     await db.close();
     throw e;

@@ -14,9 +14,14 @@ Deno.test("startup placeholder, then login: one grant, the row completed, a revo
   const dir = await Deno.makeTempDir();
   try {
     const file = `${dir}/datasources.yaml`;
-    await Deno.writeTextFile(file, "- name: warehouse\n  dialect: POSTGRES\n");
+    await Deno.writeTextFile(
+      file,
+      "- name: warehouse\n  dialect: DUCKDB\n  jdbc_url: 'jdbc:duckdb:'\n  global: true\n",
+    );
     await withOidc(async (t) => {
-      deepEqual(t.s.runtime.bootstrapDatasources, [{ name: "warehouse", dialect: "POSTGRES" }]);
+      deepEqual(t.s.runtime.bootstrapDatasources, [
+        { name: "warehouse", dialect: "DUCKDB", jdbc_url: "jdbc:duckdb:", global: true },
+      ]);
       const row = async () =>
         await t.s.runtime.db.first<Record<string, unknown>>(
           "SELECT * FROM users WHERE email = 'root@corp.example'",

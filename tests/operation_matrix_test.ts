@@ -49,6 +49,12 @@ const row = (
   key_author: Expect,
 ) => ({ viewer, author, promoter, ws_admin, super_admin, key_read, key_execute, key_author });
 const absent = "00000000-0000-4000-8000-000000000000";
+const DNF = "datasource.not_found";
+const datasourceBody = (name: string) => ({
+  name,
+  dialect: "SQLITE",
+  jdbc_url: "jdbc:sqlite:/nonexistent/matrix.db",
+});
 
 const ROWS: Row[] = [
   { method: "GET", path: () => "/api/v1/auth/me", expect: all(200) },
@@ -113,6 +119,61 @@ const ROWS: Row[] = [
       S,
       "workspace.invitation.not_found",
     ),
+  },
+  { method: "GET", path: () => "/api/v1/datasources", expect: all(200) },
+  { method: "GET", path: () => "/api/v1/datasources/absent", expect: all(DNF) },
+  {
+    method: "POST",
+    path: () => "/api/v1/datasources",
+    body: (c) => datasourceBody(`bound-${c.replace("_", "-")}`),
+    expect: row(R, R, R, 201, 201, S, S, 201),
+  },
+  {
+    method: "POST",
+    path: () => "/api/v1/datasources",
+    body: (c) => ({ ...datasourceBody(`global-${c.replace("_", "-")}`), global: true }),
+    expect: row(R, R, R, R, 201, S, S, S),
+  },
+  {
+    method: "PUT",
+    path: () => "/api/v1/datasources/absent",
+    body: () => datasourceBody("absent"),
+    expect: row(R, R, R, DNF, DNF, S, S, DNF),
+  },
+  {
+    method: "DELETE",
+    path: () => "/api/v1/datasources/absent",
+    expect: row(R, R, R, DNF, DNF, S, S, DNF),
+  },
+  {
+    method: "POST",
+    path: () => "/api/v1/datasources/absent/test",
+    expect: row(R, R, R, DNF, DNF, S, S, DNF),
+  },
+  {
+    method: "GET",
+    path: () => "/api/v1/datasources/absent/schemas",
+    expect: row(R, DNF, R, DNF, DNF, S, S, DNF),
+  },
+  {
+    method: "GET",
+    path: () => "/api/v1/datasources/absent/tables?schema=x",
+    expect: row(R, DNF, R, DNF, DNF, S, S, DNF),
+  },
+  {
+    method: "GET",
+    path: () => "/api/v1/datasources/absent/tables/t/columns",
+    expect: row(R, DNF, R, DNF, DNF, S, S, DNF),
+  },
+  {
+    method: "POST",
+    path: (f) => `/api/v1/datasources/absent/grants/${f.workspace.name}`,
+    expect: row(R, R, R, R, DNF, S, S, S),
+  },
+  {
+    method: "DELETE",
+    path: (f) => `/api/v1/datasources/absent/grants/${f.workspace.name}`,
+    expect: row(R, R, R, R, DNF, S, S, S),
   },
   { method: "GET", path: () => "/api/v1/auth/users", expect: row(R, R, R, R, 200, S, S, S) },
   {

@@ -7,8 +7,10 @@
 export const POSTGRES_ADMIN_URL = Deno.env.get("TEST_POSTGRES_URL") ??
   "postgres://postgres@127.0.0.1:5432/postgres";
 export const REDIS_URL = Deno.env.get("TEST_REDIS_URL") ?? "redis://127.0.0.1:6379";
+/** MariaDB (or MySQL) with a root account that needs no password, as `.ci/run` starts it. */
+export const MARIADB_URL = Deno.env.get("TEST_MARIADB_URL") ?? "mysql://root@127.0.0.1:3306/test";
 
-export type ServiceName = "postgres" | "redis";
+export type ServiceName = "postgres" | "redis" | "mariadb";
 
 const REQUIRE = Deno.env.get("SERVICE_TEST_REQUIRE_SERVICES") === "1";
 
@@ -31,6 +33,7 @@ async function reachable(url: string): Promise<boolean> {
 const up: Record<ServiceName, boolean> = {
   postgres: await reachable(POSTGRES_ADMIN_URL),
   redis: await reachable(REDIS_URL),
+  mariadb: await reachable(MARIADB_URL),
 };
 
 for (const [name, ok] of Object.entries(up)) {

@@ -178,6 +178,10 @@ export const serviceSchema = z.strictObject({
   }).prefault({}),
   "datasources": z.strictObject({
     "retire-ceiling-seconds": seconds(300, 1, 86400, "A retired pool is closed by then at latest"),
+    "member-writes-enabled": z.boolean().default(true).describe(
+      "Workspace admins may register, update and delete their workspace's datasources; false " +
+        "leaves every datasource write to super admins",
+    ),
   }).prefault({}),
   "endpoints": z.strictObject({
     "timeout-min-seconds": seconds(1, 1, 300, "Lowest endpoint timeout"),

@@ -6,7 +6,8 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import type { ErrorCode } from "../errors/mod.ts";
-import type { RouteAccess } from "../identity/operations.ts";
+import type { Operation, RouteAccess } from "../identity/operations.ts";
+import type { WorkspaceContext } from "../identity/types.ts";
 import type { AppContext, AppEnv } from "./context.ts";
 import { errorEnvelopeSchema, successEnvelope } from "./envelope.ts";
 import { readJson, validate } from "./input.ts";
@@ -16,6 +17,13 @@ type Method = "get" | "post" | "put" | "patch" | "delete";
 // deno-lint-ignore no-explicit-any
 type AnyObject = z.ZodObject<any>;
 
+/** The operation a request is judged by, and where (see `RouteSpec.accessFor`). */
+export interface AccessChoice {
+  access: Operation;
+  /** The workspace to judge in; absent keeps the request's resolved workspace. */
+  workspace?: WorkspaceContext | null;
+}
+
 export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends z.ZodType> {
   method: Method;
   /** Hono path, e.g. `/api/v1/pipelines/:id`. */
@@ -24,6 +32,17 @@ export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends z
   tag: string;
   /** The operation of the matrix this route performs, or `public`. Required: default-deny. */
   access: RouteAccess;
+  /**
+   * For routes whose matrix row depends on the target (a datasource no workspace owns is instance
+   * administration, a bound one its workspace's): picks the operation judged for this request and,
+   * optionally, the workspace it is judged in. Undefined keeps `access` and the resolved workspace.
+   * Runs after authentication, before the scope-and-role check.
+   */
+  accessFor?: (
+    c: AppContext,
+    params: Record<string, string>,
+    workspace: WorkspaceContext | null,
+  ) => Promise<AccessChoice | undefined>;
   /** A path parameter naming the workspace the operation is judged in (instead of the active one). */
   workspaceParam?: string;
   /** With workspaceParam: a super admin session may address a deactivated workspace. */

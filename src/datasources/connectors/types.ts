@@ -136,3 +136,15 @@ export interface Connector {
   /** Ends the pool: waits for leased connections up to the deadline, then closes them anyway. */
   close(deadline?: Date): Promise<void>;
 }
+
+/**
+ * A failed `write()`: the statement's error plus what the transaction proved. Added with the
+ * connectors because a failure still has evidence to report (`rolled_back`, or neither when the
+ * connection died mid-way) and the executor needs both the cause and the evidence.
+ */
+export class WriteError extends Error {
+  constructor(readonly outcome: WriteOutcome, override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = "WriteError";
+  }
+}

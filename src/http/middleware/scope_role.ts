@@ -64,9 +64,17 @@ export function scopeAndRole(
         };
       }
     }
+    let operation = spec.access;
+    if (spec.accessFor) {
+      const chosen = await spec.accessFor(c, params, workspace);
+      if (chosen) {
+        operation = chosen.access;
+        if (chosen.workspace !== undefined) workspace = chosen.workspace;
+      }
+    }
     try {
       authorize({
-        operation: spec.access,
+        operation,
         principal,
         workspace,
         membershipCount: c.get("membershipCount") ?? 0,
@@ -79,7 +87,7 @@ export function scopeAndRole(
           provider: principal.provider,
           workspaceId: workspace?.id ?? null,
           details: {
-            operation: spec.access,
+            operation,
             code: e.code,
             ...e.details,
             key_id: principal.keyId,
@@ -96,7 +104,7 @@ export function scopeAndRole(
         provider: principal.provider,
         workspaceId: workspace.id,
         details: {
-          operation: spec.access,
+          operation,
           workspace: workspace.name,
           path: c.req.path,
           method: c.req.method,

@@ -1,0 +1,173 @@
+/**
+ * Connections to registered datasources: `/test` and introspection (spec 3 §4.1) over the
+ * connectors, one pool per datasource held by the PoolManager. A pool is opened on first use,
+ * which is when the credential is decrypted (and audited); a save, update or delete retires it
+ * here and, through the shared store's invalidation channel, on every other instance.
+ */
+import { AppError } from "../errors/mod.ts";
+import type { Principal, WorkspaceContext } from "../identity/types.ts";
+import type { Logger } from "../lib/log.ts";
+import {
+  type ColumnInfo,
+  type Connector,
+  openConnector,
+  type PoolManager,
+  type TableInfo,
+  type TestOutcome,
+  validateProperties,
+} from "./connectors/mod.ts";
+import type { CredentialPurpose, DatasourceService } from "./service.ts";
+import type { DatasourceRecord, OpenCredential } from "./types.ts";
+
+/** Introspection listings stop here and say `truncated` (spec 3 §8). */
+export const LISTING_CAP = 2000;
+
+export interface DatasourceConnectionsOptions {
+  datasources: DatasourceService;
+  pools: PoolManager;
+  logger: Logger;
+  /**
+   * Opens a LAKE datasource, whose tables live in the lake-table registry rather than behind a
+   * driver; the lake module supplies it. Without it a LAKE datasource cannot be reached.
+   */
+  openLake?: (d: DatasourceRecord, credential: OpenCredential) => Connector | Promise<Connector>;
+}
+
+/** `POST /datasources/{name}/test`: the probe plus when it ran. */
+export interface TestReport extends TestOutcome {
+  tested_at: string;
+}
+
+/** Test and introspection use cases; the caller's visibility is checked on every call. */
+export class DatasourceConnections {
+  readonly #datasources: DatasourceService;
+  readonly #pools: PoolManager;
+  readonly #logger: Logger;
+  readonly #openLake: DatasourceConnectionsOptions["openLake"];
+
+  constructor(options: DatasourceConnectionsOptions) {
+    this.#openLake = options.openLake;
+    this.#datasources = options.datasources;
+    this.#pools = options.pools;
+    this.#logger = options.logger;
+    options.datasources.onChange((name) => {
+      this.#pools.publishRetire(name).catch((error) =>
+        this.#logger.warn("datasource pool retirement was not broadcast", {
+          datasource: name,
+          error,
+        })
+      );
+    });
+  }
+
+  /** The datasource's current pool on this instance, opened (and its secret opened) when absent. */
+  #connector(actor: Principal, d: DatasourceRecord, purpose: CredentialPurpose) {
+    return this.#pools.get(d.name, async (): Promise<Connector> => {
+      if (d.dialect === "LAKE" && !this.#openLake) {
+        throw new AppError("pipeline.execution.datasource_unreachable", {
+          datasource: d.name,
+          error_class: "config",
+          reason: "lake datasources are read through the lake-table registry, not mounted here",
+        });
+      }
+      const credential = await this.#datasources.openCredential(actor, d, purpose);
+      if (d.dialect === "LAKE") return await this.#openLake!(d, credential);
+      const { pool } = validateProperties(d);
+      return openConnector({
+        name: d.name,
+        dialect: d.dialect,
+        jdbc_url: d.jdbc_url,
+        credential,
+        jdbc: d.properties.jdbc,
+        pool,
+      }, { logger: this.#logger });
+    });
+  }
+
+  /**
+   * Probes the datasource; always a report, never a refusal for an unreachable one. The outcome
+   * is stored as `last_test` (updated_at untouched).
+   */
+  async test(actor: Principal, scope: WorkspaceContext | null, name: string): Promise<TestReport> {
+    const d = await this.#datasources.record(actor, scope, name);
+    const tested_at = new Date().toISOString();
+    let outcome: TestOutcome;
+    try {
+      outcome = await (await this.#connector(actor, d, "test")).test();
+    } catch (error) {
+      // A definition the connector cannot open at all (or a secret that will not decrypt).
+      const known = error instanceof AppError;
+      const errorClass = known ? error.details.error_class : undefined;
+      outcome = {
+        connected: false,
+        latency_ms: 0,
+        server_version: null,
+        error: known ? error.message : "the datasource could not be opened",
+        error_class: typeof errorClass === "string" ? errorClass : "config",
+      };
+      if (!(error instanceof AppError)) {
+        this.#logger.warn("datasource test could not open a connector", {
+          datasource: name,
+          error,
+        });
+      }
+    }
+    await this.#datasources.recordTest(d, {
+      tested_at,
+      ok: outcome.connected,
+      message: outcome.error,
+    });
+    return { ...outcome, tested_at };
+  }
+
+  /** Schemas without the system ones (include-schemas exempt), capped. */
+  async schemas(actor: Principal, scope: WorkspaceContext | null, name: string) {
+    const d = await this.#datasources.record(actor, scope, name);
+    const conn = await this.#connector(actor, d, "introspect");
+    const { items, truncated } = await conn.schemas({
+      include: d.include_schemas,
+      cap: LISTING_CAP,
+    });
+    return { schemas: items, truncated };
+  }
+
+  /** Tables of one schema (exact name) or of every visible schema; an unknown schema is empty. */
+  async tables(
+    actor: Principal,
+    scope: WorkspaceContext | null,
+    name: string,
+    schema: string | undefined,
+  ): Promise<{ tables: TableInfo[]; truncated: boolean }> {
+    const d = await this.#datasources.record(actor, scope, name);
+    const conn = await this.#connector(actor, d, "introspect");
+    const { items, truncated } = await conn.tables({
+      ...(schema ? { schema } : {}),
+      include: d.include_schemas,
+      cap: LISTING_CAP,
+    });
+    return { tables: items, truncated };
+  }
+
+  /**
+   * Columns of one table, matched exactly as `/tables` listed it. Without a schema the
+   * connection's current one applies; a datasource reporting none needs `?schema=`.
+   */
+  async columns(
+    actor: Principal,
+    scope: WorkspaceContext | null,
+    name: string,
+    table: string,
+    schema: string | undefined,
+  ): Promise<ColumnInfo[]> {
+    const d = await this.#datasources.record(actor, scope, name);
+    const conn = await this.#connector(actor, d, "introspect");
+    const resolved = schema || await conn.currentSchema();
+    if (!resolved) {
+      throw new AppError("pipeline.execution.parameter_required", {
+        parameter: "schema",
+        reason: "the datasource reports no current schema",
+      });
+    }
+    return await conn.columns(table, resolved);
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * Pieces every dialect shares: the row stream with its `maxRows` cut, error classification for
+ * `test()`, listing caps, the nearest-name hint and parameter values in driver form.
+ */
+import { AppError } from "../../errors/mod.ts";
+import { redactUrl } from "../../lib/redact.ts";
+import type { ColumnSchema, Listing, RowStream, TestOutcome, WireValue } from "./types.ts";
+
+export const DEFAULT_BATCH_ROWS = 1000;
+
+/**
+ * Builds the stream a connector returns. `next` pulls the driver's next batch (undefined at the
+ * end); `finish` runs exactly once when iteration ends, fails or is broken off, and gets back the
+ * connection. `first` is a batch already read while learning the schema.
+ */
+export function rowStream(
+  schema: ColumnSchema[],
+  source: {
+    first?: WireValue[][];
+    next: () => Promise<WireValue[][] | undefined>;
+    finish: (error?: unknown) => Promise<void>;
+  },
+  options: { maxRows?: number; signal?: AbortSignal } = {},
+): RowStream {
+  let truncated = false;
+  let started = false;
+  const max = options.maxRows ?? Infinity;
+  async function* iterate(): AsyncGenerator<WireValue[][]> {
+    let seen = 0;
+    let failure: unknown;
+    try {
+      let batch = source.first ?? await source.next();
+      while (batch !== undefined) {
+        options.signal?.throwIfAborted();
+        if (batch.length > 0) {
+          const room = max - seen;
+          if (batch.length >= room) {
+            if (room > 0) yield batch.slice(0, room);
+            seen += room;
+            // Exactly at the cap: one more read tells whether anything was left.
+            truncated = batch.length > room || ((await source.next())?.length ?? 0) > 0;
+            return;
+          }
+          seen += batch.length;
+          yield batch;
+        }
+        batch = await source.next();
+      }
+    } catch (error) {
+      failure = options.signal?.aborted ? options.signal.reason : error;
+      throw failure;
+    } finally {
+      await source.finish(failure);
+    }
+  }
+  return {
+    schema,
+    get truncated() {
+      return truncated;
+    },
+    [Symbol.asyncIterator]() {
+      if (started) throw new Error("a row stream can be iterated once");
+      started = true;
+      return iterate();
+    },
+  };
+}
+
+/** A stable class for a connect or statement failure (spec 3 §4.1 `error_class`). */
+export function classifyError(error: unknown): string {
+  const e = error as { code?: unknown; errno?: unknown; message?: unknown; error_class?: unknown };
+  if (error instanceof AppError && typeof error.details.error_class === "string") {
+    return error.details.error_class;
+  }
+  const code = String(e?.code ?? "");
+  const message = String(e?.message ?? "").toLowerCase();
+  if (
+    /timeout|timed out|etimedout/.test(message) || code === "ETIMEDOUT" ||
+    code === "CONNECT_TIMEOUT"
+  ) {
+    return "timeout";
+  }
+  if (
+    [
+      "28P01",
+      "28000",
+      "ER_ACCESS_DENIED_ERROR",
+      "ER_DBACCESS_DENIED_ERROR",
+      "SASL_SIGNATURE_MISMATCH",
+    ]
+      .includes(code) || /password authentication|access denied|authentication failed/.test(message)
+  ) return "auth";
+  if (
+    ["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "ECONNRESET", "EAI_AGAIN", "EPIPE"]
+      .includes(code) || /connection refused|not known|unreachable|connect|closed/.test(message)
+  ) return "unreachable";
+  if (
+    ["3D000", "ER_BAD_DB_ERROR", "ERR_SQLITE_ERROR", "ENOENT"].includes(code) ||
+    /does not exist|unknown database|unable to open|no such file|ssl/.test(message)
+  ) return "config";
+  return "unknown";
+}
+
+/** Error text safe to store and show: URL passwords masked, length bounded. */
+export function safeMessage(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return redactUrl(text).slice(0, 500);
+}
+
+/** Runs a connectivity probe and reports it; never throws. */
+export async function probe(fn: () => Promise<string | null>): Promise<TestOutcome> {
+  const started = performance.now();
+  try {
+    const version = await fn();
+    return {
+      connected: true,
+      latency_ms: Math.round(performance.now() - started),
+      server_version: version,
+      error: null,
+      error_class: null,
+    };
+  } catch (error) {
+    return {
+      connected: false,
+      latency_ms: Math.round(performance.now() - started),
+      server_version: null,
+      error: safeMessage(error),
+      error_class: classifyError(error),
+    };
+  }
+}
+
+/** Cuts `rows` (fetched with a limit of `cap + 1`) to the cap and says whether it cut. */
+export function capped<T>(rows: T[], cap: number): Listing<T> {
+  return { items: rows.slice(0, cap), truncated: rows.length > cap };
+}
+
+/** The closest name by edit distance when it is close enough to be a likely typo. */
+export function nearestName(name: string, candidates: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const d = distance(name.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3))
+    ? best
+    : undefined;
+}
+
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/** `datasource.table_not_found`, with a hint when a listed name is close. */
+export function tableNotFound(table: string, schema: string | null, names: string[]): AppError {
+  const hint = nearestName(table, names);
+  return new AppError("datasource.table_not_found", {
+    table,
+    schema,
+    ...(hint !== undefined ? { hint } : {}),
+  });
+}
+
+/** Parameter values as drivers take them: dates as ISO text, objects as JSON text. */
+export function bindValue(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Uint8Array || value === null) return value;
+  if (typeof value === "object") return JSON.stringify(value);
+  return value;
+}
+
+/** The warning of a column whose source type has no canonical wire type. */
+export function lossyWarning(sourceType: string): string {
+  return `${sourceType} has no canonical wire type; values are read as text`;
+}
+
+/** Resolves when `signal` aborts; never when absent. */
+export function aborted(signal?: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (!signal) return;
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+}

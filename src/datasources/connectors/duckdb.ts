@@ -1,0 +1,323 @@
+/**
+ * DUCKDB through `@duckdb/node-api`: one database instance per connector (the process-wide
+ * instance cache for files, so a retired and a fresh pool share the file's single writer lock),
+ * pooled connections on it, results streamed chunk by chunk, and `interrupt()` to stop a running
+ * statement inside the engine.
+ */
+import {
+  blobValue,
+  type DuckDBConnection,
+  DuckDBInstance,
+  type DuckDBValue,
+} from "@duckdb/node-api";
+import type { Logger } from "../../lib/log.ts";
+import {
+  bindValue,
+  capped,
+  classifyError,
+  DEFAULT_BATCH_ROWS,
+  lossyWarning,
+  probe,
+  rowStream,
+  tableNotFound,
+} from "./common.ts";
+import { duckdbConverter, duckdbWireType, sourceName } from "./duckdb_types.ts";
+import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
+import { translatePlaceholders } from "./placeholders.ts";
+import { Pool, type PoolDriver } from "./pool.ts";
+import type { PoolSettings } from "./pool_settings.ts";
+import {
+  type ColumnInfo,
+  type ColumnSchema,
+  type Connector,
+  type Listing,
+  type QueryOptions,
+  type RowStream,
+  type Statement,
+  type TableInfo,
+  type TestOutcome,
+  type WireValue,
+  WriteError,
+  type WriteOutcome,
+} from "./types.ts";
+
+type DuckTarget = Extract<JdbcTarget, { dialect: "DUCKDB" }>;
+
+const SYSTEM_SCHEMAS = ["information_schema", "pg_catalog"];
+
+function toDuck(values: unknown[]): DuckDBValue[] {
+  return values.map((v) => {
+    const b = bindValue(v);
+    if (b instanceof Uint8Array) return blobValue(b);
+    return (b ?? null) as DuckDBValue;
+  });
+}
+
+export class DuckdbConnector implements Connector {
+  readonly dialect = "DUCKDB" as const;
+  readonly #pool: Pool<DuckDBConnection>;
+  readonly #driver: PoolDriver<DuckDBConnection>;
+  #instance: Promise<DuckDBInstance> | undefined;
+  readonly #target: DuckTarget;
+  readonly #options: DriverOptions;
+
+  constructor(
+    name: string,
+    target: DuckTarget,
+    options: DriverOptions,
+    settings: PoolSettings,
+    logger?: Logger,
+  ) {
+    this.#target = target;
+    this.#options = options;
+    this.#driver = {
+      connect: async () => (await this.#open()).connect(),
+      validate: async (conn) => {
+        try {
+          await conn.run("SELECT 1");
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      close: (conn) => {
+        conn.interrupt();
+        conn.closeSync();
+        return Promise.resolve();
+      },
+    };
+    this.#pool = new Pool({
+      name,
+      settings,
+      driver: this.#driver,
+      logger,
+      classify: classifyError,
+    });
+  }
+
+  get pool(): Pool<DuckDBConnection> {
+    return this.#pool;
+  }
+
+  #open(): Promise<DuckDBInstance> {
+    this.#instance ??= (async () => {
+      const config: Record<string, string> = {};
+      if (this.#options.access_mode) config.access_mode = this.#options.access_mode;
+      if (this.#options.threads) config.threads = this.#options.threads;
+      if (this.#target.path === null) return await DuckDBInstance.create(":memory:", config);
+      // A mistyped path must not create an empty database.
+      await Deno.stat(this.#target.path);
+      return await DuckDBInstance.fromCache(this.#target.path, config);
+    })();
+    this.#instance.catch(() => (this.#instance = undefined));
+    return this.#instance;
+  }
+
+  async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
+    const { sql, values } = translatePlaceholders(statement.sql, statement.params, "duckdb");
+    const signal = options.signal;
+    const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
+    const lease = await this.#pool.acquire(signal);
+    const conn = lease.conn;
+    let interrupted = false;
+    const onAbort = () => {
+      interrupted = true;
+      conn.interrupt();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const release = async (error?: unknown) => {
+      signal?.removeEventListener("abort", onAbort);
+      const broken = (error !== undefined || interrupted) &&
+        !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
+      lease.release({ broken });
+    };
+    let result;
+    let firstChunk;
+    try {
+      signal?.throwIfAborted();
+      result = await conn.stream(sql, toDuck(values));
+      firstChunk = await result.fetchChunk();
+      signal?.throwIfAborted();
+    } catch (error) {
+      await release(error);
+      throw signal?.aborted ? signal.reason : error;
+    }
+    const types = result.columnTypes();
+    const schema: ColumnSchema[] = result.columnNames().map((name, i) => ({
+      name,
+      type: duckdbWireType(types[i]).type,
+      source_type: sourceName(types[i]),
+    }));
+    const converters = schema.map((c, i) => duckdbConverter(types[i], c.type));
+    // Chunks are DuckDB's vector size (2048 rows); batches are cut from them to `batchRows`.
+    let pending: WireValue[][] = [];
+    let chunk = firstChunk;
+    let exhausted = false;
+    const take = async (): Promise<WireValue[][] | undefined> => {
+      while (pending.length < batchRows && !exhausted) {
+        if (!chunk || chunk.rowCount === 0) {
+          exhausted = true;
+          break;
+        }
+        for (const row of chunk.getRows()) pending.push(row.map((v, i) => converters[i](v)));
+        chunk = await result.fetchChunk();
+      }
+      if (pending.length === 0) return undefined;
+      const batch = pending.length <= batchRows ? pending : pending.slice(0, batchRows);
+      pending = pending.length <= batchRows ? [] : pending.slice(batchRows);
+      return batch;
+    };
+    return rowStream(schema, { next: take, finish: release }, options);
+  }
+
+  async write(
+    statements: Statement[],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<WriteOutcome> {
+    const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "duckdb"));
+    const lease = await this.#pool.acquire(options.signal);
+    const conn = lease.conn;
+    const onAbort = () => conn.interrupt();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    const rows_affected: (number | null)[] = [];
+    try {
+      await conn.run("BEGIN TRANSACTION");
+      for (const { sql, values } of prepared) {
+        options.signal?.throwIfAborted();
+        const result = await conn.run(sql, toDuck(values));
+        rows_affected.push(result.rowsChanged);
+      }
+      options.signal?.throwIfAborted();
+      await conn.run("COMMIT");
+      lease.release();
+      return { committed: true, rolled_back: false, rows_affected };
+    } catch (error) {
+      const rolledBack = await conn.run("ROLLBACK").then(() => true, () => false);
+      lease.release({ broken: !rolledBack });
+      throw new WriteError(
+        rolledBack
+          ? { committed: false, rolled_back: true, rows_affected }
+          : { rolled_back: false, rows_affected },
+        options.signal?.aborted ? options.signal.reason : error,
+      );
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  test(): Promise<TestOutcome> {
+    return probe(async () => {
+      const conn = await this.#driver.connect(new AbortController().signal);
+      try {
+        const reader = await conn.runAndReadAll("SELECT version()");
+        return String(reader.getRows()[0][0]);
+      } finally {
+        conn.closeSync();
+      }
+    });
+  }
+
+  #rows(sql: string, params: Record<string, unknown>): Promise<unknown[][]> {
+    const t = translatePlaceholders(sql, params, "duckdb");
+    return this.#pool.use(async (conn) =>
+      (await conn.runAndReadAll(t.sql, toDuck(t.values))).getRows()
+    );
+  }
+
+  async schemas(options: { include: string[]; cap: number }): Promise<Listing<string>> {
+    const rows = await this.#rows(
+      `SELECT DISTINCT schema_name FROM duckdb_schemas()
+        WHERE database_name = current_database()
+          AND (schema_name NOT IN (:system) OR lower(schema_name) IN (:include))
+        ORDER BY schema_name LIMIT ${options.cap + 1}`,
+      { system: SYSTEM_SCHEMAS, include: options.include },
+    );
+    return capped(rows.map((r) => String(r[0])), options.cap);
+  }
+
+  async tables(
+    options: { schema?: string; include: string[]; cap: number },
+  ): Promise<Listing<TableInfo>> {
+    const filter = options.schema !== undefined
+      ? "schema_name = :schema"
+      : "(schema_name NOT IN (:system) OR lower(schema_name) IN (:include))";
+    const rows = await this.#rows(
+      `SELECT schema_name, name, kind, comment FROM (
+         SELECT schema_name, table_name AS name, 'table' AS kind, comment, database_name
+           FROM duckdb_tables() WHERE NOT internal
+         UNION ALL
+         SELECT schema_name, view_name, 'view', comment, database_name
+           FROM duckdb_views() WHERE NOT internal
+       ) WHERE database_name = current_database() AND ${filter}
+       ORDER BY schema_name, name LIMIT ${options.cap + 1}`,
+      { schema: options.schema, system: SYSTEM_SCHEMAS, include: options.include },
+    );
+    return capped(
+      rows.map(([schema, name, kind, comment]) => ({
+        schema: String(schema),
+        name: String(name),
+        type: kind === "view" ? "view" as const : "table" as const,
+        ...(comment ? { remarks: String(comment) } : {}),
+      })),
+      options.cap,
+    );
+  }
+
+  async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
+    const resolved = schema ?? (await this.currentSchema()) ?? "main";
+    const listed = await this.tables({ schema: resolved, include: [], cap: 100_000 });
+    if (!listed.items.some((t) => t.name === table)) {
+      throw tableNotFound(table, resolved, listed.items.map((t) => t.name));
+    }
+    // DESCRIBE types the columns of tables and views alike.
+    const described = await this.#pool.use(async (conn) => {
+      const prepared = await conn.prepare(
+        `SELECT * FROM "${resolved.replaceAll('"', '""')}"."${
+          table.replaceAll('"', '""')
+        }" LIMIT 0`,
+      );
+      const result = await prepared.run();
+      return { names: result.columnNames(), types: result.columnTypes() };
+    });
+    const meta = new Map(
+      (await this.#rows(
+        `SELECT column_name, is_nullable, comment FROM duckdb_columns()
+          WHERE database_name = current_database() AND schema_name = :schema AND table_name = :table`,
+        { schema: resolved, table },
+      )).map((
+        [name, nullable, comment],
+      ) => [String(name), { nullable: Boolean(nullable), comment }]),
+    );
+    return described.names.map((name, i) => {
+      const type = described.types[i];
+      const { type: wire, lossy } = duckdbWireType(type);
+      const m = meta.get(name);
+      const decimal = type as unknown as { width?: number; scale?: number };
+      return {
+        name,
+        type: wire,
+        source_type: sourceName(type),
+        ...(m ? { nullable: m.nullable } : {}),
+        ...(wire === "decimal" && decimal.width !== undefined
+          ? { precision: decimal.width, scale: decimal.scale }
+          : {}),
+        warnings: lossy ? [lossyWarning(sourceName(type))] : [],
+        ...(m?.comment ? { remarks: String(m.comment) } : {}),
+      };
+    });
+  }
+
+  async currentSchema(): Promise<string | null> {
+    const [[name]] = await this.#rows("SELECT current_schema()", {});
+    return name === null ? null : String(name);
+  }
+
+  async close(deadline?: Date): Promise<void> {
+    await this.#pool.close(deadline);
+    // In-memory databases die with their connector; files stay cached for the next pool.
+    if (this.#target.path === null) {
+      const instance = await this.#instance?.catch(() => undefined);
+      instance?.closeSync();
+    }
+  }
+}

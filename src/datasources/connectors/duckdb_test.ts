@@ -1,0 +1,220 @@
+import { deepEqual, equal, ok, rejects } from "node:assert/strict";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { AppError } from "../../errors/mod.ts";
+import { connectorConfig, drain, waitFor } from "../../../tests/datasources.ts";
+import type { DuckdbConnector } from "./duckdb.ts";
+import { openConnector } from "./mod.ts";
+import { WriteError } from "./types.ts";
+
+async function withFile(fn: (c: DuckdbConnector, path: string) => Promise<void>, hikari = {}) {
+  const dir = await Deno.makeTempDir({ prefix: "svc_duckdb_" });
+  const path = `${dir}/data.duckdb`;
+  const setup = await DuckDBInstance.create(path);
+  const conn = await setup.connect();
+  await conn.run(`
+    CREATE TYPE mood AS ENUM ('ok', 'sad');
+    CREATE TABLE t (
+      b BOOLEAN, ti TINYINT, i INTEGER, ui UINTEGER, bi BIGINT, hi HUGEINT, d DECIMAL(12,3),
+      f FLOAT, db DOUBLE, s VARCHAR, bl BLOB, dt DATE, tm TIME, ts TIMESTAMP, tz TIMESTAMPTZ,
+      j JSON, u UUID, iv INTERVAL, l INTEGER[], st STRUCT(k INTEGER, v VARCHAR), m mood
+    );
+    COMMENT ON TABLE t IS 'all types';
+    COMMENT ON COLUMN t.s IS 'a label';
+    INSERT INTO t VALUES (true, -5, -2147483648, 4294967295, 9223372036854775807,
+      170141183460469231731687303715884105727, 123456789.125, 1.5, 2.25, 'héllo', '\\x00\\xFF'::BLOB,
+      '2024-02-29', '23:59:58.5', '2024-02-29 13:14:15.123456', '2024-02-29 13:14:15+02',
+      '{"a": [1, 2]}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', INTERVAL 2 HOUR, [1, 2],
+      {'k': 1, 'v': 'x'}, 'sad');
+    INSERT INTO t (b) VALUES (NULL);
+    CREATE VIEW v AS SELECT i FROM t;
+  `);
+  conn.closeSync();
+  setup.closeSync();
+  const c = openConnector(
+    connectorConfig("DUCKDB", `jdbc:duckdb:${path}`, { hikari }),
+  ) as DuckdbConnector;
+  try {
+    await fn(c, path);
+  } finally {
+    await c.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("[duckdb] query() maps every type family and keeps source_type", async () => {
+  await withFile(async (c) => {
+    const stream = await c.query({ sql: "SELECT * FROM t ORDER BY b NULLS LAST" });
+    deepEqual(stream.schema.map((col) => [col.name, col.type, col.source_type]), [
+      ["b", "boolean", "BOOLEAN"],
+      ["ti", "integer", "TINYINT"],
+      ["i", "integer", "INTEGER"],
+      ["ui", "bigint", "UINTEGER"],
+      ["bi", "bigint", "BIGINT"],
+      ["hi", "bigint", "HUGEINT"],
+      ["d", "decimal", "DECIMAL(12,3)"],
+      ["f", "double", "FLOAT"],
+      ["db", "double", "DOUBLE"],
+      ["s", "string", "VARCHAR"],
+      ["bl", "binary", "BLOB"],
+      ["dt", "date", "DATE"],
+      ["tm", "time", "TIME"],
+      ["ts", "timestamp", "TIMESTAMP"],
+      ["tz", "timestamptz", "TIMESTAMP WITH TIME ZONE"],
+      ["j", "json", "JSON"],
+      ["u", "uuid", "UUID"],
+      ["iv", "string", "INTERVAL"],
+      ["l", "json", "INTEGER[]"],
+      ["st", "json", 'STRUCT("k" INTEGER, "v" VARCHAR)'],
+      ["m", "string", "ENUM('ok', 'sad')"],
+    ]);
+    const { rows } = await drain(stream);
+    const [full, empty] = rows;
+    deepEqual(full.slice(0, 10), [
+      true,
+      -5,
+      -2147483648,
+      4294967295n,
+      9223372036854775807n,
+      170141183460469231731687303715884105727n,
+      "123456789.125",
+      1.5,
+      2.25,
+      "héllo",
+    ]);
+    deepEqual([...(full[10] as Uint8Array)], [0, 255]);
+    deepEqual(full.slice(11), [
+      "2024-02-29",
+      "23:59:58.5",
+      "2024-02-29T13:14:15.123456",
+      "2024-02-29T11:14:15Z",
+      '{"a": [1, 2]}',
+      "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+      "02:00:00",
+      "[1,2]",
+      '{"k":1,"v":"x"}',
+      "sad",
+    ]);
+    ok(empty.every((v) => v === null));
+  });
+});
+
+Deno.test("[duckdb] query() streams chunks as batches, binds by name and cuts at maxRows", async () => {
+  await withFile(async (c) => {
+    const hostile = "'); DROP TABLE t; --";
+    const stream = await c.query({
+      sql: "SELECT range AS n, :tag AS tag FROM range(:count)",
+      params: { count: 25_000, tag: hostile },
+    }, { batchRows: 1000 });
+    const { batches, rows } = await drain(stream);
+    equal(batches.length, 25);
+    ok(batches.every((b) => b === 1000));
+    deepEqual(rows[24_999], [24_999n, hostile]);
+    const cut = await c.query({ sql: "SELECT range FROM range(100)" }, {
+      maxRows: 10,
+      batchRows: 4,
+    });
+    deepEqual((await drain(cut)).batches, [4, 4, 2]);
+    equal(cut.truncated, true);
+    equal((await c.columns("t")).length, 21, "the table survived the hostile value");
+    deepEqual(c.pool.stats, { idle: 1, leased: 0, connecting: 0, waiting: 0 });
+  });
+});
+
+Deno.test("[duckdb] an abort interrupts a heavy query inside the engine", async () => {
+  await withFile(async (c) => {
+    const controller = new AbortController();
+    const started = Date.now();
+    // Hours of work if nothing stops it.
+    const running = c.query({
+      sql: "SELECT count(*) FROM range(1000000000000) a WHERE a.range % 7 = 3",
+    }, {
+      signal: controller.signal,
+    });
+    running.catch(() => {});
+    // Leased means the statement was handed to the engine in the same turn.
+    await waitFor("the statement to start", () => c.pool.stats.leased === 1);
+    controller.abort();
+    await rejects(running, (e: Error) => e.name === "AbortError");
+    // The pool holds one connection and DuckDB runs one statement per connection: an answer now
+    // means the interrupted statement no longer occupies it.
+    deepEqual((await drain(await c.query({ sql: "SELECT 42" }))).rows, [[42]]);
+    ok(Date.now() - started < 30_000);
+    equal(c.pool.stats.idle, 1);
+  });
+});
+
+Deno.test("[duckdb] write() commits all or rolls all back", async () => {
+  await withFile(async (c) => {
+    deepEqual(
+      await c.write([
+        { sql: "CREATE TABLE w (id INTEGER PRIMARY KEY, v VARCHAR)" },
+        { sql: "INSERT INTO w VALUES (:id, :v), (2, :v)", params: { id: 1, v: "a" } },
+      ]),
+      { committed: true, rolled_back: false, rows_affected: [0, 2] },
+    );
+    const failed = await c.write([
+      { sql: "INSERT INTO w VALUES (3, 'lost')" },
+      { sql: "INSERT INTO w VALUES (1, 'duplicate')" },
+    ]).catch((e) => e);
+    ok(failed instanceof WriteError);
+    deepEqual(failed.outcome, { committed: false, rolled_back: true, rows_affected: [1] });
+    deepEqual((await drain(await c.query({ sql: "SELECT id FROM w ORDER BY id" }))).rows, [[1], [
+      2,
+    ]]);
+  });
+});
+
+Deno.test("[duckdb] test() and introspection; a missing file is refused, not created", async () => {
+  await withFile(async (c, path) => {
+    const outcome = await c.test();
+    equal(outcome.connected, true);
+    ok(/^v\d/.test(outcome.server_version ?? ""), outcome.server_version ?? "");
+    deepEqual(await c.schemas({ include: [], cap: 2000 }), { items: ["main"], truncated: false });
+    deepEqual(await c.tables({ include: [], cap: 2000 }), {
+      items: [
+        { schema: "main", name: "t", type: "table", remarks: "all types" },
+        { schema: "main", name: "v", type: "view" },
+      ],
+      truncated: false,
+    });
+    equal((await c.tables({ include: [], cap: 1 })).truncated, true);
+    deepEqual(await c.tables({ schema: "nope", include: [], cap: 10 }), {
+      items: [],
+      truncated: false,
+    });
+    const cols = Object.fromEntries((await c.columns("t")).map((col) => [col.name, col]));
+    deepEqual(cols.d, {
+      name: "d",
+      type: "decimal",
+      source_type: "DECIMAL(12,3)",
+      nullable: true,
+      precision: 12,
+      scale: 3,
+      warnings: [],
+    });
+    equal(cols.s.remarks, "a label");
+    equal(cols.iv.warnings.length, 1);
+    deepEqual((await c.columns("v")).map((col) => [col.name, col.type]), [["i", "integer"]]);
+    const missing = await c.columns("T").catch((e) => e);
+    ok(missing instanceof AppError);
+    deepEqual(missing.details, { table: "T", schema: "main", hint: "t" });
+    equal(await c.currentSchema(), "main");
+
+    const gone = openConnector(connectorConfig("DUCKDB", `jdbc:duckdb:${path}.missing`));
+    deepEqual([(await gone.test()).error_class], ["config"]);
+    await rejects(Deno.stat(`${path}.missing`));
+    await gone.close();
+  });
+});
+
+Deno.test("[duckdb] an in-memory database lives as long as its connector", async () => {
+  const c = openConnector(
+    connectorConfig("DUCKDB", "jdbc:duckdb:", { hikari: { maximumPoolSize: 2 } }),
+  );
+  try {
+    await c.write([{ sql: "CREATE TABLE x AS SELECT 1 AS one" }]);
+    deepEqual((await drain(await c.query({ sql: "SELECT one FROM x" }))).rows, [[1]]);
+  } finally {
+    await c.close();
+  }
+});

@@ -1,0 +1,406 @@
+/**
+ * MYSQL (MySQL and MariaDB) through `mysql2`. Statements run as server-side prepared statements
+ * (`execute`), so values travel apart from the SQL text; rows stream with the socket paused while
+ * the consumer is behind. A cancel is `KILL QUERY` sent from a second connection, which stops the
+ * statement on the server and leaves the pooled connection usable.
+ */
+import mysql from "mysql2";
+import type { Logger } from "../../lib/log.ts";
+import {
+  bindValue,
+  capped,
+  classifyError,
+  DEFAULT_BATCH_ROWS,
+  lossyWarning,
+  probe,
+  rowStream,
+  tableNotFound,
+} from "./common.ts";
+import type { Credential } from "./definition.ts";
+import type { DriverOptions } from "./jdbc_url.ts";
+import { type Conn, mysqlOptions, type MysqlTarget, plain, run } from "./mysql_driver.ts";
+import { dataType, fieldType, mysqlConverter, type MysqlField } from "./mysql_types.ts";
+import { translatePlaceholders } from "./placeholders.ts";
+import { Pool, type PoolDriver } from "./pool.ts";
+import type { PoolSettings } from "./pool_settings.ts";
+import {
+  type ColumnInfo,
+  type Connector,
+  type Listing,
+  type QueryOptions,
+  type RowStream,
+  type Statement,
+  type TableInfo,
+  type TestOutcome,
+  type WireValue,
+  WriteError,
+  type WriteOutcome,
+} from "./types.ts";
+
+const SYSTEM_SCHEMAS = ["mysql", "sys", "performance_schema", "information_schema"];
+
+export class MysqlConnector implements Connector {
+  readonly dialect = "MYSQL" as const;
+  readonly #pool: Pool<Conn>;
+  readonly #driver: PoolDriver<Conn>;
+  readonly #options: mysql.ConnectionOptions;
+
+  constructor(
+    name: string,
+    target: MysqlTarget,
+    credential: Credential,
+    options: DriverOptions,
+    settings: PoolSettings,
+    logger?: Logger,
+  ) {
+    const connOptions = mysqlOptions(target, credential, options, settings);
+    this.#options = connOptions;
+    this.#driver = {
+      connect: (signal) =>
+        new Promise<Conn>((resolve, reject) => {
+          const conn = mysql.createConnection(connOptions);
+          const abort = () => {
+            conn.destroy();
+            reject(new Error("connect aborted at connectionTimeout"));
+          };
+          signal.addEventListener("abort", abort, { once: true });
+          conn.connect((error) => {
+            signal.removeEventListener("abort", abort);
+            if (error) {
+              conn.destroy();
+              reject(error);
+            } else {
+              // A connection error after connect would otherwise be an uncaught exception.
+              conn.on("error", () => {});
+              plain(conn, "SET time_zone = '+00:00'").then(() => resolve(conn), reject);
+            }
+          });
+        }),
+      validate: async (conn, timeoutMs) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        try {
+          return await Promise.race([
+            plain(conn, "SELECT 1").then(() => true, () => false),
+            new Promise<boolean>((
+              resolve,
+            ) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+          ]);
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      close: async (conn) => {
+        await this.#kill(conn).catch(() => {});
+        conn.destroy();
+      },
+    };
+    this.#pool = new Pool({
+      name,
+      settings,
+      driver: this.#driver,
+      logger,
+      classify: classifyError,
+    });
+  }
+
+  get pool(): Pool<Conn> {
+    return this.#pool;
+  }
+
+  /** Stops whatever `conn` is running, from a second connection (MySQL has no in-band cancel). */
+  async #kill(conn: Conn): Promise<void> {
+    const killer = mysql.createConnection({ ...this.#options, connectTimeout: 5000 });
+    killer.on("error", () => {});
+    try {
+      await new Promise<void>((resolve, reject) =>
+        killer.connect((e) => (e ? reject(e) : resolve()))
+      );
+      await plain(killer, `KILL QUERY ${Number(conn.threadId)}`);
+    } finally {
+      killer.destroy();
+    }
+  }
+
+  async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
+    const { sql, values } = translatePlaceholders(statement.sql, statement.params, "mysql");
+    const signal = options.signal;
+    const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
+    const lease = await this.#pool.acquire(signal);
+    const conn = lease.conn;
+    const queue: unknown[][] = [];
+    let ended = false;
+    let failure: unknown;
+    let paused = false;
+    let discarding = false;
+    let rowsSeen = 0;
+    let wake: (() => void) | undefined;
+    let fields: MysqlField[] | undefined;
+    const notify = () => {
+      wake?.();
+      wake = undefined;
+    };
+    const cmd = conn.execute({ sql, values: values.map(bindValue), rowsAsArray: true });
+    cmd.on("fields", (f: MysqlField[]) => {
+      fields = f;
+      notify();
+    });
+    cmd.on("result", (row: unknown) => {
+      if (discarding) return;
+      rowsSeen++;
+      queue.push(row as unknown[]);
+      if (queue.length >= batchRows * 2 && !paused) {
+        paused = true;
+        conn.pause();
+      }
+      if (queue.length >= batchRows) notify();
+    });
+    cmd.on("error", (error: unknown) => {
+      failure = error;
+      ended = true;
+      notify();
+    });
+    cmd.on("end", () => {
+      ended = true;
+      notify();
+    });
+    let killing: Promise<void> | undefined;
+    const onAbort = () => {
+      killing = this.#kill(conn).catch(() => {});
+      notify();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const waitFor = (ready: () => boolean) =>
+      new Promise<void>((resolve) => {
+        if (ready()) resolve();
+        else wake = resolve;
+      });
+
+    const resumeIfBehind = () => {
+      if (paused && queue.length < batchRows) {
+        paused = false;
+        conn.resume();
+      }
+    };
+    const next = async (): Promise<unknown[][] | undefined> => {
+      resumeIfBehind();
+      await waitFor(() => queue.length >= batchRows || ended || signal?.aborted === true);
+      if (signal?.aborted) throw signal.reason;
+      if (queue.length === 0) {
+        if (failure !== undefined) throw failure;
+        return undefined;
+      }
+      const batch = queue.splice(0, batchRows);
+      resumeIfBehind();
+      return batch;
+    };
+    let finished = false;
+    const finish = async (error?: unknown) => {
+      if (finished) return;
+      finished = true;
+      signal?.removeEventListener("abort", onAbort);
+      let broken = false;
+      if (!ended) {
+        // Broken off early: stop the statement on the server. A statement still computing (no
+        // row yet, like a long SLEEP) ends at once and the connection is reused. One that was
+        // sending rows leaves them in flight, and MariaDB keeps sending what it produced:
+        // reading them off could take longer than opening a new connection, so it is closed.
+        // The socket stays paused meanwhile: parsing rows nobody wants would starve the event
+        // loop, the kill included.
+        discarding = true;
+        queue.length = 0;
+        if (rowsSeen > 0) conn.pause();
+        killing ??= this.#kill(conn).catch(() => {});
+        broken = rowsSeen > 0 ||
+          !(await waitUntil(() => ended, this.#pool.settings.validationTimeout));
+      }
+      await killing;
+      if (!broken && (error !== undefined || killing !== undefined)) {
+        broken = !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
+      }
+      lease.release({ broken });
+    };
+    const waitUntil = async (ready: () => boolean, ms: number) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+      await Promise.race([waitFor(ready), timeout]);
+      clearTimeout(timer);
+      return ready();
+    };
+    try {
+      await waitFor(() => fields !== undefined || ended || signal?.aborted === true);
+      if (signal?.aborted) throw signal.reason;
+      if (failure !== undefined) throw failure;
+    } catch (error) {
+      await finish(error);
+      throw error;
+    }
+    const types = (fields ?? []).map(fieldType);
+    const converters = types.map((t) => mysqlConverter(t.type));
+    const convert = (rows: unknown[][]): WireValue[][] =>
+      rows.map((row) => row.map((v, i) => converters[i](v)));
+    const schema = (fields ?? []).map((f, i) => ({
+      name: f.name,
+      type: types[i].type,
+      source_type: types[i].source,
+    }));
+    return rowStream(schema, {
+      next: async () => {
+        const rows = await next();
+        return rows && convert(rows);
+      },
+      finish,
+    }, options);
+  }
+
+  async write(
+    statements: Statement[],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<WriteOutcome> {
+    const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "mysql"));
+    const lease = await this.#pool.acquire(options.signal);
+    const conn = lease.conn;
+    const rows_affected: (number | null)[] = [];
+    const onAbort = () => void this.#kill(conn).catch(() => {});
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      await plain(conn, "START TRANSACTION");
+      for (const { sql, values } of prepared) {
+        options.signal?.throwIfAborted();
+        const result = await run(conn, sql, values) as unknown as { affectedRows?: number };
+        rows_affected.push(typeof result?.affectedRows === "number" ? result.affectedRows : null);
+      }
+      options.signal?.throwIfAborted();
+      await plain(conn, "COMMIT");
+      lease.release();
+      return { committed: true, rolled_back: false, rows_affected };
+    } catch (error) {
+      const rolledBack = await plain(conn, "ROLLBACK").then(() => true, () => false);
+      lease.release({ broken: !rolledBack });
+      throw new WriteError(
+        rolledBack
+          ? { committed: false, rolled_back: true, rows_affected }
+          : { rolled_back: false, rows_affected },
+        options.signal?.aborted ? options.signal.reason : error,
+      );
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  test(): Promise<TestOutcome> {
+    return probe(async () => {
+      const controller = new AbortController();
+      const timeout = this.#pool.settings.connectionTimeout;
+      const timer = setTimeout(() => controller.abort(), timeout);
+      let conn: Conn | undefined;
+      try {
+        conn = await Promise.race([
+          this.#driver.connect(controller.signal),
+          new Promise<never>((_, reject) =>
+            controller.signal.addEventListener(
+              "abort",
+              () => reject(new Error(`connect timed out after ${timeout} ms`)),
+            )
+          ),
+        ]);
+        const [[version]] = await run(conn, "SELECT VERSION()") as string[][];
+        return version;
+      } finally {
+        clearTimeout(timer);
+        conn?.destroy();
+      }
+    });
+  }
+
+  #rows(sql: string, params: Record<string, unknown>): Promise<unknown[][]> {
+    const t = translatePlaceholders(sql, params, "mysql");
+    return this.#pool.use(async (conn) => await run(conn, t.sql, t.values) as unknown[][]);
+  }
+
+  async schemas(options: { include: string[]; cap: number }): Promise<Listing<string>> {
+    const rows = await this.#rows(
+      `SELECT SCHEMA_NAME FROM information_schema.SCHEMATA
+        WHERE SCHEMA_NAME NOT IN (:system) OR LOWER(SCHEMA_NAME) IN (:include)
+        ORDER BY SCHEMA_NAME LIMIT ${options.cap + 1}`,
+      { system: SYSTEM_SCHEMAS, include: options.include },
+    );
+    return capped(rows.map((r) => String(r[0])), options.cap);
+  }
+
+  async tables(
+    options: { schema?: string; include: string[]; cap: number },
+  ): Promise<Listing<TableInfo>> {
+    const filter = options.schema !== undefined
+      ? "BINARY TABLE_SCHEMA = :schema"
+      : "(TABLE_SCHEMA NOT IN (:system) OR LOWER(TABLE_SCHEMA) IN (:include))";
+    const rows = await this.#rows(
+      `SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, TABLE_COMMENT FROM information_schema.TABLES
+        WHERE ${filter} ORDER BY TABLE_SCHEMA, TABLE_NAME LIMIT ${options.cap + 1}`,
+      { schema: options.schema, system: SYSTEM_SCHEMAS, include: options.include },
+    );
+    return capped(
+      rows.map(([schema, name, kind, comment]) => {
+        const view = String(kind).includes("VIEW");
+        return {
+          schema: String(schema),
+          name: String(name),
+          type: view ? "view" as const : "table" as const,
+          ...(comment && !view ? { remarks: String(comment) } : {}),
+        };
+      }),
+      options.cap,
+    );
+  }
+
+  async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
+    const resolved = schema ?? (await this.currentSchema());
+    const rows = await this.#rows(
+      `SELECT c.COLUMN_NAME, c.DATA_TYPE, c.COLUMN_TYPE, c.IS_NULLABLE, c.NUMERIC_PRECISION,
+              c.NUMERIC_SCALE, c.COLUMN_COMMENT,
+              EXISTS (SELECT 1 FROM information_schema.CHECK_CONSTRAINTS k
+                       WHERE k.CONSTRAINT_SCHEMA = c.TABLE_SCHEMA AND k.TABLE_NAME = c.TABLE_NAME
+                         AND k.CHECK_CLAUSE LIKE CONCAT('json\\_valid(\`', c.COLUMN_NAME, '\`)')) AS is_json
+         FROM information_schema.COLUMNS c
+        WHERE BINARY c.TABLE_SCHEMA = :schema AND BINARY c.TABLE_NAME = :table
+        ORDER BY c.ORDINAL_POSITION`,
+      { schema: resolved, table },
+    );
+    if (rows.length === 0) {
+      const names = await this.#rows(
+        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE BINARY TABLE_SCHEMA = :schema",
+        { schema: resolved },
+      );
+      const exists = names.some(([n]) => n === table);
+      if (!exists) throw tableNotFound(table, resolved, names.map(([n]) => String(n)));
+      return [];
+    }
+    return rows.map(
+      ([name, dataTypeName, columnType, nullable, precision, scale, comment, isJson]) => {
+        // MariaDB's JSON is LONGTEXT with a json_valid() check it adds itself.
+        const { type, lossy } = Number(isJson) === 1
+          ? { type: "json" as const, lossy: false }
+          : dataType(String(dataTypeName), String(columnType));
+        return {
+          name: String(name),
+          type,
+          source_type: Number(isJson) === 1 ? "json" : String(columnType),
+          nullable: nullable === "YES",
+          ...(type === "decimal" && precision !== null
+            ? { precision: Number(precision), scale: Number(scale ?? 0) }
+            : {}),
+          warnings: lossy ? [lossyWarning(String(columnType))] : [],
+          ...(comment ? { remarks: String(comment) } : {}),
+        };
+      },
+    );
+  }
+
+  async currentSchema(): Promise<string | null> {
+    const [[name]] = await this.#rows("SELECT DATABASE()", {});
+    return name === null ? null : String(name);
+  }
+
+  close(deadline?: Date): Promise<void> {
+    return this.#pool.close(deadline);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The mysql2 side of the MYSQL connector: connection options from a parsed `jdbc_url` (local
+ * file loading and multi-statements off, whatever the server offers) and callback-to-promise
+ * helpers.
+ */
+import mysql from "mysql2";
+import { bindValue } from "./common.ts";
+import type { Credential } from "./definition.ts";
+import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
+import type { PoolSettings } from "./pool_settings.ts";
+
+export type MysqlTarget = Extract<JdbcTarget, { dialect: "MYSQL" }>;
+export type Conn = mysql.Connection;
+
+export function mysqlOptions(
+  target: MysqlTarget,
+  credential: Credential,
+  options: DriverOptions,
+  settings: PoolSettings,
+): mysql.ConnectionOptions {
+  const sslMode = options.sslMode ??
+    (options.ssl === "true" || options.useSSL === "true" ? "REQUIRED" : "DISABLED");
+  return {
+    host: target.host,
+    port: target.port,
+    database: target.database ?? undefined,
+    user: credential.username ?? "root",
+    password: credential.kind === "none" ? undefined : credential.secret ?? undefined,
+    connectTimeout: Math.min(
+      settings.connectionTimeout,
+      Number(options.connectTimeout ?? Infinity),
+    ),
+    ssl: sslMode === "DISABLED" || sslMode === "PREFERRED"
+      ? undefined
+      : { rejectUnauthorized: sslMode === "VERIFY_CA" || sslMode === "VERIFY_IDENTITY" },
+    charset: "utf8mb4",
+    timezone: "Z",
+    dateStrings: true,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    decimalNumbers: false,
+    rowsAsArray: true,
+    multipleStatements: false,
+    flags: ["-LOCAL_FILES", "-MULTI_STATEMENTS"],
+    // Never read client files, whatever the server asks for.
+    infileStreamFactory: () => {
+      throw new Error("LOAD DATA LOCAL is disabled");
+    },
+    ...({ jsonStrings: true } as object),
+  };
+}
+
+export function run(conn: Conn, sql: string, values: unknown[] = []): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    conn.execute({ sql, values: values.map(bindValue), rowsAsArray: true }, (error, rows) => {
+      if (error) reject(error);
+      else resolve(rows as unknown[]);
+    });
+  });
+}
+
+export function plain(conn: Conn, sql: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    conn.query(sql, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+}

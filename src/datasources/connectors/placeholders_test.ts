@@ -1,0 +1,137 @@
+import { deepEqual, equal, throws } from "node:assert/strict";
+import { AppError } from "../../errors/mod.ts";
+import { type SqlFlavor, translatePlaceholders } from "./placeholders.ts";
+
+const t = translatePlaceholders;
+
+Deno.test("translatePlaceholders() numbers markers per dialect and reuses a repeated name", () => {
+  const sql = "SELECT * FROM t WHERE a = :a AND b = :b OR a2 = :a";
+  const params = { a: 1, b: "x" };
+  deepEqual(t(sql, params, "postgres"), {
+    sql: "SELECT * FROM t WHERE a = $1 AND b = $2 OR a2 = $1",
+    values: [1, "x"],
+    names: ["a", "b"],
+  });
+  deepEqual(t(sql, params, "duckdb").sql, "SELECT * FROM t WHERE a = $1 AND b = $2 OR a2 = $1");
+  deepEqual(t(sql, params, "sqlite"), {
+    sql: "SELECT * FROM t WHERE a = ?1 AND b = ?2 OR a2 = ?1",
+    values: [1, "x"],
+    names: ["a", "b"],
+  });
+  // Bare `?` has no number, so a repeated name repeats its value.
+  deepEqual(t(sql, params, "mysql"), {
+    sql: "SELECT * FROM t WHERE a = ? AND b = ? OR a2 = ?",
+    values: [1, "x", 1],
+    names: ["a", "b"],
+  });
+});
+
+Deno.test("translatePlaceholders() leaves casts, strings, identifiers and comments alone", () => {
+  const cases: [SqlFlavor, string, string][] = [
+    ["postgres", "SELECT :a::int, x::text", "SELECT $1::int, x::text"],
+    ["postgres", "SELECT ':a', 'it''s :a', :a", "SELECT ':a', 'it''s :a', $1"],
+    ["postgres", `SELECT "col:a", ":a""x", :a`, `SELECT "col:a", ":a""x", $1`],
+    ["postgres", "SELECT E'it\\'s :a', :a", "SELECT E'it\\'s :a', $1"],
+    // Without E, a backslash is an ordinary character and the quote ends the string.
+    ["postgres", "SELECT '\\', :a", "SELECT '\\', $1"],
+    ["postgres", "SELECT $$ :a $$, $fn$ :a $x$ $fn$, :a", "SELECT $$ :a $$, $fn$ :a $x$ $fn$, $1"],
+    ["postgres", "SELECT 1 -- :a\n, :a", "SELECT 1 -- :a\n, $1"],
+    [
+      "postgres",
+      "SELECT /* :a /* nested :a */ still :a */ :a",
+      "SELECT /* :a /* nested :a */ still :a */ $1",
+    ],
+    ["postgres", "SELECT a$b, :a", "SELECT a$b, $1"],
+    ["postgres", "SELECT data ? 'k', :a", "SELECT data ? 'k', $1"],
+    ["mysql", "SELECT `:a`, ':a\\' :a', \":a\", :a", "SELECT `:a`, ':a\\' :a', \":a\", ?"],
+    ["mysql", "SELECT 1 # :a\n, :a", "SELECT 1 # :a\n, ?"],
+    ["mysql", "SELECT /* :a /* x */ :a", "SELECT /* :a /* x */ ?"],
+    ["sqlite", 'SELECT [:a], `:a`, ":a", :a', 'SELECT [:a], `:a`, ":a", ?1'],
+    ["duckdb", "SELECT :a::INTEGER, $$ :a $$", "SELECT $1::INTEGER, $$ :a $$"],
+    // A colon inside a word or before a non-identifier is not a placeholder.
+    ["postgres", "SELECT arr[1:2], x:=1, :a", "SELECT arr[1:2], x:=1, $1"],
+  ];
+  for (const [flavor, sql, expected] of cases) {
+    equal(t(sql, { a: 1 }, flavor).sql, expected, `${flavor}: ${sql}`);
+  }
+});
+
+Deno.test("translatePlaceholders() expands a list and turns an empty list into NULL", () => {
+  deepEqual(t("x IN (:ids) OR y IN (:ids)", { ids: [1, 2, 3] }, "postgres"), {
+    sql: "x IN ($1, $2, $3) OR y IN ($1, $2, $3)",
+    values: [1, 2, 3],
+    names: ["ids"],
+  });
+  deepEqual(t("x IN (:ids) AND z = :z", { ids: ["a", "b"], z: 0 }, "mysql").values, ["a", "b", 0]);
+  equal(t("x IN (:ids)", { ids: [] }, "sqlite").sql, "x IN (NULL)");
+});
+
+Deno.test("translatePlaceholders() requires every placeholder's value, naming the first missing", () => {
+  const error = (() => {
+    try {
+      t("SELECT :a, :missing", { a: 1 }, "postgres");
+    } catch (e) {
+      return e;
+    }
+  })();
+  equal(error instanceof AppError && error.code, "pipeline.execution.parameter_required");
+  deepEqual((error as AppError).details, { parameter: "missing" });
+  // undefined counts as absent; null is a value.
+  throws(() => t(":a", { a: undefined }, "mysql"), /A value for a is required/);
+  deepEqual(t(":a", { a: null }, "mysql").values, [null]);
+  // An inherited property is not a parameter.
+  throws(() => t(":toString", {}, "postgres"), /toString is required/);
+});
+
+Deno.test("translatePlaceholders() refuses bind markers written into the text", () => {
+  for (
+    const [flavor, sql] of [
+      ["postgres", "SELECT $1"],
+      ["duckdb", "SELECT $1"],
+      ["mysql", "SELECT ?"],
+      ["sqlite", "SELECT ?"],
+      ["duckdb", "SELECT ?"],
+    ] as [SqlFlavor, string][]
+  ) {
+    throws(() => t(sql, {}, flavor), (e: unknown) => {
+      equal((e as AppError).code, "pipeline.execution.invalid_parameter_type");
+      return true;
+    }, `${flavor}: ${sql}`);
+  }
+  // Inside quotes they are plain text.
+  equal(t("SELECT '?', '$1'", {}, "mysql").sql, "SELECT '?', '$1'");
+});
+
+Deno.test("translatePlaceholders() never lets a value change the SQL text", () => {
+  const hostile = [
+    "'; DROP TABLE users; --",
+    "\\'; DROP TABLE users; --",
+    "$$; DROP TABLE users; $$",
+    "*/ DROP TABLE users; /*",
+    ":other",
+    "?",
+    "$1",
+    "`x`",
+    '" OR 1=1 --',
+    "\u0000",
+  ];
+  for (const flavor of ["postgres", "mysql", "sqlite", "duckdb"] as SqlFlavor[]) {
+    const plain = t("SELECT * FROM t WHERE a = :a AND b IN (:b)", { a: 0, b: [0, 0] }, flavor);
+    for (const value of hostile) {
+      const result = t(
+        "SELECT * FROM t WHERE a = :a AND b IN (:b)",
+        { a: value, b: [value, value], other: "x" },
+        flavor,
+      );
+      equal(result.sql, plain.sql, `${flavor}: ${value}`);
+      for (const v of result.values) equal(v, value);
+    }
+  }
+});
+
+Deno.test("translatePlaceholders() keeps unterminated quotes and comments as text", () => {
+  equal(t("SELECT ':a", { a: 1 }, "postgres").sql, "SELECT ':a");
+  equal(t("SELECT /* :a", { a: 1 }, "mysql").sql, "SELECT /* :a");
+  equal(t("SELECT $x$ :a", { a: 1 }, "postgres").sql, "SELECT $x$ :a");
+  deepEqual(t("SELECT 1", undefined, "sqlite"), { sql: "SELECT 1", values: [], names: [] });
+});

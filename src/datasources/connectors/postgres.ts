@@ -1,0 +1,317 @@
+/**
+ * POSTGRES through the `postgres` package. Each pooled connection is a single-connection
+ * postgres.js handle, so the pool of `pool.ts` (not the driver's) decides about size, lifetime and
+ * validation, and a statement can be cancelled on the server by the driver's cancel request.
+ */
+import postgres from "postgres";
+import type { Logger } from "../../lib/log.ts";
+import {
+  bindValue,
+  capped,
+  classifyError,
+  DEFAULT_BATCH_ROWS,
+  lossyWarning,
+  probe,
+  rowStream,
+  tableNotFound,
+} from "./common.ts";
+import type { Credential } from "./definition.ts";
+import type { DriverOptions } from "./jdbc_url.ts";
+import { Pool, type PoolDriver } from "./pool.ts";
+import type { PoolSettings } from "./pool_settings.ts";
+import { numericTypmod, pgType } from "./postgres_types.ts";
+import { type PgConn, type PgTarget, postgresDriver, postgresOptions } from "./postgres_driver.ts";
+import { translatePlaceholders } from "./placeholders.ts";
+import {
+  type ColumnInfo,
+  type Connector,
+  type Listing,
+  type QueryOptions,
+  type RowStream,
+  type Statement,
+  type TableInfo,
+  type TestOutcome,
+  WriteError,
+  type WriteOutcome,
+} from "./types.ts";
+
+/** Schemas PostgreSQL owns: `pg_*` (catalog, toast, temp) and the information schema. */
+const SYSTEM_SCHEMA_SQL = `(n.nspname LIKE 'pg\\_%' OR n.nspname = 'information_schema')`;
+
+export class PostgresConnector implements Connector {
+  readonly dialect = "POSTGRES" as const;
+  readonly #pool: Pool<PgConn>;
+  readonly #driver: PoolDriver<PgConn>;
+
+  constructor(
+    name: string,
+    target: PgTarget,
+    credential: Credential,
+    options: DriverOptions,
+    settings: PoolSettings,
+    logger?: Logger,
+  ) {
+    const driverOptions = postgresOptions(target, credential, options, settings);
+    this.#driver = postgresDriver(driverOptions);
+    this.#pool = new Pool({
+      name,
+      settings,
+      driver: this.#driver,
+      logger,
+      classify: classifyError,
+    });
+  }
+
+  get pool(): Pool<PgConn> {
+    return this.#pool;
+  }
+
+  async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
+    const { sql, values } = translatePlaceholders(statement.sql, statement.params, "postgres");
+    const signal = options.signal;
+    const lease = await this.#pool.acquire(signal);
+    const conn = lease.conn;
+    const q = conn.sql.unsafe(sql, values.map(bindValue) as postgres.ParameterOrJSON<never>[])
+      .values();
+    const iterator = q.cursor(options.batchRows ?? DEFAULT_BATCH_ROWS)[Symbol.asyncIterator]();
+    let cancelling: Promise<unknown> | undefined;
+    const onAbort = () => {
+      cancelling = Promise.resolve(q.cancel()).catch(() => {});
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    conn.running = q;
+    let done = false;
+    let driverFailed = false;
+    let finished = false;
+    const finish = async (error?: unknown) => {
+      if (finished) return;
+      finished = true;
+      signal?.removeEventListener("abort", onAbort);
+      conn.running = undefined;
+      // Broken off early (or aborted between batches): close the portal so the connection is
+      // free again. A statement that failed in the driver has no portal left to close.
+      if (!done && !driverFailed) await iterator.return?.();
+      await cancelling;
+      // After a failure or a cancel the connection proves itself before anyone reuses it.
+      const broken = (error !== undefined || cancelling !== undefined) &&
+        !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
+      lease.release({ broken });
+    };
+    const next = async () => {
+      const r = await iterator.next().catch((error) => {
+        driverFailed = true;
+        throw error;
+      });
+      if (r.done) {
+        done = true;
+        return undefined;
+      }
+      return r.value as unknown as (string | number | boolean | null)[][];
+    };
+    let first;
+    try {
+      signal?.throwIfAborted();
+      first = await next();
+    } catch (error) {
+      await finish(error);
+      throw signal?.aborted ? signal.reason : error;
+    }
+    const columns = (q as unknown as { statement?: { columns?: { name: string; type: number }[] } })
+      .statement?.columns ?? [];
+    const schema = columns.map((c) => {
+      const t = pgType(c.type);
+      return { name: c.name, type: t.wire, source_type: t.name };
+    });
+    return rowStream(schema, {
+      first: first ?? [],
+      next: () => done ? Promise.resolve(undefined) : next(),
+      finish,
+    }, options);
+  }
+
+  async write(
+    statements: Statement[],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<WriteOutcome> {
+    const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "postgres"));
+    const lease = await this.#pool.acquire(options.signal);
+    const { sql } = lease.conn;
+    const rows_affected: (number | null)[] = [];
+    let current: { cancel(): unknown } | undefined;
+    const onAbort = () => void Promise.resolve(current?.cancel()).catch(() => {});
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      await sql.unsafe("BEGIN");
+      for (const { sql: text, values } of prepared) {
+        options.signal?.throwIfAborted();
+        const q = sql.unsafe(text, values.map(bindValue) as postgres.ParameterOrJSON<never>[]);
+        current = lease.conn.running = q;
+        const result = await q;
+        rows_affected.push(result.count ?? null);
+      }
+      current = lease.conn.running = undefined;
+      options.signal?.throwIfAborted();
+      await sql.unsafe("COMMIT");
+      lease.release();
+      return { committed: true, rolled_back: false, rows_affected };
+    } catch (error) {
+      current = lease.conn.running = undefined;
+      const rolledBack = await sql.unsafe("ROLLBACK").then(() => true, () => false);
+      lease.release({ broken: !rolledBack });
+      const cause = options.signal?.aborted ? options.signal.reason : error;
+      throw new WriteError(
+        rolledBack ? { committed: false, rolled_back: true, rows_affected } : {
+          rolled_back: false,
+          rows_affected,
+        },
+        cause,
+      );
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  test(): Promise<TestOutcome> {
+    return probe(async () => {
+      const conn = await this.#connectOnce();
+      try {
+        const [row] = await conn.sql.unsafe("SELECT current_setting('server_version') AS v");
+        return String(row.v);
+      } finally {
+        await conn.sql.end({ timeout: 0 });
+      }
+    });
+  }
+
+  /** A connection outside the pool, bounded by connectionTimeout (for `test()`). */
+  async #connectOnce(): Promise<PgConn> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.#pool.settings.connectionTimeout);
+    try {
+      return await Promise.race([
+        this.#driver.connect(controller.signal),
+        new Promise<never>((_, reject) =>
+          controller.signal.addEventListener(
+            "abort",
+            () =>
+              reject(
+                new Error(`connect timed out after ${this.#pool.settings.connectionTimeout} ms`),
+              ),
+          )
+        ),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #rows<T>(text: string, params: unknown[] = []): Promise<T[]> {
+    return this.#pool.use(async (conn) => {
+      const result = await conn.sql.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
+      return [...result] as T[];
+    });
+  }
+
+  async schemas(options: { include: string[]; cap: number }): Promise<Listing<string>> {
+    const rows = await this.#rows<{ nspname: string }>(
+      `SELECT n.nspname FROM pg_namespace n
+        WHERE NOT ${SYSTEM_SCHEMA_SQL} OR lower(n.nspname) IN (SELECT json_array_elements_text($1::json))
+        ORDER BY n.nspname LIMIT $2`,
+      [JSON.stringify(options.include), options.cap + 1],
+    );
+    return capped(rows.map((r) => r.nspname), options.cap);
+  }
+
+  async tables(
+    options: { schema?: string; include: string[]; cap: number },
+  ): Promise<Listing<TableInfo>> {
+    const rows = await this.#rows<
+      { schema: string; name: string; kind: string; remarks: string | null }
+    >(
+      `SELECT n.nspname AS schema, c.relname AS name, c.relkind AS kind,
+              obj_description(c.oid, 'pg_class') AS remarks
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.relkind IN ('r', 'p', 'f', 'v', 'm')
+          AND CASE WHEN $1::text IS NULL
+                THEN NOT ${SYSTEM_SCHEMA_SQL}
+                  OR lower(n.nspname) IN (SELECT json_array_elements_text($2::json))
+                ELSE n.nspname = $1::text END
+        ORDER BY n.nspname, c.relname LIMIT $3`,
+      [options.schema ?? null, JSON.stringify(options.include), options.cap + 1],
+    );
+    return capped(
+      rows.map((r) => ({
+        schema: r.schema,
+        name: r.name,
+        type: r.kind === "v" || r.kind === "m" ? "view" as const : "table" as const,
+        ...(r.remarks ? { remarks: r.remarks } : {}),
+      })),
+      options.cap,
+    );
+  }
+
+  async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
+    const resolved = schema ?? (await this.currentSchema());
+    const rows = await this.#rows<{
+      name: string | null;
+      type_oid: number;
+      category: string;
+      typtype: string;
+      source_type: string;
+      typmod: number;
+      notnull: boolean;
+      remarks: string | null;
+    }>(
+      `SELECT a.attname AS name, COALESCE(NULLIF(t.typbasetype, 0), t.oid)::int AS type_oid,
+              t.typcategory AS category, t.typtype AS typtype,
+              format_type(a.atttypid, a.atttypmod) AS source_type,
+              CASE WHEN t.typbasetype <> 0 THEN t.typtypmod ELSE a.atttypmod END AS typmod,
+              a.attnotnull OR t.typnotnull AS notnull,
+              col_description(c.oid, a.attnum) AS remarks
+         FROM pg_class c
+         JOIN pg_namespace n ON n.oid = c.relnamespace
+         LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+         LEFT JOIN pg_type t ON t.oid = a.atttypid
+        WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'f', 'v', 'm')
+        ORDER BY a.attnum`,
+      [resolved, table],
+    );
+    if (rows.length === 0) {
+      const names = await this.#rows<{ relname: string }>(
+        `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'f', 'v', 'm')`,
+        [resolved],
+      );
+      throw tableNotFound(table, resolved, names.map((r) => r.relname));
+    }
+    return rows.filter((r) => r.name !== null).map((r) => {
+      const known = pgType(r.type_oid);
+      // Arrays, enums, ranges and composites have no OID of their own in the map.
+      const wire = r.category === "A" || r.typtype !== "b" && r.typtype !== "d"
+        ? "string" as const
+        : known.wire;
+      // An enum reads as its label, which loses nothing.
+      const lossy = wire === "string" &&
+        (r.category === "A" || ["c", "r", "m"].includes(r.typtype) ||
+          (["b", "d"].includes(r.typtype) && known.lossy === true));
+      return {
+        name: r.name!,
+        type: wire,
+        source_type: r.source_type,
+        nullable: !r.notnull,
+        ...(wire === "decimal" ? numericTypmod(r.typmod) : {}),
+        warnings: lossy ? [lossyWarning(r.source_type)] : [],
+        ...(r.remarks ? { remarks: r.remarks } : {}),
+      };
+    });
+  }
+
+  async currentSchema(): Promise<string | null> {
+    const [row] = await this.#rows<{ s: string | null }>("SELECT current_schema() AS s");
+    return row?.s ?? null;
+  }
+
+  close(deadline?: Date): Promise<void> {
+    return this.#pool.close(deadline);
+  }
+}

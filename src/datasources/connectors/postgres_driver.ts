@@ -1,0 +1,100 @@
+/**
+ * The postgres.js side of the POSTGRES connector: driver options from a parsed `jdbc_url`, and
+ * the pool driver that opens, checks and closes single-connection handles.
+ */
+import postgres from "postgres";
+import type { Credential } from "./definition.ts";
+import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
+import type { PoolDriver } from "./pool.ts";
+import type { PoolSettings } from "./pool_settings.ts";
+import { PG_DRIVER_TYPES } from "./postgres_types.ts";
+
+export type PgTarget = Extract<JdbcTarget, { dialect: "POSTGRES" }>;
+
+export interface PgConn {
+  sql: postgres.Sql;
+  /** The statement running now, so a closing pool can cancel it on the server. */
+  running?: { cancel(): unknown };
+}
+
+export function postgresOptions(
+  target: PgTarget,
+  credential: Credential,
+  options: DriverOptions,
+  settings: PoolSettings,
+): postgres.Options<Record<string, postgres.PostgresType>> {
+  const sslmode = options.sslmode ?? (options.ssl === "true" ? "require" : "disable");
+  const ssl = sslmode === "disable"
+    ? false
+    : sslmode === "verify-ca" || sslmode === "verify-full"
+    ? "verify-full"
+    : sslmode as "allow" | "prefer" | "require";
+  const connectSeconds = Math.min(
+    settings.connectionTimeout / 1000,
+    options.connectTimeout ? Number(options.connectTimeout) : Infinity,
+  );
+  return {
+    host: target.host,
+    port: target.port,
+    database: target.database,
+    user: credential.username ?? "postgres",
+    pass: credential.kind === "none" ? undefined : credential.secret ?? undefined,
+    ssl,
+    max: 1,
+    idle_timeout: null as unknown as undefined,
+    max_lifetime: null,
+    connect_timeout: connectSeconds,
+    fetch_types: false,
+    prepare: true,
+    onnotice: () => {},
+    types: PG_DRIVER_TYPES as unknown as Record<string, postgres.PostgresType>,
+    connection: {
+      application_name: options.applicationName ?? "pipeline-service",
+      TimeZone: "UTC",
+      DateStyle: "ISO, MDY",
+      ...(options.currentSchema ? { search_path: options.currentSchema } : {}),
+    },
+  };
+}
+
+/** The pool driver: one single-connection postgres.js handle per pooled connection. */
+export function postgresDriver(
+  driverOptions: postgres.Options<Record<string, postgres.PostgresType>>,
+): PoolDriver<PgConn> {
+  return {
+    async connect(signal) {
+      const sql = postgres(driverOptions);
+      const abort = () => void sql.end({ timeout: 0 });
+      signal.addEventListener("abort", abort, { once: true });
+      try {
+        await sql.unsafe("SELECT 1");
+        return { sql };
+      } catch (error) {
+        await sql.end({ timeout: 0 }).catch(() => {});
+        throw error;
+      } finally {
+        signal.removeEventListener("abort", abort);
+      }
+    },
+    async validate(conn, timeoutMs) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const check = conn.sql.unsafe("SELECT 1");
+      const timeout = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => {
+          Promise.resolve(check.cancel()).catch(() => {});
+          resolve(false);
+        }, timeoutMs);
+      });
+      try {
+        return await Promise.race([check.then(() => true, () => false), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close(conn) {
+      // A statement still running when the pool closes is stopped on the server, not orphaned.
+      await Promise.resolve(conn.running?.cancel()).catch(() => {});
+      await conn.sql.end({ timeout: 0 });
+    },
+  };
+}

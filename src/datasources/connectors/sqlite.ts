@@ -1,0 +1,294 @@
+/**
+ * SQLITE through Deno's built-in `node:sqlite`. The driver is synchronous and has no interrupt,
+ * so a statement is stepped in batches and an abort takes effect between batches (one batch is
+ * the longest a cancel waits); the connection stays usable. The file must exist: opening a
+ * mistyped path must not create an empty database.
+ */
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import type { Logger } from "../../lib/log.ts";
+import {
+  bindValue,
+  capped,
+  classifyError,
+  DEFAULT_BATCH_ROWS,
+  lossyWarning,
+  probe,
+  rowStream,
+  tableNotFound,
+} from "./common.ts";
+import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
+import { translatePlaceholders } from "./placeholders.ts";
+import { Pool, type PoolDriver } from "./pool.ts";
+import type { PoolSettings } from "./pool_settings.ts";
+import {
+  declaredPrecision,
+  sqliteConverter,
+  sqliteWireType,
+  storageClassType,
+} from "./sqlite_types.ts";
+import {
+  type ColumnInfo,
+  type ColumnSchema,
+  type Connector,
+  type Listing,
+  type QueryOptions,
+  type RowStream,
+  type Statement,
+  type TableInfo,
+  type TestOutcome,
+  WriteError,
+  type WriteOutcome,
+} from "./types.ts";
+
+type SqliteTarget = Extract<JdbcTarget, { dialect: "SQLITE" }>;
+type Raw = bigint | number | string | Uint8Array | null;
+
+function toInput(values: unknown[]): SQLInputValue[] {
+  return values.map((v) => {
+    const b = bindValue(v);
+    if (typeof b === "boolean") return b ? 1 : 0;
+    return (b ?? null) as SQLInputValue;
+  });
+}
+
+export function sqliteDriver(
+  target: SqliteTarget,
+  options: DriverOptions,
+): PoolDriver<DatabaseSync> {
+  return {
+    async connect() {
+      if (target.path !== ":memory:") await Deno.stat(target.path);
+      const db = new DatabaseSync(target.path, { readOnly: options.readonly === "true" });
+      db.exec(`PRAGMA busy_timeout = ${Number(options.busy_timeout ?? 5000)}`);
+      return db;
+    },
+    validate(db) {
+      try {
+        db.prepare("SELECT 1").get();
+        return Promise.resolve(true);
+      } catch {
+        return Promise.resolve(false);
+      }
+    },
+    close(db) {
+      if (db.isOpen) db.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+export class SqliteConnector implements Connector {
+  readonly dialect = "SQLITE" as const;
+  readonly #pool: Pool<DatabaseSync>;
+  readonly #driver: PoolDriver<DatabaseSync>;
+
+  constructor(
+    name: string,
+    target: SqliteTarget,
+    options: DriverOptions,
+    settings: PoolSettings,
+    logger?: Logger,
+  ) {
+    this.#driver = sqliteDriver(target, options);
+    this.#pool = new Pool({
+      name,
+      settings,
+      driver: this.#driver,
+      logger,
+      classify: classifyError,
+    });
+  }
+
+  get pool(): Pool<DatabaseSync> {
+    return this.#pool;
+  }
+
+  async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
+    const { sql, values } = translatePlaceholders(statement.sql, statement.params, "sqlite");
+    const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
+    const lease = await this.#pool.acquire(options.signal);
+    let iterator: Iterator<unknown>;
+    let stmt: StatementSync;
+    let first: Raw[][];
+    try {
+      options.signal?.throwIfAborted();
+      stmt = lease.conn.prepare(sql);
+      stmt.setReadBigInts(true);
+      stmt.setReturnArrays(true);
+      iterator = stmt.iterate(...toInput(values));
+      first = pull(iterator, batchRows);
+    } catch (error) {
+      lease.release();
+      throw options.signal?.aborted ? options.signal.reason : error;
+    }
+    const schema: ColumnSchema[] = stmt.columns().map((col, i) => {
+      if (col.type) {
+        return { name: col.name, type: sqliteWireType(col.type).type, source_type: col.type };
+      }
+      const sample = first.find((row) => row[i] !== null)?.[i] ?? null;
+      const inferred = storageClassType(sample);
+      return { name: col.name, type: inferred.type, source_type: inferred.source };
+    });
+    const converters = schema.map((c) => sqliteConverter(c.type));
+    const convert = (rows: Raw[][]) => rows.map((row) => row.map((v, i) => converters[i](v)));
+    let done = first.length < batchRows;
+    return rowStream(schema, {
+      first: convert(first),
+      next: async () => {
+        if (done) return undefined;
+        // Give the event loop a turn so an abort can land between batches.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        options.signal?.throwIfAborted();
+        const rows = pull(iterator, batchRows);
+        if (rows.length < batchRows) done = true;
+        return rows.length > 0 ? convert(rows) : undefined;
+      },
+      finish: () => {
+        if (!done) iterator.return?.();
+        lease.release();
+        return Promise.resolve();
+      },
+    }, options);
+  }
+
+  async write(
+    statements: Statement[],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<WriteOutcome> {
+    const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "sqlite"));
+    const lease = await this.#pool.acquire(options.signal);
+    const db = lease.conn;
+    const rows_affected: (number | null)[] = [];
+    try {
+      db.exec("BEGIN IMMEDIATE");
+    } catch (error) {
+      lease.release();
+      throw new WriteError({ rolled_back: false, rows_affected }, error);
+    }
+    try {
+      for (const { sql, values } of prepared) {
+        options.signal?.throwIfAborted();
+        rows_affected.push(Number(db.prepare(sql).run(...toInput(values)).changes));
+        // Statements are synchronous: yield so an abort can be seen before the next one.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      options.signal?.throwIfAborted();
+      db.exec("COMMIT");
+      lease.release();
+      return { committed: true, rolled_back: false, rows_affected };
+    } catch (error) {
+      let rolledBack = false;
+      try {
+        if (db.isTransaction) db.exec("ROLLBACK");
+        rolledBack = !db.isTransaction;
+      } catch {
+        rolledBack = false;
+      }
+      lease.release({ broken: !rolledBack });
+      throw new WriteError(
+        rolledBack
+          ? { committed: false, rolled_back: true, rows_affected }
+          : { rolled_back: false, rows_affected },
+        options.signal?.aborted ? options.signal.reason : error,
+      );
+    }
+  }
+
+  test(): Promise<TestOutcome> {
+    return probe(async () => {
+      const db = await this.#driver.connect(new AbortController().signal);
+      try {
+        const row = db.prepare("SELECT sqlite_version() AS v").get() as { v: string };
+        return row.v;
+      } finally {
+        await this.#driver.close(db);
+      }
+    });
+  }
+
+  #all<T>(sql: string, ...params: SQLInputValue[]): Promise<T[]> {
+    return this.#pool.use((db) => Promise.resolve(db.prepare(sql).all(...params) as T[]));
+  }
+
+  async schemas(options: { include: string[]; cap: number }): Promise<Listing<string>> {
+    const rows = await this.#all<{ name: string }>(
+      "SELECT name FROM pragma_database_list ORDER BY seq",
+    );
+    // `temp` is SQLite's own per-connection schema.
+    const names = rows.map((r) => r.name).filter((n) =>
+      n !== "temp" || options.include.includes("temp")
+    );
+    return capped(names, options.cap);
+  }
+
+  async tables(
+    options: { schema?: string; include: string[]; cap: number },
+  ): Promise<Listing<TableInfo>> {
+    const schemas = options.schema !== undefined
+      ? [options.schema]
+      : (await this.schemas({ ...options, cap: 1000 })).items;
+    const known = new Set(
+      (await this.#all<{ name: string }>("SELECT name FROM pragma_database_list")).map((r) =>
+        r.name
+      ),
+    );
+    const out: TableInfo[] = [];
+    for (const schema of schemas) {
+      if (!known.has(schema)) continue;
+      const rows = await this.#all<{ name: string; type: string }>(
+        `SELECT name, type FROM "${schema.replaceAll('"', '""')}".sqlite_schema
+          WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name LIMIT ?`,
+        options.cap + 1 - out.length,
+      );
+      for (const r of rows) {
+        out.push({ schema, name: r.name, type: r.type === "view" ? "view" : "table" });
+      }
+      if (out.length > options.cap) break;
+    }
+    return capped(out, options.cap);
+  }
+
+  async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
+    const resolved = schema ?? "main";
+    const listed = await this.tables({ schema: resolved, include: [], cap: 100_000 });
+    if (!listed.items.some((t) => t.name === table)) {
+      throw tableNotFound(table, resolved, listed.items.map((t) => t.name));
+    }
+    const rows = await this.#all<
+      { name: string; type: string; notnull: bigint | number; pk: bigint | number }
+    >(
+      'SELECT name, type, "notnull", pk FROM pragma_table_info(?, ?) ORDER BY cid',
+      table,
+      resolved,
+    );
+    return rows.map((r) => {
+      const { type, lossy } = sqliteWireType(r.type);
+      return {
+        name: r.name,
+        type,
+        source_type: r.type,
+        nullable: Number(r.notnull) === 0,
+        ...declaredPrecision(r.type),
+        warnings: lossy ? [lossyWarning(r.type || "an undeclared type")] : [],
+      };
+    });
+  }
+
+  currentSchema(): Promise<string | null> {
+    return Promise.resolve("main");
+  }
+
+  close(deadline?: Date): Promise<void> {
+    return this.#pool.close(deadline);
+  }
+}
+
+function pull(iterator: Iterator<unknown>, n: number): Raw[][] {
+  const rows: Raw[][] = [];
+  while (rows.length < n) {
+    const r = iterator.next();
+    if (r.done) break;
+    rows.push(r.value as Raw[]);
+  }
+  return rows;
+}

@@ -1,0 +1,37 @@
+/** Datasources: the registry, sealed credentials, grants and the bootstrap file. */
+import { registerContentCounter } from "../workspaces/mod.ts";
+import { countBound } from "./repo.ts";
+
+// A workspace owning bound datasources cannot be deleted (spec 1 §4.5 `workspace.in_use`).
+registerContentCounter("datasources", countBound);
+
+export { BootstrapFileError, type BootstrapOutcome } from "./bootstrap.ts";
+export {
+  DatasourceConnections,
+  type DatasourceConnectionsOptions,
+  LISTING_CAP,
+  type TestReport,
+} from "./connections.ts";
+export { PoolManager } from "./connectors/mod.ts";
+export { registerReferenceFinder } from "./references.ts";
+export { CredentialCipher, SealedSecretError } from "./secrets.ts";
+export {
+  type CredentialPurpose,
+  DatasourceService,
+  type DatasourceServiceOptions,
+} from "./service.ts";
+export {
+  CREDENTIAL_KINDS,
+  type CredentialKind,
+  DATASOURCE_NAME_RE,
+  type DatasourceRecord,
+  type DatasourceReference,
+  type DatasourceView,
+  type Dialect,
+  DIALECTS,
+  type GrantView,
+  type LastTest,
+  type OpenCredential,
+  type ReferenceFinder,
+  type WriteTarget,
+} from "./types.ts";

@@ -1,0 +1,212 @@
+/**
+ * Datasources (spec 3 §2.1, §4.1) behind the one service callers construct: the registry
+ * (registry.ts), grants (grants.ts), the bootstrap file (bootstrap.ts), and the credential
+ * opening every connection goes through. The front end has judged the operation; the use cases
+ * enforce tenancy (another workspace's datasource is not-found) and the write rules.
+ */
+import { recordAudit } from "../audit/mod.ts";
+import { AppError } from "../errors/mod.ts";
+import type { Principal, WorkspaceContext } from "../identity/types.ts";
+import type { Logger } from "../lib/log.ts";
+import type { Db } from "../store/mod.ts";
+import { type BootstrapOutcome, importBootstrapFile } from "./bootstrap.ts";
+import { grantDatasource, revokeDatasource } from "./grants.ts";
+import {
+  createDatasource,
+  deleteDatasource,
+  getDatasource,
+  listDatasources,
+  type RegistryDeps,
+  updateDatasource,
+  viewerOf,
+  viewOf,
+  writeTarget,
+} from "./registry.ts";
+import * as repo from "./repo.ts";
+import { type CredentialCipher, SealedSecretError } from "./secrets.ts";
+import type {
+  DatasourceRecord,
+  DatasourceView,
+  GrantView,
+  LastTest,
+  OpenCredential,
+  WriteTarget,
+} from "./types.ts";
+
+/** Construction options of {@link DatasourceService}. */
+export interface DatasourceServiceOptions {
+  db: Db;
+  cipher: CredentialCipher;
+  logger: Logger;
+  memberWritesEnabled: boolean;
+  /** A live (not deleted) workspace by name, deactivated ones included. */
+  findWorkspace(name: string): Promise<{ id: string; name: string } | null>;
+}
+
+/** Why a credential is opened; recorded in the decryption audit row. */
+export type CredentialPurpose = "test" | "introspect" | "execute";
+
+type ChangeListener = (name: string, change: "created" | "updated" | "deleted") => void;
+
+/** Every datasource use case over one store; one per process, shared by every request. */
+export class DatasourceService {
+  readonly #deps: RegistryDeps;
+  readonly #logger: Logger;
+  readonly #listeners: ChangeListener[] = [];
+
+  constructor(options: DatasourceServiceOptions) {
+    this.#logger = options.logger;
+    this.#deps = {
+      db: options.db,
+      cipher: options.cipher,
+      memberWritesEnabled: options.memberWritesEnabled,
+      findWorkspace: options.findWorkspace,
+      onChanged: (name, change) => {
+        for (const listen of this.#listeners) listen(name, change);
+      },
+    };
+  }
+
+  /** Runs `listen` after every committed save, update or delete (pools retire on it). */
+  onChange(listen: ChangeListener): void {
+    this.#listeners.push(listen);
+  }
+
+  /** Registers a datasource; `scope` is the workspace the write was judged in. */
+  create(actor: Principal, scope: WorkspaceContext | null, body: unknown): Promise<DatasourceView> {
+    return createDatasource(this.#deps, actor, scope, body);
+  }
+
+  /** One visible datasource as served; no connection is opened. */
+  async get(actor: Principal, scope: WorkspaceContext | null, name: string) {
+    return viewOf(await getDatasource(this.#deps, viewerOf(actor, scope), name));
+  }
+
+  /** The stored row of a visible datasource (connectors and introspection read it). */
+  record(actor: Principal, scope: WorkspaceContext | null, name: string) {
+    return getDatasource(this.#deps, viewerOf(actor, scope), name);
+  }
+
+  /** A page of what the caller can see in `scope`, with the exact total. */
+  list(
+    actor: Principal,
+    scope: WorkspaceContext | null,
+    filter: { dialect?: string; offset: number; limit: number },
+  ): Promise<{ items: DatasourceView[]; total: number }> {
+    return listDatasources(this.#deps, viewerOf(actor, scope), filter);
+  }
+
+  /** Whether writing `name` is a workspace-bound or an instance write; undefined if not visible. */
+  writeTarget(
+    actor: Principal,
+    scope: WorkspaceContext | null,
+    name: string,
+  ): Promise<WriteTarget | undefined> {
+    return writeTarget(this.#deps, viewerOf(actor, scope), name);
+  }
+
+  /** Replaces a definition; the name is immutable and an omitted secret is kept. */
+  update(
+    actor: Principal,
+    scope: WorkspaceContext | null,
+    name: string,
+    body: unknown,
+  ): Promise<DatasourceView> {
+    return updateDatasource(this.#deps, actor, scope, name, body);
+  }
+
+  /** Deletes a datasource nothing references. */
+  remove(actor: Principal, scope: WorkspaceContext | null, name: string): Promise<void> {
+    return deleteDatasource(this.#deps, actor, scope, name);
+  }
+
+  /** Grants a global datasource to a workspace (super admin). */
+  grant(actor: Principal, name: string, workspace: string): Promise<GrantView> {
+    return grantDatasource(this.#deps, actor, name, workspace);
+  }
+
+  /** Revokes a grant (super admin); idempotent. */
+  revoke(actor: Principal, name: string, workspace: string): Promise<void> {
+    return revokeDatasource(this.#deps, actor, name, workspace);
+  }
+
+  /** Stores a `/test` outcome as `last_test`; updated_at stays as it was. */
+  async recordTest(d: DatasourceRecord, test: LastTest): Promise<void> {
+    await repo.setLastTest(this.#deps.db, d.id, test);
+  }
+
+  /**
+   * Decrypts a datasource's credential for a connection, and audits that it happened (never the
+   * secret): `datasource.credential_decrypted` with the purpose and the key version.
+   */
+  async openCredential(
+    actor: { userId: string; provider: string },
+    d: DatasourceRecord,
+    purpose: CredentialPurpose,
+  ): Promise<OpenCredential> {
+    if (d.credential_kind === "none" || !d.secret_ciphertext) {
+      return { kind: "none", ...(d.username ? { username: d.username } : {}) };
+    }
+    let secret: string;
+    try {
+      secret = await this.#deps.cipher.open(d.name, d.secret_ciphertext);
+    } catch (error) {
+      if (!(error instanceof SealedSecretError)) throw error;
+      // A changed SERVICE_ENCRYPTION_KEY, or a ciphertext moved from another row: never usable.
+      this.#logger.error("a datasource secret cannot be opened", { datasource: d.name, error });
+      await recordAudit(this.#deps.db, {
+        event: "datasource.credential_decrypt_failed",
+        userId: actor.userId,
+        provider: actor.provider,
+        workspaceId: d.workspace_id,
+        details: { datasource: d.name, purpose },
+      });
+      throw new AppError("pipeline.execution.datasource_unreachable", {
+        datasource: d.name,
+        error_class: "credential",
+        reason: "the stored secret cannot be opened with the current encryption key; set it again",
+      });
+    }
+    await recordAudit(this.#deps.db, {
+      event: "datasource.credential_decrypted",
+      userId: actor.userId,
+      provider: actor.provider,
+      workspaceId: d.workspace_id,
+      details: {
+        datasource: d.name,
+        purpose,
+        credential_kind: d.credential_kind,
+        key_version: this.#deps.cipher.keyVersion,
+      },
+    });
+    return {
+      kind: d.credential_kind,
+      ...(d.username ? { username: d.username } : {}),
+      secret,
+    };
+  }
+
+  /** Imports the bootstrap datasource file as the system actor; idempotent by name. */
+  async importBootstrap(
+    system: { id: string },
+    file: string,
+    env: Record<string, string>,
+  ): Promise<BootstrapOutcome> {
+    const principal: Principal = {
+      userId: system.id,
+      email: "system",
+      displayName: "System",
+      provider: "system",
+      // The file is the operator's own configuration: it carries instance authority.
+      isSuperAdmin: true,
+      authMethod: "OIDC",
+      mustChangePassword: false,
+      scopes: [],
+    };
+    const outcome = await importBootstrapFile(this.#deps, principal, file, env, this.#logger);
+    if (outcome.created.length > 0 || outcome.skipped.length > 0) {
+      this.#logger.info("bootstrap datasource file imported", { file, ...outcome });
+    }
+    return outcome;
+  }
+}

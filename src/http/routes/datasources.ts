@@ -1,0 +1,337 @@
+/**
+ * Datasources (spec 3 §4.1): the registry and grants. The matrix row of a write depends on its
+ * target (spec 1 §4.6): a datasource no workspace owns is instance administration (admin /
+ * super_admin), a workspace-bound one its workspace's (author / ws_admin), judged in the workspace
+ * the body binds to. Handlers stay thin: the service re-checks tenancy and the write rules.
+ */
+import { z } from "zod";
+import type { DatasourceConnections, DatasourceService } from "../../datasources/mod.ts";
+import { DIALECTS } from "../../datasources/mod.ts";
+import { AppError } from "../../errors/mod.ts";
+import type { AccessDirectory } from "../access_deps.ts";
+import type { AppContext } from "../context.ts";
+import { ok, paged } from "../envelope.ts";
+import { readJson } from "../input.ts";
+import type { AccessChoice, Router } from "../routing.ts";
+import type { WorkspaceContext } from "../../identity/types.ts";
+
+export interface DatasourceRouteDeps {
+  datasources: DatasourceService;
+  connections: DatasourceConnections;
+  directory: AccessDirectory;
+  paging: { defaultLimit: number; maxLimit: number };
+}
+
+const nameParam = z.object({ name: z.string().max(200) });
+const grantParams = z.object({ name: z.string().max(200), workspace: z.string().max(200) });
+
+const credentialIn = z.object({
+  kind: z.enum(["password", "token", "private_key", "service_account_json", "none"]),
+  username: z.string().optional(),
+  secret: z.string().optional().describe("write-only; never returned"),
+});
+
+/** The documented body; validation itself is the service's, so every defect gets its own code. */
+const definitionDoc = z.object({
+  name: z.string().describe("globally unique, immutable: [a-z0-9][a-z0-9_-]{0,62}"),
+  display_name: z.string().optional(),
+  dialect: z.enum(DIALECTS),
+  jdbc_url: z.string(),
+  credential: credentialIn.optional(),
+  username: z.string().optional().describe("legacy pair with password; not with credential"),
+  password: z.string().optional().describe("legacy; write-only"),
+  introspection_include_schemas: z.array(z.string()).optional(),
+  properties: z.object({
+    hikari: z.record(z.string(), z.int()).optional(),
+    jdbc: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  }).optional(),
+  global: z.boolean().optional(),
+  workspace: z.string().optional(),
+  readonly: z.boolean().optional(),
+});
+
+const datasourceData = z.object({
+  name: z.string(),
+  display_name: z.string(),
+  dialect: z.enum(DIALECTS),
+  jdbc_url: z.string(),
+  credential: z.object({ kind: z.string(), username: z.string().optional() }),
+  password_set: z.boolean(),
+  username: z.string().nullable(),
+  introspection_include_schemas: z.array(z.string()).optional(),
+  properties: z.record(z.string(), z.unknown()),
+  global: z.boolean(),
+  workspace: z.string().nullable(),
+  readonly: z.boolean(),
+  last_test: z.object({ tested_at: z.string(), ok: z.boolean(), message: z.string().nullable() })
+    .nullable(),
+  pool: z.record(
+    z.string(),
+    z.object({ value: z.number(), unit: z.string(), source: z.string() }),
+  ),
+  facts: z.array(z.unknown()),
+  definitions: z.array(z.unknown()),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+const testData = z.object({
+  connected: z.boolean(),
+  tested_at: z.string(),
+  latency_ms: z.number(),
+  server_version: z.string().nullable(),
+  error: z.string().nullable(),
+  error_class: z.string().nullable(),
+});
+
+/** An empty `?schema=` counts as absent (spec 3 §4.1). */
+const schemaQuery = z.object({
+  schema: z.string().max(256).optional().transform((v) => v === "" ? undefined : v),
+});
+
+const tableData = z.object({
+  schema: z.string(),
+  name: z.string(),
+  type: z.enum(["table", "view"]),
+  remarks: z.string().optional(),
+});
+
+const columnData = z.object({
+  name: z.string(),
+  type: z.string().describe("the canonical wire type"),
+  nullable: z.boolean().optional(),
+  precision: z.int().optional(),
+  scale: z.int().optional(),
+  source_type: z.string(),
+  warnings: z.array(z.string()),
+  remarks: z.string().optional(),
+});
+
+const grantData = z.object({
+  datasource: z.string(),
+  workspace: z.string(),
+  granted_at: z.string(),
+  already_granted: z.boolean(),
+});
+
+/** The body as an object when it parses; a malformed one is the handler's to refuse, after auth. */
+async function peekBody(c: AppContext): Promise<Record<string, unknown> | undefined> {
+  try {
+    const body = await readJson(c);
+    return typeof body === "object" && body !== null ? body as Record<string, unknown> : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): void {
+  const ds = deps.datasources;
+  const actor = (c: AppContext) => c.get("principal")!;
+  const scope = (c: AppContext) => c.get("workspace");
+
+  /** POST: a global body is instance administration; a named binding is judged where it binds. */
+  const createAccess = async (
+    c: AppContext,
+    _params: Record<string, string>,
+    workspace: WorkspaceContext | null,
+  ): Promise<AccessChoice | undefined> => {
+    const body = await peekBody(c);
+    if (body?.global === true) return { access: "datasources.write_instance" };
+    const named = body?.workspace;
+    if (typeof named !== "string" || named === workspace?.name) return undefined;
+    const p = actor(c);
+    const target = p.authMethod === "API_KEY"
+      ? null // a key acts in its pinned workspace only
+      : await deps.directory.resolveByName(
+        { userId: p.userId, isSuperAdmin: p.isSuperAdmin },
+        named,
+      );
+    if (!target) {
+      throw new AppError("datasource.validation.workspace_forbidden", {
+        reason: "the binding must be a workspace you can reach",
+        workspace: named.slice(0, 100),
+      });
+    }
+    return { access: "datasources.write", workspace: target };
+  };
+
+  /** PUT/DELETE: the stored row decides; a flip to global is instance administration too. */
+  const targetAccess = (withBody: boolean) =>
+  async (
+    c: AppContext,
+    params: Record<string, string>,
+    workspace: WorkspaceContext | null,
+  ): Promise<AccessChoice | undefined> => {
+    const target = await ds.writeTarget(actor(c), workspace, params.name ?? "");
+    const flip = withBody && (await peekBody(c))?.global === true;
+    return target === "instance" || flip ? { access: "datasources.write_instance" } : undefined;
+  };
+
+  router.add({
+    method: "get",
+    path: "/api/v1/datasources",
+    tag: "datasources",
+    summary: "Datasources visible in the workspace: its own plus global ones granted to it",
+    access: "content.read",
+    query: z.object({
+      dialect: z.string().max(20).optional(),
+      offset: z.coerce.number().int().min(0).optional(),
+      limit: z.coerce.number().int().min(1).optional(),
+    }),
+    response: z.object({ items: z.array(datasourceData) }),
+  }, async (c, { query }) => {
+    const page = {
+      offset: query.offset ?? 0,
+      limit: Math.min(query.limit ?? deps.paging.defaultLimit, deps.paging.maxLimit),
+    };
+    const dialect = query.dialect === "" ? undefined : query.dialect;
+    const { items, total } = await ds.list(actor(c), scope(c), { ...page, dialect });
+    return paged(c, items, { ...page, total });
+  });
+
+  router.add({
+    method: "post",
+    path: "/api/v1/datasources",
+    tag: "datasources",
+    summary: "Register a datasource (global ones: super admin)",
+    access: "datasources.write",
+    accessFor: createAccess,
+    status: 201,
+    body: z.unknown().meta({ ...z.toJSONSchema(definitionDoc) }),
+    response: datasourceData,
+    errors: [
+      "datasource.validation.duplicate_name",
+      "datasource.validation.properties_invalid",
+      "datasource.validation.password_missing",
+      "datasource.validation.workspace_forbidden",
+    ],
+  }, async (c, { body }) => ok(c, await ds.create(actor(c), scope(c), body), 201));
+
+  router.add({
+    method: "get",
+    path: "/api/v1/datasources/:name",
+    tag: "datasources",
+    summary: "One datasource, without its secret; no connection is opened",
+    access: "content.read",
+    params: nameParam,
+    response: datasourceData,
+    errors: ["datasource.not_found"],
+  }, async (c, { params }) => ok(c, await ds.get(actor(c), scope(c), params.name)));
+
+  router.add({
+    method: "put",
+    path: "/api/v1/datasources/:name",
+    tag: "datasources",
+    summary: "Replace a definition (name immutable; an omitted secret is kept)",
+    access: "datasources.write",
+    accessFor: targetAccess(true),
+    params: nameParam,
+    body: z.unknown().meta({ ...z.toJSONSchema(definitionDoc) }),
+    response: datasourceData,
+    errors: [
+      "datasource.not_found",
+      "datasource.validation.properties_invalid",
+      "datasource.validation.password_missing",
+      "datasource.validation.workspace_forbidden",
+    ],
+  }, async (c, { params, body }) => ok(c, await ds.update(actor(c), scope(c), params.name, body)));
+
+  router.add({
+    method: "delete",
+    path: "/api/v1/datasources/:name",
+    tag: "datasources",
+    summary: "Delete a datasource no stored pipeline version references",
+    access: "datasources.write",
+    accessFor: targetAccess(false),
+    params: nameParam,
+    errors: ["datasource.not_found", "datasource.in_use"],
+  }, async (c, { params }) => {
+    await ds.remove(actor(c), scope(c), params.name);
+    return c.body(null, 204);
+  });
+
+  const conn = deps.connections;
+
+  router.add({
+    method: "post",
+    path: "/api/v1/datasources/:name/test",
+    tag: "datasources",
+    summary: "Probe the connection (always 200); stored as last_test",
+    access: "datasources.test",
+    params: nameParam,
+    response: testData,
+    errors: ["datasource.not_found"],
+  }, async (c, { params }) => ok(c, await conn.test(actor(c), scope(c), params.name)));
+
+  router.add({
+    method: "get",
+    path: "/api/v1/datasources/:name/schemas",
+    tag: "datasources",
+    summary: "Schemas without system schemas (include-schemas exempt), capped at 2000",
+    access: "datasources.introspect",
+    params: nameParam,
+    response: z.object({ schemas: z.array(z.string()), truncated: z.boolean() }),
+    errors: ["datasource.not_found", "pipeline.execution.datasource_unreachable"],
+  }, async (c, { params }) => ok(c, await conn.schemas(actor(c), scope(c), params.name)));
+
+  router.add(
+    {
+      method: "get",
+      path: "/api/v1/datasources/:name/tables",
+      tag: "datasources",
+      summary: "Tables of one schema (exact) or of every visible schema, capped at 2000",
+      access: "datasources.introspect",
+      params: nameParam,
+      query: schemaQuery,
+      response: z.object({ tables: z.array(tableData), truncated: z.boolean() }),
+      errors: ["datasource.not_found", "pipeline.execution.datasource_unreachable"],
+    },
+    async (c, { params, query }) =>
+      ok(c, await conn.tables(actor(c), scope(c), params.name, query.schema)),
+  );
+
+  router.add(
+    {
+      method: "get",
+      path: "/api/v1/datasources/:name/tables/:table/columns",
+      tag: "datasources",
+      summary: "Columns of one table, named exactly as /tables lists it",
+      access: "datasources.introspect",
+      params: z.object({ name: z.string().max(200), table: z.string().max(1024) }),
+      query: schemaQuery,
+      response: z.array(columnData),
+      errors: [
+        "datasource.not_found",
+        "datasource.table_not_found",
+        "pipeline.execution.parameter_required",
+        "pipeline.execution.datasource_unreachable",
+      ],
+    },
+    async (c, { params, query }) =>
+      ok(c, await conn.columns(actor(c), scope(c), params.name, params.table, query.schema)),
+  );
+
+  router.add({
+    method: "post",
+    path: "/api/v1/datasources/:name/grants/:workspace",
+    tag: "datasources",
+    summary: "Grant a global datasource to a workspace (super admin; no body)",
+    access: "datasources.grant",
+    params: grantParams,
+    response: grantData,
+    errors: ["datasource.not_found", "workspace.not_found"],
+  }, async (c, { params }) => ok(c, await ds.grant(actor(c), params.name, params.workspace)));
+
+  router.add({
+    method: "delete",
+    path: "/api/v1/datasources/:name/grants/:workspace",
+    tag: "datasources",
+    summary: "Revoke a grant (super admin)",
+    access: "datasources.grant",
+    params: grantParams,
+    errors: ["datasource.not_found", "workspace.not_found"],
+  }, async (c, { params }) => {
+    await ds.revoke(actor(c), params.name, params.workspace);
+    return c.body(null, 204);
+  });
+}

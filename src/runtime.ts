@@ -24,6 +24,7 @@ import { apiKeyRoutes } from "./http/routes/api_keys.ts";
 import { datasourceRoutes } from "./http/routes/datasources.ts";
 import { identityApiRoutes } from "./http/routes/identity_api.ts";
 import { oidcRoutes } from "./http/routes/oidc.ts";
+import { templateRoutes } from "./http/routes/templates.ts";
 import { workspaceRoutes } from "./http/routes/workspaces.ts";
 import type { Router } from "./http/routing.ts";
 import { secureCookies } from "./http/cookies.ts";
@@ -37,6 +38,7 @@ import { SessionTokens } from "./identity/sessions.ts";
 import { UserService } from "./identity/users.ts";
 import { LocalUserAdmin } from "./identity/local_admin.ts";
 import { createMailService, type MailService } from "./mail/mod.ts";
+import { TemplateService } from "./templates/mod.ts";
 import {
   joinAtCreation,
   type LandingUser,
@@ -76,6 +78,7 @@ export interface Runtime {
   /** One pool per datasource on this instance; retired on every change, here and elsewhere. */
   pools: PoolManager;
   connections: DatasourceConnections;
+  templates: TemplateService;
   directory: CachedAccessDirectory;
   loginLimiter: LoginRateLimiter;
   /** OIDC login; absent when no provider is configured. */
@@ -253,6 +256,11 @@ export async function createRuntime(
       },
     });
 
+    const templates = new TemplateService({
+      db,
+      authoringEnabled: config.deployment.authoringEnabled,
+    });
+
     const buildInfo = await readBuildInfo();
     let origin = config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`;
     const { app, router } = buildApp({
@@ -301,6 +309,7 @@ export async function createRuntime(
         (r) => apiKeyRoutes(r, { keys, workspaces, directory }),
         (r) => workspaceRoutes(r, { workspaces, directory }),
         (r) => datasourceRoutes(r, { datasources, connections, directory, paging: config.paging }),
+        (r) => templateRoutes(r, { templates, config }),
       ],
     }, options.extendRoutes);
     const sharedStore = shared;
@@ -324,6 +333,7 @@ export async function createRuntime(
       datasources,
       pools: datasourcePools,
       connections,
+      templates,
       directory,
       loginLimiter,
       oidc,

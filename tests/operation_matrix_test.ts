@@ -37,6 +37,8 @@ const R = "auth.role_required";
 const S = "auth.scope.insufficient";
 const SESSION = "auth.session.required";
 const NF = "workspace.not_found";
+const TNF = "template.not_found";
+const IP = "pipeline.execution.invalid_parameter_type";
 const all = (e: Expect) => Object.fromEntries(CALLERS.map((c) => [c, e])) as Record<Caller, Expect>;
 const row = (
   viewer: Expect,
@@ -207,6 +209,69 @@ const ROWS: Row[] = [
     path: () => "/workspace/switch",
     body: () => ({ workspace: "acme" }),
     expect: row(302, 302, 302, 302, 302, SESSION, SESSION, SESSION),
+  },
+  // Templates (spec 2 §4.2): reads view/read; writes author/author; release author/promote;
+  // switch author/switch; draft discard, discard, restore, switch, purges and the entity delete
+  // are session-only (spec 2 §4.1 last line). Targets are absent, so "allowed" is the 404.
+  { method: "GET", path: () => `/api/v1/templates?name=absent/t`, expect: all(TNF) },
+  { method: "GET", path: () => `/api/v1/templates?prefix=absent`, expect: all(200) },
+  { method: "GET", path: () => `/api/v1/templates?q=absent`, expect: all(200) },
+  {
+    method: "GET",
+    path: () => `/api/v1/templates/versions?name=absent/t&version=1`,
+    expect: all(TNF),
+  },
+  {
+    method: "POST",
+    path: () => "/api/v1/templates",
+    body: (c) => ({ id: `matrix/${c}`, dialect: "SQLITE", display_name: "m", body: "SELECT 1" }),
+    expect: row(R, 201, R, 201, 201, S, S, 201),
+  },
+  {
+    method: "PUT",
+    path: () => "/api/v1/templates",
+    body: () => ({ id: "absent/t", display_name: "m", body: "SELECT 1" }),
+    expect: row(R, IP, R, IP, IP, S, S, IP),
+  },
+  {
+    method: "POST",
+    path: () => "/api/v1/templates/render",
+    body: () => ({ name: "absent/t" }),
+    expect: row(R, TNF, R, TNF, TNF, S, S, TNF),
+  },
+  {
+    method: "POST",
+    path: () => "/api/v1/templates/import",
+    body: (c) => ({ templates: [{ id: `library/${c}`, dialect: "DUCKDB", body: "SELECT 1" }] }),
+    expect: row(R, 201, R, 201, 201, S, S, 201),
+  },
+  {
+    method: "POST",
+    path: () => "/api/v1/templates/release",
+    body: () => ({ name: "absent/t" }),
+    expect: row(R, R, TNF, R, TNF, S, S, "auth.key_issuer_role_lost"),
+  },
+  {
+    method: "POST",
+    path: () => "/api/v1/templates/current",
+    body: () => ({ name: "absent/t", version: 1 }),
+    expect: row(R, TNF, TNF, TNF, TNF, SESSION, SESSION, SESSION),
+  },
+  ...["draft/discard", "version/discard", "version/restore"].map((verb) => ({
+    method: "POST",
+    path: () => `/api/v1/templates/${verb}`,
+    body: () => ({ name: "absent/t", version: 1 }),
+    expect: row(R, TNF, R, TNF, TNF, SESSION, SESSION, SESSION),
+  })),
+  {
+    method: "DELETE",
+    path: () => "/api/v1/templates/version?name=absent/t&version=1",
+    expect: row(R, TNF, R, TNF, TNF, SESSION, SESSION, SESSION),
+  },
+  {
+    method: "DELETE",
+    path: () => "/api/v1/templates?name=absent/t",
+    expect: row(R, TNF, R, TNF, TNF, SESSION, SESSION, SESSION),
   },
 ];
 

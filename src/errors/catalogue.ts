@@ -479,6 +479,48 @@ export const catalogue = {
     message: "The datasource could not be reached ({error_class}): {reason}.",
     user_message: "The datasource could not be reached.",
   },
+  // --- templates: validation, release, render and library import (issue 6) ---
+  "template.validation.id_invalid": {
+    status: 400,
+    message:
+      "Template id {id} is not a folder path ({reason}: {detail}); use 2 to 10 segments of [a-z0-9][a-z0-9_.-]{0,63} joined by '/', at most 200 characters.",
+    user_message: "The template id must be a folder path such as sales/orders_by_day.",
+  },
+  "template.validation.dialect_invalid": {
+    status: 400,
+    message:
+      "Dialect {dialect} is not valid for template {template_id}: {reason} (established dialect: {established_dialect}).",
+    user_message: "The template's SQL dialect is not valid.",
+  },
+  "template.validation.type_immutable": {
+    status: 400,
+    message:
+      "Template {template_id} is of type {established_type}; its type is fixed at creation and cannot become {type}.",
+    user_message: "A template's type cannot be changed.",
+  },
+  "template.validation.import_invalid": {
+    status: 400,
+    message: "Import {field} ({import_id} version {import_version}) is not usable: {reason}.",
+    user_message: "One of the template's imports is not valid.",
+  },
+  "template.release.import_not_released": {
+    status: 409,
+    message:
+      "Template {template_id} imports {import_id} version {import_version}, which is {import_status}; release the imported version first.",
+    user_message: "Release the templates this template imports first.",
+  },
+  "template.render.type_unsupported": {
+    status: 400,
+    message:
+      "Template {template_id} version {version} is an {type} template; only sql templates render to SQL.",
+    user_message: "Only SQL templates can be rendered here.",
+  },
+  "template.import.draft_pending": {
+    status: 409,
+    message:
+      "Template {template_id} has a draft (version {version}) by {author}; the library import would overwrite it. Release or discard the draft first.",
+    user_message: "A template in the import has unreleased changes.",
+  },
   "rate_limit.exceeded": {
     status: 429,
     message: "The request budget is exhausted; retry after {retry_after} seconds.",

@@ -190,11 +190,13 @@ export const OPERATIONS = {
     workspace: "required",
     label: "Release a version",
   },
+  // Spec 2 §4.1 (last line) makes switching session-only too: a key with author scope is refused.
   "versions.switch": {
     scope: "author",
     role: "switch",
     workspace: "required",
-    label: "Switch served version",
+    sessionOnly: true,
+    label: "Switch served version (session only)",
   },
   "promotion.promote": {
     scope: "author",

@@ -48,13 +48,9 @@ export async function loadMigrations(
     });
   }
   out.sort((a, b) => a.version - b.version);
-  // Gaps are allowed: parallel branches reserve numbers and land in any order. Two files with
-  // one number are not, since only one of them could ever be recorded as applied.
   out.forEach((m, i) => {
-    if (m.version < 1 || (i > 0 && m.version === out[i - 1].version)) {
-      throw new MigrationError(
-        `migrations/${dialect}: version ${m.version} is used twice or is not positive (${m.name})`,
-      );
+    if (m.version !== i + 1) {
+      throw new MigrationError(`migrations/${dialect}: expected version ${i + 1}, found ${m.name}`);
     }
   });
   return out;

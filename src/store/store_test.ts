@@ -175,18 +175,3 @@ Deno.test("[postgres] two replicas migrating one empty database at once both suc
     await store.dispose();
   }
 });
-
-Deno.test("loadMigrations() accepts numbering gaps but refuses one number used twice", async () => {
-  const root = await Deno.makeTempDir({ prefix: "svc_migrations_" });
-  try {
-    await Deno.mkdir(`${root}/sqlite`);
-    await Deno.writeTextFile(`${root}/sqlite/0001_a.sql`, "SELECT 1;");
-    await Deno.writeTextFile(`${root}/sqlite/0005_e.sql`, "SELECT 5;");
-    const url = new URL(`file://${root}/`);
-    deepEqual((await loadMigrations("sqlite", url)).map((m) => m.version), [1, 5]);
-    await Deno.writeTextFile(`${root}/sqlite/0005_f.sql`, "SELECT 6;");
-    await rejects(loadMigrations("sqlite", url), /version 5 is used twice/);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-});

@@ -1,5 +1,18 @@
-/** SQL templates: the sandboxed Liquid renderer (template storage and versions come later). */
+/**
+ * Templates (spec 2 §2.3, §4.2): the template service over the shared version lifecycle, the pins
+ * that pipelines and templates hold on template versions, and the sandboxed Liquid renderer.
+ */
 export { scanPlaceholders, type SqlFlavor } from "./placeholders.ts";
+export {
+  dropPins,
+  type PinnerRef,
+  pinnersOf,
+  type PinRequest,
+  recordPins,
+  type ResolvedPin,
+  resolvePins,
+  type TemplatePin,
+} from "./pins.ts";
 export {
   DEFAULT_RENDER_LIMITS,
   IMPORT_ALIAS_RE,
@@ -13,3 +26,16 @@ export {
   type TemplateDialect,
   type TemplateSource,
 } from "./render.ts";
+export { type RenderInput, TemplateService, type TemplateServiceOptions } from "./service.ts";
+export {
+  createTemplateSchema,
+  libraryImportSchema,
+  TEMPLATE_DIALECTS,
+  TEMPLATE_TYPES,
+  type TemplateFilter,
+  type TemplateFolderLevel,
+  type TemplateListRow,
+  type TemplateType,
+  type TemplateView,
+  updateTemplateSchema,
+} from "./types.ts";

@@ -1,6 +1,11 @@
 /** Shared helpers of the renderer's tests. */
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { AppError } from "../errors/mod.ts";
+import type { Db } from "../store/mod.ts";
+import type { OpContext } from "../versions/mod.ts";
+import { addUser, addWorkspace } from "../versions/test_fixtures.ts";
+import { TemplateService } from "./service.ts";
+import type { CreateTemplateInput } from "./types.ts";
 import {
   type ImportRef,
   type RenderedSql,
@@ -76,4 +81,20 @@ export async function refuses(
     return true;
   });
   return caught!;
+}
+
+/** A template service on `db` with a workspace, a second workspace and an author acting in each. */
+export async function setup(db: Db) {
+  const svc = new TemplateService({ db, authoringEnabled: true });
+  const workspaceId = await addWorkspace(db, `ws-${crypto.randomUUID().slice(0, 8)}`);
+  const otherId = await addWorkspace(db, `other-${crypto.randomUUID().slice(0, 8)}`);
+  const alice = await addUser(db, `alice-${crypto.randomUUID().slice(0, 8)}@x.example`);
+  const ctx: OpContext = { actor: alice, workspaceId };
+  const other: OpContext = { actor: alice, workspaceId: otherId };
+  return { svc, workspaceId, otherId, alice, ctx, other };
+}
+
+/** A POSTGRES template creation body named `id`. */
+export function sql(id: string, body = "SELECT 1", extra: Partial<CreateTemplateInput> = {}) {
+  return { id, dialect: "POSTGRES", display_name: `T ${id}`, body, ...extra };
 }

@@ -1,0 +1,85 @@
+/**
+ * Folder-path names (spec 2 §2.2, §2.3): pipelines and templates share one grammar — 2 to 10
+ * segments joined by `/`, each `[a-z0-9][a-z0-9_.-]{0,63}`, at most 200 characters. Folders are
+ * virtual: a folder exists while some name lies under it. This module holds the grammar and the
+ * one-level folder view both listings use, so the two kinds cannot drift apart.
+ */
+
+export const FOLDER_SEGMENT_RE = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+export const FOLDER_PATH_MAX = 200;
+export const FOLDER_SEGMENTS_MIN = 2;
+export const FOLDER_SEGMENTS_MAX = 10;
+
+/**
+ * Why `name` is not a folder path, or null when it is. `folder_required` only when the sole defect
+ * is a missing folder (one well-formed segment); everything else is `grammar`, with a reason.
+ */
+export function folderPathDefect(
+  name: string,
+): { reason: "folder_required" | "grammar"; detail: string } | null {
+  if (name.length > FOLDER_PATH_MAX) {
+    return { reason: "grammar", detail: `longer than ${FOLDER_PATH_MAX} characters` };
+  }
+  const segments = name.split("/");
+  const bad = segments.findIndex((s) => !FOLDER_SEGMENT_RE.test(s));
+  if (bad >= 0) {
+    return {
+      reason: "grammar",
+      detail: segments[bad] === ""
+        ? `segment ${bad + 1} is empty`
+        : `segment ${bad + 1} does not match ${FOLDER_SEGMENT_RE.source}`,
+    };
+  }
+  if (segments.length < FOLDER_SEGMENTS_MIN) {
+    return { reason: "folder_required", detail: "a name needs at least one folder: folder/name" };
+  }
+  if (segments.length > FOLDER_SEGMENTS_MAX) {
+    return { reason: "grammar", detail: `more than ${FOLDER_SEGMENTS_MAX} segments` };
+  }
+  return null;
+}
+
+/** A prefix as callers send it (`a/b`, `a/b/`, `` for the root), without its trailing slash. */
+export function normalisePrefix(prefix: string): string {
+  return prefix.replace(/\/+$/, "");
+}
+
+/** One sub-folder of a level: its full path, its last segment and how many names lie under it. */
+export interface FolderRow {
+  path: string;
+  segment: string;
+  count: number;
+}
+
+/**
+ * Splits the names under `prefix` (normalised) into the sub-folders and the names directly at
+ * that level, both sorted. Names outside the prefix are ignored.
+ */
+export function folderLevel(
+  prefix: string,
+  names: readonly string[],
+): { folders: FolderRow[]; leaves: string[] } {
+  const head = prefix === "" ? "" : `${prefix}/`;
+  const folders = new Map<string, FolderRow>();
+  const leaves: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(head)) continue;
+    const rest = name.slice(head.length);
+    const slash = rest.indexOf("/");
+    if (slash < 0) {
+      leaves.push(name);
+      continue;
+    }
+    const segment = rest.slice(0, slash);
+    const row = folders.get(segment) ?? { path: head + segment, segment, count: 0 };
+    row.count++;
+    folders.set(segment, row);
+  }
+  const bySegment = [...folders.values()].sort((a, b) => (a.segment < b.segment ? -1 : 1));
+  return { folders: bySegment, leaves: leaves.sort() };
+}
+
+/** `LIKE` pattern text for a literal (with `ESCAPE '\'`): `%`, `_` and `\` match themselves. */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

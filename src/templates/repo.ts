@@ -1,0 +1,119 @@
+/**
+ * Template reads the shared version repository does not cover: the paged list, the names of one
+ * folder subtree, and the workspace's template count. The working version of a row is its draft,
+ * else its current version (spec 2 §4.1 list rule, which templates follow).
+ */
+import { likeLiteral } from "../lib/folder_path.ts";
+import { toIso } from "../lib/time.ts";
+import type { Queryable, Row, SqlValue } from "../store/mod.ts";
+import type { TemplateDialect } from "./render.ts";
+import type { TemplateFilter, TemplateListRow, TemplateType } from "./types.ts";
+
+const LIST_COLUMNS = `t.name, t.type, t.dialect, t.display_name, t.description, t.current_version,
+  t.owner_id, t.created_at, t.updated_at, d.version AS draft_version`;
+const FROM = `FROM templates t
+  LEFT JOIN template_versions d ON d.template_id = t.id AND d.status = 'DRAFT'`;
+
+function where(workspaceId: string, filter: TemplateFilter, extra?: [string, string]) {
+  const clauses = ["t.workspace_id = $1"];
+  const params: SqlValue[] = [workspaceId];
+  const add = (sql: (n: string) => string, value: SqlValue) => {
+    params.push(value);
+    clauses.push(sql(`$${params.length}`));
+  };
+  if (filter.dialect) add((n) => `t.dialect = ${n}`, filter.dialect);
+  if (filter.type) add((n) => `t.type = ${n}`, filter.type);
+  if (filter.q) {
+    add(
+      (n) => `(LOWER(t.name) LIKE ${n} ESCAPE '\\' OR LOWER(t.display_name) LIKE ${n} ESCAPE '\\')`,
+      `%${likeLiteral(filter.q.toLowerCase())}%`,
+    );
+  }
+  if (extra) add((n) => extra[0].replaceAll("$?", n), extra[1]);
+  return { sql: clauses.join(" AND "), params };
+}
+
+function toRow(r: Row): TemplateListRow {
+  const draft = r.draft_version === null || r.draft_version === undefined
+    ? null
+    : Number(r.draft_version);
+  const current = r.current_version === null ? null : Number(r.current_version);
+  const version = draft ?? current;
+  return {
+    id: String(r.name),
+    type: String(r.type) as TemplateType,
+    ...(r.dialect === null ? {} : { dialect: String(r.dialect) as TemplateDialect }),
+    display_name: String(r.display_name),
+    description: r.description === null ? null : String(r.description),
+    version,
+    status: draft !== null ? "DRAFT" : current !== null ? "RELEASED" : null,
+    current_version: current,
+    owner: String(r.owner_id),
+    created_at: toIso(r.created_at)!,
+    updated_at: toIso(r.updated_at)!,
+  };
+}
+
+/** One page of the workspace's templates by name, and the total matching. */
+export async function listTemplates(
+  db: Queryable,
+  workspaceId: string,
+  filter: TemplateFilter,
+  page: { offset: number; limit: number },
+): Promise<{ items: TemplateListRow[]; total: number }> {
+  const w = where(workspaceId, filter);
+  const total = await db.first<{ n: number }>(
+    `SELECT COUNT(*) AS n FROM templates t WHERE ${w.sql}`,
+    w.params,
+  );
+  const rows = await db.query(
+    `SELECT ${LIST_COLUMNS} ${FROM} WHERE ${w.sql} ORDER BY t.name
+     LIMIT $${w.params.length + 1} OFFSET $${w.params.length + 2}`,
+    [...w.params, page.limit, page.offset],
+  );
+  return { items: rows.map(toRow), total: Number(total?.n ?? 0) };
+}
+
+/** Every name under `prefix` (normalised; `` is the root) matching the filter. */
+export async function namesUnder(
+  db: Queryable,
+  workspaceId: string,
+  prefix: string,
+  filter: TemplateFilter,
+): Promise<string[]> {
+  const w = where(
+    workspaceId,
+    { ...filter, q: undefined },
+    prefix === "" ? undefined : ["t.name LIKE $? ESCAPE '\\'", `${likeLiteral(prefix)}/%`],
+  );
+  const rows = await db.query<{ name: string }>(
+    `SELECT t.name FROM templates t WHERE ${w.sql} ORDER BY t.name`,
+    w.params,
+  );
+  return rows.map((r) => String(r.name));
+}
+
+/** The list rows of the named templates, in the order given. */
+export async function rowsByName(
+  db: Queryable,
+  workspaceId: string,
+  names: readonly string[],
+): Promise<TemplateListRow[]> {
+  if (names.length === 0) return [];
+  const marks = names.map((_, i) => `$${i + 2}`).join(", ");
+  const rows = (await db.query(
+    `SELECT ${LIST_COLUMNS} ${FROM} WHERE t.workspace_id = $1 AND t.name IN (${marks})`,
+    [workspaceId, ...names],
+  )).map(toRow);
+  const byName = new Map(rows.map((r) => [r.id, r]));
+  return names.map((n) => byName.get(n)!).filter(Boolean);
+}
+
+/** How many templates the workspace owns (blocks deleting it: `workspace.in_use`). */
+export async function countTemplates(db: Queryable, workspaceId: string): Promise<number> {
+  const row = await db.first<{ n: number }>(
+    "SELECT COUNT(*) AS n FROM templates WHERE workspace_id = $1",
+    [workspaceId],
+  );
+  return Number(row?.n ?? 0);
+}

@@ -24,6 +24,7 @@ import { apiKeyRoutes } from "./http/routes/api_keys.ts";
 import { datasourceRoutes } from "./http/routes/datasources.ts";
 import { identityApiRoutes } from "./http/routes/identity_api.ts";
 import { oidcRoutes } from "./http/routes/oidc.ts";
+import { pipelineRoutes } from "./http/routes/pipelines.ts";
 import { templateRoutes } from "./http/routes/templates.ts";
 import { workspaceRoutes } from "./http/routes/workspaces.ts";
 import type { Router } from "./http/routing.ts";
@@ -39,6 +40,7 @@ import { UserService } from "./identity/users.ts";
 import { LocalUserAdmin } from "./identity/local_admin.ts";
 import { createMailService, type MailService } from "./mail/mod.ts";
 import { TemplateService } from "./templates/mod.ts";
+import { PipelineService } from "./pipelines/mod.ts";
 import {
   joinAtCreation,
   type LandingUser,
@@ -79,6 +81,7 @@ export interface Runtime {
   pools: PoolManager;
   connections: DatasourceConnections;
   templates: TemplateService;
+  pipelines: PipelineService;
   directory: CachedAccessDirectory;
   loginLimiter: LoginRateLimiter;
   /** OIDC login; absent when no provider is configured. */
@@ -260,6 +263,13 @@ export async function createRuntime(
       db,
       authoringEnabled: config.deployment.authoringEnabled,
     });
+    const pipelines = new PipelineService({
+      db,
+      authoringEnabled: config.deployment.authoringEnabled,
+      templates,
+      probe: (actor, scope, name, statement, limits) =>
+        connections.probe(actor, scope, name, statement, limits),
+    });
 
     const buildInfo = await readBuildInfo();
     let origin = config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`;
@@ -310,6 +320,7 @@ export async function createRuntime(
         (r) => workspaceRoutes(r, { workspaces, directory }),
         (r) => datasourceRoutes(r, { datasources, connections, directory, paging: config.paging }),
         (r) => templateRoutes(r, { templates, config }),
+        (r) => pipelineRoutes(r, { pipelines, config }),
       ],
     }, options.extendRoutes);
     const sharedStore = shared;
@@ -334,6 +345,7 @@ export async function createRuntime(
       pools: datasourcePools,
       connections,
       templates,
+      pipelines,
       directory,
       loginLimiter,
       oidc,

@@ -129,10 +129,10 @@ export async function importPipeline(
     );
     if (existing && at) {
       if (at.status === "RELEASED" && at.body_hash === computed) {
-        return {
-          created: false,
-          pipeline: await svc.getVersion(ctx.workspaceId, existing.id, version),
-        };
+        // Read inside the transaction: on SQLite another connection would wait for this one.
+        const row = await svc.lifecycle.version(ctx.workspaceId, existing.id, version, tx);
+        const view = await svc.lifecycle.view(ctx.workspaceId, existing.id, tx);
+        return { created: false, pipeline: viewOf(view.entity, row, view.draft) };
       }
       throw new AppError("pipeline.import.version_conflict", {
         name: body.name,

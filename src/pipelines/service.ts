@@ -17,23 +17,27 @@ import { AppError } from "../errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../identity/types.ts";
 import { normalisePrefix } from "../lib/folder_path.ts";
 import type { Db, Queryable } from "../store/mod.ts";
-import { dropPins, recordPins, resolvePins, type TemplateService } from "../templates/mod.ts";
+import { dropPins, recordPins, type TemplateService } from "../templates/mod.ts";
 import {
   type EntityRow,
   type HookContext,
   type JsonObject,
   type OpContext,
-  type Pinner,
   PIPELINE_KIND,
   VersionLifecycle,
   type VersionMeta,
   type VersionRow,
 } from "../versions/mod.ts";
-import { derivedParameters, parseBody, type PipelineBody } from "./body.ts";
+import { parseBody, type PipelineBody } from "./body.ts";
 import { type CheckProbe, runChecks } from "./checks.ts";
 import { folderPage } from "./folders.ts";
 import { checkReferences, type ReferenceCodes } from "./references.ts";
 import * as repo from "./repo.ts";
+import { exclusiveDraftTemplates, livePinners } from "./dependants.ts";
+import { templatesReleased } from "./release.ts";
+import { entityFields, type PipelineView, viewOf } from "./view.ts";
+
+export { type PipelineView, viewOf };
 
 export interface PipelineServiceOptions {
   db: Db;
@@ -53,8 +57,6 @@ export interface ReleaseInput {
 export interface ScopedContext extends OpContext {
   scope: WorkspaceContext;
 }
-
-export type PipelineView = Record<string, unknown>;
 
 export class PipelineService {
   readonly lifecycle: VersionLifecycle;
@@ -155,7 +157,7 @@ export class PipelineService {
     const checkDetails = await this.#releaseChecks(ctx, entity, ifMatch, reason);
     return await this.#tx(ctx, async (tx) => {
       const done = await this.lifecycle.release({ ...ctx, tx }, entity.id, ifMatch, {
-        beforeRelease: [(t, h) => this.#templatesReleased(t, h, ctx, input)],
+        beforeRelease: [(t, h) => templatesReleased(this.templates, t, h, ctx, input)],
         auditDetails: checkDetails,
       });
       return await this.#viewAt(tx, done.entity, done.version.version);
@@ -204,54 +206,6 @@ export class PipelineService {
   async #revalidate(tx: Queryable, h: HookContext): Promise<void> {
     const body = parseBody(h.version.body, h.entity.id);
     await checkReferences(tx, h.entity.workspace_id, h.entity.id, body);
-  }
-
-  /** Release hook: pinned template versions RELEASED, or cascaded (templates first). */
-  async #templatesReleased(
-    tx: Queryable,
-    h: HookContext,
-    ctx: OpContext,
-    input: ReleaseInput,
-  ): Promise<Record<string, unknown>> {
-    const body = parseBody(h.version.body, h.entity.id);
-    const requests = body.nodes.flatMap((n) => n.template ? [n.template] : []);
-    const { resolved } = await resolvePins(tx, h.entity.workspace_id, requests);
-    const pending = resolved.filter((p) => p.status !== "RELEASED");
-    const blocked = input.releasePinnedTemplates
-      ? pending.filter((p) => p.status !== "DRAFT")
-      : pending;
-    if (blocked.length > 0) {
-      throw new AppError("pipeline.release.template_not_released", {
-        template_id: blocked[0].name,
-        template_version: blocked[0].version,
-        template_status: blocked[0].status,
-        pins_not_released: pending.map((p) => ({
-          template_id: p.name,
-          template_version: p.version,
-          template_status: p.status,
-        })),
-      });
-    }
-    const released: { id: string; version: number }[] = [];
-    const done = new Set<string>();
-    for (const p of pending) {
-      if (done.has(p.template_id)) continue;
-      done.add(p.template_id);
-      const metas = await this.templates.lifecycle.versions(
-        h.entity.workspace_id,
-        p.template_id,
-        tx,
-      );
-      const draft = metas.find((m) => m.version === p.version)!;
-      await this.templates.release({ ...ctx, tx }, p.name, draft.body_hash, {
-        auditDetails: {
-          cascade_from_pipeline_id: h.entity.id,
-          cascade_from_version: h.version.version,
-        },
-      });
-      released.push({ id: p.name, version: p.version });
-    }
-    return released.length > 0 ? { templates_released: released } : {};
   }
 
   /** Purges the draft whose hash is `ifMatch`. */
@@ -429,33 +383,6 @@ function noFailure(): AppError {
   });
 }
 
-function entityFields(e: EntityRow) {
-  return {
-    id: e.id,
-    name: e.name,
-    current_version: e.current_version,
-    owner: e.owner_id,
-    created_at: e.created_at,
-    updated_at: e.updated_at,
-  };
-}
-
-/** A version as reads serve it: the body, derived parameters listed, lifecycle fields. */
-export function viewOf(entity: EntityRow, row: VersionRow, draft: unknown): PipelineView {
-  const body = row.body as Record<string, unknown>;
-  const parsed = parseBody(body, entity.id);
-  return {
-    ...entityFields(entity),
-    ...body,
-    parameters: { ...parsed.parameters, ...derivedParameters(parsed.nodes, parsed.parameters) },
-    version: row.version,
-    status: row.status,
-    body_hash: row.body_hash,
-    released_at: row.released_at,
-    draft,
-  };
-}
-
 async function nameById(db: Queryable, workspaceId: string, id: string) {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
   const row = await db.first<{ name: string }>(
@@ -463,44 +390,6 @@ async function nameById(db: Queryable, workspaceId: string, id: string) {
     [id.toLowerCase(), workspaceId],
   );
   return row ? String(row.name) : undefined;
-}
-
-/** Live (DRAFT or RELEASED) versions of other pipelines whose PIPELINE node exact-pins this one. */
-async function livePinners(tx: Queryable, h: HookContext): Promise<Pinner[]> {
-  const rows = await tx.query<
-    { id: string; name: string; version: number; status: string; body: string }
-  >(
-    `SELECT CAST(p.id AS TEXT) AS id, p.name, v.version, v.status, v.body
-       FROM pipeline_versions v JOIN pipelines p ON p.id = v.pipeline_id
-      WHERE p.workspace_id = $1 AND v.status IN ('DRAFT', 'RELEASED') AND v.body LIKE $2`,
-    [h.entity.workspace_id, `%${h.entity.id}%`],
-  );
-  return rows.filter((r) =>
-    ((JSON.parse(String(r.body)).nodes ?? []) as { pipeline?: { id: string; version?: number } }[])
-      .some((n) => n.pipeline?.id === h.entity.id && n.pipeline.version === h.version.version)
-  ).map((r) => ({
-    kind: "pipeline" as const,
-    id: String(r.id),
-    name: String(r.name),
-    version: Number(r.version),
-    status: r.status as "DRAFT" | "RELEASED",
-  }));
-}
-
-/** Template entities whose sole version is a draft pinned only by this pipeline. */
-async function exclusiveDraftTemplates(tx: Queryable, pipelineId: string): Promise<string[]> {
-  const rows = await tx.query<{ name: string }>(
-    `SELECT DISTINCT t.name FROM template_pins p
-       JOIN templates t ON t.id = p.template_id
-      WHERE p.pinner_kind = 'pipeline' AND p.pinner_id = $1
-        AND NOT EXISTS (SELECT 1 FROM template_versions v
-                         WHERE v.template_id = t.id AND v.status <> 'DRAFT')
-        AND NOT EXISTS (SELECT 1 FROM template_pins o WHERE o.template_id = t.id
-                         AND NOT (o.pinner_kind = 'pipeline' AND o.pinner_id = $1))
-      ORDER BY t.name`,
-    [pipelineId],
-  );
-  return rows.map((r) => String(r.name));
 }
 
 export type { Principal };

@@ -3,6 +3,8 @@
  *  1. GET /health through the full stack vs a bare Deno.serve handler answering the same cached
  *     health report (target: the stack keeps at least 70% of bare throughput).
  *  2. Migration time of an empty database on each store.
+ *  3. Pipeline authoring (bench/pipelines.ts): a 200-node draft save and a folder page of 10,000
+ *     pipelines, p50, against a bare UPDATE/SELECT of the same rows.
  */
 import { readSources } from "../src/config/mod.ts";
 import { resolveConfig } from "../src/config/resolve.ts";
@@ -14,6 +16,7 @@ import { seedRoles, sessionHeaders, userKey } from "../tests/access_fixtures.ts"
 import { migrate } from "../src/store/mod.ts";
 import { skipUnless } from "../tests/services.ts";
 import { freshStore } from "../tests/stores.ts";
+import { pipelineBench } from "./pipelines.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
@@ -194,3 +197,4 @@ async function migrationBench() {
 
 await healthBench();
 await migrationBench();
+await pipelineBench();

@@ -5,7 +5,8 @@
  * authoring with `pipeline.authoring.disabled`.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { sessionHeaders } from "./access_fixtures.ts";
+import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
+import { call, startTestServer } from "./harness.ts";
 import { bothStores, dql, P, pipe } from "./pipeline_client.ts";
 import { expectError } from "./template_client.ts";
 
@@ -92,4 +93,20 @@ bothStores("a workspace holding pipelines is in use", async (withWorld) => {
     );
     equal(JSON.stringify(refused).includes("pipelines"), true, JSON.stringify(refused));
   });
+});
+
+Deno.test("hardened posture: pipeline authoring is 403 pipeline.authoring.disabled; reads still answer", async () => {
+  const s = await startTestServer({ env: { SERVICE_DEPLOYMENT_AUTHORING_ENABLED: "false" } });
+  try {
+    const f = await seedRoles(s.runtime);
+    const author = await sessionHeaders(s.runtime, f.users.author, "acme");
+    expectError(
+      await call(s, "POST", P, author, pipe("hard/one")),
+      403,
+      "pipeline.authoring.disabled",
+    );
+    equal((await call(s, "GET", `${P}?prefix=`, author)).status, 200);
+  } finally {
+    await s.close();
+  }
 });

@@ -77,10 +77,10 @@ Deno.test("translatePlaceholders() requires every placeholder's value, naming th
   equal(error instanceof AppError && error.code, "pipeline.execution.parameter_required");
   deepEqual((error as AppError).details, { parameter: "missing" });
   // undefined counts as absent; null is a value.
-  throws(() => t(":a", { a: undefined }, "mysql"), /A value for a is required/);
+  throws(() => t(":a", { a: undefined }, "mysql"), /Parameter 'a' is required/);
   deepEqual(t(":a", { a: null }, "mysql").values, [null]);
   // An inherited property is not a parameter.
-  throws(() => t(":toString", {}, "postgres"), /toString is required/);
+  throws(() => t(":toString", {}, "postgres"), /'toString' is required/);
 });
 
 Deno.test("translatePlaceholders() refuses bind markers written into the text", () => {

@@ -304,7 +304,7 @@ const ROWS: Row[] = [
     method: "PUT",
     path: () => `/api/v1/pipelines/${absent}`,
     body: () => ({ name: "a/b", nodes: [] }),
-    expect: row(R, PNF, R, PNF, PNF, S, S, PNF),
+    expect: row(R, IP, R, IP, IP, S, S, IP),
   },
   {
     method: "POST",

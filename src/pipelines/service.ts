@@ -24,6 +24,7 @@ import {
   type JsonObject,
   type OpContext,
   PIPELINE_KIND,
+  requireIfMatch,
   VersionLifecycle,
   type VersionMeta,
   type VersionRow,
@@ -111,6 +112,8 @@ export class PipelineService {
     ifMatch: string | null | undefined,
     input: unknown,
   ): Promise<PipelineView> {
+    // The precondition is answered before the body: a missing header is the caller's first fault.
+    requireIfMatch(ifMatch);
     return this.#tx(ctx, async (tx) => {
       const entity = await this.#entity(tx, ctx.workspaceId, id);
       const body = parseBody(input, entity.id);

@@ -6,6 +6,8 @@
  *  3. Streaming 1,000,000 PostgreSQL rows through the connector vs the raw `postgres` driver's
  *     cursor (target: the connector keeps at least 80% of the raw rows/s), and introspection of a
  *     schema with 2,000 tables.
+ *  4. Pipeline authoring (bench/pipelines.ts): a 200-node draft save and a folder page of 10,000
+ *     pipelines, p50, against a bare UPDATE/SELECT of the same rows.
  */
 import { readSources } from "../src/config/mod.ts";
 import { resolveConfig } from "../src/config/resolve.ts";
@@ -21,6 +23,7 @@ import postgres from "postgres";
 import { openConnector } from "../src/datasources/connectors/mod.ts";
 import { connectorConfig, pgJdbcUrl } from "../tests/datasources.ts";
 import { executorBench } from "./executor.ts";
+import { pipelineBench } from "./pipelines.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
@@ -306,9 +309,12 @@ if (Deno.args.includes("--connectors")) {
   await connectorBench();
 } else if (Deno.args.includes("--executor")) {
   await executorBench();
+} else if (Deno.args.includes("--pipelines")) {
+  await pipelineBench();
 } else {
   await healthBench();
   await migrationBench();
   await connectorBench();
   await executorBench();
+  await pipelineBench();
 }

@@ -30,6 +30,7 @@ import { datasourceRoutes } from "./http/routes/datasources.ts";
 import { lakeTableRoutes } from "./http/routes/lake_tables.ts";
 import { identityApiRoutes } from "./http/routes/identity_api.ts";
 import { oidcRoutes } from "./http/routes/oidc.ts";
+import { pipelineRoutes } from "./http/routes/pipelines.ts";
 import { templateRoutes } from "./http/routes/templates.ts";
 import { workspaceRoutes } from "./http/routes/workspaces.ts";
 import type { Router } from "./http/routing.ts";
@@ -45,6 +46,7 @@ import { UserService } from "./identity/users.ts";
 import { LocalUserAdmin } from "./identity/local_admin.ts";
 import { createMailService, type MailService } from "./mail/mod.ts";
 import { TemplateService } from "./templates/mod.ts";
+import { PipelineService } from "./pipelines/mod.ts";
 import {
   joinAtCreation,
   type LandingUser,
@@ -87,6 +89,7 @@ export interface Runtime {
   /** One pool per datasource on this instance; retired on every change, here and elsewhere. */
   pools: PoolManager;
   connections: DatasourceConnections;
+  pipelines: PipelineService;
   directory: CachedAccessDirectory;
   loginLimiter: LoginRateLimiter;
   /** OIDC login; absent when no provider is configured. */
@@ -333,6 +336,13 @@ export async function createRuntime(
       now: options.now,
     });
     housekeeping.start();
+    const pipelines = new PipelineService({
+      db,
+      authoringEnabled: config.deployment.authoringEnabled,
+      templates,
+      probe: (actor, scope, name, statement, limits) =>
+        connections.probe(actor, scope, name, statement, limits),
+    });
 
     const buildInfo = await readBuildInfo();
     let origin = config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`;
@@ -394,6 +404,7 @@ export async function createRuntime(
             onChange: (d) => datasourcePools.publishRetire(d.name),
           }),
         (r) => executionRoutes(r, { executions, config, baseUrl: () => origin }),
+        (r) => pipelineRoutes(r, { pipelines, config }),
       ],
     }, options.extendRoutes);
     const sharedStore = shared;
@@ -417,6 +428,7 @@ export async function createRuntime(
       datasources,
       pools: datasourcePools,
       connections,
+      pipelines,
       directory,
       loginLimiter,
       oidc,

@@ -112,12 +112,14 @@ Deno.test("SVC-Correlation-Id: kept when a UUID, replaced when malformed, genera
 
 Deno.test("unknown routes under /api answer 404 request.not_found with a doc_url on the base url", () =>
   withServer(async (s) => {
-    const res = await s.fetch("/api/v1/pipelines/whatever", { headers: { accept: "text/html" } });
+    const res = await s.fetch("/api/v1/no-such-resource/whatever", {
+      headers: { accept: "text/html" },
+    });
     equal(res.status, 404);
     const body = await json(res);
     assertErrorEnvelope(body, "request.not_found", res.headers.get("SVC-Correlation-Id"));
     equal(body.error.doc_url, `${s.url}/docs/errors#request.not_found`);
-    deepEqual(body.error.details, { method: "GET", path: "/api/v1/pipelines/whatever" });
+    deepEqual(body.error.details, { method: "GET", path: "/api/v1/no-such-resource/whatever" });
   }));
 
 Deno.test("unknown pages: browsers are sent to sign in, then see an HTML 404; programs get the envelope", () =>

@@ -38,6 +38,7 @@ const S = "auth.scope.insufficient";
 const SESSION = "auth.session.required";
 const NF = "workspace.not_found";
 const TNF = "template.not_found";
+const PNF = "pipeline.not_found";
 const IP = "pipeline.execution.invalid_parameter_type";
 const all = (e: Expect) => Object.fromEntries(CALLERS.map((c) => [c, e])) as Record<Caller, Expect>;
 const row = (
@@ -273,6 +274,64 @@ const ROWS: Row[] = [
     path: () => "/api/v1/templates?name=absent/t",
     expect: row(R, TNF, R, TNF, TNF, SESSION, SESSION, SESSION),
   },
+  // Pipelines (spec 2 §4.1, all but execute): same rows as templates; the target id is absent.
+  { method: "GET", path: () => `/api/v1/pipelines/${absent}`, expect: all(PNF) },
+  { method: "GET", path: () => `/api/v1/pipelines/${absent}/versions`, expect: all(PNF) },
+  { method: "GET", path: () => `/api/v1/pipelines/${absent}/versions/1`, expect: all(PNF) },
+  { method: "GET", path: () => `/api/v1/pipelines/${absent}/versions/1/checks`, expect: all(PNF) },
+  { method: "GET", path: () => `/api/v1/pipelines/${absent}/export`, expect: all(PNF) },
+  { method: "GET", path: () => "/api/v1/pipelines?prefix=absent", expect: all(200) },
+  { method: "GET", path: () => "/api/v1/pipelines?q=absent", expect: all(200) },
+  {
+    method: "POST",
+    path: () => "/api/v1/pipelines",
+    body: (c) => ({
+      name: `matrix/${c.replace("_", "-")}`,
+      nodes: [{ id: "a", type: "DQL", sql: "SELECT 1", source: "tempdb" }],
+    }),
+    expect: row(R, 201, R, 201, 201, S, S, 201),
+  },
+  {
+    method: "POST",
+    path: () => "/api/v1/pipelines/import",
+    body: (c) => ({
+      name: `imported/${c.replace("_", "-")}`,
+      nodes: [{ id: "a", type: "DQL", sql: "SELECT 1", source: "tempdb" }],
+    }),
+    expect: row(R, 201, R, 201, 201, S, S, 201),
+  },
+  {
+    method: "PUT",
+    path: () => `/api/v1/pipelines/${absent}`,
+    body: () => ({ name: "a/b", nodes: [] }),
+    expect: row(R, IP, R, IP, IP, S, S, IP),
+  },
+  {
+    method: "POST",
+    path: () => `/api/v1/pipelines/${absent}/versions/1/checks/run`,
+    expect: row(R, PNF, R, PNF, PNF, S, S, PNF),
+  },
+  {
+    method: "POST",
+    path: () => `/api/v1/pipelines/${absent}/release`,
+    expect: row(R, R, PNF, R, PNF, S, S, "auth.key_issuer_role_lost"),
+  },
+  {
+    method: "POST",
+    path: () => `/api/v1/pipelines/${absent}/current`,
+    body: () => ({ version: 1 }),
+    expect: row(R, PNF, PNF, PNF, PNF, SESSION, SESSION, SESSION),
+  },
+  ...["draft/discard", "versions/1/discard", "versions/1/restore"].map((verb) => ({
+    method: "POST",
+    path: () => `/api/v1/pipelines/${absent}/${verb}`,
+    expect: row(R, PNF, R, PNF, PNF, SESSION, SESSION, SESSION),
+  })),
+  ...[`versions/1`, ""].map((tail) => ({
+    method: "DELETE",
+    path: () => `/api/v1/pipelines/${absent}${tail ? "/" + tail : ""}`,
+    expect: row(R, PNF, R, PNF, PNF, SESSION, SESSION, SESSION),
+  })),
 ];
 
 const UNBUDGETED = {

@@ -2,13 +2,14 @@
 import { equal } from "node:assert/strict";
 import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
 import { call, startTestServer } from "./harness.ts";
+import type { StoreKind } from "./stores.ts";
 
 export const T = "/api/v1/templates";
 export const q = (params: Record<string, string | number>) =>
   "?" + new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
 
-export async function world() {
-  const s = await startTestServer();
+export async function world(store: StoreKind = "sqlite") {
+  const s = await startTestServer({ store });
   const f = await seedRoles(s.runtime);
   const h = {
     author: await sessionHeaders(s.runtime, f.users.author, "acme"),
@@ -49,8 +50,11 @@ export const create = (id: string, body = "SELECT 1", extra: Record<string, unkn
   ...extra,
 });
 
-export async function withWorld(fn: (w: Awaited<ReturnType<typeof world>>) => Promise<void>) {
-  const w = await world();
+export async function withWorld(
+  fn: (w: Awaited<ReturnType<typeof world>>) => Promise<void>,
+  store: StoreKind = "sqlite",
+) {
+  const w = await world(store);
   try {
     await fn(w);
   } finally {

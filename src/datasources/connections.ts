@@ -201,6 +201,26 @@ export class DatasourceConnections {
     return (await attachColumnFacts(this.#db, viewerIn(scope, d), d.id, resolved, table, columns))
       .columns;
   }
+
+  /**
+   * The bounded read-only probe (release checks, later previews): one statement, at most
+   * `maxRows` rows, interrupted after `timeoutMs`. The caller vets the statement as a read.
+   */
+  async probe(
+    actor: Principal,
+    scope: WorkspaceContext | null,
+    name: string,
+    statement: { sql: string; params?: Record<string, unknown> },
+    limits: { maxRows: number; timeoutMs: number },
+  ): Promise<{ columns: number; rows: unknown[][] }> {
+    const d = await this.#datasources.record(actor, scope, name);
+    const conn = await this.#connector(actor, d, "introspect");
+    const signal = AbortSignal.timeout(limits.timeoutMs);
+    const stream = await conn.query(statement, { signal, maxRows: limits.maxRows });
+    const rows: unknown[][] = [];
+    for await (const batch of stream) rows.push(...batch);
+    return { columns: stream.schema.length, rows: rows.slice(0, limits.maxRows) };
+  }
 }
 
 /** Facts as the acting workspace sees them on one visible datasource. */

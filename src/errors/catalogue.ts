@@ -626,6 +626,43 @@ export const catalogue = {
     message: "This instance has no executor to run pipelines.",
     user_message: "Running pipelines is not available right now.",
   },
+  "pipeline.release.template_not_released": {
+    status: 409,
+    message:
+      "Template {template_id} version {template_version} pinned by the pipeline is {template_status}; release it first or pass release_pinned_templates=true.",
+    user_message: "A template this pipeline uses is not released.",
+  },
+  "pipeline.check.failed": {
+    status: 409,
+    message:
+      "Release checks did not pass; fix them or release with override_checks_reason (at least 10 characters).",
+    user_message: "A release check failed.",
+  },
+  "pipeline.import.hash_mismatch": {
+    status: 409,
+    message: "The payload's body_hash {body_hash} is not the hash of its body ({computed_hash}).",
+    user_message: "The imported pipeline does not match its hash.",
+  },
+  "pipeline.import.version_conflict": {
+    status: 409,
+    message: "Version {version} of {name} already exists here as {status} with another body.",
+    user_message: "That version already exists with different content.",
+  },
+  "pipeline.import.missing_datasource": {
+    status: 409,
+    message: "The pipeline names datasource {datasource}, which this workspace cannot see.",
+    user_message: "A datasource the pipeline needs is missing.",
+  },
+  "pipeline.import.missing_template": {
+    status: 409,
+    message: "The pipeline pins template {template_id} version {template_version}, absent here.",
+    user_message: "A template the pipeline needs is missing.",
+  },
+  "pipeline.promotion.not_released": {
+    status: 409,
+    message: "Pipeline {pipeline_id} has no released version to export.",
+    user_message: "Release the pipeline first.",
+  },
   "internal.unexpected": {
     status: 500,
     message: "An unexpected error occurred. Quote the correlation id when reporting it.",

@@ -1,4 +1,26 @@
-/** Pipelines: the body and its graph rules, parameter declarations and binding, the calculators. */
+/**
+ * Pipelines: the body and its graph rules, parameter declarations and binding, the calculators,
+ * and authoring (service, references, release checks, import and export).
+ */
+import { registerReferenceFinder } from "../datasources/mod.ts";
+import { registerContentCounter } from "../workspaces/mod.ts";
+import { countPipelines, referencesTo } from "./repo.ts";
+
+// A workspace holding pipelines cannot be deleted (spec 1 §4.5 `workspace.in_use`), and a
+// datasource named by any stored version cannot be (spec 3 §4.1 `datasource.in_use`).
+registerContentCounter("pipelines", countPipelines);
+registerReferenceFinder("pipelines", referencesTo);
+
+export { type CheckProbe, isReadStatement, runChecks } from "./checks.ts";
+export { exportPipeline, importPipeline } from "./import_export.ts";
+export type { CheckRun, ListFilter, PipelineListRow } from "./repo.ts";
+export {
+  PipelineService,
+  type PipelineServiceOptions,
+  type PipelineView,
+  type ReleaseInput,
+  type ScopedContext,
+} from "./service.ts";
 export {
   coerceParameters,
   PARAMETER_TYPES,

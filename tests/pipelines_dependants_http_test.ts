@@ -1,0 +1,112 @@
+/**
+ * What depends on a pipeline, on both stores: a live parent exact-pinning a version refuses its
+ * discard; an entity delete reports (and on request purges) the draft-only templates it alone
+ * pins; a workspace holding pipelines is `workspace.in_use`; the hardened posture refuses
+ * authoring with `pipeline.authoring.disabled`.
+ */
+import { deepEqual, equal } from "node:assert/strict";
+import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
+import { call, startTestServer } from "./harness.ts";
+import { bothStores, dql, P, pipe } from "./pipeline_client.ts";
+import { expectError } from "./template_client.ts";
+
+bothStores(
+  "a pinned version cannot be discarded; exclusive draft templates go with the entity on request",
+  async (withWorld) => {
+    await withWorld(async ({ h, req }) => {
+      const child = (await req("POST", P, h.author, pipe("dep/child"))).body.data;
+      await req("POST", `${P}/${child.id}/release`, h.promoter, undefined, child.body_hash);
+      const parent = await req(
+        "POST",
+        P,
+        h.author,
+        pipe("dep/parent", {
+          nodes: [{ id: "c", type: "PIPELINE", pipeline: { id: child.id, version: 1 } }],
+        }),
+      );
+      equal(parent.status, 201, JSON.stringify(parent.body));
+      expectError(
+        await req("POST", `${P}/${child.id}/versions/1/discard`, h.author),
+        409,
+        "pipeline.version.pinned",
+      );
+
+      for (const id of ["dep/only", "dep/shared"]) {
+        await req("POST", "/api/v1/templates", h.author, {
+          id,
+          dialect: "SQLITE",
+          display_name: id,
+          body: "SELECT 1",
+        });
+      }
+      const pin = (id: string) => ({
+        id: "a",
+        type: "DQL",
+        source: "tempdb",
+        template: { id, version: 1 },
+      });
+      const a =
+        (await req("POST", P, h.author, pipe("dep/a", { nodes: [pin("dep/only")] }))).body.data;
+      await req("POST", P, h.author, pipe("dep/b", { nodes: [pin("dep/shared")] }));
+      const c =
+        (await req("POST", P, h.author, pipe("dep/c", { nodes: [pin("dep/shared")] }))).body.data;
+
+      const kept = await req("DELETE", `${P}/${c.id}`, h.author);
+      deepEqual(kept.body.data, {
+        purged: true,
+        exclusive_draft_templates: [],
+        exclusive_draft_templates_purged: false,
+      });
+      const gone = await req(
+        "DELETE",
+        `${P}/${a.id}?include_exclusive_draft_templates=true`,
+        h.author,
+      );
+      deepEqual(gone.body.data, {
+        purged: true,
+        exclusive_draft_templates: ["dep/only"],
+        exclusive_draft_templates_purged: true,
+      });
+      expectError(
+        await req("GET", "/api/v1/templates?name=dep/only", h.author),
+        404,
+        "template.not_found",
+      );
+      equal((await req("GET", "/api/v1/templates?name=dep/shared", h.author)).status, 200);
+      expectError(
+        await req("DELETE", "/api/v1/templates?name=dep/shared", h.author),
+        409,
+        "template.in_use",
+      );
+    });
+  },
+);
+
+bothStores("a workspace holding pipelines is in use", async (withWorld) => {
+  await withWorld(async ({ s, f, h, req }) => {
+    await req("POST", P, h.author, pipe("ws/one", { nodes: [dql()] }));
+    const admin = await sessionHeaders(s.runtime, f.users.super_admin, "acme");
+    const refused = expectError(
+      await req("DELETE", "/api/v1/workspaces/acme", admin),
+      409,
+      "workspace.in_use",
+    );
+    equal(JSON.stringify(refused).includes("pipelines"), true, JSON.stringify(refused));
+  });
+});
+
+Deno.test("hardened posture: pipeline authoring is 403 pipeline.authoring.disabled; reads still answer", async () => {
+  const s = await startTestServer({ env: { SERVICE_DEPLOYMENT_AUTHORING_ENABLED: "false" } });
+  try {
+    const f = await seedRoles(s.runtime);
+    const author = await sessionHeaders(s.runtime, f.users.author, "acme");
+    expectError(
+      await call(s, "POST", P, author, pipe("hard/one")),
+      403,
+      "pipeline.authoring.disabled",
+    );
+    equal((await call(s, "GET", `${P}?prefix=`, author)).status, 200);
+  } finally {
+    await s.close();
+  }
+});

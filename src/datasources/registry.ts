@@ -135,7 +135,9 @@ async function sealCredential(
   if (!cred) {
     if (stored) {
       checkKind(input.dialect, stored.credential_kind);
-      return stored;
+      // Only the credential: the caller spreads this over the new definition.
+      const { credential_kind, username, secret_ciphertext } = stored;
+      return { credential_kind, username, secret_ciphertext };
     }
     const kind = defaultKind(input.dialect);
     if (kind !== "none") throw new AppError("datasource.validation.password_missing", { kind });

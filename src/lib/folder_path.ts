@@ -79,6 +79,28 @@ export function folderLevel(
   return { folders: bySegment, leaves: leaves.sort() };
 }
 
+/**
+ * One page of a level: sub-folders first, then the names directly in it; `offset`/`limit` page
+ * over that sequence and `total` counts all of it, so a client pages a level like any list.
+ */
+export function folderLevelPage(
+  prefix: string,
+  names: readonly string[],
+  page: { offset: number; limit: number },
+): { folders: FolderRow[]; leaves: string[]; total: number; has_more: boolean } {
+  const level = folderLevel(prefix, names);
+  const total = level.folders.length + level.leaves.length;
+  const end = Math.min(page.offset + page.limit, total);
+  const leafStart = Math.max(0, page.offset - level.folders.length);
+  const leafEnd = Math.max(0, end - level.folders.length);
+  return {
+    folders: level.folders.slice(page.offset, end),
+    leaves: level.leaves.slice(leafStart, leafEnd),
+    total,
+    has_more: end < total,
+  };
+}
+
 /** `LIKE` pattern text for a literal (with `ESCAPE '\'`): `%`, `_` and `\` match themselves. */
 export function likeLiteral(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -16,6 +16,7 @@
  */
 import { z } from "zod";
 import { AppError } from "../errors/mod.ts";
+import { folderPathDefect } from "../lib/folder_path.ts";
 import { getCalculator, isParamRef } from "./calculators.ts";
 import { type ParameterDeclarations, parseDeclarations } from "./parameters.ts";
 
@@ -99,18 +100,19 @@ export interface PipelineBody {
   checks: ReleaseCheck[];
 }
 
-const SEGMENT = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
-
 /** The folder-path grammar of pipeline names (spec 2 §2.2) with both `details.reason` values. */
 export function checkPipelineName(name: unknown): string {
-  const refuse = (reason: "folder_required" | "grammar") =>
-    new AppError("pipeline.validation.name_invalid", { name, reason });
-  if (typeof name !== "string" || name.length > 200) throw refuse("grammar");
-  const segments = name.split("/");
-  if (!segments.every((s) => SEGMENT.test(s))) throw refuse("grammar");
-  if (segments.length === 1) throw refuse("folder_required");
-  if (segments.length > 10) throw refuse("grammar");
-  return name;
+  const defect = typeof name === "string"
+    ? folderPathDefect(name)
+    : { reason: "grammar" as const, detail: "must be a string" };
+  if (defect) {
+    throw new AppError("pipeline.validation.name_invalid", {
+      name,
+      reason: defect.reason,
+      detail: defect.detail,
+    });
+  }
+  return name as string;
 }
 
 function nodeError(nodeId: string | undefined, field: string, reason: string): AppError {

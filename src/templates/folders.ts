@@ -3,7 +3,7 @@
  * sub-folders (by segment) followed by the templates directly in it (by name); `offset`/`limit`
  * page over that sequence and `total` counts all of it, so a client pages a level like any list.
  */
-import { folderLevel } from "../lib/folder_path.ts";
+import { folderLevelPage } from "../lib/folder_path.ts";
 import type { TemplateFolderLevel, TemplateListRow } from "./types.ts";
 
 export async function folderPage(
@@ -12,17 +12,16 @@ export async function folderPage(
   page: { offset: number; limit: number },
   rows: (names: string[]) => Promise<TemplateListRow[]>,
 ): Promise<TemplateFolderLevel> {
-  const level = folderLevel(prefix, names);
-  const total = level.folders.length + level.leaves.length;
-  const end = Math.min(page.offset + page.limit, total);
-  const folders = level.folders.slice(page.offset, end);
-  const leafStart = Math.max(0, page.offset - level.folders.length);
-  const leafEnd = Math.max(0, end - level.folders.length);
+  const level = folderLevelPage(prefix, names, page);
   return {
     prefix,
-    folders: folders.map((f) => ({ path: f.path, segment: f.segment, template_count: f.count })),
-    templates: await rows(level.leaves.slice(leafStart, leafEnd)),
-    total,
-    has_more: end < total,
+    folders: level.folders.map((f) => ({
+      path: f.path,
+      segment: f.segment,
+      template_count: f.count,
+    })),
+    templates: await rows(level.leaves),
+    total: level.total,
+    has_more: level.has_more,
   };
 }

@@ -5,12 +5,12 @@
  * are never spliced into the SQL: the result is a SQL text with markers and a separate value list.
  */
 import { AppError } from "../../errors/mod.ts";
+import { type SqlFlavor, sqlTokens } from "../../lib/sql_placeholders.ts";
 
 /** How a driver wants its markers: `$1` (postgres, duckdb), `?1` (sqlite), bare `?` (mysql). */
 export type MarkerStyle = "dollar" | "question_numbered" | "question";
 
-/** The lexical family of the SQL text, which decides what counts as quoted or commented. */
-export type SqlFlavor = "postgres" | "mysql" | "sqlite" | "duckdb";
+export type { SqlFlavor };
 
 export interface Translated {
   sql: string;
@@ -26,9 +26,6 @@ const MARKERS: Record<SqlFlavor, MarkerStyle> = {
   sqlite: "question_numbered",
   mysql: "question",
 };
-
-const IDENT_START = /[A-Za-z_]/;
-const IDENT_PART = /[A-Za-z0-9_]/;
 
 /**
  * Translates `:name` placeholders of `sql` for `flavor` and collects their values from `params`.
@@ -49,9 +46,7 @@ export function translatePlaceholders(
   const names: string[] = [];
   // For numbered styles, the marker text already emitted for a name, so a repeat reuses it.
   const assigned = new Map<string, string>();
-  let i = 0;
   let copied = 0;
-  const n = sql.length;
 
   const emit = (name: string): string => {
     if (!Object.hasOwn(params, name) || params[name] === undefined) {
@@ -79,83 +74,10 @@ export function translatePlaceholders(
     return text;
   };
 
-  /** Index just past a quoted run opened at `start` by `quote`; doubled quotes stay inside. */
-  const skipQuoted = (start: number, quote: string, backslash: boolean): number => {
-    let j = start + 1;
-    while (j < n) {
-      const c = sql[j];
-      if (backslash && c === "\\") {
-        j += 2;
-        continue;
-      }
-      if (c === quote) {
-        if (sql[j + 1] === quote) {
-          j += 2;
-          continue;
-        }
-        return j + 1;
-      }
-      j++;
-    }
-    // Unterminated: the rest is quoted text, and the server will refuse the statement.
-    return n;
-  };
-
-  while (i < n) {
-    const c = sql[i];
-    const next = sql[i + 1];
-    if (c === "'") {
-      // MySQL reads backslash escapes in every string; PostgreSQL only in E'' strings.
-      const prev = sql[i - 1];
-      const escaped = flavor === "mysql" ||
-        (flavor === "postgres" && (prev === "E" || prev === "e") &&
-          !IDENT_PART.test(sql[i - 2] ?? ""));
-      i = skipQuoted(i, "'", escaped);
-    } else if (c === '"') {
-      i = skipQuoted(i, '"', flavor === "mysql");
-    } else if (c === "`" && (flavor === "mysql" || flavor === "sqlite")) {
-      i = skipQuoted(i, "`", false);
-    } else if (c === "[" && flavor === "sqlite") {
-      const end = sql.indexOf("]", i + 1);
-      i = end === -1 ? n : end + 1;
-    } else if (c === "-" && next === "-") {
-      const end = sql.indexOf("\n", i + 2);
-      i = end === -1 ? n : end + 1;
-    } else if (c === "#" && flavor === "mysql") {
-      const end = sql.indexOf("\n", i + 1);
-      i = end === -1 ? n : end + 1;
-    } else if (c === "/" && next === "*") {
-      i = skipBlockComment(sql, i, flavor === "postgres");
-    } else if (c === "$" && (flavor === "postgres" || flavor === "duckdb")) {
-      const tag = dollarTag(sql, i);
-      if (tag !== null) {
-        const end = sql.indexOf(tag, i + tag.length);
-        i = end === -1 ? n : end + tag.length;
-      } else if (/[0-9]/.test(next ?? "") && !IDENT_PART.test(sql[i - 1] ?? "")) {
-        throw refusedMarker(`$${next}`);
-      } else {
-        i++;
-      }
-    } else if (c === "?" && flavor !== "postgres") {
-      // PostgreSQL's jsonb operators `?`, `?|`, `?&` are not markers there; elsewhere `?` is one.
-      throw refusedMarker("?");
-    } else if (c === ":") {
-      if (next === ":") {
-        i += 2;
-      } else if (
-        next !== undefined && IDENT_START.test(next) && !IDENT_PART.test(sql[i - 1] ?? "")
-      ) {
-        let j = i + 2;
-        while (j < n && IDENT_PART.test(sql[j])) j++;
-        out.push(sql.slice(copied, i), emit(sql.slice(i + 1, j)));
-        copied = j;
-        i = j;
-      } else {
-        i++;
-      }
-    } else {
-      i++;
-    }
+  for (const token of sqlTokens(sql, flavor)) {
+    if (token.kind === "marker") throw refusedMarker(token.text);
+    out.push(sql.slice(copied, token.start), emit(token.name));
+    copied = token.end;
   }
   out.push(sql.slice(copied));
   return { sql: out.join(""), values, names };
@@ -166,33 +88,4 @@ function refusedMarker(marker: string): AppError {
     field: "sql",
     reason: `the bind marker ${marker} is not allowed; use a named placeholder :name`,
   });
-}
-
-/** Index past a `/* … *\/` comment; PostgreSQL nests them, the others end at the first `*\/`. */
-function skipBlockComment(sql: string, start: number, nested: boolean): number {
-  let depth = 0;
-  let j = start;
-  while (j < sql.length) {
-    if (sql[j] === "/" && sql[j + 1] === "*") {
-      depth = nested ? depth + 1 : 1;
-      j += 2;
-    } else if (sql[j] === "*" && sql[j + 1] === "/") {
-      depth--;
-      j += 2;
-      if (depth === 0) return j;
-    } else {
-      j++;
-    }
-  }
-  return sql.length;
-}
-
-/** `$tag$` opening a dollar-quoted body at `start`, or null when `$` starts something else. */
-function dollarTag(sql: string, start: number): string | null {
-  // `a$b$` is an identifier containing dollars, not a quote.
-  if (IDENT_PART.test(sql[start - 1] ?? "") || sql[start - 1] === "$") return null;
-  let j = start + 1;
-  if (sql[j] !== "$" && !IDENT_START.test(sql[j] ?? "")) return null;
-  while (j < sql.length && IDENT_PART.test(sql[j])) j++;
-  return sql[j] === "$" ? sql.slice(start, j + 1) : null;
 }

@@ -1,0 +1,133 @@
+/**
+ * The lexer behind named placeholders (`:name`): it reads SQL the way the dialect's driver would,
+ * so `::` casts, string literals (doubled quotes, backslash escapes where the dialect has them,
+ * PostgreSQL `E''` strings and dollar-quoted bodies), quoted identifiers, backticks, `[brackets]`
+ * on SQLite, and `--`, `#` (MySQL) and `/* *\/` comments (nested on PostgreSQL) hold no
+ * placeholders. The renderer lists placeholders with it and the connectors translate them to
+ * driver markers with it, so the two can never disagree about what is a placeholder.
+ */
+
+/** The lexical family of a statement, which decides what counts as quoted or commented. */
+export type SqlFlavor = "postgres" | "mysql" | "sqlite" | "duckdb";
+
+/**
+ * What the lexer finds outside quotes and comments: a placeholder spanning `start`–`end` (the
+ * colon included), or a driver bind marker already written in the text (`?`, `$1`).
+ */
+export type SqlToken =
+  | { kind: "placeholder"; name: string; start: number; end: number }
+  | { kind: "marker"; text: string };
+
+const IDENT_START = /[A-Za-z_]/;
+const IDENT_PART = /[A-Za-z0-9_]/;
+
+/** Placeholders and bind markers of `sql`, in text order. */
+export function* sqlTokens(sql: string, flavor: SqlFlavor): Generator<SqlToken> {
+  const n = sql.length;
+  let i = 0;
+  while (i < n) {
+    const c = sql[i];
+    const next = sql[i + 1];
+    if (c === "'") {
+      // MySQL reads backslash escapes in every string; PostgreSQL only in E'' strings.
+      const prev = sql[i - 1];
+      const escaped = flavor === "mysql" ||
+        (flavor === "postgres" && (prev === "E" || prev === "e") &&
+          !IDENT_PART.test(sql[i - 2] ?? ""));
+      i = skipQuoted(sql, i, "'", escaped);
+    } else if (c === '"') {
+      i = skipQuoted(sql, i, '"', flavor === "mysql");
+    } else if (c === "`" && (flavor === "mysql" || flavor === "sqlite")) {
+      i = skipQuoted(sql, i, "`", false);
+    } else if (c === "[" && flavor === "sqlite") {
+      const end = sql.indexOf("]", i + 1);
+      i = end === -1 ? n : end + 1;
+    } else if ((c === "-" && next === "-") || (c === "#" && flavor === "mysql")) {
+      const end = sql.indexOf("\n", i + 1);
+      i = end === -1 ? n : end + 1;
+    } else if (c === "/" && next === "*") {
+      i = skipBlockComment(sql, i, flavor === "postgres");
+    } else if (c === "$" && (flavor === "postgres" || flavor === "duckdb")) {
+      const tag = dollarTag(sql, i);
+      if (tag !== null) {
+        const end = sql.indexOf(tag, i + tag.length);
+        i = end === -1 ? n : end + tag.length;
+      } else {
+        if (/[0-9]/.test(next ?? "") && !IDENT_PART.test(sql[i - 1] ?? "")) {
+          yield { kind: "marker", text: `$${next}` };
+        }
+        i++;
+      }
+    } else if (c === "?" && flavor !== "postgres") {
+      // PostgreSQL's jsonb operators `?`, `?|`, `?&` are not markers there; elsewhere `?` is one.
+      yield { kind: "marker", text: "?" };
+      i++;
+    } else if (c === ":") {
+      if (next === ":") {
+        i += 2;
+      } else if (
+        next !== undefined && IDENT_START.test(next) && !IDENT_PART.test(sql[i - 1] ?? "")
+      ) {
+        let j = i + 2;
+        while (j < n && IDENT_PART.test(sql[j])) j++;
+        yield { kind: "placeholder", name: sql.slice(i + 1, j), start: i, end: j };
+        i = j;
+      } else {
+        i++;
+      }
+    } else {
+      i++;
+    }
+  }
+}
+
+/** Index just past a quoted run opened at `start`; doubled quotes stay inside. */
+function skipQuoted(sql: string, start: number, quote: string, backslash: boolean): number {
+  let j = start + 1;
+  while (j < sql.length) {
+    const c = sql[j];
+    if (backslash && c === "\\") {
+      j += 2;
+      continue;
+    }
+    if (c === quote) {
+      if (sql[j + 1] === quote) {
+        j += 2;
+        continue;
+      }
+      return j + 1;
+    }
+    j++;
+  }
+  // Unterminated: the rest is quoted text, and the server will refuse the statement.
+  return sql.length;
+}
+
+/** Index past a `/* … *\/` comment; PostgreSQL nests them, the others end at the first `*\/`. */
+function skipBlockComment(sql: string, start: number, nested: boolean): number {
+  let depth = 0;
+  let j = start;
+  while (j < sql.length) {
+    if (sql[j] === "/" && sql[j + 1] === "*") {
+      depth = nested ? depth + 1 : 1;
+      j += 2;
+    } else if (sql[j] === "*" && sql[j + 1] === "/") {
+      depth--;
+      j += 2;
+      if (depth === 0) return j;
+    } else {
+      j++;
+    }
+  }
+  return sql.length;
+}
+
+/** `$tag$` opening a dollar-quoted body at `start`, or null when `$` starts something else. */
+function dollarTag(sql: string, start: number): string | null {
+  // `a$b$` is an identifier containing dollars, not a quote.
+  if (IDENT_PART.test(sql[start - 1] ?? "") || sql[start - 1] === "$") return null;
+  let j = start + 1;
+  if (sql[j] !== "$" && !IDENT_START.test(sql[j] ?? "")) return null;
+  while (j < sql.length && IDENT_PART.test(sql[j])) j++;
+  return sql[j] === "$" ? sql.slice(start, j + 1) : null;
+}

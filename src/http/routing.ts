@@ -78,6 +78,9 @@ interface Registered {
   method: Method;
   path: string;
   pattern: RegExp;
+  /** The literal text before the first parameter: most routes are ruled out by it alone. */
+  prefix: string;
+  names: string[];
   spec: RouteSpec<AnyObject, AnyObject, z.ZodType>;
 }
 
@@ -109,6 +112,8 @@ export class Router {
       method: spec.method,
       path: spec.path,
       pattern: toPattern(spec.path),
+      prefix: spec.path.split(/[:*]/)[0],
+      names: [...spec.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((x) => x[1]),
       spec: spec as unknown as RouteSpec<AnyObject, AnyObject, z.ZodType>,
     });
     this.#app.on(spec.method.toUpperCase(), spec.path, async (c) => {
@@ -130,12 +135,11 @@ export class Router {
     | undefined {
     const m = method === "HEAD" ? "get" : method.toLowerCase();
     for (const r of this.#routes) {
-      if (r.method !== m) continue;
+      if (r.method !== m || !path.startsWith(r.prefix)) continue;
       const found = r.pattern.exec(path);
       if (!found) continue;
-      const names = [...r.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((x) => x[1]);
       const params: Record<string, string> = {};
-      names.forEach((n, i) => {
+      r.names.forEach((n, i) => {
         try {
           params[n] = decodeURIComponent(found[i + 1] ?? "");
         } catch {

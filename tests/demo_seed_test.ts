@@ -96,6 +96,17 @@ forEachStore(
     } finally {
       await second.rt.close();
     }
+
+    // A replica with an empty data directory writes the same files again, and nothing else.
+    await Deno.remove(`${dataDir}/demo`, { recursive: true });
+    const third = await boot(store, dataDir, secrets, true);
+    try {
+      deepEqual(await inventory(third.rt.db), seeded);
+      equal((await Deno.stat(demoFiles(dataDir).shop)).size, shop.size);
+      equal(await exists(demoFiles(dataDir).crm), true);
+    } finally {
+      await third.rt.close();
+    }
   }),
   { migrate: false },
 );

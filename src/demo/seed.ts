@@ -7,7 +7,8 @@
  * boot that finds it does nothing, so content a user deleted is never put back. A boot that
  * finds no record resumes: each item is looked up by name first and kept when present (a draft
  * left by an interrupted seed is released), so two boots never duplicate anything. A deactivated
- * or deleted demo workspace is never filled.
+ * or deleted demo workspace is never filled. A seeded instance missing the generated files (a
+ * replica with its own data directory) writes them again, identical, at boot.
  */
 import { queryAudit, recordAudit } from "../audit/mod.ts";
 import type { DatasourceService } from "../datasources/mod.ts";
@@ -21,7 +22,7 @@ import type { TemplateService } from "../templates/mod.ts";
 import type { OpContext } from "../versions/types.ts";
 import { DEMO_WORKSPACE } from "../workspaces/mod.ts";
 import { DEMO_PIPELINES, DEMO_TEMPLATES, demoDatasources, type DemoPins } from "./content.ts";
-import { generateDemoFiles } from "./data.ts";
+import { demoFiles, generateDemoFiles } from "./data.ts";
 
 export const SEEDED_EVENT = "demo.content_seeded";
 
@@ -44,6 +45,26 @@ export type DemoSeedOutcome =
 
 const notFound = (e: unknown, code: string) => e instanceof AppError && e.code === code;
 
+/**
+ * Another replica (or a wiped data directory) lacks the files a seeded demo datasource points at:
+ * they are deterministic, so this instance writes the very same ones. Only while a demo
+ * datasource still names this instance's path; one a user removed or re-pointed stays as it is.
+ */
+async function restoreFiles(deps: DemoSeedDeps, workspaceId: string): Promise<void> {
+  const wanted = demoDatasources(demoFiles(deps.dataDir));
+  for (const body of wanted) {
+    const record = await deps.datasources.recordInWorkspace(workspaceId, body.name as string)
+      .catch((e) => {
+        if (notFound(e, "datasource.not_found")) return null;
+        throw e;
+      });
+    if (record?.jdbc_url === body.jdbc_url) {
+      await generateDemoFiles(deps.dataDir); // writes only the missing ones
+      return;
+    }
+  }
+}
+
 /** Seeds the demo content unless it was seeded before; see the module comment. */
 export async function seedDemoContent(deps: DemoSeedDeps): Promise<DemoSeedOutcome> {
   const ws = await deps.findWorkspace(DEMO_WORKSPACE.name);
@@ -55,7 +76,10 @@ export async function seedDemoContent(deps: DemoSeedDeps): Promise<DemoSeedOutco
     offset: 0,
     limit: 1,
   });
-  if (marker.total > 0) return { seeded: false, reason: "already_seeded" };
+  if (marker.total > 0) {
+    await restoreFiles(deps, ws.id);
+    return { seeded: false, reason: "already_seeded" };
+  }
 
   const started = performance.now();
   const actor = systemPrincipal(deps.systemActor);

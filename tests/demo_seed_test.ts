@@ -6,8 +6,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { readSources } from "../src/config/mod.ts";
 import { resolveConfig } from "../src/config/resolve.ts";
-import { demoFiles, seedDemoContent, SEEDED_EVENT } from "../src/demo/mod.ts";
-import { DEMO_TEMPLATES } from "../src/demo/content.ts";
+import { DEMO_TEMPLATES, demoFiles, seedDemoContent, SEEDED_EVENT } from "../src/demo/mod.ts";
 import { systemPrincipal } from "../src/identity/mod.ts";
 import { createLogger } from "../src/lib/log.ts";
 import { createRuntime, type Runtime } from "../src/runtime.ts";

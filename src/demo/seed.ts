@@ -19,7 +19,7 @@ import type { Logger } from "../lib/log.ts";
 import type { PipelineService } from "../pipelines/mod.ts";
 import type { Db } from "../store/mod.ts";
 import type { TemplateService } from "../templates/mod.ts";
-import type { OpContext } from "../versions/types.ts";
+import type { OpContext } from "../versions/mod.ts";
 import { DEMO_WORKSPACE } from "../workspaces/mod.ts";
 import { DEMO_PIPELINES, DEMO_TEMPLATES, demoDatasources, type DemoPins } from "./content.ts";
 import { demoFiles, generateDemoFiles } from "./data.ts";

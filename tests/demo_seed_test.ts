@@ -53,6 +53,13 @@ async function inventory(db: Queryable) {
     markers: await names(
       `SELECT id AS n FROM audit_log WHERE event = '${SEEDED_EVENT}' AND workspace_id = $1`,
     ),
+    /** Audit rows of the workspace: event, provider, whether the system actor wrote it. */
+    audit: await names(
+      `SELECT event || ' ' || provider || ' ' ||
+              CASE WHEN user_id = (SELECT id FROM users WHERE provider = 'system') THEN 'system'
+                   ELSE 'other' END AS n
+       FROM audit_log WHERE workspace_id = $1 AND event <> 'auth.workspace.created'`,
+    ),
   };
 }
 
@@ -81,6 +88,21 @@ forEachStore(
     equal(seeded.templates.length, DEMO_TEMPLATES.length);
     equal(seeded.pipelines.length, 4);
     equal(seeded.markers.length, 1);
+    // Written by the services themselves, as the system actor.
+    const count = (event: string) =>
+      seeded.audit.filter((a) => a === `${event} system system`).length;
+    deepEqual(
+      [
+        "datasource.created",
+        "template.created",
+        "template.version.released",
+        "pipeline.created",
+        "pipeline.version.released",
+        SEEDED_EVENT,
+      ].map(count),
+      [2, 6, 6, 4, 4, 1],
+    );
+    equal(seeded.audit.length, 23);
     for (const row of [...seeded.templates, ...seeded.pipelines]) {
       equal(row.endsWith(" RELEASED"), true);
     }
@@ -119,7 +141,7 @@ forEachStore(
     const system = systemPrincipal(first.rt.systemActor);
     try {
       const empty = await inventory(first.rt.db);
-      deepEqual(empty, { datasources: [], templates: [], pipelines: [], markers: [] });
+      deepEqual(empty, { datasources: [], templates: [], pipelines: [], markers: [], audit: [] });
       await first.rt.workspaces.deactivate(system, "demo");
     } finally {
       await first.rt.close();
@@ -127,12 +149,9 @@ forEachStore(
 
     const second = await boot(store, dataDir, secrets, true);
     try {
-      deepEqual(await inventory(second.rt.db), {
-        datasources: [],
-        templates: [],
-        pipelines: [],
-        markers: [],
-      });
+      const { audit, ...content } = await inventory(second.rt.db);
+      deepEqual(content, { datasources: [], templates: [], pipelines: [], markers: [] });
+      deepEqual(audit, ["workspace.deactivated system system"]);
       equal(await exists(demoFiles(dataDir).shop), false);
 
       // Reactivated, with a seed that stopped after its first template's draft: finished once.
@@ -168,7 +187,9 @@ forEachStore(
 
       await second.rt.workspaces.deactivate(system, "demo");
       deepEqual(await seedDemoContent(deps), { seeded: false, reason: "deactivated" });
-      deepEqual(await inventory(second.rt.db), filled);
+      const { audit: _, ...after } = await inventory(second.rt.db);
+      const { audit: __, ...before } = filled;
+      deepEqual(after, before);
     } finally {
       await second.rt.close();
     }

@@ -8,6 +8,7 @@
  *     schema with 2,000 tables.
  *  4. Pipeline authoring (bench/pipelines.ts): a 200-node draft save and a folder page of 10,000
  *     pipelines, p50, against a bare UPDATE/SELECT of the same rows.
+ *  5. First boot with the demo content (bench/demo.ts) vs the same first boot without it.
  */
 import { readSources } from "../src/config/mod.ts";
 import { resolveConfig } from "../src/config/resolve.ts";
@@ -23,6 +24,7 @@ import postgres from "postgres";
 import { openConnector } from "../src/datasources/connectors/mod.ts";
 import { connectorConfig, pgJdbcUrl } from "../tests/datasources.ts";
 import { executorBench } from "./executor.ts";
+import { demoBench } from "./demo.ts";
 import { pipelineBench } from "./pipelines.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
@@ -311,10 +313,14 @@ if (Deno.args.includes("--connectors")) {
   await executorBench();
 } else if (Deno.args.includes("--pipelines")) {
   await pipelineBench();
+  await demoBench();
+} else if (Deno.args.includes("--demo")) {
+  await demoBench();
 } else {
   await healthBench();
   await migrationBench();
   await connectorBench();
   await executorBench();
   await pipelineBench();
+  await demoBench();
 }

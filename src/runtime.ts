@@ -47,6 +47,8 @@ import { LocalUserAdmin } from "./identity/local_admin.ts";
 import { createMailService, type MailService } from "./mail/mod.ts";
 import { TemplateService } from "./templates/mod.ts";
 import { PipelineService } from "./pipelines/mod.ts";
+import { type DemoSeedDeps, seedDemoContent } from "./demo/mod.ts";
+import { AppError } from "./errors/mod.ts";
 import {
   joinAtCreation,
   type LandingUser,
@@ -344,6 +346,17 @@ export async function createRuntime(
         connections.probe(actor, scope, name, statement, limits),
     });
 
+    await seedDemo(config, {
+      db,
+      dataDir: config.dataDir,
+      logger,
+      systemActor,
+      findWorkspace: (name) => workspaces.get(name),
+      datasources,
+      templates,
+      pipelines,
+    });
+
     const buildInfo = await readBuildInfo();
     let origin = config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`;
     const { app, router } = buildApp({
@@ -463,6 +476,22 @@ export async function createRuntime(
     await shared?.close();
     await db.close();
     throw e;
+  }
+}
+
+/**
+ * The demo content, unless switched off or under the hardened posture (where authoring is off
+ * and content arrives by promotion). A failure is logged, never fatal: the instance still serves,
+ * and the next boot tries again because nothing marked the content seeded.
+ */
+async function seedDemo(config: ResolvedConfig, deps: DemoSeedDeps): Promise<void> {
+  if (!config.demo.enabled || !config.deployment.authoringEnabled) return;
+  try {
+    await seedDemoContent(deps);
+  } catch (e) {
+    deps.logger.error("demo content not seeded", {
+      error: e instanceof AppError ? e.code : e instanceof Error ? e.message : String(e),
+    });
   }
 }
 

@@ -56,6 +56,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     SERVICE_STORE_URL: options.storeUrl ? options.storeUrl(store.url) : store.url,
     SERVICE_HTTP_PORT: "0",
     SERVICE_HEALTH_PROBE_CACHE_MS: "0",
+    // The demo content is its own test's subject; elsewhere it would only slow every start.
+    SERVICE_DEMO_ENABLED: "false",
     ...(store.kind === "postgres" ? testSecrets() : {}),
     ...options.env,
   };

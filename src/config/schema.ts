@@ -187,6 +187,12 @@ export const serviceSchema = z.strictObject({
     "timeout-min-seconds": seconds(1, 1, 300, "Lowest endpoint timeout"),
     "timeout-max-seconds": seconds(300, 1, 3600, "Highest endpoint timeout"),
   }).prefault({}),
+  "demo": z.strictObject({
+    "enabled": z.boolean().default(true).describe(
+      "Seed the demo workspace's example datasources, templates and pipelines once, at the first " +
+        "boot that finds the workspace active (the workspace itself is always created)",
+    ),
+  }).prefault({}),
   "deployment": z.strictObject({
     "name": z.string().min(1).default("development").describe("This deployment's name"),
     "authoring-enabled": z.boolean().default(true).describe(

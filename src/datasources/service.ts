@@ -5,6 +5,7 @@
  * enforce tenancy (another workspace's datasource is not-found) and the write rules.
  */
 import { recordAudit } from "../audit/mod.ts";
+import { systemPrincipal } from "../identity/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import { factsForDatasource } from "./facts/mod.ts";
 import type { Principal, WorkspaceContext } from "../identity/types.ts";
@@ -211,17 +212,8 @@ export class DatasourceService {
     file: string,
     env: Record<string, string>,
   ): Promise<BootstrapOutcome> {
-    const principal: Principal = {
-      userId: system.id,
-      email: "system",
-      displayName: "System",
-      provider: "system",
-      // The file is the operator's own configuration: it carries instance authority.
-      isSuperAdmin: true,
-      authMethod: "OIDC",
-      mustChangePassword: false,
-      scopes: [],
-    };
+    // The file is the operator's own configuration: it carries instance authority.
+    const principal = systemPrincipal(system);
     const outcome = await importBootstrapFile(this.#deps, principal, file, env, this.#logger);
     if (outcome.created.length > 0 || outcome.skipped.length > 0) {
       this.#logger.info("bootstrap datasource file imported", { file, ...outcome });

@@ -4,6 +4,7 @@ export {
   SYSTEM_EMAIL,
   SYSTEM_PROVIDER,
   type SystemActor,
+  systemPrincipal,
 } from "./system_actor.ts";
 export {
   type ApiKeyBinding,

@@ -6,6 +6,7 @@
 import { newId } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
 import type { Queryable } from "../store/mod.ts";
+import type { Principal } from "./types.ts";
 
 export const SYSTEM_PROVIDER = "system";
 /** Under the reserved `.invalid` top-level domain (RFC 2606), so it can never receive mail. */
@@ -41,5 +42,22 @@ export async function ensureSystemActor(db: Queryable): Promise<SystemActor> {
     displayName: String(row.display_name),
     createdAt: toIso(row.created_at)!,
     updatedAt: toIso(row.updated_at)!,
+  };
+}
+
+/**
+ * The system actor as a principal, for startup work the operator configured (the bootstrap
+ * datasource file, the demo seed): it carries instance authority, like a super admin.
+ */
+export function systemPrincipal(actor: { id: string }): Principal {
+  return {
+    userId: actor.id,
+    email: "system",
+    displayName: "System",
+    provider: SYSTEM_PROVIDER,
+    isSuperAdmin: true,
+    authMethod: "OIDC",
+    mustChangePassword: false,
+    scopes: [],
   };
 }

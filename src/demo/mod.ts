@@ -1,0 +1,7 @@
+/**
+ * The demo workspace's example content (DECISIONS.md "quick start"): generated DuckDB and SQLite
+ * files, their datasources, released templates and pipelines, seeded once at first boot.
+ */
+export { CRM, DEMO_PIPELINES, DEMO_TEMPLATES, SHOP } from "./content.ts";
+export { DEMO_COUNTRIES, DEMO_SEGMENTS, demoFiles, generateDemoFiles } from "./data.ts";
+export { type DemoSeedDeps, type DemoSeedOutcome, seedDemoContent, SEEDED_EVENT } from "./seed.ts";

@@ -1,14 +1,16 @@
 /**
  * What depends on a pipeline, on both stores: a live parent exact-pinning a version refuses its
  * discard; an entity delete reports (and on request purges) the draft-only templates it alone
- * pins; a workspace holding pipelines is `workspace.in_use`; the hardened posture refuses
- * authoring with `pipeline.authoring.disabled`.
+ * pins; a workspace holding pipelines is `workspace.in_use`; the hardened posture refuses every
+ * authoring route of pipelines and templates with `pipeline.authoring.disabled`.
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { call, startTestServer } from "./harness.ts";
+import { bodyHash } from "../src/lib/canonical_json.ts";
 import { bothStores, dql, P, pipe } from "./pipeline_client.ts";
-import { expectError } from "./template_client.ts";
+import { forEachStoreKind } from "./stores.ts";
+import { create, expectError, T } from "./template_client.ts";
 
 bothStores(
   "a pinned version cannot be discarded; exclusive draft templates go with the entity on request",
@@ -95,18 +97,59 @@ bothStores("a workspace holding pipelines is in use", async (withWorld) => {
   });
 });
 
-Deno.test("hardened posture: pipeline authoring is 403 pipeline.authoring.disabled; reads still answer", async () => {
-  const s = await startTestServer({ env: { SERVICE_DEPLOYMENT_AUTHORING_ENABLED: "false" } });
-  try {
-    const f = await seedRoles(s.runtime);
-    const author = await sessionHeaders(s.runtime, f.users.author, "acme");
-    expectError(
-      await call(s, "POST", P, author, pipe("hard/one")),
-      403,
-      "pipeline.authoring.disabled",
-    );
-    equal((await call(s, "GET", `${P}?prefix=`, author)).status, 200);
-  } finally {
-    await s.close();
-  }
-});
+forEachStoreKind(
+  "hardened posture: authoring routes are 403 pipeline.authoring.disabled; import, switch and reads answer",
+  async (store) => {
+    const s = await startTestServer({
+      store,
+      env: { SERVICE_DEPLOYMENT_AUTHORING_ENABLED: "false" },
+    });
+    try {
+      const f = await seedRoles(s.runtime);
+      const author = await sessionHeaders(s.runtime, f.users.author, "acme");
+      const promoter = await sessionHeaders(s.runtime, f.users.promoter, "acme");
+      const off = "pipeline.authoring.disabled";
+      expectError(await call(s, "POST", P, author, pipe("hard/one")), 403, off);
+      // Content reaches a hardened deployment released, through import.
+      const body = pipe("hard/two");
+      const imported = await call(s, "POST", `${P}/import`, author, {
+        ...body,
+        version: 4,
+        body_hash: bodyHash(body),
+      });
+      equal(imported.status, 201, JSON.stringify(imported.body));
+      const id = imported.body.data.id;
+      const hash = imported.body.data.body_hash;
+      const at = (h: Record<string, string>, ifMatch: string) => ({ ...h, "If-Match": ifMatch });
+      for (
+        const [method, path, who, payload] of [
+          ["PUT", `${P}/${id}`, at(author, hash), pipe("hard/two", { description: "x" })],
+          ["POST", `${P}/${id}/release`, at(promoter, hash), undefined],
+          ["POST", `${P}/${id}/draft/discard`, at(author, hash), undefined],
+          ["POST", `${P}/${id}/versions/4/discard`, author, undefined],
+          ["POST", `${P}/${id}/versions/4/restore`, author, undefined],
+          ["DELETE", `${P}/${id}/versions/4`, author, undefined],
+          ["DELETE", `${P}/${id}`, author, undefined],
+          ["POST", T, author, create("hard/t")],
+          ["POST", `${T}/import`, author, {
+            templates: [{ id: "lib/x", dialect: "DUCKDB", body: "SELECT 1" }],
+          }],
+        ] as const
+      ) {
+        expectError(await call(s, method, path, who, payload), 403, off);
+      }
+      const switched = await call(s, "POST", `${P}/${id}/current`, author, { version: 4 });
+      deepEqual([switched.status, switched.body.data.current_version], [200, 4]);
+      const read = await call(s, "GET", `${P}/${id}`, author);
+      deepEqual([read.status, read.body.data.version, read.body.data.status], [
+        200,
+        4,
+        "RELEASED",
+      ]);
+      equal((await call(s, "GET", `${P}?prefix=`, author)).status, 200);
+      equal((await call(s, "GET", `${T}?prefix=`, author)).status, 200);
+    } finally {
+      await s.close();
+    }
+  },
+);

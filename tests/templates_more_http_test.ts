@@ -131,6 +131,64 @@ worldTest(
 );
 
 worldTest(
+  "render refusals, a 10 MB body and a foreign If-Match on draft discard",
+  async ({ s, h, req }) => {
+    const leak = (await req("POST", T, h.author, create("rn/leak", "SELECT '{{ params.region }}'")))
+      .body.data;
+    const leaked = expectError(
+      await req("POST", `${T}/render`, h.author, { name: "rn/leak", context: { region: "x" } }),
+      400,
+      "template.render.parameter_interpolation",
+    );
+    deepEqual([leaked.parameter, leaked.line, leaked.column], ["region", 1, 9]);
+    await req("POST", T, h.author, create("rn/fail", "SELECT 1\n  {{ not_defined }}"));
+    const failed = expectError(
+      await req("POST", `${T}/render`, h.author, { name: "rn/fail" }),
+      400,
+      "template.render.failed",
+    );
+    deepEqual([failed.template, failed.line, failed.column], ["rn/fail", 2, 6]);
+    await req(
+      "POST",
+      T,
+      h.author,
+      create("rn/huge", "{% for i in (1..3000000) %}SELECT 1 UNION ALL {% endfor %}SELECT 1"),
+    );
+    const limit = expectError(
+      await req("POST", `${T}/render`, h.author, { name: "rn/huge" }),
+      400,
+      "template.render.limit_exceeded",
+    );
+    equal(typeof limit.limit, "string");
+    const other = (await req("POST", T, h.author, create("rn/other"))).body.data;
+    const stale = expectError(
+      await req("POST", `${T}/draft/discard`, h.author, { name: "rn/leak" }, other.body_hash),
+      409,
+      "template.version.conflict",
+    );
+    equal(stale.current_hash, leak.body_hash);
+    const huge = JSON.stringify(create("rn/big", "x".repeat(10 * 1024 * 1024)));
+    for (
+      const [method, extra] of [["POST", {}], ["PUT", { "If-Match": leak.body_hash }]] as const
+    ) {
+      const big = await s.fetch(T, {
+        method,
+        headers: { ...h.author, ...extra, "content-type": "application/json" },
+        body: huge,
+      });
+      deepEqual([big.status, (await big.json()).error.code], [413, "request.body_too_large"]);
+    }
+    const overLimit = expectError(
+      await req("POST", T, h.author, create("rn/long", "x".repeat(1024 * 1024 + 1))),
+      400,
+      "pipeline.execution.invalid_parameter_type",
+    );
+    equal(overLimit.field, "body");
+    expectError(await req("GET", T + q({ name: "rn/long" }), h.author), 404, "template.not_found");
+  },
+);
+
+worldTest(
   "keys are refused the session-only routes; another workspace's template is 404",
   async ({ s, f, h, req }) => {
     const t = (await req("POST", T, h.key, create("k/t"))).body.data;

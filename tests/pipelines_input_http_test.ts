@@ -3,11 +3,12 @@
  * stores: every rule of the name grammar on its own (with the 200-character, 10-segment and
  * 64-character boundaries accepted), graph defects with their details, unknown node types,
  * malformed parameter declarations, a 10 MB body and non-JSON on create and on save, an If-Match
- * from another pipeline on every route that takes one, an ineligible switch, unknown versions.
+ * from another pipeline on every route that takes one, an ineligible switch, unknown versions;
+ * and the routes the others only refuse: a draft purged by version, export with its templates.
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { bothStores, dql, P, pipe } from "./pipeline_client.ts";
-import { expectError } from "./template_client.ts";
+import { create, expectError, T } from "./template_client.ts";
 
 const NAME = "pipeline.validation.name_invalid";
 const BAD_FIELD = "pipeline.execution.invalid_parameter_type";
@@ -269,6 +270,65 @@ bothStores(
       const missing = crypto.randomUUID();
       expectError(await req("GET", `${P}/${missing}`, h.author), 404, "pipeline.not_found");
       expectError(await req("GET", `${P}/not-a-uuid`, h.author), 404, "pipeline.not_found");
+    });
+  },
+);
+
+bothStores(
+  "a draft purged by version gives its number back; export carries pinned templates unless told not to",
+  async (withWorld) => {
+    await withWorld(async ({ h, req }) => {
+      const t = (await req(
+        "POST",
+        T,
+        h.author,
+        create("ex/base", "SELECT 1 AS x", {
+          dialect: "DUCKDB",
+        }),
+      )).body.data;
+      await req("POST", `${T}/release`, h.promoter, { name: "ex/base" }, t.body_hash);
+      const node = {
+        id: "a",
+        type: "DQL",
+        source: "tempdb",
+        template: { id: "ex/base", version: 1 },
+      };
+      const p = (await req("POST", P, h.author, pipe("ex/p", { nodes: [node] }))).body.data;
+      const rel = (await req("POST", `${P}/${p.id}/release`, h.promoter, undefined, p.body_hash))
+        .body.data;
+      const d2 = (await req(
+        "PUT",
+        `${P}/${p.id}`,
+        h.author,
+        pipe("ex/p", { nodes: [node], description: "2" }),
+        rel.body_hash,
+      )).body.data;
+      equal(d2.version, 2);
+      equal((await req("DELETE", `${P}/${p.id}/versions/2`, h.author)).status, 204);
+      const after = (await req("GET", `${P}/${p.id}`, h.author)).body.data;
+      deepEqual([after.version, after.status, after.draft], [1, "RELEASED", null]);
+      const d2again = await req(
+        "PUT",
+        `${P}/${p.id}`,
+        h.author,
+        pipe("ex/p", { nodes: [node], description: "again" }),
+        rel.body_hash,
+      );
+      equal(d2again.body.data.version, 2, "the purged number returns to the pool");
+
+      const out = (await req("GET", `${P}/${p.id}/export`, h.author)).body.data;
+      deepEqual([out.pipeline.version, out.manifest.template_count], [1, 1]);
+      deepEqual(
+        out.templates.map((x: { id: string; version: number; body: string }) => [
+          x.id,
+          x.version,
+          x.body,
+        ]),
+        [["ex/base", 1, "SELECT 1 AS x"]],
+      );
+      const bare = (await req("GET", `${P}/${p.id}/export?include_templates=false`, h.author)).body
+        .data;
+      deepEqual([bare.templates, bare.manifest.template_count], [[], 0]);
     });
   },
 );

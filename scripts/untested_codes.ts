@@ -36,7 +36,7 @@ export async function coverage(
       const named = new Set(codes.filter((c) => text.includes(`"${c}"`)));
       for (const [, key] of text.matchAll(/\.codes\.([a-z_]+)/g)) {
         for (const kind of [PIPELINE_KIND, TEMPLATE_KIND]) {
-          const code = (kind.codes as Record<string, string>)[key];
+          const code = new Map<string, string>(Object.entries(kind.codes)).get(key);
           if (code && found.has(code)) named.add(code);
         }
       }

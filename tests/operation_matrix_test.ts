@@ -2,7 +2,8 @@
  * The operation matrix (spec 1 §4.6) played over HTTP: every access route × viewer, author,
  * promoter, workspace admin and super admin sessions, and user keys of each scope. Expectations are
  * written out by hand from the spec, not derived from the table under test. Destructive routes aim
- * at absent targets, so "allowed" shows as the handler's own answer (a 404 behind the gate).
+ * at absent targets, so "allowed" shows as the handler's own answer (a 404 behind the gate). The
+ * matrix runs on both stores.
  */
 import { equal, ok } from "node:assert/strict";
 import {
@@ -13,6 +14,7 @@ import {
   userKey,
 } from "./access_fixtures.ts";
 import { json, startTestServer } from "./harness.ts";
+import { forEachStoreKind } from "./stores.ts";
 
 type Caller =
   | "viewer"
@@ -339,54 +341,59 @@ const UNBUDGETED = {
   SERVICE_RATE_LIMIT_REQUESTS_PER_MINUTE: "1000000",
 };
 
-Deno.test("operation matrix: every route × every role and key scope answers exactly as spec 1 §4.6", async () => {
-  // Hundreds of requests per caller in a few seconds: the per-user budget must not answer for them.
-  const s = await startTestServer({ env: UNBUDGETED });
-  try {
-    const f = await seedRoles(s.runtime);
-    await s.runtime.workspaces.create(f.users.super_admin.principal, { name: "scratch" });
-    const credentials = {} as Record<Caller, Record<string, string>>;
-    for (const role of ROLE_NAMES) {
-      credentials[role] = await sessionHeaders(s.runtime, f.users[role], f.workspace.name);
-    }
-    for (const scope of ["read", "execute", "author"] as const) {
-      credentials[`key_${scope}`] = {
-        "SVC-API-Key": await userKey(s.runtime, f.users.ws_admin, f.workspace.id, [scope]),
-      };
-    }
-    const failures: string[] = [];
-    for (const r of ROWS) {
-      for (const caller of CALLERS) {
-        const body = r.body?.(caller);
-        const res = await s.fetch(r.path(f), {
-          method: r.method,
-          redirect: "manual",
-          headers: {
-            accept: "application/json",
-            ...(body !== undefined ? { "content-type": "application/json" } : {}),
-            ...credentials[caller],
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        const text = await res.text();
-        const expected = r.expect[caller];
-        const got = typeof expected === "number"
-          ? res.status
-          : JSON.parse(text || "{}").error?.code;
-        if (got !== expected) {
-          failures.push(
-            `${r.method} ${
-              r.path(f)
-            } as ${caller}: expected ${expected}, got ${got} (${res.status} ${text.slice(0, 160)})`,
-          );
+forEachStoreKind(
+  "operation matrix: every route × every role and key scope answers exactly as spec 1 §4.6",
+  async (store) => {
+    // Hundreds of requests per caller in a few seconds: the per-user budget must not answer for them.
+    const s = await startTestServer({ store, env: UNBUDGETED });
+    try {
+      const f = await seedRoles(s.runtime);
+      await s.runtime.workspaces.create(f.users.super_admin.principal, { name: "scratch" });
+      const credentials = {} as Record<Caller, Record<string, string>>;
+      for (const role of ROLE_NAMES) {
+        credentials[role] = await sessionHeaders(s.runtime, f.users[role], f.workspace.name);
+      }
+      for (const scope of ["read", "execute", "author"] as const) {
+        credentials[`key_${scope}`] = {
+          "SVC-API-Key": await userKey(s.runtime, f.users.ws_admin, f.workspace.id, [scope]),
+        };
+      }
+      const failures: string[] = [];
+      for (const r of ROWS) {
+        for (const caller of CALLERS) {
+          const body = r.body?.(caller);
+          const res = await s.fetch(r.path(f), {
+            method: r.method,
+            redirect: "manual",
+            headers: {
+              accept: "application/json",
+              ...(body !== undefined ? { "content-type": "application/json" } : {}),
+              ...credentials[caller],
+            },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          });
+          const text = await res.text();
+          const expected = r.expect[caller];
+          const got = typeof expected === "number"
+            ? res.status
+            : JSON.parse(text || "{}").error?.code;
+          if (got !== expected) {
+            failures.push(
+              `${r.method} ${
+                r.path(f)
+              } as ${caller}: expected ${expected}, got ${got} (${res.status} ${
+                text.slice(0, 160)
+              })`,
+            );
+          }
         }
       }
+      equal(failures.length, 0, "\n" + failures.join("\n"));
+    } finally {
+      await s.close();
     }
-    equal(failures.length, 0, "\n" + failures.join("\n"));
-  } finally {
-    await s.close();
-  }
-});
+  },
+);
 
 Deno.test("default-deny: every registered route declares an operation or is public", async () => {
   const s = await startTestServer();

@@ -1,18 +1,14 @@
 /** Helpers of the pipeline route tests: both stores, small bodies, a real SQLite datasource file. */
 import { DatabaseSync } from "node:sqlite";
-import { skipUnless } from "./services.ts";
-import { STORE_KINDS, type StoreKind } from "./stores.ts";
+import { forEachStoreKind } from "./stores.ts";
 import { withWorld as withWorldOn } from "./template_client.ts";
 
-/** Every test here runs on both stores: `[sqlite] …` and `[postgres] …`. */
+/**
+ * Every test here runs on both stores: `[sqlite] …` and `[postgres] …`; `withWorld` starts the app
+ * on that store (more than once when a test needs a fresh instance).
+ */
 export function bothStores(name: string, fn: (withWorld: typeof withWorldOn) => Promise<void>) {
-  for (const kind of STORE_KINDS) {
-    Deno.test({
-      name: `[${kind}] ${name}`,
-      ignore: kind === "postgres" && skipUnless("postgres"),
-      fn: () => fn((body) => withWorldOn(body, kind as StoreKind)),
-    });
-  }
+  forEachStoreKind(name, (kind) => fn((body) => withWorldOn(body, kind)));
 }
 
 export const P = "/api/v1/pipelines";

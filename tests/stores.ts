@@ -73,6 +73,20 @@ export async function freshStore(kind: StoreKind): Promise<TestStore> {
 }
 
 /**
+ * Registers `name` once per store kind, `[sqlite] name` and `[postgres] name`, handing `fn` the
+ * kind: for tests that start the app on a store of their own (tests/harness.ts).
+ */
+export function forEachStoreKind(name: string, fn: (kind: StoreKind) => Promise<void>): void {
+  for (const kind of STORE_KINDS) {
+    Deno.test({
+      name: `[${kind}] ${name}`,
+      ignore: kind === "postgres" && skipUnless("postgres"),
+      fn: () => fn(kind),
+    });
+  }
+}
+
+/**
  * Registers `name` once per store kind, each with a fresh migrated store: `[sqlite] name` and
  * `[postgres] name`.
  */
@@ -81,20 +95,14 @@ export function forEachStore(
   fn: (db: Db, store: TestStore) => Promise<void>,
   options: { migrate?: boolean } = {},
 ): void {
-  for (const kind of STORE_KINDS) {
-    Deno.test({
-      name: `[${kind}] ${name}`,
-      ignore: kind === "postgres" && skipUnless("postgres"),
-      async fn() {
-        const store = await freshStore(kind);
-        try {
-          const db = await store.open();
-          if (options.migrate !== false) await migrate(db);
-          await fn(db, store);
-        } finally {
-          await store.dispose();
-        }
-      },
-    });
-  }
+  forEachStoreKind(name, async (kind) => {
+    const store = await freshStore(kind);
+    try {
+      const db = await store.open();
+      if (options.migrate !== false) await migrate(db);
+      await fn(db, store);
+    } finally {
+      await store.dispose();
+    }
+  });
 }

@@ -2,7 +2,7 @@
 import { equal } from "node:assert/strict";
 import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
 import { call, startTestServer } from "./harness.ts";
-import type { StoreKind } from "./stores.ts";
+import { forEachStoreKind, type StoreKind } from "./stores.ts";
 
 export const T = "/api/v1/templates";
 export const q = (params: Record<string, string | number>) =>
@@ -51,7 +51,7 @@ export const create = (id: string, body = "SELECT 1", extra: Record<string, unkn
 });
 
 export async function withWorld(
-  fn: (w: Awaited<ReturnType<typeof world>>) => Promise<void>,
+  fn: (w: World) => Promise<void>,
   store: StoreKind = "sqlite",
 ) {
   const w = await world(store);
@@ -60,4 +60,11 @@ export async function withWorld(
   } finally {
     await w.s.close();
   }
+}
+
+export type World = Awaited<ReturnType<typeof world>>;
+
+/** Registers `name` on both stores (`[sqlite] …`, `[postgres] …`), each on a fresh app. */
+export function worldTest(name: string, fn: (w: World) => Promise<void>): void {
+  forEachStoreKind(name, (kind) => withWorld(fn, kind));
 }

@@ -4,10 +4,11 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { create, expectError, q, T, withWorld } from "./template_client.ts";
+import { create, expectError, q, T, worldTest } from "./template_client.ts";
 
-Deno.test("bad input: names breaking the grammar, oversize, non-JSON, malformed JSON, wrong types", () =>
-  withWorld(async ({ s, h, req }) => {
+worldTest(
+  "bad input: names breaking the grammar, oversize, non-JSON, malformed JSON, wrong types",
+  async ({ s, h, req }) => {
     const longest = `${"a".repeat(62)}/${"b".repeat(64)}/${"c".repeat(64)}/ddddddd`;
     equal(longest.length, 200);
     const made = await req("POST", T, h.author, create(longest));
@@ -81,10 +82,115 @@ Deno.test("bad input: names breaking the grammar, oversize, non-JSON, malformed 
       400,
       "pipeline.execution.invalid_parameter_type",
     );
-  }));
+  },
+);
 
-Deno.test("keys are refused the session-only routes; another workspace's template is 404", () =>
-  withWorld(async ({ s, f, h, req }) => {
+worldTest(
+  "Liquid that does not parse is refused at save with line and column; nothing is written",
+  async ({ h, req }) => {
+    const broken = "SELECT *\nFROM orders {% if params.region %}\nWHERE region = :region";
+    const details = expectError(
+      await req("POST", T, h.author, create("syn/orders", broken)),
+      400,
+      "template.render.syntax_error",
+    );
+    deepEqual([details.template, details.line, details.column], ["syn/orders", 2, 13]);
+    expectError(
+      await req("GET", T + q({ name: "syn/orders" }), h.author),
+      404,
+      "template.not_found",
+    );
+    const unknown = expectError(
+      await req("POST", T, h.author, create("syn/other", "{% render 'nope' %}")),
+      400,
+      "template.render.unknown_import",
+    );
+    equal(unknown.name, "nope");
+    const t = (await req("POST", T, h.author, create("syn/orders", "SELECT 1"))).body.data;
+    equal(t.version, 1, "the refused creates took no number");
+    expectError(
+      await req("PUT", T, h.author, create("syn/orders", "SELECT {{ x"), t.body_hash),
+      400,
+      "template.render.syntax_error",
+    );
+    const read = await req("GET", T + q({ name: "syn/orders" }), h.author);
+    deepEqual([read.body.data.body, read.body.data.body_hash], ["SELECT 1", t.body_hash]);
+    expectError(
+      await req("POST", `${T}/import`, h.key, {
+        templates: [{ id: "lib/ok", dialect: "DUCKDB", body: "SELECT 1" }, {
+          id: "lib/broken",
+          dialect: "DUCKDB",
+          body: "{% endif %}",
+        }],
+      }),
+      400,
+      "template.render.syntax_error",
+    );
+    expectError(await req("GET", T + q({ name: "lib/ok" }), h.author), 404, "template.not_found");
+  },
+);
+
+worldTest(
+  "render refusals, a 10 MB body and a foreign If-Match on draft discard",
+  async ({ s, h, req }) => {
+    const leak = (await req("POST", T, h.author, create("rn/leak", "SELECT '{{ params.region }}'")))
+      .body.data;
+    const leaked = expectError(
+      await req("POST", `${T}/render`, h.author, { name: "rn/leak", context: { region: "x" } }),
+      400,
+      "template.render.parameter_interpolation",
+    );
+    deepEqual([leaked.parameter, leaked.line, leaked.column], ["region", 1, 9]);
+    await req("POST", T, h.author, create("rn/fail", "SELECT 1\n  {{ not_defined }}"));
+    const failed = expectError(
+      await req("POST", `${T}/render`, h.author, { name: "rn/fail" }),
+      400,
+      "template.render.failed",
+    );
+    deepEqual([failed.template, failed.line, failed.column], ["rn/fail", 2, 6]);
+    await req(
+      "POST",
+      T,
+      h.author,
+      create("rn/huge", "{% for i in (1..3000000) %}SELECT 1 UNION ALL {% endfor %}SELECT 1"),
+    );
+    const limit = expectError(
+      await req("POST", `${T}/render`, h.author, { name: "rn/huge" }),
+      400,
+      "template.render.limit_exceeded",
+    );
+    equal(typeof limit.limit, "string");
+    const other = (await req("POST", T, h.author, create("rn/other"))).body.data;
+    const stale = expectError(
+      await req("POST", `${T}/draft/discard`, h.author, { name: "rn/leak" }, other.body_hash),
+      409,
+      "template.version.conflict",
+    );
+    equal(stale.current_hash, leak.body_hash);
+    const huge = JSON.stringify(create("rn/big", "x".repeat(10 * 1024 * 1024)));
+    for (
+      const [method, extra] of [["POST", {}], ["PUT", { "If-Match": leak.body_hash }]] as const
+    ) {
+      const big = await s.fetch(T, {
+        method,
+        headers: { ...h.author, ...extra, "content-type": "application/json" },
+        body: huge,
+      });
+      deepEqual([big.status, (await big.json()).error.code], [413, "request.body_too_large"]);
+    }
+    const overLimit = expectError(
+      await req("POST", T, h.author, create("rn/long", "x".repeat(1024 * 1024 + 1))),
+      400,
+      "pipeline.execution.invalid_parameter_type",
+    );
+    equal(overLimit.field, "body");
+    expectError(await req("GET", T + q({ name: "rn/long" }), h.author), 404, "template.not_found");
+  },
+);
+
+worldTest(
+  "keys are refused the session-only routes; another workspace's template is 404",
+  async ({ s, f, h, req }) => {
     const t = (await req("POST", T, h.key, create("k/t"))).body.data;
     equal(t.owner, f.users.ws_admin.id, "a key acts as its owner");
     const session = "auth.session.required";
@@ -126,10 +232,12 @@ Deno.test("keys are refused the session-only routes; another workspace's templat
     expectError(await req("DELETE", T + q({ name: "k/t" }), stranger), 404, nf);
     const list = await req("GET", T, stranger);
     deepEqual([list.status, list.body.data.pagination.total], [200, 0]);
-  }));
+  },
+);
 
-Deno.test("lists: paged with filters and q, one folder level, unknown prefix empty", () =>
-  withWorld(async ({ h, req }) => {
+worldTest(
+  "lists: paged with filters and q, one folder level, unknown prefix empty",
+  async ({ h, req }) => {
     for (
       const id of [
         "sales/eu/orders",
@@ -211,10 +319,12 @@ Deno.test("lists: paged with filters and q, one folder level, unknown prefix emp
       total: 0,
       has_more: false,
     }]);
-  }));
+  },
+);
 
-Deno.test("library import: 201 when it creates, 200 and unchanged on a repeat, 409 over an open draft", () =>
-  withWorld(async ({ h, req }) => {
+worldTest(
+  "library import: 201 when it creates, 200 and unchanged on a repeat, 409 over an open draft",
+  async ({ h, req }) => {
     const payload = {
       templates: [
         { id: "lib/dates", dialect: "DUCKDB", body: "date_trunc('day', ts)" },
@@ -249,10 +359,12 @@ Deno.test("library import: 201 when it creates, 200 and unchanged on a repeat, 4
     });
     expectError(blocked, 409, "template.import.draft_pending");
     ok((await req("POST", `${T}/import`, h.key, { templates: [] })).status === 400);
-  }));
+  },
+);
 
-Deno.test("the API document describes every template route from the same schemas", () =>
-  withWorld(async ({ s }) => {
+worldTest(
+  "the API document describes every template route from the same schemas",
+  async ({ s }) => {
     const doc = await (await s.fetch("/openapi.json")).json();
     const paths = Object.keys(doc.paths).filter((p) => p.startsWith(T)).sort();
     deepEqual(paths, [
@@ -269,4 +381,5 @@ Deno.test("the API document describes every template route from the same schemas
     ]);
     deepEqual(Object.keys(doc.paths[T]).sort(), ["delete", "get", "post", "put"]);
     equal(doc.paths[T].post.responses["201"].description, "Success");
-  }));
+  },
+);

@@ -259,3 +259,56 @@ forEachStore(
     }
   },
 );
+
+forEachStore(
+  "a child that fails is the parent node's child_failed; a stage that cannot be written is staging_failed",
+  async (db) => {
+    const w = await world(db);
+    try {
+      sqliteSource(w, "crm");
+      const broken = await pipeline(
+        w,
+        [
+          { id: "bad", type: "DQL", source: "crm", sql: "SELECT broken(" },
+        ],
+        {},
+        { release: true },
+      );
+      const parent = await pipeline(w, [{ id: "sub", type: "PIPELINE", pipeline: { id: broken } }]);
+      const { record, byType } = await drainStream(
+        (await w.executor().prepare(request(w, parent))).run(new RecordingSink()),
+      );
+      deepEqual([record.status, record.failed_node_id, record.error!.code], [
+        "FAILED",
+        "sub",
+        "pipeline.node.child_failed",
+      ]);
+      equal(record.error!.details.child_code, "pipeline.node.statement_failed");
+      const childId = record.error!.details.child_execution_id;
+      ok(childId);
+      deepEqual(byType.get("node_failed")![0].data.error, record.error);
+
+      // Two columns of one name cannot become a staged table.
+      const twice = await pipeline(w, [
+        {
+          id: "dup",
+          type: "DQL",
+          source: "crm",
+          sql: "SELECT id AS a, name AS a FROM people",
+          output: { target: "tempdb", table: "dup" },
+        },
+        { id: "out", type: "DQL", source: "tempdb", depends_on: ["dup"], sql: "SELECT 1" },
+      ]);
+      const staged = await drainStream(
+        (await w.executor().prepare(request(w, twice))).run(new RecordingSink()),
+        { expectDataReady: true },
+      );
+      deepEqual([staged.record.failed_node_id, staged.record.error!.code], [
+        "dup",
+        "pipeline.node.staging_failed",
+      ]);
+    } finally {
+      await w.close();
+    }
+  },
+);

@@ -11,7 +11,12 @@ import { folderPathDefect } from "../lib/folder_path.ts";
 import type { Queryable } from "../store/mod.ts";
 import type { JsonObject, VersionRow } from "../versions/mod.ts";
 import { type ResolvedPin, resolvePins } from "./pins.ts";
-import { IMPORT_ALIAS_RE, type ImportRef, type TemplateDialect } from "./render.ts";
+import {
+  checkTemplateSyntax,
+  IMPORT_ALIAS_RE,
+  type ImportRef,
+  type TemplateDialect,
+} from "./render.ts";
 import { TEMPLATE_DIALECTS, type TemplateContent, type TemplateType } from "./types.ts";
 
 /** 400 `template.validation.id_invalid` unless `id` is a folder path. */
@@ -117,6 +122,19 @@ export async function resolveImports(
     }
   });
   return resolved;
+}
+
+/**
+ * The body of a sql version must parse as the renderer's Liquid before it is stored; html
+ * templates are not rendered by the service, so their body is kept as given.
+ */
+export function checkBody(
+  id: string,
+  type: TemplateType,
+  imports: readonly ImportRef[],
+  body: string,
+): void {
+  if (type === "sql") checkTemplateSyntax({ template: { id }, body, imports });
 }
 
 /** The hashed content of a version (as the lifecycle stores it), with keys only where set. */

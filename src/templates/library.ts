@@ -15,7 +15,7 @@ import { AppError } from "../errors/mod.ts";
 import { bodyHash } from "../lib/canonical_json.ts";
 import type { Queryable } from "../store/mod.ts";
 import type { OpContext, VersionLifecycle } from "../versions/mod.ts";
-import { checkDialect, checkId, contentOf } from "./content.ts";
+import { checkBody, checkDialect, checkId, contentOf } from "./content.ts";
 import type { LibraryImportInput, LibraryOutcome } from "./types.ts";
 
 const AUDIT = { auditDetails: { via: "library_import" } };
@@ -50,6 +50,7 @@ export async function importLibrary(
       item.dialect,
       existing ? { template_id: name, dialect: existing.attrs.dialect } : null,
     );
+    checkBody(name, "sql", [], item.body);
     const content = contentOf(name, "sql", dialect, [], item.body);
     const hash = bodyHash(content);
     const attrs = {

@@ -122,6 +122,31 @@ export async function renderTemplate(request: RenderRequest): Promise<RenderedSq
   }
 }
 
+/**
+ * Parses a sql template body without rendering it, with the engine and alias table a render uses:
+ * a save calls it so Liquid that does not parse (`template.render.syntax_error` with line and
+ * column) or a `render`/`include` of an alias the template does not import
+ * (`template.render.unknown_import`) is refused when written rather than at its first run.
+ * Imports are not read: each version is checked when it is saved.
+ */
+export function checkTemplateSyntax(request: {
+  template: { id: string; version?: number | null };
+  body: string;
+  imports: readonly ImportRef[];
+}): void {
+  const graph = new ImportGraph({
+    template: request.template,
+    body: request.body,
+    dialect: "POSTGRES",
+    imports: request.imports.map((ref) => ({ ...ref, body: "", imports: [] })),
+  }, withDefaults());
+  try {
+    graph.parseRoot();
+  } catch (error) {
+    throw explain(error, graph);
+  }
+}
+
 /** The defaults, overridden only by limits actually given (an undefined one must not lift it). */
 function withDefaults(given: Partial<RenderLimits> = {}): RenderLimits {
   const limits = { ...DEFAULT_RENDER_LIMITS };
@@ -181,9 +206,13 @@ class ImportGraph implements ImportTable {
     });
   }
 
+  parseRoot(): void {
+    this.#parse(this.root);
+  }
+
   /** Parses the root, then each referenced import breadth first, down to the depth limit. */
   async load(): Promise<void> {
-    this.#parse(this.root);
+    this.parseRoot();
     let frontier = [this.root];
     for (let depth = 1; depth <= this.limits.max_depth && frontier.length > 0; depth++) {
       const next: Unit[] = [];

@@ -4,15 +4,9 @@
  * pooled connections on it, results streamed chunk by chunk, and `interrupt()` to stop a running
  * statement inside the engine.
  */
-import {
-  blobValue,
-  type DuckDBConnection,
-  DuckDBInstance,
-  type DuckDBValue,
-} from "@duckdb/node-api";
+import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import type { Logger } from "../../lib/log.ts";
 import {
-  bindValue,
   capped,
   classifyError,
   DEFAULT_BATCH_ROWS,
@@ -22,7 +16,7 @@ import {
   rowStream,
   tableNotFound,
 } from "./common.ts";
-import { duckdbConverter, duckdbWireType, sourceName } from "./duckdb_types.ts";
+import { duckdbConverter, duckdbWireType, sourceName, toDuck } from "./duckdb_types.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
@@ -54,14 +48,6 @@ function keepInterrupting(conn: DuckDBConnection): () => void {
   conn.interrupt();
   const timer = setInterval(() => conn.interrupt(), 20);
   return () => clearInterval(timer);
-}
-
-function toDuck(values: unknown[]): DuckDBValue[] {
-  return values.map((v) => {
-    const b = bindValue(v);
-    if (b instanceof Uint8Array) return blobValue(b);
-    return (b ?? null) as DuckDBValue;
-  });
 }
 
 export class DuckdbConnector implements Connector {

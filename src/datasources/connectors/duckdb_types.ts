@@ -3,7 +3,14 @@
  * JSON text, which keeps their structure; INTERVAL, BIT and TIME WITH TIME ZONE have no wire type
  * and are read as text with a warning.
  */
-import { type DuckDBType, DuckDBTypeId, JsonDuckDBValueConverter } from "@duckdb/node-api";
+import {
+  blobValue,
+  type DuckDBType,
+  DuckDBTypeId,
+  type DuckDBValue,
+  JsonDuckDBValueConverter,
+} from "@duckdb/node-api";
+import { bindValue } from "./common.ts";
 import { pgTimestamp, pgTimestamptz } from "./postgres_types.ts";
 import type { WireType, WireValue } from "./types.ts";
 
@@ -92,4 +99,13 @@ export function duckdbConverter(type: DuckDBType, wire: WireType): (v: unknown) 
 /** The type as the source names it: an alias such as JSON wins over its storage type. */
 export function sourceName(type: DuckDBType): string {
   return type.alias ?? String(type);
+}
+
+/** Bind values (from `translatePlaceholders`) as DuckDB takes them; DUCKDB and LAKE share it. */
+export function toDuck(values: unknown[]): DuckDBValue[] {
+  return values.map((v) => {
+    const b = bindValue(v);
+    if (b instanceof Uint8Array) return blobValue(b);
+    return (b ?? null) as DuckDBValue;
+  });
 }

@@ -4,7 +4,7 @@
  * without opening anything; columns, reads and the test open the engine on first use. Reads only:
  * a lake is never written through the service.
  */
-import { type DuckDBConnection, type DuckDBValue, StatementType } from "@duckdb/node-api";
+import { type DuckDBConnection, StatementType } from "@duckdb/node-api";
 import { AppError } from "../../errors/mod.ts";
 import { columnSchema, toWire, warningsFor } from "../lake/duckdb_values.ts";
 import {
@@ -13,10 +13,11 @@ import {
   type LakeEngine,
   openLakeEngine,
 } from "../lake/engine.ts";
-import { bindRecord, toDuckDbPlaceholders } from "../lake/placeholders.ts";
 import { sqlIdent } from "../lake/sql.ts";
 import type { LakeRoot, LakeTableRef } from "../lake/types.ts";
 import { joinNamespace, parseLakeRoot } from "../lake/validate.ts";
+import { toDuck } from "./duckdb_types.ts";
+import { translatePlaceholders } from "./placeholders.ts";
 import type {
   ColumnInfo,
   ColumnSchema,
@@ -107,8 +108,8 @@ export class LakeConnector implements Connector {
   }
 
   async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
-    const { sql, names } = toDuckDbPlaceholders(statement.sql);
-    const values = bindRecord(names, statement.params);
+    // The one `:name` lexer every connector and the renderer share, read as DuckDB reads SQL.
+    const { sql, values } = translatePlaceholders(statement.sql, statement.params, "duckdb");
     options.signal?.throwIfAborted();
     const connection = await this.#lease();
     const onAbort = () => connection.interrupt();
@@ -125,7 +126,7 @@ export class LakeConnector implements Connector {
           reason: "a LAKE datasource answers read (SELECT) statements only",
         });
       }
-      if (names.length > 0) prepared.bind(values as Record<string, DuckDBValue>);
+      if (values.length > 0) prepared.bind(toDuck(values));
       const result = await prepared.stream();
       const types = result.columnTypes();
       const schema = result.columnNames().map((n, i) => columnSchema(n, types[i]));

@@ -84,15 +84,19 @@ Deno.test("LAKE query() streams a parquet glob with canonical wire values", asyn
   });
 });
 
-Deno.test("LAKE query() binds :name parameters and leaves casts and literals alone", async () => {
+Deno.test("LAKE query() binds :name through the shared lexer; casts, quotes and comments stay", async () => {
   await withLake(async (dir, connect) => {
     const lake = connect([await ordersLake(dir)]);
     const stream = await lake.query({
-      sql: "SELECT id, ':not_a_param' AS lit, id::VARCHAR AS s -- :nor_this\n" +
-        'FROM "sales.eu".orders WHERE id >= :min AND label <> :label ORDER BY id',
-      params: { min: 3, label: "o4", unused: 1 },
+      sql: "SELECT id, ':not_a_param' AS lit, id::VARCHAR AS s, $$ :nor_this $$ AS dq,\n" +
+        '  label AS ":nor_ident", [10, 20, 30][lo:hi] AS sl /* :nor_this */ -- :nor_this\n' +
+        'FROM "sales.eu".orders, (SELECT 1 AS lo, 2 AS hi)\n' +
+        "WHERE id >= :min AND label <> :label AND label IN (:labels) ORDER BY id",
+      params: { min: 3, label: "o4", labels: ["o1", "o3", "o4"], unused: 1 },
     });
-    deepEqual(await collect(stream), [[3n, ":not_a_param", "3"]]);
+    deepEqual(stream.schema.map((c) => c.name), ["id", "lit", "s", "dq", ":nor_ident", "sl"]);
+    // `lo:hi` is a slice, not a placeholder: a weaker scanner once turned it into `lo$hi`.
+    deepEqual(await collect(stream), [[3n, ":not_a_param", "3", " :nor_this ", "o3", "[10,20]"]]);
     await rejects(
       lake.query({ sql: 'SELECT * FROM "sales.eu".orders WHERE id = :id' }),
       (e: unknown) =>

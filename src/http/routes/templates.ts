@@ -79,6 +79,8 @@ export function templateRoutes(router: Router, deps: TemplateRouteDeps): void {
       "template.validation.duplicate_name",
       "template.validation.dialect_invalid",
       "template.validation.import_invalid",
+      "template.render.syntax_error",
+      "template.render.unknown_import",
     ],
   }, async (c, { body }) => ok(c, await svc.create(op(c), body), 201));
 
@@ -139,6 +141,8 @@ export function templateRoutes(router: Router, deps: TemplateRouteDeps): void {
       "template.validation.dialect_invalid",
       "template.validation.type_immutable",
       "template.validation.import_invalid",
+      "template.render.syntax_error",
+      "template.render.unknown_import",
     ],
   }, async (c, { body }) => ok(c, await svc.update(op(c), c.req.header("if-match"), body)));
 
@@ -241,7 +245,11 @@ export function templateRoutes(router: Router, deps: TemplateRouteDeps): void {
     summary: "Import library templates, released; idempotent (201 when any was created)",
     access: "content.write",
     body: libraryImportSchema,
-    errors: ["template.import.draft_pending", "template.validation.dialect_invalid"],
+    errors: [
+      "template.import.draft_pending",
+      "template.validation.dialect_invalid",
+      "template.render.syntax_error",
+    ],
   }, async (c, { body }) => {
     const templates = await svc.importLibrary(op(c), body);
     const count = (o: string) => templates.filter((t) => t.outcome === o).length;

@@ -5,10 +5,20 @@
  * stream (parameter coercion) are answered by `prepare` with every defect listed.
  */
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { connectorConfig } from "../../tests/datasources.ts";
 import { forEachStore } from "../../tests/stores.ts";
+import { openConnector } from "../datasources/connectors/mod.ts";
 import type { AppError } from "../errors/mod.ts";
 import { MemoryStore } from "../shared/mod.ts";
-import { pipeline, request, sqliteSource, type World, world } from "./executor_fixtures.ts";
+import {
+  addDatasource,
+  pipeline,
+  request,
+  sqliteSource,
+  type World,
+  world,
+} from "./executor_fixtures.ts";
 import { ResultStore } from "./result_store.ts";
 import { assertFailed, StoredRuns } from "./stored_run_fixtures.ts";
 
@@ -53,6 +63,31 @@ forEachStore(
         "read",
       );
       equal(ghost.details.parameter, "ghost");
+
+      // The staging database refuses a value: text in a column SQLite declares DECIMAL.
+      const ledger = new DatabaseSync(`${w.dir}/ledger.sqlite`);
+      ledger.exec("CREATE TABLE amounts (v DECIMAL(10,2)); INSERT INTO amounts VALUES (1.5), ('abc')");
+      ledger.close();
+      addDatasource(
+        w,
+        "ledger",
+        openConnector(connectorConfig("SQLITE", `jdbc:sqlite:${w.dir}/ledger.sqlite`)),
+      );
+      const unstageable = await pipeline(w, [
+        {
+          id: "stage",
+          type: "DQL",
+          source: "ledger",
+          sql: "SELECT v FROM amounts",
+          output: { target: "tempdb", table: "amounts" },
+        },
+      ]);
+      const staging = assertFailed(
+        await runs.run(unstageable),
+        "pipeline.node.staging_failed",
+        "stage",
+      );
+      equal(staging.details.node_id, "stage");
 
       // Every write-shaped use of a readonly datasource: DML, DDL, and a DQL writing back.
       for (

@@ -75,6 +75,11 @@ async function allRunning(handle: ExecutionHandle, tag: string): Promise<void> {
 /** The statements stopped, every pool has its connection back and answers a new read. */
 async function released(w: World, tag: string): Promise<void> {
   await waitFor("the SLEEP to leave the processlist", async () => (await mariaRunning(tag)) === 0);
+  // KILL QUERY stops the statement and leaves its connection usable: it is back in the pool,
+  // not discarded and replaced (closing the socket would also end a SLEEP, but lose it).
+  await waitFor("maria's connection back in its pool", () =>
+    Promise.resolve(poolOf(w, "maria").stats.leased === 0));
+  deepEqual(poolOf(w, "maria").stats, { idle: 1, leased: 0, connecting: 0, waiting: 0 });
   for (const name of ["maria", "duck", "lite"]) {
     await waitFor(`${name}'s connection back in its pool`, () =>
       Promise.resolve(poolOf(w, name).stats.leased === 0));
@@ -102,7 +107,14 @@ function assertAborted(run: StoredRun, reason: AbortReason, running: string[]): 
 }
 
 async function addSources(w: World, mariaUrl: string): Promise<void> {
-  addDatasource(w, "maria", openConnector(connectorConfig("MYSQL", mariaUrl, { username: "root" })));
+  addDatasource(
+    w,
+    "maria",
+    openConnector(connectorConfig("MYSQL", mariaUrl, {
+      username: "root",
+      hikari: { minimumIdle: 0, maximumPoolSize: 4 },
+    })),
+  );
   addDatasource(w, "duck", openConnector(connectorConfig("DUCKDB", "jdbc:duckdb:")));
   const lite = `${w.dir}/lite.sqlite`;
   (await Deno.create(lite)).close();

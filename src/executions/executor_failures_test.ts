@@ -9,6 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import { connectorConfig } from "../../tests/datasources.ts";
 import { forEachStore } from "../../tests/stores.ts";
 import { openConnector } from "../datasources/connectors/mod.ts";
+import { LakeConnector } from "../datasources/connectors/lake.ts";
 import type { AppError } from "../errors/mod.ts";
 import { MemoryStore } from "../shared/mod.ts";
 import {
@@ -322,3 +323,61 @@ forEachStore("prepare reports every parameter defect with its code, before any s
     await w.close();
   }
 });
+
+forEachStore(
+  "a datasource that cannot be opened or read fails its node with datasource_connection_failed",
+  async (db) => {
+    const w = await world(db);
+    const runs = new StoredRuns(w);
+    try {
+      // A SQLite file that is not there (never created by a read), a MariaDB port that refuses,
+      // and a lake table whose files are gone.
+      addDatasource(
+        w,
+        "gone",
+        openConnector(connectorConfig("SQLITE", `jdbc:sqlite:${w.dir}/missing.sqlite`)),
+      );
+      addDatasource(
+        w,
+        "refusing",
+        openConnector(connectorConfig("MYSQL", "jdbc:mariadb://127.0.0.1:1/none", {
+          username: "root",
+          hikari: { connectionTimeout: 2000 },
+        })),
+      );
+      addDatasource(
+        w,
+        "lake",
+        new LakeConnector({
+          datasource: "lake",
+          jdbc_url: `jdbc:lake:file://${w.dir}`,
+          tables: [{
+            namespace: ["sales"],
+            name: "orders",
+            format: "parquet",
+            location: `file://${w.dir}/sales/orders/*.parquet`,
+          }],
+        }),
+      );
+      for (
+        const [source, sql, errorClass] of [
+          ["gone", "SELECT 1", "config"],
+          ["refusing", "SELECT 1", "unreachable"],
+          ["lake", "SELECT * FROM sales.orders", null],
+        ] as const
+      ) {
+        const id = await pipeline(w, [{ id: "read", type: "DQL", source, sql }]);
+        const failure = assertFailed(
+          await runs.run(id),
+          "pipeline.node.datasource_connection_failed",
+          "read",
+        );
+        equal(failure.details.datasource, source);
+        if (errorClass) equal(failure.details.error_class, errorClass, source);
+      }
+    } finally {
+      await runs.close();
+      await w.close();
+    }
+  },
+);

@@ -70,7 +70,12 @@ async function setup(s: TestServer, database: string): Promise<Setup> {
         body: {
           name,
           schema_version: 1,
-          nodes: [{ id: "nap", type: "DQL", source: "maria", sql: `SELECT SLEEP(60) /* ${tag} */` }],
+          nodes: [{
+            id: "nap",
+            type: "DQL",
+            source: "maria",
+            sql: `SELECT SLEEP(60) /* ${tag} */`,
+          }],
         } as JsonObject,
         attrs: {},
       })).entity.id;
@@ -135,8 +140,10 @@ for (const store of STORE_KINDS) {
         const left = await startSleeping(t, leftTag);
         await left.stream.close();
         await waitFor("the abandoned SLEEP to stop", async () => (await sleeping(leftTag)) === 0);
-        await waitFor("the abandoned run to end", async () =>
-          (await s.runtime.executions.repo.get(left.id))?.record.status === "ABORTED");
+        await waitFor(
+          "the abandoned run to end",
+          async () => (await s.runtime.executions.repo.get(left.id))?.record.status === "ABORTED",
+        );
         const replay = await call(s, "GET", `/api/v1/executions/${left.id}/events`, t.h);
         await assertAbortedRun(t, left.id, replay.body.data.events, "client_disconnect");
 

@@ -69,7 +69,10 @@ for (const store of STORE_KINDS) {
           authoringEnabled: true,
         });
         const create = async (name: string, nodes: unknown[], extra: JsonObject = {}) =>
-          (await pipelines.create({ actor: fx.users.author.principal, workspaceId: fx.workspace.id }, {
+          (await pipelines.create({
+            actor: fx.users.author.principal,
+            workspaceId: fx.workspace.id,
+          }, {
             name,
             body: { name, schema_version: 1, nodes, ...extra } as JsonObject,
             attrs: {},

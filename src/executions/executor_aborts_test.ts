@@ -77,12 +77,16 @@ async function released(w: World, tag: string): Promise<void> {
   await waitFor("the SLEEP to leave the processlist", async () => (await mariaRunning(tag)) === 0);
   // KILL QUERY stops the statement and leaves its connection usable: it is back in the pool,
   // not discarded and replaced (closing the socket would also end a SLEEP, but lose it).
-  await waitFor("maria's connection back in its pool", () =>
-    Promise.resolve(poolOf(w, "maria").stats.leased === 0));
+  await waitFor(
+    "maria's connection back in its pool",
+    () => Promise.resolve(poolOf(w, "maria").stats.leased === 0),
+  );
   deepEqual(poolOf(w, "maria").stats, { idle: 1, leased: 0, connecting: 0, waiting: 0 });
   for (const name of ["maria", "duck", "lite"]) {
-    await waitFor(`${name}'s connection back in its pool`, () =>
-      Promise.resolve(poolOf(w, name).stats.leased === 0));
+    await waitFor(
+      `${name}'s connection back in its pool`,
+      () => Promise.resolve(poolOf(w, name).stats.leased === 0),
+    );
     const rows = [];
     for await (const batch of await w.datasources.get(name)!.connector.query({ sql: "SELECT 1" })) {
       rows.push(...batch);
@@ -207,8 +211,10 @@ forEachStore(
       }
       equal(run.byType.get("node_failed")!.length, 1);
       await released(w, tag);
-      await waitFor("pg's connection back in its pool", () =>
-        Promise.resolve(poolOf(w, "pg").stats.leased === 0));
+      await waitFor(
+        "pg's connection back in its pool",
+        () => Promise.resolve(poolOf(w, "pg").stats.leased === 0),
+      );
     } finally {
       await admin.end();
       await runs.close();
@@ -237,10 +243,13 @@ forEachStore(
       const started = await waitForEvent(handle, (f) => f.data.child_execution_id !== undefined);
       const childId = started.data.child_execution_id as string;
       // The child's events go to the store; wait there until its statements run.
-      await waitFor("the child's SQLite rows", async () =>
-        (await runs.repo.events(childId)).some((f) =>
-          f.data.node_id === "lite" && f.data.rows_written > 0
-        ));
+      await waitFor(
+        "the child's SQLite rows",
+        async () =>
+          (await runs.repo.events(childId)).some((f) =>
+            f.data.node_id === "lite" && f.data.rows_written > 0
+          ),
+      );
       await waitFor("the child's SLEEP on MariaDB", async () => (await mariaRunning(tag)) === 1);
       handle.cancel("client_disconnect");
       const run = await runs.finish(handle, { ms: 15_000 });
@@ -260,4 +269,3 @@ forEachStore(
     }
   },
 );
-

@@ -67,7 +67,9 @@ forEachStore(
 
       // The staging database refuses a value: text in a column SQLite declares DECIMAL.
       const ledger = new DatabaseSync(`${w.dir}/ledger.sqlite`);
-      ledger.exec("CREATE TABLE amounts (v DECIMAL(10,2)); INSERT INTO amounts VALUES (1.5), ('abc')");
+      ledger.exec(
+        "CREATE TABLE amounts (v DECIMAL(10,2)); INSERT INTO amounts VALUES (1.5), ('abc')",
+      );
       ledger.close();
       addDatasource(
         w,
@@ -270,59 +272,62 @@ forEachStore(
   },
 );
 
-forEachStore("prepare reports every parameter defect with its code, before any stream", async (db) => {
-  const w = await world(db);
-  try {
-    sqliteSource(w, "crm");
-    const id = await pipeline(w, [
-      { id: "read", type: "DQL", source: "crm", sql: "SELECT * FROM people WHERE id = :n" },
-    ], {
-      parameters: {
-        n: { type: "integer", required: true },
-        day: { type: "date" },
-        flag: { type: "boolean" },
-        colour: { type: "string", enum: ["red", "blue"] },
-        ids: { type: "integer_list" },
-      },
-    });
-    const executor = w.executor();
-    await rejects(
-      executor.prepare(request(w, id, {
-        parameters: { n: "x1", day: "2024-13-01", flag: "maybe", colour: "green", ids: [1, "b"] },
-      })),
-      (e: AppError) => {
-        equal(e.code, "pipeline.execution.invalid_parameter_type");
-        equal(e.status, 400);
-        const errors = e.details.errors as { parameter: string; code: string }[];
-        deepEqual(errors.map((d) => [d.parameter, d.code]).sort(), [
-          ["colour", "pipeline.execution.invalid_parameter_type"],
-          ["day", "pipeline.execution.invalid_parameter_type"],
-          ["flag", "pipeline.execution.invalid_parameter_type"],
-          ["ids", "pipeline.execution.invalid_parameter_type"],
-          ["n", "pipeline.execution.invalid_parameter_type"],
-        ]);
-        return true;
-      },
-    );
-    // A missing required value outranks malformed ones; an undeclared name is a defect too.
-    await rejects(
-      executor.prepare(request(w, id, { parameters: { day: "nope", extra: 1 } })),
-      (e: AppError) => {
-        equal(e.code, "pipeline.execution.parameter_required");
-        equal(e.details.parameter, "n");
-        const names = (e.details.errors as { parameter: string }[]).map((d) => d.parameter);
-        deepEqual(names.sort(), ["day", "extra", "n"]);
-        return true;
-      },
-    );
-    const ok1 = await executor.prepare(
-      request(w, id, { parameters: { n: 2, day: "2024-02-29", flag: true, ids: [1, 2] } }),
-    );
-    equal(ok1.parameters.n, 2);
-  } finally {
-    await w.close();
-  }
-});
+forEachStore(
+  "prepare reports every parameter defect with its code, before any stream",
+  async (db) => {
+    const w = await world(db);
+    try {
+      sqliteSource(w, "crm");
+      const id = await pipeline(w, [
+        { id: "read", type: "DQL", source: "crm", sql: "SELECT * FROM people WHERE id = :n" },
+      ], {
+        parameters: {
+          n: { type: "integer", required: true },
+          day: { type: "date" },
+          flag: { type: "boolean" },
+          colour: { type: "string", enum: ["red", "blue"] },
+          ids: { type: "integer_list" },
+        },
+      });
+      const executor = w.executor();
+      await rejects(
+        executor.prepare(request(w, id, {
+          parameters: { n: "x1", day: "2024-13-01", flag: "maybe", colour: "green", ids: [1, "b"] },
+        })),
+        (e: AppError) => {
+          equal(e.code, "pipeline.execution.invalid_parameter_type");
+          equal(e.status, 400);
+          const errors = e.details.errors as { parameter: string; code: string }[];
+          deepEqual(errors.map((d) => [d.parameter, d.code]).sort(), [
+            ["colour", "pipeline.execution.invalid_parameter_type"],
+            ["day", "pipeline.execution.invalid_parameter_type"],
+            ["flag", "pipeline.execution.invalid_parameter_type"],
+            ["ids", "pipeline.execution.invalid_parameter_type"],
+            ["n", "pipeline.execution.invalid_parameter_type"],
+          ]);
+          return true;
+        },
+      );
+      // A missing required value outranks malformed ones; an undeclared name is a defect too.
+      await rejects(
+        executor.prepare(request(w, id, { parameters: { day: "nope", extra: 1 } })),
+        (e: AppError) => {
+          equal(e.code, "pipeline.execution.parameter_required");
+          equal(e.details.parameter, "n");
+          const names = (e.details.errors as { parameter: string }[]).map((d) => d.parameter);
+          deepEqual(names.sort(), ["day", "extra", "n"]);
+          return true;
+        },
+      );
+      const ok1 = await executor.prepare(
+        request(w, id, { parameters: { n: 2, day: "2024-02-29", flag: true, ids: [1, 2] } }),
+      );
+      equal(ok1.parameters.n, 2);
+    } finally {
+      await w.close();
+    }
+  },
+);
 
 forEachStore(
   "a datasource that cannot be opened or read fails its node with datasource_connection_failed",

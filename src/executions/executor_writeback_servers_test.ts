@@ -76,7 +76,9 @@ function accountsSource(w: World, name: string, dup: boolean): void {
   const path = `${w.dir}/${name}.sqlite`;
   const db = new DatabaseSync(path);
   db.exec(`CREATE TABLE accounts (id INTEGER, owner TEXT, balance INTEGER);
-    INSERT INTO accounts VALUES (1, 'Ada', 10), (2, 'Bo', 20)${dup ? ", (2, 'Bo again', 30)" : ""};`);
+    INSERT INTO accounts VALUES (1, 'Ada', 10), (2, 'Bo', 20)${
+    dup ? ", (2, 'Bo again', 30)" : ""
+  };`);
   db.close();
   addDatasource(w, name, openConnector(connectorConfig("SQLITE", `jdbc:sqlite:${path}`)));
 }
@@ -112,7 +114,12 @@ for (const open of [postgresServer, mariaServer]) {
             type: "DQL",
             source: "good",
             sql: "SELECT id, owner, balance FROM accounts ORDER BY id",
-            output: { target: "datasource", datasource: "target", table: "accounts", mode: "create" },
+            output: {
+              target: "datasource",
+              datasource: "target",
+              table: "accounts",
+              mode: "create",
+            },
           },
           {
             id: "bump",
@@ -122,7 +129,10 @@ for (const open of [postgresServer, mariaServer]) {
             sql: "UPDATE accounts SET balance = balance + :delta WHERE id = :id",
           },
         ], {
-          parameters: { delta: { type: "integer", default: 5 }, id: { type: "integer", default: 2 } },
+          parameters: {
+            delta: { type: "integer", default: 5 },
+            id: { type: "integer", default: 2 },
+          },
         });
         const done = await runs.run(copy);
         equal(done.record.status, "SUCCESS", JSON.stringify(done.record.error));
@@ -131,7 +141,11 @@ for (const open of [postgresServer, mariaServer]) {
           [written.state, written.operation, written.committed, written.rows_written],
           ["completed", "writeback", true, 2],
         );
-        deepEqual(written.destination, { kind: "datasource", datasource: "target", table: "accounts" });
+        deepEqual(written.destination, {
+          kind: "datasource",
+          datasource: "target",
+          table: "accounts",
+        });
         const bumped = terminalSample(done, "bump");
         deepEqual([bumped.state, bumped.operation, bumped.committed, bumped.rows_written], [
           "completed",
@@ -152,7 +166,12 @@ for (const open of [postgresServer, mariaServer]) {
             type: "DQL",
             source: "bad",
             sql: "SELECT id, owner, balance FROM accounts ORDER BY id",
-            output: { target: "datasource", datasource: "target", table: "ledger", mode: "replace" },
+            output: {
+              target: "datasource",
+              datasource: "target",
+              table: "ledger",
+              mode: "replace",
+            },
           },
         ]);
         const failed = await runs.run(replace);

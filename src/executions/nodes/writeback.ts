@@ -14,12 +14,7 @@ import {
 } from "../../datasources/connectors/mod.ts";
 import type { PipelineNode } from "../../pipelines/mod.ts";
 import type { NodeProgress } from "../progress.ts";
-import {
-  connectionFailed,
-  type Datasource,
-  type RunContext,
-  statementFailed,
-} from "./context.ts";
+import { connectionFailed, type Datasource, type RunContext, statementFailed } from "./context.ts";
 
 /** Placeholders per INSERT: below every driver's bind limit (SQLite's 32766, PostgreSQL's 65535). */
 const MAX_BINDS = 30_000;

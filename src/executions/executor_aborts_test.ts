@@ -1,10 +1,10 @@
 /**
- * Every abort reason interrupting in-flight statements on the real drivers at once: a MariaDB
- * `SLEEP` (stopped by KILL QUERY: gone from the server's processlist), a DuckDB cross join
- * (interrupted), and a SQLite stream (stopped between batches, its driver has no interrupt).
- * After each run every pool has its connection back and answers again. Fail-fast (a failing
- * node) and a parent's abort stop the same statements. PostgreSQL's `pg_sleep` is covered per
- * reason in executor_servers_test.ts; these runs go through the durable sink on both stores.
+ * Every abort reason interrupting in-flight statements on the real drivers at once: a
+ * PostgreSQL `pg_sleep` (cancel request: gone from pg_stat_activity), a MariaDB `SLEEP` (KILL
+ * QUERY: gone from the processlist), a DuckDB cross join (interrupted), and a SQLite stream
+ * (stopped between batches: its driver has no interrupt). After each run every pool has its
+ * connection back and answers again. Fail-fast (a failing node) and a parent's abort stop the
+ * same statements. The runs go through the durable sink, on both stores.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import postgres from "postgres";
@@ -23,16 +23,23 @@ import { addDatasource, pipeline, waitForEvent, type World, world } from "./exec
 import { type StoredRun, StoredRuns } from "./stored_run_fixtures.ts";
 import type { AbortReason, ExecutionHandle } from "./types.ts";
 
-const servers = skipUnless("postgres", "mariadb");
+const missing = skipUnless("postgres", "mariadb");
 const REASONS: AbortReason[] = ["cancelled", "client_disconnect", "shutdown"];
 
 function poolOf(w: World, name: string): Pool<unknown> {
   return (w.datasources.get(name)!.connector as unknown as { pool: Pool<unknown> }).pool;
 }
 
-/** The three slow reads, tagged so the MariaDB one can be found on the server. */
+/** The four slow reads, tagged so the server ones can be found on their servers. */
 function slowNodes(tag: string): unknown[] {
   return [
+    {
+      id: "pg",
+      type: "DQL",
+      source: "pg",
+      sql: `SELECT pg_sleep(60) AS s /* ${tag} */`,
+      output: { target: "tempdb", table: "pg" },
+    },
     { id: "maria", type: "DQL", source: "maria", sql: `SELECT SLEEP(60) AS s /* ${tag} */` },
     {
       id: "duck",
@@ -65,16 +72,24 @@ async function mariaRunning(tag: string): Promise<number> {
   }
 }
 
-/** Waits until all three statements are in flight (SLEEP on the server, rows from SQLite). */
-async function allRunning(handle: ExecutionHandle, tag: string): Promise<void> {
+async function pgRunning(s: Servers, tag: string): Promise<number> {
+  return (await s.pgAdmin.unsafe(
+    `SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%${tag}%' AND pid <> pg_backend_pid()`,
+  )).length;
+}
+
+/** Waits until all four statements are in flight (sleeps on the servers, rows from SQLite). */
+async function allRunning(s: Servers, handle: ExecutionHandle, tag: string): Promise<void> {
   await waitForEvent(handle, (f) => f.data.node_id === "duck" && f.data.state === "executing");
   await waitForEvent(handle, (f) => f.data.node_id === "lite" && f.data.rows_written > 0);
   await waitFor("SLEEP running on MariaDB", async () => (await mariaRunning(tag)) === 1);
+  await waitFor("pg_sleep running on PostgreSQL", async () => (await pgRunning(s, tag)) === 1);
 }
 
 /** The statements stopped, every pool has its connection back and answers a new read. */
-async function released(w: World, tag: string): Promise<void> {
+async function released(w: World, s: Servers, tag: string): Promise<void> {
   await waitFor("the SLEEP to leave the processlist", async () => (await mariaRunning(tag)) === 0);
+  await waitFor("pg_sleep to stop", async () => (await pgRunning(s, tag)) === 0);
   // KILL QUERY stops the statement and leaves its connection usable: it is back in the pool,
   // not discarded and replaced (closing the socket would also end a SLEEP, but lose it).
   await waitFor(
@@ -82,7 +97,7 @@ async function released(w: World, tag: string): Promise<void> {
     () => Promise.resolve(poolOf(w, "maria").stats.leased === 0),
   );
   deepEqual(poolOf(w, "maria").stats, { idle: 1, leased: 0, connecting: 0, waiting: 0 });
-  for (const name of ["maria", "duck", "lite"]) {
+  for (const name of ["pg", "maria", "duck", "lite"]) {
     await waitFor(
       `${name}'s connection back in its pool`,
       () => Promise.resolve(poolOf(w, name).stats.leased === 0),
@@ -110,11 +125,41 @@ function assertAborted(run: StoredRun, reason: AbortReason, running: string[]): 
   }
 }
 
-async function addSources(w: World, mariaUrl: string): Promise<void> {
+interface Servers {
+  mariaUrl: string;
+  pgUrl: string;
+  pgAdmin: postgres.Sql;
+  drop(): Promise<void>;
+}
+
+async function servers(): Promise<Servers> {
+  const maria = await freshMariaDatabase();
+  const pg = await freshPostgresDatabase();
+  const pgAdmin = postgres(pg.url, { max: 1, onnotice: () => {} });
+  return {
+    mariaUrl: maria.url,
+    pgUrl: pg.url,
+    pgAdmin,
+    async drop() {
+      await pgAdmin.end();
+      await maria.drop();
+      await pg.drop();
+    },
+  };
+}
+
+async function addSources(w: World, s: Servers): Promise<void> {
+  addDatasource(
+    w,
+    "pg",
+    openConnector(connectorConfig("POSTGRES", pgJdbcUrl(s.pgUrl), {
+      username: new URL(s.pgUrl).username || "postgres",
+    })),
+  );
   addDatasource(
     w,
     "maria",
-    openConnector(connectorConfig("MYSQL", mariaUrl, {
+    openConnector(connectorConfig("MYSQL", s.mariaUrl, {
       username: "root",
       hikari: { minimumIdle: 0, maximumPoolSize: 4 },
     })),
@@ -125,15 +170,17 @@ async function addSources(w: World, mariaUrl: string): Promise<void> {
   addDatasource(w, "lite", openConnector(connectorConfig("SQLITE", `jdbc:sqlite:${lite}`)));
 }
 
+const SLOW = ["pg", "maria", "duck", "lite"];
+
 forEachStore(
-  "each abort reason stops MariaDB SLEEP, a DuckDB join and a SQLite stream; pools released",
+  "each abort reason stops pg_sleep, MariaDB SLEEP, a DuckDB join and a SQLite stream; pools released",
   async (db) => {
-    if (servers) return;
+    if (missing) return;
     const w = await world(db);
     const runs = new StoredRuns(w);
-    const maria = await freshMariaDatabase();
+    const s = await servers();
     try {
-      await addSources(w, maria.url);
+      await addSources(w, s);
       for (const reason of REASONS) {
         const tag = `abort_${reason}_${crypto.randomUUID().slice(0, 8)}`;
         const id = await pipeline(w, [
@@ -148,18 +195,18 @@ forEachStore(
           },
         ]);
         const handle = await runs.start(id);
-        await allRunning(handle, tag);
+        await allRunning(s, handle, tag);
         handle.cancel(reason);
         const run = await runs.finish(handle, { ms: 15_000 });
-        assertAborted(run, reason, ["maria", "duck", "lite"]);
-        equal(run.record.node_stats!.find((s) => s.node_id === "after")!.status, "ABORTED");
+        assertAborted(run, reason, SLOW);
+        equal(run.record.node_stats!.find((n) => n.node_id === "after")!.status, "ABORTED");
         ok(!run.byType.get("node_started")!.some((f) => f.data.node_id === "after"));
-        await released(w, tag);
+        await released(w, s, tag);
       }
     } finally {
       await runs.close();
       await w.close();
-      await maria.drop();
+      await s.drop();
     }
   },
 );
@@ -167,25 +214,16 @@ forEachStore(
 forEachStore(
   "fail-fast: a failing node stops the in-flight statements of its siblings on every driver",
   async (db) => {
-    if (servers) return;
+    if (missing) return;
     const w = await world(db);
     const runs = new StoredRuns(w);
-    const maria = await freshMariaDatabase();
-    const pg = await freshPostgresDatabase();
-    const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+    const s = await servers();
     try {
-      await addSources(w, maria.url);
-      addDatasource(
-        w,
-        "pg",
-        openConnector(connectorConfig("POSTGRES", pgJdbcUrl(pg.url), {
-          username: new URL(pg.url).username || "postgres",
-        })),
-      );
+      await addSources(w, s);
       // The failing node waits on an advisory lock the test holds, so it fails only once the
       // others are known to be running; then its cast fails at run time.
       const key = Math.floor(Math.random() * 1_000_000);
-      await admin`SELECT pg_advisory_lock(${key})`;
+      await s.pgAdmin`SELECT pg_advisory_lock(${key})`;
       const tag = `failfast_${crypto.randomUUID().slice(0, 8)}`;
       const id = await pipeline(w, [
         ...slowNodes(tag),
@@ -196,31 +234,25 @@ forEachStore(
           sql: `SELECT (pg_advisory_lock(${key})::text || 'x')::int AS broken`,
           output: { target: "tempdb", table: "gate" },
         },
-      ]);
+      ], { settings: { max_parallel_nodes: 5 } });
       const handle = await runs.start(id);
-      await allRunning(handle, tag);
-      await admin`SELECT pg_advisory_unlock(${key})`;
+      await allRunning(s, handle, tag);
+      await s.pgAdmin`SELECT pg_advisory_unlock(${key})`;
       const run = await runs.finish(handle, { ms: 15_000 });
       equal(run.record.status, "FAILED");
       equal(run.record.failed_node_id, "gate");
       equal(run.record.error!.code, "pipeline.node.statement_failed");
-      for (const node of ["maria", "duck", "lite"]) {
-        equal(run.record.node_stats!.find((s) => s.node_id === node)!.status, "ABORTED", node);
+      for (const node of SLOW) {
+        equal(run.record.node_stats!.find((n) => n.node_id === node)!.status, "ABORTED", node);
         const samples = run.byType.get("node_progress")!.filter((f) => f.data.node_id === node);
         equal(samples.at(-1)!.data.state, "aborted", node);
       }
       equal(run.byType.get("node_failed")!.length, 1);
-      await released(w, tag);
-      await waitFor(
-        "pg's connection back in its pool",
-        () => Promise.resolve(poolOf(w, "pg").stats.leased === 0),
-      );
+      await released(w, s, tag);
     } finally {
-      await admin.end();
       await runs.close();
       await w.close();
-      await maria.drop();
-      await pg.drop();
+      await s.drop();
     }
   },
 );
@@ -228,12 +260,12 @@ forEachStore(
 forEachStore(
   "a parent's abort stops its child's statements on every driver, for the parent's reason",
   async (db) => {
-    if (servers) return;
+    if (missing) return;
     const w = await world(db);
     const runs = new StoredRuns(w);
-    const maria = await freshMariaDatabase();
+    const s = await servers();
     try {
-      await addSources(w, maria.url);
+      await addSources(w, s);
       const tag = `parent_${crypto.randomUUID().slice(0, 8)}`;
       const child = await pipeline(w, slowNodes(tag), {}, { release: true });
       const parent = await pipeline(w, [
@@ -251,6 +283,7 @@ forEachStore(
           ),
       );
       await waitFor("the child's SLEEP on MariaDB", async () => (await mariaRunning(tag)) === 1);
+      await waitFor("the child's pg_sleep", async () => (await pgRunning(s, tag)) === 1);
       handle.cancel("client_disconnect");
       const run = await runs.finish(handle, { ms: 15_000 });
       assertAborted(run, "client_disconnect", ["sub"]);
@@ -258,14 +291,14 @@ forEachStore(
       equal(inner.record.status, "ABORTED");
       equal(inner.record.abort_reason, "client_disconnect");
       equal(inner.frames.at(-1)!.event, "execution_aborted");
-      for (const node of ["maria", "duck", "lite"]) {
-        equal(inner.record.node_stats!.find((s) => s.node_id === node)!.status, "ABORTED");
+      for (const node of SLOW) {
+        equal(inner.record.node_stats!.find((n) => n.node_id === node)!.status, "ABORTED");
       }
-      await released(w, tag);
+      await released(w, s, tag);
     } finally {
       await runs.close();
       await w.close();
-      await maria.drop();
+      await s.drop();
     }
   },
 );

@@ -13,10 +13,11 @@ import {
   freshMariaDatabase,
   mariaAdmin,
   pgJdbcUrl,
+  waitFor,
 } from "../../tests/datasources.ts";
 import { skipUnless } from "../../tests/services.ts";
 import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
-import { addDatasource, pipeline, type World, world } from "./executor_fixtures.ts";
+import { addDatasource, pipeline, waitForEvent, type World, world } from "./executor_fixtures.ts";
 import { assertFailed, type StoredRun, StoredRuns } from "./stored_run_fixtures.ts";
 
 const servers = skipUnless("postgres", "mariadb");
@@ -209,6 +210,59 @@ for (const open of [postgresServer, mariaServer]) {
         const failure = assertFailed(run, "pipeline.node.statement_failed", "wait");
         equal(failure.details.error_class, "timeout");
         equal(terminalSample(run, "wait").state, "failed");
+      } finally {
+        await runs.close();
+        await w.close();
+        await server.drop();
+      }
+    },
+  );
+}
+
+for (const open of [postgresServer, mariaServer]) {
+  forEachStore(
+    `${open.name}: a cancelled write stops on the server and rolls back, with evidence`,
+    async (db) => {
+      if (servers) return;
+      const w = await world(db);
+      const runs = new StoredRuns(w);
+      const server = await open();
+      try {
+        addDatasource(w, "target", server.connector);
+        await server.sql(
+          "CREATE TABLE ledger (id INTEGER PRIMARY KEY, owner VARCHAR(40), balance INTEGER)",
+        );
+        await server.sql("INSERT INTO ledger VALUES (7, 'Old', 70), (8, 'Older', 80)");
+        // Row 7 is changed first; row 8's condition then sleeps until the cancel stops it.
+        const sleep = server.dialect === "POSTGRES" ? "pg_sleep(60) IS NOT NULL" : "SLEEP(60) = 0";
+        const id = await pipeline(w, [{
+          id: "zero",
+          type: "DML",
+          source: "target",
+          sql: `UPDATE ledger SET balance = 0 WHERE id = 7 OR (id = 8 AND ${sleep})`,
+        }]);
+        const handle = await runs.start(id);
+        await waitForEvent(
+          handle,
+          (f) => f.data.node_id === "zero" && f.data.state === "executing",
+        );
+        const running = server.dialect === "POSTGRES"
+          ? "SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'UPDATE ledger%'"
+          : "SELECT 1 FROM information_schema.PROCESSLIST WHERE INFO LIKE 'UPDATE ledger%'";
+        await waitFor(
+          "the UPDATE on the server",
+          async () => (await server.sql(running)).length > 0,
+        );
+        handle.cancel("cancelled");
+        const run = await runs.finish(handle, { ms: 15_000 });
+        equal(run.record.status, "ABORTED");
+        const end = terminalSample(run, "zero");
+        deepEqual([end.state, end.committed, end.rolled_back], ["aborted", false, true]);
+        await waitFor("the UPDATE to stop", async () => (await server.sql(running)).length === 0);
+        deepEqual(ids(await server.sql("SELECT id, owner, balance FROM ledger ORDER BY id")), [
+          [7, "Old", 70],
+          [8, "Older", 80],
+        ]);
       } finally {
         await runs.close();
         await w.close();

@@ -157,6 +157,12 @@ forEachStore(
       ], params);
       assertFailed(await runs.run(syntax), "template.render.syntax_error", "read");
 
+      const stray = await template(w, "sql/stray", "SELECT 1 {% render 'nowhere' %}");
+      const strayImport = await pipeline(w, [
+        { id: "read", type: "DQL", source: "crm", template: { id: stray, version: 1 } },
+      ]);
+      assertFailed(await runs.run(strayImport), "template.render.unknown_import", "read");
+
       const unknown = await pipeline(w, [
         { id: "read", type: "DQL", source: "crm", template: { id: "sql/no_such", version: 1 } },
       ]);

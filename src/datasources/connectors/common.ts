@@ -74,9 +74,10 @@ export function classifyError(error: unknown): string {
   }
   const code = String(e?.code ?? "");
   const message = String(e?.message ?? "").toLowerCase();
+  // MariaDB's max_statement_time (1969) and MySQL's max_execution_time (3024) say "interrupted".
   if (
     /timeout|timed out|etimedout/.test(message) || code === "ETIMEDOUT" ||
-    code === "CONNECT_TIMEOUT"
+    code === "CONNECT_TIMEOUT" || e?.errno === 1969 || e?.errno === 3024
   ) {
     return "timeout";
   }

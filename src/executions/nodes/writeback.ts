@@ -14,7 +14,7 @@ import {
 } from "../../datasources/connectors/mod.ts";
 import type { PipelineNode } from "../../pipelines/mod.ts";
 import type { NodeProgress } from "../progress.ts";
-import { connectionFailed, type Datasource, type RunContext } from "./context.ts";
+import { connectionFailed, type Datasource, type RunContext, statementFailed } from "./context.ts";
 
 /** Placeholders per INSERT: below every driver's bind limit (SQLite's 32766, PostgreSQL's 65535). */
 const MAX_BINDS = 30_000;
@@ -128,7 +128,14 @@ export async function writeBack(
     batches++;
   }
   await progress.enter("writing");
-  const outcome = await ds.connector.write(statements, { signal: ctx.signal });
+  let outcome: WriteOutcome;
+  try {
+    outcome = await ds.connector.write(statements, { signal: ctx.signal });
+  } catch (error) {
+    // The failing statement is the target's, not the source's read: name its dialect. The
+    // WriteError stays the cause, so the evidence still reaches the terminal sample.
+    throw ctx.signal.aborted ? error : statementFailed(node, ds.dialect, error);
+  }
   await progress.add({ rows_written: count, batches_written: batches });
   await progress.enter("finalizing");
   return { outcome, rows: count };

@@ -13,7 +13,7 @@ export class LastUsedWriter {
   readonly #db: Db;
   readonly #logger: Logger;
   readonly #flushMs: number;
-  readonly #pending = new Map<string, { at: string; ip: string | null }>();
+  readonly #pending = new Map<string, { atMs: number; ip: string | null }>();
   readonly #flushing = new Set<Promise<void>>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
@@ -25,9 +25,12 @@ export class LastUsedWriter {
     this.#flushMs = flushMs;
   }
 
-  /** Records a use of the bare `keyId`, replacing any still-pending one of the same key. */
-  queue(keyId: string, at: string, ip: string | null): void {
-    this.#pending.set(keyId, { at, ip });
+  /**
+   * Records a use of the bare `keyId` at `atMs` (epoch milliseconds, formatted only when written),
+   * replacing any still-pending one of the same key.
+   */
+  queue(keyId: string, atMs: number, ip: string | null): void {
+    this.#pending.set(keyId, { atMs, ip });
     if (this.#timer === undefined && !this.#closed) {
       const timer = setTimeout(() => {
         this.#timer = undefined;
@@ -53,7 +56,7 @@ export class LastUsedWriter {
     const run = (async () => {
       for (const [keyId, use] of batch) {
         try {
-          await updateLastUsed(this.#db, keyId, use.at, use.ip);
+          await updateLastUsed(this.#db, keyId, new Date(use.atMs).toISOString(), use.ip);
         } catch (error) {
           this.#logger.warn("api key last-used write failed", {
             key_id: KEY_PREFIX + keyId,

@@ -91,7 +91,7 @@ export class ApiKeyValidator {
       });
     }
     // Step 5: last use written later, coalesced; `used` audited on a sample.
-    this.#lastUsed.queue(keyId, new Date(now).toISOString(), context.ip ?? null);
+    this.#lastUsed.queue(keyId, now, context.ip ?? null);
     if (this.#sampleUsed()) {
       await this.#audit("auth.api_key.used", entry.key, {
         key_id: entry.key.keyId,

@@ -51,6 +51,14 @@ function toInput(values: unknown[]): SQLInputValue[] {
   });
 }
 
+/**
+ * SQLite's authorizer actions a read needs: SQLITE_READ (20), SQLITE_SELECT (21),
+ * SQLITE_FUNCTION (31), SQLITE_RECURSIVE (33). Anything else (writes, PRAGMA, ATTACH, temp
+ * objects, transactions) is denied, and the statement fails to prepare with SQLITE_AUTH.
+ */
+const READ_ACTIONS = new Set([20, 21, 31, 33]);
+const readsOnly = (action: number) => READ_ACTIONS.has(action) ? 0 : 1;
+
 export function sqliteDriver(
   target: SqliteTarget,
   options: DriverOptions,
@@ -107,18 +115,24 @@ export class SqliteConnector implements Connector {
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "sqlite");
     const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
     const lease = await this.#pool.acquire(options.signal);
+    const release = () => {
+      if (options.readOnly) lease.conn.setAuthorizer(null);
+      lease.release();
+    };
     let iterator: Iterator<unknown>;
     let stmt: StatementSync;
     let first: Raw[][];
     try {
       options.signal?.throwIfAborted();
+      // Kept for the whole read: SQLite authorizes again when it re-prepares a statement.
+      if (options.readOnly) lease.conn.setAuthorizer(readsOnly);
       stmt = lease.conn.prepare(sql);
       stmt.setReadBigInts(true);
       stmt.setReturnArrays(true);
       iterator = stmt.iterate(...toInput(values));
       first = pull(iterator, batchRows);
     } catch (error) {
-      lease.release();
+      release();
       throw options.signal?.aborted ? options.signal.reason : error;
     }
     const schema: ColumnSchema[] = stmt.columns().map((col, i) => {
@@ -145,7 +159,7 @@ export class SqliteConnector implements Connector {
       },
       finish: () => {
         if (!done) iterator.return?.();
-        lease.release();
+        release();
         return Promise.resolve();
       },
     }, options);

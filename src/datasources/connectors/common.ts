@@ -88,7 +88,7 @@ function base64(bytes: Uint8Array): string {
 /**
  * The engine refused a write under read-only mode: PostgreSQL's read_only_sql_transaction
  * (25006), MySQL's ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION (1792), SQLite's SQLITE_AUTH (23)
- * from the read-only authorizer. Refused statements become `datasource.probe.not_read_only`.
+ * from the read-only authorizer and SQLITE_READONLY (8) from `query_only`. Refused statements become `datasource.probe.not_read_only`.
  */
 export function readOnlyRefusal(error: unknown): AppError | undefined {
   if (error instanceof AppError) {
@@ -96,7 +96,8 @@ export function readOnlyRefusal(error: unknown): AppError | undefined {
   }
   const e = error as { code?: unknown; errno?: unknown; errcode?: unknown; message?: unknown };
   const refused = e?.code === "25006" || e?.errno === 1792 ||
-    e?.code === "ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION" || e?.errcode === 23;
+    e?.code === "ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION" || e?.errcode === 23 ||
+    e?.errcode === 8;
   if (!refused) return undefined;
   return new AppError("datasource.probe.not_read_only", {
     reason: "engine_refused",

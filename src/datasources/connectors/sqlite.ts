@@ -116,7 +116,10 @@ export class SqliteConnector implements Connector {
     const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
     const lease = await this.#pool.acquire(options.signal);
     const release = () => {
-      if (options.readOnly) lease.conn.setAuthorizer(null);
+      if (options.readOnly) {
+        lease.conn.setAuthorizer(null);
+        lease.conn.exec("PRAGMA query_only = OFF");
+      }
       lease.release();
     };
     let iterator: Iterator<unknown>;
@@ -124,8 +127,13 @@ export class SqliteConnector implements Connector {
     let first: Raw[][];
     try {
       options.signal?.throwIfAborted();
-      // Kept for the whole read: SQLite authorizes again when it re-prepares a statement.
-      if (options.readOnly) lease.conn.setAuthorizer(readsOnly);
+      // Two rules of SQLite's own, kept for the whole read (SQLite authorizes again when it
+      // re-prepares): query_only refuses any write to a database file (VACUUM included), the
+      // authorizer anything but reading (PRAGMA, ATTACH, temp objects).
+      if (options.readOnly) {
+        lease.conn.exec("PRAGMA query_only = ON");
+        lease.conn.setAuthorizer(readsOnly);
+      }
       stmt = lease.conn.prepare(sql);
       stmt.setReadBigInts(true);
       stmt.setReturnArrays(true);

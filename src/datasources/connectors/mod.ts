@@ -27,5 +27,6 @@ export {
 export { translatePlaceholders } from "./placeholders.ts";
 export { type JsonCell, toJsonCell } from "./common.ts";
 export { openConnector, type OpenDeps } from "./open.ts";
+export { sqliteOver } from "./sqlite.ts";
 export { type Lease, Pool, type PoolDriver } from "./pool.ts";
 export { INVALIDATE_CHANNEL, PoolManager, type PoolManagerOptions } from "./pool_manager.ts";

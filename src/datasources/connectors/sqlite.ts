@@ -85,6 +85,26 @@ export function sqliteDriver(
   };
 }
 
+/**
+ * A connector whose every lease is the one open database `db` (the SQLite staging engine, whose
+ * private in-memory database exists only on its connection). node:sqlite runs synchronously, so
+ * leases interleave only between batches, which SQLite allows on one connection.
+ */
+export function sqliteOver(name: string, db: DatabaseSync, settings: PoolSettings): Connector {
+  return new SqliteConnector(
+    name,
+    { dialect: "SQLITE", path: ":memory:", options: {} },
+    {},
+    settings,
+    undefined,
+    {
+      connect: () => Promise.resolve(db),
+      validate: () => Promise.resolve(db.isOpen),
+      close: () => Promise.resolve(),
+    },
+  );
+}
+
 export class SqliteConnector implements Connector {
   readonly dialect = "SQLITE" as const;
   readonly #pool: Pool<DatabaseSync>;
@@ -96,8 +116,9 @@ export class SqliteConnector implements Connector {
     options: DriverOptions,
     settings: PoolSettings,
     logger?: Logger,
+    driver: PoolDriver<DatabaseSync> = sqliteDriver(target, options),
   ) {
-    this.#driver = sqliteDriver(target, options);
+    this.#driver = driver;
     this.#pool = new Pool({
       name,
       settings,

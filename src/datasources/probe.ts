@@ -24,7 +24,7 @@ import {
   toJsonCell,
 } from "./connectors/common.ts";
 import type { Connector, Dialect, Statement, WireType } from "./connectors/types.ts";
-import { assertReadStatement } from "./probe_lexer.ts";
+import { assertReadStatement } from "./probe_statement.ts";
 
 export interface ProbeLimits {
   maxRows: number;

@@ -50,7 +50,7 @@ const COMMON_REFUSALS = [
 ];
 
 const SNEAKY: Record<Dialect, string[]> = {
-  POSTGRES: ["COPY (SELECT 1) TO STDOUT", "SELECT 1 /* a /* nested */ ; DELETE FROM t */"],
+  POSTGRES: ["COPY (SELECT 1) TO STDOUT", "SELECT 1 /* a /* nested */ */; DELETE FROM t"],
   MYSQL: [
     "SELECT * FROM t INTO OUTFILE '/tmp/probe_outfile.txt'",
     "SELECT 1 /*! ; DELETE FROM t */",

@@ -1,7 +1,7 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
 import { AppError } from "../errors/mod.ts";
 import type { Dialect } from "./connectors/types.ts";
-import { assertReadStatement } from "./probe_lexer.ts";
+import { assertReadStatement } from "./probe_statement.ts";
 
 const ALL: Dialect[] = ["POSTGRES", "MYSQL", "SQLITE", "DUCKDB", "LAKE"];
 
@@ -103,7 +103,12 @@ Deno.test("each dialect's own quoting decides what is code", () => {
   equal(refusal("SELECT `delete` FROM t", "MYSQL"), null);
   equal(refusal("SELECT [delete] FROM t", "SQLITE"), null);
   equal(refusal("SELECT [delete] FROM t", "POSTGRES")?.reason, "write_keyword");
-  // Nested comments (PostgreSQL) are read flat: the refusal errs on the side of code.
-  equal(refusal("SELECT 1 /* a /* b */ DELETE */", "POSTGRES")?.reason, "write_keyword");
+  // PostgreSQL nests block comments, as the server does; the others end at the first `*/`.
+  equal(refusal("SELECT 1 /* a /* b */ DELETE */", "POSTGRES"), null);
+  equal(refusal("SELECT 1 /* a /* b */ DELETE */", "SQLITE")?.reason, "write_keyword");
+  equal(
+    refusal("SELECT 1 /* a /* b */ */; DELETE FROM t", "POSTGRES")?.reason,
+    "multiple_statements",
+  );
   throws(() => assertReadStatement("SELECT 1; SELECT 2", "SQLITE"), AppError);
 });

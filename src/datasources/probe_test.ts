@@ -354,11 +354,14 @@ for (const { dialect, open, ignore } of ENGINES) {
   });
 }
 
-/** Counts statements like the slow one still running (the counting statement excluded). */
+/**
+ * Counts statements like the slow one still running in this test's own database (other tests
+ * sleep on the same servers), the counting statement excluded.
+ */
 const RUNNING: Partial<Record<Dialect, string>> = {
   POSTGRES:
-    "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND pid <> pg_backend_pid()",
+    "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND state = 'active' AND datname = current_database() AND pid <> pg_backend_pid()",
   MYSQL:
-    "SELECT count(*) FROM information_schema.processlist WHERE info LIKE 'SELECT SLEEP%' AND id <> connection_id()",
+    "SELECT count(*) FROM information_schema.processlist WHERE info LIKE 'SELECT SLEEP%' AND db = DATABASE() AND id <> connection_id()",
   DUCKDB: "SELECT 0",
 };

@@ -8,6 +8,8 @@
  *     schema with 2,000 tables.
  *  4. Pipeline authoring (bench/pipelines.ts): a 200-node draft save and a folder page of 10,000
  *     pipelines, p50, against a bare UPDATE/SELECT of the same rows.
+ *  5. The probe path and the SQLite staging engine (bench/probe.ts): probe vs plain read p50,
+ *     SQLite vs DuckDB staging rows/s.
  */
 import { readSources } from "../src/config/mod.ts";
 import { resolveConfig } from "../src/config/resolve.ts";
@@ -24,6 +26,7 @@ import { openConnector } from "../src/datasources/connectors/mod.ts";
 import { connectorConfig, pgJdbcUrl } from "../tests/datasources.ts";
 import { executorBench } from "./executor.ts";
 import { pipelineBench } from "./pipelines.ts";
+import { probeBench } from "./probe.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
@@ -311,10 +314,14 @@ if (Deno.args.includes("--connectors")) {
   await executorBench();
 } else if (Deno.args.includes("--pipelines")) {
   await pipelineBench();
+  await probeBench();
+} else if (Deno.args.includes("--probe")) {
+  await probeBench();
 } else {
   await healthBench();
   await migrationBench();
   await connectorBench();
   await executorBench();
   await pipelineBench();
+  await probeBench();
 }

@@ -9,6 +9,8 @@
  *  4. Pipeline authoring (bench/pipelines.ts): a 200-node draft save and a folder page of 10,000
  *     pipelines, p50, against a bare UPDATE/SELECT of the same rows.
  *  5. First boot with the demo content (bench/demo.ts) vs the same first boot without it.
+ *  6. The probe path and the SQLite staging engine (bench/probe.ts): probe vs plain read p50,
+ *     SQLite vs DuckDB staging rows/s.
  */
 import { readSources } from "../src/config/mod.ts";
 import { resolveConfig } from "../src/config/resolve.ts";
@@ -26,6 +28,7 @@ import { connectorConfig, pgJdbcUrl } from "../tests/datasources.ts";
 import { executorBench } from "./executor.ts";
 import { demoBench } from "./demo.ts";
 import { pipelineBench } from "./pipelines.ts";
+import { probeBench } from "./probe.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
@@ -314,8 +317,11 @@ if (Deno.args.includes("--connectors")) {
 } else if (Deno.args.includes("--pipelines")) {
   await pipelineBench();
   await demoBench();
+  await probeBench();
 } else if (Deno.args.includes("--demo")) {
   await demoBench();
+} else if (Deno.args.includes("--probe")) {
+  await probeBench();
 } else {
   await healthBench();
   await migrationBench();
@@ -323,4 +329,5 @@ if (Deno.args.includes("--connectors")) {
   await executorBench();
   await pipelineBench();
   await demoBench();
+  await probeBench();
 }

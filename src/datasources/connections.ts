@@ -16,6 +16,8 @@ import {
   type TestOutcome,
   validateProperties,
 } from "./connectors/mod.ts";
+import { schemaRequired } from "./connectors/common.ts";
+import { previewSql, type ProbeLimits, probeLimits, type ProbeResult, runProbe } from "./probe.ts";
 import { attachColumnFacts, attachTableFacts, type ServedFact } from "./facts/mod.ts";
 import type { CredentialPurpose, DatasourceService } from "./service.ts";
 import type { Queryable } from "../store/mod.ts";
@@ -203,23 +205,48 @@ export class DatasourceConnections {
   }
 
   /**
-   * The bounded read-only probe (release checks, later previews): one statement, at most
-   * `maxRows` rows, interrupted after `timeoutMs`. The caller vets the statement as a read.
+   * `sql_probe` and release checks: one read statement through the bounded read-only path
+   * (`probe.ts`), within `limits` clamped to the probe's bounds.
    */
   async probe(
     actor: Principal,
     scope: WorkspaceContext | null,
     name: string,
     statement: { sql: string; params?: Record<string, unknown> },
-    limits: { maxRows: number; timeoutMs: number },
-  ): Promise<{ columns: number; rows: unknown[][] }> {
+    limits: Partial<ProbeLimits> = {},
+  ): Promise<ProbeResult> {
     const d = await this.#datasources.record(actor, scope, name);
     const conn = await this.#connector(actor, d, "introspect");
-    const signal = AbortSignal.timeout(limits.timeoutMs);
-    const stream = await conn.query(statement, { signal, maxRows: limits.maxRows });
-    const rows: unknown[][] = [];
-    for await (const batch of stream) rows.push(...batch);
-    return { columns: stream.schema.length, rows: rows.slice(0, limits.maxRows) };
+    return await runProbe(conn, statement, probeLimits(limits));
+  }
+
+  /**
+   * `datasources_preview_rows`: the first `maxRows` rows of one table. The schema must be one
+   * `/schemas` lists and the table one `/columns` finds (exact names), so only a listed name is
+   * ever quoted into the statement; without a schema the connection's current one applies.
+   */
+  async previewRows(
+    actor: Principal,
+    scope: WorkspaceContext | null,
+    name: string,
+    target: { schema?: string; table: string },
+    limits: Partial<ProbeLimits> = {},
+  ): Promise<ProbeResult> {
+    const d = await this.#datasources.record(actor, scope, name);
+    const conn = await this.#connector(actor, d, "introspect");
+    const schema = target.schema ?? await conn.currentSchema();
+    if (schema === null) schemaRequired();
+    const { items } = await conn.schemas({ include: d.include_schemas, cap: LISTING_CAP });
+    if (!items.includes(schema)) {
+      throw new AppError("datasource.table_not_found", { table: target.table, schema });
+    }
+    // Throws datasource.table_not_found (with a near name) unless the table exists as given.
+    await conn.columns(target.table, schema);
+    return await runProbe(
+      conn,
+      { sql: previewSql(conn.dialect, schema, target.table) },
+      probeLimits(limits),
+    );
   }
 }
 

@@ -450,6 +450,22 @@ export const catalogue = {
     message: "No table {table} in schema {schema} of the datasource; nearest name: {hint}.",
     user_message: "The table does not exist.",
   },
+  "datasource.probe.not_read_only": {
+    status: 400,
+    message:
+      "The probe runs one read statement only (SELECT, WITH or VALUES; no write, no second statement); refused: {reason}.",
+    user_message: "Only a single read-only query can be run here.",
+  },
+  "datasource.probe.timeout": {
+    status: 504,
+    message: "The probe statement was cancelled after {timeout_ms} ms.",
+    user_message: "The query took too long and was stopped. Narrow it or add filters.",
+  },
+  "datasource.probe.statement_failed": {
+    status: 400,
+    message: "The {dialect} statement failed ({error_class}): {reason}.",
+    user_message: "The query failed.",
+  },
   "datasource.in_use": {
     status: 409,
     message:

@@ -1,5 +1,6 @@
 /** Executions: the executor, its event bus and progress samples, staging, the result store. */
-export { probeStagingEngine, Staging } from "./staging.ts";
+export { DuckdbStaging, probeStagingEngine, type Staging } from "./staging.ts";
+export { SqliteStaging } from "./staging_sqlite.ts";
 export {
   type CallerOutput,
   type Catalog,

@@ -8,6 +8,9 @@
 import { AppError } from "../errors/mod.ts";
 import type { SharedStore } from "../shared/mod.ts";
 import type { ColumnSchema, WireType, WireValue } from "../datasources/connectors/types.ts";
+import { type JsonCell, toJsonCell } from "../datasources/connectors/mod.ts";
+
+export { type JsonCell, toJsonCell };
 
 /** A result column as the result cursor serves it (spec 2 §4.4). */
 export interface ResultColumn {
@@ -16,9 +19,6 @@ export interface ResultColumn {
   precision?: number;
   scale?: number;
 }
-
-/** A JSON cell: bigints and decimals as strings, binary as base64, non-finite doubles as text. */
-export type JsonCell = boolean | number | string | null;
 
 export interface StoredResult {
   execution_id: string;
@@ -37,22 +37,6 @@ export interface ResultStoreOptions {
 }
 
 const encoder = new TextEncoder();
-
-/** The wire form of one value (DECISIONS.md "result types on the wire"). */
-export function toJsonCell(value: WireValue): JsonCell {
-  if (typeof value === "bigint") return value.toString();
-  if (value instanceof Uint8Array) return base64(value);
-  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
-  return value;
-}
-
-function base64(bytes: Uint8Array): string {
-  let text = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(text);
-}
 
 export function resultColumns(schema: ColumnSchema[]): ResultColumn[] {
   return schema.map(({ name, type, precision, scale }) => ({

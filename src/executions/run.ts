@@ -17,7 +17,8 @@ import { evidenceOf } from "./nodes/writeback.ts";
 import { NodeProgress } from "./progress.ts";
 import { initialRecord, plan, resultOutput, RUNNERS, stat } from "./run_support.ts";
 import type { StoredResult } from "./result_store.ts";
-import { Staging } from "./staging.ts";
+import { DuckdbStaging, type Staging } from "./staging.ts";
+import { SqliteStaging } from "./staging_sqlite.ts";
 import type {
   AbortReason,
   ExecutionHandle,
@@ -296,7 +297,10 @@ export class Execution {
       signal: this.#controller.signal,
       connect: this.#o.connect,
       template: (id, version) => this.#o.catalog.template(r.workspaceId, id, version),
-      staging: () => (this.#staging ??= Staging.open()),
+      staging:
+        () => (this.#staging ??= this.#prepared.body.settings.staging_engine === "sqlite"
+          ? new SqliteStaging()
+          : DuckdbStaging.open()),
       caller: this.#options.delivery ?? this.#resultOutput(),
       abortReason: () => this.#abortReason ?? "cancelled",
       startChild: (node, params, delivery) => this.#startChild(node, params, delivery),

@@ -1,6 +1,7 @@
 /**
- * The staging engine: DuckDB, one private in-memory database per execution (DECISIONS.md). The
- * probe opens a database exactly as an execution does.
+ * The staging engine: one private in-memory database per execution (DECISIONS.md), DuckDB by
+ * default, SQLite when a pipeline's `settings.staging_engine` says so (`staging_sqlite.ts`). The
+ * health probe opens a DuckDB database exactly as an execution does.
  */
 import {
   BLOB,
@@ -21,6 +22,7 @@ import {
 import {
   type ColumnSchema,
   type Connector,
+  type Dialect,
   openConnector,
   type Pool,
   type WireValue,
@@ -47,7 +49,7 @@ export async function probeStagingEngine(): Promise<void> {
  * A staged decimal's width and scale: the column's own where known (or readable from the source
  * type, e.g. `DECIMAL(21,1)`), else DECIMAL(38,10).
  */
-function decimalShape(column: ColumnSchema): { width: number; scale: number } {
+export function decimalShape(column: ColumnSchema): { width: number; scale: number } {
   if (column.precision !== undefined && column.precision <= 38) {
     return { width: column.precision, scale: column.scale ?? 0 };
   }
@@ -157,12 +159,33 @@ function chunkValue(column: ColumnSchema): (value: WireValue) => DuckDBValue {
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
+/** The staging database of one execution, whichever engine holds it. */
+export interface Staging {
+  /** Staged SQL (`source: tempdb`) reads through this connector. */
+  readonly connector: Connector;
+  /** The dialect staged SQL is written in. */
+  readonly dialect: Dialect;
+  /**
+   * Creates `table` from `schema` (replacing an earlier one of that name) and appends every
+   * batch of `batches`; `onBatch` sees each appended batch. Returns the row count.
+   */
+  load(
+    table: string,
+    schema: ColumnSchema[],
+    batches: AsyncIterable<WireValue[][]>,
+    onBatch: (rows: number) => Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<number>;
+  close(): Promise<void>;
+}
+
 /**
- * The staging database of one execution: a private in-memory DuckDB opened through the DuckDB
- * connector (so staged SQL streams, converts and cancels exactly like a datasource read) and
- * closed with the execution. Tables are filled with DuckDB's Appender a data chunk at a time.
+ * DuckDB staging: a private in-memory DuckDB opened through the DuckDB connector (so staged SQL
+ * streams, converts and cancels exactly like a datasource read) and closed with the execution.
+ * Tables are filled with DuckDB's Appender a data chunk at a time.
  */
-export class Staging {
+export class DuckdbStaging implements Staging {
+  readonly dialect: Dialect = "DUCKDB";
   readonly connector: Connector;
   readonly #pool: Pool<DuckDBConnection>;
 
@@ -171,8 +194,8 @@ export class Staging {
     this.#pool = (connector as unknown as { pool: Pool<DuckDBConnection> }).pool;
   }
 
-  static open(): Staging {
-    return new Staging(openConnector({
+  static open(): DuckdbStaging {
+    return new DuckdbStaging(openConnector({
       name: "tempdb",
       dialect: "DUCKDB",
       jdbc_url: "jdbc:duckdb:",
@@ -183,10 +206,6 @@ export class Staging {
     }));
   }
 
-  /**
-   * Creates `table` from `schema` (replacing an earlier one of that name) and appends every
-   * batch of `batches`; `onBatch` sees each appended batch. Returns the row count.
-   */
   async load(
     table: string,
     schema: ColumnSchema[],

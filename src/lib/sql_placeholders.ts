@@ -1,10 +1,12 @@
 /**
- * The lexer behind named placeholders (`:name`): it reads SQL the way the dialect's driver would,
- * so `::` casts, string literals (doubled quotes, backslash escapes where the dialect has them,
- * PostgreSQL `E''` strings and dollar-quoted bodies), quoted identifiers, backticks, `[brackets]`
- * on SQLite, and `--`, `#` (MySQL) and `/* *\/` comments (nested on PostgreSQL) hold no
- * placeholders. The renderer lists placeholders with it and the connectors translate them to
- * driver markers with it, so the two can never disagree about what is a placeholder.
+ * The lexer behind named placeholders (`:name`) and the probe's read-only gate: it reads SQL the
+ * way the dialect's driver would, so `::` casts, string literals (doubled quotes, backslash
+ * escapes where the dialect has them, PostgreSQL `E''` strings and dollar-quoted bodies), quoted
+ * identifiers, backticks, `[brackets]` on SQLite, and `--` (MySQL: only before whitespace), `#`
+ * (MySQL) and `/* *\/` comments (nested on PostgreSQL) hold no placeholders and no code. The
+ * renderer lists placeholders with it, the connectors translate them to driver markers with it,
+ * and the probe reads a statement's words with it, so none of them can disagree about what is
+ * quoted.
  */
 
 /** The lexical family of a statement, which decides what counts as quoted or commented. */
@@ -18,11 +20,31 @@ export type SqlToken =
   | { kind: "placeholder"; name: string; start: number; end: number }
   | { kind: "marker"; text: string };
 
+/**
+ * Everything else code is made of, for readers of the whole statement: a word (keyword or bare
+ * identifier), a `;`, any other character; and the two things only a refusal should follow: a
+ * quote or comment left open, and MySQL's `/*! … *\/` comment, whose body MySQL runs.
+ */
+export type SqlCodeToken =
+  | SqlToken
+  | { kind: "word"; text: string }
+  | { kind: "semicolon" }
+  | { kind: "other" }
+  | { kind: "unterminated" }
+  | { kind: "executable_comment" };
+
 const IDENT_START = /[A-Za-z_]/;
 const IDENT_PART = /[A-Za-z0-9_]/;
 
 /** Placeholders and bind markers of `sql`, in text order. */
 export function* sqlTokens(sql: string, flavor: SqlFlavor): Generator<SqlToken> {
+  for (const token of sqlCode(sql, flavor)) {
+    if (token.kind === "placeholder" || token.kind === "marker") yield token;
+  }
+}
+
+/** Every code token of `sql`, in text order (placeholders and markers included). */
+export function* sqlCode(sql: string, flavor: SqlFlavor): Generator<SqlCodeToken> {
   const n = sql.length;
   let i = 0;
   while (i < n) {
@@ -41,20 +63,29 @@ export function* sqlTokens(sql: string, flavor: SqlFlavor): Generator<SqlToken> 
       i = skipQuoted(sql, i, "`", false);
     } else if (c === "[" && flavor === "sqlite") {
       const end = sql.indexOf("]", i + 1);
-      i = end === -1 ? n : end + 1;
-    } else if ((c === "-" && next === "-") || (c === "#" && flavor === "mysql")) {
+      i = end === -1 ? UNTERMINATED(sql) : end + 1;
+    } else if (
+      (c === "-" && next === "-" && (flavor !== "mysql" || !/\S/.test(sql[i + 2] ?? " "))) ||
+      (c === "#" && flavor === "mysql")
+    ) {
+      // MySQL takes `--` as a comment only before whitespace: `1 --1` is 1 - -1.
       const end = sql.indexOf("\n", i + 1);
       i = end === -1 ? n : end + 1;
     } else if (c === "/" && next === "*") {
+      if (flavor === "mysql" && (sql[i + 2] === "!" || sql[i + 2] === "+")) {
+        yield { kind: "executable_comment" };
+      }
       i = skipBlockComment(sql, i, flavor === "postgres");
     } else if (c === "$" && (flavor === "postgres" || flavor === "duckdb")) {
       const tag = dollarTag(sql, i);
       if (tag !== null) {
         const end = sql.indexOf(tag, i + tag.length);
-        i = end === -1 ? n : end + tag.length;
+        i = end === -1 ? UNTERMINATED(sql) : end + tag.length;
       } else {
         if (/[0-9]/.test(next ?? "") && !IDENT_PART.test(sql[i - 1] ?? "")) {
           yield { kind: "marker", text: `$${next}` };
+        } else {
+          yield { kind: "other" };
         }
         i++;
       }
@@ -73,13 +104,31 @@ export function* sqlTokens(sql: string, flavor: SqlFlavor): Generator<SqlToken> 
         yield { kind: "placeholder", name: sql.slice(i + 1, j), start: i, end: j };
         i = j;
       } else {
+        yield { kind: "other" };
         i++;
       }
-    } else {
+    } else if (c === ";") {
+      yield { kind: "semicolon" };
       i++;
+    } else if (IDENT_START.test(c) && !IDENT_PART.test(sql[i - 1] ?? "")) {
+      let j = i + 1;
+      while (j < n && IDENT_PART.test(sql[j])) j++;
+      yield { kind: "word", text: sql.slice(i, j) };
+      i = j;
+    } else {
+      if (!/\s/.test(c)) yield { kind: "other" };
+      i++;
+    }
+    if (i > n) {
+      // A quote or comment ran to the end of the text (the skips answer one past it).
+      yield { kind: "unterminated" };
+      i = n;
     }
   }
 }
+
+/** Where a skip lands when its quote or comment never closes: one past the end. */
+const UNTERMINATED = (sql: string) => sql.length + 1;
 
 /** Index just past a quoted run opened at `start`; doubled quotes stay inside. */
 function skipQuoted(sql: string, start: number, quote: string, backslash: boolean): number {
@@ -100,7 +149,7 @@ function skipQuoted(sql: string, start: number, quote: string, backslash: boolea
     j++;
   }
   // Unterminated: the rest is quoted text, and the server will refuse the statement.
-  return sql.length;
+  return UNTERMINATED(sql);
 }
 
 /** Index past a `/* … *\/` comment; PostgreSQL nests them, the others end at the first `*\/`. */
@@ -119,7 +168,7 @@ function skipBlockComment(sql: string, start: number, nested: boolean): number {
       j++;
     }
   }
-  return sql.length;
+  return UNTERMINATED(sql);
 }
 
 /** `$tag$` opening a dollar-quoted body at `start`, or null when `$` starts something else. */

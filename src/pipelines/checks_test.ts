@@ -1,36 +1,21 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
+import { connectorConfig } from "../../tests/datasources.ts";
+import { openConnector } from "../datasources/connectors/mod.ts";
+import { probeLimits, runProbe } from "../datasources/probe.ts";
 import type { Principal, WorkspaceContext } from "../identity/types.ts";
 import { parseBody } from "./body.ts";
-import { type CheckProbe, isReadStatement, runChecks } from "./checks.ts";
+import { type CheckProbe, runChecks } from "./checks.ts";
 
-Deno.test("isReadStatement() admits one SELECT/WITH/VALUES and refuses writes and stacked statements", () => {
-  for (const sql of ["SELECT 1", " -- c\n with a as (select 1) select * from a", "VALUES (1);"]) {
-    equal(isReadStatement(sql), true, sql);
-  }
-  for (
-    const sql of ["DELETE FROM t", "SELECT 1; DROP TABLE t", "/* SELECT */ UPDATE t SET a = 1"]
-  ) {
-    equal(isReadStatement(sql), false, sql);
-  }
-});
-
-Deno.test("runChecks() verdicts over a real SQLite database: pass, fail, error by shape, refusal and failure", async () => {
-  const db = new DatabaseSync(":memory:");
+Deno.test("runChecks() verdicts through the probe path over a real SQLite datasource: pass, fail, error by shape, refusal and failure", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/checks.db`;
+  const db = new DatabaseSync(file);
   db.exec("CREATE TABLE t (a INTEGER, b TEXT); INSERT INTO t VALUES (1, 'x'), (2, 'y');");
-  // The probe the service gets from the connectors, here over node:sqlite with the same caps.
-  const probe: CheckProbe = (_a, _s, _d, statement, limits) => {
-    const st = db.prepare(statement.sql);
-    // Like the connectors, bind only the placeholders the statement names.
-    const used = Object.fromEntries(
-      Object.entries(statement.params).filter(([k]) => statement.sql.includes(`:${k}`)),
-    ) as Record<string, number>;
-    const rows = st.all(used).slice(0, limits.maxRows);
-    return Promise.resolve({
-      columns: st.columns().length,
-      rows: rows.map((r) => Object.values(r as Record<string, unknown>)),
-    });
-  };
+  // The service's probe path minus the registry lookup: a real connector, read-only, capped.
+  const conn = openConnector(connectorConfig("SQLITE", `jdbc:sqlite:${file}`));
+  const probe: CheckProbe = (_a, _s, _d, statement, limits) =>
+    runProbe(conn, statement, probeLimits(limits));
   const check = (id: string, query: string, expectation: Record<string, unknown>) => ({
     id,
     name: id,
@@ -73,5 +58,11 @@ Deno.test("runChecks() verdicts over a real SQLite database: pass, fail, error b
     ["broken", "error", null],
   ]);
   equal(db.prepare("SELECT COUNT(*) AS n FROM t").get()?.n, 2, "the refused write never ran");
+  equal(
+    runs.find((r) => r.check_id === "write")?.message?.startsWith("datasource.probe.not_read_only"),
+    true,
+  );
+  await conn.close();
   db.close();
+  await Deno.remove(dir, { recursive: true });
 });

@@ -11,7 +11,7 @@ import { countPipelines, referencesTo } from "./repo.ts";
 registerContentCounter("pipelines", countPipelines);
 registerReferenceFinder("pipelines", referencesTo);
 
-export { type CheckProbe, isReadStatement, runChecks } from "./checks.ts";
+export { type CheckProbe, runChecks } from "./checks.ts";
 export { exportPipeline, importPipeline } from "./import_export.ts";
 export type { CheckRun, ListFilter, PipelineListRow } from "./repo.ts";
 export {

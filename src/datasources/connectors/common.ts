@@ -66,6 +66,45 @@ export function rowStream(
   };
 }
 
+/** A JSON cell: bigints and decimals as strings, binary as base64, non-finite doubles as text. */
+export type JsonCell = boolean | number | string | null;
+
+/** The wire form of one value (DECISIONS.md "result types on the wire"). */
+export function toJsonCell(value: WireValue): JsonCell {
+  if (typeof value === "bigint") return value.toString();
+  if (value instanceof Uint8Array) return base64(value);
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  return value;
+}
+
+function base64(bytes: Uint8Array): string {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(text);
+}
+
+/**
+ * The engine refused a write under read-only mode: PostgreSQL's read_only_sql_transaction
+ * (25006), MySQL's ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION (1792), SQLite's SQLITE_AUTH (23)
+ * from the read-only authorizer and SQLITE_READONLY (8) from `query_only`. Refused statements become `datasource.probe.not_read_only`.
+ */
+export function readOnlyRefusal(error: unknown): AppError | undefined {
+  if (error instanceof AppError) {
+    return error.code === "datasource.probe.not_read_only" ? error : undefined;
+  }
+  const e = error as { code?: unknown; errno?: unknown; errcode?: unknown; message?: unknown };
+  const refused = e?.code === "25006" || e?.errno === 1792 ||
+    e?.code === "ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION" || e?.errcode === 23 ||
+    e?.errcode === 8;
+  if (!refused) return undefined;
+  return new AppError("datasource.probe.not_read_only", {
+    reason: "engine_refused",
+    engine_message: safeMessage(error),
+  });
+}
+
 /** A stable class for a connect or statement failure (spec 3 §4.1 `error_class`). */
 export function classifyError(error: unknown): string {
   const e = error as { code?: unknown; errno?: unknown; message?: unknown; error_class?: unknown };

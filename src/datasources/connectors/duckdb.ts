@@ -4,7 +4,13 @@
  * pooled connections on it, results streamed chunk by chunk, and `interrupt()` to stop a running
  * statement inside the engine.
  */
-import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import {
+  type DuckDBConnection,
+  DuckDBInstance,
+  type DuckDBValue,
+  StatementType,
+} from "@duckdb/node-api";
+import { AppError } from "../../errors/mod.ts";
 import type { Logger } from "../../lib/log.ts";
 import {
   capped,
@@ -48,6 +54,27 @@ function keepInterrupting(conn: DuckDBConnection): () => void {
   conn.interrupt();
   const timer = setInterval(() => conn.interrupt(), 20);
   return () => clearInterval(timer);
+}
+
+/**
+ * DuckDB's own verdict on a statement: exactly one, of statement type SELECT (which is also what
+ * `FROM t`, `SUMMARIZE` and read-only PRAGMAs compile to). ATTACH, INSTALL/LOAD, COPY, SET,
+ * CALL, EXPLAIN and every write have a type of their own.
+ */
+async function prepareRead(conn: DuckDBConnection, sql: string, values: DuckDBValue[]) {
+  const extracted = await conn.extractStatements(sql);
+  if (extracted.count !== 1) {
+    throw new AppError("datasource.probe.not_read_only", { reason: "multiple_statements" });
+  }
+  const prepared = await extracted.prepare(0);
+  if (prepared.statementType !== StatementType.SELECT) {
+    throw new AppError("datasource.probe.not_read_only", {
+      reason: "engine_refused",
+      statement_type: StatementType[prepared.statementType],
+    });
+  }
+  if (values.length > 0) prepared.bind(values);
+  return prepared;
 }
 
 export class DuckdbConnector implements Connector {
@@ -144,7 +171,9 @@ export class DuckdbConnector implements Connector {
     let firstChunk;
     try {
       signal?.throwIfAborted();
-      result = await conn.stream(sql, toDuck(values));
+      result = options.readOnly
+        ? await (await prepareRead(conn, sql, toDuck(values))).stream()
+        : await conn.stream(sql, toDuck(values));
       firstChunk = await result.fetchChunk();
       signal?.throwIfAborted();
     } catch (error) {

@@ -119,7 +119,14 @@ export class LakeConnector implements Connector {
       this.#release(connection);
     };
     try {
+      // One statement only: DuckDB refuses to prepare more than one at once.
       const prepared = await connection.prepare(sql);
+      if (prepared.statementType !== StatementType.SELECT && options.readOnly) {
+        throw new AppError("datasource.probe.not_read_only", {
+          reason: "engine_refused",
+          statement_type: StatementType[prepared.statementType],
+        });
+      }
       if (prepared.statementType !== StatementType.SELECT) {
         throw new AppError("pipeline.execution.invalid_parameter_type", {
           field: "sql",

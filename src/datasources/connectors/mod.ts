@@ -25,6 +25,8 @@ export {
   type PoolSource,
 } from "./pool_settings.ts";
 export { translatePlaceholders } from "./placeholders.ts";
+export { type JsonCell, toJsonCell } from "./common.ts";
 export { openConnector, type OpenDeps } from "./open.ts";
+export { sqliteOver } from "./sqlite.ts";
 export { type Lease, Pool, type PoolDriver } from "./pool.ts";
 export { INVALIDATE_CHANNEL, PoolManager, type PoolManagerOptions } from "./pool_manager.ts";

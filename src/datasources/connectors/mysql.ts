@@ -133,6 +133,15 @@ export class MysqlConnector implements Connector {
     const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
     const lease = await this.#pool.acquire(signal);
     const conn = lease.conn;
+    if (options.readOnly) {
+      // The engine's own rule (error 1792 on a write); ROLLBACK in `finish` ends it.
+      try {
+        await plain(conn, "START TRANSACTION READ ONLY");
+      } catch (error) {
+        lease.release({ broken: true });
+        throw error;
+      }
+    }
     const queue: unknown[][] = [];
     let ended = false;
     let failure: unknown;
@@ -222,6 +231,9 @@ export class MysqlConnector implements Connector {
       await killing;
       if (!broken && (error !== undefined || killing !== undefined)) {
         broken = !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
+      }
+      if (!broken && options.readOnly) {
+        broken = !(await plain(conn, "ROLLBACK").then(() => true, () => false));
       }
       lease.release({ broken });
     };

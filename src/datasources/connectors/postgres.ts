@@ -72,6 +72,16 @@ export class PostgresConnector implements Connector {
     const signal = options.signal;
     const lease = await this.#pool.acquire(signal);
     const conn = lease.conn;
+    if (options.readOnly) {
+      // The engine's own rule: a data-modifying CTE, SELECT INTO or a writing function fails
+      // with 25006. Ended by ROLLBACK in `finish`, so nothing it did could outlive it anyway.
+      try {
+        await conn.sql.unsafe("BEGIN READ ONLY");
+      } catch (error) {
+        lease.release({ broken: true });
+        throw error;
+      }
+    }
     const q = conn.sql.unsafe(sql, values.map(bindValue) as postgres.ParameterOrJSON<never>[])
       .values();
     const iterator = q.cursor(options.batchRows ?? DEFAULT_BATCH_ROWS)[Symbol.asyncIterator]();
@@ -93,9 +103,11 @@ export class PostgresConnector implements Connector {
       // free again. A statement that failed in the driver has no portal left to close.
       if (!done && !driverFailed) await iterator.return?.();
       await cancelling;
+      const rolledBack = !options.readOnly ||
+        await conn.sql.unsafe("ROLLBACK").then(() => true, () => false);
       // After a failure or a cancel the connection proves itself before anyone reuses it.
-      const broken = (error !== undefined || cancelling !== undefined) &&
-        !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
+      const broken = !rolledBack || (error !== undefined || cancelling !== undefined) &&
+          !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
       lease.release({ broken });
     };
     const next = async () => {

@@ -51,6 +51,14 @@ function toInput(values: unknown[]): SQLInputValue[] {
   });
 }
 
+/**
+ * SQLite's authorizer actions a read needs: SQLITE_READ (20), SQLITE_SELECT (21),
+ * SQLITE_FUNCTION (31), SQLITE_RECURSIVE (33). Anything else (writes, PRAGMA, ATTACH, temp
+ * objects, transactions) is denied, and the statement fails to prepare with SQLITE_AUTH.
+ */
+const READ_ACTIONS = new Set([20, 21, 31, 33]);
+const readsOnly = (action: number) => READ_ACTIONS.has(action) ? 0 : 1;
+
 export function sqliteDriver(
   target: SqliteTarget,
   options: DriverOptions,
@@ -77,6 +85,26 @@ export function sqliteDriver(
   };
 }
 
+/**
+ * A connector whose every lease is the one open database `db` (the SQLite staging engine, whose
+ * private in-memory database exists only on its connection). node:sqlite runs synchronously, so
+ * leases interleave only between batches, which SQLite allows on one connection.
+ */
+export function sqliteOver(name: string, db: DatabaseSync, settings: PoolSettings): Connector {
+  return new SqliteConnector(
+    name,
+    { dialect: "SQLITE", path: ":memory:", options: {} },
+    {},
+    settings,
+    undefined,
+    {
+      connect: () => Promise.resolve(db),
+      validate: () => Promise.resolve(db.isOpen),
+      close: () => Promise.resolve(),
+    },
+  );
+}
+
 export class SqliteConnector implements Connector {
   readonly dialect = "SQLITE" as const;
   readonly #pool: Pool<DatabaseSync>;
@@ -88,8 +116,9 @@ export class SqliteConnector implements Connector {
     options: DriverOptions,
     settings: PoolSettings,
     logger?: Logger,
+    driver: PoolDriver<DatabaseSync> = sqliteDriver(target, options),
   ) {
-    this.#driver = sqliteDriver(target, options);
+    this.#driver = driver;
     this.#pool = new Pool({
       name,
       settings,
@@ -107,18 +136,32 @@ export class SqliteConnector implements Connector {
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "sqlite");
     const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
     const lease = await this.#pool.acquire(options.signal);
+    const release = () => {
+      if (options.readOnly) {
+        lease.conn.setAuthorizer(null);
+        lease.conn.exec("PRAGMA query_only = OFF");
+      }
+      lease.release();
+    };
     let iterator: Iterator<unknown>;
     let stmt: StatementSync;
     let first: Raw[][];
     try {
       options.signal?.throwIfAborted();
+      // Two rules of SQLite's own, kept for the whole read (SQLite authorizes again when it
+      // re-prepares): query_only refuses any write to a database file (VACUUM included), the
+      // authorizer anything but reading (PRAGMA, ATTACH, temp objects).
+      if (options.readOnly) {
+        lease.conn.exec("PRAGMA query_only = ON");
+        lease.conn.setAuthorizer(readsOnly);
+      }
       stmt = lease.conn.prepare(sql);
       stmt.setReadBigInts(true);
       stmt.setReturnArrays(true);
       iterator = stmt.iterate(...toInput(values));
       first = pull(iterator, batchRows);
     } catch (error) {
-      lease.release();
+      release();
       throw options.signal?.aborted ? options.signal.reason : error;
     }
     const schema: ColumnSchema[] = stmt.columns().map((col, i) => {
@@ -145,7 +188,7 @@ export class SqliteConnector implements Connector {
       },
       finish: () => {
         if (!done) iterator.return?.();
-        lease.release();
+        release();
         return Promise.resolve();
       },
     }, options);

@@ -68,6 +68,12 @@ export interface QueryOptions {
   batchRows?: number;
   /** Stop after this many rows (release checks and previews); the stream reports `truncated`. */
   maxRows?: number;
+  /**
+   * Run under the engine's own read-only rule (the probe path): a PostgreSQL or MySQL read-only
+   * transaction rolled back afterwards, an SQLite authorizer that admits reads only, DuckDB's
+   * statement type. A refusal fails the query with `datasource.probe.not_read_only`.
+   */
+  readOnly?: boolean;
 }
 
 /**

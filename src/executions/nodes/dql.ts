@@ -44,8 +44,9 @@ export const runDql: NodeRunner = async (ctx, node, progress, facts) => {
   let connector: Connector;
   let dialect: Dialect;
   if (source === STAGING) {
-    connector = ctx.staging().connector;
-    dialect = "DUCKDB";
+    const staging = ctx.staging();
+    connector = staging.connector;
+    dialect = staging.dialect;
   } else {
     try {
       const ds = await ctx.connect(ctx.workspaceId, source, { write: false });

@@ -1,0 +1,214 @@
+/**
+ * The SQLite staging engine (`settings.staging_engine: sqlite`, DECISIONS.md): one private
+ * in-memory SQLite database per execution, through node:sqlite as the SQLite connector uses it,
+ * closed with the execution. Staged SQL reads through that connector, so it streams, converts
+ * and cancels like a datasource read.
+ *
+ * SQLite has no column types of its own, only affinities. Columns are declared with names that
+ * give each wire type the affinity that keeps its values exact (text for decimals, dates, times,
+ * JSON and uuids) and that the connector maps back to the same wire type; the three it cannot
+ * tell apart by name (`integer` from `bigint`, `decimal`, `timestamptz`) are told apart here by
+ * their declared names. A computed column (an aggregate, an expression) has no declared type
+ * and takes SQLite's storage class, as on any SQLite datasource.
+ */
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import {
+  type ColumnSchema,
+  type Connector,
+  type Dialect,
+  type QueryOptions,
+  type RowStream,
+  sqliteOver,
+  type Statement,
+  type WireValue,
+} from "../datasources/connectors/mod.ts";
+import { resolvePoolSettings } from "../datasources/connectors/pool_settings.ts";
+import { decimalShape, scaledDecimal, type Staging } from "./staging.ts";
+
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** The declared type a wire type is staged under; see the module comment. */
+function declaredType(column: ColumnSchema): string {
+  switch (column.type) {
+    case "boolean":
+      return "BOOLEAN";
+    case "integer":
+      return "INT32";
+    case "bigint":
+      return "INT64";
+    case "decimal": {
+      const { width, scale } = decimalShape(column);
+      return `DECIMAL_TEXT(${width},${scale})`;
+    }
+    case "double":
+      return "DOUBLE";
+    case "date":
+      return "DATE_TEXT";
+    case "timestamp":
+      return "TIMESTAMP_TEXT";
+    case "timestamptz":
+      return "TIMESTAMPTZ_TEXT";
+    case "time":
+      return "TIME_TEXT";
+    case "json":
+      return "JSON_TEXT";
+    case "uuid":
+      return "UUID_TEXT";
+    case "binary":
+      return "BLOB";
+    default:
+      return "TEXT";
+  }
+}
+
+/** Exact decimal text at the column's scale, as DuckDB staging would hold it. */
+function decimalText(text: string, scale: number): string {
+  const scaled = scaledDecimal(text, scale);
+  const negative = scaled < 0n;
+  const digits = (negative ? -scaled : scaled).toString().padStart(scale + 1, "0");
+  const whole = digits.slice(0, digits.length - scale);
+  const fraction = scale > 0 ? `.${digits.slice(digits.length - scale)}` : "";
+  return `${negative ? "-" : ""}${whole}${fraction}`;
+}
+
+function bindable(column: ColumnSchema): (v: WireValue) => SQLInputValue {
+  switch (column.type) {
+    case "boolean":
+      return (v) => v === null ? null : v ? 1 : 0;
+    case "decimal": {
+      const { scale } = decimalShape(column);
+      return (v) => v === null ? null : decimalText(String(v), scale);
+    }
+    case "bigint":
+      return (v) => v === null ? null : typeof v === "bigint" ? v : BigInt(v as number);
+    default:
+      return (v) => v as SQLInputValue;
+  }
+}
+
+/** The wire type a staged column's declared name stands for, where the connector cannot tell. */
+function stagedColumn(column: ColumnSchema): ColumnSchema {
+  const t = column.source_type.toUpperCase();
+  if (t === "INT32") return { ...column, type: "integer" };
+  if (t === "TIMESTAMPTZ_TEXT") return { ...column, type: "timestamptz" };
+  const decimal = /^DECIMAL_TEXT\((\d+),(\d+)\)$/.exec(t);
+  if (decimal) {
+    return {
+      ...column,
+      type: "decimal",
+      precision: Number(decimal[1]),
+      scale: Number(decimal[2]),
+    };
+  }
+  return column;
+}
+
+/** The SQLite connector over the staging database, answering staged columns' wire types. */
+class StagedReads implements Connector {
+  readonly dialect = "SQLITE" as const;
+  constructor(private readonly inner: Connector) {}
+
+  async query(statement: Statement, options?: QueryOptions): Promise<RowStream> {
+    const stream = await this.inner.query(statement, options);
+    const schema = stream.schema.map(stagedColumn);
+    const narrow = schema.map((c, i) =>
+      c.type === "integer" && stream.schema[i].type !== "integer"
+    );
+    const anyNarrow = narrow.some(Boolean);
+    return {
+      schema,
+      get truncated() {
+        return stream.truncated;
+      },
+      async *[Symbol.asyncIterator]() {
+        for await (const batch of stream) {
+          yield anyNarrow
+            ? batch.map((row) =>
+              row.map((v, i) => narrow[i] && typeof v === "bigint" ? Number(v) : v)
+            )
+            : batch;
+        }
+      },
+    };
+  }
+
+  write: Connector["write"] = (s, o) => this.inner.write(s, o);
+  test: Connector["test"] = () => this.inner.test();
+  schemas: Connector["schemas"] = (o) => this.inner.schemas(o);
+  tables: Connector["tables"] = (o) => this.inner.tables(o);
+  columns: Connector["columns"] = (t, s) => this.inner.columns(t, s);
+  currentSchema: Connector["currentSchema"] = () => this.inner.currentSchema();
+  close: Connector["close"] = (d) => this.inner.close(d);
+}
+
+/** SQLite's default limit on bound variables per statement is 32766. */
+const MAX_VARIABLES = 32_000;
+
+export class SqliteStaging implements Staging {
+  readonly dialect: Dialect = "SQLITE";
+  readonly connector: Connector;
+  readonly #db: DatabaseSync;
+
+  constructor() {
+    this.#db = new DatabaseSync(":memory:");
+    this.connector = new StagedReads(sqliteOver(
+      "tempdb",
+      this.#db,
+      // Every lease is the same connection, never idle-closed: the database lives on it.
+      resolvePoolSettings("SQLITE", {
+        maximumPoolSize: 16,
+        minimumIdle: 0,
+        idleTimeout: 0,
+        maxLifetime: 0,
+      }).settings,
+    ));
+  }
+
+  async load(
+    table: string,
+    schema: ColumnSchema[],
+    batches: AsyncIterable<WireValue[][]>,
+    onBatch: (rows: number) => Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<number> {
+    const db = this.#db;
+    const columns = schema.map((c) => `${quoteIdent(c.name)} ${declaredType(c)}`);
+    db.exec(`DROP TABLE IF EXISTS ${quoteIdent(table)}`);
+    db.exec(`CREATE TABLE ${quoteIdent(table)} (${columns.join(", ")})`);
+    const bind = schema.map(bindable);
+    const width = Math.max(1, schema.length);
+    const perStatement = Math.max(1, Math.min(500, Math.floor(MAX_VARIABLES / width)));
+    const tuple = `(${schema.map(() => "?").join(", ")})`;
+    const insertOf = (rows: number) =>
+      db.prepare(
+        `INSERT INTO ${quoteIdent(table)} VALUES ${Array(rows).fill(tuple).join(", ")}`,
+      );
+    const full = insertOf(perStatement);
+    let rows = 0;
+    for await (const batch of batches) {
+      signal?.throwIfAborted();
+      // One transaction per batch, with no await inside: another node's lease of the same
+      // connection can never land in the middle of it.
+      db.exec("BEGIN");
+      try {
+        for (let from = 0; from < batch.length; from += perStatement) {
+          const part = batch.slice(from, from + perStatement);
+          const values = part.flatMap((row) => row.map((v, c) => bind[c](v)));
+          (part.length === perStatement ? full : insertOf(part.length)).run(...values);
+        }
+        db.exec("COMMIT");
+      } catch (error) {
+        if (db.isTransaction) db.exec("ROLLBACK");
+        throw error;
+      }
+      rows += batch.length;
+      await onBatch(batch.length);
+    }
+    return rows;
+  }
+
+  async close(): Promise<void> {
+    await this.connector.close();
+    if (this.#db.isOpen) this.#db.close();
+  }
+}

@@ -1,6 +1,7 @@
 /** Each render limit stops the render with `template.render.limit_exceeded` and its name. */
-import { equal } from "node:assert/strict";
-import { DEFAULT_RENDER_LIMITS } from "./render.ts";
+import { equal, throws } from "node:assert/strict";
+import { AppError } from "../errors/mod.ts";
+import { checkTemplateSyntax, DEFAULT_RENDER_LIMITS } from "./render.ts";
 import { library, pin, refuses, render } from "./test_fixtures.ts";
 
 Deno.test("renderTemplate() refuses nesting deeper than the depth limit", async () => {
@@ -97,6 +98,24 @@ Deno.test("renderTemplate() refuses template source over the size limit, imports
     }),
     "template.render.limit_exceeded",
     { limit: "source_size", max: 100 },
+  );
+});
+
+Deno.test("a tag-dense template is refused before liquidjs parses it, at render and at save", async () => {
+  const limits = { max_tags: 4 };
+  equal((await render("{{ 1 }}{% if true %}x{% endif %}{{ 2 }}", {}, { limits })).sql, "1x2");
+  await refuses(
+    render("{{ 1 }}{% if true %}x{% endif %}{{ 2 }}{{ 3 }}", {}, { limits }),
+    "template.render.limit_exceeded",
+    { limit: "tags", max: 4 },
+  );
+  // The default bounds the save-time check too: 5,001 tags never reach the parser.
+  throws(
+    () =>
+      checkTemplateSyntax({ template: { id: "t" }, body: "{{ 1 }}".repeat(5_001), imports: [] }),
+    (e: unknown) =>
+      e instanceof AppError && e.code === "template.render.limit_exceeded" &&
+      e.details.limit === "tags" && e.details.max === 5_000,
   );
 });
 

@@ -80,6 +80,7 @@ export const DEFAULT_RENDER_LIMITS: Readonly<RenderLimits> = Object.freeze({
   max_time_ms: 2000,
   max_memory: 10_000_000,
   max_source_chars: 1024 * 1024,
+  max_tags: 5_000,
 });
 
 const FLAVORS: Record<TemplateDialect, SqlFlavor> = {
@@ -188,6 +189,7 @@ class ImportGraph implements ImportTable {
   readonly #loader: ImportLoader | undefined;
   readonly limits: RenderLimits;
   #sourceChars = 0;
+  #tags = 0;
 
   constructor(request: RenderRequest, limits: RenderLimits) {
     this.limits = limits;
@@ -298,8 +300,22 @@ class ImportGraph implements ImportTable {
     if (this.#sourceChars > this.limits.max_source_chars) {
       throw new RenderLimit("source_size", this.limits.max_source_chars);
     }
+    this.#tags += countTags(unit.body);
+    if (this.#tags > this.limits.max_tags) throw new RenderLimit("tags", this.limits.max_tags);
     unit.templates = this.liquid.parse(unit.body, unit.key);
   }
+}
+
+function countTags(body: string): number {
+  let count = 0;
+  for (let i = body.indexOf("{"); i >= 0 && i < body.length - 1; i = body.indexOf("{", i + 1)) {
+    const next = body[i + 1];
+    if (next === "{" || next === "%") {
+      count++;
+      i++;
+    }
+  }
+  return count;
 }
 
 function versionKey(ref: { id: string; version: number }): string {

@@ -20,7 +20,14 @@ import {
 } from "./common.ts";
 import type { Credential } from "./definition.ts";
 import type { DriverOptions } from "./jdbc_url.ts";
-import { type Conn, mysqlOptions, type MysqlTarget, plain, run } from "./mysql_driver.ts";
+import {
+  type Conn,
+  hardClose,
+  mysqlOptions,
+  type MysqlTarget,
+  plain,
+  run,
+} from "./mysql_driver.ts";
 import { dataType, fieldType, mysqlConverter, type MysqlField } from "./mysql_types.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
@@ -96,7 +103,7 @@ export class MysqlConnector implements Connector {
         // The kill (its own connection, slow on a loaded server) is for one still computing,
         // and needs only the thread id, so it runs alongside rather than before.
         const killing = this.#kill(conn).catch(() => {});
-        conn.destroy();
+        hardClose(conn);
         await killing;
       },
     };

@@ -64,3 +64,14 @@ export function plain(conn: Conn, sql: string): Promise<unknown> {
     conn.query(sql, (error, result) => (error ? reject(error) : resolve(result)));
   });
 }
+
+/**
+ * Closes `conn` for real. mysql2's `destroy()` only half-closes (`stream.end()`): a socket paused
+ * mid-result keeps its read side open, so the server stays blocked "Writing to net" until its
+ * `net_write_timeout` (60 s). Destroying the socket with unread data resets the connection, and
+ * the server's next write fails at once.
+ */
+export function hardClose(conn: Conn): void {
+  conn.destroy();
+  (conn as unknown as { stream?: { destroy(): void } }).stream?.destroy();
+}

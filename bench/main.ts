@@ -6,7 +6,10 @@
  *  3. Streaming 1,000,000 PostgreSQL rows through the connector vs the raw `postgres` driver's
  *     cursor (target: the connector keeps at least 80% of the raw rows/s), and introspection of a
  *     schema with 2,000 tables.
- *  4. Pipeline authoring (bench/pipelines.ts): a 200-node draft save and a folder page of 10,000
+ *  4. The executor (bench/executor.ts: one-node overhead, 1,000,000 rows staged and delivered)
+ *     and executions over HTTP (bench/executions_http.ts: 50 concurrent executions, memory
+ *     while a 100 MB CSV result downloads).
+ *  5. Pipeline authoring (bench/pipelines.ts): a 200-node draft save and a folder page of 10,000
  *     pipelines, p50, against a bare UPDATE/SELECT of the same rows.
  */
 import { readSources } from "../src/config/mod.ts";
@@ -23,6 +26,7 @@ import postgres from "postgres";
 import { openConnector } from "../src/datasources/connectors/mod.ts";
 import { connectorConfig, pgJdbcUrl } from "../tests/datasources.ts";
 import { executorBench } from "./executor.ts";
+import { concurrentBench, downloadBench } from "./executions_http.ts";
 import { pipelineBench } from "./pipelines.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
@@ -309,6 +313,11 @@ if (Deno.args.includes("--connectors")) {
   await connectorBench();
 } else if (Deno.args.includes("--executor")) {
   await executorBench();
+  await concurrentBench();
+  await downloadBench();
+} else if (Deno.args.includes("--executions-http")) {
+  await concurrentBench();
+  await downloadBench();
 } else if (Deno.args.includes("--pipelines")) {
   await pipelineBench();
 } else {
@@ -316,5 +325,7 @@ if (Deno.args.includes("--connectors")) {
   await migrationBench();
   await connectorBench();
   await executorBench();
+  await concurrentBench();
+  await downloadBench();
   await pipelineBench();
 }

@@ -136,8 +136,11 @@ export class ResultStore {
     const key = rowsKey(executionId);
     let next = 0;
     let headerSent = false;
-    // About 4,000 rows a read: few round trips, and a bounded slice of the result in memory.
-    const perRead = Math.max(1, Math.floor(4096 / meta.chunk_rows));
+    // About 1,000 rows a store read, handed on a stored chunk at a time: pieces
+    // this small die young, where whole reads would pile up in V8's large-object space (and RSS)
+    // until a full collection.
+    const perRead = Math.max(1, Math.floor(1024 / meta.chunk_rows));
+    let fetched: string[] = [];
     return new ReadableStream<Uint8Array>({
       async pull(controller) {
         if (!headerSent) {
@@ -145,17 +148,18 @@ export class ResultStore {
           controller.enqueue(encoder.encode(csvLine(meta.schema.map((c) => c.name))));
           return;
         }
-        if (next >= chunkCount) return controller.close();
-        const chunks = await store.range(key, next, Math.min(chunkCount, next + perRead) - 1);
-        next += perRead;
-        if (chunks.length === 0) {
-          // Expired mid-download: the body is already streaming, so the only honest answer left
-          // is to break it off rather than end it as if it were complete.
-          return controller.error(new Error(`result of ${executionId} expired during download`));
+        if (fetched.length === 0) {
+          if (next >= chunkCount) return controller.close();
+          fetched = await store.range(key, next, Math.min(chunkCount, next + perRead) - 1);
+          next += perRead;
+          if (fetched.length === 0) {
+            // Expired mid-download: the body is already streaming, so the only honest answer
+            // left is to break it off rather than end it as if it were complete.
+            return controller.error(new Error(`result of ${executionId} expired during download`));
+          }
+          fetched.reverse();
         }
-        let out = "";
-        for (const c of chunks) out += csvFromChunk(c);
-        controller.enqueue(encoder.encode(out));
+        controller.enqueue(encoder.encode(csvFromChunk(fetched.pop()!)));
       },
     });
   }

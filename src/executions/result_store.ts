@@ -170,6 +170,17 @@ export class ResultStore {
   }
 }
 
+const scratch = new Uint8Array(1 << 20);
+
+/**
+ * UTF-8 size of `text`, encoded into a reused buffer rather than a fresh one per chunk (a chunk
+ * too large for it, 3 bytes a character at most, gets its own).
+ */
+function utf8Length(text: string): number {
+  if (text.length * 3 > scratch.length) return encoder.encode(text).length;
+  return encoder.encodeInto(text, scratch).written;
+}
+
 /** RFC 4180: a field is quoted when it holds a comma, quote, CR or LF; NULL is empty. */
 export function csvLine(cells: JsonCell[]): string {
   return cells.map((cell) => {
@@ -324,7 +335,7 @@ export class ResultWriter {
     const chunk = JSON.stringify(this.#pending);
     const rows = this.#pending.length;
     this.#pending = [];
-    this.#bytes += encoder.encode(chunk).length;
+    this.#bytes += utf8Length(chunk);
     if (this.#bytes > this.#o.maxBytes) {
       await this.abort();
       throw new AppError("result.too_large", {

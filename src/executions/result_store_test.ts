@@ -168,3 +168,14 @@ Deno.test("csvFromChunk writes exactly what csvLine writes for the parsed rows",
   // A damaged chunk fails instead of looping.
   throws(() => csvFromChunk('[["abc'));
 });
+
+Deno.test("size_bytes is the UTF-8 size of the stored JSON, ASCII or not", async () => {
+  const results = new ResultStore(new MemoryStore(), { maxBytes: 1_000_000, chunkRows: 2 });
+  const writer = results.writer("sized", SCHEMA, 300);
+  const batch: WireValue[][] = [[1, "plain"], [2, "ascii"], [3, "héllo 😀"]];
+  await writer.append(batch);
+  const stored = await writer.finish();
+  const expected = new TextEncoder().encode(JSON.stringify(batch.slice(0, 2))).length +
+    new TextEncoder().encode(JSON.stringify(batch.slice(2))).length;
+  equal(stored.size_bytes, expected);
+});

@@ -248,6 +248,8 @@ Deno.test("[duckdb] column-wise reads give what the value converters give, chunk
     const sql = `SELECT i,
         CASE WHEN i % 4 = 0 THEN NULL ELSE ((i % 100) * -0.37)::DECIMAL(4,2) END AS small,
         (i * 1234567.891)::DECIMAL(18,3) AS mid, (i - 2500)::DECIMAL(9,0) AS whole,
+        ((i - 2500) * 2.5)::DECIMAL(21,1) AS d128, ((i - 2500) * -1e9)::DECIMAL(18,0) AS d64,
+        ((i - 2500)::HUGEINT * 900719925474099)::DECIMAL(38,1) AS edge,
         (i::HUGEINT * 10000000000000000000 + 7)::DECIMAL(38,10) AS huge,
         (i / 1e6)::DECIMAL(30,18) AS fine,
         CASE WHEN i % 7 = 0 THEN NULL ELSE DATE '1969-12-25' + ((i * 37) % 40000)::INT END AS day,
@@ -267,7 +269,7 @@ Deno.test("[duckdb] column-wise reads give what the value converters give, chunk
     deepEqual(got, expected);
     deepEqual(got[4999].slice(0, 4), [0n, null, "0.000", "-2500"]);
     equal(got[0][1], "-36.63");
-    equal(got[1][6], null);
+    equal(got[1][9], null);
   } finally {
     await c.close();
     instance.closeSync();

@@ -286,17 +286,17 @@ export class ResultWriter {
     return this.#rows;
   }
 
+  /**
+   * Takes the rows: cells of bigint, binary and double columns (the only ones whose JSON form
+   * differs from the wire value) are rewritten in place, which a copy per row would cost as much
+   * as the rest of the write. Appending the same rows again gives the same result.
+   */
   async append(rows: WireValue[][]): Promise<void> {
     if (this.#done) throw new Error("result writer already finished");
     const convert = this.#convert;
     for (const row of rows) {
-      // Only bigint, binary and double columns have a JSON form other than the wire value.
-      let cells = row as JsonCell[];
-      if (convert.length > 0) {
-        cells = row.slice() as JsonCell[];
-        for (const c of convert) cells[c] = toJsonCell(row[c]);
-      }
-      this.#pending.push(cells);
+      for (const c of convert) row[c] = toJsonCell(row[c]);
+      this.#pending.push(row as JsonCell[]);
       if (this.#pending.length >= this.#o.chunkRows) await this.#flush();
     }
   }

@@ -179,3 +179,20 @@ Deno.test("size_bytes is the UTF-8 size of the stored JSON, ASCII or not", async
     new TextEncoder().encode(JSON.stringify(batch.slice(2))).length;
   equal(stored.size_bytes, expected);
 });
+
+Deno.test("append() rewrites cells in place, and the same rows appended again store the same", async () => {
+  const results = new ResultStore(new MemoryStore(), { maxBytes: 1_000_000 });
+  const writer = results.writer("again", [
+    { name: "big", type: "bigint", source_type: "BIGINT" },
+    { name: "bin", type: "binary", source_type: "BLOB" },
+    { name: "d", type: "double", source_type: "DOUBLE" },
+    { name: "s", type: "string", source_type: "VARCHAR" },
+  ], 300);
+  const batch: WireValue[][] = [[2n ** 60n, new Uint8Array([1]), Number.POSITIVE_INFINITY, "x"]];
+  await writer.append(batch);
+  deepEqual(batch, [["1152921504606846976", "AQ==", "Infinity", "x"]]);
+  await writer.append(batch);
+  await writer.finish();
+  const { rows } = (await results.page("again", 0, 10))!;
+  deepEqual(rows, [batch[0], batch[0]]);
+});

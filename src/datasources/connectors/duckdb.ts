@@ -206,7 +206,17 @@ export class DuckdbConnector implements Connector {
       stopInterrupting = keepInterrupting(conn);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
+    // The chunk being fetched while the caller works on the last one (the engine reads on its
+    // own thread); settled before the connection is validated or handed back.
+    let ahead: Promise<DuckDBDataChunk | null> | undefined;
+    let fetching = false;
     const release = async (error?: unknown) => {
+      if (fetching) {
+        // Broken off with a fetch under way: stop it rather than wait for a chunk nobody reads.
+        interrupted = true;
+        conn.interrupt();
+      }
+      await ahead?.catch(() => {});
       signal?.removeEventListener("abort", onAbort);
       stopInterrupting?.();
       const broken = (error !== undefined || interrupted) &&
@@ -232,16 +242,22 @@ export class DuckdbConnector implements Connector {
     }));
     const readers = schema.map((c, i) => duckdbColumnReader(types[i], c.type));
     const reader = result;
-    let chunk = first;
+    ahead = Promise.resolve(first);
     return {
       schema,
       types,
       release,
       /** The next non-empty chunk, or null at the end. */
       next: async (): Promise<DuckDBDataChunk | null> => {
-        if (!chunk || chunk.rowCount === 0) return null;
-        const current = chunk;
-        chunk = await reader.fetchChunk();
+        const current = await ahead!;
+        // An interrupted fetch may come back empty: an aborted read must not look complete.
+        signal?.throwIfAborted();
+        if (!current || current.rowCount === 0) return null;
+        fetching = true;
+        ahead = reader.fetchChunk();
+        // Handled here so a read broken off before the next call is no unhandled rejection; the
+        // next call still sees the error.
+        ahead.catch(() => {}).finally(() => (fetching = false));
         return current;
       },
       // Column by column: a vector read whole costs a fraction of reading it value by value.

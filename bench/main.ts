@@ -6,7 +6,10 @@
  *  3. Streaming 1,000,000 PostgreSQL rows through the connector vs the raw `postgres` driver's
  *     cursor (target: the connector keeps at least 80% of the raw rows/s), and introspection of a
  *     schema with 2,000 tables.
- *  4. Pipeline authoring (bench/pipelines.ts): a 200-node draft save and a folder page of 10,000
+ *  4. The executor (bench/executor.ts: one-node overhead, 1,000,000 rows staged and delivered)
+ *     and executions over HTTP (bench/executions_http.ts: 50 concurrent executions, memory
+ *     while a 100 MB CSV result downloads).
+ *  5. Pipeline authoring (bench/pipelines.ts): a 200-node draft save and a folder page of 10,000
  *     pipelines, p50, against a bare UPDATE/SELECT of the same rows.
  *  5. First boot with the demo content (bench/demo.ts) vs the same first boot without it.
  *  6. The probe path and the SQLite staging engine (bench/probe.ts): probe vs plain read p50,
@@ -27,6 +30,7 @@ import { openConnector } from "../src/datasources/connectors/mod.ts";
 import { connectorConfig, pgJdbcUrl } from "../tests/datasources.ts";
 import { executorBench } from "./executor.ts";
 import { demoBench } from "./demo.ts";
+import { concurrentBench, downloadBench } from "./executions_http.ts";
 import { pipelineBench } from "./pipelines.ts";
 import { probeBench } from "./probe.ts";
 
@@ -314,6 +318,11 @@ if (Deno.args.includes("--connectors")) {
   await connectorBench();
 } else if (Deno.args.includes("--executor")) {
   await executorBench();
+  await concurrentBench();
+  await downloadBench();
+} else if (Deno.args.includes("--executions-http")) {
+  await concurrentBench();
+  await downloadBench();
 } else if (Deno.args.includes("--pipelines")) {
   await pipelineBench();
   await demoBench();
@@ -327,6 +336,8 @@ if (Deno.args.includes("--connectors")) {
   await migrationBench();
   await connectorBench();
   await executorBench();
+  await concurrentBench();
+  await downloadBench();
   await pipelineBench();
   await demoBench();
   await probeBench();

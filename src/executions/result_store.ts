@@ -120,7 +120,11 @@ export class ResultStore {
     const key = rowsKey(executionId);
     let next = 0;
     let headerSent = false;
-    const perRead = 8;
+    // About 1,000 rows a store read, handed on a stored chunk at a time: pieces
+    // this small die young, where whole reads would pile up in V8's large-object space (and RSS)
+    // until a full collection.
+    const perRead = Math.max(1, Math.floor(1024 / meta.chunk_rows));
+    let fetched: string[] = [];
     return new ReadableStream<Uint8Array>({
       async pull(controller) {
         if (!headerSent) {
@@ -128,19 +132,18 @@ export class ResultStore {
           controller.enqueue(encoder.encode(csvLine(meta.schema.map((c) => c.name))));
           return;
         }
-        if (next >= chunkCount) return controller.close();
-        const chunks = await store.range(key, next, Math.min(chunkCount, next + perRead) - 1);
-        next += perRead;
-        if (chunks.length === 0) {
-          // Expired mid-download: the body is already streaming, so the only honest answer left
-          // is to break it off rather than end it as if it were complete.
-          return controller.error(new Error(`result of ${executionId} expired during download`));
+        if (fetched.length === 0) {
+          if (next >= chunkCount) return controller.close();
+          fetched = await store.range(key, next, Math.min(chunkCount, next + perRead) - 1);
+          next += perRead;
+          if (fetched.length === 0) {
+            // Expired mid-download: the body is already streaming, so the only honest answer
+            // left is to break it off rather than end it as if it were complete.
+            return controller.error(new Error(`result of ${executionId} expired during download`));
+          }
+          fetched.reverse();
         }
-        let out = "";
-        for (const c of chunks) {
-          for (const row of JSON.parse(c) as JsonCell[][]) out += csvLine(row);
-        }
-        controller.enqueue(encoder.encode(out));
+        controller.enqueue(encoder.encode(csvFromChunk(fetched.pop()!)));
       },
     });
   }
@@ -151,6 +154,17 @@ export class ResultStore {
   }
 }
 
+const scratch = new Uint8Array(1 << 20);
+
+/**
+ * UTF-8 size of `text`, encoded into a reused buffer rather than a fresh one per chunk (a chunk
+ * too large for it, 3 bytes a character at most, gets its own).
+ */
+function utf8Length(text: string): number {
+  if (text.length * 3 > scratch.length) return encoder.encode(text).length;
+  return encoder.encodeInto(text, scratch).written;
+}
+
 /** RFC 4180: a field is quoted when it holds a comma, quote, CR or LF; NULL is empty. */
 export function csvLine(cells: JsonCell[]): string {
   return cells.map((cell) => {
@@ -159,6 +173,68 @@ export function csvLine(cells: JsonCell[]): string {
     return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
   }).join(",") + "\r\n";
 }
+
+/**
+ * The CSV lines of one stored chunk, read straight from its JSON text (an array of rows of
+ * scalars, as `JSON.stringify` wrote it): the same text `csvLine` gives for the parsed rows.
+ * Not `JSON.parse`: V8 interns the short strings it parses (numbers as text, dates), and with
+ * millions of them a whole-result download spends most of its time in the string table.
+ */
+export function csvFromChunk(text: string): string {
+  let out = "";
+  const n = text.length;
+  let i = 1; // past the outer '['
+  let backslash = text.indexOf("\\");
+  while (text.charCodeAt(i) === OPEN) {
+    i++;
+    let first = true;
+    while (i < n && text.charCodeAt(i) !== CLOSE) {
+      if (!first) out += ",";
+      first = false;
+      if (text.charCodeAt(i) === QUOTE) {
+        // The closing quote is the first one not escaped; escapes are rare, so find them lazily.
+        let j = i + 1;
+        let escaped = false;
+        let end: number;
+        for (;;) {
+          end = text.indexOf('"', j);
+          if (backslash !== -1 && backslash < j) backslash = text.indexOf("\\", j);
+          if (backslash === -1 || backslash > end) break;
+          escaped = true;
+          j = backslash + 2;
+          backslash = text.indexOf("\\", j);
+        }
+        if (end === -1) throw new Error("a stored result chunk is not JSON");
+        if (escaped) {
+          const value = JSON.parse(text.slice(i, end + 1)) as string;
+          out += /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+        } else {
+          // Unescaped JSON text has no quote, CR or LF; only a comma needs quoting.
+          const value = text.slice(i + 1, end);
+          out += value.includes(",") ? `"${value}"` : value;
+        }
+        i = end + 1;
+      } else {
+        // A number, true, false or null: written as String() would write it; NULL is empty.
+        let end = i;
+        while (end < n && text.charCodeAt(end) !== COMMA && text.charCodeAt(end) !== CLOSE) end++;
+        if (text.charCodeAt(i) !== NULL_N) out += text.slice(i, end);
+        i = end;
+      }
+      if (text.charCodeAt(i) === COMMA) i++;
+    }
+    out += "\r\n";
+    i++; // past the row's ']'
+    if (text.charCodeAt(i) === COMMA) i++;
+  }
+  return out;
+}
+
+const OPEN = 91; // [
+const CLOSE = 93; // ]
+const QUOTE = 34; // "
+const COMMA = 44; // ,
+const NULL_N = 110; // n
 
 interface WriterOptions {
   executionId: string;
@@ -176,6 +252,7 @@ interface WriterOptions {
 export class ResultWriter {
   readonly #store: SharedStore;
   readonly #o: WriterOptions;
+  readonly #convert: number[];
   #pending: JsonCell[][] = [];
   #rows = 0;
   #bytes = 0;
@@ -184,16 +261,26 @@ export class ResultWriter {
   constructor(store: SharedStore, options: WriterOptions) {
     this.#store = store;
     this.#o = options;
+    this.#convert = options.schema.flatMap((c, i) =>
+      c.type === "bigint" || c.type === "binary" || c.type === "double" ? [i] : []
+    );
   }
 
   get rowCount(): number {
     return this.#rows;
   }
 
+  /**
+   * Takes the rows: cells of bigint, binary and double columns (the only ones whose JSON form
+   * differs from the wire value) are rewritten in place, which a copy per row would cost as much
+   * as the rest of the write. Appending the same rows again gives the same result.
+   */
   async append(rows: WireValue[][]): Promise<void> {
     if (this.#done) throw new Error("result writer already finished");
+    const convert = this.#convert;
     for (const row of rows) {
-      this.#pending.push(row.map(toJsonCell));
+      for (const c of convert) row[c] = toJsonCell(row[c]);
+      this.#pending.push(row as JsonCell[]);
       if (this.#pending.length >= this.#o.chunkRows) await this.#flush();
     }
   }
@@ -232,7 +319,7 @@ export class ResultWriter {
     const chunk = JSON.stringify(this.#pending);
     const rows = this.#pending.length;
     this.#pending = [];
-    this.#bytes += encoder.encode(chunk).length;
+    this.#bytes += utf8Length(chunk);
     if (this.#bytes > this.#o.maxBytes) {
       await this.abort();
       throw new AppError("result.too_large", {

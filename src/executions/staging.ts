@@ -9,17 +9,20 @@ import {
   BOOLEAN,
   DECIMAL,
   DOUBLE,
+  type DuckDBAppender,
   type DuckDBConnection,
   DuckDBDataChunk,
   DuckDBDecimalValue,
   DuckDBInstance,
   type DuckDBType,
+  DuckDBTypeId,
   type DuckDBValue,
   HUGEINT,
   INTEGER,
   VARCHAR,
 } from "@duckdb/node-api";
 import {
+  type ChunkStream,
   type ColumnSchema,
   type Connector,
   type Dialect,
@@ -157,6 +160,43 @@ function chunkValue(column: ColumnSchema): (value: WireValue) => DuckDBValue {
   }
 }
 
+/**
+ * Engine types whose CAST to the staged type yields exactly the value the wire form would stage
+ * (integers widen, FLOAT→DOUBLE is exact, decimals keep width and scale). Aliased types (JSON),
+ * nested types, intervals, nanosecond and zoned times, enums and unbounded integers are not.
+ */
+const NATIVE_COPY = new Set<DuckDBTypeId>([
+  DuckDBTypeId.BOOLEAN,
+  DuckDBTypeId.TINYINT,
+  DuckDBTypeId.SMALLINT,
+  DuckDBTypeId.INTEGER,
+  DuckDBTypeId.BIGINT,
+  DuckDBTypeId.HUGEINT,
+  DuckDBTypeId.UTINYINT,
+  DuckDBTypeId.USMALLINT,
+  DuckDBTypeId.UINTEGER,
+  DuckDBTypeId.UBIGINT,
+  DuckDBTypeId.FLOAT,
+  DuckDBTypeId.DOUBLE,
+  DuckDBTypeId.DECIMAL,
+  DuckDBTypeId.VARCHAR,
+  DuckDBTypeId.BLOB,
+  DuckDBTypeId.UUID,
+  DuckDBTypeId.DATE,
+  DuckDBTypeId.TIME,
+  DuckDBTypeId.TIMESTAMP,
+  DuckDBTypeId.TIMESTAMP_S,
+  DuckDBTypeId.TIMESTAMP_MS,
+  DuckDBTypeId.TIMESTAMP_TZ,
+]);
+
+const castsLikeWire = (type: DuckDBType) =>
+  type.alias === undefined && NATIVE_COPY.has(type.typeId);
+
+async function* rowsOf(source: ChunkStream): AsyncGenerator<WireValue[][]> {
+  for await (const chunk of source) yield source.toRows(chunk);
+}
+
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** The staging database of one execution, whichever engine holds it. */
@@ -173,6 +213,16 @@ export interface Staging {
     table: string,
     schema: ColumnSchema[],
     batches: AsyncIterable<WireValue[][]>,
+    onBatch: (rows: number) => Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<number>;
+  /**
+   * Like `load`, from a DuckDB read's own chunks, where the engine can take them as they are
+   * (DuckDB staging); absent elsewhere, and the read goes through `load`.
+   */
+  copy?(
+    table: string,
+    source: ChunkStream,
     onBatch: (rows: number) => Promise<void>,
     signal?: AbortSignal,
   ): Promise<number>;
@@ -206,54 +256,100 @@ export class DuckdbStaging implements Staging {
     }));
   }
 
-  async load(
+  load(
     table: string,
     schema: ColumnSchema[],
     batches: AsyncIterable<WireValue[][]>,
     onBatch: (rows: number) => Promise<void>,
     signal?: AbortSignal,
   ): Promise<number> {
-    const lease = await this.#pool.acquire(signal);
-    const conn = lease.conn;
     const types = schema.map(landingType);
     const convert = schema.map(chunkValue);
-    const cast = schema.some((c, i) => duckType(c) !== String(types[i]));
-    const landing = cast ? `__landing_${table}` : table;
-    let rows = 0;
-    try {
-      const columns = schema.map((c, i) =>
-        `${quoteIdent(c.name)} ${cast ? String(types[i]) : duckType(c)}`
-      );
-      await conn.run(`CREATE OR REPLACE TABLE ${quoteIdent(landing)} (${columns.join(", ")})`);
-      const appender = await conn.createAppender(landing);
-      try {
-        for await (const batch of batches) {
-          signal?.throwIfAborted();
-          // Column-wise whole chunks: one native call per chunk, not one per value.
-          for (let from = 0; from < batch.length; from += CHUNK_ROWS) {
-            const part = batch.length <= CHUNK_ROWS ? batch : batch.slice(from, from + CHUNK_ROWS);
-            const chunk = DuckDBDataChunk.create(types, part.length);
-            chunk.setColumns(types.map((_, c) => part.map((row) => convert[c](row[c]))));
-            appender.appendDataChunk(chunk);
-          }
-          // The appender has taken the rows (it flushes on its own as its buffer fills, and on
-          // close); a flush per batch would cost more than the append itself.
-          rows += batch.length;
-          await onBatch(batch.length);
+    return this.#fill(table, schema, types.map(String), signal, async (appender) => {
+      let rows = 0;
+      for await (const batch of batches) {
+        signal?.throwIfAborted();
+        // Column-wise whole chunks: one native call per chunk, not one per value.
+        for (let from = 0; from < batch.length; from += CHUNK_ROWS) {
+          const part = batch.length <= CHUNK_ROWS ? batch : batch.slice(from, from + CHUNK_ROWS);
+          const chunk = DuckDBDataChunk.create(types, part.length);
+          chunk.setColumns(types.map((_, c) => part.map((row) => convert[c](row[c]))));
+          appender.appendDataChunk(chunk);
         }
+        // The appender has taken the rows (it flushes on its own as its buffer fills, and on
+        // close); a flush per batch would cost more than the append itself.
+        rows += batch.length;
+        await onBatch(batch.length);
+      }
+      return rows;
+    });
+  }
+
+  /**
+   * Like `load`, from a DuckDB read: its chunks are appended as they come and the appender casts
+   * them to the staged types, so no value passes through JavaScript. A column whose cast would not give what its wire form gives (nested types, JSON,
+   * intervals, nanosecond times, …) sends the whole read through `load` instead.
+   */
+  copy(
+    table: string,
+    source: ChunkStream,
+    onBatch: (rows: number) => Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<number> {
+    if (!source.types.every(castsLikeWire)) {
+      return this.load(table, source.schema, rowsOf(source), onBatch, signal);
+    }
+    // The appender casts a chunk to the table's column types itself (BIGINT into HUGEINT, …).
+    const staged = source.schema.map(duckType);
+    return this.#fill(table, source.schema, staged, signal, async (appender) => {
+      let rows = 0;
+      for await (const chunk of source) {
+        signal?.throwIfAborted();
+        appender.appendDataChunk(chunk);
+        rows += chunk.rowCount;
+        await onBatch(chunk.rowCount);
+      }
+      return rows;
+    });
+  }
+
+  /**
+   * Creates the table, lets `append` fill it through an appender, and when the landing types
+   * differ from the staged ones, casts the landed rows into the table in one statement (row
+   * order kept) and drops the landing table.
+   */
+  async #fill(
+    table: string,
+    schema: ColumnSchema[],
+    landing: string[],
+    signal: AbortSignal | undefined,
+    append: (appender: DuckDBAppender) => Promise<number>,
+  ): Promise<number> {
+    const lease = await this.#pool.acquire(signal);
+    const conn = lease.conn;
+    const staged = schema.map(duckType);
+    const cast = staged.some((t, i) => t !== landing[i]);
+    const target = cast ? `__landing_${table}` : table;
+    try {
+      const columns = schema.map((c, i) => `${quoteIdent(c.name)} ${landing[i]}`);
+      await conn.run(`CREATE OR REPLACE TABLE ${quoteIdent(target)} (${columns.join(", ")})`);
+      const appender = await conn.createAppender(target);
+      let rows: number;
+      try {
+        rows = await append(appender);
       } finally {
         appender.closeSync();
       }
       if (cast) {
-        const select = schema.map((c) =>
-          `CAST(${quoteIdent(c.name)} AS ${duckType(c)}) AS ${quoteIdent(c.name)}`
+        const select = schema.map((c, i) =>
+          `CAST(${quoteIdent(c.name)} AS ${staged[i]}) AS ${quoteIdent(c.name)}`
         );
         await conn.run(
           `CREATE OR REPLACE TABLE ${quoteIdent(table)} AS SELECT ${select.join(", ")} FROM ${
-            quoteIdent(landing)
+            quoteIdent(target)
           }`,
         );
-        await conn.run(`DROP TABLE ${quoteIdent(landing)}`);
+        await conn.run(`DROP TABLE ${quoteIdent(target)}`);
       }
       return rows;
     } finally {

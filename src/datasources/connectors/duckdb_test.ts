@@ -1,8 +1,9 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { DuckDBInstance } from "@duckdb/node-api";
+import { DuckDBDecimalValue, DuckDBInstance } from "@duckdb/node-api";
 import { AppError } from "../../errors/mod.ts";
 import { connectorConfig, drain, waitFor } from "../../../tests/datasources.ts";
 import type { DuckdbConnector } from "./duckdb.ts";
+import { decimalText, duckdbConverter, duckdbWireType } from "./duckdb_types.ts";
 import { openConnector } from "./mod.ts";
 import { WriteError } from "./types.ts";
 
@@ -217,4 +218,86 @@ Deno.test("[duckdb] an in-memory database lives as long as its connector", async
   } finally {
     await c.close();
   }
+});
+
+Deno.test("[duckdb] decimalText writes what DuckDB's decimal value writes", () => {
+  const cases: [bigint, number][] = [
+    [0n, 0],
+    [0n, 2],
+    [5n, 1],
+    [-5n, 1],
+    [-1230n, 2],
+    [100n, 2],
+    [-100n, 2],
+    [1n, 15],
+    [-9007199254740991n, 3],
+    [9007199254740993n, 3], // past 2^53: the BigInt path
+    [-(10n ** 37n) + 1n, 10],
+    [123456789012345678n, 0],
+    [42n, 18],
+  ];
+  for (const [scaled, scale] of cases) {
+    equal(decimalText(scaled, scale), String(new DuckDBDecimalValue(scaled, 38, scale)));
+  }
+});
+
+Deno.test("[duckdb] column-wise reads give what the value converters give, chunk after chunk", async () => {
+  const instance = await DuckDBInstance.create(":memory:");
+  const c = openConnector(connectorConfig("DUCKDB", "jdbc:duckdb:")) as DuckdbConnector;
+  try {
+    const sql = `SELECT i,
+        CASE WHEN i % 4 = 0 THEN NULL ELSE ((i % 100) * -0.37)::DECIMAL(4,2) END AS small,
+        (i * 1234567.891)::DECIMAL(18,3) AS mid, (i - 2500)::DECIMAL(9,0) AS whole,
+        ((i - 2500) * 2.5)::DECIMAL(21,1) AS d128, ((i - 2500) * -1e9)::DECIMAL(18,0) AS d64,
+        ((i - 2500)::HUGEINT * 900719925474099)::DECIMAL(38,1) AS edge,
+        (i::HUGEINT * 10000000000000000000 + 7)::DECIMAL(38,10) AS huge,
+        (i / 1e6)::DECIMAL(30,18) AS fine,
+        CASE WHEN i % 7 = 0 THEN NULL ELSE DATE '1969-12-25' + ((i * 37) % 40000)::INT END AS day,
+        DATE '0044-03-15' - i::INT AS old,
+        'name ' || i AS name
+      FROM range(5000) t(i) ORDER BY i DESC`;
+    // The reference: DuckDB's own value objects through the per-value converters.
+    const conn = await instance.connect();
+    const reader = await conn.runAndReadAll(sql);
+    const types = reader.columnTypes();
+    const convert = types.map((t) => duckdbConverter(t, duckdbWireType(t).type));
+    const expected = reader.getRows().map((row) => row.map((v, i) => convert[i](v)));
+    conn.closeSync();
+    const got = [];
+    for await (const batch of await c.query({ sql }, { batchRows: 777 })) got.push(...batch);
+    equal(got.length, 5000);
+    deepEqual(got, expected);
+    deepEqual(got[4999].slice(0, 4), [0n, null, "0.000", "-2500"]);
+    equal(got[0][1], "-36.63");
+    equal(got[1][9], null);
+  } finally {
+    await c.close();
+    instance.closeSync();
+  }
+});
+
+Deno.test("[duckdb] chunks() streams the read as engine chunks and gives the connection back", async () => {
+  await withFile(async (c) => {
+    const stream = await c.chunks({ sql: "SELECT range AS n FROM range(5000) ORDER BY n" });
+    deepEqual(stream.schema.map((s) => [s.name, s.type]), [["n", "bigint"]]);
+    let seen = 0;
+    let first: unknown;
+    for await (const chunk of stream) {
+      first ??= stream.toRows(chunk)[0];
+      seen += chunk.rowCount;
+    }
+    equal(seen, 5000);
+    deepEqual(first, [0n]);
+    equal(c.pool.stats.leased, 0);
+
+    // Aborted mid-way: iteration ends with the signal's reason and the lease is returned.
+    const controller = new AbortController();
+    const aborted = await c.chunks({ sql: "SELECT range AS n FROM range(100000)" }, {
+      signal: controller.signal,
+    });
+    await rejects(async () => {
+      for await (const _ of aborted) controller.abort(new Error("stop"));
+    }, /stop/);
+    equal(c.pool.stats.leased, 0);
+  });
 });

@@ -9,6 +9,8 @@
  * turns them into JSON (bigint and decimal as strings, binary as base64) in one place.
  */
 
+import type { DuckDBDataChunk, DuckDBType } from "@duckdb/node-api";
+
 /** The engine kinds of DECISIONS.md "Datasources". */
 export const DIALECTS = ["POSTGRES", "MYSQL", "SQLITE", "DUCKDB", "LAKE"] as const;
 export type Dialect = (typeof DIALECTS)[number];
@@ -86,6 +88,19 @@ export interface RowStream extends AsyncIterable<WireValue[][]> {
   readonly truncated: boolean;
 }
 
+/**
+ * A read as DuckDB's own column chunks (DuckDB-backed connectors only), for a copy into another
+ * DuckDB database that appends them whole. `toRows` gives a chunk's rows in their wire form, as
+ * `query()` would have, for a consumer that cannot take a column type natively. The connection
+ * goes back to the pool when iteration ends, fails or is broken off.
+ */
+export interface ChunkStream extends AsyncIterable<DuckDBDataChunk> {
+  readonly schema: ColumnSchema[];
+  /** The engine's types of the columns, in `schema` order. */
+  readonly types: DuckDBType[];
+  toRows(chunk: DuckDBDataChunk): WireValue[][];
+}
+
 /** What a transactional write proved (spec 2 §6 `committed` / `rolled_back`). */
 export interface WriteOutcome {
   /** true: COMMIT confirmed; false: ROLLBACK confirmed; undefined: neither observed. */
@@ -128,6 +143,8 @@ export interface Connector {
   readonly dialect: Dialect;
   /** Streams the rows of one read statement. */
   query(statement: Statement, options?: QueryOptions): Promise<RowStream>;
+  /** The same read as `query()` as column chunks, where the engine is DuckDB. */
+  chunks?(statement: Statement, options?: { signal?: AbortSignal }): Promise<ChunkStream>;
   /** Runs the statements in one transaction: all commit or all roll back. */
   write(statements: Statement[], options?: { signal?: AbortSignal }): Promise<WriteOutcome>;
   test(): Promise<TestOutcome>;

@@ -60,6 +60,13 @@ export const runDql: NodeRunner = async (ctx, node, progress, facts) => {
   facts.failed.dialect = dialect;
   const sql = await nodeSql(ctx, node, dialect, facts);
   await progress.enter("executing");
+  const out = node.output;
+  if (out?.target === "tempdb" && connector.chunks && ctx.staging().copy) {
+    return {
+      rows_out: await copyStaged(ctx, node, dialect, sql, connector, progress),
+      bytes_out: null,
+    };
+  }
   let stream;
   try {
     stream = await connector.query({ sql, params: ctx.params }, { signal: ctx.signal });
@@ -68,7 +75,6 @@ export const runDql: NodeRunner = async (ctx, node, progress, facts) => {
   }
   await progress.enter("fetching");
   const rows = counted(stream, progress);
-  const out = node.output;
   try {
     if (out?.target === "datasource") {
       const { outcome, rows: written } = await writeBack(ctx, node, stream.schema, rows, progress);
@@ -85,8 +91,37 @@ export const runDql: NodeRunner = async (ctx, node, progress, facts) => {
   }
 };
 
+/** A DuckDB read staged chunk by chunk, values never leaving the engine (Staging.copy). */
+async function copyStaged(
+  ctx: RunContext,
+  node: PipelineNode,
+  dialect: Dialect,
+  sql: string,
+  connector: Connector,
+  progress: NodeProgress,
+): Promise<number> {
+  let chunks;
+  try {
+    chunks = await connector.chunks!({ sql, params: ctx.params }, { signal: ctx.signal });
+  } catch (error) {
+    throw ctx.signal.aborted ? error : statementFailed(node, dialect, error);
+  }
+  await progress.enter("fetching");
+  const table = node.output!.table!;
+  return await staged(
+    ctx,
+    node,
+    progress,
+    (onBatch) =>
+      ctx.staging().copy!(table, chunks, async (n) => {
+        await progress.add({ rows_fetched: n });
+        await onBatch(n);
+      }, ctx.signal),
+  );
+}
+
 /** Appends a stream into a staged table, counting accepted rows and batches. */
-export async function loadStaged(
+export function loadStaged(
   ctx: RunContext,
   node: PipelineNode,
   table: string,
@@ -94,12 +129,26 @@ export async function loadStaged(
   rows: AsyncIterable<WireValue[][]>,
   progress: NodeProgress,
 ): Promise<number> {
+  return staged(
+    ctx,
+    node,
+    progress,
+    (onBatch) => ctx.staging().load(table, schema, rows, onBatch, ctx.signal),
+  );
+}
+
+async function staged(
+  ctx: RunContext,
+  node: PipelineNode,
+  progress: NodeProgress,
+  fill: (onBatch: (rows: number) => Promise<void>) => Promise<number>,
+): Promise<number> {
   try {
-    const written = await ctx.staging().load(table, schema, rows, async (n) => {
+    const written = await fill(async (n) => {
       await progress.enter("writing");
       await progress.add({ rows_written: n, batches_written: 1 });
       await progress.enter("fetching");
-    }, ctx.signal);
+    });
     await progress.enter("finalizing");
     return written;
   } catch (error) {

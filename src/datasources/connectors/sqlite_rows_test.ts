@@ -134,6 +134,29 @@ Deno.test("[sqlite] reads keep the statement's rows, values and order", async ()
   });
 });
 
+Deno.test("[sqlite] a locked database fails the read with SQLITE_BUSY, not with no rows", async () => {
+  await withFile(async (_, path) => {
+    const c = openConnector(
+      connectorConfig("SQLITE", `jdbc:sqlite:${path}?busy_timeout=20`),
+    ) as SqliteConnector;
+    const writer = new DatabaseSync(path);
+    try {
+      // Read once first so the schema is cached and the lock is met while stepping, not preparing.
+      equal((await read(c, "SELECT id FROM t", {}, {})).rows.length, 300);
+      writer.exec("BEGIN EXCLUSIVE");
+      const { rows, error } = await read(c, "SELECT id FROM t", {}, { batchRows: 5 });
+      ok(error && /locked/.test(error.message), String(error));
+      equal(rows.length, 0);
+      writer.exec("ROLLBACK");
+      equal((await read(c, "SELECT id FROM t", {}, {})).rows.length, 300);
+      equal(c.pool.stats.leased, 0);
+    } finally {
+      writer.close();
+      await c.close();
+    }
+  });
+});
+
 Deno.test("[sqlite] the probe path reports a read that failed mid-stream", async () => {
   await withFile(async (c) => {
     const sql = `${SERIES} SELECT i, CASE WHEN i = 30 THEN json_extract('{bad', '$') END FROM c`;

@@ -5,7 +5,8 @@
  *  2. Migration time of an empty database on each store.
  *  3. Streaming 1,000,000 PostgreSQL rows through the connector vs the raw `postgres` driver's
  *     cursor (target: the connector keeps at least 80% of the raw rows/s), and introspection of a
- *     schema with 2,000 tables.
+ *     schema with 2,000 tables; reading 200,000 SQLite rows through the connector vs node:sqlite's
+ *     bare iterate() (bench/sqlite_reads.ts: the end-of-read marker's cost and the connector's).
  *  4. Pipeline authoring (bench/pipelines.ts): a 200-node draft save and a folder page of 10,000
  *     pipelines, p50, against a bare UPDATE/SELECT of the same rows.
  *  5. First boot with the demo content (bench/demo.ts) vs the same first boot without it.
@@ -29,6 +30,7 @@ import { executorBench } from "./executor.ts";
 import { demoBench } from "./demo.ts";
 import { pipelineBench } from "./pipelines.ts";
 import { probeBench } from "./probe.ts";
+import { sqliteReadBench } from "./sqlite_reads.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
@@ -312,6 +314,7 @@ async function connectorBench() {
 
 if (Deno.args.includes("--connectors")) {
   await connectorBench();
+  await sqliteReadBench();
 } else if (Deno.args.includes("--executor")) {
   await executorBench();
 } else if (Deno.args.includes("--pipelines")) {
@@ -326,6 +329,7 @@ if (Deno.args.includes("--connectors")) {
   await healthBench();
   await migrationBench();
   await connectorBench();
+  await sqliteReadBench();
   await executorBench();
   await pipelineBench();
   await demoBench();

@@ -10,12 +10,13 @@
  * second pass re-runs the whole statement (README, SQLITE; measured in `deno task bench`).
  *
  * Row order: SQLite keeps a FROM-clause subquery's ORDER BY unless the outer query has its own
- * ORDER BY or is a join, which this one never is. SQLite documents no such promise, so the tests compare
- * wrapped reads with `all()` over ordered shapes, and a token that is not the last row fails the
- * read instead of passing silently.
+ * ORDER BY or is a join, which this one never is. SQLite documents no such promise, so the tests
+ * compare wrapped reads with `all()` over ordered shapes, and a token that is not the last row
+ * fails the read instead of passing silently. Whichever rows a missing token leaves unread, the
+ * read fails: re-reading only chooses the message.
  *
- * A statement that cannot be a subquery (PRAGMA, EXPLAIN, RETURNING, none with zero columns) is
- * read whole with `all()`: those results are small, and `all()` does throw.
+ * A statement that cannot be a subquery (PRAGMA, EXPLAIN, RETURNING, one without result columns)
+ * is read whole with `all()`: those results are small, and `all()` does throw.
  */
 import type { DatabaseSync, SQLInputValue, StatementColumnMetadata } from "node:sqlite";
 

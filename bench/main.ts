@@ -5,14 +5,15 @@
  *  2. Migration time of an empty database on each store.
  *  3. Streaming 1,000,000 PostgreSQL rows through the connector vs the raw `postgres` driver's
  *     cursor (target: the connector keeps at least 80% of the raw rows/s), and introspection of a
- *     schema with 2,000 tables.
+ *     schema with 2,000 tables; reading 200,000 SQLite rows through the connector vs node:sqlite's
+ *     bare iterate() (bench/sqlite_reads.ts: the end-of-read marker's cost and the connector's).
  *  4. The executor (bench/executor.ts: one-node overhead, 1,000,000 rows staged and delivered)
  *     and executions over HTTP (bench/executions_http.ts: 50 concurrent executions, memory
  *     while a 100 MB CSV result downloads).
  *  5. Pipeline authoring (bench/pipelines.ts): a 200-node draft save and a folder page of 10,000
  *     pipelines, p50, against a bare UPDATE/SELECT of the same rows.
- *  5. First boot with the demo content (bench/demo.ts) vs the same first boot without it.
- *  6. The probe path and the SQLite staging engine (bench/probe.ts): probe vs plain read p50,
+ *  6. First boot with the demo content (bench/demo.ts) vs the same first boot without it.
+ *  7. The probe path and the SQLite staging engine (bench/probe.ts): probe vs plain read p50,
  *     SQLite vs DuckDB staging rows/s.
  */
 import { readSources } from "../src/config/mod.ts";
@@ -33,6 +34,7 @@ import { demoBench } from "./demo.ts";
 import { concurrentBench, downloadBench } from "./executions_http.ts";
 import { pipelineBench } from "./pipelines.ts";
 import { probeBench } from "./probe.ts";
+import { sqliteReadBench } from "./sqlite_reads.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
@@ -316,6 +318,7 @@ async function connectorBench() {
 
 if (Deno.args.includes("--connectors")) {
   await connectorBench();
+  await sqliteReadBench();
 } else if (Deno.args.includes("--executor")) {
   await executorBench();
   await concurrentBench();
@@ -335,6 +338,7 @@ if (Deno.args.includes("--connectors")) {
   await healthBench();
   await migrationBench();
   await connectorBench();
+  await sqliteReadBench();
   await executorBench();
   await concurrentBench();
   await downloadBench();

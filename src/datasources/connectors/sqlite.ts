@@ -4,7 +4,7 @@
  * the longest a cancel waits); the connection stays usable. The file must exist: opening a
  * mistyped path must not create an empty database.
  */
-import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import type { Logger } from "../../lib/log.ts";
 import {
   bindValue,
@@ -17,6 +17,7 @@ import {
   tableNotFound,
 } from "./common.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
+import { type Raw, readRows, type SqliteRows } from "./sqlite_rows.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
@@ -41,7 +42,6 @@ import {
 } from "./types.ts";
 
 type SqliteTarget = Extract<JdbcTarget, { dialect: "SQLITE" }>;
-type Raw = bigint | number | string | Uint8Array | null;
 
 function toInput(values: unknown[]): SQLInputValue[] {
   return values.map((v) => {
@@ -143,8 +143,7 @@ export class SqliteConnector implements Connector {
       }
       lease.release();
     };
-    let iterator: Iterator<unknown>;
-    let stmt: StatementSync;
+    let rows: SqliteRows;
     let first: Raw[][];
     try {
       options.signal?.throwIfAborted();
@@ -155,16 +154,13 @@ export class SqliteConnector implements Connector {
         lease.conn.exec("PRAGMA query_only = ON");
         lease.conn.setAuthorizer(readsOnly);
       }
-      stmt = lease.conn.prepare(sql);
-      stmt.setReadBigInts(true);
-      stmt.setReturnArrays(true);
-      iterator = stmt.iterate(...toInput(values));
-      first = pull(iterator, batchRows);
+      rows = readRows(lease.conn, sql, toInput(values));
+      first = rows.next(batchRows);
     } catch (error) {
       release();
       throw options.signal?.aborted ? options.signal.reason : error;
     }
-    const schema: ColumnSchema[] = stmt.columns().map((col, i) => {
+    const schema: ColumnSchema[] = rows.columns.map((col, i) => {
       if (col.type) {
         return { name: col.name, type: sqliteWireType(col.type).type, source_type: col.type };
       }
@@ -182,12 +178,12 @@ export class SqliteConnector implements Connector {
         // Give the event loop a turn so an abort can land between batches.
         await new Promise((resolve) => setTimeout(resolve, 0));
         options.signal?.throwIfAborted();
-        const rows = pull(iterator, batchRows);
-        if (rows.length < batchRows) done = true;
-        return rows.length > 0 ? convert(rows) : undefined;
+        const batch = rows.next(batchRows);
+        if (batch.length < batchRows) done = true;
+        return batch.length > 0 ? convert(batch) : undefined;
       },
       finish: () => {
-        if (!done) iterator.return?.();
+        rows.close();
         release();
         return Promise.resolve();
       },
@@ -324,14 +320,4 @@ export class SqliteConnector implements Connector {
   close(deadline?: Date): Promise<void> {
     return this.#pool.close(deadline);
   }
-}
-
-function pull(iterator: Iterator<unknown>, n: number): Raw[][] {
-  const rows: Raw[][] = [];
-  while (rows.length < n) {
-    const r = iterator.next();
-    if (r.done) break;
-    rows.push(r.value as Raw[]);
-  }
-  return rows;
 }

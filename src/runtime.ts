@@ -6,37 +6,24 @@
 import type { Hono } from "hono";
 import {
   type BootstrapDatasource,
-  readBootstrapDatasources,
   type ResolvedConfig,
   resolveSecrets,
   type Secrets,
   StartupError,
 } from "./config/mod.ts";
-import { IdempotencyCache, probeStagingEngine, ResultStore } from "./executions/mod.ts";
-import { ExecutionHousekeeping } from "./executions/reaper.ts";
-import { ExecutionService, type ExecutorPort } from "./executions/service.ts";
-import { type Connect, Executor, lifecycleCatalog } from "./executions/executor.ts";
-import { PIPELINE_KIND, TEMPLATE_KIND, VersionLifecycle } from "./versions/mod.ts";
-import { executionRoutes } from "./http/routes/executions.ts";
+import { probeStagingEngine, type ResultStore } from "./executions/mod.ts";
+import type { ExecutionHousekeeping } from "./executions/reaper.ts";
+import type { ExecutionService, ExecutorPort } from "./executions/service.ts";
+import { openExecutions } from "./executions/wiring.ts";
 import { type BuildInfo, HealthService, readBuildInfo } from "./health/mod.ts";
 import { buildApp } from "./http/app.tsx";
+import { appRoutes } from "./http/app_routes.ts";
 import type { AppEnv } from "./http/context.ts";
 import { CachedAccessDirectory } from "./http/access_directory.ts";
 import { LoginRateLimiter } from "./http/middleware/login_rate_limit.ts";
-import { authPageRoutes } from "./http/routes/auth_pages.tsx";
-import { adminUserRoutes } from "./http/routes/admin_users.tsx";
-import { apiKeyRoutes } from "./http/routes/api_keys.ts";
-import { datasourceRoutes } from "./http/routes/datasources.ts";
-import { lakeTableRoutes } from "./http/routes/lake_tables.ts";
-import { identityApiRoutes } from "./http/routes/identity_api.ts";
-import { oidcRoutes } from "./http/routes/oidc.ts";
-import { pipelineRoutes } from "./http/routes/pipelines.ts";
-import { templateRoutes } from "./http/routes/templates.ts";
-import { workspaceRoutes } from "./http/routes/workspaces.ts";
 import type { Router } from "./http/routing.ts";
 import { secureCookies } from "./http/cookies.ts";
 import { ApiKeyService } from "./identity/api_keys.ts";
-import { ensureBootstrapPlaceholder } from "./identity/bootstrap_admin.ts";
 import { LocalAccounts } from "./identity/local_accounts.ts";
 import { OidcClients } from "./identity/oidc_client.ts";
 import { type NewUserNotice, OidcLogin } from "./identity/oidc_login.ts";
@@ -47,8 +34,6 @@ import { LocalUserAdmin } from "./identity/local_admin.ts";
 import { createMailService, type MailService } from "./mail/mod.ts";
 import { TemplateService } from "./templates/mod.ts";
 import { PipelineService } from "./pipelines/mod.ts";
-import { type DemoSeedDeps, seedDemoContent } from "./demo/mod.ts";
-import { AppError } from "./errors/mod.ts";
 import {
   joinAtCreation,
   type LandingUser,
@@ -68,6 +53,7 @@ import type { Logger } from "./lib/log.ts";
 import { openSharedStore, type SharedStore } from "./shared/mod.ts";
 import { RequestBudget } from "./shared/request_budget.ts";
 import { type Db, migrate, openDb } from "./store/mod.ts";
+import { seedAccounts, seedBootstrapPlaceholder, seedDemo } from "./startup_seeds.ts";
 
 export interface Runtime {
   config: ResolvedConfig;
@@ -131,8 +117,6 @@ export interface RuntimeOptions {
   now?: () => number;
 }
 
-export const QUICK_START_ADMIN = "admin@localhost.localdomain";
-
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 export async function createRuntime(
@@ -149,6 +133,7 @@ export async function createRuntime(
   let shared: SharedStore | undefined;
   let mail: MailService | undefined;
   let pools: PoolManager | undefined;
+  let stopExecutions: (() => Promise<void>) | undefined;
   try {
     const applied = await migrate(db);
     if (applied.length > 0) {
@@ -296,48 +281,17 @@ export async function createRuntime(
       db,
       authoringEnabled: config.deployment.authoringEnabled,
     });
-    const results = new ResultStore(shared, {
-      maxBytes: config.result.maxSizeBytes,
-      now: options.now,
-    });
-    const lifecycle = (kind: typeof PIPELINE_KIND) =>
-      new VersionLifecycle({ db, kind, authoringEnabled: config.deployment.authoringEnabled });
-    // Runs open credentials as the system actor: the run, not a person, holds the connection.
-    const runner = { userId: systemActor.id, provider: "system" };
-    const connect: Connect = (workspaceId, name) =>
-      connections.forExecution(runner, workspaceId, name);
-    const executor = new Executor({
-      catalog: lifecycleCatalog(lifecycle(PIPELINE_KIND), lifecycle(TEMPLATE_KIND)),
-      connect,
-      results,
-      baseUrl: config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`,
-      errorDetail: config.executor.errorDetail,
-      progressIntervalSeconds: config.executor.progressSampleIntervalSeconds,
-    });
-    const executions = new ExecutionService({
+    const { results, executor, executions, housekeeping } = await openExecutions({
+      config,
       db,
       shared,
-      results,
-      idempotency: new IdempotencyCache(shared, config.idempotency.ttlSeconds),
       logger,
-      executor: options.executor ?? executor,
-      resultLimits: config.result,
-      maxConcurrentPerUser: config.executor.maxConcurrentExecutionsPerUser,
-      maxStreamsPerUser: config.sse.maxStreamsPerUser,
-      followPollMs: config.sse.heartbeatIntervalSeconds * 1000,
-      now: options.now,
-    });
-    await executions.open();
-    const housekeeping = new ExecutionHousekeeping({
-      db,
-      shared,
       systemActor,
-      logger,
-      instanceId: executions.instanceId,
-      retentionDays: config.executions.eventRetentionDays,
+      connections,
+      executor: options.executor,
       now: options.now,
     });
-    housekeeping.start();
+    stopExecutions = () => executions.close(0).finally(() => housekeeping.stop());
     const pipelines = new PipelineService({
       db,
       authoringEnabled: config.deployment.authoringEnabled,
@@ -377,48 +331,32 @@ export async function createRuntime(
         secureCookies: secure,
         systemActor,
       },
-      routes: [
-        (r) =>
-          authPageRoutes(r, {
-            db,
-            local,
-            localEnabled: config.auth.local.enabled,
-            providers: config.auth.oidc.providers.map((p) => ({
-              name: p.name,
-              label: p.displayName ?? p.name,
-            })),
-            sessions,
-            directory,
-            secureCookies: secure,
-            landing: async (user) => {
-              // Invitations left pending by a deactivated workspace go live at the next login.
-              const joined = await db.transaction((tx) => materialiseInvitations(tx, user));
-              return await landing(user, joined.length > 0);
-            },
-            listWorkspaces: (who) => workspaces.listForUser(who),
-          }),
-        (r) => {
-          if (oidc) oidcRoutes(r, { db, sessions, secureCookies: secure, oidc });
+      routes: appRoutes({
+        config,
+        db,
+        local,
+        sessions,
+        directory,
+        secureCookies: secure,
+        // Invitations left pending by a deactivated workspace go live at the next login.
+        signInLanding: async (user) => {
+          const joined = await db.transaction((tx) => materialiseInvitations(tx, user));
+          return await landing(user, joined.length > 0);
         },
-        (r) => identityApiRoutes(r, { db, config, users, directory }),
-        (r) => adminUserRoutes(r, { admin, mail: mailService, directory }),
-        (r) => apiKeyRoutes(r, { keys, workspaces, directory }),
-        (r) => workspaceRoutes(r, { workspaces, directory }),
-        (r) => templateRoutes(r, { templates, config }),
-        (r) => datasourceRoutes(r, { datasources, connections, directory, paging: config.paging }),
-        (r) =>
-          lakeTableRoutes(r, {
-            db,
-            datasource: async (c, name) => {
-              const d = await datasources.record(c.get("principal")!, c.get("workspace"), name);
-              return { ...d, global: d.is_global };
-            },
-            // The registry changed what the lake serves: rebuild its views here and elsewhere.
-            onChange: (d) => datasourcePools.publishRetire(d.name),
-          }),
-        (r) => executionRoutes(r, { executions, config, baseUrl: () => origin }),
-        (r) => pipelineRoutes(r, { pipelines, config }),
-      ],
+        workspaces,
+        oidc,
+        users,
+        admin,
+        mail: mailService,
+        keys,
+        templates,
+        datasources,
+        connections,
+        pools: datasourcePools,
+        executions,
+        pipelines,
+        origin: () => origin,
+      }),
     }, options.extendRoutes);
     const sharedStore = shared;
     return {
@@ -471,64 +409,11 @@ export async function createRuntime(
       },
     };
   } catch (e) {
+    await stopExecutions?.();
     await mail?.close(0);
     await pools?.closeAll();
     await shared?.close();
     await db.close();
     throw e;
   }
-}
-
-/**
- * The demo content, unless switched off or under the hardened posture (where authoring is off
- * and content arrives by promotion). A failure is logged, never fatal: the instance still serves,
- * and the next boot tries again because nothing marked the content seeded.
- */
-async function seedDemo(config: ResolvedConfig, deps: DemoSeedDeps): Promise<void> {
-  if (!config.demo.enabled || !config.deployment.authoringEnabled) return;
-  try {
-    await seedDemoContent(deps);
-  } catch (e) {
-    deps.logger.error("demo content not seeded", {
-      error: e instanceof AppError ? e.code : e instanceof Error ? e.message : String(e),
-    });
-  }
-}
-
-/**
- * A bootstrap datasource file (§5.3 item 3): keeps its entries and pre-creates the bootstrap
- * admin's placeholder row (the refusals already checked the file and the email).
- */
-async function seedBootstrapPlaceholder(
-  config: ResolvedConfig,
-  db: Db,
-): Promise<BootstrapDatasource[]> {
-  const path = config.auth.bootstrapDatasourceFile;
-  const email = config.auth.bootstrapAdminEmail;
-  if (!path || !email) return [];
-  const entries = readBootstrapDatasources(path);
-  await ensureBootstrapPlaceholder(db, email);
-  return entries;
-}
-
-/**
- * The bootstrap seed (§5.4 item 2) when configured; else, for the quick start only, a first admin
- * with a generated one-time password, returned so main.ts can print it once on the terminal.
- */
-async function seedAccounts(
-  config: ResolvedConfig,
-  local: LocalAccounts,
-  quickStart: boolean,
-): Promise<{ email: string; password: string } | undefined> {
-  const { bootstrapPassword, bootstrapPasswordHash, enabled } = config.auth.local;
-  const email = config.auth.bootstrapAdminEmail;
-  if (email && (bootstrapPassword || bootstrapPasswordHash)) {
-    await local.seedBootstrap(email, { password: bootstrapPassword, hash: bootstrapPasswordHash });
-    return undefined;
-  }
-  if (!quickStart || !enabled || email || config.store.kind !== "sqlite") return undefined;
-  const bytes = crypto.getRandomValues(new Uint8Array(15));
-  const password = btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
-  const outcome = await local.seedBootstrap(QUICK_START_ADMIN, { password });
-  return outcome === "created" ? { email: QUICK_START_ADMIN, password } : undefined;
 }

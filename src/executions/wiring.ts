@@ -1,0 +1,78 @@
+/**
+ * The executions side of a running instance, built from the configuration: the result store, the
+ * executor, the service (history, replay, cancel, limits) and its housekeeping (heartbeat, reaper,
+ * event retention). Housekeeping runs from the moment this returns.
+ */
+import type { ResolvedConfig } from "../config/mod.ts";
+import type { DatasourceConnections } from "../datasources/mod.ts";
+import type { SystemActor } from "../identity/mod.ts";
+import type { Logger } from "../lib/log.ts";
+import type { SharedStore } from "../shared/mod.ts";
+import type { Db } from "../store/mod.ts";
+import { PIPELINE_KIND, TEMPLATE_KIND, VersionLifecycle } from "../versions/mod.ts";
+import { Executor, lifecycleCatalog } from "./executor.ts";
+import { IdempotencyCache } from "./idempotency.ts";
+import { ExecutionHousekeeping } from "./reaper.ts";
+import { ResultStore } from "./result_store.ts";
+import { ExecutionService, type ExecutorPort } from "./service.ts";
+
+export interface ExecutionsWiringDeps {
+  config: ResolvedConfig;
+  db: Db;
+  shared: SharedStore;
+  logger: Logger;
+  systemActor: SystemActor;
+  connections: Pick<DatasourceConnections, "forExecution">;
+  /** Replaces the real executor (the executions service's own tests script their runs). */
+  executor?: ExecutorPort;
+  now?: () => number;
+}
+
+export interface ExecutionsWiring {
+  results: ResultStore;
+  executor: Executor;
+  executions: ExecutionService;
+  housekeeping: ExecutionHousekeeping;
+}
+
+export async function openExecutions(deps: ExecutionsWiringDeps): Promise<ExecutionsWiring> {
+  const { config, db, shared, logger, now } = deps;
+  const results = new ResultStore(shared, { maxBytes: config.result.maxSizeBytes, now });
+  const lifecycle = (kind: typeof PIPELINE_KIND) =>
+    new VersionLifecycle({ db, kind, authoringEnabled: config.deployment.authoringEnabled });
+  // Runs open credentials as the system actor: the run, not a person, holds the connection.
+  const runner = { userId: deps.systemActor.id, provider: "system" };
+  const executor = new Executor({
+    catalog: lifecycleCatalog(lifecycle(PIPELINE_KIND), lifecycle(TEMPLATE_KIND)),
+    connect: (workspaceId, name) => deps.connections.forExecution(runner, workspaceId, name),
+    results,
+    baseUrl: config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`,
+    errorDetail: config.executor.errorDetail,
+    progressIntervalSeconds: config.executor.progressSampleIntervalSeconds,
+  });
+  const executions = new ExecutionService({
+    db,
+    shared,
+    results,
+    idempotency: new IdempotencyCache(shared, config.idempotency.ttlSeconds),
+    logger,
+    executor: deps.executor ?? executor,
+    resultLimits: config.result,
+    maxConcurrentPerUser: config.executor.maxConcurrentExecutionsPerUser,
+    maxStreamsPerUser: config.sse.maxStreamsPerUser,
+    followPollMs: config.sse.heartbeatIntervalSeconds * 1000,
+    now,
+  });
+  await executions.open();
+  const housekeeping = new ExecutionHousekeeping({
+    db,
+    shared,
+    systemActor: deps.systemActor,
+    logger,
+    instanceId: executions.instanceId,
+    retentionDays: config.executions.eventRetentionDays,
+    now,
+  });
+  housekeeping.start();
+  return { results, executor, executions, housekeeping };
+}

@@ -2,7 +2,7 @@
  * Execute over a LAKE source end to end, on both stores: parquet files registered as a lake
  * table through the API, read by the real executor into the run's staging database, joined
  * there with a SQLite datasource, streamed (checked by the §6 ordering checker), stored, paged
- * and replayed. A write-shaped node on the lake fails with the connector's refusal.
+ * and replayed. A write-shaped node that reached the lake anyway fails as a read-only write.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
@@ -152,8 +152,8 @@ for (const store of STORE_KINDS) {
           expectDataReady: false,
         });
         const failure = failedFrames.get("pipeline_failed")![0].data.error;
-        equal(failure.code, "pipeline.execution.invalid_parameter_type");
-        ok(String(failure.details.reason).includes("LAKE"));
+        equal(failure.code, "pipeline.node.readonly_datasource");
+        deepEqual(failure.details, { node_id: "purge", datasource: "lake" });
         deepEqual(failedFrames.get("node_failed")![0].data.error, failure);
         const stored = (await call(s, "GET", `/api/v1/executions/${refusedId}`, h)).body.data;
         deepEqual(stored.error, failure);

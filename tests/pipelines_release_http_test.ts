@@ -50,6 +50,23 @@ bothStores(
           .status,
         201,
       );
+      // A lake is read in place: read-only though its flag was never set.
+      const lake = await req("POST", "/api/v1/datasources", admin, {
+        name: "lake",
+        display_name: "lake",
+        dialect: "LAKE",
+        jdbc_url: `jdbc:lake:file://${file}.lake`,
+        credential: { kind: "none" },
+        workspace: "acme",
+      });
+      equal(lake.status, 201, JSON.stringify(lake.body));
+      equal(lake.body.data.readonly, false);
+      await graph(
+        pipe("r/lake", {
+          nodes: [{ id: "w", type: "DML", source: "lake", sql: "DELETE FROM sales.orders" }],
+        }),
+        "readonly_datasource",
+      );
 
       const html = await req("POST", "/api/v1/templates", h.author, {
         id: "views/page",

@@ -179,7 +179,8 @@ export class DatasourceConnections {
     return {
       connector: await this.#connector(actor, d, "execute"),
       dialect: d.dialect,
-      readonly: d.readonly,
+      // A lake is read in place: whatever its flag says, nothing writes through it.
+      readonly: d.readonly || d.dialect === "LAKE",
     };
   }
 

@@ -150,7 +150,9 @@ export async function visibleDatasource(
     [workspaceId, name, true],
   );
   if (!row) return undefined;
-  return { name: String(row.name), dialect: String(row.dialect), readonly: Boolean(row.readonly) };
+  // A lake is read in place: whatever its flag says, nothing writes through it.
+  const readonly = Boolean(row.readonly) || row.dialect === "LAKE";
+  return { name: String(row.name), dialect: String(row.dialect), readonly };
 }
 
 /** Replaces the datasource references of one stored version. */

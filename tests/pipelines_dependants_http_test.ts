@@ -147,6 +147,14 @@ forEachStoreKind(
           ["POST", `${T}/import`, author, {
             templates: [{ id: "lib/x", dialect: "DUCKDB", body: "SELECT 1" }],
           }],
+          // Posture first, as for pipelines: an unknown template name is 403 too, not 404.
+          ["PUT", T, at(author, hash), { ...create("hard/none"), id: "hard/none" }],
+          ["POST", `${T}/release`, at(promoter, hash), { name: "hard/none" }],
+          ["POST", `${T}/draft/discard`, at(author, hash), { name: "hard/none" }],
+          ["POST", `${T}/version/discard`, author, { name: "hard/none", version: 4 }],
+          ["POST", `${T}/version/restore`, author, { name: "hard/none", version: 4 }],
+          ["DELETE", `${T}/version?name=hard/none&version=4`, author, undefined],
+          ["DELETE", `${T}?name=hard/none`, author, undefined],
         ] as const
       ) {
         expectError(await call(s, method, path, who, payload), 403, off);

@@ -137,6 +137,7 @@ export class TemplateService {
     ifMatch: string | null | undefined,
     input: UpdateTemplateInput,
   ): Promise<TemplateView> {
+    this.lifecycle.guardAuthoring("update");
     requireIfMatch(ifMatch);
     return await this.#tx(ctx, async (tx) => {
       const entity = await this.#entity(tx, ctx.workspaceId, input.id);
@@ -172,12 +173,13 @@ export class TemplateService {
    * Releases the draft whose hash is `ifMatch`. A pipeline release cascading its pinned drafts
    * passes its transaction in `ctx.tx` and its `cascade_from_*` audit details in `options`.
    */
-  release(
+  async release(
     ctx: OpContext,
     name: string,
     ifMatch: string | null | undefined,
     options?: ReleaseOptions,
   ): Promise<TemplateView> {
+    this.lifecycle.guardAuthoring("release");
     return this.#tx(ctx, async (tx) => {
       const entity = await this.#entity(tx, ctx.workspaceId, name);
       const done = await this.lifecycle.release({ ...ctx, tx }, entity.id, ifMatch, options);
@@ -187,17 +189,20 @@ export class TemplateService {
 
   /** Purges the draft whose hash is `ifMatch` (a sole draft takes the template with it). */
   async purgeDraft(ctx: OpContext, name: string, ifMatch: string | null | undefined) {
+    this.lifecycle.guardAuthoring("purge_draft");
     const entity = await this.#entity(this.#db, ctx.workspaceId, name);
     await this.lifecycle.purgeDraft(ctx, entity.id, ifMatch);
   }
 
   /** RELEASED → DISCARDED unless pinned; answers the version as it now stands. */
-  discard(ctx: OpContext, name: string, version: number): Promise<TemplateView> {
+  async discard(ctx: OpContext, name: string, version: number): Promise<TemplateView> {
+    this.lifecycle.guardAuthoring("discard");
     return this.#move(ctx, name, (c, id) => this.lifecycle.discard(c, id, version));
   }
 
   /** DISCARDED → RELEASED. */
-  restore(ctx: OpContext, name: string, version: number): Promise<TemplateView> {
+  async restore(ctx: OpContext, name: string, version: number): Promise<TemplateView> {
+    this.lifecycle.guardAuthoring("restore");
     return this.#move(ctx, name, (c, id) => this.lifecycle.restore(c, id, version));
   }
 
@@ -208,6 +213,7 @@ export class TemplateService {
 
   /** Deletes version `version`, which must be the draft. */
   async purgeVersion(ctx: OpContext, name: string, version: number): Promise<void> {
+    this.lifecycle.guardAuthoring("purge_version");
     const entity = await this.#entity(this.#db, ctx.workspaceId, name);
     await this.lifecycle.purgeVersion(ctx, entity.id, version);
   }
@@ -216,7 +222,8 @@ export class TemplateService {
    * Purges the template: refused while any version is pinned (`template.in_use`, checked first so
    * the answer names what blocks it), then only when its sole version is a draft.
    */
-  deleteEntity(ctx: OpContext, name: string): Promise<{ purged: true; id: string }> {
+  async deleteEntity(ctx: OpContext, name: string): Promise<{ purged: true; id: string }> {
+    this.lifecycle.guardAuthoring("delete");
     return this.#tx(ctx, async (tx) => {
       const entity = await this.#entity(tx, ctx.workspaceId, name);
       const pinners = await pinnersOf(tx, entity.id);

@@ -11,12 +11,13 @@
  * transitions.ts for the table and the reasoning.
  */
 import type { Db, Queryable } from "../store/mod.ts";
-import type { Engine } from "./engine.ts";
+import { type Engine, guardPosture } from "./engine.ts";
 import * as lifecycle from "./lifecycle.ts";
 import * as pointer from "./pointer.ts";
 import * as purge from "./purge.ts";
 import { readEntity, readVersion, readVersions } from "./reads.ts";
 import * as repo from "./repo.ts";
+import { TRANSITIONS, type Trigger } from "./transitions.ts";
 import type {
   EntityRow,
   EntityView,
@@ -60,6 +61,17 @@ export class VersionLifecycle {
         beforePurge: [...(options.hooks?.beforePurge ?? [])],
       },
     };
+  }
+
+  /**
+   * 403 `pipeline.authoring.disabled` when the hardened posture refuses `trigger` whatever the
+   * target, before anything is read. Every operation checks this itself; a kind that must find its
+   * entity first (templates are named, not numbered) calls it up front so an unknown name under
+   * the hardened posture answers 403 like a known one, as pipelines do.
+   */
+  guardAuthoring(trigger: Trigger): void {
+    const refused = TRANSITIONS.find((r) => r.trigger === trigger && r.hardened === "refused");
+    if (refused) guardPosture(this.#engine, refused);
   }
 
   /**

@@ -80,6 +80,14 @@ Deno.test("facts ride on datasource reads and introspection; a changed table dem
     const trust = drifted.body.data.find((c: { name: string }) => c.name === "amount").facts[0]
       .trust;
     equal(trust, "needs_review");
+
+    // Deleting the datasource takes its facts along: none outlives it as an orphan row.
+    equal((await call(s, "DELETE", "/api/v1/datasources/shop", h)).status, 204);
+    const left = await s.runtime.db.first<{ n: number }>(
+      "SELECT count(*) AS n FROM learned_facts WHERE datasource_id = $1",
+      [ds.id],
+    );
+    equal(Number(left!.n), 0);
   } finally {
     await s.close();
     await Deno.remove(dir, { recursive: true });

@@ -143,6 +143,17 @@ Deno.test("lake-table routes: register, list, import, unregister with roles and 
       h.author,
     );
     deepEqual([again.status, again.body.error.code], [404, "datasource.lake_table_not_found"]);
+
+    // Deleting the datasource takes its lake tables along (refunds is still registered).
+    const lake = (await s.runtime.db.first<{ id: string }>(
+      "SELECT id FROM datasources WHERE name = 'lake'",
+    ))!;
+    equal((await call(s, "DELETE", "/api/v1/datasources/lake", h.admin)).status, 204);
+    const left = await s.runtime.db.first<{ n: number }>(
+      "SELECT count(*) AS n FROM lake_tables WHERE datasource_id = $1",
+      [lake.id],
+    );
+    equal(Number(left!.n), 0);
   }));
 
 Deno.test("lake-table routes refuse bad input, other dialects, foreign and global datasources", () =>

@@ -169,9 +169,11 @@ export function setLastTest(db: Queryable, id: string, test: LastTest): Promise<
   );
 }
 
-/** Deletes a row and its grants. */
+/** Deletes a row with its grants, lake tables and learned facts (nothing refers to them after). */
 export async function remove(db: Queryable, id: string): Promise<void> {
   await db.execute("DELETE FROM datasource_grants WHERE datasource_id = $1", [id]);
+  await db.execute("DELETE FROM lake_tables WHERE datasource_id = $1", [id]);
+  await db.execute("DELETE FROM learned_facts WHERE datasource_id = $1", [id]);
   await db.execute("DELETE FROM datasources WHERE id = $1", [id]);
 }
 

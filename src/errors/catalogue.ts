@@ -637,11 +637,6 @@ export const catalogue = {
     message: "User already holds {open} execution streams; the limit is {limit}.",
     user_message: "Too many open run streams. Close one, then retry.",
   },
-  "pipeline.execution.unavailable": {
-    status: 503,
-    message: "This instance has no executor to run pipelines.",
-    user_message: "Running pipelines is not available right now.",
-  },
   "pipeline.release.template_not_released": {
     status: 409,
     message:

@@ -43,7 +43,7 @@ export interface ExecutionServiceOptions {
   results: ResultStore;
   idempotency: IdempotencyCache;
   logger: Logger;
-  executor?: ExecutorPort;
+  executor: ExecutorPort;
   resultLimits: ResultLimits;
   maxConcurrentPerUser: number;
   maxStreamsPerUser: number;
@@ -149,7 +149,6 @@ export class ExecutionService {
     }
     try {
       const executor = this.#o.executor;
-      if (!executor) throw new AppError("pipeline.execution.unavailable");
       // This instance's runs count from memory, claimed before the first await so two requests
       // racing here cannot both pass; other instances' runs count from their stored records.
       const mine = this.#claimLocal(executionId, caller.userId);

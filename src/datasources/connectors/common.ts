@@ -135,7 +135,7 @@ export function classifyError(error: unknown): string {
       .includes(code) || /connection refused|not known|unreachable|connect|closed/.test(message)
   ) return "unreachable";
   if (
-    ["3D000", "ER_BAD_DB_ERROR", "ERR_SQLITE_ERROR", "ENOENT"].includes(code) ||
+    ["3D000", "ER_BAD_DB_ERROR", "ENOENT"].includes(code) ||
     /does not exist|unknown database|unable to open|no such file|ssl/.test(message)
   ) return "config";
   return "unknown";

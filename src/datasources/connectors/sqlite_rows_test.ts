@@ -61,6 +61,8 @@ Deno.test("[sqlite] a read failing while stepping fails with SQLite's error, nev
   await withFile(async (c) => {
     const plain = await read(c, "SELECT nope FROM t", {}, {});
     ok(plain.error, "a statement error fails the read");
+    // A statement's own error, not the datasource's configuration (that is the file not opening).
+    equal(classifyError(plain.error), "unknown");
     for (const failure of FAILURES) {
       for (const at of POSITIONS) {
         for (const readOnly of [false, true]) {

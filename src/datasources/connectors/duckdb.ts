@@ -6,24 +6,15 @@
  */
 import {
   type DuckDBConnection,
-  type DuckDBDataChunk,
   DuckDBInstance,
   type DuckDBValue,
   StatementType,
 } from "@duckdb/node-api";
 import { AppError } from "../../errors/mod.ts";
 import type { Logger } from "../../lib/log.ts";
-import {
-  capped,
-  classifyError,
-  DEFAULT_BATCH_ROWS,
-  limitFor,
-  lossyWarning,
-  probe,
-  rowStream,
-  tableNotFound,
-} from "./common.ts";
-import { duckdbColumnReader, duckdbWireType, sourceName, toDuck } from "./duckdb_types.ts";
+import { capped, classifyError, limitFor, lossyWarning, probe, tableNotFound } from "./common.ts";
+import { duckChunks, duckRows, keepInterrupting, openDuckRead } from "./duckdb_read.ts";
+import { duckdbWireType, sourceName, toDuck } from "./duckdb_types.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
@@ -31,7 +22,6 @@ import type { PoolSettings } from "./pool_settings.ts";
 import {
   type ChunkStream,
   type ColumnInfo,
-  type ColumnSchema,
   type Connector,
   type Listing,
   type QueryOptions,
@@ -39,7 +29,6 @@ import {
   type Statement,
   type TableInfo,
   type TestOutcome,
-  type WireValue,
   WriteError,
   type WriteOutcome,
 } from "./types.ts";
@@ -47,16 +36,6 @@ import {
 type DuckTarget = Extract<JdbcTarget, { dialect: "DUCKDB" }>;
 
 const SYSTEM_SCHEMAS = ["information_schema", "pg_catalog"];
-
-/**
- * Interrupts until told to stop. An interrupt only reaches a statement the engine has started,
- * and a statement handed over an instant ago may not have started yet; repeating closes that gap.
- */
-function keepInterrupting(conn: DuckDBConnection): () => void {
-  conn.interrupt();
-  const timer = setInterval(() => conn.interrupt(), 20);
-  return () => clearInterval(timer);
-}
 
 /**
  * DuckDB's own verdict on a statement: exactly one, of statement type SELECT (which is also what
@@ -150,28 +129,10 @@ export class DuckdbConnector implements Connector {
   }
 
   async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
-    const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
-    const read = await this.#stream(statement, options.signal, options.readOnly === true);
-    // Chunks are DuckDB's vector size (2048 rows); batches are cut from them to `batchRows`.
-    let pending: WireValue[][] = [];
-    let exhausted = false;
-    const take = async (): Promise<WireValue[][] | undefined> => {
-      while (pending.length < batchRows && !exhausted) {
-        const chunk = await read.next();
-        if (!chunk) {
-          exhausted = true;
-          break;
-        }
-        const rows = read.toRows(chunk);
-        if (pending.length === 0) pending = rows;
-        else for (const row of rows) pending.push(row);
-      }
-      if (pending.length === 0) return undefined;
-      const batch = pending.length <= batchRows ? pending : pending.slice(0, batchRows);
-      pending = pending.length <= batchRows ? [] : pending.slice(batchRows);
-      return batch;
-    };
-    return rowStream(read.schema, { next: take, finish: read.release }, options);
+    return duckRows(
+      await this.#read(statement, options.signal, options.readOnly === true),
+      options,
+    );
   }
 
   /**
@@ -179,110 +140,34 @@ export class DuckdbConnector implements Connector {
    * appends them whole instead of converting every value to its wire form and back.
    */
   async chunks(statement: Statement, options: { signal?: AbortSignal } = {}): Promise<ChunkStream> {
-    const read = await this.#stream(statement, options.signal);
-    let started = false;
-    async function* iterate(): AsyncGenerator<DuckDBDataChunk> {
-      let failure: unknown;
-      try {
-        for (let chunk = await read.next(); chunk; chunk = await read.next()) {
-          options.signal?.throwIfAborted();
-          yield chunk;
-        }
-      } catch (error) {
-        failure = options.signal?.aborted ? options.signal.reason : error;
-        throw failure;
-      } finally {
-        await read.release(failure);
-      }
-    }
-    return {
-      schema: read.schema,
-      types: read.types,
-      toRows: read.toRows,
-      [Symbol.asyncIterator]() {
-        if (started) throw new Error("a chunk stream can be iterated once");
-        started = true;
-        return iterate();
-      },
-    };
+    return duckChunks(await this.#read(statement, options.signal), options.signal);
   }
 
-  /** Runs a read on a leased connection; `release` must be called exactly once. */
-  async #stream(statement: Statement, signal: AbortSignal | undefined, readOnly = false) {
+  /** Runs a read on a leased connection, validated on its way back when it was interrupted. */
+  async #read(statement: Statement, signal: AbortSignal | undefined, readOnly = false) {
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "duckdb");
     const lease = await this.#pool.acquire(signal);
     const conn = lease.conn;
-    let interrupted = false;
-    let stopInterrupting: (() => void) | undefined;
-    const onAbort = () => {
-      interrupted = true;
-      stopInterrupting = keepInterrupting(conn);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    // The chunk being fetched while the caller works on the last one (the engine reads on its
-    // own thread); settled before the connection is validated or handed back.
-    let ahead: Promise<DuckDBDataChunk | null> | undefined;
-    let fetching = false;
-    const release = async (error?: unknown) => {
-      if (fetching) {
-        // Broken off with a fetch under way: stop it rather than wait for a chunk nobody reads.
-        interrupted = true;
-        conn.interrupt();
-      }
-      await ahead?.catch(() => {});
-      signal?.removeEventListener("abort", onAbort);
-      stopInterrupting?.();
-      const broken = (error !== undefined || interrupted) &&
-        !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
-      lease.release({ broken });
-    };
-    let result;
-    let first: DuckDBDataChunk | null;
-    try {
-      signal?.throwIfAborted();
-      result = readOnly
-        ? await (await prepareRead(conn, sql, toDuck(values))).stream()
-        : await conn.stream(sql, toDuck(values));
-      first = await result.fetchChunk();
-      signal?.throwIfAborted();
-    } catch (error) {
-      await release(error);
-      throw signal?.aborted ? signal.reason : error;
-    }
-    const types = result.columnTypes();
-    const schema: ColumnSchema[] = result.columnNames().map((name, i) => ({
-      name,
-      type: duckdbWireType(types[i]).type,
-      source_type: sourceName(types[i]),
-    }));
-    const readers = schema.map((c, i) => duckdbColumnReader(types[i], c.type));
-    const reader = result;
-    ahead = Promise.resolve(first);
-    return {
-      schema,
-      types,
-      release,
-      /** The next non-empty chunk, or null at the end. */
-      next: async (): Promise<DuckDBDataChunk | null> => {
-        const current = await ahead!;
-        // An interrupted fetch may come back empty: an aborted read must not look complete.
-        signal?.throwIfAborted();
-        if (!current || current.rowCount === 0) return null;
-        fetching = true;
-        ahead = reader.fetchChunk();
-        // Handled here so a read broken off before the next call is no unhandled rejection; the
-        // next call still sees the error.
-        ahead.catch(() => {}).finally(() => (fetching = false));
-        return current;
+    return await openDuckRead(
+      conn,
+      async () =>
+        readOnly
+          ? await (await prepareRead(conn, sql, toDuck(values))).stream()
+          : await conn.stream(sql, toDuck(values)),
+      {
+        signal,
+        schemaOf: (name, type) => ({
+          name,
+          type: duckdbWireType(type).type,
+          source_type: sourceName(type),
+        }),
+        finish: async ({ error, interrupted }) => {
+          const broken = (error !== undefined || interrupted) &&
+            !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
+          lease.release({ broken });
+        },
       },
-      // Column by column: a vector read whole costs a fraction of reading it value by value.
-      toRows: (c: DuckDBDataChunk): WireValue[][] => {
-        const rows: WireValue[][] = new Array(c.rowCount);
-        for (let r = 0; r < rows.length; r++) rows[r] = new Array(readers.length);
-        for (let i = 0; i < readers.length; i++) readers[i](c.getColumnVector(i), rows, i);
-        return rows;
-      },
-    };
+    );
   }
 
   async write(

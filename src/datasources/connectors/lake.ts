@@ -6,7 +6,7 @@
  */
 import { type DuckDBConnection, StatementType } from "@duckdb/node-api";
 import { AppError } from "../../errors/mod.ts";
-import { columnSchema, toWire, warningsFor } from "../lake/duckdb_values.ts";
+import { columnSchema, warningsFor } from "../lake/duckdb_values.ts";
 import {
   HTTPFS_UNAVAILABLE,
   httpfsAvailable,
@@ -16,11 +16,12 @@ import {
 import { sqlIdent } from "../lake/sql.ts";
 import type { LakeRoot, LakeTableRef } from "../lake/types.ts";
 import { joinNamespace, parseLakeRoot } from "../lake/validate.ts";
+import { duckChunks, duckRows, openDuckRead } from "./duckdb_read.ts";
 import { toDuck } from "./duckdb_types.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import type {
+  ChunkStream,
   ColumnInfo,
-  ColumnSchema,
   Connector,
   Listing,
   QueryOptions,
@@ -28,7 +29,6 @@ import type {
   Statement,
   TableInfo,
   TestOutcome,
-  WireValue,
   WriteOutcome,
 } from "./types.ts";
 
@@ -40,8 +40,6 @@ export interface LakeConnectorOptions {
   /** The registry rows (`lakeTablesOf`). */
   tables: LakeTableRef[];
 }
-
-const DEFAULT_BATCH_ROWS = 1000;
 
 export class LakeConnector implements Connector {
   readonly dialect = "LAKE" as const;
@@ -108,39 +106,48 @@ export class LakeConnector implements Connector {
   }
 
   async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
+    return duckRows(
+      await this.#read(statement, options.signal, options.readOnly === true),
+      options,
+    );
+  }
+
+  /** The same read as DuckDB's own chunks, for a copy into the staging database. */
+  async chunks(statement: Statement, options: { signal?: AbortSignal } = {}): Promise<ChunkStream> {
+    return duckChunks(await this.#read(statement, options.signal, false), options.signal);
+  }
+
+  /** One SELECT on its own connection, closed when the read ends. */
+  async #read(statement: Statement, signal: AbortSignal | undefined, readOnly: boolean) {
     // The one `:name` lexer every connector and the renderer share, read as DuckDB reads SQL.
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "duckdb");
-    options.signal?.throwIfAborted();
+    signal?.throwIfAborted();
     const connection = await this.#lease();
-    const onAbort = () => connection.interrupt();
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    const done = () => {
-      options.signal?.removeEventListener("abort", onAbort);
-      this.#release(connection);
-    };
     try {
-      // One statement only: DuckDB refuses to prepare more than one at once.
-      const prepared = await connection.prepare(sql);
-      if (prepared.statementType !== StatementType.SELECT && options.readOnly) {
-        throw new AppError("datasource.probe.not_read_only", {
-          reason: "engine_refused",
-          statement_type: StatementType[prepared.statementType],
-        });
-      }
-      if (prepared.statementType !== StatementType.SELECT) {
-        throw new AppError("pipeline.execution.invalid_parameter_type", {
-          field: "sql",
-          reason: "a LAKE datasource answers read (SELECT) statements only",
-        });
-      }
-      if (values.length > 0) prepared.bind(toDuck(values));
-      const result = await prepared.stream();
-      const types = result.columnTypes();
-      const schema = result.columnNames().map((n, i) => columnSchema(n, types[i]));
-      return rowStream(schema, result, options, done);
+      return await openDuckRead(connection, async () => {
+        // One statement only: DuckDB refuses to prepare more than one at once.
+        const prepared = await connection.prepare(sql);
+        if (prepared.statementType !== StatementType.SELECT) {
+          throw readOnly
+            ? new AppError("datasource.probe.not_read_only", {
+              reason: "engine_refused",
+              statement_type: StatementType[prepared.statementType],
+            })
+            : new AppError("pipeline.execution.invalid_parameter_type", {
+              field: "sql",
+              reason: "a LAKE datasource answers read (SELECT) statements only",
+            });
+        }
+        if (values.length > 0) prepared.bind(toDuck(values));
+        return await prepared.stream();
+      }, {
+        signal,
+        schemaOf: columnSchema,
+        finish: () => this.#release(connection),
+      });
     } catch (e) {
-      done();
-      options.signal?.throwIfAborted();
+      this.#release(connection);
+      signal?.throwIfAborted();
       throw await this.#explain(e, statement.sql);
     }
   }
@@ -269,60 +276,4 @@ export class LakeConnector implements Connector {
     this.#engine = undefined;
     engine?.instance.closeSync();
   }
-}
-
-type StreamResult = Awaited<ReturnType<Awaited<ReturnType<DuckDBConnection["prepare"]>>["stream"]>>;
-
-/** Batches DuckDB chunks into rows of wire values, honoring maxRows and the abort signal. */
-function rowStream(
-  schema: ColumnSchema[],
-  result: StreamResult,
-  options: QueryOptions,
-  done: () => void,
-): RowStream {
-  const batchRows = Math.max(1, options.batchRows ?? DEFAULT_BATCH_ROWS);
-  const maxRows = options.maxRows ?? Infinity;
-  let truncated = false;
-  let started = false;
-  async function* batches(): AsyncGenerator<WireValue[][]> {
-    let pending: WireValue[][] = [];
-    let emitted = 0;
-    try {
-      while (true) {
-        options.signal?.throwIfAborted();
-        const chunk = await result.fetchChunk();
-        if (!chunk || chunk.rowCount === 0) break;
-        for (const row of chunk.getRows()) {
-          if (emitted + pending.length >= maxRows) {
-            truncated = true;
-            break;
-          }
-          pending.push(row.map((v, i) => toWire(v, schema[i].type)));
-          if (pending.length >= batchRows) {
-            emitted += pending.length;
-            yield pending;
-            pending = [];
-          }
-        }
-        if (truncated) break;
-      }
-      if (pending.length > 0) yield pending;
-    } catch (e) {
-      options.signal?.throwIfAborted();
-      throw e;
-    } finally {
-      done();
-    }
-  }
-  return {
-    schema,
-    get truncated() {
-      return truncated;
-    },
-    [Symbol.asyncIterator]() {
-      if (started) throw new Error("a RowStream can be iterated once");
-      started = true;
-      return batches();
-    },
-  };
 }

@@ -77,7 +77,8 @@ Deno.test("LAKE query() streams a parquet glob with canonical wire values", asyn
       "2024-03-01T10:00:00.5",
       "2024-03-01T10:00:00Z",
       false,
-      "[1,1]",
+      // Read as the DUCKDB connector reads nested values: 64-bit integers as strings.
+      '["1","1"]',
       1,
     ]);
     equal(stream.truncated, false);

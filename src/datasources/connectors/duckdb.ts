@@ -196,12 +196,7 @@ export class DuckdbConnector implements Connector {
       stopInterrupting?.();
       const rolledBack = await conn.run("ROLLBACK").then(() => true, () => false);
       lease.release({ broken: !rolledBack });
-      throw new WriteError(
-        rolledBack
-          ? { committed: false, rolled_back: true, rows_affected }
-          : { rolled_back: false, rows_affected },
-        options.signal?.aborted ? options.signal.reason : error,
-      );
+      throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
     }

@@ -301,12 +301,7 @@ export class MysqlConnector implements Connector {
     } catch (error) {
       const rolledBack = await plain(conn, "ROLLBACK").then(() => true, () => false);
       lease.release({ broken: !rolledBack });
-      throw new WriteError(
-        rolledBack
-          ? { committed: false, rolled_back: true, rows_affected }
-          : { rolled_back: false, rows_affected },
-        options.signal?.aborted ? options.signal.reason : error,
-      );
+      throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
     }

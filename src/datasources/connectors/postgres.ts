@@ -173,14 +173,7 @@ export class PostgresConnector implements Connector {
       current = lease.conn.running = undefined;
       const rolledBack = await sql.unsafe("ROLLBACK").then(() => true, () => false);
       lease.release({ broken: !rolledBack });
-      const cause = options.signal?.aborted ? options.signal.reason : error;
-      throw new WriteError(
-        rolledBack ? { committed: false, rolled_back: true, rows_affected } : {
-          rolled_back: false,
-          rows_affected,
-        },
-        cause,
-      );
+      throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
     }

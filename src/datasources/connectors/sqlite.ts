@@ -224,12 +224,7 @@ export class SqliteConnector implements Connector {
         rolledBack = false;
       }
       lease.release({ broken: !rolledBack });
-      throw new WriteError(
-        rolledBack
-          ? { committed: false, rolled_back: true, rows_affected }
-          : { rolled_back: false, rows_affected },
-        options.signal?.aborted ? options.signal.reason : error,
-      );
+      throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
     }
   }
 

@@ -4,7 +4,7 @@
  * there with a SQLite datasource, streamed (checked by the §6 ordering checker), stored, paged
  * and replayed. A write-shaped node that reached the lake anyway fails as a read-only write.
  */
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { checkEventOrder } from "../src/executions/event_order.ts";
 import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";

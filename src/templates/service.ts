@@ -180,7 +180,7 @@ export class TemplateService {
     options?: ReleaseOptions,
   ): Promise<TemplateView> {
     this.lifecycle.guardAuthoring("release");
-    return this.#tx(ctx, async (tx) => {
+    return await this.#tx(ctx, async (tx) => {
       const entity = await this.#entity(tx, ctx.workspaceId, name);
       const done = await this.lifecycle.release({ ...ctx, tx }, entity.id, ifMatch, options);
       return await this.#viewAt(tx, done.entity, done.version.version);
@@ -197,13 +197,13 @@ export class TemplateService {
   /** RELEASED → DISCARDED unless pinned; answers the version as it now stands. */
   async discard(ctx: OpContext, name: string, version: number): Promise<TemplateView> {
     this.lifecycle.guardAuthoring("discard");
-    return this.#move(ctx, name, (c, id) => this.lifecycle.discard(c, id, version));
+    return await this.#move(ctx, name, (c, id) => this.lifecycle.discard(c, id, version));
   }
 
   /** DISCARDED → RELEASED. */
   async restore(ctx: OpContext, name: string, version: number): Promise<TemplateView> {
     this.lifecycle.guardAuthoring("restore");
-    return this.#move(ctx, name, (c, id) => this.lifecycle.restore(c, id, version));
+    return await this.#move(ctx, name, (c, id) => this.lifecycle.restore(c, id, version));
   }
 
   /** Points `current_version` at `version`. */
@@ -224,7 +224,7 @@ export class TemplateService {
    */
   async deleteEntity(ctx: OpContext, name: string): Promise<{ purged: true; id: string }> {
     this.lifecycle.guardAuthoring("delete");
-    return this.#tx(ctx, async (tx) => {
+    return await this.#tx(ctx, async (tx) => {
       const entity = await this.#entity(tx, ctx.workspaceId, name);
       const pinners = await pinnersOf(tx, entity.id);
       if (pinners.length > 0) throw inUse(entity, null, pinners);

@@ -19,6 +19,7 @@ import { AppError } from "../errors/mod.ts";
 import {
   classifyError,
   type JsonCell,
+  quoteIdent,
   readOnlyRefusal,
   safeMessage,
   toJsonCell,
@@ -109,17 +110,10 @@ function probeFailure(
   });
 }
 
-/** An identifier quoted the way `dialect` reads it. */
-export function quoteIdentifier(dialect: Dialect, name: string): string {
-  return dialect === "MYSQL"
-    ? `\`${name.replaceAll("`", "``")}\``
-    : `"${name.replaceAll('"', '""')}"`;
-}
-
 /** `SELECT * FROM schema.table` for a preview; the caller has matched both names. */
 export function previewSql(dialect: Dialect, schema: string | null, table: string): string {
   const target = schema === null
-    ? quoteIdentifier(dialect, table)
-    : `${quoteIdentifier(dialect, schema)}.${quoteIdentifier(dialect, table)}`;
+    ? quoteIdent(dialect, table)
+    : `${quoteIdent(dialect, schema)}.${quoteIdent(dialect, table)}`;
   return `SELECT * FROM ${target}`;
 }

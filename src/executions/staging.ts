@@ -28,6 +28,7 @@ import {
   type Dialect,
   openConnector,
   type Pool,
+  quoteIdent,
   type WireValue,
 } from "../datasources/connectors/mod.ts";
 import { resolvePoolSettings } from "../datasources/connectors/pool_settings.ts";
@@ -197,7 +198,7 @@ async function* rowsOf(source: ChunkStream): AsyncGenerator<WireValue[][]> {
   for await (const chunk of source) yield source.toRows(chunk);
 }
 
-const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+const quote = (name: string) => quoteIdent("DUCKDB", name);
 
 /** The staging database of one execution, whichever engine holds it. */
 export interface Staging {
@@ -331,8 +332,8 @@ export class DuckdbStaging implements Staging {
     const cast = staged.some((t, i) => t !== landing[i]);
     const target = cast ? `__landing_${table}` : table;
     try {
-      const columns = schema.map((c, i) => `${quoteIdent(c.name)} ${landing[i]}`);
-      await conn.run(`CREATE OR REPLACE TABLE ${quoteIdent(target)} (${columns.join(", ")})`);
+      const columns = schema.map((c, i) => `${quote(c.name)} ${landing[i]}`);
+      await conn.run(`CREATE OR REPLACE TABLE ${quote(target)} (${columns.join(", ")})`);
       const appender = await conn.createAppender(target);
       let rows: number;
       try {
@@ -342,14 +343,14 @@ export class DuckdbStaging implements Staging {
       }
       if (cast) {
         const select = schema.map((c, i) =>
-          `CAST(${quoteIdent(c.name)} AS ${staged[i]}) AS ${quoteIdent(c.name)}`
+          `CAST(${quote(c.name)} AS ${staged[i]}) AS ${quote(c.name)}`
         );
         await conn.run(
-          `CREATE OR REPLACE TABLE ${quoteIdent(table)} AS SELECT ${select.join(", ")} FROM ${
-            quoteIdent(target)
+          `CREATE OR REPLACE TABLE ${quote(table)} AS SELECT ${select.join(", ")} FROM ${
+            quote(target)
           }`,
         );
-        await conn.run(`DROP TABLE ${quoteIdent(target)}`);
+        await conn.run(`DROP TABLE ${quote(target)}`);
       }
       return rows;
     } finally {

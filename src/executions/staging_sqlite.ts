@@ -17,6 +17,7 @@ import {
   type Connector,
   type Dialect,
   type QueryOptions,
+  quoteIdent,
   type RowStream,
   sqliteOver,
   type Statement,
@@ -25,7 +26,7 @@ import {
 import { resolvePoolSettings } from "../datasources/connectors/pool_settings.ts";
 import { decimalShape, scaledDecimal, type Staging } from "./staging.ts";
 
-const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+const quote = (name: string) => quoteIdent("SQLITE", name);
 
 /** The declared type a wire type is staged under; see the module comment. */
 function declaredType(column: ColumnSchema): string {
@@ -172,16 +173,16 @@ export class SqliteStaging implements Staging {
     signal?: AbortSignal,
   ): Promise<number> {
     const db = this.#db;
-    const columns = schema.map((c) => `${quoteIdent(c.name)} ${declaredType(c)}`);
-    db.exec(`DROP TABLE IF EXISTS ${quoteIdent(table)}`);
-    db.exec(`CREATE TABLE ${quoteIdent(table)} (${columns.join(", ")})`);
+    const columns = schema.map((c) => `${quote(c.name)} ${declaredType(c)}`);
+    db.exec(`DROP TABLE IF EXISTS ${quote(table)}`);
+    db.exec(`CREATE TABLE ${quote(table)} (${columns.join(", ")})`);
     const bind = schema.map(bindable);
     const width = Math.max(1, schema.length);
     const perStatement = Math.max(1, Math.min(500, Math.floor(MAX_VARIABLES / width)));
     const tuple = `(${schema.map(() => "?").join(", ")})`;
     const insertOf = (rows: number) =>
       db.prepare(
-        `INSERT INTO ${quoteIdent(table)} VALUES ${Array(rows).fill(tuple).join(", ")}`,
+        `INSERT INTO ${quote(table)} VALUES ${Array(rows).fill(tuple).join(", ")}`,
       );
     const full = insertOf(perStatement);
     let rows = 0;

@@ -4,7 +4,7 @@
  */
 import { AppError } from "../../errors/mod.ts";
 import { redactUrl } from "../../lib/redact.ts";
-import type { ColumnSchema, Listing, RowStream, TestOutcome, WireValue } from "./types.ts";
+import type { ColumnSchema, Dialect, Listing, RowStream, TestOutcome, WireValue } from "./types.ts";
 
 export const DEFAULT_BATCH_ROWS = 1000;
 
@@ -248,4 +248,11 @@ export function aborted(signal?: AbortSignal): Promise<never> {
 /** `/columns` without a schema on a connection that reports no current schema (spec 3 §4.1). */
 export function schemaRequired(): never {
   throw new AppError("pipeline.execution.parameter_required", { parameter: "schema" });
+}
+
+/** An identifier quoted the way `dialect` reads it (backticks on MySQL, double quotes elsewhere). */
+export function quoteIdent(dialect: Dialect, name: string): string {
+  return dialect === "MYSQL"
+    ? `\`${name.replaceAll("`", "``")}\``
+    : `"${name.replaceAll('"', '""')}"`;
 }

@@ -25,7 +25,7 @@ export {
   type PoolSource,
 } from "./pool_settings.ts";
 export { translatePlaceholders } from "./placeholders.ts";
-export { type JsonCell, toJsonCell } from "./common.ts";
+export { type JsonCell, quoteIdent, toJsonCell } from "./common.ts";
 export { openConnector, type OpenDeps } from "./open.ts";
 export { sqliteOver } from "./sqlite.ts";
 export { type Lease, Pool, type PoolDriver } from "./pool.ts";

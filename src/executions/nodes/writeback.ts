@@ -7,6 +7,7 @@ import { AppError } from "../../errors/mod.ts";
 import {
   type ColumnSchema,
   type Dialect,
+  quoteIdent,
   type Statement,
   type WireValue,
   WriteError,
@@ -35,12 +36,6 @@ export async function writableDatasource(
     throw new AppError("pipeline.node.readonly_datasource", { node_id: node.id, datasource: name });
   }
   return ds;
-}
-
-function quote(dialect: Dialect, name: string): string {
-  return dialect === "MYSQL"
-    ? `\`${name.replaceAll("`", "``")}\``
-    : `"${name.replaceAll('"', '""')}"`;
 }
 
 function columnType(dialect: Dialect, c: ColumnSchema): string {
@@ -81,7 +76,7 @@ function inserts(
   schema: ColumnSchema[],
   batch: WireValue[][],
 ): Statement[] {
-  const columns = schema.map((c) => quote(dialect, c.name)).join(", ");
+  const columns = schema.map((c) => quoteIdent(dialect, c.name)).join(", ");
   const perStatement = Math.max(1, Math.floor(MAX_BINDS / Math.max(1, schema.length)));
   const out: Statement[] = [];
   for (let from = 0; from < batch.length; from += perStatement) {
@@ -115,7 +110,9 @@ export async function writeBack(
   const table = out.table!;
   const statements: Statement[] = [];
   if (out.mode === "create") {
-    const columns = schema.map((c) => `${quote(ds.dialect, c.name)} ${columnType(ds.dialect, c)}`);
+    const columns = schema.map((c) =>
+      `${quoteIdent(ds.dialect, c.name)} ${columnType(ds.dialect, c)}`
+    );
     statements.push({ sql: `CREATE TABLE ${table} (${columns.join(", ")})` });
   } else if (out.mode === "replace") {
     statements.push({ sql: `DELETE FROM ${table}` });

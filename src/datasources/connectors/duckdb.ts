@@ -12,7 +12,15 @@ import {
 } from "@duckdb/node-api";
 import { AppError } from "../../errors/mod.ts";
 import type { Logger } from "../../lib/log.ts";
-import { capped, classifyError, limitFor, lossyWarning, probe, tableNotFound } from "./common.ts";
+import {
+  capped,
+  classifyError,
+  limitFor,
+  lossyWarning,
+  probe,
+  quoteIdent,
+  tableNotFound,
+} from "./common.ts";
 import { duckChunks, duckRows, keepInterrupting, openDuckRead } from "./duckdb_read.ts";
 import { duckdbWireType, sourceName, toDuck } from "./duckdb_types.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
@@ -269,9 +277,7 @@ export class DuckdbConnector implements Connector {
     // DESCRIBE types the columns of tables and views alike.
     const described = await this.#pool.use(async (conn) => {
       const prepared = await conn.prepare(
-        `SELECT * FROM "${resolved.replaceAll('"', '""')}"."${
-          table.replaceAll('"', '""')
-        }" LIMIT 0`,
+        `SELECT * FROM ${quoteIdent("DUCKDB", resolved)}.${quoteIdent("DUCKDB", table)} LIMIT 0`,
       );
       const result = await prepared.run();
       return { names: result.columnNames(), types: result.columnTypes() };

@@ -13,6 +13,7 @@ import {
   DEFAULT_BATCH_ROWS,
   lossyWarning,
   probe,
+  quoteIdent,
   rowStream,
   tableNotFound,
 } from "./common.ts";
@@ -270,7 +271,7 @@ export class SqliteConnector implements Connector {
     for (const schema of schemas) {
       if (!known.has(schema)) continue;
       const rows = await this.#all<{ name: string; type: string }>(
-        `SELECT name, type FROM "${schema.replaceAll('"', '""')}".sqlite_schema
+        `SELECT name, type FROM ${quoteIdent("SQLITE", schema)}.sqlite_schema
           WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name LIMIT ?`,
         options.cap + 1 - out.length,
       );

@@ -21,7 +21,7 @@ import { previewSql, type ProbeLimits, probeLimits, type ProbeResult, runProbe }
 import { attachColumnFacts, attachTableFacts, type ServedFact } from "./facts/mod.ts";
 import type { CredentialPurpose, DatasourceService } from "./service.ts";
 import type { Queryable } from "../store/mod.ts";
-import type { DatasourceRecord, OpenCredential } from "./types.ts";
+import { type DatasourceRecord, isReadOnly, type OpenCredential } from "./types.ts";
 
 /** Introspection listings stop here and say `truncated` (spec 3 §8). */
 export const LISTING_CAP = 2000;
@@ -179,8 +179,7 @@ export class DatasourceConnections {
     return {
       connector: await this.#connector(actor, d, "execute"),
       dialect: d.dialect,
-      // A lake is read in place: whatever its flag says, nothing writes through it.
-      readonly: d.readonly || d.dialect === "LAKE",
+      readonly: isReadOnly(d),
     };
   }
 

@@ -30,6 +30,7 @@ export {
   type Dialect,
   DIALECTS,
   type GrantView,
+  isReadOnly,
   type LastTest,
   type OpenCredential,
   type ReferenceFinder,

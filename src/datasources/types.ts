@@ -5,6 +5,11 @@ import type { Queryable } from "../store/mod.ts";
 export { CREDENTIAL_KINDS, type CredentialKind, type Dialect, DIALECTS } from "./connectors/mod.ts";
 
 /** Datasource names: one global namespace, lowercase, safe in a URL path segment. */
+/** Nothing is written through a datasource flagged `readonly`, nor through a lake (read in place). */
+export function isReadOnly(d: { dialect: string; readonly: boolean }): boolean {
+  return d.readonly || d.dialect === "LAKE";
+}
+
 export const DATASOURCE_NAME_RE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const DISPLAY_NAME_MAX = 200;
 export const JDBC_URL_MAX = 2048;

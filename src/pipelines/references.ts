@@ -11,6 +11,7 @@
  * - Self reference is followed through child pins (the exact version, else the child's working
  *   version) to any depth; a path already visited is not walked twice.
  */
+import { isReadOnly } from "../datasources/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import type { Queryable } from "../store/mod.ts";
 import { type ResolvedPin, resolvePins } from "../templates/mod.ts";
@@ -57,7 +58,7 @@ export async function checkReferences(
       }
       throw graph("unknown_datasource", { datasource: name, ...at });
     }
-    if (write && d.readonly) throw graph("readonly_datasource", { datasource: name, ...at });
+    if (write && isReadOnly(d)) throw graph("readonly_datasource", { datasource: name, ...at });
   };
   for (const n of body.nodes) {
     for (const name of [n.source, n.output?.datasource]) {

@@ -150,9 +150,7 @@ export async function visibleDatasource(
     [workspaceId, name, true],
   );
   if (!row) return undefined;
-  // A lake is read in place: whatever its flag says, nothing writes through it.
-  const readonly = Boolean(row.readonly) || row.dialect === "LAKE";
-  return { name: String(row.name), dialect: String(row.dialect), readonly };
+  return { name: String(row.name), dialect: String(row.dialect), readonly: Boolean(row.readonly) };
 }
 
 /** Replaces the datasource references of one stored version. */

@@ -5,16 +5,11 @@
  */
 import { DuckDBDecimalType, type DuckDBType, DuckDBTypeId } from "@duckdb/node-api";
 import { duckdbWireType } from "../connectors/duckdb_types.ts";
-import type { ColumnSchema, WireType } from "../connectors/types.ts";
-
-/** The wire type of a DuckDB column type: the DUCKDB connector's mapping, so both read alike. */
-export function wireTypeOf(type: DuckDBType): WireType {
-  return duckdbWireType(type).type;
-}
+import type { ColumnSchema } from "../connectors/types.ts";
 
 /** Why a column's wire form differs from what its source type suggests (may be empty). */
 export function warningsFor(type: DuckDBType): string[] {
-  const wire = wireTypeOf(type);
+  const wire = duckdbWireType(type).type;
   if (type.typeId === DuckDBTypeId.HUGEINT || type.typeId === DuckDBTypeId.UHUGEINT) {
     return ["128-bit integer: values may exceed the 64-bit range of bigint consumers"];
   }
@@ -32,7 +27,11 @@ export function warningsFor(type: DuckDBType): string[] {
 
 /** A column of a result or a view, with `source_type` as DuckDB names it. */
 export function columnSchema(name: string, type: DuckDBType): ColumnSchema {
-  const column: ColumnSchema = { name, type: wireTypeOf(type), source_type: type.toString() };
+  const column: ColumnSchema = {
+    name,
+    type: duckdbWireType(type).type,
+    source_type: type.toString(),
+  };
   if (type instanceof DuckDBDecimalType) {
     column.precision = type.width;
     column.scale = type.scale;

@@ -165,13 +165,14 @@ function utf8Length(text: string): number {
   return encoder.encodeInto(text, scratch).written;
 }
 
-/** RFC 4180: a field is quoted when it holds a comma, quote, CR or LF; NULL is empty. */
+/** RFC 4180: a field is quoted when it holds a comma, quote, CR or LF. */
+function csvField(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** One CSV line; NULL is empty. */
 export function csvLine(cells: JsonCell[]): string {
-  return cells.map((cell) => {
-    if (cell === null) return "";
-    const text = String(cell);
-    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-  }).join(",") + "\r\n";
+  return cells.map((cell) => cell === null ? "" : csvField(String(cell))).join(",") + "\r\n";
 }
 
 /**
@@ -206,8 +207,7 @@ export function csvFromChunk(text: string): string {
         }
         if (end === -1) throw new Error("a stored result chunk is not JSON");
         if (escaped) {
-          const value = JSON.parse(text.slice(i, end + 1)) as string;
-          out += /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+          out += csvField(JSON.parse(text.slice(i, end + 1)) as string);
         } else {
           // Unescaped JSON text has no quote, CR or LF; only a comma needs quoting.
           const value = text.slice(i + 1, end);

@@ -234,8 +234,7 @@ export class DatasourceConnections {
   ): Promise<ProbeResult> {
     const d = await this.#datasources.record(actor, scope, name);
     const conn = await this.#connector(actor, d, "introspect");
-    const schema = target.schema ?? await conn.currentSchema();
-    if (schema === null) schemaRequired();
+    const schema = target.schema ?? (await conn.currentSchema()) ?? schemaRequired();
     const { items } = await conn.schemas({ include: d.include_schemas, cap: LISTING_CAP });
     if (!items.includes(schema)) {
       throw new AppError("datasource.table_not_found", { table: target.table, schema });

@@ -6,7 +6,7 @@
  * defect at once, so one answer tells the caller all that is wrong.
  */
 import { z } from "zod";
-import { AppError, type ErrorCode } from "../errors/mod.ts";
+import { AppError } from "../errors/mod.ts";
 
 export const PARAMETER_TYPES = [
   "string",
@@ -41,7 +41,7 @@ export type ParameterDeclarations = Record<string, ParameterDeclaration>;
 /** One defect of a supplied value (or of a declaration's default). */
 export interface ParameterDefect {
   parameter: string;
-  code: ErrorCode;
+  code: "pipeline.execution.invalid_parameter_type" | "pipeline.execution.parameter_required";
   message: string;
 }
 

@@ -306,6 +306,7 @@ export class PipelineService {
       throw new AppError("pipeline.execution.not_found", {
         pipeline_id: id,
         pipeline_version: null,
+        reason: "no live version (no draft, every release discarded)",
       });
     }
     return await this.#view(this.db, view.entity, view.working);
@@ -343,7 +344,12 @@ export class PipelineService {
     const view = name === undefined
       ? undefined
       : await this.lifecycle.findByName(workspaceId, name, db);
-    if (!view) throw new AppError("pipeline.not_found", { pipeline_id: id });
+    if (!view) {
+      throw new AppError("pipeline.not_found", {
+        pipeline_id: id,
+        reason: "unknown in this workspace",
+      });
+    }
     return view;
   }
 

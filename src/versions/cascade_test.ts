@@ -28,8 +28,13 @@ forEachStore(
       });
       return { templates_released: [{ id: tName, version: released.version.version }] };
     };
-    const checksFail: LifecycleHook = () => {
-      throw new AppError("pipeline.version.not_eligible", { reason: "a later check refused" });
+    const checksFail: LifecycleHook = (_tx, { entity, version }) => {
+      throw new AppError("pipeline.version.not_eligible", {
+        pipeline_id: entity.id,
+        version: version.version,
+        status: version.status,
+        reason: "a later check refused",
+      });
     };
 
     // A refusal after the cascade rolls the template's release back too.

@@ -13,6 +13,7 @@ import {
   shape,
   worlds,
 } from "./test_fixtures.ts";
+import type { LifecycleHook } from "./types.ts";
 
 forEachStore(
   "create: DRAFT version 1, pointer null, audited; a taken name is refused",
@@ -211,8 +212,13 @@ forEachStore("release: a refusing hook rolls everything back", async (db) => {
   for (const w of await worlds(db)) {
     const { id, name, hash } = await releasedOne(w);
     const draft = await w.life.update(w.asAlice, id, hash, { body: bodyOf(w.k, name, "v2") });
-    const refuse = () => {
-      throw new AppError("pipeline.version.not_eligible", { reason: "hook said no" });
+    const refuse: LifecycleHook = (_tx, { entity, version }) => {
+      throw new AppError("pipeline.version.not_eligible", {
+        pipeline_id: entity.id,
+        version: version.version,
+        status: version.status,
+        reason: "hook said no",
+      });
     };
     await refuses(
       w.life.release(w.asBob, id, draft.version.body_hash, { beforeRelease: [refuse] }),

@@ -5,7 +5,7 @@
  * here and, through the shared store's invalidation channel, on every other instance.
  */
 import { AppError } from "../errors/mod.ts";
-import type { Principal, WorkspaceContext } from "../identity/types.ts";
+import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import type { Logger } from "../lib/log.ts";
 import {
   type ColumnInfo,

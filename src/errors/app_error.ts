@@ -28,7 +28,7 @@ export type AppErrorArgs<C extends ErrorCode> = [DetailNames<C>] extends [never]
   : [details: DetailsOf<C>, headers?: Record<string, string>, options?: AppErrorOptions];
 
 /** The one error type of the service: a catalogue code and its details. */
-class CatalogueError extends Error {
+class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetails;
   /** Extra response headers the front end should send (e.g. `Allow`, `Retry-After`). */
@@ -61,7 +61,7 @@ class CatalogueError extends Error {
 
   /** The same error with `extra` joined to its details (code, headers and status kept). */
   withDetails(extra: ErrorDetails): AppError {
-    return new CatalogueError(this.code, { ...this.details, ...extra }, this.headers, {
+    return new AppError(this.code, { ...this.details, ...extra }, this.headers, {
       status: this.#status,
     });
   }
@@ -69,16 +69,18 @@ class CatalogueError extends Error {
 
 /**
  * `new AppError(code, details)`. A class constructor cannot take its own type parameter, and a
- * generic class would let `instanceof` widen `code` to `any`; so the class stays plain and this
- * constructor type checks the details against the code's message at every call site.
+ * generic class would let `instanceof` widen `code` to `any`; so the class stays plain and is
+ * exported as this constructor type, which checks the details against the code's message at every
+ * call site. The class keeps its name: failure records and logs show `AppError`.
  */
 export interface AppErrorConstructor {
   new <C extends ErrorCode>(code: C, ...args: AppErrorArgs<C>): AppError;
   readonly prototype: AppError;
 }
 
-export type AppError = CatalogueError;
-export const AppError: AppErrorConstructor = CatalogueError;
+type CheckedAppError = AppError;
+const CheckedAppError: AppErrorConstructor = AppError;
+export { CheckedAppError as AppError };
 
 /** The `error` member of the error envelope (spec 2 §2.1). */
 export interface ErrorBody {

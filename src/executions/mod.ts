@@ -48,3 +48,6 @@ export {
   TRIGGERS,
 } from "./types.ts";
 export { IdempotencyCache } from "./idempotency.ts";
+export type { ExecutionHousekeeping } from "./reaper.ts";
+export type { ExecutionService, ExecutorPort } from "./service.ts";
+export { openExecutions } from "./wiring.ts";

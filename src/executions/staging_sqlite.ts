@@ -18,12 +18,12 @@ import {
   type Dialect,
   type QueryOptions,
   quoteIdent,
+  resolvePoolSettings,
   type RowStream,
   sqliteOver,
   type Statement,
   type WireValue,
-} from "../datasources/connectors/mod.ts";
-import { resolvePoolSettings } from "../datasources/connectors/pool_settings.ts";
+} from "../datasources/mod.ts";
 import { decimalShape, scaledDecimal, type Staging } from "./staging.ts";
 
 const quote = (name: string) => quoteIdent("SQLITE", name);

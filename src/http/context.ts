@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { Principal, WorkspaceContext } from "../identity/types.ts";
+import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import type { AppError } from "../errors/mod.ts";
 
 /** Per-request values every handler and middleware may read. */

@@ -14,7 +14,7 @@
  * - A DISCARDED pinned template cannot be cascaded: it is always `template_not_released`.
  */
 import { AppError } from "../errors/mod.ts";
-import type { Principal, WorkspaceContext } from "../identity/types.ts";
+import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import { normalisePrefix } from "../lib/folder_path.ts";
 import type { Db, Queryable } from "../store/mod.ts";
 import { dropPins, recordPins, type TemplateService } from "../templates/mod.ts";

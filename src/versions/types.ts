@@ -1,5 +1,5 @@
 /** The version vocabulary (spec 2 §2.2, §2.3, §3.1): statuses, stored rows, hooks, descriptors. */
-import type { Principal } from "../identity/types.ts";
+import type { Principal } from "../identity/mod.ts";
 import type { JsonValue } from "../lib/canonical_json.ts";
 import type { Queryable } from "../store/mod.ts";
 

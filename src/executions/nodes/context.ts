@@ -3,13 +3,14 @@
  * executor's codes. One runner per node type lives beside this file.
  */
 import { AppError } from "../../errors/mod.ts";
-import type {
-  ColumnSchema,
-  Connector,
-  Dialect,
-  WireValue,
-} from "../../datasources/connectors/mod.ts";
-import { classifyError, safeMessage } from "../../datasources/connectors/common.ts";
+import {
+  classifyError,
+  type ColumnSchema,
+  type Connector,
+  type Dialect,
+  safeMessage,
+  type WireValue,
+} from "../../datasources/mod.ts";
 import type { PipelineNode } from "../../pipelines/mod.ts";
 import { type ImportRef, renderTemplate, type TemplateDialect } from "../../templates/mod.ts";
 import type { FailedNode } from "../failure.ts";

@@ -7,7 +7,7 @@
 import type { MiddlewareHandler } from "hono";
 import { recordAudit } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
-import { authorize } from "../../identity/authorize.ts";
+import { authorize } from "../../identity/mod.ts";
 import type { AccessDeps } from "../access_deps.ts";
 import type { AppEnv } from "../context.ts";
 

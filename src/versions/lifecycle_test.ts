@@ -1,6 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
-import { AppError } from "../errors/mod.ts";
 import { bodyHash, canonicalJson } from "../lib/canonical_json.ts";
 import {
   attrsOf,
@@ -9,11 +8,11 @@ import {
   createOne,
   ev,
   refuses,
+  refusingHook,
   releasedOne,
   shape,
   worlds,
 } from "./test_fixtures.ts";
-import type { LifecycleHook } from "./types.ts";
 
 forEachStore(
   "create: DRAFT version 1, pointer null, audited; a taken name is refused",
@@ -212,14 +211,7 @@ forEachStore("release: a refusing hook rolls everything back", async (db) => {
   for (const w of await worlds(db)) {
     const { id, name, hash } = await releasedOne(w);
     const draft = await w.life.update(w.asAlice, id, hash, { body: bodyOf(w.k, name, "v2") });
-    const refuse: LifecycleHook = (_tx, { entity, version }) => {
-      throw new AppError("pipeline.version.not_eligible", {
-        pipeline_id: entity.id,
-        version: version.version,
-        status: version.status,
-        reason: "hook said no",
-      });
-    };
+    const refuse = refusingHook("hook said no");
     await refuses(
       w.life.release(w.asBob, id, draft.version.body_hash, { beforeRelease: [refuse] }),
       "pipeline.version.not_eligible",

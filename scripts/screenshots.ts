@@ -14,6 +14,9 @@ const OUT = new URL("../screenshots/", import.meta.url);
 /** The pages after sign-in, by file name. */
 const PAGES: Record<string, string> = {
   dashboard: "/dashboard",
+  pipelines: "/pipelines",
+  pipelines_folder: "/pipelines?prefix=demo/",
+  pipelines_search: "/pipelines?q=customers",
   error_codes: "/docs/errors",
 };
 
@@ -42,6 +45,15 @@ try {
   for (const [name, path] of Object.entries(PAGES)) {
     await page.goto(server.url + path);
     await shoot(page, name);
+  }
+  // One page per demo pipeline, named after its path.
+  await page.goto(`${server.url}/pipelines?prefix=demo/`);
+  const links = await page.locator("td a.title:not(.folder)").evaluateAll((as) =>
+    as.map((a) => [a.textContent ?? "", (a as HTMLAnchorElement).href])
+  );
+  for (const [text, href] of links) {
+    await page.goto(href);
+    await shoot(page, `pipeline_${text.replace(/\W+/g, "_").toLowerCase()}`);
   }
   console.log(`screenshots written to ${OUT.pathname}`);
 } finally {

@@ -55,6 +55,19 @@ try {
     await page.goto(href);
     await shoot(page, `pipeline_${text.replace(/\W+/g, "_").toLowerCase()}`);
   }
+  // A run through the form, watched to its end, then its result with the chart.
+  await page.goto(`${server.url}/pipelines?prefix=demo/`);
+  await page.click("text=Revenue against target");
+  await page.click(".page-head a.btn.primary");
+  await shoot(page, "run_form");
+  await page.click("button:has-text('Run pipeline')");
+  await page.locator("#run-live .result-table").waitFor();
+  await shoot(page, "run_done");
+  await page.click("a:has-text('Open')");
+  await page.locator("[data-chart] canvas").waitFor();
+  await shoot(page, "result");
+  await page.goto(`${server.url}/runs`);
+  await shoot(page, "runs");
   console.log(`screenshots written to ${OUT.pathname}`);
 } finally {
   await browser.close();

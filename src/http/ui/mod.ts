@@ -5,6 +5,7 @@
 import type { Router } from "../routing.ts";
 import { dashboardRoutes } from "./dashboard.tsx";
 import { pipelinePageRoutes } from "./pipelines.tsx";
+import { runPageRoutes } from "./runs.tsx";
 import type { UiPageDeps } from "./shell.ts";
 
 export type { UiPageDeps } from "./shell.ts";
@@ -12,4 +13,5 @@ export type { UiPageDeps } from "./shell.ts";
 export function uiRoutes(router: Router, deps: UiPageDeps): void {
   dashboardRoutes(router, deps);
   pipelinePageRoutes(router, deps);
+  runPageRoutes(router, deps);
 }

@@ -14,6 +14,12 @@ export {
 } from "./connections.ts";
 export { PoolManager } from "./connectors/mod.ts";
 export { registerReferenceFinder } from "./references.ts";
+export {
+  type SemanticFact,
+  type SemanticRecordInput,
+  Semantics,
+  type SemanticsOptions,
+} from "./semantics.ts";
 export { CredentialCipher, SealedSecretError } from "./secrets.ts";
 export {
   type CredentialPurpose,

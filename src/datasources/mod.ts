@@ -20,6 +20,7 @@ export {
   Semantics,
   type SemanticsOptions,
 } from "./semantics.ts";
+export { type TableStats } from "./table_stats.ts";
 export { CredentialCipher, SealedSecretError } from "./secrets.ts";
 export {
   type CredentialPurpose,

@@ -7,10 +7,11 @@
  * What it settles: `createMcpHandler(factory)` (one McpServer per request, both eras),
  * `McpServer.registerTool` with zod v4 input and output schemas, `handler.fetch(request,
  * {authInfo})` as the Hono handler with our own credential check in front, progress
- * notifications on both eras, and the transport's own answers (405 for GET, 400 for an
- * unsupported `MCP-Protocol-Version`).
+ * notifications on both eras, a call held open across a round trip, a call the client abandons
+ * aborting the handler's `ctx.mcpReq.signal`, and the transport's own answers (405 for GET and
+ * DELETE, 400 for an unsupported `MCP-Protocol-Version` or headers disagreeing with the body).
  */
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal, fail, ok } from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMcpHandler, McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import { Hono } from "hono";
@@ -18,8 +19,48 @@ import { z } from "zod";
 
 const KEY = "svc_test_key";
 
+/** Lets a test hold the `wait` tool mid-call and see what its request signal does. */
+interface Gate {
+  open: PromiseWithResolvers<void>;
+  aborted: PromiseWithResolvers<void>;
+  /** Settles when the tool returns, with whether its signal was aborted by then. */
+  finished: PromiseWithResolvers<boolean>;
+}
+const newGate = (): Gate => ({
+  open: Promise.withResolvers(),
+  aborted: Promise.withResolvers(),
+  finished: Promise.withResolvers(),
+});
+let gate: Gate | undefined;
+
 function buildServer(): McpServer {
   const server = new McpServer({ name: "pipeline-service", version: "0.0.0-spike" });
+  server.registerTool(
+    "wait",
+    {
+      description: "Reports progress, then waits until the test opens the gate.",
+      inputSchema: z.object({}),
+      outputSchema: z.object({ signal_aborted: z.boolean() }),
+    },
+    async (_args, ctx: ServerContext) => {
+      const g = gate!;
+      ctx.mcpReq.signal.addEventListener("abort", () => g.aborted.resolve(), { once: true });
+      const token = ctx.mcpReq._meta?.progressToken;
+      if (token !== undefined) {
+        await ctx.mcpReq.notify({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: 1 },
+        });
+      }
+      await g.open.promise;
+      const output = { signal_aborted: ctx.mcpReq.signal.aborted };
+      g.finished.resolve(output.signal_aborted);
+      return {
+        content: [{ type: "text", text: JSON.stringify(output) }],
+        structuredContent: output,
+      };
+    },
+  );
   server.registerTool(
     "echo",
     {
@@ -92,8 +133,8 @@ Deno.test("MCP SDK v2: the 2025-11-25 revision (initialize) over Streamable HTTP
     try {
       equal(client.getNegotiatedProtocolVersion(), "2025-11-25");
       const tools = await client.listTools();
-      deepEqual(tools.tools.map((t) => t.name), ["echo"]);
-      const echo = tools.tools[0];
+      deepEqual(tools.tools.map((t) => t.name), ["wait", "echo"]);
+      const echo = tools.tools[1];
       deepEqual(Object.keys(echo.inputSchema.properties ?? {}), ["text", "steps"]);
       deepEqual(echo.outputSchema?.required, ["echoed", "caller"]);
       deepEqual(echo.annotations, { readOnlyHint: true, idempotentHint: true });
@@ -123,7 +164,7 @@ Deno.test("MCP SDK v2: the 2026-07-28 revision (stateless, server/discover) in t
     try {
       equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
       equal(client.getServerVersion()?.name, "pipeline-service");
-      deepEqual((await client.listTools()).tools.map((t) => t.name), ["echo"]);
+      deepEqual((await client.listTools()).tools.map((t) => t.name), ["wait", "echo"]);
       const { result, progress } = await callEcho(client);
       deepEqual(result.structuredContent, { echoed: "hi", caller: "key-owner-1" });
       deepEqual(progress, [1, 2]);
@@ -132,6 +173,56 @@ Deno.test("MCP SDK v2: the 2026-07-28 revision (stateless, server/discover) in t
     }
   });
 });
+
+const ERAS = [
+  ["2025-11-25", undefined],
+  ["2026-07-28", { versionNegotiation: { mode: { pin: "2026-07-28" } } }],
+] as const;
+
+for (const [era, options] of ERAS) {
+  Deno.test(`MCP SDK v2 (${era}): a call held open across a round trip; what abandoning it does`, async () => {
+    await withServer(async (url) => {
+      const client = new Client({ name: "spike-client", version: "1.0.0" }, options);
+      await client.connect(transport(url));
+      try {
+        // Held open: the stream stays up while the tool waits on the test, which opens the gate
+        // only once the first progress notification has arrived over it.
+        gate = newGate();
+        const held = gate;
+        const result = await client.callTool({ name: "wait", arguments: {} }, {
+          onprogress: () => held.open.resolve(),
+        });
+        deepEqual(result.structuredContent, { signal_aborted: false });
+
+        // Abandoned: the client aborts its request after the first progress. On 2026-07-28 that
+        // aborts the handler's signal; on 2025-11-25 the stateless legacy leg serves the client's
+        // notifications/cancelled with a fresh instance, so the running handler never hears of
+        // it. Either way a tool that must outlive its caller simply ignores the signal.
+        gate = newGate();
+        const left = gate;
+        const abandon = new AbortController();
+        const call = client.callTool({ name: "wait", arguments: {} }, {
+          signal: abandon.signal,
+          onprogress: () => abandon.abort(),
+        });
+        await call.then(() => fail("the abandoned call resolved"), () => {});
+        if (era === "2026-07-28") {
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          await Promise.race([
+            left.aborted.promise,
+            new Promise((_, reject) =>
+              timer = setTimeout(() => reject(new Error("no abort")), 5000)
+            ),
+          ]).finally(() => clearTimeout(timer));
+        }
+        left.open.resolve();
+        equal(await left.finished.promise, era === "2026-07-28");
+      } finally {
+        await client.close();
+      }
+    });
+  });
+}
 
 Deno.test("MCP SDK v2: the transport's own answers, and our credential check in front", async () => {
   await withServer(async (url) => {

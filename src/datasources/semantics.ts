@@ -111,9 +111,9 @@ export class Semantics {
     const viewer = await this.#viewer(scope);
     const d = await this.#datasources.recordInWorkspace(scope.id, input.datasource);
     const { datasource: _, ...fields } = input;
-    const probe: RecordFactInput = { ...fields, recorded_via: via };
-    const columns = typeof probe.table === "string" && probe.table !== ""
-      ? await this.#tableColumns(actor, scope, d.name, probe)
+    const asked: RecordFactInput = { ...fields, recorded_via: via };
+    const columns = typeof asked.table === "string" && asked.table !== ""
+      ? await this.#tableColumns(actor, scope, d.name, asked)
       : undefined;
     const record = await recordFact(
       this.#db,
@@ -121,7 +121,7 @@ export class Semantics {
       d,
       viewer.visibleDatasourceIds,
       {
-        ...probe,
+        ...asked,
         ...(columns ? { columns } : {}),
       },
     );

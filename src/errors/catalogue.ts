@@ -8,6 +8,7 @@
  */
 import { authErrors } from "./auth.ts";
 import { datasourceErrors } from "./datasource.ts";
+import { docsErrors } from "./docs.ts";
 import { endpointErrors } from "./endpoint.ts";
 import type { CatalogueEntry, Placeholders } from "./entry.ts";
 import { executionErrors } from "./execution.ts";
@@ -29,6 +30,7 @@ export const families = {
   template: templateErrors,
   pipeline: pipelineErrors,
   execution: executionErrors,
+  docs: docsErrors,
 } as const;
 
 export const catalogue = {
@@ -40,6 +42,7 @@ export const catalogue = {
   ...templateErrors,
   ...pipelineErrors,
   ...executionErrors,
+  ...docsErrors,
 } as const satisfies Record<string, CatalogueEntry>;
 
 /** Every code the service can answer. */

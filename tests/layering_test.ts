@@ -93,7 +93,12 @@ export function violation({ file, target }: Import): string | null {
       return test ? null : `${where}: only *_test.ts files under src/ may import tests/`;
     }
     const { packages, paths } = rules.forbidden_in_domains_and_infrastructure;
-    const banned = packages.some((p) => target === p || target.startsWith(`${p}/`)) ||
+    // `npm:hono@4/…` and `hono/…` name the same package.
+    const name = target.replace(/^(npm|jsr):\/?/, "").replace(
+      /^(@?[^@/]+(?:\/[^@/]+)?)@[^/]*/,
+      "$1",
+    );
+    const banned = packages.some((p) => name === p || name.startsWith(`${p}/`)) ||
       paths.some((p) => target.startsWith(p));
     if (confined && banned) return `${where}: a ${kindOf(from)} folder stays free of front ends`;
     if (target.startsWith("ui/") && kindOf(from) !== "front end") {
@@ -183,6 +188,9 @@ Deno.test("the layering check refuses what ARCHITECTURE.md rules out", () => {
     ["src/templates/service.ts", "src/versions/mod.ts", false],
     ["src/pipelines/service.ts", "hono", true],
     ["src/executions/run.ts", "preact/hooks", true],
+    ["src/executions/run.ts", "npm:hono@4.13.19/http-exception", true],
+    ["src/identity/users.ts", "npm:@modelcontextprotocol/server@2.4.0", true],
+    ["src/identity/users.ts", "npm:zod@4", false],
     ["src/versions/engine.ts", "ui/render.tsx", true],
     ["src/http/app.tsx", "ui/render.tsx", false],
     ["src/http/app.tsx", "src/identity/types.ts", true],

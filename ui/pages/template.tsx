@@ -18,6 +18,8 @@ export interface TemplatePageProps {
     current_version: number | null;
   };
   versions: PipelineVersionRow[];
+  /** Stored pipeline and template versions that pin this template. */
+  usedBy: { kind: string; id: string; name: string; version: number; pinned_version: number }[];
 }
 
 /** `/templates/view?id=`: the working version's body, its imports, versions and users. */
@@ -54,7 +56,7 @@ export function TemplatePage(props: TemplatePageProps) {
         </header>
         <pre class="sql body-pre"><code>{t.body}</code></pre>
       </section>
-      <div class="section-gap">
+      <div class="grid cols-2 section-gap">
         <section class="card">
           <header>
             <h2>Imports</h2>
@@ -71,6 +73,32 @@ export function TemplatePage(props: TemplatePageProps) {
               ))}
             </ul>
           )}
+        </section>
+        <section class="card">
+          <header>
+            <h2>Used by</h2>
+          </header>
+          {props.usedBy.length === 0
+            ? <div class="empty">Nothing pins this template.</div>
+            : (
+              <ul class="list">
+                {props.usedBy.map((u) => (
+                  <li key={`${u.kind}:${u.id}@${u.version}`}>
+                    <a
+                      class="title"
+                      href={u.kind === "pipeline"
+                        ? `/pipelines/${u.id}`
+                        : `/templates/view?id=${encodeURIComponent(u.id)}`}
+                    >
+                      {u.name}
+                    </a>
+                    <span class="meta">
+                      {u.kind} v{u.version} pins v{u.pinned_version}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
         </section>
       </div>
       <section class="card section-gap">

@@ -72,10 +72,11 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
   }, async (c, { query }) => {
     const p = c.get("principal")!;
     const workspaceId = c.get("workspace")!.id;
-    const [ctx, template, versions] = await Promise.all([
+    const [ctx, template, versions, usedBy] = await Promise.all([
       shellContext(c, deps, p),
       deps.templates.get(workspaceId, query.id),
       deps.templates.versions(workspaceId, query.id),
+      deps.templates.usedBy(workspaceId, query.id),
     ]);
     const names = await userNames(deps, versions.map((v) => v.created_by));
     return c.html(renderPage(
@@ -90,6 +91,7 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
           created_at: v.created_at,
           released_at: v.released_at,
         })).reverse()}
+        usedBy={usedBy}
       />,
     ));
   });

@@ -16,7 +16,12 @@ export interface TemplatePageProps {
     version: number;
     status: string;
     current_version: number | null;
+    body_hash: string;
   };
+  /** The working version rendered with no parameters: its SQL and the placeholders it binds. */
+  preview: { sql: string; placeholders: string[] } | { error: string } | null;
+  can: { write: boolean; release: boolean };
+  flash: { saved?: boolean; released?: number; error?: string };
   versions: PipelineVersionRow[];
   /** Stored pipeline and template versions that pin this template. */
   usedBy: { kind: string; id: string; name: string; version: number; pinned_version: number }[];
@@ -47,7 +52,25 @@ export function TemplatePage(props: TemplatePageProps) {
             {t.dialect ? ` · ${t.dialect.toLowerCase()}` : ""}
           </p>
         </div>
+        <div class="actions">
+          {props.can.write && (
+            <a class="btn" href={`/templates/edit?id=${encodeURIComponent(t.id)}`}>Edit</a>
+          )}
+          {props.can.release && t.status === "DRAFT" && (
+            <form method="post" action="/partials/templates/release" class="inline">
+              <input type="hidden" name="_csrf" value={props.ctx.csrf} />
+              <input type="hidden" name="id" value={t.id} />
+              <input type="hidden" name="body_hash" value={t.body_hash} />
+              <button type="submit" class="primary">Release v{t.version}</button>
+            </form>
+          )}
+        </div>
       </div>
+      {props.flash.saved && <div class="banner ok" role="status">Draft saved.</div>}
+      {props.flash.released && (
+        <div class="banner ok" role="status">Released v{props.flash.released}.</div>
+      )}
+      {props.flash.error && <div class="banner error" role="alert">{props.flash.error}</div>}
       {t.description && <p class="lead">{t.description}</p>}
       <section class="card">
         <header>
@@ -56,6 +79,23 @@ export function TemplatePage(props: TemplatePageProps) {
         </header>
         <pre class="sql body-pre"><code>{t.body}</code></pre>
       </section>
+      {props.preview && (
+        <section class="card section-gap">
+          <header>
+            <h2>Rendered</h2>
+            {"placeholders" in props.preview && (
+              <span class="muted small">
+                binds {props.preview.placeholders.length
+                  ? props.preview.placeholders.map((p) => `:${p}`).join(", ")
+                  : "no parameters"}
+              </span>
+            )}
+          </header>
+          {"sql" in props.preview
+            ? <pre class="sql body-pre"><code>{props.preview.sql}</code></pre>
+            : <div class="banner error schema-error">{props.preview.error}</div>}
+        </section>
+      )}
       <div class="grid cols-2 section-gap">
         <section class="card">
           <header>

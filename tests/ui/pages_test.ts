@@ -3,7 +3,7 @@
  * demo: no console error, no serious accessibility violation in either theme, and the viewer
  * sees Run but none of the controls their role does not hold — which the partials refuse too.
  */
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { createUser } from "../access_fixtures.ts";
 import {
@@ -112,6 +112,15 @@ browserTest(
           return [test.status, tables.status];
         }, csrf);
         deepEqual(refused, [403, 403]);
+
+        // A page that cannot be shown says why in the envelope's words, as a page.
+        const missing = await page.goto(`${s.url}/pipelines/${crypto.randomUUID()}`);
+        equal(missing?.status(), 404);
+        ok((await page.locator("h1").textContent())?.length);
+        match(
+          await page.locator(".error-page .mono").first().textContent() ?? "",
+          /pipeline\.not_found/,
+        );
       } finally {
         await browser.close();
       }

@@ -1,0 +1,166 @@
+/// <reference lib="deno.worker" />
+/**
+ * One SQLite connection on its own thread (see `sqlite_thread.ts`). node:sqlite is synchronous:
+ * here a long statement holds only this worker, never the server's event loop, and the main
+ * thread ends it by terminating the worker. Requests are handled one at a time, in order; a read
+ * advances only when asked for its next batch, so the rows in flight stay bounded.
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { readRows, type SqliteRows } from "./sqlite_rows.ts";
+import { type Phase, refusal } from "./sqlite_policy.ts";
+import type { SqliteRequest, WorkerError } from "./sqlite_thread.ts";
+
+/**
+ * node:sqlite's confinement API as Deno 2.9 implements it; the node:sqlite types a worker graph
+ * is checked with predate it (the main graph's @types/node has it).
+ */
+interface Confinable {
+  limits: { attach: number };
+  setAuthorizer(
+    callback: (action: number, arg1: string | null, arg2: string | null) => number,
+  ): void;
+}
+
+let db: DatabaseSync | undefined;
+let phase: Phase = "system";
+let refused: string | undefined;
+const cursors = new Map<number, { rows: SqliteRows; phase: Phase }>();
+let lastCursor = 0;
+
+function open(path: string, readOnly: boolean, busyTimeout: number): void {
+  // The file must exist: opening a mistyped path must not create an empty database.
+  if (path !== ":memory:") Deno.statSync(path);
+  const options = { readOnly, allowExtension: false, defensive: true };
+  db = new DatabaseSync(path, options);
+  const confinable = db as unknown as Confinable;
+  // No second database on this connection, whatever asks (ATTACH, VACUUM INTO): the engine's
+  // own limit, under the authorizer's refusal.
+  confinable.limits.attach = 0;
+  db.exec(`PRAGMA busy_timeout = ${Math.trunc(busyTimeout)}`);
+  if (readOnly) db.exec("PRAGMA query_only = ON");
+  confinable.setAuthorizer((action, arg1, arg2) => {
+    const why = refusal(phase, action, arg1, arg2);
+    if (why === undefined) return 0; // SQLITE_OK
+    refused ??= why;
+    return 1; // SQLITE_DENY
+  });
+}
+
+function database(): DatabaseSync {
+  if (!db) throw new Error("the SQLite connection is not open");
+  return db;
+}
+
+/** Runs `fn` with the authorizer in `p`, back to `system` after. */
+function as<T>(p: Phase, fn: () => T): T {
+  phase = p;
+  try {
+    return fn();
+  } finally {
+    phase = "system";
+  }
+}
+
+/** The executor's own repeated statements (a staging table's full-batch INSERT), kept prepared. */
+const statements = new Map<string, StatementSync>();
+function prepared(d: DatabaseSync, sql: string): StatementSync {
+  let stmt = statements.get(sql);
+  if (!stmt) {
+    if (statements.size >= 16) statements.clear();
+    stmt = d.prepare(sql);
+    statements.set(sql, stmt);
+  }
+  return stmt;
+}
+
+function handle(request: SqliteRequest): unknown {
+  switch (request.op) {
+    case "open":
+      return open(request.path, request.readOnly, request.busyTimeout);
+    case "query": {
+      const p: Phase = request.readOnly ? "read" : "author";
+      return as(p, () => {
+        const rows = readRows(database(), request.sql, request.values);
+        const first = rows.next(request.batchRows);
+        const ended = first.length < request.batchRows;
+        const cursor = ended ? 0 : ++lastCursor;
+        if (ended) rows.close();
+        else cursors.set(cursor, { rows, phase: p });
+        return { cursor, columns: rows.columns, rows: first };
+      });
+    }
+    case "next": {
+      const open = cursors.get(request.cursor);
+      if (!open) return [];
+      try {
+        const batch = as(open.phase, () => open.rows.next(request.rows));
+        if (batch.length < request.rows) cursors.delete(request.cursor);
+        return batch;
+      } catch (error) {
+        cursors.delete(request.cursor);
+        throw error;
+      }
+    }
+    case "close":
+      cursors.get(request.cursor)?.rows.close();
+      cursors.delete(request.cursor);
+      return undefined;
+    case "exec":
+      return database().exec(request.sql);
+    case "run":
+      return as(
+        "author",
+        () => Number(database().prepare(request.sql).run(...request.values).changes),
+      );
+    case "all":
+      return database().prepare(request.sql).all(...request.values);
+    case "batch": {
+      // One transaction: the executor's own statements (staging inserts), all or none.
+      const d = database();
+      d.exec("BEGIN");
+      try {
+        for (const s of request.statements) prepared(d, s.sql).run(...s.values);
+        d.exec("COMMIT");
+      } catch (error) {
+        if (d.isTransaction) d.exec("ROLLBACK");
+        throw error;
+      }
+      return undefined;
+    }
+    case "shut":
+      for (const c of cursors.values()) c.rows.close();
+      cursors.clear();
+      statements.clear();
+      if (db?.isOpen) db.close();
+      return undefined;
+  }
+}
+
+function describe(error: unknown): WorkerError {
+  const e = error as Partial<WorkerError> & { name?: string };
+  const authDenied = e?.errcode === 23 && refused !== undefined;
+  return {
+    name: typeof e?.name === "string" ? e.name : "Error",
+    message: authDenied ? `not authorized: ${refused}` : String(e?.message ?? error),
+    ...(typeof e?.code === "string" ? { code: e.code } : {}),
+    ...(typeof e?.errcode === "number" ? { errcode: e.errcode } : {}),
+    ...(typeof e?.errstr === "string" ? { errstr: e.errstr } : {}),
+    ...(authDenied ? { refused } : {}),
+  };
+}
+
+self.onmessage = (event: MessageEvent<SqliteRequest & { id: number }>) => {
+  const { id } = event.data;
+  refused = undefined;
+  try {
+    const value = handle(event.data);
+    self.postMessage({ id, ok: true, value, tx: db?.isOpen ? db.isTransaction : false });
+  } catch (error) {
+    self.postMessage({
+      id,
+      ok: false,
+      error: describe(error),
+      tx: db?.isOpen ? db.isTransaction : false,
+    });
+  }
+};

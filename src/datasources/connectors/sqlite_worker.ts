@@ -138,12 +138,15 @@ function handle(request: SqliteRequest): unknown {
 
 function describe(error: unknown): WorkerError {
   const e = error as Partial<WorkerError> & { name?: string };
-  const authDenied = e?.errcode === 23 && refused !== undefined;
+  // The authorizer refused part of the statement: SQLite reports SQLITE_AUTH, or SQLITE_ERROR
+  // ("not authorized to use function") for a refused function; either is the refusal.
+  const authDenied = refused !== undefined && (e?.errcode === 23 || e?.errcode === 1);
+  const errcode = authDenied ? 23 : e?.errcode;
   return {
     name: typeof e?.name === "string" ? e.name : "Error",
     message: authDenied ? `not authorized: ${refused}` : String(e?.message ?? error),
     ...(typeof e?.code === "string" ? { code: e.code } : {}),
-    ...(typeof e?.errcode === "number" ? { errcode: e.errcode } : {}),
+    ...(typeof errcode === "number" ? { errcode } : {}),
     ...(typeof e?.errstr === "string" ? { errstr: e.errstr } : {}),
     ...(authDenied ? { refused } : {}),
   };

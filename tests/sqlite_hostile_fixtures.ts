@@ -61,12 +61,12 @@ export function fileState(path: string): unknown {
 export async function withHostileWorld(
   store: StoreKind,
   fn: (w: HostileWorld) => Promise<void>,
-  env: Record<string, string> = {},
+  options: { env?: Record<string, string>; poolSize?: number } = {},
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "svc_hostile_" });
   const escapeDir = `${dir}/escapes`;
   await Deno.mkdir(escapeDir);
-  const s = await startTestServer({ store, env });
+  const s = await startTestServer({ store, env: options.env });
   try {
     const f = await seedRoles(s.runtime);
     const admin = await sessionHeaders(s.runtime, f.users.super_admin, "acme");
@@ -78,7 +78,7 @@ export async function withHostileWorld(
         dialect: "SQLITE",
         jdbc_url: `jdbc:sqlite:${path}`,
         readonly: name === "ro",
-        properties: { hikari: { maximumPoolSize: 5 } },
+        properties: { hikari: { maximumPoolSize: options.poolSize ?? 5 } },
       });
       equal(made.status, 201, JSON.stringify(made.body));
     }

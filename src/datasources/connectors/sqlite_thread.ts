@@ -50,6 +50,9 @@ type Reply = { id: number; ok: true; value: unknown; tx: boolean } | {
 
 const WORKER_URL = new URL("./sqlite_worker.ts", import.meta.url);
 
+/** Every SQLite worker not yet ended, for `SqliteThread.stats()`. */
+const threads = new Set<SqliteThread>();
+
 export class SqliteThread {
   readonly #worker: Worker;
   readonly #pending = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
@@ -57,9 +60,12 @@ export class SqliteThread {
   #seq = 0;
   #ended: unknown;
   #inTransaction = false;
+  /** The worker has started and opened its database. */
+  #open = false;
 
   /** Starts the worker and opens `path` there; `ready()` tells whether that worked. */
   constructor(spec: { path: string; readOnly?: boolean; busyTimeout?: number }) {
+    threads.add(this);
     this.#worker = new Worker(WORKER_URL, { type: "module", name: "sqlite" });
     this.#worker.onmessage = (event: MessageEvent<Reply>) => this.#settle(event.data);
     this.#worker.onerror = (event) => {
@@ -72,7 +78,7 @@ export class SqliteThread {
       readOnly: spec.readOnly === true,
       busyTimeout: spec.busyTimeout ?? 5000,
     });
-    this.#opened.catch(() => {});
+    this.#opened.then(() => (this.#open = true), () => {});
   }
 
   /** Resolves once the database is open; rejects with why it could not be (and ends the worker). */
@@ -84,6 +90,13 @@ export class SqliteThread {
       this.terminate(error);
       throw error;
     }
+  }
+
+  /** Workers in this process: started and not ended, and of those, the ones running SQL. */
+  static stats(): { live: number; busy: number } {
+    let busy = 0;
+    for (const t of threads) if (t.#open && t.#pending.size > 0) busy++;
+    return { live: threads.size, busy };
   }
 
   get alive(): boolean {
@@ -111,6 +124,7 @@ export class SqliteThread {
   terminate(reason: unknown = new Error("the SQLite connection is closed")): void {
     if (!this.alive) return;
     this.#ended = reason;
+    threads.delete(this);
     this.#worker.terminate();
     for (const p of this.#pending.values()) p.reject(reason);
     this.#pending.clear();

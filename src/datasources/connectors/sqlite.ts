@@ -163,21 +163,33 @@ export class SqliteConnector implements Connector {
     const converters = schema.map((c) => sqliteConverter(c.type));
     const convert = (rows: Raw[][]) => rows.map((row) => row.map((v, i) => converters[i](v)));
     let done = opened.cursor === 0;
+    // One batch read ahead: the worker steps the next batch while this one is converted and
+    // delivered. At most one batch waits, so memory stays bounded by the consumer's pace.
+    let ahead: Promise<Raw[][]> | undefined;
+    const ask = () => {
+      if (done) return;
+      ahead = thread.request<Raw[][]>(
+        { op: "next", cursor: opened.cursor, rows: batchRows },
+        signal,
+      );
+      ahead.catch(() => {});
+    };
+    ask();
     return rowStream(schema, {
       first: convert(first),
       next: async () => {
         if (done) return undefined;
         signal?.throwIfAborted();
-        const batch = await thread.request<Raw[][]>(
-          { op: "next", cursor: opened.cursor, rows: batchRows },
-          signal,
-        );
+        const batch = await ahead!;
+        ahead = undefined;
         if (batch.length < batchRows) done = true;
+        else ask();
         return batch.length > 0 ? convert(batch) : undefined;
       },
       finish: async () => {
         if (!done && thread.alive) {
           done = true;
+          // Requests are answered in order: the read-ahead (if any) before the close.
           await thread.request({ op: "close", cursor: opened.cursor }).catch(() => {});
         }
         release();

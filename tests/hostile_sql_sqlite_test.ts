@@ -1,7 +1,7 @@
 /**
  * Issue 11, SQLite: author SQL reaches only its own database. Every escape below is run through
  * every path that runs author SQL on SQLite (SQLite staging, a writable and a read-only SQLite
- * datasource, release checks, the probe) and each must be refused by SQLite's own authorizer,
+ * datasource, release checks, the probe; row previews take only listed names) and each must be refused by SQLite's own authorizer,
  * with nothing written anywhere: no file where an escape aimed one, the datasource files as they
  * were, the metadata store's users as they were (the author is not made a super admin).
  */
@@ -152,6 +152,26 @@ forEachStoreKind(
           }),
           (e) => e instanceof AppError && e.details.reason === "engine_refused",
         );
+      }
+
+      // Row previews never run author SQL: a name reaches SQL only as one the catalogue listed.
+      for (const source of ["wh", "ro"]) {
+        deepEqual(
+          (await w.s.runtime.connections.previewRows(viewer, scope, source, { table: "orders" }))
+            .rows,
+          [["1", "10"], ["2", "32"]],
+        );
+        for (
+          const target of [
+            { table: `orders"; ATTACH '${w.escapeDir}/p.db' AS p; --` },
+            { schema: `main" ; ATTACH '${w.escapeDir}/q.db' AS q; --`, table: "orders" },
+          ]
+        ) {
+          await rejects(
+            w.s.runtime.connections.previewRows(viewer, scope, source, target),
+            (e) => e instanceof AppError && e.code.startsWith("datasource."),
+          );
+        }
       }
 
       const checks = hostile.flatMap(([label, sql], i) =>

@@ -22,17 +22,11 @@ import {
   tableNotFound,
 } from "./common.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
-import type { Raw } from "./sqlite_rows.ts";
 import { type Opened, SqliteThread } from "./sqlite_thread.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
-import {
-  declaredPrecision,
-  sqliteConverter,
-  sqliteWireType,
-  storageClassType,
-} from "./sqlite_types.ts";
+import { declaredPrecision, sqliteWireType } from "./sqlite_types.ts";
 import {
   type ColumnInfo,
   type ColumnSchema,
@@ -43,6 +37,7 @@ import {
   type Statement,
   type TableInfo,
   type TestOutcome,
+  type WireValue,
   WriteError,
   type WriteOutcome,
 } from "./types.ts";
@@ -151,32 +146,21 @@ export class SqliteConnector implements Connector {
       release();
       throw signal?.aborted ? signal.reason : error;
     }
-    const first = opened.rows;
-    const schema: ColumnSchema[] = opened.columns.map((col, i) => {
-      if (col.type) {
-        return { name: col.name, type: sqliteWireType(col.type).type, source_type: col.type };
-      }
-      const sample = first.find((row) => row[i] !== null)?.[i] ?? null;
-      const inferred = storageClassType(sample);
-      return { name: col.name, type: inferred.type, source_type: inferred.source };
-    });
-    const converters = schema.map((c) => sqliteConverter(c.type));
-    const convert = (rows: Raw[][]) => rows.map((row) => row.map((v, i) => converters[i](v)));
     let done = opened.cursor === 0;
     // One batch read ahead: the worker steps the next batch while this one is converted and
     // delivered. At most one batch waits, so memory stays bounded by the consumer's pace.
-    let ahead: Promise<Raw[][]> | undefined;
+    let ahead: Promise<WireValue[][]> | undefined;
     const ask = () => {
       if (done) return;
-      ahead = thread.request<Raw[][]>(
+      ahead = thread.request<WireValue[][]>(
         { op: "next", cursor: opened.cursor, rows: batchRows },
         signal,
       );
       ahead.catch(() => {});
     };
     ask();
-    return rowStream(schema, {
-      first: convert(first),
+    return rowStream(opened.schema, {
+      first: opened.rows,
       next: async () => {
         if (done) return undefined;
         signal?.throwIfAborted();
@@ -184,7 +168,7 @@ export class SqliteConnector implements Connector {
         ahead = undefined;
         if (batch.length < batchRows) done = true;
         else ask();
-        return batch.length > 0 ? convert(batch) : undefined;
+        return batch.length > 0 ? batch : undefined;
       },
       finish: async () => {
         if (!done && thread.alive) {

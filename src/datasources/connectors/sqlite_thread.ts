@@ -9,8 +9,8 @@
  * (an aggregate over a huge recursive CTE) keeps its thread busy until SQLite returns, though
  * nothing waits for it and its connection is already replaced (node:sqlite has no interrupt).
  */
-import type { SQLInputValue, StatementColumnMetadata } from "node:sqlite";
-import type { Raw } from "./sqlite_rows.ts";
+import type { SQLInputValue } from "node:sqlite";
+import type { ColumnSchema, WireValue } from "./types.ts";
 
 export type SqliteRequest =
   | { op: "open"; path: string; readOnly: boolean; busyTimeout: number }
@@ -37,8 +37,8 @@ export interface WorkerError {
 export interface Opened {
   /** 0 when `rows` is the whole result. */
   cursor: number;
-  columns: StatementColumnMetadata[];
-  rows: Raw[][];
+  schema: ColumnSchema[];
+  rows: WireValue[][];
 }
 
 type Reply = { id: number; ok: true; value: unknown; tx: boolean } | {

@@ -7,7 +7,9 @@
  */
 import { setPriority } from "node:os";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { readRows, type SqliteRows } from "./sqlite_rows.ts";
+import { type Raw, readRows, type SqliteRows } from "./sqlite_rows.ts";
+import { sqliteConverter, sqliteWireType, storageClassType } from "./sqlite_types.ts";
+import type { ColumnSchema, WireValue } from "./types.ts";
 import { type Phase, refusal } from "./sqlite_policy.ts";
 import type { SqliteRequest, WorkerError } from "./sqlite_thread.ts";
 
@@ -33,7 +35,8 @@ if (Deno.build.os === "linux") setPriority(0, WORKER_NICE);
 let db: DatabaseSync | undefined;
 let phase: Phase = "system";
 let refused: string | undefined;
-const cursors = new Map<number, { rows: SqliteRows; phase: Phase }>();
+type Convert = (rows: Raw[][]) => WireValue[][];
+const cursors = new Map<number, { rows: SqliteRows; phase: Phase; convert: Convert }>();
 let lastCursor = 0;
 
 function open(path: string, readOnly: boolean, busyTimeout: number): void {
@@ -91,11 +94,22 @@ function handle(request: SqliteRequest): unknown {
       return as(p, () => {
         const rows = readRows(database(), request.sql, request.values);
         const first = rows.next(request.batchRows);
+        // Wire types and values are made here, off the server's thread.
+        const schema: ColumnSchema[] = rows.columns.map((col, i) => {
+          if (col.type) {
+            return { name: col.name, type: sqliteWireType(col.type).type, source_type: col.type };
+          }
+          const sample = first.find((row) => row[i] !== null)?.[i] ?? null;
+          const inferred = storageClassType(sample);
+          return { name: col.name, type: inferred.type, source_type: inferred.source };
+        });
+        const converters = schema.map((c) => sqliteConverter(c.type));
+        const convert: Convert = (batch) => batch.map((row) => row.map((v, i) => converters[i](v)));
         const ended = first.length < request.batchRows;
         const cursor = ended ? 0 : ++lastCursor;
         if (ended) rows.close();
-        else cursors.set(cursor, { rows, phase: p });
-        return { cursor, columns: rows.columns, rows: first };
+        else cursors.set(cursor, { rows, phase: p, convert });
+        return { cursor, schema, rows: convert(first) };
       });
     }
     case "next": {
@@ -104,7 +118,7 @@ function handle(request: SqliteRequest): unknown {
       try {
         const batch = as(open.phase, () => open.rows.next(request.rows));
         if (batch.length < request.rows) cursors.delete(request.cursor);
-        return batch;
+        return open.convert(batch);
       } catch (error) {
         cursors.delete(request.cursor);
         throw error;

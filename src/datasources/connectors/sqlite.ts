@@ -147,8 +147,8 @@ export class SqliteConnector implements Connector {
       throw signal?.aborted ? signal.reason : error;
     }
     let done = opened.cursor === 0;
-    // One batch read ahead: the worker steps the next batch while this one is converted and
-    // delivered. At most one batch waits, so memory stays bounded by the consumer's pace.
+    // One batch read ahead: the worker steps the next batch while this one is delivered. At
+    // most one batch waits, so memory stays bounded by the consumer's pace.
     let ahead: Promise<WireValue[][]> | undefined;
     const ask = () => {
       if (done) return;

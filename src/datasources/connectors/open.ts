@@ -55,7 +55,15 @@ export function openConnector(
         deps.logger,
       );
     case "SQLITE":
-      return new SqliteConnector(config.name, target, options, config.pool, deps.logger);
+      return new SqliteConnector(
+        config.name,
+        target,
+        options,
+        config.pool,
+        deps.logger,
+        undefined,
+        config.readonly,
+      );
     case "DUCKDB":
       return new DuckdbConnector(config.name, target, options, config.pool, deps.logger);
     case "LAKE":

@@ -57,7 +57,14 @@ export function openConnector(
     case "SQLITE":
       return new SqliteConnector(config.name, target, options, config.pool, deps.logger);
     case "DUCKDB":
-      return new DuckdbConnector(config.name, target, options, config.pool, deps.logger);
+      return new DuckdbConnector(
+        config.name,
+        target,
+        options,
+        config.pool,
+        deps.logger,
+        config.readonly,
+      );
     case "LAKE":
       throw new Error("LAKE datasources are opened by the lake module");
   }

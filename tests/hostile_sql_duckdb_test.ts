@@ -18,6 +18,8 @@ import { forEachStoreKind } from "./stores.ts";
 
 interface Places {
   dataDir: string;
+  /** The metadata database (on PostgreSQL where an embedded install would keep it). */
+  serviceDb: string;
   marker: string;
   markerFile: string;
   /** Where written files would land; must stay empty. */
@@ -42,7 +44,7 @@ const CASES: Case[] = [
   },
   {
     name: "read_blob of the metadata database",
-    sql: (p) => `SELECT content FROM read_blob('${p.dataDir}/service.db*')`,
+    sql: (p) => `SELECT content FROM read_blob('${p.serviceDb}*')`,
     kind: "refused",
   },
   {
@@ -161,6 +163,7 @@ async function run(w: World, node: Record<string, unknown>): Promise<EventFrame[
 function assertNothingRead(w: World, text: string, what: string) {
   ok(!text.includes(w.places.marker), `${what}: the marker leaked`);
   ok(!text.includes("root:x:0:0"), `${what}: /etc/passwd leaked`);
+  ok(!text.includes("SQLite format 3"), `${what}: the metadata database leaked`);
 }
 
 function assertRefused(w: World, c: Case, path: string, events: EventFrame[]) {
@@ -243,7 +246,17 @@ async function setUp(s: TestServer): Promise<World & { admin: Record<string, str
     s,
     admin,
     author,
-    places: { dataDir, marker, markerFile, out, port: 0, roFile: `${dataDir}/ro.duckdb` },
+    places: {
+      dataDir,
+      serviceDb: s.runtime.config.store.url.startsWith("sqlite:")
+        ? s.runtime.config.store.url.slice("sqlite:".length)
+        : `${dataDir}/service.db`,
+      marker,
+      markerFile,
+      out,
+      port: 0,
+      roFile: `${dataDir}/ro.duckdb`,
+    },
   };
 }
 

@@ -7,9 +7,11 @@
  * never appears, nor do the secrets), written (every target path is absent afterwards) or
  * contacted (a local listener saw no connection). Each path still answers a plain read after.
  */
-import { equal, ok } from "node:assert/strict";
+import { equal, ok, rejects } from "node:assert/strict";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { AppError } from "../src/errors/mod.ts";
 import type { EventFrame } from "../src/executions/event_order.ts";
+import type { WorkspaceContext } from "../src/identity/types.ts";
 import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { frames } from "./executions_fixtures.ts";
 import { writeParquet } from "./fixtures/lake.ts";
@@ -142,6 +144,8 @@ interface World {
   s: TestServer;
   places: Places;
   author: Record<string, string>;
+  /** `datasources_preview_rows` as the author calls it (no REST route: a tool). */
+  preview(datasource: string, target: { schema?: string; table: string }): Promise<unknown[][]>;
 }
 
 async function run(w: World, node: Record<string, unknown>): Promise<EventFrame[]> {
@@ -242,10 +246,23 @@ async function setUp(s: TestServer): Promise<World & { admin: Record<string, str
   });
   equal(table.status, 201, JSON.stringify(table.body));
   const author = await sessionHeaders(s.runtime, fx.users.author, "acme");
+  const scope: WorkspaceContext = {
+    id: fx.workspace.id,
+    name: "acme",
+    flags: { author: true, promoter: false, admin: false },
+    implicit: false,
+  };
   return {
     s,
     admin,
     author,
+    preview: async (datasource, target) =>
+      (await s.runtime.connections.previewRows(
+        fx.users.author.principal,
+        scope,
+        datasource,
+        target,
+      )).rows,
     places: {
       dataDir,
       serviceDb: s.runtime.config.store.url.startsWith("sqlite:")
@@ -337,6 +354,31 @@ forEachStoreKind(
         sql: `CREATE VIEW leak AS SELECT content FROM read_text('${w.places.markerFile}')`,
       });
       assertRefused(w, CASES[0], "DuckDB DDL view", view);
+
+      // Row previews quote only names the listings show: a hostile name is no table.
+      for (
+        const [datasource, schema] of [["duck", "main"], ["duck_ro", "main"], ["lake", "sales"]]
+      ) {
+        equal((await w.preview(datasource, { schema, table: "orders" })).length, 1, datasource);
+        for (
+          const table of [
+            `orders"; ATTACH ':memory:' AS m; --`,
+            `orders" UNION SELECT content FROM read_text('${w.places.markerFile}') --`,
+          ]
+        ) {
+          await rejects(w.preview(datasource, { schema, table }), (e) => {
+            ok(e instanceof AppError, String(e));
+            // A LAKE's columns() lists nothing for an unknown table, so its preview runs the
+            // (correctly quoted) statement and the engine finds no such table.
+            const expected = datasource === "lake"
+              ? ["datasource.table_not_found", "datasource.probe.statement_failed"]
+              : ["datasource.table_not_found"];
+            ok(expected.includes(e.code), `${datasource}: ${e.code}`);
+            ok(!JSON.stringify(e.details).includes(w.places.marker));
+            return true;
+          });
+        }
+      }
 
       // The refusal is the same whether the file exists or not: it tells nothing about the disk.
       const reasonFor = async (file: string) => {

@@ -105,6 +105,13 @@ const CASES: Case[] = [
     sql: (p) => `COPY (SELECT 'junk' AS a) TO '${p.roFile}.wal'`,
     kind: "refused",
   },
+  { name: "IMPORT DATABASE", sql: (p) => `IMPORT DATABASE '${p.dataDir}'`, kind: "refused" },
+  { name: "USE another catalog", sql: () => "USE system", kind: "refused" },
+  {
+    name: "a second statement behind a read",
+    sql: () => "SELECT 1 AS a; ATTACH ':memory:' AS m",
+    kind: "any",
+  },
   { name: "EXPORT DATABASE", sql: (p) => `EXPORT DATABASE '${p.out}/export'`, kind: "refused" },
   { name: "PRAGMA enable_profiling", sql: () => "PRAGMA enable_profiling", kind: "refused" },
   { name: "PRAGMA enable_verification", sql: () => "PRAGMA enable_verification", kind: "refused" },

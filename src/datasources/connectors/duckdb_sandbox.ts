@@ -102,8 +102,9 @@ export function refuseUnlockedFunctions(sql: string): void {
 
 /**
  * Prepares each statement of `sql` in turn and hands it to `run`, after checking its kind
- * against `allowed`. Statements are prepared one at a time so a later one may use what an
- * earlier one created. Returns what the last `run` returned.
+ * against `allowed` (`READ_STATEMENTS` also takes one statement only). Statements are prepared
+ * one at a time so a later one may use what an earlier one created. Returns what the last `run`
+ * returned.
  */
 export async function runAuthorStatements<T>(
   conn: DuckDBConnection,
@@ -115,6 +116,10 @@ export async function runAuthorStatements<T>(
   refuseUnlockedFunctions(sql);
   const extracted = await conn.extractStatements(sql);
   if (extracted.count === 0) throw new DuckdbRefusal("refused: the SQL holds no statement");
+  // A read streams one result: a statement before it could only have changed something.
+  if (allowed === READ_STATEMENTS && extracted.count > 1) {
+    throw new DuckdbRefusal("refused: a read is one statement");
+  }
   let last: T | undefined;
   for (let i = 0; i < extracted.count; i++) {
     const prepared = await extracted.prepare(i);
@@ -146,7 +151,7 @@ export function asRefusal(error: unknown): unknown {
   if (!(error instanceof Error) || error instanceof DuckdbRefusal) return error;
   const text = error.message;
   if (
-    /^Permission Error:|configuration has been locked|external extensions is disabled/.test(text)
+    /Permission Error:|configuration has been locked|external extensions is disabled/.test(text)
   ) {
     const refusal = new DuckdbRefusal(`refused: ${text.split("\n")[0]}`);
     refusal.cause = error;

@@ -350,6 +350,12 @@ forEachStoreKind(
         ) {
           equal(r.verdict, "error", `${datasource} check ${CASES[i].name}: ${JSON.stringify(r)}`);
           equal(r.observed, null);
+          ok(
+            /datasource\.probe\.(statement_failed|not_read_only)|invalid_parameter_type/.test(
+              String((r as { message?: string }).message),
+            ),
+            `${datasource} check ${CASES[i].name}: ${JSON.stringify(r)}`,
+          );
         }
         assertNothingRead(w, JSON.stringify(runs.body), `${datasource} checks`);
       }

@@ -36,8 +36,16 @@ let tempRoot: Promise<string> | undefined;
  * executions' spill files are never inside.
  */
 export async function privateTempDirectory(key?: string): Promise<string> {
-  tempRoot ??= Deno.makeTempDir({ prefix: "pipeline-duckdb-" });
-  tempRoot.catch(() => (tempRoot = undefined));
+  if (!tempRoot) {
+    tempRoot = Deno.makeTempDir({ prefix: "pipeline-duckdb-" });
+    tempRoot.then((root) =>
+      globalThis.addEventListener("unload", () => {
+        try {
+          Deno.removeSync(root, { recursive: true });
+        } catch { /* already gone */ }
+      })
+    ).catch(() => (tempRoot = undefined));
+  }
   return `${await tempRoot}/${key ?? crypto.randomUUID()}`;
 }
 

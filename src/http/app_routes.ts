@@ -107,6 +107,8 @@ export function appRoutes(d: AppRouteDeps): ((router: Router) => void)[] {
         pipelines: d.pipelines,
         executions: d.executions,
         templates: d.templates,
+        datasources: d.datasources,
+        connections: d.connections,
         secureCookies,
       }),
   ];

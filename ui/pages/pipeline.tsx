@@ -197,7 +197,7 @@ function NodeCard(props: { node: PipelineNodeView }) {
       {n.template && (
         <p class="small">
           Template{" "}
-          <a href={`/templates/${encodeURIComponent(n.template.id)}`} class="mono">
+          <a href={`/templates/view?id=${encodeURIComponent(n.template.id)}`} class="mono">
             {n.template.id}
           </a>{" "}
           v{n.template.version}

@@ -4,8 +4,10 @@
  */
 import type { Router } from "../routing.ts";
 import { dashboardRoutes } from "./dashboard.tsx";
+import { datasourcePageRoutes } from "./datasources.tsx";
 import { pipelinePageRoutes } from "./pipelines.tsx";
 import { runPageRoutes } from "./runs.tsx";
+import { templatePageRoutes } from "./templates.tsx";
 import type { UiPageDeps } from "./shell.ts";
 
 export type { UiPageDeps } from "./shell.ts";
@@ -14,4 +16,6 @@ export function uiRoutes(router: Router, deps: UiPageDeps): void {
   dashboardRoutes(router, deps);
   pipelinePageRoutes(router, deps);
   runPageRoutes(router, deps);
+  templatePageRoutes(router, deps);
+  datasourcePageRoutes(router, deps);
 }

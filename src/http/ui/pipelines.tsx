@@ -31,7 +31,7 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
       q
         ? deps.pipelines.list(workspaceId, { q }, page).then((r) => ({
           prefix: "",
-          folders: [],
+          folders: [] as { path: string; segment: string; pipeline_count: number }[],
           pipelines: r.items,
           total: r.total,
         }))
@@ -43,8 +43,15 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
         now={new Date()}
         prefix={listing.prefix}
         q={q}
-        folders={listing.folders}
-        pipelines={listing.pipelines}
+        folders={listing.folders.map((f) => ({ ...f, count: f.pipeline_count }))}
+        entries={listing.pipelines.map((x) => ({
+          href: `/pipelines/${x.id}`,
+          title: x.display_name ?? x.name.slice(x.name.lastIndexOf("/") + 1),
+          path: x.name,
+          status: x.status,
+          current_version: x.current_version,
+          updated_at: x.updated_at,
+        }))}
         offset={page.offset}
         limit={page.limit}
         total={listing.total}

@@ -154,7 +154,9 @@ export class DuckdbConnector implements Connector {
       this.#tempDirectory = await privateTempDirectory(key);
       const config = sandboxConfig({
         tempDirectory: this.#tempDirectory,
-        accessMode: this.#readOnly ? "READ_ONLY" : this.#options.access_mode,
+        // DuckDB cannot open an in-memory database read-only; one has nothing to protect, and
+        // its reads are SELECTs only anyway.
+        accessMode: this.#readOnly && path !== null ? "READ_ONLY" : this.#options.access_mode,
         threads: this.#options.threads,
       });
       if (this.#owned) return await DuckDBInstance.create(path ?? ":memory:", config);

@@ -24,6 +24,8 @@ interface Places {
   serviceDb: string;
   marker: string;
   markerFile: string;
+  /** The server's own generated secrets (the embedded store's quick start), as stored. */
+  secrets: string[];
   /** Where written files would land; must stay empty. */
   out: string;
   port: number;
@@ -173,6 +175,7 @@ async function run(w: World, node: Record<string, unknown>): Promise<EventFrame[
 /** No marker, no secret: the text of everything the author got back. */
 function assertNothingRead(w: World, text: string, what: string) {
   ok(!text.includes(w.places.marker), `${what}: the marker leaked`);
+  for (const secret of w.places.secrets) ok(!text.includes(secret), `${what}: a secret leaked`);
   ok(!text.includes("root:x:0:0"), `${what}: /etc/passwd leaked`);
   ok(!text.includes("SQLite format 3"), `${what}: the metadata database leaked`);
 }
@@ -277,11 +280,21 @@ async function setUp(s: TestServer): Promise<World & { admin: Record<string, str
         : `${dataDir}/service.db`,
       marker,
       markerFile,
+      secrets: await generatedSecrets(dataDir),
       out,
       port: 0,
       roFile: `${dataDir}/ro.duckdb`,
     },
   };
+}
+
+async function generatedSecrets(dataDir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of ["jwt_secret", "encryption_key"]) {
+    const text = await Deno.readTextFile(`${dataDir}/secrets/${name}`).catch(() => "");
+    if (text.trim()) out.push(text.trim());
+  }
+  return out;
 }
 
 async function assertNothingWritten(w: World) {
@@ -307,6 +320,7 @@ forEachStoreKind(
     try {
       const w = await setUp(s);
       w.places.port = net.port;
+      if (store === "sqlite") equal(w.places.secrets.length, 2, "the quick start generated both");
 
       for (const path of PATHS) {
         for (const c of CASES) {

@@ -62,7 +62,7 @@ export interface ConnectorConfig {
   /** `properties.jdbc` as stored. */
   jdbc?: Record<string, unknown>;
   pool: PoolSettings;
-  /** The datasource is read-only (its flag): engines that can enforce it open read-only. */
+  /** The datasource is read-only (`isReadOnly`): engines that can, open it read-only. */
   readonly?: boolean;
 }
 

@@ -65,7 +65,14 @@ export function openConnector(
         config.readonly,
       );
     case "DUCKDB":
-      return new DuckdbConnector(config.name, target, options, config.pool, deps.logger);
+      return new DuckdbConnector(
+        config.name,
+        target,
+        options,
+        config.pool,
+        deps.logger,
+        config.readonly,
+      );
     case "LAKE":
       throw new Error("LAKE datasources are opened by the lake module");
   }

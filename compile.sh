@@ -12,5 +12,6 @@ deno compile --allow-all \
   --include migrations \
   --include ui/static \
   --include build/build_info.json \
+  --include src/templates/render_worker.ts \
   --output dist/pipeline-service "$@" main.ts
 echo "built dist/pipeline-service ($version, $commit)"

@@ -53,5 +53,11 @@ host.onmessage = async ({ data }) => {
     answer?.(data);
     return;
   }
-  host.postMessage(await run(data.job));
+  const answer = await run(data.job);
+  try {
+    host.postMessage(answer);
+  } catch (error) {
+    host.postMessage({ type: "failed", error: sent(error) });
+  }
 };
+host.postMessage({ type: "ready" });

@@ -5,7 +5,13 @@
  * its filter out.
  */
 import { equal, ok } from "node:assert/strict";
+import { checkEventOrder } from "../src/executions/event_order.ts";
 import { DEFAULT_RENDER_LIMITS } from "../src/templates/mod.ts";
+import { renderPool } from "../src/templates/render_pool.ts";
+import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";
+import type { JsonObject } from "../src/versions/types.ts";
+import { frames } from "./executions_fixtures.ts";
+import { eventually } from "./wait.ts";
 import { UNCOOPERATIVE } from "../src/templates/test_fixtures.ts";
 import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { call, startTestServer } from "./harness.ts";
@@ -76,3 +82,60 @@ async function renderWhileProbing(
   ok(waits[Math.floor((waits.length - 1) * 0.99)] < HEALTH_P99_MS, `p99 /health ${at(0.99)} ms`);
   ok(waits.at(-1)! < HEALTH_MAX_MS, `the slowest /health took ${at(1)} ms`);
 }
+
+forEachStoreKind(
+  "cancelling an execution terminates its node's render at once, before any deadline",
+  async (store) => {
+    const s = await startTestServer({ store });
+    try {
+      const f = await seedRoles(s.runtime);
+      const author = await sessionHeaders(s.runtime, f.users.author, "acme");
+      const made = await call(s, "POST", T, author, create("wc/where", UNCOOPERATIVE));
+      equal(made.status, 201);
+      const pipelines = new VersionLifecycle({
+        db: s.runtime.db,
+        kind: PIPELINE_KIND,
+        authoringEnabled: true,
+      });
+      const body = {
+        name: "wc/run",
+        schema_version: 1,
+        nodes: [{
+          id: "r",
+          type: "DQL",
+          source: "tempdb",
+          template: { id: "wc/where", version: 1 },
+        }],
+      };
+      const id = (await pipelines.create(
+        { actor: f.users.author.principal, workspaceId: f.workspace.id },
+        { name: body.name, body: body as unknown as JsonObject, attrs: {} },
+      )).entity.id;
+      const pool = renderPool();
+      const replaced = pool.replaced;
+      const res = await s.fetch(`/api/v1/pipelines/${id}/execute`, {
+        method: "POST",
+        headers: { ...author, accept: "text/event-stream", "content-type": "application/json" },
+        body: "{}",
+      });
+      equal(res.status, 200);
+      const executionId = res.headers.get("SVC-Execution-Id")!;
+      const stream = frames(res);
+      equal((await stream.next()).event, "execution_started");
+      await eventually(() => pool.busy > 0, 10_000);
+      const rendering = performance.now();
+      equal((await call(s, "DELETE", `/api/v1/executions/${executionId}`, author)).status, 204);
+      const ended = await stream.rest();
+      const took = performance.now() - rendering;
+      checkEventOrder(ended);
+      equal(ended.at(-1)!.event, "execution_aborted");
+      equal(ended.at(-1)!.data.reason, "cancelled");
+      equal(pool.replaced, replaced + 1, "the render's worker was terminated");
+      equal(pool.busy, 0);
+      // Its deadline was at least 2.25 s after it started; the filter alone runs ~12 s.
+      ok(took < DEFAULT_RENDER_LIMITS.max_time_ms, `the cancel took ${took.toFixed(0)} ms`);
+    } finally {
+      await s.close();
+    }
+  },
+);

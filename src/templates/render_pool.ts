@@ -195,6 +195,11 @@ export class RenderPool {
     return this.#slots.size;
   }
 
+  /** Workers running a render now. */
+  get busy(): number {
+    return [...this.#slots].filter((slot) => slot.job !== null).length;
+  }
+
   /** Terminates every worker; queued and running renders fail. */
   close(): void {
     clearTimeout(this.#idleTimer);

@@ -141,7 +141,12 @@ class Slot {
     }
     if (this.job !== job) return;
     this.#run();
-    this.worker.postMessage(answer);
+    try {
+      this.worker.postMessage(answer);
+    } catch (error) {
+      // An import that cannot cross to the worker (it came from the caller's loader).
+      this.pool.fail(this, error);
+    }
   }
 }
 
@@ -263,7 +268,16 @@ export class RenderPool {
         this.#slots.add(slot);
       }
       if (!slot) break;
-      slot.start(this.#queue.shift()!);
+      const job = this.#queue.shift()!;
+      try {
+        slot.start(job);
+      } catch (error) {
+        // A request that cannot cross to the worker fails alone; the worker stays free.
+        slot.stop();
+        this.#forget(job);
+        job.reject(error);
+        this.#idle.push(slot);
+      }
     }
     this.#scheduleIdleClose();
   }

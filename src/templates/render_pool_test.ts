@@ -82,3 +82,19 @@ Deno.test("an already aborted signal never reaches a worker", async () => {
     pool.close();
   }
 });
+
+Deno.test("a request that cannot cross to a worker fails alone and leaves the worker free", async () => {
+  const pool = new RenderPool(1);
+  try {
+    const job = request("SELECT 1");
+    const odd = {
+      ...job,
+      request: { ...job.request, template: { id: "t", version: 1, f: () => 1 } },
+    };
+    await rejects(pool.run(odd as typeof job, 2000, undefined, undefined), /could not be cloned/);
+    equal((await pool.run(request("SELECT 3"), 2000, undefined, undefined))?.sql, "SELECT 3");
+    equal(pool.replaced, 0);
+  } finally {
+    pool.close();
+  }
+});

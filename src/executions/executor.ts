@@ -8,6 +8,7 @@ import { isUuid } from "../lib/ids.ts";
 import {
   coerceParameters,
   DEFAULT_PARAMETER_CAPS,
+  nodeSubset,
   type ParameterCaps,
   parameterError,
   type ParameterValue,
@@ -158,7 +159,8 @@ export class Executor {
       request.pipelineId,
       which ?? request.version ?? "working",
     );
-    const body = parseBody(resolved.body, request.pipelineId);
+    const parsed = parseBody(resolved.body, request.pipelineId);
+    const body = request.node === undefined ? parsed : nodeSubset(parsed, request.node);
     const { values, defects } = coerceParameters(body.parameters, request.parameters ?? {}, {
       caps: this.options.parameterCaps,
     });

@@ -15,5 +15,6 @@ deno compile --allow-all \
   --include docs \
   --include build/build_info.json \
   --include src/datasources/connectors/sqlite_worker.ts \
+  --include src/templates/render_worker.ts \
   --output dist/pipeline-service "$@" main.ts
 echo "built dist/pipeline-service ($version, $commit)"

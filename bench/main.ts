@@ -346,3 +346,5 @@ if (Deno.args.includes("--connectors")) {
   await demoBench();
   await probeBench();
 }
+// The template render workers stay up for a minute after their last render; nothing is left to do.
+Deno.exit(0);

@@ -75,3 +75,4 @@ export {
   unregisterLakeTable,
 } from "./lake/mod.ts";
 export { probeLimits, runProbe } from "./probe.ts";
+export { SqliteThread } from "./connectors/sqlite_thread.ts";

@@ -78,6 +78,18 @@ export interface AppErrorConstructor {
   readonly prototype: AppError;
 }
 
+/**
+ * An AppError rebuilt from its code and details after crossing a boundary (a worker's message):
+ * the details were checked where the error was raised, so they are taken as they come.
+ */
+export function reviveAppError(
+  code: ErrorCode,
+  details: ErrorDetails,
+  headers: Record<string, string> = {},
+): AppError {
+  return new AppError(code, details, headers);
+}
+
 type CheckedAppError = AppError;
 const CheckedAppError: AppErrorConstructor = AppError;
 export { CheckedAppError as AppError };

@@ -7,6 +7,7 @@ export {
   type ErrorBody,
   errorBody,
   type ErrorDetails,
+  reviveAppError,
 } from "./app_error.ts";
 export {
   catalogue,

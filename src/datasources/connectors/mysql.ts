@@ -48,6 +48,14 @@ import {
 
 const SYSTEM_SCHEMAS = ["mysql", "sys", "performance_schema", "information_schema"];
 
+/** A read that returned no result set, worded as a server error would be. */
+function noResultSet(): Error {
+  return Object.assign(
+    new Error("the statement returned no result set; a read must be a query that returns rows"),
+    { code: "ER_NO_RESULT_SET" },
+  );
+}
+
 export class MysqlConnector implements Connector {
   readonly dialect = "MYSQL" as const;
   readonly #pool: Pool<Conn>;
@@ -167,6 +175,9 @@ export class MysqlConnector implements Connector {
       notify();
     });
     cmd.on("result", (row: unknown) => {
+      // A statement without a result set (DELETE, CREATE, SET, COMMIT) answers one OK packet
+      // here, not a row: it is no read, and must not reach the converters as one.
+      if (fields === undefined && !Array.isArray(row)) return;
       if (discarding) return;
       rowsSeen++;
       queue.push(row as unknown[]);
@@ -255,6 +266,7 @@ export class MysqlConnector implements Connector {
       await waitFor(() => fields !== undefined || ended || signal?.aborted === true);
       if (signal?.aborted) throw signal.reason;
       if (failure !== undefined) throw failure;
+      if (fields === undefined) throw noResultSet();
     } catch (error) {
       await finish(error);
       throw error;

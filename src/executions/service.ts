@@ -370,7 +370,9 @@ export class ExecutionService {
 
   /** Shutdown: every run of this instance is aborted with reason `shutdown`, then awaited. */
   async close(graceMs: number): Promise<void> {
-    await this.#unsubscribe?.();
+    const unsubscribe = this.#unsubscribe;
+    this.#unsubscribe = undefined;
+    await unsubscribe?.();
     const handles = [...this.#running.values()];
     for (const h of handles) h.cancel("shutdown");
     let timer: ReturnType<typeof setTimeout> | undefined;

@@ -1,7 +1,7 @@
 /**
  * The configuration tree: every `service.*` property, its type, bounds, default and meaning. This
  * one schema validates the file and the environment, types the resolved config, and generates the
- * README's configuration reference (`deno task docs:config`). Keys keep the documents' kebab-case
+ * docs/configuration.md's reference (`deno task docs:config`). Keys keep the documents' kebab-case
  * names; every object is strict, so an unknown key is refused by name.
  */
 import { z } from "zod";
@@ -186,6 +186,14 @@ export const serviceSchema = z.strictObject({
   "endpoints": z.strictObject({
     "timeout-min-seconds": seconds(1, 1, 300, "Lowest endpoint timeout"),
     "timeout-max-seconds": seconds(300, 1, 3600, "Highest endpoint timeout"),
+  }).prefault({}),
+  "mcp": z.strictObject({
+    "max-rows": z.int().min(1).max(10000).default(200).describe(
+      "Rows a tool returns at most per call; more set truncated and a next_cursor",
+    ),
+    "max-chars": z.int().min(1000).max(10_000_000).default(20000).describe(
+      "Characters of JSON rows a tool returns at most per call; a longer page is cut",
+    ),
   }).prefault({}),
   "demo": z.strictObject({
     "enabled": z.boolean().default(true).describe(

@@ -19,7 +19,7 @@ import {
 import { skipUnless } from "../../tests/services.ts";
 import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
 import { type Dialect, openConnector } from "../datasources/connectors/mod.ts";
-import { addDatasource, pipeline, type World, world } from "./executor_fixtures.ts";
+import { addDatasource, pipeline, waitForEvent, type World, world } from "./executor_fixtures.ts";
 import { assertFailed, StoredRuns } from "./stored_run_fixtures.ts";
 
 const servers = skipUnless("postgres", "mariadb");
@@ -144,6 +144,51 @@ for (const dialect of ["SQLITE", "DUCKDB", "POSTGRES", "MYSQL"] as const) {
           equal(run.record.status, "SUCCESS", `${engine}: ${JSON.stringify(run.record.error)}`);
           deepEqual(run.byType.get("data_ready")![0].data.rows, [[3]]);
         }
+      } finally {
+        await runs.close();
+        await w.close();
+        await drop();
+      }
+    },
+  );
+}
+
+/** Statements that run until interrupted, per dialect. */
+const ENDLESS: Record<string, string> = {
+  DUCKDB: "SELECT count(*) AS n FROM range(100000000000) AS r(a), t",
+  POSTGRES: "SELECT a FROM t, pg_sleep(60) AS s",
+  MYSQL: "SELECT a FROM t WHERE SLEEP(60) = 0",
+};
+
+for (const dialect of ["DUCKDB", "POSTGRES", "MYSQL"] as const) {
+  const server = dialect !== "DUCKDB";
+  forEachStore(
+    `${dialect}: pool-size + 1 staged reads cancelled mid-statement, then a good read succeeds`,
+    async (db) => {
+      if (server && servers) return;
+      const w = await world(db);
+      const runs = new StoredRuns(w);
+      const drop = await source(w, dialect);
+      try {
+        for (let i = 0; i <= POOL; i++) {
+          const id = await pipeline(w, [
+            { id: "stage", type: "DQL", source: "src", sql: ENDLESS[dialect], output: staged("x") },
+          ]);
+          const handle = await runs.start(id);
+          await waitForEvent(
+            handle,
+            (f) => f.data.node_id === "stage" && f.data.state === "executing",
+          );
+          handle.cancel("cancelled");
+          const run = await runs.finish(handle);
+          equal(run.record.status, "ABORTED");
+          equal(run.record.abort_reason, "cancelled");
+        }
+        const id = await pipeline(w, [
+          { id: "n", type: "DQL", source: "src", sql: "SELECT a FROM t ORDER BY a" },
+        ]);
+        const run = await runs.run(id, {}, { expectDataReady: true });
+        deepEqual(run.byType.get("data_ready")![0].data.rows, [[1], [2]]);
       } finally {
         await runs.close();
         await w.close();

@@ -64,7 +64,10 @@ export const runDql: NodeRunner = async (ctx, node, progress, facts) => {
   // write hidden in a read (a data-modifying CTE, a bare DELETE or CREATE) is refused there.
   const options = { signal: ctx.signal, readOnly: source.readonly };
   const statement = { sql, params: ctx.params };
-  if (out?.target === "tempdb" && source.connector.chunks && ctx.staging().copy) {
+  // DuckDB's chunk reads take no read-only rule of their own (a LAKE's admit SELECT only), so a
+  // read-only DuckDB datasource stages through `query()`, which applies it.
+  const copyable = !source.readonly || source.dialect === "LAKE";
+  if (out?.target === "tempdb" && copyable && source.connector.chunks && ctx.staging().copy) {
     let chunks: ChunkStream;
     try {
       chunks = await source.connector.chunks(statement, options);

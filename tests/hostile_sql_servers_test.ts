@@ -179,6 +179,18 @@ forEachStore(
         ok(String(error.details.reason).includes("no result set"), String(error.details.reason));
         ok(!/is not a function/.test(JSON.stringify(error)), sql);
       }
+      // A procedure's status packet after its rows is no row either.
+      const direct = await mariaAdmin(maria.name);
+      await direct.query("CREATE PROCEDURE two() SELECT 1 AS x UNION ALL SELECT 2");
+      await direct.end();
+      const call = await pipeline(w, [{
+        id: "read",
+        type: "DQL",
+        source: "open",
+        sql: "CALL two()",
+      }]);
+      const called = await runs.run(call, {}, { expectDataReady: true });
+      deepEqual(called.byType.get("data_ready")![0].data.rows, [[1], [2]]);
       // The one connection came back each time.
       const id = await pipeline(w, [{
         id: "read",

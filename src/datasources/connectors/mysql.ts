@@ -170,14 +170,16 @@ export class MysqlConnector implements Connector {
       wake = undefined;
     };
     const cmd = conn.execute({ sql, values: values.map(bindValue), rowsAsArray: true });
-    cmd.on("fields", (f: MysqlField[]) => {
-      fields = f;
+    // A read is its first result set. A procedure's (CALL) ends with a status result set of
+    // no fields, announced as `undefined`, which must not unset the read's.
+    cmd.on("fields", (f: MysqlField[] | undefined) => {
+      if (fields === undefined && Array.isArray(f)) fields = f;
       notify();
     });
-    cmd.on("result", (row: unknown) => {
+    cmd.on("result", (row: unknown, index?: number) => {
       // A statement without a result set (DELETE, CREATE, SET, COMMIT) answers one OK packet
-      // here, not a row: it is no read, and must not reach the converters as one.
-      if (fields === undefined && !Array.isArray(row)) return;
+      // here, not a row, and so does a procedure after its rows: never a row for the converters.
+      if (!Array.isArray(row) || (index ?? 0) > 0) return;
       if (discarding) return;
       rowsSeen++;
       queue.push(row as unknown[]);

@@ -4,12 +4,11 @@
  * here, in emission order, and the sink is called strictly in that order, so a reader, a replay
  * and the durable log see one sequence.
  */
-import type { EventFrame } from "./event_order.ts";
+import { type EventFrame, TERMINAL_EVENTS } from "./event_order.ts";
 import { EndedElsewhere } from "./sink.ts";
 import type { ExecutionSink } from "./types.ts";
 
 const TERMINAL = new Set(["pipeline_failed", "execution_aborted"]);
-const ENDINGS = new Set(["pipeline_completed", ...TERMINAL]);
 
 export class EventBus {
   readonly #executionId: string;
@@ -47,7 +46,7 @@ export class EventBus {
     // A terminal frame reaches live readers only once stored: the stored ending and the streamed
     // one must be the same, and the store may already hold another (a reaped run).
     // Frames after it wait their turn, so readers still see emission order.
-    const held = this.#holding || ENDINGS.has(event);
+    const held = this.#holding || TERMINAL_EVENTS.has(event);
     this.#holding = held;
     if (!held) this.#publish(frame);
     const id = this.#executionId;

@@ -9,6 +9,7 @@ import { AppError } from "../errors/mod.ts";
 import { newId } from "../lib/ids.ts";
 import { isCallerNode, type PipelineNode, topologicalOrder } from "../pipelines/mod.ts";
 import { EventBus } from "./bus.ts";
+import { TERMINAL_EVENTS } from "./event_order.ts";
 import type { Executor, Prepared, RunOptions } from "./executor.ts";
 import { type FailureRecord, failureRecord } from "./failure.ts";
 import { runCalculatorNode } from "./nodes/calculator.ts";
@@ -458,13 +459,9 @@ export class Execution {
   }
 
   /** Takes the stored ending: the record as stored, its terminal frame for live readers. */
-  #adopt(ended: EndedElsewhere): void {
-    Object.assign(this.#record, ended.record);
-    const terminal = ended.terminal;
-    if (
-      terminal &&
-      ["pipeline_completed", "pipeline_failed", "execution_aborted"].includes(terminal.event)
-    ) {
+  #adopt({ record, terminal }: EndedElsewhere): void {
+    Object.assign(this.#record, record);
+    if (terminal && TERMINAL_EVENTS.has(terminal.event)) {
       this.#bus.announce(terminal.event, terminal.data);
     }
   }

@@ -324,6 +324,10 @@ forEachStoreKind(
       checkEventOrder(all);
       equal(all.at(-1)!.data.reason, "shutdown");
       equal((await w.s.runtime.executions.repo.get(id))?.record.abort_reason, "shutdown");
+      // Draining: no new run starts that the shutdown would have to end again.
+      const late = await w.execute("author");
+      equal(late.status, 503);
+      equal((await json(late)).error.code, "service.unavailable");
     } finally {
       await w.s.close();
     }

@@ -68,6 +68,7 @@ export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void 
       "idempotency.key_reused_for_different_request",
       "pipeline.execution.concurrency_limit",
       "pipeline.execution.stream_limit",
+      "service.unavailable",
     ],
   }, async (c, { params, body }) => {
     requireSse(c);

@@ -44,7 +44,7 @@ export {
   type ReferenceFinder,
   type WriteTarget,
 } from "./types.ts";
-export { classifyError, safeMessage } from "./connectors/common.ts";
+export { classifyError, readOnlyRefusal, safeMessage } from "./connectors/common.ts";
 export { LakeConnector } from "./connectors/lake.ts";
 export {
   type ChunkStream,

@@ -150,3 +150,51 @@ browserTest(
       ok(await other.locator("pre:has-text('SELECT 3 AS n')").count());
     }),
 );
+
+browserTest(
+  "versions compare by parameters and body, and an older release can be made current",
+  () =>
+    withAuthor(async (s, _b, page) => {
+      const problems = watchConsole(page);
+      await page.goto(`${s.url}/pipelines/new`);
+      await page.fill("#p-name", "team/versions");
+      await fillEditor(
+        page,
+        "p-spec",
+        JSON.stringify({
+          nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 1 AS n" }],
+        }),
+      );
+      await page.click("button:has-text('Create draft')");
+      await page.click("button:has-text('Release v1')");
+      await page.locator(".banner.ok:has-text('Released v1')").waitFor();
+
+      await page.click("a:has-text('Edit')");
+      await fillEditor(
+        page,
+        "p-spec",
+        JSON.stringify({
+          parameters: { n: { type: "integer", default: 2 } },
+          nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT :n AS n" }],
+        }),
+      );
+      await page.click("button:has-text('Save draft')");
+      await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
+      await page.click("a:has-text('Compare')");
+      await page.locator("h1:has-text('v1 → v2')").waitFor();
+      deepEqual(await page.locator("td .badge").allTextContents(), ["added"]);
+      ok(await page.locator("pre.diff .add:has-text('SELECT :n AS n')").count());
+      ok(await page.locator("pre.diff .del:has-text('SELECT 1 AS n')").count());
+
+      await page.goBack();
+      await page.click("button:has-text('Release v2')");
+      await page.locator(".banner.ok:has-text('Released v2')").waitFor();
+      await page.click("button:has-text('Make current')");
+      await page.locator(".banner.ok:has-text('v1 is now the current release')").waitFor();
+      equal(
+        await page.locator("tr:has(.badge.info:has-text('current')) td").first().textContent(),
+        "v1current",
+      );
+      deepEqual(problems, []);
+    }),
+);

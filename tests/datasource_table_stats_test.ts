@@ -11,9 +11,9 @@ import postgres from "postgres";
 import { DatasourceConnections, PoolManager } from "../src/datasources/mod.ts";
 import { datasourceFixture } from "../src/datasources/test_fixtures.ts";
 import { createLogger } from "../src/lib/log.ts";
-import { refuses } from "../src/workspaces/test_fixtures.ts";
 import { freshMariaDatabase, mariaAdmin, pgJdbcUrl } from "./datasources.ts";
 import { forEachStore, freshPostgresDatabase } from "./stores.ts";
+import { refuses } from "./support/refusals.ts";
 
 forEachStore(
   "table stats per dialect: estimates, sizes, exact counts, views, timeout",

@@ -9,10 +9,10 @@ import { checkEventOrder, type EventFrame } from "../src/executions/event_order.
 import type { ExecuteInput } from "../src/executions/service.ts";
 import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";
 import type { JsonObject } from "../src/versions/types.ts";
-import { refuses } from "../src/workspaces/test_fixtures.ts";
 import { seedRoles } from "./access_fixtures.ts";
 import { startTestServer } from "./harness.ts";
 import { forEachStoreKind } from "./stores.ts";
+import { refuses } from "./support/refusals.ts";
 
 const NODES = [
   {

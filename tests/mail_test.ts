@@ -18,6 +18,7 @@ import {
   type TestSmtpServer,
 } from "./smtp_server.ts";
 import { STORE_KINDS, type StoreKind } from "./stores.ts";
+import { audits } from "./support/refusals.ts";
 
 const BASE = "http://svc.test";
 
@@ -56,10 +57,6 @@ async function withWorld(
     await s.close();
     await smtp?.close();
   }
-}
-
-async function audits(s: TestServer, event: string) {
-  return (await queryAudit(s.runtime.db, { event, offset: 0, limit: 50 })).items;
 }
 
 function passwordIn(body: string): string {
@@ -109,8 +106,8 @@ for (const store of STORE_KINDS) {
         ) ok(notice.body.includes(line + "\n"), line);
         ok(!notice.body.includes(password));
 
-        const [created] = await audits(s, "auth.user.created");
-        const sent = await audits(s, "mail.sent");
+        const [created] = await audits(s.runtime.db, "auth.user.created");
+        const sent = await audits(s.runtime.db, "mail.sent");
         equal(sent.length, 2);
         ok(sent.every((r) => r.details.act_id === created.details.act_id));
         ok(sent.every((r) => r.user_id === f.users.super_admin.id));
@@ -141,8 +138,8 @@ for (const store of STORE_KINDS) {
         ok(!html.includes(password));
         const row = await findUserByEmail(s.runtime.db, target.email);
         ok(await verifySecret(password, row!.password_hash!));
-        const [reset] = await audits(s, "auth.password.reset");
-        const [sent] = await audits(s, "mail.sent");
+        const [reset] = await audits(s.runtime.db, "auth.password.reset");
+        const [sent] = await audits(s.runtime.db, "mail.sent");
         equal(sent.details.kind, "password_reset");
         equal(sent.details.act_id, reset.details.act_id);
         equal(sent.details.message_id, got.headers["message-id"]);
@@ -157,7 +154,7 @@ Deno.test("a failed send never fails the request: no STARTTLS, then a dead serve
     equal(res.status, 201);
     await s.runtime.mail.idle();
     equal(smtp!.envelopes, 0, "nothing went out in the clear");
-    const failed = await audits(s, "mail.failed");
+    const failed = await audits(s.runtime.db, "mail.failed");
     equal(failed.length, 2);
     ok(failed.every((r) => /STARTTLS/.test(String(r.details.error))));
     ok(await findUserByEmail(s.runtime.db, "a@example.com"));
@@ -172,7 +169,7 @@ Deno.test("a failed send never fails the request: no STARTTLS, then a dead serve
     equal(res.status, 200);
     equal(res.body.data.one_time_password, undefined);
     await s.runtime.mail.idle();
-    const [failed] = await audits(s, "mail.failed");
+    const [failed] = await audits(s.runtime.db, "mail.failed");
     equal(failed.details.attempts, 3);
     equal(failed.details.stage, "connect");
     equal(s.logs.filter((l) => l.includes('"message":"mail.connect_retry"')).length, 2);
@@ -209,7 +206,11 @@ Deno.test("mail off: the screens show the one-time password once; each notice lo
     ok(skipped.every((l) => l.level === "info"));
     equal(skipped.map((l) => l.kind).sort().join(","), "new_user,password_reset,welcome");
     ok(!s.logs.join("\n").includes(password) && !s.logs.join("\n").includes(shown));
-    equal((await audits(s, "mail.sent")).length + (await audits(s, "mail.failed")).length, 0);
+    equal(
+      (await audits(s.runtime.db, "mail.sent")).length +
+        (await audits(s.runtime.db, "mail.failed")).length,
+      0,
+    );
     const claims = await s.runtime.db.query("SELECT user_id FROM mail_claims");
     equal(claims.length, 0);
   });

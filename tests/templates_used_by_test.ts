@@ -4,9 +4,9 @@
  * stores, never across workspaces.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { refuses } from "../src/workspaces/test_fixtures.ts";
 import { bothStores, P, pipe } from "./pipeline_client.ts";
 import { create, T } from "./template_client.ts";
+import { refuses } from "./support/refusals.ts";
 
 bothStores(
   "templates_used_by names pinning pipelines and importing templates",

@@ -1,7 +1,8 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
-import { audits, refuses, service } from "../workspaces/test_fixtures.ts";
+import { service } from "../workspaces/test_fixtures.ts";
 import { datasourceFixture, pgBody } from "./test_fixtures.ts";
+import { audits, refuses } from "../../tests/support/refusals.ts";
 
 forEachStore(
   "a global datasource is visible only where granted; a super admin sees it always",

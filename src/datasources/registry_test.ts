@@ -1,8 +1,8 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
-import { audits, refuses } from "../workspaces/test_fixtures.ts";
 import { registerReferenceFinder } from "./references.ts";
 import { CANARY, datasourceFixture, pgBody } from "./test_fixtures.ts";
+import { audits, refuses } from "../../tests/support/refusals.ts";
 
 forEachStore(
   "create() binds to the judged workspace and serves §2.1 without the secret",

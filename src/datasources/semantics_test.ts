@@ -9,9 +9,9 @@ import { forEachStore } from "../../tests/stores.ts";
 import type { WorkspaceContext } from "../identity/mod.ts";
 import { createLogger } from "../lib/log.ts";
 import type { Db } from "../store/mod.ts";
-import { refuses } from "../workspaces/test_fixtures.ts";
 import { DatasourceConnections, PoolManager, Semantics } from "./mod.ts";
 import { datasourceFixture } from "./test_fixtures.ts";
+import { refuses } from "../../tests/support/refusals.ts";
 
 async function setUp(db: Db) {
   const f = await datasourceFixture(db);

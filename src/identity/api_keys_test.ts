@@ -4,10 +4,8 @@ import { forEachStore } from "../../tests/stores.ts";
 import { verifySecret } from "../lib/argon2.ts";
 import { parseExpiry, parseIsoTimestamp, PRESENTED_KEY_PATTERN } from "./api_keys.ts";
 import {
-  audits,
   AUTHOR,
   harness,
-  refuses,
   seedUser,
   seedWorkspace,
   sessionIssuer,
@@ -16,6 +14,7 @@ import {
   WS_ADMIN,
 } from "./api_keys_test_fixtures.ts";
 import type { Principal } from "./types.ts";
+import { audits, refuses } from "../../tests/support/refusals.ts";
 
 const KEY_FORMAT = /^svck_[a-z2-7]{12}\.[a-z2-7]{48}$/;
 

@@ -1,7 +1,4 @@
 /** Fixtures shared by the API key tests: rows inserted with SQL, issuers, a counting store. */
-import { equal, ok } from "node:assert/strict";
-import { type AuditRecord, queryAudit } from "../audit/mod.ts";
-import { AppError } from "../errors/mod.ts";
 import { verifySecret } from "../lib/argon2.ts";
 import { createLogger } from "../lib/log.ts";
 import type { Db, Queryable, SqlValue } from "../store/mod.ts";
@@ -93,30 +90,6 @@ export function harness(db: Db, options: Partial<ApiKeyServiceOptions> = {}): Ha
     ...options,
   });
   return { svc, clock, verifyCalls, logs };
-}
-
-/** Audit rows, oldest first. */
-export async function audits(db: Db, event?: string): Promise<AuditRecord[]> {
-  return (await queryAudit(db, { event, offset: 0, limit: 1000 })).items.reverse();
-}
-
-/** Asserts an AppError with `code` (and the given details, compared member by member). */
-export async function refuses(
-  run: () => Promise<unknown>,
-  code: string,
-  details: Record<string, unknown> = {},
-): Promise<AppError> {
-  try {
-    await run();
-  } catch (e) {
-    ok(e instanceof AppError, `expected AppError ${code}, got ${e}`);
-    equal(e.code, code, e.message);
-    for (const [k, v] of Object.entries(details)) {
-      equal(JSON.stringify(e.details[k]), JSON.stringify(v), `details.${k}`);
-    }
-    return e;
-  }
-  throw new Error(`expected ${code}, but it succeeded`);
 }
 
 /** Wraps a store: records every statement run outside transactions; `failOn` makes matches throw. */

@@ -4,15 +4,14 @@ import { forEachStore } from "../../tests/stores.ts";
 import { toIso } from "../lib/time.ts";
 import type { Db } from "../store/mod.ts";
 import {
-  audits,
   AUTHOR,
   countingDb,
   harness,
-  refuses,
   seedUser,
   seedWorkspace,
   sessionIssuer,
 } from "./api_keys_test_fixtures.ts";
+import { audits, refuses } from "../../tests/support/refusals.ts";
 
 async function setup(db: Db, extra: Record<string, unknown> = {}, harnessOpts = {}) {
   const h = harness(db, harnessOpts);

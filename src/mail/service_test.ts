@@ -13,6 +13,7 @@ import type { Db } from "../store/mod.ts";
 import { claimsFor } from "./repo.ts";
 import { MailService, type MailServiceOptions, type MailSettings } from "./service.ts";
 import type { PasswordMail } from "./types.ts";
+import { audits } from "../../tests/support/refusals.ts";
 
 const BASE = "https://svc.example";
 const admin = { userId: newId(), provider: "local" };
@@ -65,10 +66,6 @@ function passwordMail(userId: string, to: string, actId = newId()): PasswordMail
     oneTimePassword: `otp-${crypto.randomUUID()}`,
     actor: admin,
   };
-}
-
-async function audits(db: Db, event: string) {
-  return (await queryAudit(db, { event, offset: 0, limit: 50 })).items;
 }
 
 async function withServer(

@@ -1,7 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { refuses } from "../workspaces/test_fixtures.ts";
 import { parseBody } from "./body.ts";
 import { nodeSubset } from "./node_subset.ts";
+import { refuses } from "../../tests/support/refusals.ts";
 
 const body = parseBody({
   name: "team/report",

@@ -3,7 +3,8 @@
  * `template.render.parameter_interpolation`, naming the parameter and where it happened.
  */
 import { equal } from "node:assert/strict";
-import { library, refuses, render } from "./test_fixtures.ts";
+import { library, render } from "./test_fixtures.ts";
+import { refuses } from "../../tests/support/refusals.ts";
 
 const PARAMS = {
   region: "eu",

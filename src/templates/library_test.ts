@@ -1,7 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
-import { audits, refuses } from "../versions/test_fixtures.ts";
 import { setup, sql } from "./test_fixtures.ts";
+import { audits, refuses } from "../../tests/support/refusals.ts";
 
 const lib = (id: string, body: string, dialect = "DUCKDB") => ({ id, dialect, body });
 

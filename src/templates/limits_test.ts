@@ -2,7 +2,8 @@
 import { equal, rejects } from "node:assert/strict";
 import { AppError } from "../errors/mod.ts";
 import { checkTemplateSyntax, DEFAULT_RENDER_LIMITS } from "./render.ts";
-import { library, pin, refuses, render } from "./test_fixtures.ts";
+import { library, pin, render } from "./test_fixtures.ts";
+import { refuses } from "../../tests/support/refusals.ts";
 
 Deno.test("renderTemplate() refuses nesting deeper than the depth limit", async () => {
   const lib = library([

@@ -1,9 +1,9 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { PIPELINE_KIND, VersionLifecycle } from "../versions/mod.ts";
-import { refuses } from "../versions/test_fixtures.ts";
 import { dropPins, pinnersOf, recordPins, resolvePins } from "./pins.ts";
 import { setup, sql } from "./test_fixtures.ts";
+import { refuses } from "../../tests/support/refusals.ts";
 
 const names = (pinners: { kind: string; name: string; version: number }[]) =>
   pinners.map((p) => `${p.kind} ${p.name} v${p.version}`);

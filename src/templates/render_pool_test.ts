@@ -6,7 +6,8 @@
 import { equal, ok, rejects } from "node:assert/strict";
 import { DEFAULT_RENDER_LIMITS, renderTemplate } from "./render.ts";
 import { DEADLINE_GRACE_MS, RenderPool, renderPool } from "./render_pool.ts";
-import { refuses, render, UNCOOPERATIVE } from "./test_fixtures.ts";
+import { render, UNCOOPERATIVE } from "./test_fixtures.ts";
+import { refuses } from "../../tests/support/refusals.ts";
 
 const request = (body: string) => ({
   kind: "render" as const,

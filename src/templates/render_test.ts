@@ -1,7 +1,8 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { AppError } from "../errors/mod.ts";
 import { renderTemplate } from "./render.ts";
-import { library, pin, refuses, render } from "./test_fixtures.ts";
+import { library, pin, render } from "./test_fixtures.ts";
+import { refuses } from "../../tests/support/refusals.ts";
 
 Deno.test("renderTemplate() answers the SQL, its placeholders and no imports for a plain body", async () => {
   const out = await render("SELECT * FROM sales WHERE region = :region AND day >= :from::date");

@@ -5,8 +5,8 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import type { Queryable } from "../store/mod.ts";
-import { audits, refuses } from "../versions/test_fixtures.ts";
 import { setup, sql } from "./test_fixtures.ts";
+import { audits, refuses } from "../../tests/support/refusals.ts";
 
 const UNCLOSED_IF = "SELECT 1\nFROM t {% if params.x %}\nWHERE x = :x";
 

@@ -1,9 +1,10 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
-import { addUser, audits, refuses } from "../versions/test_fixtures.ts";
+import { addUser } from "../versions/test_fixtures.ts";
 import { WorkspaceService } from "../workspaces/mod.ts";
 import { TemplateService } from "./service.ts";
 import { setup, sql } from "./test_fixtures.ts";
+import { audits, refuses } from "../../tests/support/refusals.ts";
 
 forEachStore("create() stores DRAFT 1 with the index fields outside the hash", async (db) => {
   const { svc, ctx, workspaceId } = await setup(db);

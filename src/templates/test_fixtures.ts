@@ -1,5 +1,4 @@
 /** Shared helpers of the renderer's tests. */
-import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { AppError } from "../errors/mod.ts";
 import type { Db } from "../store/mod.ts";
 import type { OpContext } from "../versions/mod.ts";
@@ -62,25 +61,6 @@ export function render(
     params,
     ...extra,
   });
-}
-
-/** Asserts a rejection with `code`, the catalogue's status and the given details. */
-export async function refuses(
-  promise: Promise<unknown>,
-  code: string,
-  details: Record<string, unknown> = {},
-  status = 400,
-): Promise<AppError> {
-  let caught: AppError | undefined;
-  await rejects(promise, (e: unknown) => {
-    ok(e instanceof AppError, `expected an AppError, got ${e}`);
-    equal(e.code, code, e.message);
-    equal(e.status, status);
-    for (const [k, v] of Object.entries(details)) deepEqual(e.details[k], v, `details.${k}`);
-    caught = e;
-    return true;
-  });
-  return caught!;
 }
 
 /** A template service on `db` with a workspace, a second workspace and an author acting in each. */

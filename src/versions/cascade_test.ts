@@ -3,16 +3,8 @@ import { forEachStore } from "../../tests/stores.ts";
 import { TEMPLATE_KIND } from "./kinds.ts";
 import { VersionLifecycle } from "./service.ts";
 import type { LifecycleHook } from "./types.ts";
-import {
-  attrsOf,
-  audits,
-  bodyOf,
-  createOne,
-  refuses,
-  refusingHook,
-  shape,
-  worlds,
-} from "./test_fixtures.ts";
+import { attrsOf, bodyOf, createOne, refusingHook, shape, worlds } from "./test_fixtures.ts";
+import { audits, refuses } from "../../tests/support/refusals.ts";
 
 forEachStore(
   "a release hook cascades another kind's release in the same transaction",

@@ -3,16 +3,15 @@ import { forEachStore } from "../../tests/stores.ts";
 import { bodyHash, canonicalJson } from "../lib/canonical_json.ts";
 import {
   attrsOf,
-  audits,
   bodyOf,
   createOne,
   ev,
-  refuses,
   refusingHook,
   releasedOne,
   shape,
   worlds,
 } from "./test_fixtures.ts";
+import { audits, refuses } from "../../tests/support/refusals.ts";
 
 forEachStore(
   "create: DRAFT version 1, pointer null, audited; a taken name is refused",

@@ -1,17 +1,9 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { recomputePointer } from "./engine.ts";
-import {
-  audits,
-  bodyOf,
-  ev,
-  refuses,
-  releasedOne,
-  shape,
-  type World,
-  worlds,
-} from "./test_fixtures.ts";
+import { bodyOf, ev, releasedOne, shape, type World, worlds } from "./test_fixtures.ts";
 import type { VersionMeta, VersionStatus } from "./types.ts";
+import { audits, refuses } from "../../tests/support/refusals.ts";
 
 /** Releases `count` more versions after v1; returns the hash of the last release. */
 async function releaseMore(w: World, id: string, name: string, hash: string, count: number) {

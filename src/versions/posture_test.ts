@@ -1,16 +1,8 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { queryAudit } from "../audit/mod.ts";
-import {
-  attrsOf,
-  bodyOf,
-  createOne,
-  ev,
-  refuses,
-  releasedOne,
-  shape,
-  worlds,
-} from "./test_fixtures.ts";
+import { attrsOf, bodyOf, createOne, ev, releasedOne, shape, worlds } from "./test_fixtures.ts";
+import { refuses } from "../../tests/support/refusals.ts";
 
 const DISABLED = "pipeline.authoring.disabled";
 

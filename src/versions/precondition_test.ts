@@ -2,7 +2,8 @@ import { equal, throws } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { AppError } from "../errors/mod.ts";
 import { requireIfMatch } from "./precondition.ts";
-import { bodyOf, createOne, refuses, releasedOne, shape, worlds } from "./test_fixtures.ts";
+import { bodyOf, createOne, releasedOne, shape, worlds } from "./test_fixtures.ts";
+import { refuses } from "../../tests/support/refusals.ts";
 
 const MISSING = "pipeline.execution.invalid_parameter_type";
 

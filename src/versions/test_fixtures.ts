@@ -1,6 +1,4 @@
 /** Shared set-up for the version tests: a workspace, two authors, bodies per kind, assertions. */
-import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { type AuditRecord, queryAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import type { Principal } from "../identity/mod.ts";
 import { newId } from "../lib/ids.ts";
@@ -141,31 +139,6 @@ export async function releasedOne(w: World, name?: string) {
   const made = await createOne(w, name);
   await w.life.release(w.asAlice, made.id, made.hash);
   return made;
-}
-
-/** Audit rows of one event, oldest first. */
-export async function audits(db: Queryable, event: string): Promise<AuditRecord[]> {
-  const { items } = await queryAudit(db, { event, offset: 0, limit: 500 });
-  return items.reverse();
-}
-
-/** Asserts a refusal: its code, its status, and (a subset of) its details. */
-export async function refuses(
-  promise: Promise<unknown>,
-  code: string,
-  status: number,
-  details: Record<string, unknown> = {},
-): Promise<AppError> {
-  let caught: AppError | undefined;
-  await rejects(promise, (e: unknown) => {
-    ok(e instanceof AppError, `expected an AppError, got ${e}`);
-    equal(e.code, code);
-    equal(e.status, status);
-    for (const [key, v] of Object.entries(details)) deepEqual(e.details[key], v, `details.${key}`);
-    caught = e;
-    return true;
-  });
-  return caught!;
 }
 
 /** `pipeline.x` or `template.x`. */

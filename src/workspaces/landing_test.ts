@@ -1,7 +1,8 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import type { Principal } from "../identity/mod.ts";
-import { addUser, audits, service, workspaceWithAdmin } from "./test_fixtures.ts";
+import { addUser, service, workspaceWithAdmin } from "./test_fixtures.ts";
+import { audits } from "../../tests/support/refusals.ts";
 
 const VIEWER = { author: false, promoter: false, admin: false };
 const landingUser = (p: Principal) => ({

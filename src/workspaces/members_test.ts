@@ -2,15 +2,8 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { ensureSystemActor, SYSTEM_EMAIL } from "../identity/mod.ts";
 import { materialiseInvitations } from "./members.ts";
-import {
-  addUser,
-  audits,
-  refuses,
-  sameItems,
-  service,
-  setJoinedAt,
-  workspaceWithAdmin,
-} from "./test_fixtures.ts";
+import { addUser, sameItems, service, setJoinedAt, workspaceWithAdmin } from "./test_fixtures.ts";
+import { audits, refuses } from "../../tests/support/refusals.ts";
 
 const BAD_INPUT = "pipeline.execution.invalid_parameter_type";
 

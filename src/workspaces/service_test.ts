@@ -1,7 +1,8 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { registerContentCounter } from "./lifecycle.ts";
-import { addUser, audits, refuses, service, setJoinedAt, who } from "./test_fixtures.ts";
+import { addUser, service, setJoinedAt, who } from "./test_fixtures.ts";
+import { audits, refuses } from "../../tests/support/refusals.ts";
 
 forEachStore("create() makes a workspace without a membership and audits it", async (db) => {
   const svc = service(db);

@@ -1,7 +1,5 @@
-/** Shared set-up for the workspace tests: users, actors, audit reads and refusal checks. */
-import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { type AuditRecord, queryAudit } from "../audit/mod.ts";
-import { AppError } from "../errors/mod.ts";
+/** Shared set-up for the workspace tests: users, actors and set-ups. */
+import { deepEqual } from "node:assert/strict";
 import type { Principal } from "../identity/mod.ts";
 import type { Db, Queryable } from "../store/mod.ts";
 import { WorkspaceService } from "./service.ts";
@@ -38,12 +36,6 @@ export async function addUser(
 
 export const who = (p: Principal) => ({ userId: p.userId, isSuperAdmin: p.isSuperAdmin });
 
-/** Audit rows of one event (rows written in the same millisecond come in no particular order). */
-export async function audits(db: Queryable, event: string): Promise<AuditRecord[]> {
-  const { items } = await queryAudit(db, { event, offset: 0, limit: 500 });
-  return items.reverse();
-}
-
 /** Asserts two lists hold the same values in any order (objects compared with sorted keys). */
 export function sameItems(actual: unknown[], expected: unknown[]): void {
   const canon = (v: unknown): string =>
@@ -55,22 +47,6 @@ export function sameItems(actual: unknown[], expected: unknown[]): void {
           : x,
     );
   deepEqual(actual.map(canon).sort(), expected.map(canon).sort());
-}
-
-/** Asserts a refusal: its code, its status, and (a subset of) its details. */
-export async function refuses(
-  promise: Promise<unknown>,
-  code: string,
-  status: number,
-  details: Record<string, unknown> = {},
-): Promise<void> {
-  await rejects(promise, (e: unknown) => {
-    ok(e instanceof AppError, `expected an AppError, got ${e}`);
-    equal(e.code, code);
-    equal(e.status, status);
-    for (const [k, v] of Object.entries(details)) deepEqual(e.details[k], v, `details.${k}`);
-    return true;
-  });
 }
 
 /** Pins a membership's `joined_at` so ordering tests do not depend on the clock's resolution. */

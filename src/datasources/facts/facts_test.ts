@@ -2,7 +2,7 @@ import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
 import { forEachStore } from "../../../tests/stores.ts";
 import { newId } from "../../lib/ids.ts";
 import type { Db } from "../../store/mod.ts";
-import { addUser, refuses, service } from "../../workspaces/test_fixtures.ts";
+import { addUser, service } from "../../workspaces/test_fixtures.ts";
 import { columnFingerprint } from "./fingerprint.ts";
 import {
   attachColumnFacts,
@@ -14,6 +14,7 @@ import {
 } from "./read.ts";
 import { recordFact, retireFact } from "./record.ts";
 import type { FactActor, FactViewer } from "./types.ts";
+import { refuses } from "../../../tests/support/refusals.ts";
 
 const DS1 = { id: newId(), name: "warehouse" };
 const DS2 = { id: newId(), name: "other" };

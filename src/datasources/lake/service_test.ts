@@ -1,7 +1,6 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../../tests/stores.ts";
 import { newId } from "../../lib/ids.ts";
-import { refuses } from "../../workspaces/test_fixtures.ts";
 import {
   importLakeTables,
   lakeTablesOf,
@@ -10,6 +9,7 @@ import {
   unregisterLakeTable,
 } from "./service.ts";
 import type { LakeDatasource } from "./types.ts";
+import { refuses } from "../../../tests/support/refusals.ts";
 
 const lake = (over: Partial<LakeDatasource> = {}): LakeDatasource => ({
   id: newId(),

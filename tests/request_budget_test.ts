@@ -1,14 +1,9 @@
 import { equal, ok } from "node:assert/strict";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
+import { seedRoles, sessionHeaders, type TestUser, userKey } from "./access_fixtures.ts";
 import { call, startTestServer } from "./harness.ts";
 
-/** The budget counts in wall-clock minutes; start a test's burst well inside one. */
-async function awayFromMinuteEdge(): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 50_000) {
-    await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
-  }
-}
+/** The wall-clock minute the per-minute budget counts in. */
+const minute = () => Math.floor(Date.now() / 60_000);
 
 Deno.test("per-user budget: RateLimit headers, 429 with Retry-After, keys draw from their owner's budget", async () => {
   const s = await startTestServer({
@@ -19,26 +14,35 @@ Deno.test("per-user budget: RateLimit headers, 429 with Retry-After, keys draw f
   });
   try {
     const { workspace, users } = await seedRoles(s.runtime);
-    const session = await sessionHeaders(s.runtime, users.author, workspace.name);
-    const key = await userKey(s.runtime, users.author, workspace.id, ["read"]);
-    await awayFromMinuteEdge();
-
-    const remaining: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const res = await s.fetch("/api/v1/auth/me", { headers: session });
-      await res.body?.cancel();
-      equal(res.status, 200);
-      equal(res.headers.get("RateLimit-Limit"), "3");
-      remaining.push(res.headers.get("RateLimit-Remaining")!);
-      ok(Number(res.headers.get("RateLimit-Reset")) >= 1);
-    }
+    /** Three requests of one user (two by session, one by key), then a fourth that is refused. */
+    const burst = async (user: TestUser) => {
+      const session = await sessionHeaders(s.runtime, user, workspace.name);
+      const key = await userKey(s.runtime, user, workspace.id, ["read"]);
+      const started = minute();
+      const remaining: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const res = await s.fetch("/api/v1/auth/me", { headers: session });
+        await res.body?.cancel();
+        equal(res.status, 200);
+        equal(res.headers.get("RateLimit-Limit"), "3");
+        remaining.push(res.headers.get("RateLimit-Remaining")!);
+        ok(Number(res.headers.get("RateLimit-Reset")) >= 1);
+      }
+      const third = await s.fetch("/api/v1/auth/me", { headers: { "SVC-API-Key": key } });
+      await third.body?.cancel();
+      const refused = await s.fetch("/api/v1/auth/me", { headers: session });
+      return { remaining, third, refused, sameMinute: minute() === started };
+    };
+    // A burst that straddles a minute edge counts in two budgets; minute edges are a minute apart,
+    // so a second user's burst right after cannot straddle one too.
+    let run = await burst(users.author);
+    if (!run.sameMinute) run = await burst(users.promoter);
+    ok(run.sameMinute);
+    const { remaining, third, refused } = run;
     equal(remaining.join(), "2,1");
-    const third = await s.fetch("/api/v1/auth/me", { headers: { "SVC-API-Key": key } });
-    await third.body?.cancel();
     equal(third.status, 200);
     equal(third.headers.get("RateLimit-Remaining"), "0");
 
-    const refused = await s.fetch("/api/v1/auth/me", { headers: session });
     const body = await refused.json();
     equal(refused.status, 429);
     equal(body.error.code, "rate_limit.exceeded");

@@ -28,10 +28,13 @@ export class SessionTokens {
   readonly #key: Uint8Array;
   readonly #verified = new Map<string, { claims: SessionClaims; until: number }>();
   readonly ttlSeconds: number;
+  readonly #now: () => number;
 
-  constructor(secret: Uint8Array, ttlHours: number) {
+  /** `now` is the clock expiry is judged by (tests move it instead of waiting). */
+  constructor(secret: Uint8Array, ttlHours: number, now: () => number = Date.now) {
     this.#key = secret;
     this.ttlSeconds = ttlHours * 3600;
+    this.#now = now;
   }
 
   /** Mints a token for a user; `activeWorkspace` is omitted when none resolved. */
@@ -58,7 +61,7 @@ export class SessionTokens {
   /** Verifies signature, algorithm, issuer and expiry; throws auth.session.expired / invalid. */
   async verify(token: string): Promise<SessionClaims> {
     const digest = sha256HexSync(token);
-    const now = Date.now();
+    const now = this.#now();
     const hit = this.#verified.get(digest);
     if (hit && hit.until > now) return hit.claims;
     if (hit) this.#verified.delete(digest);
@@ -78,6 +81,7 @@ export class SessionTokens {
       const { payload } = await jwtVerify(token, this.#key, {
         algorithms: ["HS256"],
         issuer: SESSION_ISSUER,
+        currentDate: new Date(this.#now()),
       });
       if (typeof payload.sub !== "string" || typeof payload.email !== "string") {
         throw new AppError("auth.session.invalid", {});

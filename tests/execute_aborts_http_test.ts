@@ -15,6 +15,7 @@ import { frames } from "./executions_fixtures.ts";
 import { call, startTestServer, type TestServer } from "./harness.ts";
 import { MARIADB_URL, skipUnless } from "./services.ts";
 import { STORE_KINDS } from "./stores.ts";
+import { dql } from "./support/pipeline_body.ts";
 
 async function sleeping(tag: string): Promise<number> {
   const admin = await mariaAdmin();
@@ -70,12 +71,7 @@ async function setup(s: TestServer, database: string): Promise<Setup> {
         body: {
           name,
           schema_version: 1,
-          nodes: [{
-            id: "nap",
-            type: "DQL",
-            source: "maria",
-            sql: `SELECT SLEEP(60) /* ${tag} */`,
-          }],
+          nodes: [dql("nap", { source: "maria", sql: `SELECT SLEEP(60) /* ${tag} */` })],
         } as JsonObject,
         attrs: {},
       })).entity.id;

@@ -13,6 +13,7 @@ import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { call, startTestServer } from "./harness.ts";
 import { forEachStoreKind } from "./stores.ts";
 import { frames } from "./executions_fixtures.ts";
+import { dql } from "./support/pipeline_body.ts";
 
 forEachStoreKind(
   "execute joins a bound SQLite and a granted global DuckDB datasource in staging",
@@ -67,35 +68,26 @@ forEachStoreKind(
           attrs: {},
         })).entity.id;
       const joined = await create("sales/by_customer", [
-        {
-          id: "orders",
-          type: "DQL",
+        dql("orders", {
           source: "shop",
           sql: "SELECT customer_id, amount FROM orders",
           output: { target: "tempdb", table: "orders" },
-        },
-        {
-          id: "customers",
-          type: "DQL",
+        }),
+        dql("customers", {
           source: "crm",
           sql: "SELECT id, name FROM customers",
           output: { target: "tempdb", table: "customers" },
-        },
-        {
-          id: "report",
-          type: "DQL",
+        }),
+        dql("report", {
           source: "tempdb",
           depends_on: ["orders", "customers"],
           sql:
             "SELECT c.name, sum(o.amount)::DOUBLE AS total FROM orders o JOIN customers c ON c.id = o.customer_id GROUP BY c.name ORDER BY c.name",
-        },
+        }),
       ]);
-      const foreign = await create("sales/theirs", [{
-        id: "peek",
-        type: "DQL",
-        source: "theirs",
-        sql: "SELECT 1",
-      }]);
+      const foreign = await create("sales/theirs", [
+        dql("peek", { source: "theirs", sql: "SELECT 1" }),
+      ]);
 
       const h = await sessionHeaders(s.runtime, f.users.author, "acme");
       const execute = (id: string) =>

@@ -15,6 +15,7 @@ import { writeParquet } from "./fixtures/lake.ts";
 import { call, startTestServer } from "./harness.ts";
 import { skipUnless } from "./services.ts";
 import { STORE_KINDS } from "./stores.ts";
+import { dql } from "./support/pipeline_body.ts";
 
 for (const store of STORE_KINDS) {
   Deno.test({
@@ -78,28 +79,22 @@ for (const store of STORE_KINDS) {
             attrs: {},
           })).entity.id;
         const joined = await create("sales/lake_by_customer", [
-          {
-            id: "orders",
-            type: "DQL",
+          dql("orders", {
             source: "lake",
             sql: "SELECT customer_id, amount FROM sales.orders WHERE amount >= :min",
             output: { target: "tempdb", table: "orders" },
-          },
-          {
-            id: "customers",
-            type: "DQL",
+          }),
+          dql("customers", {
             source: "crm",
             sql: "SELECT id, name FROM customers",
             output: { target: "tempdb", table: "customers" },
-          },
-          {
-            id: "report",
-            type: "DQL",
+          }),
+          dql("report", {
             source: "tempdb",
             depends_on: ["orders", "customers"],
             sql:
               "SELECT c.name, sum(o.amount) AS total, count(*) AS n FROM orders o JOIN customers c ON c.id = o.customer_id GROUP BY c.name ORDER BY c.name",
-          },
+          }),
         ], { parameters: { min: { type: "number", default: 1 } } });
         const writes = await create("sales/lake_write", [
           { id: "purge", type: "DML", source: "lake", sql: "DELETE FROM sales.orders" },

@@ -13,37 +13,30 @@ import { seedRoles } from "./access_fixtures.ts";
 import { startTestServer } from "./harness.ts";
 import { forEachStoreKind } from "./stores.ts";
 import { refuses } from "./support/refusals.ts";
+import { dql } from "./support/pipeline_body.ts";
 
 const NODES = [
-  {
-    id: "base",
-    type: "DQL",
+  dql("base", {
     source: "tempdb",
     sql: "SELECT range::INTEGER AS n FROM range(5)",
     output: { target: "tempdb", table: "base" },
-  },
-  {
-    id: "tens",
-    type: "DQL",
+  }),
+  dql("tens", {
     source: "tempdb",
     sql: "SELECT n * 10 AS m FROM base ORDER BY n",
     output: { target: "tempdb", table: "tens" },
     depends_on: ["base"],
-  },
-  {
-    id: "other",
-    type: "DQL",
+  }),
+  dql("other", {
     source: "tempdb",
     sql: "SELECT 1 AS one",
     output: { target: "tempdb", table: "other" },
-  },
-  {
-    id: "total",
-    type: "DQL",
+  }),
+  dql("total", {
     source: "tempdb",
     sql: "SELECT sum(m) AS total FROM tens",
     depends_on: ["tens", "other"],
-  },
+  }),
 ];
 
 forEachStoreKind(

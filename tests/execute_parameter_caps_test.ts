@@ -13,6 +13,7 @@ import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { startTestServer } from "./harness.ts";
 import { frames } from "./executions_fixtures.ts";
 import { forEachStoreKind } from "./stores.ts";
+import { dql } from "./support/pipeline_body.ts";
 
 const { maxListItems, maxValues } = DEFAULT_PARAMETER_CAPS;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
@@ -33,12 +34,12 @@ forEachStoreKind(
         name: "caps/ids",
         schema_version: 1,
         parameters: { ids: list, more: list, most: list },
-        nodes: [{
-          id: "count",
-          type: "DQL",
-          source: "tempdb",
-          sql: "SELECT count(*)::BIGINT AS n FROM range(0, 50000) t(i) WHERE i IN (:ids)",
-        }],
+        nodes: [
+          dql("count", {
+            source: "tempdb",
+            sql: "SELECT count(*)::BIGINT AS n FROM range(0, 50000) t(i) WHERE i IN (:ids)",
+          }),
+        ],
       };
       const id = (await pipelines.create({
         actor: f.users.author.principal,

@@ -12,6 +12,7 @@ import { frames } from "./executions_fixtures.ts";
 import { skipUnless } from "./services.ts";
 import { STORE_KINDS } from "./stores.ts";
 import { eventually } from "./wait.ts";
+import { dql } from "./support/pipeline_body.ts";
 
 for (const store of STORE_KINDS) {
   Deno.test({
@@ -38,12 +39,12 @@ for (const store of STORE_KINDS) {
             body: { name, schema_version: 1, nodes } as JsonObject,
             attrs: {},
           })).entity.id;
-        const id = await create("team/numbers", [{
-          id: "numbers",
-          type: "DQL",
-          source: "tempdb",
-          sql: "SELECT i::BIGINT AS n, 'row ' || i AS label FROM range(1, 6) t(i) ORDER BY i",
-        }]);
+        const id = await create("team/numbers", [
+          dql("numbers", {
+            source: "tempdb",
+            sql: "SELECT i::BIGINT AS n, 'row ' || i AS label FROM range(1, 6) t(i) ORDER BY i",
+          }),
+        ]);
         const h = await sessionHeaders(s.runtime, fx.users.author, "acme");
         const execute = (pipelineId: string, body: unknown = {}) =>
           s.fetch(`/api/v1/pipelines/${pipelineId}/execute`, {
@@ -78,12 +79,12 @@ for (const store of STORE_KINDS) {
         equal((await json(missing)).error.code, "pipeline.execution.not_found");
 
         // A long query, cancelled through the route: the stream ends on execution_aborted.
-        const slow = await create("team/slow", [{
-          id: "spin",
-          type: "DQL",
-          source: "tempdb",
-          sql: "SELECT count(*) AS c FROM range(1000000000000) a",
-        }]);
+        const slow = await create("team/slow", [
+          dql("spin", {
+            source: "tempdb",
+            sql: "SELECT count(*) AS c FROM range(1000000000000) a",
+          }),
+        ]);
         const running = await execute(slow);
         const slowId = running.headers.get("SVC-Execution-Id")!;
         const stream = frames(running);
@@ -109,12 +110,9 @@ for (const store of STORE_KINDS) {
         equal(told.events.at(-1).data.reason, "client_disconnect");
 
         // A node naming a datasource this instance cannot reach fails the run; no result to read.
-        const broken = await create("team/broken", [{
-          id: "read",
-          type: "DQL",
-          source: "crm",
-          sql: "SELECT 1 AS x",
-        }]);
+        const broken = await create("team/broken", [
+          dql("read", { source: "crm", sql: "SELECT 1 AS x" }),
+        ]);
         const failed = await execute(broken);
         const failedId = failed.headers.get("SVC-Execution-Id")!;
         const failedFrames = await frames(failed).rest();

@@ -17,6 +17,7 @@ import { frames } from "./executions_fixtures.ts";
 import { writeParquet } from "./fixtures/lake.ts";
 import { call, startTestServer, type TestServer } from "./harness.ts";
 import { forEachStoreKind } from "./stores.ts";
+import { dql } from "./support/pipeline_body.ts";
 
 interface Places {
   dataDir: string;
@@ -341,7 +342,7 @@ forEachStoreKind(
       for (const datasource of ["duck", "duck_ro", "lake"]) {
         const created = await call(s, "POST", "/api/v1/pipelines", w.author, {
           name: `hostile/checks_${datasource}`,
-          nodes: [{ id: "n", type: "DQL", source: "tempdb", sql: "SELECT 1 AS x" }],
+          nodes: [dql("n", { source: "tempdb", sql: "SELECT 1 AS x" })],
           checks: CASES.map((c, i) => ({
             id: `c${i}`,
             name: c.name,

@@ -15,6 +15,7 @@ import { assertFailed, StoredRuns } from "../src/executions/stored_run_fixtures.
 import { connectorConfig, freshMariaDatabase, mariaAdmin, pgJdbcUrl } from "./datasources.ts";
 import { skipUnless } from "./services.ts";
 import { forEachStore, freshPostgresDatabase } from "./stores.ts";
+import { dql } from "./support/pipeline_body.ts";
 
 const servers = skipUnless("postgres", "mariadb");
 
@@ -44,10 +45,10 @@ async function tryEscapes(
   unchanged: () => Promise<void>,
 ): Promise<void> {
   for (const sql of escapes(dialect)) {
-    const read = { id: "read", type: "DQL", source: "locked", sql };
+    const read = dql("read", { source: "locked", sql });
     const staged = [
       { ...read, output: { target: "tempdb", table: "stolen" } },
-      { id: "after", type: "DQL", source: "tempdb", depends_on: ["read"], sql: "SELECT 1" },
+      dql("after", { source: "tempdb", depends_on: ["read"], sql: "SELECT 1" }),
     ];
     for (const nodes of [[read], staged]) {
       const run = await runs.run(await pipeline(w, nodes));
@@ -60,20 +61,16 @@ async function tryEscapes(
   }
   // Plain reads still work on the same pool after every refusal, delivered and staged.
   const read = await pipeline(w, [
-    {
-      id: "stage",
-      type: "DQL",
+    dql("stage", {
       source: "locked",
       sql: "SELECT a FROM t",
       output: { target: "tempdb", table: "t" },
-    },
-    {
-      id: "sum",
-      type: "DQL",
+    }),
+    dql("sum", {
       source: "tempdb",
       depends_on: ["stage"],
       sql: "SELECT CAST(sum(a) AS INTEGER) AS total FROM t",
-    },
+    }),
   ]);
   const good = await runs.run(read, {}, { expectDataReady: true });
   equal(good.record.status, "SUCCESS", JSON.stringify(good.record.error));
@@ -173,7 +170,7 @@ forEachStore(
       );
       // Each of these once answered "row.map is not a function": an OK packet taken for a row.
       for (const sql of ["DO 1", "SET @x = 1", "CREATE TABLE made (a INT)", "COMMIT"]) {
-        const id = await pipeline(w, [{ id: "read", type: "DQL", source: "open", sql }]);
+        const id = await pipeline(w, [dql("read", { source: "open", sql })]);
         const error = assertFailed(await runs.run(id), "pipeline.node.statement_failed", "read");
         equal(error.details.dialect, "MYSQL");
         ok(String(error.details.reason).includes("no result set"), String(error.details.reason));
@@ -183,21 +180,11 @@ forEachStore(
       const direct = await mariaAdmin(maria.name);
       await direct.query("CREATE PROCEDURE two() SELECT 1 AS x UNION ALL SELECT 2");
       await direct.end();
-      const call = await pipeline(w, [{
-        id: "read",
-        type: "DQL",
-        source: "open",
-        sql: "CALL two()",
-      }]);
+      const call = await pipeline(w, [dql("read", { source: "open", sql: "CALL two()" })]);
       const called = await runs.run(call, {}, { expectDataReady: true });
       deepEqual(called.byType.get("data_ready")![0].data.rows, [[1], [2]]);
       // The one connection came back each time.
-      const id = await pipeline(w, [{
-        id: "read",
-        type: "DQL",
-        source: "open",
-        sql: "SELECT 1 AS x",
-      }]);
+      const id = await pipeline(w, [dql("read", { source: "open", sql: "SELECT 1 AS x" })]);
       const good = await runs.run(id, {}, { expectDataReady: true });
       deepEqual(good.byType.get("data_ready")![0].data.rows, [[1]]);
     } finally {

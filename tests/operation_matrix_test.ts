@@ -15,6 +15,7 @@ import {
 } from "./access_fixtures.ts";
 import { json, startTestServer } from "./harness.ts";
 import { forEachStoreKind } from "./stores.ts";
+import { dql } from "./support/pipeline_body.ts";
 
 type Caller =
   | "viewer"
@@ -289,7 +290,7 @@ const ROWS: Row[] = [
     path: () => "/api/v1/pipelines",
     body: (c) => ({
       name: `matrix/${c.replace("_", "-")}`,
-      nodes: [{ id: "a", type: "DQL", sql: "SELECT 1", source: "tempdb" }],
+      nodes: [dql("a", { sql: "SELECT 1", source: "tempdb" })],
     }),
     expect: row(R, 201, R, 201, 201, S, S, 201),
   },
@@ -298,7 +299,7 @@ const ROWS: Row[] = [
     path: () => "/api/v1/pipelines/import",
     body: (c) => ({
       name: `imported/${c.replace("_", "-")}`,
-      nodes: [{ id: "a", type: "DQL", sql: "SELECT 1", source: "tempdb" }],
+      nodes: [dql("a", { sql: "SELECT 1", source: "tempdb" })],
     }),
     expect: row(R, 201, R, 201, 201, S, S, 201),
   },

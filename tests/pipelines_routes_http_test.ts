@@ -8,6 +8,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import { bothStores, P, pipe } from "./pipeline_client.ts";
 import { skipUnless } from "./services.ts";
 import { create, expectError, T, withWorld, type World } from "./template_client.ts";
+import { dql } from "./support/pipeline_body.ts";
 
 const BAD_FIELD = "pipeline.execution.invalid_parameter_type";
 
@@ -70,12 +71,7 @@ bothStores(
         }),
       )).body.data;
       await req("POST", `${T}/release`, h.promoter, { name: "ex/base" }, t.body_hash);
-      const node = {
-        id: "a",
-        type: "DQL",
-        source: "tempdb",
-        template: { id: "ex/base", version: 1 },
-      };
+      const node = dql("a", { source: "tempdb", template: { id: "ex/base", version: 1 } });
       const p = (await req("POST", P, h.author, pipe("ex/p", { nodes: [node] }))).body.data;
       const rel = (await req("POST", `${P}/${p.id}/release`, h.promoter, undefined, p.body_hash))
         .body.data;

@@ -11,6 +11,7 @@ import { call } from "./harness.ts";
 import { type HostileWorld, withHostileWorld } from "./sqlite_hostile_fixtures.ts";
 import { forEachStoreKind } from "./stores.ts";
 import { eventually } from "./wait.ts";
+import { dql } from "./support/pipeline_body.ts";
 
 /** 400M steps, one row out of every million: the worker computes, the server has no rows to move. */
 const LONG = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 400000000) " +
@@ -100,7 +101,7 @@ forEachStoreKind(
       store,
       async (w) => {
         // SQLite staging: each execution's private database on its own worker.
-        await longStatements(w, [{ id: "n", type: "DQL", source: "tempdb", sql: LONG }], {
+        await longStatements(w, [dql("n", { source: "tempdb", sql: LONG })], {
           settings: { staging_engine: "sqlite" },
         });
 
@@ -108,15 +109,12 @@ forEachStoreKind(
         // cancelled one's connection is what the next read gets.
         await longStatements(
           w,
-          [{ id: "n", type: "DQL", source: "wh", sql: LONG }],
+          [dql("n", { source: "wh", sql: LONG })],
           {},
           async () => {
-            const quick = await w.run([{
-              id: "n",
-              type: "DQL",
-              source: "wh",
-              sql: "SELECT count(*) AS n FROM orders",
-            }]);
+            const quick = await w.run([
+              dql("n", { source: "wh", sql: "SELECT count(*) AS n FROM orders" }),
+            ]);
             equal(Number(quick.rows?.[0]?.[0]), 2);
           },
         );

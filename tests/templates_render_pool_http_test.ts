@@ -17,6 +17,7 @@ import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { call, startTestServer } from "./harness.ts";
 import { forEachStoreKind } from "./stores.ts";
 import { create, expectError, T } from "./template_client.ts";
+import { dql } from "./support/pipeline_body.ts";
 
 /**
  * A render on the event loop holds every /health for the rest of its run (this one ran 12 s, and
@@ -100,12 +101,7 @@ forEachStoreKind(
       const body = {
         name: "wc/run",
         schema_version: 1,
-        nodes: [{
-          id: "r",
-          type: "DQL",
-          source: "tempdb",
-          template: { id: "wc/where", version: 1 },
-        }],
+        nodes: [dql("r", { source: "tempdb", template: { id: "wc/where", version: 1 } })],
       };
       const id = (await pipelines.create(
         { actor: f.users.author.principal, workspaceId: f.workspace.id },

@@ -7,6 +7,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import { bothStores, P, pipe } from "./pipeline_client.ts";
 import { create, T } from "./template_client.ts";
 import { refuses } from "./support/refusals.ts";
+import { dql } from "./support/pipeline_body.ts";
 
 bothStores(
   "templates_used_by names pinning pipelines and importing templates",
@@ -26,12 +27,7 @@ bothStores(
         }),
       );
       equal(user.status, 201, JSON.stringify(user.body));
-      const node = {
-        id: "a",
-        type: "DQL",
-        source: "tempdb",
-        template: { id: "lib/where", version: 1 },
-      };
+      const node = dql("a", { source: "tempdb", template: { id: "lib/where", version: 1 } });
       const made = await req("POST", P, h.author, pipe("uses/where", { nodes: [node] }));
       equal(made.status, 201, JSON.stringify(made.body));
       await req("POST", P, h.author, pipe("uses/nothing"));

@@ -21,6 +21,7 @@ import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
 import { addDatasource, pipeline, waitForEvent, type World, world } from "./executor_fixtures.ts";
 import { type StoredRun, StoredRuns } from "./stored_run_fixtures.ts";
 import type { AbortReason, ExecutionHandle } from "./types.ts";
+import { dql } from "../../tests/support/pipeline_body.ts";
 
 const missing = skipUnless("postgres", "mariadb");
 const REASONS: AbortReason[] = ["cancelled", "client_disconnect", "shutdown"];
@@ -32,29 +33,23 @@ function poolOf(w: World, name: string): Pool<unknown> {
 /** The four slow reads, tagged so the server ones can be found on their servers. */
 function slowNodes(tag: string): unknown[] {
   return [
-    {
-      id: "pg",
-      type: "DQL",
+    dql("pg", {
       source: "pg",
       sql: `SELECT pg_sleep(60) AS s /* ${tag} */`,
       output: { target: "tempdb", table: "pg" },
-    },
-    { id: "maria", type: "DQL", source: "maria", sql: `SELECT SLEEP(60) AS s /* ${tag} */` },
-    {
-      id: "duck",
-      type: "DQL",
+    }),
+    dql("maria", { source: "maria", sql: `SELECT SLEEP(60) AS s /* ${tag} */` }),
+    dql("duck", {
       source: "duck",
       sql: "SELECT count(*) AS n FROM range(100000000000) a",
       output: { target: "tempdb", table: "duck" },
-    },
-    {
-      id: "lite",
-      type: "DQL",
+    }),
+    dql("lite", {
       source: "lite",
       sql:
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000) SELECT i FROM n",
       output: { target: "tempdb", table: "lite" },
-    },
+    }),
   ];
 }
 
@@ -184,14 +179,12 @@ forEachStore(
         const tag = `abort_${reason}_${crypto.randomUUID().slice(0, 8)}`;
         const id = await pipeline(w, [
           ...slowNodes(tag),
-          {
-            id: "after",
-            type: "DQL",
+          dql("after", {
             source: "tempdb",
             depends_on: ["duck", "lite"],
             sql: "SELECT 1",
             output: { target: "tempdb", table: "after" },
-          },
+          }),
         ]);
         const handle = await runs.start(id);
         await allRunning(s, handle, tag);
@@ -226,13 +219,11 @@ forEachStore(
       const tag = `failfast_${crypto.randomUUID().slice(0, 8)}`;
       const id = await pipeline(w, [
         ...slowNodes(tag),
-        {
-          id: "gate",
-          type: "DQL",
+        dql("gate", {
           source: "pg",
           sql: `SELECT (pg_advisory_lock(${key})::text || 'x')::int AS broken`,
           output: { target: "tempdb", table: "gate" },
-        },
+        }),
       ], { settings: { max_parallel_nodes: 5 } });
       const handle = await runs.start(id);
       await allRunning(s, handle, tag);

@@ -19,6 +19,7 @@ import {
 } from "./executor_fixtures.ts";
 import { ResultStore } from "./result_store.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
+import { dql } from "../../tests/support/pipeline_body.ts";
 
 forEachStore(
   "a PIPELINE node runs the released child with lineage; its rows reach the parent",
@@ -29,12 +30,10 @@ forEachStore(
       const child = await pipeline(
         w,
         [
-          {
-            id: "reds",
-            type: "DQL",
+          dql("reds", {
             source: "crm",
             sql: "SELECT id, name FROM people WHERE team = :team ORDER BY id",
-          },
+          }),
         ],
         { parameters: { team: { type: "string", required: true } } },
         { release: true },
@@ -47,13 +46,11 @@ forEachStore(
           parameters: { team: { param: "colour" } },
           output: { target: "tempdb", table: "sub" },
         },
-        {
-          id: "count",
-          type: "DQL",
+        dql("count", {
           source: "tempdb",
           depends_on: ["sub"],
           sql: "SELECT count(*) AS n FROM sub",
-        },
+        }),
       ], { parameters: { colour: { type: "string", default: "red" } } });
       const sink = new RecordingSink();
       const { byType, record } = await drainStream(
@@ -114,27 +111,17 @@ forEachStore(
       sqliteSource(w, "crm");
       addDatasource(w, "mem", openConnector(connectorConfig("DUCKDB", "jdbc:duckdb:")));
       const id = await pipeline(w, [
-        {
-          id: "long",
-          type: "DQL",
+        dql("long", {
           source: "mem",
           sql: "SELECT count(*) FROM range(100000000000) a",
           output: { target: "tempdb", table: "l" },
-        },
-        {
-          id: "bad",
-          type: "DQL",
+        }),
+        dql("bad", {
           source: "crm",
           sql: "SELECT broken(",
           output: { target: "tempdb", table: "b" },
-        },
-        {
-          id: "after",
-          type: "DQL",
-          source: "tempdb",
-          depends_on: ["long", "bad"],
-          sql: "SELECT 1",
-        },
+        }),
+        dql("after", { source: "tempdb", depends_on: ["long", "bad"], sql: "SELECT 1" }),
       ]);
       const { byType, record } = await drainStream(
         (await w.executor().prepare(request(w, id))).run(new RecordingSink()),
@@ -164,13 +151,11 @@ forEachStore(
     try {
       sqliteSource(w, "crm");
       const id = await pipeline(w, [
-        {
-          id: "big",
-          type: "DQL",
+        dql("big", {
           source: "crm",
           sql:
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) SELECT i, 'padding padding' AS p FROM n",
-        },
+        }),
       ]);
       const results = new ResultStore(new MemoryStore(), { maxBytes: 10_000, chunkRows: 100 });
       const { record, byType } = await drainStream(
@@ -200,13 +185,11 @@ forEachStore(
       instance.closeSync();
       addDatasource(w, "many", openConnector(connectorConfig("DUCKDB", `jdbc:duckdb:${path}`)));
       const id = await pipeline(w, [
-        {
-          id: "read",
-          type: "DQL",
+        dql("read", {
           source: "many",
           sql: "SELECT i FROM t ORDER BY i",
           output: { target: "tempdb", table: "t" },
-        },
+        }),
       ]);
       // Each clock reading advances 100 ms: samples are due every tenth reading at most.
       let now = Date.parse("2026-01-01T00:00:00Z");
@@ -270,7 +253,7 @@ forEachStore(
       const broken = await pipeline(
         w,
         [
-          { id: "bad", type: "DQL", source: "crm", sql: "SELECT broken(" },
+          dql("bad", { source: "crm", sql: "SELECT broken(" }),
         ],
         {},
         { release: true },
@@ -291,14 +274,12 @@ forEachStore(
 
       // Two columns of one name cannot become a staged table.
       const twice = await pipeline(w, [
-        {
-          id: "dup",
-          type: "DQL",
+        dql("dup", {
           source: "crm",
           sql: "SELECT id AS a, name AS a FROM people",
           output: { target: "tempdb", table: "dup" },
-        },
-        { id: "out", type: "DQL", source: "tempdb", depends_on: ["dup"], sql: "SELECT 1" },
+        }),
+        dql("out", { source: "tempdb", depends_on: ["dup"], sql: "SELECT 1" }),
       ]);
       const staged = await drainStream(
         (await w.executor().prepare(request(w, twice))).run(new RecordingSink()),

@@ -21,6 +21,7 @@ import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
 import { type Dialect, openConnector } from "../datasources/mod.ts";
 import { addDatasource, pipeline, waitForEvent, type World, world } from "./executor_fixtures.ts";
 import { assertFailed, StoredRuns } from "./stored_run_fixtures.ts";
+import { dql } from "../../tests/support/pipeline_body.ts";
 
 const servers = skipUnless("postgres", "mariadb");
 const POOL = 2;
@@ -114,7 +115,7 @@ for (const dialect of ["SQLITE", "DUCKDB", "POSTGRES", "MYSQL"] as const) {
           for (const sql of REFUSED[dialect]) {
             for (let i = 0; i <= POOL; i++) {
               const id = await pipeline(w, [
-                { id: "stage", type: "DQL", source: "src", sql, output: staged("x") },
+                dql("stage", { source: "src", sql, output: staged("x") }),
               ], settings);
               const error = assertFailed(
                 await runs.run(id),
@@ -125,20 +126,12 @@ for (const dialect of ["SQLITE", "DUCKDB", "POSTGRES", "MYSQL"] as const) {
             }
           }
           const good = await pipeline(w, [
-            {
-              id: "stage",
-              type: "DQL",
-              source: "src",
-              sql: "SELECT a FROM t",
-              output: staged("t"),
-            },
-            {
-              id: "sum",
-              type: "DQL",
+            dql("stage", { source: "src", sql: "SELECT a FROM t", output: staged("t") }),
+            dql("sum", {
               source: "tempdb",
               depends_on: ["stage"],
               sql: "SELECT CAST(sum(a) AS INTEGER) AS total FROM t",
-            },
+            }),
           ], settings);
           const run = await runs.run(good, {}, { expectDataReady: true });
           equal(run.record.status, "SUCCESS", `${engine}: ${JSON.stringify(run.record.error)}`);
@@ -172,7 +165,7 @@ for (const dialect of ["DUCKDB", "POSTGRES", "MYSQL"] as const) {
       try {
         for (let i = 0; i <= POOL; i++) {
           const id = await pipeline(w, [
-            { id: "stage", type: "DQL", source: "src", sql: ENDLESS[dialect], output: staged("x") },
+            dql("stage", { source: "src", sql: ENDLESS[dialect], output: staged("x") }),
           ]);
           const handle = await runs.start(id);
           await waitForEvent(
@@ -185,7 +178,7 @@ for (const dialect of ["DUCKDB", "POSTGRES", "MYSQL"] as const) {
           equal(run.record.abort_reason, "cancelled");
         }
         const id = await pipeline(w, [
-          { id: "n", type: "DQL", source: "src", sql: "SELECT a FROM t ORDER BY a" },
+          dql("n", { source: "src", sql: "SELECT a FROM t ORDER BY a" }),
         ]);
         const run = await runs.run(id, {}, { expectDataReady: true });
         deepEqual(run.byType.get("data_ready")![0].data.rows, [[1], [2]]);
@@ -209,21 +202,16 @@ forEachStore(
       // the source read was already open.
       addDatasource(w, "locked", w.datasources.get("src")!.connector, true);
       for (let i = 0; i <= POOL; i++) {
-        const id = await pipeline(w, [{
-          id: "copy",
-          type: "DQL",
-          source: "src",
-          sql: "SELECT a FROM t",
-          output: { target: "datasource", datasource: "locked", table: "t", mode: "append" },
-        }]);
+        const id = await pipeline(w, [
+          dql("copy", {
+            source: "src",
+            sql: "SELECT a FROM t",
+            output: { target: "datasource", datasource: "locked", table: "t", mode: "append" },
+          }),
+        ]);
         assertFailed(await runs.run(id), "pipeline.node.readonly_datasource", "copy");
       }
-      const id = await pipeline(w, [{
-        id: "n",
-        type: "DQL",
-        source: "src",
-        sql: "SELECT a FROM t",
-      }]);
+      const id = await pipeline(w, [dql("n", { source: "src", sql: "SELECT a FROM t" })]);
       const run = await runs.run(id, {}, { expectDataReady: true });
       deepEqual(run.byType.get("data_ready")![0].data.rows, [[1], [2]]);
     } finally {
@@ -245,24 +233,19 @@ forEachStore(
     try {
       for (const engine of ["duckdb", "sqlite"]) {
         // Row 3000 divides by zero: two batches are staged before the source fails.
-        const id = await pipeline(w, [{
-          id: "stage",
-          type: "DQL",
-          source: "src",
-          sql: "SELECT 1 / (g - 3000) AS v FROM generate_series(1, 5000) AS g",
-          output: staged("x"),
-        }], { settings: { staging_engine: engine } });
+        const id = await pipeline(w, [
+          dql("stage", {
+            source: "src",
+            sql: "SELECT 1 / (g - 3000) AS v FROM generate_series(1, 5000) AS g",
+            output: staged("x"),
+          }),
+        ], { settings: { staging_engine: engine } });
         const error = assertFailed(await runs.run(id), "pipeline.node.statement_failed", "stage");
         equal(error.details.dialect, "POSTGRES");
         equal(error.node?.datasource, "src");
         ok(String(error.details.reason).includes("division by zero"), String(error.details.reason));
       }
-      const id = await pipeline(w, [{
-        id: "n",
-        type: "DQL",
-        source: "src",
-        sql: "SELECT a FROM t",
-      }]);
+      const id = await pipeline(w, [dql("n", { source: "src", sql: "SELECT a FROM t" })]);
       const run = await runs.run(id, {}, { expectDataReady: true });
       deepEqual(run.byType.get("data_ready")![0].data.rows, [[1], [2]]);
     } finally {

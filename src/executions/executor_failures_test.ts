@@ -21,6 +21,7 @@ import {
 } from "./executor_fixtures.ts";
 import { ResultStore } from "./result_store.ts";
 import { assertFailed, StoredRuns } from "./stored_run_fixtures.ts";
+import { dql } from "../../tests/support/pipeline_body.ts";
 
 async function template(w: World, name: string, body: string): Promise<string> {
   const saved = await w.templates.create(w.ctx, {
@@ -41,13 +42,13 @@ forEachStore(
       sqliteSource(w, "locked", true);
 
       const missing = await pipeline(w, [
-        { id: "read", type: "DQL", source: "nowhere", sql: "SELECT 1" },
+        dql("read", { source: "nowhere", sql: "SELECT 1" }),
       ]);
       const notFound = assertFailed(await runs.run(missing), "datasource.not_found", "read");
       equal(notFound.details.datasource, "nowhere");
 
       const bad = await pipeline(w, [
-        { id: "bad", type: "DQL", source: "crm", sql: "SELECT nope FROM people" },
+        dql("bad", { source: "crm", sql: "SELECT nope FROM people" }),
       ]);
       const statement = assertFailed(await runs.run(bad), "pipeline.node.statement_failed", "bad");
       equal(statement.details.dialect, "SQLITE");
@@ -55,7 +56,7 @@ forEachStore(
 
       // A placeholder no parameter binds: refused at bind time, nothing reaches the driver.
       const unbound = await pipeline(w, [
-        { id: "read", type: "DQL", source: "crm", sql: "SELECT * FROM people WHERE id = :ghost" },
+        dql("read", { source: "crm", sql: "SELECT * FROM people WHERE id = :ghost" }),
       ]);
       const ghost = assertFailed(
         await runs.run(unbound),
@@ -76,13 +77,11 @@ forEachStore(
         openConnector(connectorConfig("SQLITE", `jdbc:sqlite:${w.dir}/ledger.sqlite`)),
       );
       const unstageable = await pipeline(w, [
-        {
-          id: "stage",
-          type: "DQL",
+        dql("stage", {
           source: "ledger",
           sql: "SELECT v FROM amounts",
           output: { target: "tempdb", table: "amounts" },
-        },
+        }),
       ]);
       const staging = assertFailed(
         await runs.run(unstageable),
@@ -96,13 +95,11 @@ forEachStore(
         const node of [
           { id: "w", type: "DML", source: "locked", sql: "DELETE FROM people" },
           { id: "w", type: "DDL", source: "locked", sql: "DROP TABLE people" },
-          {
-            id: "w",
-            type: "DQL",
+          dql("w", {
             source: "crm",
             sql: "SELECT id FROM people",
             output: { target: "datasource", datasource: "locked", table: "people", mode: "append" },
-          },
+          }),
         ]
       ) {
         const id = await pipeline(w, [node]);
@@ -110,12 +107,9 @@ forEachStore(
         equal(refused.details.datasource, "locked");
       }
       // The refusal came before any write: the readonly table is whole.
-      const check = await pipeline(w, [{
-        id: "n",
-        type: "DQL",
-        source: "locked",
-        sql: "SELECT count(*) AS n FROM people",
-      }]);
+      const check = await pipeline(w, [
+        dql("n", { source: "locked", sql: "SELECT count(*) AS n FROM people" }),
+      ]);
       const counted = await runs.run(check, {}, { expectDataReady: true });
       deepEqual(counted.byType.get("data_ready")![0].data.rows, [[3]]);
     } finally {
@@ -140,7 +134,7 @@ forEachStore(
         "SELECT * FROM people WHERE team = '{{ params.team }}'",
       );
       const interpolating = await pipeline(w, [
-        { id: "read", type: "DQL", source: "crm", template: { id: printed, version: 1 } },
+        dql("read", { source: "crm", template: { id: printed, version: 1 } }),
       ], params);
       const refused = assertFailed(
         await runs.run(interpolating),
@@ -152,18 +146,18 @@ forEachStore(
 
       const broken = await template(w, "sql/unclosed", "SELECT 1 {% if params.team %}");
       const syntax = await pipeline(w, [
-        { id: "read", type: "DQL", source: "crm", template: { id: broken, version: 1 } },
+        dql("read", { source: "crm", template: { id: broken, version: 1 } }),
       ], params);
       assertFailed(await runs.run(syntax), "template.render.syntax_error", "read");
 
       const stray = await template(w, "sql/stray", "SELECT 1 {% render 'nowhere' %}");
       const strayImport = await pipeline(w, [
-        { id: "read", type: "DQL", source: "crm", template: { id: stray, version: 1 } },
+        dql("read", { source: "crm", template: { id: stray, version: 1 } }),
       ]);
       assertFailed(await runs.run(strayImport), "template.render.unknown_import", "read");
 
       const unknown = await pipeline(w, [
-        { id: "read", type: "DQL", source: "crm", template: { id: "sql/no_such", version: 1 } },
+        dql("read", { source: "crm", template: { id: "sql/no_such", version: 1 } }),
       ]);
       assertFailed(await runs.run(unknown), "template.not_found", "read");
 
@@ -177,13 +171,11 @@ forEachStore(
             writes: { value: "n" },
           },
         },
-        {
-          id: "read",
-          type: "DQL",
+        dql("read", {
           source: "crm",
           sql: "SELECT * FROM people WHERE id = :n",
           depends_on: ["num"],
-        },
+        }),
       ], params);
       const c = await runs.run(calc);
       const defect = assertFailed(c, "pipeline.calculator.invalid_input", "num");
@@ -206,7 +198,7 @@ forEachStore(
       sqliteSource(w, "crm");
       const child = await pipeline(
         w,
-        [{ id: "inner", type: "DQL", source: "crm", sql: "SELECT nope FROM people WHERE id = :n" }],
+        [dql("inner", { source: "crm", sql: "SELECT nope FROM people WHERE id = :n" })],
         { parameters: { n: { type: "integer", required: true } } },
         { release: true },
       );
@@ -249,13 +241,11 @@ forEachStore(
     try {
       sqliteSource(w, "crm");
       const id = await pipeline(w, [
-        {
-          id: "big",
-          type: "DQL",
+        dql("big", {
           source: "crm",
           sql:
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) SELECT i, 'padding padding' AS p FROM n",
-        },
+        }),
       ]);
       const small = new ResultStore(new MemoryStore(), { maxBytes: 5_000, chunkRows: 100 });
       const tooLarge = await runs.run(id, {}, { executor: w.executor({ results: small }) });
@@ -284,7 +274,7 @@ forEachStore(
     try {
       sqliteSource(w, "crm");
       const id = await pipeline(w, [
-        { id: "read", type: "DQL", source: "crm", sql: "SELECT * FROM people WHERE id = :n" },
+        dql("read", { source: "crm", sql: "SELECT * FROM people WHERE id = :n" }),
       ], {
         parameters: {
           n: { type: "integer", required: true },
@@ -376,7 +366,7 @@ forEachStore(
           ["lake", "SELECT * FROM sales.orders", null],
         ] as const
       ) {
-        const id = await pipeline(w, [{ id: "read", type: "DQL", source, sql }]);
+        const id = await pipeline(w, [dql("read", { source, sql })]);
         const failure = assertFailed(
           await runs.run(id),
           "pipeline.node.datasource_connection_failed",

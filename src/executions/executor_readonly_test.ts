@@ -12,6 +12,7 @@ import { forEachStore } from "../../tests/stores.ts";
 import { openConnector } from "../datasources/mod.ts";
 import { addDatasource, pipeline, type World, world } from "./executor_fixtures.ts";
 import { assertFailed, StoredRuns } from "./stored_run_fixtures.ts";
+import { dql } from "../../tests/support/pipeline_body.ts";
 
 const WRITES = [
   "DELETE FROM t RETURNING a",
@@ -25,7 +26,7 @@ async function refusesEveryWrite(w: World, rows: () => Promise<unknown[]>): Prom
   const runs = new StoredRuns(w);
   try {
     for (const sql of WRITES) {
-      const read = { id: "read", type: "DQL", source: "locked", sql };
+      const read = dql("read", { source: "locked", sql });
       for (const output of [undefined, { target: "tempdb", table: "x" }]) {
         const id = await pipeline(w, [output ? { ...read, output } : read]);
         const error = assertFailed(

@@ -30,6 +30,7 @@ import { ExecutionRepo } from "./repo.ts";
 import { ResultStore } from "./result_store.ts";
 import { DurableSink } from "./sink.ts";
 import { assertFailed, StoredRuns } from "./stored_run_fixtures.ts";
+import { dql } from "../../tests/support/pipeline_body.ts";
 
 const MINUTE = 60_000;
 const LOCK = 4_711_011;
@@ -54,22 +55,18 @@ forEachStore(
         })),
       );
       const id = await pipeline(w, [
-        {
-          id: "first",
-          type: "DQL",
+        dql("first", {
           source: "pg",
           sql: "SELECT a FROM t",
           output: { target: "tempdb", table: "t" },
-        },
-        {
-          id: "wait",
-          type: "DQL",
+        }),
+        dql("wait", {
           source: "pg",
           depends_on: ["first"],
           sql: `SELECT 1 AS x FROM (SELECT pg_advisory_xact_lock(${LOCK})) AS l`,
           output: { target: "tempdb", table: "w" },
-        },
-        { id: "never", type: "DQL", source: "tempdb", depends_on: ["wait"], sql: "SELECT 1" },
+        }),
+        dql("never", { source: "tempdb", depends_on: ["wait"], sql: "SELECT 1" }),
       ]);
       const sink = new DurableSink(repo, shared, "stalled");
       const systemActor = await ensureSystemActor(db);
@@ -141,14 +138,12 @@ forEachStore(
     try {
       sqliteSource(w, "crm");
       const id = await pipeline(w, [
-        {
-          id: "stage",
-          type: "DQL",
+        dql("stage", {
           source: "crm",
           sql: "SELECT id, name FROM people",
           output: { target: "tempdb", table: "p" },
-        },
-        { id: "out", type: "DQL", source: "tempdb", depends_on: ["stage"], sql: "SELECT * FROM p" },
+        }),
+        dql("out", { source: "tempdb", depends_on: ["stage"], sql: "SELECT * FROM p" }),
       ]);
       // One shared store for the results and the live fan-out, as an instance has.
       const results = new ResultStore(shared, { maxBytes: 1_000_000 });

@@ -24,6 +24,7 @@ import {
 } from "./executor_fixtures.ts";
 import type { AbortReason } from "./types.ts";
 import { checkEventOrder } from "./event_order.ts";
+import { dql } from "../../tests/support/pipeline_body.ts";
 
 const servers = skipUnless("postgres", "mariadb");
 
@@ -57,28 +58,22 @@ forEachStore("DQLs from PostgreSQL and MariaDB, joined in tempdb", async (db) =>
       { sql: "INSERT INTO notes VALUES (1, 'first'), (2, 'second')" },
     ]);
     const id = await pipeline(w, [
-      {
-        id: "orders",
-        type: "DQL",
+      dql("orders", {
         source: "shop",
         sql: "SELECT id, amount FROM orders WHERE amount > :min",
         output: { target: "tempdb", table: "orders" },
-      },
-      {
-        id: "notes",
-        type: "DQL",
+      }),
+      dql("notes", {
         source: "ledger",
         sql: "SELECT order_id, note FROM notes",
         output: { target: "tempdb", table: "notes" },
-      },
-      {
-        id: "report",
-        type: "DQL",
+      }),
+      dql("report", {
         source: "tempdb",
         depends_on: ["orders", "notes"],
         sql:
           "SELECT o.id, o.amount, n.note FROM orders o JOIN notes n ON n.order_id = o.id ORDER BY o.id",
-      },
+      }),
     ], { parameters: { min: { type: "number", default: 0 } } });
     const { byType, record } = await drainStream(
       (await w.executor().prepare(request(w, id))).run(new RecordingSink()),
@@ -111,7 +106,7 @@ forEachStore(
           hikari: { connectionTimeout: 2000 },
         })),
       );
-      const id = await pipeline(w, [{ id: "read", type: "DQL", source: "down", sql: "SELECT 1" }]);
+      const id = await pipeline(w, [dql("read", { source: "down", sql: "SELECT 1" })]);
       const { record, byType } = await drainStream(
         (await w.executor().prepare(request(w, id))).run(new RecordingSink()),
         { expectDataReady: true },
@@ -120,12 +115,7 @@ forEachStore(
       equal(record.error!.code, "pipeline.node.datasource_connection_failed");
       equal(record.error!.details.error_class, "unreachable");
       deepEqual(byType.get("node_failed")![0].data.error, record.error);
-      const missing = await pipeline(w, [{
-        id: "read",
-        type: "DQL",
-        source: "nowhere",
-        sql: "SELECT 1",
-      }]);
+      const missing = await pipeline(w, [dql("read", { source: "nowhere", sql: "SELECT 1" })]);
       const r2 = await drainStream(
         (await w.executor().prepare(request(w, missing))).run(new RecordingSink()),
       );
@@ -156,22 +146,18 @@ forEachStore(
       for (const reason of REASONS) {
         const tag = `sleep_${reason}_${crypto.randomUUID().slice(0, 8)}`;
         const id = await pipeline(w, [
-          {
-            id: "quick",
-            type: "DQL",
+          dql("quick", {
             source: "slow",
             sql: "SELECT 1 AS x",
             output: { target: "tempdb", table: "q" },
-          },
-          { id: "sleepy", type: "DQL", source: "slow", sql: `SELECT pg_sleep(60) /* ${tag} */` },
-          {
-            id: "later",
-            type: "DQL",
+          }),
+          dql("sleepy", { source: "slow", sql: `SELECT pg_sleep(60) /* ${tag} */` }),
+          dql("later", {
             source: "tempdb",
             depends_on: ["sleepy"],
             sql: "SELECT 1",
             output: { target: "tempdb", table: "l" },
-          },
+          }),
         ]);
         const handle = (await w.executor().prepare(request(w, id))).run(new RecordingSink());
         await waitForEvent(
@@ -232,7 +218,7 @@ forEachStore("cancelling a parent stops its running child for the same reason", 
     const child = await pipeline(
       w,
       [
-        { id: "sleepy", type: "DQL", source: "slow", sql: `SELECT pg_sleep(60) /* ${tag} */` },
+        dql("sleepy", { source: "slow", sql: `SELECT pg_sleep(60) /* ${tag} */` }),
       ],
       {},
       { release: true },

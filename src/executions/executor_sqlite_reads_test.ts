@@ -8,6 +8,7 @@ import { equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { pipeline, sqliteSource, world } from "./executor_fixtures.ts";
 import { assertFailed, StoredRuns } from "./stored_run_fixtures.ts";
+import { dql } from "../../tests/support/pipeline_body.ts";
 
 const SERIES = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 4000)";
 const FAILURES = [
@@ -24,7 +25,7 @@ forEachStore("a SQLite read failing mid-stream fails its node with SQLite's erro
     sqliteSource(w, "crm");
     const plain = assertFailed(
       await runs.run(
-        await pipeline(w, [{ id: "read", type: "DQL", source: "crm", sql: "SELECT nope" }]),
+        await pipeline(w, [dql("read", { source: "crm", sql: "SELECT nope" })]),
       ),
       "pipeline.node.statement_failed",
       "read",
@@ -32,17 +33,15 @@ forEachStore("a SQLite read failing mid-stream fails its node with SQLite's erro
     for (const { expr, text } of FAILURES) {
       for (const at of POSITIONS) {
         const sql = `${SERIES} SELECT i, CASE WHEN i = ${at} THEN ${expr} ELSE i END AS v FROM c`;
-        const onSource = await pipeline(w, [{ id: "read", type: "DQL", source: "crm", sql }]);
+        const onSource = await pipeline(w, [dql("read", { source: "crm", sql })]);
         // The same read on the SQLite staging engine, after a staged step.
         const onStaging = await pipeline(w, [
-          {
-            id: "stage",
-            type: "DQL",
+          dql("stage", {
             source: "crm",
             sql: "SELECT id FROM people",
             output: { target: "tempdb", table: "ids" },
-          },
-          { id: "read", type: "DQL", source: "tempdb", depends_on: ["stage"], sql },
+          }),
+          dql("read", { source: "tempdb", depends_on: ["stage"], sql }),
         ], { settings: { staging_engine: "sqlite" } });
         for (const [where, id] of [["datasource", onSource], ["staging", onStaging]]) {
           const label = `${text.source} at row ${at} on the ${where}`;

@@ -18,6 +18,7 @@ import {
   type World,
   world,
 } from "./executor_fixtures.ts";
+import { dql } from "../../tests/support/pipeline_body.ts";
 
 /** A DuckDB file with `orders` of several wire types, as a datasource. */
 async function ordersSource(w: World, name: string): Promise<void> {
@@ -37,20 +38,16 @@ async function ordersSource(w: World, name: string): Promise<void> {
 }
 
 const JOIN = [
-  {
-    id: "people",
-    type: "DQL",
+  dql("people", {
     source: "crm",
     sql: "SELECT id, name, team FROM people",
     output: { target: "tempdb", table: "people" },
-  },
-  {
-    id: "orders",
-    type: "DQL",
+  }),
+  dql("orders", {
     source: "shop",
     sql: "SELECT * FROM orders",
     output: { target: "tempdb", table: "orders" },
-  },
+  }),
   {
     id: "joined",
     type: "DQL",
@@ -61,13 +58,11 @@ const JOIN = [
     // Staged into staging: read and written on the same private database at once.
     output: { target: "tempdb", table: "joined" },
   },
-  {
-    id: "final",
-    type: "DQL",
+  dql("final", {
     source: "tempdb",
     depends_on: ["joined"],
     sql: "SELECT * FROM joined ORDER BY id",
-  },
+  }),
 ];
 
 async function run(
@@ -132,12 +127,7 @@ forEachStore(
       ]);
 
       // Each run used the engine its pipeline names: only SQLite answers sqlite_version().
-      const probe = [{
-        id: "v",
-        type: "DQL",
-        source: "tempdb",
-        sql: "SELECT sqlite_version() AS v",
-      }];
+      const probe = [dql("v", { source: "tempdb", sql: "SELECT sqlite_version() AS v" })];
       const onSqlite = await run(w, probe, { settings: { staging_engine: "sqlite" } });
       equal(onSqlite.record.status, "SUCCESS");
       const onDuck = await drainStream(

@@ -15,6 +15,7 @@ import {
   request,
   world,
 } from "./executor_fixtures.ts";
+import { dql } from "../../tests/support/pipeline_body.ts";
 
 forEachStore(
   "a staged DuckDB read keeps row order, NULLs, and big integers and decimals as strings",
@@ -35,20 +36,12 @@ forEachStore(
       instance.closeSync();
       addDatasource(w, "facts", openConnector(connectorConfig("DUCKDB", `jdbc:duckdb:${path}`)));
       const id = await pipeline(w, [
-        {
-          id: "stage",
-          type: "DQL",
+        dql("stage", {
           source: "facts",
           sql: "SELECT * FROM facts",
           output: { target: "tempdb", table: "facts" },
-        },
-        {
-          id: "deliver",
-          type: "DQL",
-          source: "tempdb",
-          depends_on: ["stage"],
-          sql: "SELECT * FROM facts",
-        },
+        }),
+        dql("deliver", { source: "tempdb", depends_on: ["stage"], sql: "SELECT * FROM facts" }),
       ]);
       const req = request(w, id);
       const handle = (await w.executor().prepare(req)).run(new RecordingSink());

@@ -11,6 +11,7 @@ import {
   world,
 } from "./executor_fixtures.ts";
 import { DatabaseSync } from "node:sqlite";
+import { dql } from "../../tests/support/pipeline_body.ts";
 
 forEachStore(
   "a DQL from SQLite reaches the caller: stored result, data_ready, record",
@@ -19,7 +20,7 @@ forEachStore(
     try {
       sqliteSource(w, "crm");
       const id = await pipeline(w, [
-        { id: "read", type: "DQL", source: "crm", sql: "SELECT id, name FROM people ORDER BY id" },
+        dql("read", { source: "crm", sql: "SELECT id, name FROM people ORDER BY id" }),
       ]);
       const sink = new RecordingSink();
       const prepared = await w.executor().prepare(request(w, id));
@@ -79,27 +80,21 @@ forEachStore("a join of SQLite and DuckDB staged in tempdb, fed by a calculator"
           writes: { value: "chosen" },
         },
       },
-      {
-        id: "people",
-        type: "DQL",
+      dql("people", {
         source: "crm",
         sql: "SELECT id, name, team FROM people WHERE team = :chosen",
         output: { target: "tempdb", table: "people" },
-      },
-      {
-        id: "teams",
-        type: "DQL",
+      }),
+      dql("teams", {
         source: "geo",
         sql: "SELECT team, city FROM teams",
         output: { target: "tempdb", table: "teams" },
-      },
-      {
-        id: "joined",
-        type: "DQL",
+      }),
+      dql("joined", {
         source: "tempdb",
         depends_on: ["people", "teams"],
         sql: "SELECT p.name, t.city FROM people p JOIN teams t USING (team) ORDER BY p.id",
-      },
+      }),
     ], { parameters: { team: { type: "string" } } });
     const handle = (await w.executor().prepare(request(w, id))).run(new RecordingSink());
     const { byType, record } = await drainStream(handle, { expectDataReady: true });
@@ -128,7 +123,7 @@ forEachStore(
     try {
       sqliteSource(w, "crm");
       const id = await pipeline(w, [
-        { id: "read", type: "DQL", source: "crm", sql: "SELECT * FROM people WHERE team = :team" },
+        dql("read", { source: "crm", sql: "SELECT * FROM people WHERE team = :team" }),
       ], { parameters: { team: { type: "string", required: true } } });
       const executor = w.executor();
       await rejects(executor.prepare(request(w, id, { version: 9 })), (e: AppError) => {
@@ -159,20 +154,16 @@ forEachStore(
     try {
       sqliteSource(w, "crm");
       const id = await pipeline(w, [
-        {
-          id: "ok",
-          type: "DQL",
+        dql("ok", {
           source: "crm",
           sql: "SELECT 1 AS x",
           output: { target: "tempdb", table: "x" },
-        },
-        {
-          id: "bad",
-          type: "DQL",
+        }),
+        dql("bad", {
           source: "crm",
           depends_on: ["ok"],
           sql: "SELECT nope FROM missing WHERE id = :id",
-        },
+        }),
       ], { parameters: { id: { type: "integer", default: 7 } } });
       const handle = (await w.executor().prepare(request(w, id))).run(new RecordingSink());
       const { byType, record } = await drainStream(handle, { expectDataReady: true });
@@ -211,13 +202,11 @@ forEachStore("writeback commits with evidence; a failing one rolls back", async 
   try {
     const path = sqliteSource(w, "crm");
     const id = await pipeline(w, [
-      {
-        id: "copy",
-        type: "DQL",
+      dql("copy", {
         source: "crm",
         sql: "SELECT id, name FROM people WHERE team = 'red'",
         output: { target: "datasource", datasource: "crm", table: "reds", mode: "create" },
-      },
+      }),
     ]);
     const good = await drainStream(
       (await w.executor().prepare(request(w, id))).run(new RecordingSink()),
@@ -301,7 +290,7 @@ forEachStore(
         [{ alias: "filter", id: filterId, version: 1 }],
       );
       const id = await pipeline(w, [
-        { id: "read", type: "DQL", source: "crm", template: { id: reportName, version: 1 } },
+        dql("read", { source: "crm", template: { id: reportName, version: 1 } }),
       ], {
         parameters: {
           team: { type: "string", default: "red" },
@@ -320,7 +309,7 @@ forEachStore(
         "SELECT missing_column FROM people WHERE team = :team",
       );
       const bad = await pipeline(w, [
-        { id: "read", type: "DQL", source: "crm", template: { id: broken, version: 1 } },
+        dql("read", { source: "crm", template: { id: broken, version: 1 } }),
       ], { parameters: { team: { type: "string", default: "red" } } });
       const r = await drainStream(
         (await w.executor().prepare(request(w, bad))).run(new RecordingSink()),
@@ -341,7 +330,7 @@ forEachStore(
     try {
       sqliteSource(w, "crm");
       const id = await pipeline(w, [
-        { id: "read", type: "DQL", source: "crm", sql: "SELECT id FROM people" },
+        dql("read", { source: "crm", sql: "SELECT id FROM people" }),
       ]);
       class BrokenSink extends RecordingSink {
         override event(executionId: string, frame: Parameters<RecordingSink["event"]>[1]) {

@@ -19,6 +19,7 @@ import { skipUnless } from "../../tests/services.ts";
 import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
 import { addDatasource, pipeline, waitForEvent, type World, world } from "./executor_fixtures.ts";
 import { assertFailed, type StoredRun, StoredRuns } from "./stored_run_fixtures.ts";
+import { dql } from "../../tests/support/pipeline_body.ts";
 
 const servers = skipUnless("postgres", "mariadb");
 
@@ -110,9 +111,7 @@ for (const open of [postgresServer, mariaServer]) {
 
         // A staged copy written into a table the node creates, then a DML on it.
         const copy = await pipeline(w, [
-          {
-            id: "copy",
-            type: "DQL",
+          dql("copy", {
             source: "good",
             sql: "SELECT id, owner, balance FROM accounts ORDER BY id",
             output: {
@@ -121,7 +120,7 @@ for (const open of [postgresServer, mariaServer]) {
               table: "accounts",
               mode: "create",
             },
-          },
+          }),
           {
             id: "bump",
             type: "DML",
@@ -164,9 +163,7 @@ for (const open of [postgresServer, mariaServer]) {
         // Replace: the DELETE runs, then the duplicate key fails the INSERT; the whole
         // transaction rolls back and the old row is still there.
         const replace = await pipeline(w, [
-          {
-            id: "load",
-            type: "DQL",
+          dql("load", {
             source: "bad",
             sql: "SELECT id, owner, balance FROM accounts ORDER BY id",
             output: {
@@ -175,7 +172,7 @@ for (const open of [postgresServer, mariaServer]) {
               table: "ledger",
               mode: "replace",
             },
-          },
+          }),
         ]);
         const failed = await runs.run(replace);
         const failure = assertFailed(failed, "pipeline.node.statement_failed", "load");
@@ -206,7 +203,7 @@ for (const open of [postgresServer, mariaServer]) {
         const prefix = (server as Server & { prefix?: string }).prefix ?? "";
         const sleep = server.dialect === "POSTGRES" ? "SELECT pg_sleep(30)" : "SELECT SLEEP(30)";
         const id = await pipeline(w, [
-          { id: "wait", type: "DQL", source: "slow", sql: `${prefix}${sleep} AS s` },
+          dql("wait", { source: "slow", sql: `${prefix}${sleep} AS s` }),
         ]);
         const run = await runs.run(id);
         const failure = assertFailed(run, "pipeline.node.statement_failed", "wait");

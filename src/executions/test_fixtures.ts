@@ -24,26 +24,10 @@ export async function addPipelineRow(
   return id;
 }
 
-export async function addWorkspaceRow(db: Queryable, name = `ws-${newId().slice(-8)}`) {
-  const id = newId();
-  const now = new Date().toISOString();
-  await db.execute(
-    `INSERT INTO workspaces (id, name, display_name, created_at, updated_at) VALUES ($1, $2, $2, $3, $3)`,
-    [id, name, now],
-  );
-  return id;
-}
-
-export async function addUserRow(db: Queryable, email = `u-${newId().slice(-8)}@x.example`) {
-  const id = newId();
-  const now = new Date().toISOString();
-  await db.execute(
-    `INSERT INTO users (id, email, display_name, provider, provider_subject, created_at, updated_at)
-     VALUES ($1, $2, $2, 'local', $2, $3, $3)`,
-    [id, email, now],
-  );
-  return id;
-}
+export {
+  insertUser as addUserRow,
+  insertWorkspace as addWorkspaceRow,
+} from "../store/row_fixtures.ts";
 
 /** A RUNNING record as the executor hands it to `started`. */
 export function runningRecord(

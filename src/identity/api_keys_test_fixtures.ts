@@ -24,16 +24,7 @@ export async function seedUser(
   return id;
 }
 
-export async function seedWorkspace(db: Db, name: string): Promise<string> {
-  const id = crypto.randomUUID();
-  const now = new Date().toISOString();
-  await db.execute(
-    `INSERT INTO workspaces (id, name, display_name, is_personal, created_at, updated_at)
-     VALUES ($1, $2, $2, $3, $4, $4)`,
-    [id, name, false, now],
-  );
-  return id;
-}
+export { insertWorkspace as seedWorkspace } from "../store/row_fixtures.ts";
 
 /** A session issuer acting in `workspaceId`. */
 export function sessionIssuer(userId: string, workspaceId: string, superAdmin = false): Issuer {

@@ -14,20 +14,10 @@ import { claimsFor } from "./repo.ts";
 import { MailService, type MailServiceOptions, type MailSettings } from "./service.ts";
 import type { PasswordMail } from "./types.ts";
 import { audits } from "../../tests/support/refusals.ts";
+import { insertUser } from "../store/row_fixtures.ts";
 
 const BASE = "https://svc.example";
 const admin = { userId: newId(), provider: "local" };
-
-async function insertUser(db: Db, email: string): Promise<string> {
-  const id = newId();
-  const now = new Date().toISOString();
-  await db.execute(
-    `INSERT INTO users (id, email, display_name, provider, provider_subject, created_at, updated_at)
-     VALUES ($1, $2, $2, 'local', $2, $3, $3)`,
-    [id, email, now],
-  );
-  return id;
-}
 
 interface Fixture {
   mail: MailService;

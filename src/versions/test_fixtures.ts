@@ -1,7 +1,7 @@
 /** Shared set-up for the version tests: a workspace, two authors, bodies per kind, assertions. */
 import { AppError } from "../errors/mod.ts";
 import type { Principal } from "../identity/mod.ts";
-import { newId } from "../lib/ids.ts";
+import { insertUser, insertWorkspace as addWorkspace } from "../store/row_fixtures.ts";
 import type { Db, Queryable } from "../store/mod.ts";
 import { PIPELINE_KIND, TEMPLATE_KIND } from "./kinds.ts";
 import { VersionLifecycle } from "./service.ts";
@@ -30,13 +30,7 @@ export function refusingHook(reason: string): LifecycleHook {
 
 /** Inserts a user row and returns it as a session principal. */
 export async function addUser(db: Queryable, email: string): Promise<Principal> {
-  const id = newId();
-  const now = new Date().toISOString();
-  await db.execute(
-    `INSERT INTO users (id, email, display_name, provider, provider_subject, is_admin, created_at, updated_at)
-     VALUES ($1, $2, $2, 'local', $2, $3, $4, $4)`,
-    [id, email, false, now],
-  );
+  const id = await insertUser(db, email);
   return {
     userId: id,
     email,
@@ -49,17 +43,7 @@ export async function addUser(db: Queryable, email: string): Promise<Principal> 
   };
 }
 
-/** Inserts a workspace row; returns its id. */
-export async function addWorkspace(db: Queryable, name: string): Promise<string> {
-  const id = newId();
-  const now = new Date().toISOString();
-  await db.execute(
-    `INSERT INTO workspaces (id, name, display_name, is_personal, created_at, updated_at)
-     VALUES ($1, $2, $2, $3, $4, $4)`,
-    [id, name, false, now],
-  );
-  return id;
-}
+export { addWorkspace };
 
 /** A kind's world: its lifecycle under a posture, a workspace, two authors and their contexts. */
 export interface World {

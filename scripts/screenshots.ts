@@ -3,8 +3,7 @@
  * `screenshots/` (git-ignored), so anyone can look at the product without clicking through it.
  * It boots a fresh instance with the demo content and signs in as its quick-start admin.
  */
-import { launchBrowser, signIn } from "../tests/browser.ts";
-import { startTestServer } from "../tests/harness.ts";
+import { demoServer, launchBrowser, signIn } from "../tests/browser.ts";
 
 const EMAIL = "admin@example.com";
 const FIRST = "first-password-123";
@@ -26,14 +25,7 @@ const PAGES: Record<string, string> = {
   error_codes: "/docs/errors",
 };
 
-const server = await startTestServer({
-  env: {
-    SERVICE_DEMO_ENABLED: "true",
-    SERVICE_AUTH_LOCAL_ENABLED: "true",
-    SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: EMAIL,
-    SERVICE_AUTH_LOCAL_BOOTSTRAP_PASSWORD: FIRST,
-  },
-});
+const server = await demoServer(EMAIL, FIRST);
 const browser = await launchBrowser();
 try {
   await Deno.mkdir(OUT, { recursive: true });

@@ -3,6 +3,7 @@
  * The networking flags keep chromium from dialling out, which stalls it on a closed network.
  */
 import { type Browser, chromium, type Page } from "playwright-core";
+import { startTestServer, type TestServer } from "./harness.ts";
 
 export const CHROMIUM = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
 
@@ -90,4 +91,19 @@ export async function fillEditor(page: Page, id: string, text: string): Promise<
   await content.click();
   await page.keyboard.press("Control+A");
   await page.keyboard.insertText(text);
+}
+
+/**
+ * An instance with the demo content and local sign-in, bootstrapped with `admin` (and, when given,
+ * its one-time `password`), as the browser tests and the screenshots use it.
+ */
+export function demoServer(admin: string, password?: string): Promise<TestServer> {
+  return startTestServer({
+    env: {
+      SERVICE_DEMO_ENABLED: "true",
+      SERVICE_AUTH_LOCAL_ENABLED: "true",
+      SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: admin,
+      ...password ? { SERVICE_AUTH_LOCAL_BOOTSTRAP_PASSWORD: password } : {},
+    },
+  });
 }

@@ -6,17 +6,19 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { createUser } from "../access_fixtures.ts";
-import { browserTest, fillEditor, launchBrowser, signIn, watchConsole } from "../browser.ts";
-import { startTestServer, type TestServer } from "../harness.ts";
+import {
+  browserTest,
+  demoServer,
+  fillEditor,
+  launchBrowser,
+  signIn,
+  watchConsole,
+} from "../browser.ts";
+import type { TestServer } from "../harness.ts";
+import { dql } from "../support/pipeline_body.ts";
 
 async function withAuthor(fn: (s: TestServer, browser: Browser, page: Page) => Promise<void>) {
-  const server = await startTestServer({
-    env: {
-      SERVICE_DEMO_ENABLED: "true",
-      SERVICE_AUTH_LOCAL_ENABLED: "true",
-      SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: "root@example.com",
-    },
-  });
+  const server = await demoServer("root@example.com");
   const browser = await launchBrowser();
   try {
     const admin = await createUser(server.runtime, "author@example.com", { isAdmin: true });
@@ -63,12 +65,9 @@ browserTest(
         "p-spec",
         JSON.stringify({
           parameters: { factor: { type: "integer", default: 10 } },
-          nodes: [{
-            id: "sizes",
-            type: "DQL",
-            source: "tempdb",
-            template: { id: "team/orders/sizes", version: 1 },
-          }],
+          nodes: [
+            dql("sizes", { source: "tempdb", template: { id: "team/orders/sizes", version: 1 } }),
+          ],
         }),
       );
       await page.click("button:has-text('Create draft')");
@@ -98,7 +97,7 @@ browserTest(
         page,
         "p-spec",
         JSON.stringify({
-          nodes: [{ id: "Bad Id", type: "DQL", source: "tempdb", sql: "SELECT 1" }],
+          nodes: [dql("Bad Id", { source: "tempdb", sql: "SELECT 1" })],
         }),
       );
       await page.click("button:has-text('Create draft')");
@@ -112,7 +111,7 @@ browserTest(
         page,
         "p-spec",
         JSON.stringify({
-          nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 1 AS n" }],
+          nodes: [dql("one", { source: "tempdb", sql: "SELECT 1 AS n" })],
         }),
       );
       await page.click("button:has-text('Create draft')");
@@ -127,7 +126,7 @@ browserTest(
         page,
         "p-spec",
         JSON.stringify({
-          nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 2 AS n" }],
+          nodes: [dql("one", { source: "tempdb", sql: "SELECT 2 AS n" })],
         }),
       );
       await page.click("button:has-text('Save draft')");
@@ -136,7 +135,7 @@ browserTest(
         other,
         "p-spec",
         JSON.stringify({
-          nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 3 AS n" }],
+          nodes: [dql("one", { source: "tempdb", sql: "SELECT 3 AS n" })],
         }),
       );
       await other.click("button:has-text('Save draft')");
@@ -162,7 +161,7 @@ browserTest(
         page,
         "p-spec",
         JSON.stringify({
-          nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 1 AS n" }],
+          nodes: [dql("one", { source: "tempdb", sql: "SELECT 1 AS n" })],
         }),
       );
       await page.click("button:has-text('Create draft')");
@@ -175,7 +174,7 @@ browserTest(
         "p-spec",
         JSON.stringify({
           parameters: { n: { type: "integer", default: 2 } },
-          nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT :n AS n" }],
+          nodes: [dql("one", { source: "tempdb", sql: "SELECT :n AS n" })],
         }),
       );
       await page.click("button:has-text('Save draft')");

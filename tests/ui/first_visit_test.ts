@@ -7,24 +7,17 @@ import { deepEqual, equal, match } from "node:assert/strict";
 import {
   accessibilityProblems,
   browserTest,
+  demoServer,
   launchBrowser,
   signIn,
   watchConsole,
 } from "../browser.ts";
-import { startTestServer } from "../harness.ts";
 
 const EMAIL = "admin@example.com";
 const FIRST = "first-password-123";
 
 browserTest("a first sign-in changes the password and lands on the demo dashboard", async () => {
-  const server = await startTestServer({
-    env: {
-      SERVICE_DEMO_ENABLED: "true",
-      SERVICE_AUTH_LOCAL_ENABLED: "true",
-      SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: EMAIL,
-      SERVICE_AUTH_LOCAL_BOOTSTRAP_PASSWORD: FIRST,
-    },
-  });
+  const server = await demoServer(EMAIL, FIRST);
   const browser = await launchBrowser();
   try {
     const page = await browser.newPage();

@@ -9,11 +9,12 @@ import { createUser } from "../access_fixtures.ts";
 import {
   accessibilityProblems,
   browserTest,
+  demoServer,
   launchBrowser,
   signIn,
   watchConsole,
 } from "../browser.ts";
-import { startTestServer, type TestServer } from "../harness.ts";
+import type { TestServer } from "../harness.ts";
 
 const PAGES = [
   "/dashboard",
@@ -42,13 +43,7 @@ async function checkPage(page: Page, url: string): Promise<void> {
 }
 
 async function withServer(fn: (s: TestServer) => Promise<void>) {
-  const server = await startTestServer({
-    env: {
-      SERVICE_DEMO_ENABLED: "true",
-      SERVICE_AUTH_LOCAL_ENABLED: "true",
-      SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: "root@example.com",
-    },
-  });
+  const server = await demoServer("root@example.com");
   try {
     await fn(server);
   } finally {

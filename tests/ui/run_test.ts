@@ -8,24 +8,18 @@ import type { Page } from "playwright-core";
 import {
   accessibilityProblems,
   browserTest,
+  demoServer,
   launchBrowser,
   signIn,
   watchConsole,
 } from "../browser.ts";
-import { startTestServer, type TestServer } from "../harness.ts";
+import type { TestServer } from "../harness.ts";
 
 const EMAIL = "admin@example.com";
 const PASSWORD = "first-password-123";
 
 async function withDemo(fn: (s: TestServer, page: Page, problems: string[]) => Promise<void>) {
-  const server = await startTestServer({
-    env: {
-      SERVICE_DEMO_ENABLED: "true",
-      SERVICE_AUTH_LOCAL_ENABLED: "true",
-      SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: EMAIL,
-      SERVICE_AUTH_LOCAL_BOOTSTRAP_PASSWORD: PASSWORD,
-    },
-  });
+  const server = await demoServer(EMAIL, PASSWORD);
   const browser = await launchBrowser();
   try {
     const page = await browser.newPage({ acceptDownloads: true });

@@ -7,13 +7,11 @@ import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { checkEventOrder } from "../src/executions/event_order.ts";
-import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";
-import type { JsonObject } from "../src/versions/types.ts";
 import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { call, startTestServer } from "./harness.ts";
 import { forEachStoreKind } from "./stores.ts";
 import { frames } from "./executions_fixtures.ts";
-import { dql } from "./support/pipeline_body.ts";
+import { dql, pipelineDrafts, staged } from "./support/pipeline_body.ts";
 
 forEachStoreKind(
   "execute joins a bound SQLite and a granted global DuckDB datasource in staging",
@@ -56,28 +54,10 @@ forEachStoreKind(
         jdbc_url: `jdbc:sqlite:${dir}/shop.db`,
       });
 
-      const pipelines = new VersionLifecycle({
-        db: s.runtime.db,
-        kind: PIPELINE_KIND,
-        authoringEnabled: true,
-      });
-      const create = async (name: string, nodes: unknown[]) =>
-        (await pipelines.create({ actor: f.users.author.principal, workspaceId: f.workspace.id }, {
-          name,
-          body: { name, schema_version: 1, nodes } as JsonObject,
-          attrs: {},
-        })).entity.id;
+      const create = pipelineDrafts(s.runtime.db, f.users.author, f.workspace.id);
       const joined = await create("sales/by_customer", [
-        dql("orders", {
-          source: "shop",
-          sql: "SELECT customer_id, amount FROM orders",
-          output: { target: "tempdb", table: "orders" },
-        }),
-        dql("customers", {
-          source: "crm",
-          sql: "SELECT id, name FROM customers",
-          output: { target: "tempdb", table: "customers" },
-        }),
+        staged("orders", "shop", "SELECT customer_id, amount FROM orders"),
+        staged("customers", "crm", "SELECT id, name FROM customers"),
         dql("report", {
           source: "tempdb",
           depends_on: ["orders", "customers"],

@@ -7,15 +7,13 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { checkEventOrder } from "../src/executions/event_order.ts";
-import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";
-import type { JsonObject } from "../src/versions/types.ts";
 import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { frames } from "./executions_fixtures.ts";
 import { writeParquet } from "./fixtures/lake.ts";
 import { call, startTestServer } from "./harness.ts";
 import { skipUnless } from "./services.ts";
 import { STORE_KINDS } from "./stores.ts";
-import { dql } from "./support/pipeline_body.ts";
+import { dql, pipelineDrafts, staged } from "./support/pipeline_body.ts";
 
 for (const store of STORE_KINDS) {
   Deno.test({
@@ -64,31 +62,14 @@ for (const store of STORE_KINDS) {
         });
         equal(table.status, 201, JSON.stringify(table.body));
 
-        const pipelines = new VersionLifecycle({
-          db: s.runtime.db,
-          kind: PIPELINE_KIND,
-          authoringEnabled: true,
-        });
-        const create = async (name: string, nodes: unknown[], extra: JsonObject = {}) =>
-          (await pipelines.create({
-            actor: fx.users.author.principal,
-            workspaceId: fx.workspace.id,
-          }, {
-            name,
-            body: { name, schema_version: 1, nodes, ...extra } as JsonObject,
-            attrs: {},
-          })).entity.id;
+        const create = pipelineDrafts(s.runtime.db, fx.users.author, fx.workspace.id);
         const joined = await create("sales/lake_by_customer", [
-          dql("orders", {
-            source: "lake",
-            sql: "SELECT customer_id, amount FROM sales.orders WHERE amount >= :min",
-            output: { target: "tempdb", table: "orders" },
-          }),
-          dql("customers", {
-            source: "crm",
-            sql: "SELECT id, name FROM customers",
-            output: { target: "tempdb", table: "customers" },
-          }),
+          staged(
+            "orders",
+            "lake",
+            "SELECT customer_id, amount FROM sales.orders WHERE amount >= :min",
+          ),
+          staged("customers", "crm", "SELECT id, name FROM customers"),
           dql("report", {
             source: "tempdb",
             depends_on: ["orders", "customers"],
@@ -121,12 +102,12 @@ for (const store of STORE_KINDS) {
           "decimal",
           "bigint",
         ]);
-        const staged = byType.get("node_progress")!.filter((f) =>
+        const progress = byType.get("node_progress")!.filter((f) =>
           f.data.node_id === "orders" && f.data.state === "completed"
         )[0].data;
-        equal(staged.operation, "stage");
-        deepEqual(staged.destination, { kind: "tempdb", table: "orders" });
-        equal(staged.rows_written, 3);
+        equal(progress.operation, "stage");
+        deepEqual(progress.destination, { kind: "tempdb", table: "orders" });
+        equal(progress.rows_written, 3);
 
         const rec = (await call(s, "GET", `/api/v1/executions/${executionId}`, h)).body.data;
         equal(rec.status, "SUCCESS");

@@ -7,31 +7,21 @@
 import { deepEqual } from "node:assert/strict";
 import { checkEventOrder, type EventFrame } from "../src/executions/event_order.ts";
 import type { ExecuteInput } from "../src/executions/service.ts";
-import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";
-import type { JsonObject } from "../src/versions/types.ts";
 import { seedRoles } from "./access_fixtures.ts";
 import { startTestServer } from "./harness.ts";
 import { forEachStoreKind } from "./stores.ts";
 import { refuses } from "./support/refusals.ts";
-import { dql } from "./support/pipeline_body.ts";
+import { dql, pipelineDrafts, staged } from "./support/pipeline_body.ts";
 
 const NODES = [
-  dql("base", {
-    source: "tempdb",
-    sql: "SELECT range::INTEGER AS n FROM range(5)",
-    output: { target: "tempdb", table: "base" },
-  }),
+  staged("base", "tempdb", "SELECT range::INTEGER AS n FROM range(5)"),
   dql("tens", {
     source: "tempdb",
     sql: "SELECT n * 10 AS m FROM base ORDER BY n",
     output: { target: "tempdb", table: "tens" },
     depends_on: ["base"],
   }),
-  dql("other", {
-    source: "tempdb",
-    sql: "SELECT 1 AS one",
-    output: { target: "tempdb", table: "other" },
-  }),
+  staged("other", "tempdb", "SELECT 1 AS one"),
   dql("total", {
     source: "tempdb",
     sql: "SELECT sum(m) AS total FROM tens",
@@ -45,16 +35,10 @@ forEachStoreKind(
     const s = await startTestServer({ store });
     try {
       const fx = await seedRoles(s.runtime);
-      const lifecycle = new VersionLifecycle({
-        db: s.runtime.db,
-        kind: PIPELINE_KIND,
-        authoringEnabled: true,
-      });
-      const name = "team/nodes";
-      const pipelineId = (await lifecycle.create(
-        { actor: fx.users.author.principal, workspaceId: fx.workspace.id },
-        { name, body: { name, schema_version: 1, nodes: NODES } as JsonObject, attrs: {} },
-      )).entity.id;
+      const pipelineId = await pipelineDrafts(s.runtime.db, fx.users.author, fx.workspace.id)(
+        "team/nodes",
+        NODES,
+      );
       const author = { userId: fx.users.author.id, isSuperAdmin: false };
       const run = async (extra: Partial<ExecuteInput>) => {
         const started = await s.runtime.executions.execute({

@@ -4,15 +4,13 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { checkEventOrder } from "../src/executions/event_order.ts";
-import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";
-import type { JsonObject } from "../src/versions/types.ts";
 import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { call, json, startTestServer } from "./harness.ts";
 import { frames } from "./executions_fixtures.ts";
 import { skipUnless } from "./services.ts";
 import { STORE_KINDS } from "./stores.ts";
 import { eventually } from "./wait.ts";
-import { dql } from "./support/pipeline_body.ts";
+import { dql, pipelineDrafts } from "./support/pipeline_body.ts";
 
 for (const store of STORE_KINDS) {
   Deno.test({
@@ -25,20 +23,7 @@ for (const store of STORE_KINDS) {
       });
       try {
         const fx = await seedRoles(s.runtime);
-        const pipelines = new VersionLifecycle({
-          db: s.runtime.db,
-          kind: PIPELINE_KIND,
-          authoringEnabled: true,
-        });
-        const create = async (name: string, nodes: unknown[]) =>
-          (await pipelines.create({
-            actor: fx.users.author.principal,
-            workspaceId: fx.workspace.id,
-          }, {
-            name,
-            body: { name, schema_version: 1, nodes } as JsonObject,
-            attrs: {},
-          })).entity.id;
+        const create = pipelineDrafts(s.runtime.db, fx.users.author, fx.workspace.id);
         const id = await create("team/numbers", [
           dql("numbers", {
             source: "tempdb",

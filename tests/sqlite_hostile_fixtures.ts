@@ -6,12 +6,11 @@
 import { equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { checkEventOrder } from "../src/executions/event_order.ts";
-import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";
-import type { JsonObject } from "../src/versions/types.ts";
 import { type AccessFixture, seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { frames } from "./executions_fixtures.ts";
 import { call, startTestServer, type TestServer } from "./harness.ts";
 import type { StoreKind } from "./stores.ts";
+import { pipelineDrafts } from "./support/pipeline_body.ts";
 
 export interface HostileWorld {
   s: TestServer;
@@ -86,23 +85,10 @@ export async function withHostileWorld(
       ? s.runtime.config.store.url.replace(/^sqlite:/, "")
       : `${s.runtime.config.dataDir}/service.db`;
     const author = await sessionHeaders(s.runtime, f.users.author, "acme");
-    const pipelines = new VersionLifecycle({
-      db: s.runtime.db,
-      kind: PIPELINE_KIND,
-      authoringEnabled: true,
-    });
+    const drafts = pipelineDrafts(s.runtime.db, f.users.author, f.workspace.id);
     let n = 0;
-    const create = async (nodes: unknown[], extra: Record<string, unknown> = {}) => {
-      const name = `hostile/p${++n}`;
-      return (await pipelines.create({
-        actor: f.users.author.principal,
-        workspaceId: f.workspace.id,
-      }, {
-        name,
-        body: { name, schema_version: 1, nodes, ...extra } as JsonObject,
-        attrs: {},
-      })).entity.id;
-    };
+    const create = (nodes: unknown[], extra: Record<string, unknown> = {}) =>
+      drafts(`hostile/p${++n}`, nodes, extra);
     const start = (id: string) =>
       s.fetch(`/api/v1/pipelines/${id}/execute`, {
         method: "POST",

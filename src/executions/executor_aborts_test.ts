@@ -21,7 +21,7 @@ import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
 import { addDatasource, pipeline, waitForEvent, type World, world } from "./executor_fixtures.ts";
 import { type StoredRun, StoredRuns } from "./stored_run_fixtures.ts";
 import type { AbortReason, ExecutionHandle } from "./types.ts";
-import { dql } from "../../tests/support/pipeline_body.ts";
+import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
 const missing = skipUnless("postgres", "mariadb");
 const REASONS: AbortReason[] = ["cancelled", "client_disconnect", "shutdown"];
@@ -33,23 +33,14 @@ function poolOf(w: World, name: string): Pool<unknown> {
 /** The four slow reads, tagged so the server ones can be found on their servers. */
 function slowNodes(tag: string): unknown[] {
   return [
-    dql("pg", {
-      source: "pg",
-      sql: `SELECT pg_sleep(60) AS s /* ${tag} */`,
-      output: { target: "tempdb", table: "pg" },
-    }),
+    staged("pg", "pg", `SELECT pg_sleep(60) AS s /* ${tag} */`),
     dql("maria", { source: "maria", sql: `SELECT SLEEP(60) AS s /* ${tag} */` }),
-    dql("duck", {
-      source: "duck",
-      sql: "SELECT count(*) AS n FROM range(100000000000) a",
-      output: { target: "tempdb", table: "duck" },
-    }),
-    dql("lite", {
-      source: "lite",
-      sql:
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000) SELECT i FROM n",
-      output: { target: "tempdb", table: "lite" },
-    }),
+    staged("duck", "duck", "SELECT count(*) AS n FROM range(100000000000) a"),
+    staged(
+      "lite",
+      "lite",
+      "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000) SELECT i FROM n",
+    ),
   ];
 }
 
@@ -219,11 +210,7 @@ forEachStore(
       const tag = `failfast_${crypto.randomUUID().slice(0, 8)}`;
       const id = await pipeline(w, [
         ...slowNodes(tag),
-        dql("gate", {
-          source: "pg",
-          sql: `SELECT (pg_advisory_lock(${key})::text || 'x')::int AS broken`,
-          output: { target: "tempdb", table: "gate" },
-        }),
+        staged("gate", "pg", `SELECT (pg_advisory_lock(${key})::text || 'x')::int AS broken`),
       ], { settings: { max_parallel_nodes: 5 } });
       const handle = await runs.start(id);
       await allRunning(s, handle, tag);

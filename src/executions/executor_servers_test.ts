@@ -24,7 +24,7 @@ import {
 } from "./executor_fixtures.ts";
 import type { AbortReason } from "./types.ts";
 import { checkEventOrder } from "./event_order.ts";
-import { dql } from "../../tests/support/pipeline_body.ts";
+import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
 const servers = skipUnless("postgres", "mariadb");
 
@@ -58,16 +58,8 @@ forEachStore("DQLs from PostgreSQL and MariaDB, joined in tempdb", async (db) =>
       { sql: "INSERT INTO notes VALUES (1, 'first'), (2, 'second')" },
     ]);
     const id = await pipeline(w, [
-      dql("orders", {
-        source: "shop",
-        sql: "SELECT id, amount FROM orders WHERE amount > :min",
-        output: { target: "tempdb", table: "orders" },
-      }),
-      dql("notes", {
-        source: "ledger",
-        sql: "SELECT order_id, note FROM notes",
-        output: { target: "tempdb", table: "notes" },
-      }),
+      staged("orders", "shop", "SELECT id, amount FROM orders WHERE amount > :min"),
+      staged("notes", "ledger", "SELECT order_id, note FROM notes"),
       dql("report", {
         source: "tempdb",
         depends_on: ["orders", "notes"],

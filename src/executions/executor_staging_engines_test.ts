@@ -18,7 +18,7 @@ import {
   type World,
   world,
 } from "./executor_fixtures.ts";
-import { dql } from "../../tests/support/pipeline_body.ts";
+import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
 /** A DuckDB file with `orders` of several wire types, as a datasource. */
 async function ordersSource(w: World, name: string): Promise<void> {
@@ -38,16 +38,8 @@ async function ordersSource(w: World, name: string): Promise<void> {
 }
 
 const JOIN = [
-  dql("people", {
-    source: "crm",
-    sql: "SELECT id, name, team FROM people",
-    output: { target: "tempdb", table: "people" },
-  }),
-  dql("orders", {
-    source: "shop",
-    sql: "SELECT * FROM orders",
-    output: { target: "tempdb", table: "orders" },
-  }),
+  staged("people", "crm", "SELECT id, name, team FROM people"),
+  staged("orders", "shop", "SELECT * FROM orders"),
   {
     id: "joined",
     type: "DQL",

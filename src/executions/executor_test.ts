@@ -11,7 +11,7 @@ import {
   world,
 } from "./executor_fixtures.ts";
 import { DatabaseSync } from "node:sqlite";
-import { dql } from "../../tests/support/pipeline_body.ts";
+import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
 forEachStore(
   "a DQL from SQLite reaches the caller: stored result, data_ready, record",
@@ -80,16 +80,8 @@ forEachStore("a join of SQLite and DuckDB staged in tempdb, fed by a calculator"
           writes: { value: "chosen" },
         },
       },
-      dql("people", {
-        source: "crm",
-        sql: "SELECT id, name, team FROM people WHERE team = :chosen",
-        output: { target: "tempdb", table: "people" },
-      }),
-      dql("teams", {
-        source: "geo",
-        sql: "SELECT team, city FROM teams",
-        output: { target: "tempdb", table: "teams" },
-      }),
+      staged("people", "crm", "SELECT id, name, team FROM people WHERE team = :chosen"),
+      staged("teams", "geo", "SELECT team, city FROM teams"),
       dql("joined", {
         source: "tempdb",
         depends_on: ["people", "teams"],
@@ -106,11 +98,11 @@ forEachStore("a join of SQLite and DuckDB staged in tempdb, fed by a calculator"
     equal(ops.get("people"), "stage");
     equal(ops.get("joined"), "materialize");
     ok(!ops.has("pick"), "calculators emit no samples");
-    const staged = byType.get("node_progress")!.filter((f) =>
+    const progress = byType.get("node_progress")!.filter((f) =>
       f.data.node_id === "people" && f.data.state === "completed"
     )[0].data;
-    deepEqual(staged.destination, { kind: "tempdb", table: "people" });
-    equal(staged.rows_written, 2);
+    deepEqual(progress.destination, { kind: "tempdb", table: "people" });
+    equal(progress.rows_written, 2);
   } finally {
     await w.close();
   }

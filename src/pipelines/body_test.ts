@@ -1,4 +1,4 @@
-import { deepEqual, equal, throws } from "node:assert/strict";
+import { deepEqual, equal } from "node:assert/strict";
 import {
   checkPipelineName,
   derivedParameters,
@@ -7,6 +7,7 @@ import {
   type PipelineNode,
   topologicalOrder,
 } from "./body.ts";
+import { refuses } from "../../tests/support/refusals.ts";
 
 const dql = (id: string, extra: Record<string, unknown> = {}) => ({
   id,
@@ -16,18 +17,13 @@ const dql = (id: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-function refuses(
+/** `parseBody(input, self)` refuses with `code` and (at least) the given details. */
+const refusesBody = (
   input: unknown,
   code: string,
   details: Record<string, unknown> = {},
   self?: string,
-) {
-  throws(() => parseBody(input, self), (e: { code: string; details: Record<string, unknown> }) => {
-    equal(e.code, code, JSON.stringify(e.details));
-    for (const [k, v] of Object.entries(details)) deepEqual(e.details[k], v, k);
-    return true;
-  });
-}
+) => refuses(() => parseBody(input, self), code, details);
 
 Deno.test("parseBody() accepts a join of two staged reads, a calculator and a child, filling defaults", () => {
   const body = parseBody({
@@ -100,65 +96,79 @@ Deno.test("checkPipelineName() answers folder_required and grammar", () => {
   }
 });
 
-Deno.test("parseBody() refuses node defects naming node and field", () => {
+Deno.test("parseBody() refuses node defects naming node and field", async () => {
   const body = (nodes: unknown[]) => ({ name: "a/b", nodes });
-  refuses(body([{ id: "Bad", type: "DQL" }]), "pipeline.validation.node_invalid", { field: "id" });
-  refuses(body([{ id: "x", type: "QUERY" }]), "pipeline.validation.node_invalid", {
+  await refusesBody(body([{ id: "Bad", type: "DQL" }]), "pipeline.validation.node_invalid", {
+    field: "id",
+  });
+  await refusesBody(body([{ id: "x", type: "QUERY" }]), "pipeline.validation.node_invalid", {
     node_id: "x",
     field: "type",
   });
-  refuses(body([{ id: "x", type: "DQL", sql: "SELECT 1" }]), "pipeline.validation.node_invalid", {
-    field: "source",
-  });
-  refuses(
+  await refusesBody(
+    body([{ id: "x", type: "DQL", sql: "SELECT 1" }]),
+    "pipeline.validation.node_invalid",
+    {
+      field: "source",
+    },
+  );
+  await refusesBody(
     body([dql("x", { template: { id: "t/a", version: 1 } })]),
     "pipeline.validation.node_invalid",
     { field: "sql" },
   );
-  refuses(body([dql("x", { output: { target: "tempdb" } })]), "pipeline.validation.node_invalid", {
-    field: "output.table",
-  });
-  refuses(
+  await refusesBody(
+    body([dql("x", { output: { target: "tempdb" } })]),
+    "pipeline.validation.node_invalid",
+    {
+      field: "output.table",
+    },
+  );
+  await refusesBody(
     body([dql("x", { output: { target: "datasource", table: "t" } })]),
     "pipeline.validation.node_invalid",
     { field: "output.datasource" },
   );
-  refuses(
+  await refusesBody(
     body([dql("x", { output: { target: "tempdb", table: "a;drop" } })]),
     "pipeline.validation.node_invalid",
     { field: "output.table" },
   );
-  refuses(
+  await refusesBody(
     body([{ id: "w", type: "DML", source: "tempdb", sql: "DELETE FROM t" }]),
     "pipeline.validation.node_invalid",
     { field: "source" },
   );
-  refuses(
+  await refusesBody(
     body([{ id: "c", type: "CALCULATOR", calculator: { name: "today", writes: {} }, sql: "x" }]),
     "pipeline.validation.node_invalid",
     { field: "sql" },
   );
-  refuses(body([dql("x", { colour: "red" })]), "pipeline.validation.node_invalid", {
+  await refusesBody(body([dql("x", { colour: "red" })]), "pipeline.validation.node_invalid", {
     node_id: "x",
   });
 });
 
-Deno.test("parseBody() refuses graph defects with their reasons", () => {
+Deno.test("parseBody() refuses graph defects with their reasons", async () => {
   const body = (nodes: unknown[]) => ({ name: "a/b", nodes });
-  refuses(
+  await refusesBody(
     body([dql("a"), dql("a", { output: { target: "tempdb", table: "t" } })]),
     "pipeline.validation.graph_invalid",
     { reason: "duplicate_node_id" },
   );
-  refuses(body([dql("a", { depends_on: ["ghost"] })]), "pipeline.validation.graph_invalid", {
-    reason: "unknown_dependency",
-    dependency: "ghost",
-  });
-  refuses(body([dql("a"), dql("b")]), "pipeline.validation.graph_invalid", {
+  await refusesBody(
+    body([dql("a", { depends_on: ["ghost"] })]),
+    "pipeline.validation.graph_invalid",
+    {
+      reason: "unknown_dependency",
+      dependency: "ghost",
+    },
+  );
+  await refusesBody(body([dql("a"), dql("b")]), "pipeline.validation.graph_invalid", {
     reason: "multiple_caller_nodes",
     node_ids: ["a", "b"],
   });
-  refuses(
+  await refusesBody(
     body([
       dql("a", { depends_on: ["c"], output: { target: "tempdb", table: "a" } }),
       dql("b", { depends_on: ["a"], output: { target: "tempdb", table: "b" } }),
@@ -168,7 +178,7 @@ Deno.test("parseBody() refuses graph defects with their reasons", () => {
     { cycle_path: ["a", "c", "b", "a"] },
   );
   const self = "0190a4b2-7c3d-7e4f-8a1b-2c3d4e5f6a7b";
-  refuses(
+  await refusesBody(
     body([{ id: "me", type: "PIPELINE", pipeline: { id: self } }]),
     "pipeline.validation.graph_invalid",
     { reason: "self_reference" },
@@ -176,20 +186,23 @@ Deno.test("parseBody() refuses graph defects with their reasons", () => {
   );
 });
 
-Deno.test("parseBody() refuses bad top-level fields and bad parameters", () => {
-  refuses({ name: "a/b", nodes: [] }, "pipeline.execution.invalid_parameter_type", {
+Deno.test("parseBody() refuses bad top-level fields and bad parameters", async () => {
+  await refusesBody({ name: "a/b", nodes: [] }, "pipeline.execution.invalid_parameter_type", {
     field: "nodes",
   });
-  refuses({ name: "a/b", nodes: [dql("a")], id: "x" }, "pipeline.execution.invalid_parameter_type");
-  refuses({ name: "ab", nodes: [dql("a")] }, "pipeline.validation.name_invalid", {
+  await refusesBody(
+    { name: "a/b", nodes: [dql("a")], id: "x" },
+    "pipeline.execution.invalid_parameter_type",
+  );
+  await refusesBody({ name: "ab", nodes: [dql("a")] }, "pipeline.validation.name_invalid", {
     reason: "folder_required",
   });
-  refuses(
+  await refusesBody(
     { name: "a/b", nodes: [dql("a")], parameters: { n: { type: "integer", default: "x" } } },
     "pipeline.execution.invalid_parameter_type",
     { field: "parameters.n.default" },
   );
-  refuses(
+  await refusesBody(
     { name: "a/b", nodes: [dql("a")], settings: { staging_engine: "oracle" } },
     "pipeline.execution.invalid_parameter_type",
     { field: "settings.staging_engine" },
@@ -201,7 +214,7 @@ Deno.test("parseBody() refuses bad top-level fields and bad parameters", () => {
     query: "SELECT 1",
     expectation: { kind: "value", value: 1 },
   };
-  refuses(
+  await refusesBody(
     { name: "a/b", nodes: [dql("a")], checks: [check, check] },
     "pipeline.execution.invalid_parameter_type",
     { field: "checks" },

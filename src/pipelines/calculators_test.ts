@@ -1,5 +1,6 @@
-import { deepEqual, equal, throws } from "node:assert/strict";
+import { deepEqual, equal } from "node:assert/strict";
 import { getCalculator, listCalculators, runCalculator } from "./calculators.ts";
+import { refuses } from "../../tests/support/refusals.ts";
 
 const TODAY = "2026-11-22"; // a Sunday
 
@@ -90,26 +91,25 @@ Deno.test("runCalculator() resolves parameter references and writes the named ou
   );
 });
 
-Deno.test("bad calculator input answers pipeline.calculator.invalid_input naming it", () => {
-  const refuses = (fn: () => unknown, input: string) =>
-    throws(fn, (e: { code: string; details: { input: string } }) => {
-      equal(e.code, "pipeline.calculator.invalid_input");
-      equal(e.details.input, input);
-      return true;
-    });
-  refuses(() => calc("date_range", { period: "fortnight" }), "period");
-  refuses(() => calc("date_add", { date: "2026-02-30" }), "date");
-  refuses(() => calc("date_add", { date: TODAY, days: 1.5 }), "days");
-  refuses(() => calc("date_trunc", { date: TODAY, unit: "decade" }), "unit");
-  refuses(() => calc("to_integer", { value: "12abc" }), "value");
-  refuses(() => calc("split", { value: "a", separator: "" }), "separator");
-  refuses(() => runCalculator({ name: "nope", writes: {} }, {}, TODAY), "name");
-  refuses(() => runCalculator({ name: "today", inputs: { x: 1 }, writes: {} }, {}, TODAY), "x");
-  refuses(
+Deno.test("bad calculator input answers pipeline.calculator.invalid_input naming it", async () => {
+  const invalid = (fn: () => unknown, input: string) =>
+    refuses(fn, "pipeline.calculator.invalid_input", { input });
+  await invalid(() => calc("date_range", { period: "fortnight" }), "period");
+  await invalid(() => calc("date_add", { date: "2026-02-30" }), "date");
+  await invalid(() => calc("date_add", { date: TODAY, days: 1.5 }), "days");
+  await invalid(() => calc("date_trunc", { date: TODAY, unit: "decade" }), "unit");
+  await invalid(() => calc("to_integer", { value: "12abc" }), "value");
+  await invalid(() => calc("split", { value: "a", separator: "" }), "separator");
+  await invalid(() => runCalculator({ name: "nope", writes: {} }, {}, TODAY), "name");
+  await invalid(
+    () => runCalculator({ name: "today", inputs: { x: 1 }, writes: {} }, {}, TODAY),
+    "x",
+  );
+  await invalid(
     () => runCalculator({ name: "today", writes: { nope: "y" } }, {}, TODAY),
     "nope",
   );
-  refuses(
+  await invalid(
     () =>
       runCalculator({ name: "date_add", inputs: { date: { param: "d" } }, writes: {} }, {}, TODAY),
     "date",

@@ -1,5 +1,6 @@
-import { deepEqual, equal, throws } from "node:assert/strict";
+import { deepEqual, equal } from "node:assert/strict";
 import { coerceParameters, parameterError, parseDeclarations } from "./parameters.ts";
+import { refuses } from "../../tests/support/refusals.ts";
 
 const declared = parseDeclarations({
   region: { type: "string", enum: ["eu", "us"], default: "eu" },
@@ -99,24 +100,22 @@ Deno.test("coerceParameters() applies bounds: min, max, enum, max_length, date o
   deepEqual(bad({ ratio: Number.NaN }), ["ratio"]);
 });
 
-Deno.test("parseDeclarations() refuses bad declarations naming the field", () => {
-  const refuses = (input: unknown, field: string) =>
-    throws(() => parseDeclarations(input), (e: { code: string; details: { field: string } }) => {
-      equal(e.code, "pipeline.execution.invalid_parameter_type");
-      equal(e.details.field, field);
-      return true;
+Deno.test("parseDeclarations() refuses bad declarations naming the field", async () => {
+  const invalid = (input: unknown, field: string) =>
+    refuses(() => parseDeclarations(input), "pipeline.execution.invalid_parameter_type", {
+      field,
     });
-  refuses([], "parameters");
-  refuses({ "Bad-Name": { type: "string" } }, "parameters.Bad-Name");
-  refuses({ x: { type: "decimal" } }, "parameters.x.type");
-  refuses({ x: { type: "string", colour: "red" } }, "parameters.x");
-  refuses({ x: { type: "integer", default: "3" } }, "parameters.x.default");
-  refuses({ x: { type: "integer", min: "1" } }, "parameters.x.min");
-  refuses({ x: { type: "date", max: "tomorrow" } }, "parameters.x.max");
-  refuses({ x: { type: "string", min: 1 } }, "parameters.x.min");
-  refuses({ x: { type: "integer", max_length: 3 } }, "parameters.x.max_length");
-  refuses({ x: { type: "integer", enum: [1, "two"] } }, "parameters.x.enum");
-  refuses({ x: { type: "string", enum: ["a"], default: "b" } }, "parameters.x.default");
+  await invalid([], "parameters");
+  await invalid({ "Bad-Name": { type: "string" } }, "parameters.Bad-Name");
+  await invalid({ x: { type: "decimal" } }, "parameters.x.type");
+  await invalid({ x: { type: "string", colour: "red" } }, "parameters.x");
+  await invalid({ x: { type: "integer", default: "3" } }, "parameters.x.default");
+  await invalid({ x: { type: "integer", min: "1" } }, "parameters.x.min");
+  await invalid({ x: { type: "date", max: "tomorrow" } }, "parameters.x.max");
+  await invalid({ x: { type: "string", min: 1 } }, "parameters.x.min");
+  await invalid({ x: { type: "integer", max_length: 3 } }, "parameters.x.max_length");
+  await invalid({ x: { type: "integer", enum: [1, "two"] } }, "parameters.x.enum");
+  await invalid({ x: { type: "string", enum: ["a"], default: "b" } }, "parameters.x.default");
   deepEqual(parseDeclarations(undefined), {});
 });
 

@@ -1,4 +1,7 @@
 /** Pipeline bodies for tests: one node builder and one body builder instead of literals. */
+import type { Db } from "../../src/store/mod.ts";
+import { type JsonObject, PIPELINE_KIND, VersionLifecycle } from "../../src/versions/mod.ts";
+import type { TestUser } from "../access_fixtures.ts";
 
 export interface DqlNode {
   id: string;
@@ -16,4 +19,27 @@ export function pipelineBody(
   { name, nodes, ...rest }: { name: string; nodes: unknown[]; [field: string]: unknown },
 ): Record<string, unknown> {
   return { name, schema_version: 1, nodes, ...rest };
+}
+
+/** A DQL node that stages its rows in the private DuckDB as table `id`. */
+export function staged(id: string, source: string, sql: string): DqlNode {
+  return dql(id, { source, sql, output: { target: "tempdb", table: id } });
+}
+
+/**
+ * Saves drafts as `author` in a workspace straight through the version lifecycle (no HTTP);
+ * the returned function takes a name, the nodes and any other body fields, and answers the id.
+ */
+export function pipelineDrafts(
+  db: Db,
+  author: TestUser,
+  workspaceId: string,
+): (name: string, nodes: unknown[], extra?: Record<string, unknown>) => Promise<string> {
+  const pipelines = new VersionLifecycle({ db, kind: PIPELINE_KIND, authoringEnabled: true });
+  return async (name, nodes, extra = {}) =>
+    (await pipelines.create({ actor: author.principal, workspaceId }, {
+      name,
+      body: pipelineBody({ name, nodes, ...extra }) as JsonObject,
+      attrs: {},
+    })).entity.id;
 }

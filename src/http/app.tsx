@@ -1,7 +1,6 @@
 /**
- * The HTTP front end: Hono over Deno.serve. Correlation, security headers and the body cap are
- * outermost so every answer, errors included, carries them; then the access pipeline of spec 1
- * §5.8 (pipeline.ts), then the routes.
+ * The HTTP front end: Hono over Deno.serve. The request order is pipeline.ts; then the routes, then
+ * the answers for a path's other methods (405), unknown paths (404) and errors.
  */
 import { Hono } from "hono";
 import type { ResolvedConfig } from "../config/mod.ts";
@@ -13,11 +12,8 @@ import { NotFoundPage } from "../../ui/pages/not_found.tsx";
 import type { AccessDeps } from "./access_deps.ts";
 import type { AppEnv } from "./context.ts";
 import { errorResponse } from "./envelope.ts";
-import { accessLog } from "./middleware/access_log.ts";
-import { bodyLimit } from "./middleware/body_limit.ts";
-import { correlation } from "./middleware/correlation.ts";
-import { securityHeaders } from "./middleware/security_headers.ts";
-import { installAccessPipeline } from "./pipeline.ts";
+import { routeAccess } from "./middleware/scope_role.ts";
+import { installPipeline } from "./pipeline.ts";
 import { pageRoutes } from "./routes/pages.tsx";
 import { platformRoutes } from "./routes/platform.ts";
 import { Router } from "./routing.ts";
@@ -30,7 +26,7 @@ export interface AppDeps {
   /** The external origin for links; known once the server has bound its port. */
   baseUrl: () => string;
   /** What the access steps of the pipeline need (the router is added here). */
-  access: Omit<AccessDeps, "router">;
+  access: AccessDeps;
   /** Route modules beyond the platform ones, each given the router. */
   routes?: ((router: Router) => void)[];
 }
@@ -42,30 +38,28 @@ export function buildApp(
 ): { app: Hono<AppEnv>; router: Router } {
   const { config, logger } = deps;
   const app = new Hono<AppEnv>();
-  const router = new Router(app);
+  const router = new Router(app, {
+    guard: (spec) => routeAccess(spec, deps.access),
+    paging: config.paging,
+  });
 
-  app.use(correlation(config.auth.trustedProxies));
-  app.use(securityHeaders(config.auth.baseUrl));
-  app.use(accessLog(logger));
-  app.use(bodyLimit(config.http.maxBodyBytes));
-  installAccessPipeline(app, { ...deps.access, router });
+  installPipeline(app, deps.access);
 
   platformRoutes(router, deps);
   pageRoutes(router, { version: deps.buildInfo.version });
   for (const add of deps.routes ?? []) add(router);
   extend?.(router);
 
+  router.answerOtherMethods((c, allowed) => {
+    if (c.req.method === "OPTIONS") return c.body(null, 204, { Allow: allowed.join(", ") });
+    const error = new AppError(
+      "request.method_not_allowed",
+      { method: c.req.method, path: c.req.path, allowed },
+      { Allow: allowed.join(", ") },
+    );
+    return errorResponse(c, error, deps.baseUrl());
+  });
   app.notFound((c) => {
-    const allowed = router.allowedMethods(c.req.path);
-    if (allowed.length > 0) {
-      if (c.req.method === "OPTIONS") return c.body(null, 204, { Allow: allowed.join(", ") });
-      const error = new AppError(
-        "request.method_not_allowed",
-        { method: c.req.method, path: c.req.path, allowed },
-        { Allow: allowed.join(", ") },
-      );
-      return errorResponse(c, error, deps.baseUrl());
-    }
     const isApi = /^\/(api|mcp)(\/|$)/.test(c.req.path);
     if (!isApi && c.req.header("accept")?.includes("text/html")) {
       return c.html(renderPage(<NotFoundPage path={c.req.path} />), 404);

@@ -76,29 +76,28 @@ export function appRoutes(d: AppRouteDeps): ((router: Router) => void)[] {
     (r) => {
       if (d.oidc) oidcRoutes(r, { db, sessions, secureCookies, oidc: d.oidc });
     },
-    (r) => identityApiRoutes(r, { db, config, users: d.users, directory }),
+    (r) => identityApiRoutes(r, { db, users: d.users, directory }),
     (r) => adminUserRoutes(r, { admin: d.admin, mail: d.mail, directory }),
     (r) => apiKeyRoutes(r, { keys: d.keys, workspaces: d.workspaces, directory }),
     (r) => workspaceRoutes(r, { workspaces: d.workspaces, directory }),
-    (r) => templateRoutes(r, { templates: d.templates, config }),
+    (r) => templateRoutes(r, { templates: d.templates }),
     (r) =>
       datasourceRoutes(r, {
         datasources: d.datasources,
         connections: d.connections,
         directory,
-        paging: config.paging,
       }),
     (r) =>
       lakeTableRoutes(r, {
         db,
-        datasource: async (c, name) => {
-          const found = await d.datasources.record(c.get("principal")!, c.get("workspace"), name);
+        datasource: async (actor, workspace, name) => {
+          const found = await d.datasources.record(actor, workspace, name);
           return { ...found, global: found.is_global };
         },
         // The registry changed what the lake serves: rebuild its views here and elsewhere.
         onChange: (changed) => d.pools.publishRetire(changed.name),
       }),
     (r) => executionRoutes(r, { executions: d.executions, config, baseUrl: d.origin }),
-    (r) => pipelineRoutes(r, { pipelines: d.pipelines, config }),
+    (r) => pipelineRoutes(r, { pipelines: d.pipelines }),
   ];
 }

@@ -1,5 +1,6 @@
 /**
- * Step 11, scope and role (spec 1 §4.6, §5.6): key kinds are confined first, then the matched
+ * Step 11, scope and role (spec 1 §4.6, §5.6), as each route's own middleware (the Router puts it
+ * in front of the handler, so Hono's match is the only one): key kinds are confined first, then the
  * route's declared operation is checked on both axes. A route without a declaration is refused
  * (default-deny). Routes that name their workspace in the path are judged in that workspace.
  * A super admin acting where they hold no membership is audited on every governed request.
@@ -10,6 +11,7 @@ import { AppError } from "../../errors/mod.ts";
 import { authorize } from "../../identity/authorize.ts";
 import type { AccessDeps } from "../access_deps.ts";
 import type { AppEnv } from "../context.ts";
+import type { RouteSpec } from "../routing.ts";
 
 /** Refusals of the two axes, audited as `auth.scope.denied`. */
 const DENIALS = new Set<string>([
@@ -18,14 +20,12 @@ const DENIALS = new Set<string>([
   "auth.key_issuer_role_lost",
 ]);
 
-export function scopeAndRole(
-  deps: Pick<AccessDeps, "router" | "directory" | "db">,
+export function routeAccess(
+  spec: RouteSpec,
+  deps: Pick<AccessDeps, "directory" | "db">,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const principal = c.get("principal");
-    const match = deps.router.match(c.req.method, c.req.path);
-    if (!match) return await next(); // 404 or 405 answers from the fallback
-    const { spec, params } = match;
     if (principal?.keyKind === "endpoint" && !spec.endpointKeys) {
       throw new AppError("endpoint.key_kind_refused", { reason: "endpoint_key_off_surface" });
     }
@@ -41,7 +41,7 @@ export function scopeAndRole(
 
     let workspace = c.get("workspace");
     if (spec.workspaceParam) {
-      const name = params[spec.workspaceParam] ?? "";
+      const name = c.req.param(spec.workspaceParam) ?? "";
       const user = { userId: principal.userId, isSuperAdmin: principal.isSuperAdmin };
       const target = await deps.directory.resolveByName(user, name);
       const keyMismatch = principal.authMethod === "API_KEY" && target?.id !== workspace?.id;
@@ -66,7 +66,11 @@ export function scopeAndRole(
     }
     let operation = spec.access;
     if (spec.accessFor) {
-      const chosen = await spec.accessFor(c, params, workspace);
+      const chosen = await spec.accessFor(c, {
+        actor: principal,
+        params: c.req.param(),
+        workspace,
+      });
       if (chosen) {
         operation = chosen.access;
         if (chosen.workspace !== undefined) workspace = chosen.workspace;

@@ -77,8 +77,7 @@ export function adminUserRoutes(router: Router, deps: AdminUserDeps): void {
     kind: "html",
     access: "users.admin_local",
     errors: ["auth.user.email_taken", "auth.session.required"],
-  }, async (c) => {
-    const actor = c.get("principal")!;
+  }, async (c, { actor }) => {
     const created = await deps.admin.create(actor, { email: undefined, ...await fields(c) });
     const to = created.user.email;
     const by = { userId: actor.userId, provider: actor.provider };
@@ -121,8 +120,7 @@ export function adminUserRoutes(router: Router, deps: AdminUserDeps): void {
     kind: "html",
     access: "users.admin_local",
     params: id,
-  }, async (c, { params }) => {
-    const actor = c.get("principal")!;
+  }, async (c, { actor, params }) => {
     const reset = await deps.admin.resetPassword(actor, params.id);
     deps.directory.forgetUser(reset.user.id);
     const outcome = await deps.mail.passwordReset({
@@ -165,8 +163,8 @@ export function adminUserRoutes(router: Router, deps: AdminUserDeps): void {
       kind: "html",
       access: "users.admin_local",
       params: id,
-    }, async (c, { params }) => {
-      const user = await act(c.get("principal")!, params.id);
+    }, async (c, { actor, params }) => {
+      const user = await act(actor, params.id);
       deps.directory.forgetUser(user.id);
       return wantsJson(c)
         ? ok(c, userView(user))
@@ -181,8 +179,8 @@ export function adminUserRoutes(router: Router, deps: AdminUserDeps): void {
     summary: "Set the caller's own theme: light, dark or system",
     kind: "html",
     access: "profile.theme",
-  }, async (c) => {
-    const theme = await deps.admin.setTheme(c.get("principal")!.userId, (await fields(c)).theme);
+  }, async (c, { actor }) => {
+    const theme = await deps.admin.setTheme(actor.userId, (await fields(c)).theme);
     return wantsJson(c) ? ok(c, { theme }) : c.html(`<span class="muted">Theme: ${theme}</span>`);
   });
 }

@@ -7,7 +7,6 @@ import { recordAudit } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
 import type { LocalAccounts } from "../../identity/local_accounts.ts";
 import type { SessionTokens } from "../../identity/sessions.ts";
-import type { Principal } from "../../identity/types.ts";
 import type { Db } from "../../store/mod.ts";
 import { ChangePasswordPage } from "../../../ui/pages/change_password.tsx";
 import { DashboardPage } from "../../../ui/pages/dashboard.tsx";
@@ -106,8 +105,7 @@ export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
     summary: "Sign out",
     kind: "html",
     access: "session.logout",
-  }, async (c) => {
-    const p = c.get("principal")!;
+  }, async (c, { actor: p }) => {
     clearSessionCookie(c, deps.secureCookies);
     await recordAudit(deps.db, { event: "auth.logout", userId: p.userId, provider: p.provider });
     return redirect(c, "/login");
@@ -120,8 +118,7 @@ export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
     summary: "Switch the active workspace",
     kind: "html",
     access: "workspace.switch",
-  }, async (c) => {
-    const p = c.get("principal")!;
+  }, async (c, { actor: p }) => {
     const name = (await fields(c)).workspace;
     if (typeof name !== "string" || name.length === 0 || name.length > 63) {
       throw new AppError("pipeline.execution.invalid_parameter_type", {
@@ -152,8 +149,7 @@ export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
     kind: "html",
     access: "password.change_own",
     query: z.object({ error: z.string().max(200).optional(), changed: z.string().optional() }),
-  }, (c, { query }) => {
-    const p = c.get("principal")!;
+  }, (c, { actor: p, query }) => {
     return c.html(renderPage(
       <ChangePasswordPage
         csrf={ensureCsrfToken(c, deps.secureCookies)}
@@ -171,8 +167,7 @@ export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
     summary: "Change own password",
     kind: "html",
     access: "password.change_own",
-  }, async (c) => {
-    const p = c.get("principal")!;
+  }, async (c, { actor: p }) => {
     const form = await fields(c);
     const isForm = !/^application\/json/i.test(c.req.header("content-type") ?? "");
     try {
@@ -204,14 +199,13 @@ export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
     summary: "Dashboard",
     kind: "html",
     access: "me.read",
-  }, async (c) => {
-    const p: Principal = c.get("principal")!;
+  }, async (c, { actor: p, workspace }) => {
     const who = { userId: p.userId, isSuperAdmin: p.isSuperAdmin };
     return c.html(renderPage(
       <DashboardPage
         csrf={ensureCsrfToken(c, deps.secureCookies)}
         user={{ email: p.email, displayName: p.displayName, isSuperAdmin: p.isSuperAdmin }}
-        workspace={c.get("workspace")?.name ?? null}
+        workspace={workspace?.name ?? null}
         workspaces={await deps.listWorkspaces(who)}
       />,
     ));

@@ -12,14 +12,12 @@ import type { AccessDirectory } from "../access_deps.ts";
 import type { AppContext } from "../context.ts";
 import { ok, paged } from "../envelope.ts";
 import { readJson } from "../input.ts";
-import type { AccessChoice, Router } from "../routing.ts";
-import type { WorkspaceContext } from "../../identity/types.ts";
+import type { AccessFor, Router } from "../routing.ts";
 
 export interface DatasourceRouteDeps {
   datasources: DatasourceService;
   connections: DatasourceConnections;
   directory: AccessDirectory;
-  paging: { defaultLimit: number; maxLimit: number };
 }
 
 const nameParam = z.object({ name: z.string().max(200) });
@@ -128,20 +126,13 @@ async function peekBody(c: AppContext): Promise<Record<string, unknown> | undefi
 
 export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): void {
   const ds = deps.datasources;
-  const actor = (c: AppContext) => c.get("principal")!;
-  const scope = (c: AppContext) => c.get("workspace");
 
   /** POST: a global body is instance administration; a named binding is judged where it binds. */
-  const createAccess = async (
-    c: AppContext,
-    _params: Record<string, string>,
-    workspace: WorkspaceContext | null,
-  ): Promise<AccessChoice | undefined> => {
+  const createAccess: AccessFor = async (c, { actor: p, workspace }) => {
     const body = await peekBody(c);
     if (body?.global === true) return { access: "datasources.write_instance" };
     const named = body?.workspace;
     if (typeof named !== "string" || named === workspace?.name) return undefined;
-    const p = actor(c);
     const target = p.authMethod === "API_KEY"
       ? null // a key acts in its pinned workspace only
       : await deps.directory.resolveByName(
@@ -158,16 +149,12 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
   };
 
   /** PUT/DELETE: the stored row decides; a flip to global is instance administration too. */
-  const targetAccess = (withBody: boolean) =>
-  async (
-    c: AppContext,
-    params: Record<string, string>,
-    workspace: WorkspaceContext | null,
-  ): Promise<AccessChoice | undefined> => {
-    const target = await ds.writeTarget(actor(c), workspace, params.name ?? "");
-    const flip = withBody && (await peekBody(c))?.global === true;
-    return target === "instance" || flip ? { access: "datasources.write_instance" } : undefined;
-  };
+  const targetAccess =
+    (withBody: boolean): AccessFor => async (c, { actor, params, workspace }) => {
+      const target = await ds.writeTarget(actor, workspace, params.name ?? "");
+      const flip = withBody && (await peekBody(c))?.global === true;
+      return target === "instance" || flip ? { access: "datasources.write_instance" } : undefined;
+    };
 
   router.add({
     method: "get",
@@ -177,17 +164,12 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
     access: "content.read",
     query: z.object({
       dialect: z.string().max(20).optional(),
-      offset: z.coerce.number().int().min(0).optional(),
-      limit: z.coerce.number().int().min(1).optional(),
     }),
+    page: true,
     response: z.object({ items: z.array(datasourceData) }),
-  }, async (c, { query }) => {
-    const page = {
-      offset: query.offset ?? 0,
-      limit: Math.min(query.limit ?? deps.paging.defaultLimit, deps.paging.maxLimit),
-    };
+  }, async (c, { actor, workspace, page, query }) => {
     const dialect = query.dialect === "" ? undefined : query.dialect;
-    const { items, total } = await ds.list(actor(c), scope(c), { ...page, dialect });
+    const { items, total } = await ds.list(actor, workspace, { ...page, dialect });
     return paged(c, items, { ...page, total });
   });
 
@@ -207,7 +189,7 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
       "datasource.validation.password_missing",
       "datasource.validation.workspace_forbidden",
     ],
-  }, async (c, { body }) => ok(c, await ds.create(actor(c), scope(c), body), 201));
+  }, async (c, { actor, workspace, body }) => ok(c, await ds.create(actor, workspace, body), 201));
 
   router.add({
     method: "get",
@@ -218,25 +200,29 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
     params: nameParam,
     response: datasourceData,
     errors: ["datasource.not_found"],
-  }, async (c, { params }) => ok(c, await ds.get(actor(c), scope(c), params.name)));
+  }, async (c, { actor, workspace, params }) => ok(c, await ds.get(actor, workspace, params.name)));
 
-  router.add({
-    method: "put",
-    path: "/api/v1/datasources/:name",
-    tag: "datasources",
-    summary: "Replace a definition (name immutable; an omitted secret is kept)",
-    access: "datasources.write",
-    accessFor: targetAccess(true),
-    params: nameParam,
-    body: z.unknown().meta({ ...z.toJSONSchema(definitionDoc) }),
-    response: datasourceData,
-    errors: [
-      "datasource.not_found",
-      "datasource.validation.properties_invalid",
-      "datasource.validation.password_missing",
-      "datasource.validation.workspace_forbidden",
-    ],
-  }, async (c, { params, body }) => ok(c, await ds.update(actor(c), scope(c), params.name, body)));
+  router.add(
+    {
+      method: "put",
+      path: "/api/v1/datasources/:name",
+      tag: "datasources",
+      summary: "Replace a definition (name immutable; an omitted secret is kept)",
+      access: "datasources.write",
+      accessFor: targetAccess(true),
+      params: nameParam,
+      body: z.unknown().meta({ ...z.toJSONSchema(definitionDoc) }),
+      response: datasourceData,
+      errors: [
+        "datasource.not_found",
+        "datasource.validation.properties_invalid",
+        "datasource.validation.password_missing",
+        "datasource.validation.workspace_forbidden",
+      ],
+    },
+    async (c, { actor, workspace, params, body }) =>
+      ok(c, await ds.update(actor, workspace, params.name, body)),
+  );
 
   router.add({
     method: "delete",
@@ -247,34 +233,42 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
     accessFor: targetAccess(false),
     params: nameParam,
     errors: ["datasource.not_found", "datasource.in_use"],
-  }, async (c, { params }) => {
-    await ds.remove(actor(c), scope(c), params.name);
+  }, async (c, { actor, workspace, params }) => {
+    await ds.remove(actor, workspace, params.name);
     return c.body(null, 204);
   });
 
   const conn = deps.connections;
 
-  router.add({
-    method: "post",
-    path: "/api/v1/datasources/:name/test",
-    tag: "datasources",
-    summary: "Probe the connection (always 200); stored as last_test",
-    access: "datasources.test",
-    params: nameParam,
-    response: testData,
-    errors: ["datasource.not_found"],
-  }, async (c, { params }) => ok(c, await conn.test(actor(c), scope(c), params.name)));
+  router.add(
+    {
+      method: "post",
+      path: "/api/v1/datasources/:name/test",
+      tag: "datasources",
+      summary: "Probe the connection (always 200); stored as last_test",
+      access: "datasources.test",
+      params: nameParam,
+      response: testData,
+      errors: ["datasource.not_found"],
+    },
+    async (c, { actor, workspace, params }) =>
+      ok(c, await conn.test(actor, workspace, params.name)),
+  );
 
-  router.add({
-    method: "get",
-    path: "/api/v1/datasources/:name/schemas",
-    tag: "datasources",
-    summary: "Schemas without system schemas (include-schemas exempt), capped at 2000",
-    access: "datasources.introspect",
-    params: nameParam,
-    response: z.object({ schemas: z.array(z.string()), truncated: z.boolean() }),
-    errors: ["datasource.not_found", "pipeline.execution.datasource_unreachable"],
-  }, async (c, { params }) => ok(c, await conn.schemas(actor(c), scope(c), params.name)));
+  router.add(
+    {
+      method: "get",
+      path: "/api/v1/datasources/:name/schemas",
+      tag: "datasources",
+      summary: "Schemas without system schemas (include-schemas exempt), capped at 2000",
+      access: "datasources.introspect",
+      params: nameParam,
+      response: z.object({ schemas: z.array(z.string()), truncated: z.boolean() }),
+      errors: ["datasource.not_found", "pipeline.execution.datasource_unreachable"],
+    },
+    async (c, { actor, workspace, params }) =>
+      ok(c, await conn.schemas(actor, workspace, params.name)),
+  );
 
   router.add(
     {
@@ -288,8 +282,8 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
       response: z.object({ tables: z.array(tableData), truncated: z.boolean() }),
       errors: ["datasource.not_found", "pipeline.execution.datasource_unreachable"],
     },
-    async (c, { params, query }) =>
-      ok(c, await conn.tables(actor(c), scope(c), params.name, query.schema)),
+    async (c, { actor, workspace, params, query }) =>
+      ok(c, await conn.tables(actor, workspace, params.name, query.schema)),
   );
 
   router.add(
@@ -309,8 +303,8 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
         "pipeline.execution.datasource_unreachable",
       ],
     },
-    async (c, { params, query }) =>
-      ok(c, await conn.columns(actor(c), scope(c), params.name, params.table, query.schema)),
+    async (c, { actor, workspace, params, query }) =>
+      ok(c, await conn.columns(actor, workspace, params.name, params.table, query.schema)),
   );
 
   router.add({
@@ -322,7 +316,7 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
     params: grantParams,
     response: grantData,
     errors: ["datasource.not_found", "workspace.not_found"],
-  }, async (c, { params }) => ok(c, await ds.grant(actor(c), params.name, params.workspace)));
+  }, async (c, { actor, params }) => ok(c, await ds.grant(actor, params.name, params.workspace)));
 
   router.add({
     method: "delete",
@@ -332,8 +326,8 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
     access: "datasources.grant",
     params: grantParams,
     errors: ["datasource.not_found", "workspace.not_found"],
-  }, async (c, { params }) => {
-    await ds.revoke(actor(c), params.name, params.workspace);
+  }, async (c, { actor, params }) => {
+    await ds.revoke(actor, params.name, params.workspace);
     return c.body(null, 204);
   });
 }

@@ -14,14 +14,18 @@ import {
   unregisterLakeTable,
 } from "../../datasources/lake/mod.ts";
 import type { Db } from "../../store/mod.ts";
-import type { AppContext } from "../context.ts";
+import type { Principal, WorkspaceContext } from "../../identity/types.ts";
 import { ok } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
 export interface LakeTableRouteDeps {
   db: Db;
   /** The registry's lookup, judged in the caller's active workspace. */
-  datasource: (c: AppContext, name: string) => Promise<LakeDatasource>;
+  datasource: (
+    actor: Principal,
+    workspace: WorkspaceContext,
+    name: string,
+  ) => Promise<LakeDatasource>;
   /** After a committed write: evict the datasource's pool and publish the invalidation. */
   onChange?: (datasource: LakeDatasource) => void | Promise<void>;
   /** The manifest fetcher (default: global fetch). */
@@ -42,10 +46,10 @@ const LAKE_ERRORS = [
 
 /** Registers the four lake-table routes; `deps` is read per request. */
 export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void {
-  const writer = (c: AppContext) => {
-    const p = c.get("principal")!;
-    return { actor: { userId: p.userId, isSuperAdmin: p.isSuperAdmin }, onChange: deps.onChange };
-  };
+  const writer = (p: Principal) => ({
+    actor: { userId: p.userId, isSuperAdmin: p.isSuperAdmin },
+    onChange: deps.onChange,
+  });
 
   router.add({
     method: "post",
@@ -64,9 +68,9 @@ export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void 
       "datasource.validation.lake_location_invalid",
       "datasource.lake_table_duplicate",
     ],
-  }, async (c, { params, body }) => {
-    const ds = await deps.datasource(c, params.name);
-    return ok(c, await registerLakeTable(deps.db, ds, body, writer(c)), 201);
+  }, async (c, { actor, workspace, params, body }) => {
+    const ds = await deps.datasource(actor, workspace, params.name);
+    return ok(c, await registerLakeTable(deps.db, ds, body, writer(actor)), 201);
   });
 
   router.add({
@@ -78,9 +82,9 @@ export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void 
     status: 204,
     params: tableParams,
     errors: [...LAKE_ERRORS, "datasource.lake_table_not_found"],
-  }, async (c, { params }) => {
-    const ds = await deps.datasource(c, params.name);
-    await unregisterLakeTable(deps.db, ds, params.namespace, params.table, writer(c));
+  }, async (c, { actor, workspace, params }) => {
+    const ds = await deps.datasource(actor, workspace, params.name);
+    await unregisterLakeTable(deps.db, ds, params.namespace, params.table, writer(actor));
     return c.body(null, 204);
   });
 
@@ -98,11 +102,11 @@ export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void 
       "datasource.lake_table_duplicate",
       "pipeline.execution.datasource_unreachable",
     ],
-  }, async (c, { params, body }) => {
-    const ds = await deps.datasource(c, params.name);
+  }, async (c, { actor, workspace, params, body }) => {
+    const ds = await deps.datasource(actor, workspace, params.name);
     return ok(
       c,
-      await importLakeTables(deps.db, ds, body, { ...writer(c), fetch: deps.fetch }),
+      await importLakeTables(deps.db, ds, body, { ...writer(actor), fetch: deps.fetch }),
     );
   });
 
@@ -114,8 +118,8 @@ export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void 
     access: "content.read",
     params: dsParam,
     errors: [...LAKE_ERRORS],
-  }, async (c, { params }) => {
-    const ds = await deps.datasource(c, params.name);
+  }, async (c, { actor, workspace, params }) => {
+    const ds = await deps.datasource(actor, workspace, params.name);
     return ok(c, await listLakeTables(deps.db, ds));
   });
 }

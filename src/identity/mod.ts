@@ -18,6 +18,7 @@ export {
   PRESENTED_KEY_PATTERN,
   type ValidatedKey,
 } from "./api_keys.ts";
+export { type AccessRequest, authorizeAudited, refuseWorkspaceHeader } from "./access_audit.ts";
 export { BOOTSTRAP_PROVIDER, ensureBootstrapPlaceholder } from "./bootstrap_admin.ts";
 export { OidcClients, OidcFailure, type OidcProviderConfig } from "./oidc_client.ts";
 export {

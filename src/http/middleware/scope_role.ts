@@ -3,22 +3,14 @@
  * in front of the handler, so Hono's match is the only one): key kinds are confined first, then the
  * route's declared operation is checked on both axes. A route without a declaration is refused
  * (default-deny). Routes that name their workspace in the path are judged in that workspace.
- * A super admin acting where they hold no membership is audited on every governed request.
+ * The decision's audit rows are the identity domain's (identity/access_audit.ts).
  */
 import type { MiddlewareHandler } from "hono";
-import { recordAudit } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
-import { authorize } from "../../identity/authorize.ts";
+import { authorizeAudited } from "../../identity/mod.ts";
 import type { AccessDeps } from "../access_deps.ts";
 import type { AppEnv } from "../context.ts";
 import type { RouteSpec } from "../routing.ts";
-
-/** Refusals of the two axes, audited as `auth.scope.denied`. */
-const DENIALS = new Set<string>([
-  "auth.scope.insufficient",
-  "auth.role_required",
-  "auth.key_issuer_role_lost",
-]);
 
 export function routeAccess(
   spec: RouteSpec,
@@ -76,46 +68,11 @@ export function routeAccess(
         if (chosen.workspace !== undefined) workspace = chosen.workspace;
       }
     }
-    try {
-      authorize({
-        operation,
-        principal,
-        workspace,
-        membershipCount: c.get("membershipCount") ?? 0,
-      });
-    } catch (e) {
-      if (e instanceof AppError && DENIALS.has(e.code)) {
-        await recordAudit(deps.db, {
-          event: "auth.scope.denied",
-          userId: principal.userId,
-          provider: principal.provider,
-          workspaceId: workspace?.id ?? null,
-          details: {
-            operation,
-            code: e.code,
-            ...e.details,
-            key_id: principal.keyId,
-            path: c.req.path,
-          },
-        });
-      }
-      throw e;
-    }
-    if (workspace?.implicit) {
-      await recordAudit(deps.db, {
-        event: "auth.super_admin_acting",
-        userId: principal.userId,
-        provider: principal.provider,
-        workspaceId: workspace.id,
-        details: {
-          operation,
-          workspace: workspace.name,
-          path: c.req.path,
-          method: c.req.method,
-          acting_via: "super_admin",
-        },
-      });
-    }
+    await authorizeAudited(
+      deps.db,
+      { operation, principal, workspace, membershipCount: c.get("membershipCount") ?? 0 },
+      { path: c.req.path, method: c.req.method },
+    );
     c.set("workspace", workspace);
     await next();
   };

@@ -316,33 +316,27 @@ async function connectorBench() {
   }
 }
 
-if (Deno.args.includes("--connectors")) {
-  await connectorBench();
-  await sqliteReadBench();
-} else if (Deno.args.includes("--executor")) {
-  await executorBench();
-  await concurrentBench();
-  await downloadBench();
-} else if (Deno.args.includes("--executions-http")) {
-  await concurrentBench();
-  await downloadBench();
-} else if (Deno.args.includes("--pipelines")) {
-  await pipelineBench();
-  await demoBench();
-  await probeBench();
-} else if (Deno.args.includes("--demo")) {
-  await demoBench();
-} else if (Deno.args.includes("--probe")) {
-  await probeBench();
-} else {
-  await healthBench();
-  await migrationBench();
-  await connectorBench();
-  await sqliteReadBench();
-  await executorBench();
-  await concurrentBench();
-  await downloadBench();
-  await pipelineBench();
-  await demoBench();
-  await probeBench();
-}
+/** `deno task bench -- --access` and the like run one group; no flag runs them all. */
+const GROUPS: Record<string, (() => Promise<void>)[]> = {
+  "--access": [healthBench],
+  "--connectors": [connectorBench, sqliteReadBench],
+  "--executor": [executorBench, concurrentBench, downloadBench],
+  "--executions-http": [concurrentBench, downloadBench],
+  "--pipelines": [pipelineBench, demoBench, probeBench],
+  "--demo": [demoBench],
+  "--probe": [probeBench],
+};
+const chosen = Object.keys(GROUPS).find((flag) => Deno.args.includes(flag));
+const all = [
+  healthBench,
+  migrationBench,
+  connectorBench,
+  sqliteReadBench,
+  executorBench,
+  concurrentBench,
+  downloadBench,
+  pipelineBench,
+  demoBench,
+  probeBench,
+];
+for (const run of chosen ? GROUPS[chosen] : all) await run();

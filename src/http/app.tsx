@@ -1,53 +1,70 @@
 /**
- * The HTTP front end: Hono over Deno.serve. The request order is pipeline.ts; then the routes, then
- * the answers for a path's other methods (405), unknown paths (404) and errors.
+ * The HTTP front end: Hono over Deno.serve. The request order is pipeline.ts; then every resource
+ * registers its routes over the one `Services` value, then come the answers for a path's other
+ * methods (405), unknown paths (404) and errors.
  */
 import { Hono } from "hono";
-import type { ResolvedConfig } from "../config/mod.ts";
 import { AppError } from "../errors/mod.ts";
-import type { BuildInfo, HealthService } from "../health/mod.ts";
-import type { Logger } from "../lib/log.ts";
+import type { Services } from "../services.ts";
 import { renderPage } from "../../ui/render.tsx";
 import { NotFoundPage } from "../../ui/pages/not_found.tsx";
-import type { AccessDeps } from "./access_deps.ts";
 import type { AppEnv } from "./context.ts";
+import { secureCookies } from "./cookies.ts";
 import { errorResponse } from "./envelope.ts";
+import { LoginRateLimiter } from "./middleware/login_rate_limit.ts";
 import { routeAccess } from "./middleware/scope_role.ts";
 import { installPipeline } from "./pipeline.ts";
-import { pageRoutes } from "./routes/pages.tsx";
-import { platformRoutes } from "./routes/platform.ts";
+import * as adminUsers from "./routes/admin_users.tsx";
+import * as apiKeys from "./routes/api_keys.ts";
+import * as authPages from "./routes/auth_pages.tsx";
+import * as datasources from "./routes/datasources.ts";
+import * as executions from "./routes/executions.ts";
+import * as identityApi from "./routes/identity_api.ts";
+import * as lakeTables from "./routes/lake_tables.ts";
+import * as oidc from "./routes/oidc.ts";
+import * as pages from "./routes/pages.tsx";
+import * as pipelines from "./routes/pipelines.ts";
+import * as platform from "./routes/platform.ts";
+import * as templates from "./routes/templates.ts";
+import * as workspaces from "./routes/workspaces.ts";
 import { Router } from "./routing.ts";
 
-export interface AppDeps {
-  config: ResolvedConfig;
-  logger: Logger;
-  health: HealthService;
-  buildInfo: BuildInfo;
-  /** The external origin for links; known once the server has bound its port. */
-  baseUrl: () => string;
-  /** What the access steps of the pipeline need (the router is added here). */
-  access: AccessDeps;
-  /** Route modules beyond the platform ones, each given the router. */
-  routes?: ((router: Router) => void)[];
-}
+/** Every resource's routes; registration order is the order Hono tries them. */
+const RESOURCES = [
+  platform,
+  pages,
+  authPages,
+  oidc,
+  identityApi,
+  adminUsers,
+  apiKeys,
+  workspaces,
+  templates,
+  datasources,
+  lakeTables,
+  executions,
+  pipelines,
+];
 
-/** Builds the application; `extend` lets tests and later domains add routes through the Router. */
+/** Builds the application; `extend` lets tests add routes through the Router. */
 export function buildApp(
-  deps: AppDeps,
+  services: Services,
   extend?: (router: Router) => void,
 ): { app: Hono<AppEnv>; router: Router } {
-  const { config, logger } = deps;
+  const { config, logger } = services;
   const app = new Hono<AppEnv>();
+  const access = {
+    ...services,
+    loginLimiter: new LoginRateLimiter(config.auth.rateLimit.loginPerMinute),
+    secureCookies: secureCookies(config.auth.baseUrl),
+  };
   const router = new Router(app, {
-    guard: (spec) => routeAccess(spec, deps.access),
+    guard: (spec) => routeAccess(spec, access),
     paging: config.paging,
   });
 
-  installPipeline(app, deps.access);
-
-  platformRoutes(router, deps);
-  pageRoutes(router, { version: deps.buildInfo.version });
-  for (const add of deps.routes ?? []) add(router);
+  installPipeline(app, access);
+  for (const resource of RESOURCES) resource.registerRoutes(router, services);
   extend?.(router);
 
   router.answerOtherMethods((c, allowed) => {
@@ -57,7 +74,7 @@ export function buildApp(
       { method: c.req.method, path: c.req.path, allowed },
       { Allow: allowed.join(", ") },
     );
-    return errorResponse(c, error, deps.baseUrl());
+    return errorResponse(c, error, services.origin());
   });
   app.notFound((c) => {
     const isApi = /^\/(api|mcp)(\/|$)/.test(c.req.path);
@@ -67,14 +84,14 @@ export function buildApp(
     return errorResponse(
       c,
       new AppError("request.not_found", { method: c.req.method, path: c.req.path }),
-      deps.baseUrl(),
+      services.origin(),
     );
   });
 
   app.onError((err, c) => {
     if (err instanceof AppError) {
       if (err.status >= 500) logger.error(err.message, { code: err.code, details: err.details });
-      return errorResponse(c, err, deps.baseUrl());
+      return errorResponse(c, err, services.origin());
     }
     logger.error("unexpected error", {
       method: c.req.method,
@@ -82,7 +99,7 @@ export function buildApp(
       error: err instanceof Error ? err.message : String(err),
       stack: err instanceof Error ? err.stack : undefined,
     });
-    return errorResponse(c, new AppError("internal.unexpected"), deps.baseUrl());
+    return errorResponse(c, new AppError("internal.unexpected"), services.origin());
   });
 
   return { app, router };

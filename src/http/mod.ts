@@ -1,5 +1,5 @@
 /** The HTTP front end. */
-export { type AppDeps, buildApp } from "./app.tsx";
+export { buildApp } from "./app.tsx";
 export type { AppContext, AppEnv } from "./context.ts";
 export { errorResponse, ok, paged, pagedData, successEnvelope } from "./envelope.ts";
 export { readJson, validate } from "./input.ts";

@@ -2,26 +2,9 @@ import { deepEqual, equal, rejects } from "node:assert/strict";
 import { queryAudit } from "../audit/mod.ts";
 import { forEachStore } from "../../tests/stores.ts";
 import { authorizeAudited, refuseWorkspaceHeader } from "./access_audit.ts";
-import type { Principal, WorkspaceContext } from "./types.ts";
+import { key as apiKey, session as principal, ws } from "./principal_fixtures.ts";
 
-const principal = (over: Partial<Principal> = {}): Principal => ({
-  userId: crypto.randomUUID(),
-  email: "u@example.com",
-  displayName: "U",
-  provider: "local",
-  isSuperAdmin: false,
-  authMethod: "OIDC",
-  amr: "pwd",
-  mustChangePassword: false,
-  scopes: [],
-  ...over,
-});
-const viewer: WorkspaceContext = {
-  id: crypto.randomUUID(),
-  name: "acme",
-  flags: { author: false, promoter: false, admin: false },
-  implicit: false,
-};
+const viewer = ws({ author: false, promoter: false, admin: false });
 const request = { path: "/api/v1/pipelines", method: "POST" };
 
 async function rows(db: Parameters<typeof queryAudit>[0]) {
@@ -86,7 +69,7 @@ forEachStore("a super admin in an implicit workspace is audited even on a read",
 });
 
 forEachStore("a workspace header on a key request is audited, then refused", async (db) => {
-  const key = principal({ authMethod: "API_KEY", keyId: "svck_x", keyKind: "user" });
+  const key = apiKey(["read"]);
   await rejects(refuseWorkspaceHeader(db, key, "other".repeat(40)), {
     code: "workspace.header_forbidden",
   });

@@ -5,12 +5,11 @@
  * says only where the mail went, and the password travels by mail alone.
  */
 import { z } from "zod";
-import type { LocalUserAdmin } from "../../identity/local_admin.ts";
 import type { Principal } from "../../identity/types.ts";
 import type { MailOutcome, MailService } from "../../mail/mod.ts";
 import type { UserRow } from "../../identity/users_repo.ts";
 import { userView } from "../../identity/users_repo.ts";
-import type { AccessDirectory } from "../access_deps.ts";
+import type { Services } from "../../services.ts";
 import type { AppContext } from "../context.ts";
 import { ok } from "../envelope.ts";
 import { readJson } from "../input.ts";
@@ -18,12 +17,6 @@ import type { Router } from "../routing.ts";
 
 /** What these routes need of the mail service (`src/mail`). */
 export type AccountMail = Pick<MailService, "enabled" | "welcome" | "passwordReset" | "newUser">;
-
-export interface AdminUserDeps {
-  admin: LocalUserAdmin;
-  mail: AccountMail;
-  directory: AccessDirectory;
-}
 
 async function fields(c: AppContext): Promise<Record<string, unknown>> {
   if (/^application\/json/i.test(c.req.header("content-type") ?? "")) {
@@ -55,7 +48,10 @@ const DELIVERY: Record<MailOutcome, (to: string) => string> = {
   skipped: (to) => `No mail was sent to ${to}.`,
 };
 
-export function adminUserRoutes(router: Router, deps: AdminUserDeps): void {
+export function registerRoutes(
+  router: Router,
+  deps: Pick<Services, "admin" | "directory"> & { mail: AccountMail },
+): void {
   /**
    * The credential part of an answer. Mail off: the one-time password, shown this once. Mail on:
    * only what became of the mail; the password travels by mail alone.

@@ -1,17 +1,9 @@
 /** `/api/v1/auth/api-keys` (spec 1 §4.2): the caller's keys; issuance rules live in the service. */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
-import type { ApiKeyService } from "../../identity/api_keys.ts";
-import type { WorkspaceService } from "../../workspaces/mod.ts";
-import type { AccessDirectory } from "../access_deps.ts";
 import { ok, paged } from "../envelope.ts";
+import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
-
-export interface ApiKeyRouteDeps {
-  keys: ApiKeyService;
-  workspaces: WorkspaceService;
-  directory: AccessDirectory;
-}
 
 const keyRow = z.object({
   id: z.string(),
@@ -26,7 +18,10 @@ const keyRow = z.object({
   workspace: z.string().nullable(),
 });
 
-export function apiKeyRoutes(router: Router, deps: ApiKeyRouteDeps): void {
+export function registerRoutes(
+  router: Router,
+  deps: Pick<Services, "keys" | "workspaces" | "directory">,
+): void {
   router.add({
     method: "get",
     path: "/api/v1/auth/api-keys",

@@ -5,37 +5,21 @@
 import { z } from "zod";
 import { recordAudit } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
-import type { LocalAccounts } from "../../identity/local_accounts.ts";
-import type { SessionTokens } from "../../identity/sessions.ts";
-import type { Db } from "../../store/mod.ts";
 import { ChangePasswordPage } from "../../../ui/pages/change_password.tsx";
 import { DashboardPage } from "../../../ui/pages/dashboard.tsx";
 import { LoginPage } from "../../../ui/pages/login.tsx";
 import { renderPage } from "../../../ui/render.tsx";
-import type { AccessDirectory } from "../access_deps.ts";
 import type { AppContext } from "../context.ts";
-import { clearSessionCookie, ensureCsrfToken, setSessionCookie } from "../cookies.ts";
+import {
+  clearSessionCookie,
+  ensureCsrfToken,
+  secureCookies,
+  setSessionCookie,
+} from "../cookies.ts";
 import { readJson } from "../input.ts";
+import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 import { startSession } from "../sign_in.ts";
-
-export interface AuthPageDeps {
-  db: Db;
-  local: LocalAccounts;
-  localEnabled: boolean;
-  providers: { name: string; label: string }[];
-  sessions: SessionTokens;
-  directory: AccessDirectory;
-  secureCookies: boolean;
-  /** The workspace a login lands in (§5.2 item 8, shared with OIDC), or undefined. */
-  landing: (
-    user: { userId: string; email: string; provider: string; isSuperAdmin: boolean },
-  ) => Promise<string | undefined>;
-  /** The caller's workspaces for the switcher. */
-  listWorkspaces: (
-    user: { userId: string; isSuperAdmin: boolean },
-  ) => Promise<{ name: string; display_name: string; role: string }[]>;
-}
 
 /** Form or JSON fields of a browser POST. */
 async function fields(c: AppContext): Promise<Record<string, unknown>> {
@@ -52,7 +36,23 @@ function redirect(c: AppContext, to: string): Response {
   return c.redirect(to, 302);
 }
 
-export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
+export function registerRoutes(
+  router: Router,
+  services: Pick<
+    Services,
+    "config" | "db" | "local" | "sessions" | "directory" | "signInLanding" | "workspaces"
+  >,
+): void {
+  const { config } = services;
+  const deps = {
+    ...services,
+    localEnabled: config.auth.local.enabled,
+    providers: config.auth.oidc.providers.map((p) => ({
+      name: p.name,
+      label: p.displayName ?? p.name,
+    })),
+    secureCookies: secureCookies(config.auth.baseUrl),
+  };
   router.add({
     method: "get",
     path: "/login",
@@ -88,7 +88,7 @@ export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
     const outcome = await deps.local.login(form.email, form.password);
     if (!outcome.ok) return c.redirect(`/login?error=${outcome.reason}`, 302);
     const user = outcome.user;
-    const workspace = await deps.landing({
+    const workspace = await deps.signInLanding({
       userId: user.id,
       email: user.email,
       provider: user.provider,
@@ -206,7 +206,7 @@ export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
         csrf={ensureCsrfToken(c, deps.secureCookies)}
         user={{ email: p.email, displayName: p.displayName, isSuperAdmin: p.isSuperAdmin }}
         workspace={workspace?.name ?? null}
-        workspaces={await deps.listWorkspaces(who)}
+        workspaces={await deps.workspaces.listForUser(who)}
       />,
     ));
   });

@@ -5,20 +5,13 @@
  * the body binds to. Handlers stay thin: the service re-checks tenancy and the write rules.
  */
 import { z } from "zod";
-import type { DatasourceConnections, DatasourceService } from "../../datasources/mod.ts";
+import type { Services } from "../../services.ts";
 import { DIALECTS } from "../../datasources/mod.ts";
 import { AppError } from "../../errors/mod.ts";
-import type { AccessDirectory } from "../access_deps.ts";
 import type { AppContext } from "../context.ts";
 import { ok, paged } from "../envelope.ts";
 import { readJson } from "../input.ts";
 import type { AccessFor, Router } from "../routing.ts";
-
-export interface DatasourceRouteDeps {
-  datasources: DatasourceService;
-  connections: DatasourceConnections;
-  directory: AccessDirectory;
-}
 
 const nameParam = z.object({ name: z.string().max(200) });
 const grantParams = z.object({ name: z.string().max(200), workspace: z.string().max(200) });
@@ -124,7 +117,10 @@ async function peekBody(c: AppContext): Promise<Record<string, unknown> | undefi
   }
 }
 
-export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): void {
+export function registerRoutes(
+  router: Router,
+  deps: Pick<Services, "datasources" | "connections" | "directory">,
+): void {
   const ds = deps.datasources;
 
   /** POST: a global body is instance administration; a named binding is judged where it binds. */
@@ -240,35 +236,27 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
 
   const conn = deps.connections;
 
-  router.add(
-    {
-      method: "post",
-      path: "/api/v1/datasources/:name/test",
-      tag: "datasources",
-      summary: "Probe the connection (always 200); stored as last_test",
-      access: "datasources.test",
-      params: nameParam,
-      response: testData,
-      errors: ["datasource.not_found"],
-    },
-    async (c, { actor, workspace, params }) =>
-      ok(c, await conn.test(actor, workspace, params.name)),
-  );
+  router.add({
+    method: "post",
+    path: "/api/v1/datasources/:name/test",
+    tag: "datasources",
+    summary: "Probe the connection (always 200); stored as last_test",
+    access: "datasources.test",
+    params: nameParam,
+    response: testData,
+    errors: ["datasource.not_found"],
+  }, async (c, i) => ok(c, await conn.test(i.actor, i.workspace, i.params.name)));
 
-  router.add(
-    {
-      method: "get",
-      path: "/api/v1/datasources/:name/schemas",
-      tag: "datasources",
-      summary: "Schemas without system schemas (include-schemas exempt), capped at 2000",
-      access: "datasources.introspect",
-      params: nameParam,
-      response: z.object({ schemas: z.array(z.string()), truncated: z.boolean() }),
-      errors: ["datasource.not_found", "pipeline.execution.datasource_unreachable"],
-    },
-    async (c, { actor, workspace, params }) =>
-      ok(c, await conn.schemas(actor, workspace, params.name)),
-  );
+  router.add({
+    method: "get",
+    path: "/api/v1/datasources/:name/schemas",
+    tag: "datasources",
+    summary: "Schemas without system schemas (include-schemas exempt), capped at 2000",
+    access: "datasources.introspect",
+    params: nameParam,
+    response: z.object({ schemas: z.array(z.string()), truncated: z.boolean() }),
+    errors: ["datasource.not_found", "pipeline.execution.datasource_unreachable"],
+  }, async (c, i) => ok(c, await conn.schemas(i.actor, i.workspace, i.params.name)));
 
   router.add(
     {

@@ -4,22 +4,15 @@
  * Everything refused before the first frame answers the error envelope.
  */
 import { z } from "zod";
-import type { ResolvedConfig } from "../../config/mod.ts";
 import { AppError } from "../../errors/mod.ts";
 import type { EventFrame } from "../../executions/event_order.ts";
-import type { ExecutionService } from "../../executions/service.ts";
 import { EXECUTION_STATUSES, type TriggeredVia } from "../../executions/types.ts";
 import type { Principal } from "../../identity/types.ts";
 import type { AppContext } from "../context.ts";
 import { ok, paged } from "../envelope.ts";
+import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 import { eventStream } from "../sse.ts";
-
-export interface ExecutionRouteDeps {
-  executions: ExecutionService;
-  config: ResolvedConfig;
-  baseUrl: () => string;
-}
 
 const SSE = "text/event-stream";
 const id = z.object({ id: z.uuid() });
@@ -44,7 +37,10 @@ function sseResponse(c: AppContext, body: ReadableStream<Uint8Array>, executionI
   });
 }
 
-export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void {
+export function registerRoutes(
+  router: Router,
+  deps: Pick<Services, "executions" | "config" | "origin">,
+): void {
   const { executions } = deps;
   const heartbeatMs = deps.config.sse.heartbeatIntervalSeconds * 1000;
   const graceMs = deps.config.sse.disconnectGraceSeconds * 1000;
@@ -133,7 +129,7 @@ export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void 
       errors: ["result.execution_not_found"],
     },
     async (c, { actor, workspace, params }) =>
-      ok(c, await executions.view(caller(actor), workspace.id, params.id, deps.baseUrl())),
+      ok(c, await executions.view(caller(actor), workspace.id, params.id, deps.origin())),
   );
 
   router.add({

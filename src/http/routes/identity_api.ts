@@ -3,18 +3,10 @@ import { z } from "zod";
 import { queryAudit } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
 import type { Principal } from "../../identity/types.ts";
-import type { UserService } from "../../identity/users.ts";
 import { toIso } from "../../lib/time.ts";
-import type { Db } from "../../store/mod.ts";
-import type { AccessDirectory } from "../access_deps.ts";
+import type { Services } from "../../services.ts";
 import { ok, paged } from "../envelope.ts";
 import type { Router } from "../routing.ts";
-
-export interface IdentityApiDeps {
-  db: Db;
-  users: UserService;
-  directory: AccessDirectory;
-}
 
 const userId = z.object({ user_id: z.string().max(64) });
 
@@ -44,7 +36,10 @@ const userData = z.object({
   last_login_at: z.string().nullable(),
 });
 
-export function identityApiRoutes(router: Router, deps: IdentityApiDeps): void {
+export function registerRoutes(
+  router: Router,
+  deps: Pick<Services, "db" | "users" | "directory">,
+): void {
   router.add({
     method: "get",
     path: "/api/v1/auth/me",

@@ -1,9 +1,8 @@
 /**
- * Lake-table routes (spec 3 §4.2). The datasource registry lives elsewhere, so the routes are
- * handed a `datasource` lookup (the named datasource as the caller's active workspace sees it, or
- * 404 `datasource.not_found`) and an `onChange` hook (pool eviction and its invalidation); the
- * lake-table service does the rest. Writes are `lake_tables.manage` (author), the listing is a
- * read.
+ * Lake-table routes (spec 3 §4.2). The named datasource is looked up as the caller's active
+ * workspace sees it (else 404 `datasource.not_found`); after a committed write its pool is retired
+ * here and elsewhere, so the lake serves the new views. The lake-table service does the rest.
+ * Writes are `lake_tables.manage` (author), the listing is a read.
  */
 import { z } from "zod";
 import {
@@ -13,24 +12,10 @@ import {
   registerLakeTable,
   unregisterLakeTable,
 } from "../../datasources/lake/mod.ts";
-import type { Db } from "../../store/mod.ts";
+import type { Services } from "../../services.ts";
 import type { Principal, WorkspaceContext } from "../../identity/types.ts";
 import { ok } from "../envelope.ts";
 import type { Router } from "../routing.ts";
-
-export interface LakeTableRouteDeps {
-  db: Db;
-  /** The registry's lookup, judged in the caller's active workspace. */
-  datasource: (
-    actor: Principal,
-    workspace: WorkspaceContext,
-    name: string,
-  ) => Promise<LakeDatasource>;
-  /** After a committed write: evict the datasource's pool and publish the invalidation. */
-  onChange?: (datasource: LakeDatasource) => void | Promise<void>;
-  /** The manifest fetcher (default: global fetch). */
-  fetch?: typeof fetch;
-}
 
 const dsParam = z.object({ name: z.string().max(200) });
 const tableParams = z.object({
@@ -44,11 +29,21 @@ const LAKE_ERRORS = [
   "datasource.validation.workspace_forbidden",
 ] as const;
 
-/** Registers the four lake-table routes; `deps` is read per request. */
-export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void {
+export function registerRoutes(
+  router: Router,
+  deps: Pick<Services, "db" | "datasources" | "pools">,
+): void {
+  const lookup = async (
+    actor: Principal,
+    workspace: WorkspaceContext,
+    name: string,
+  ): Promise<LakeDatasource> => {
+    const found = await deps.datasources.record(actor, workspace, name);
+    return { ...found, global: found.is_global };
+  };
   const writer = (p: Principal) => ({
     actor: { userId: p.userId, isSuperAdmin: p.isSuperAdmin },
-    onChange: deps.onChange,
+    onChange: (changed: LakeDatasource) => deps.pools.publishRetire(changed.name),
   });
 
   router.add({
@@ -69,7 +64,7 @@ export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void 
       "datasource.lake_table_duplicate",
     ],
   }, async (c, { actor, workspace, params, body }) => {
-    const ds = await deps.datasource(actor, workspace, params.name);
+    const ds = await lookup(actor, workspace, params.name);
     return ok(c, await registerLakeTable(deps.db, ds, body, writer(actor)), 201);
   });
 
@@ -83,7 +78,7 @@ export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void 
     params: tableParams,
     errors: [...LAKE_ERRORS, "datasource.lake_table_not_found"],
   }, async (c, { actor, workspace, params }) => {
-    const ds = await deps.datasource(actor, workspace, params.name);
+    const ds = await lookup(actor, workspace, params.name);
     await unregisterLakeTable(deps.db, ds, params.namespace, params.table, writer(actor));
     return c.body(null, 204);
   });
@@ -103,10 +98,10 @@ export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void 
       "pipeline.execution.datasource_unreachable",
     ],
   }, async (c, { actor, workspace, params, body }) => {
-    const ds = await deps.datasource(actor, workspace, params.name);
+    const ds = await lookup(actor, workspace, params.name);
     return ok(
       c,
-      await importLakeTables(deps.db, ds, body, { ...writer(actor), fetch: deps.fetch }),
+      await importLakeTables(deps.db, ds, body, writer(actor)),
     );
   });
 
@@ -119,7 +114,7 @@ export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void 
     params: dsParam,
     errors: [...LAKE_ERRORS],
   }, async (c, { actor, workspace, params }) => {
-    const ds = await deps.datasource(actor, workspace, params.name);
+    const ds = await lookup(actor, workspace, params.name);
     return ok(c, await listLakeTables(deps.db, ds));
   });
 }

@@ -4,6 +4,7 @@ import { catalogue } from "../../errors/mod.ts";
 import { renderPage } from "../../../ui/render.tsx";
 import { LandingPage } from "../../../ui/pages/landing.tsx";
 import { ErrorCodesPage } from "../../../ui/pages/error_codes.tsx";
+import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
 const STATIC_ROOT = new URL("../../../ui/static/", import.meta.url);
@@ -16,8 +17,8 @@ const CONTENT_TYPES: Record<string, string> = {
   map: "application/json",
 };
 
-export function pageRoutes(router: Router, deps: { version: string }): void {
-  const landing = renderPage(<LandingPage version={deps.version} />);
+export function registerRoutes(router: Router, deps: Pick<Services, "buildInfo">): void {
+  const landing = renderPage(<LandingPage version={deps.buildInfo.version} />);
   router.add(
     {
       method: "get",

@@ -4,22 +4,19 @@
  * every way a body arrives), so these schemas only require a JSON object.
  */
 import { z } from "zod";
-import { exportPipeline, importPipeline, type PipelineService } from "../../pipelines/mod.ts";
+import { exportPipeline, importPipeline } from "../../pipelines/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/types.ts";
 import type { AppContext } from "../context.ts";
 import { ok, paged } from "../envelope.ts";
+import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
-
-export interface PipelineRouteDeps {
-  pipelines: PipelineService;
-}
 
 const object = z.record(z.string(), z.unknown());
 const idParam = z.object({ id: z.string().max(64) });
 const idVersion = z.object({ id: z.string().max(64), version: z.coerce.number().int().min(1) });
 const bool = z.enum(["true", "false"]).transform((v) => v === "true");
 
-export function pipelineRoutes(router: Router, deps: PipelineRouteDeps): void {
+export function registerRoutes(router: Router, deps: Pick<Services, "pipelines">): void {
   const svc = deps.pipelines;
   const op = (actor: Principal, workspace: WorkspaceContext) => ({
     actor,

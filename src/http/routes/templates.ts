@@ -9,17 +9,13 @@ import {
   libraryImportSchema,
   TEMPLATE_DIALECTS,
   TEMPLATE_TYPES,
-  type TemplateService,
   updateTemplateSchema,
 } from "../../templates/mod.ts";
 import type { OpContext } from "../../versions/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/types.ts";
 import { ok, paged } from "../envelope.ts";
+import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
-
-export interface TemplateRouteDeps {
-  templates: TemplateService;
-}
 
 const NAME_MAX = 1000;
 const name = z.string().min(1).max(NAME_MAX);
@@ -50,7 +46,7 @@ const templateView = z.object({
   owner: z.string(),
 }).meta({ id: "Template" });
 
-export function templateRoutes(router: Router, deps: TemplateRouteDeps): void {
+export function registerRoutes(router: Router, deps: Pick<Services, "templates">): void {
   const svc = deps.templates;
   const op = (actor: Principal, workspace: WorkspaceContext): OpContext => ({
     actor,

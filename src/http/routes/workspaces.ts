@@ -1,20 +1,17 @@
 /** Workspaces and members (spec 1 §4.5). Each route is judged in the workspace its path names. */
 import { z } from "zod";
-import type { WorkspaceService } from "../../workspaces/mod.ts";
-import type { AccessDirectory } from "../access_deps.ts";
 import { ok, paged } from "../envelope.ts";
+import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
-
-export interface WorkspaceRouteDeps {
-  workspaces: WorkspaceService;
-  directory: AccessDirectory;
-}
 
 const name = z.object({ name: z.string().max(200) });
 const member = z.object({ name: z.string().max(200), user_id: z.string().max(64) });
 const invitation = z.object({ name: z.string().max(200), email: z.string().max(320) });
 
-export function workspaceRoutes(router: Router, deps: WorkspaceRouteDeps): void {
+export function registerRoutes(
+  router: Router,
+  deps: Pick<Services, "workspaces" | "directory">,
+): void {
   const ws = deps.workspaces;
   /** Every mutation drops this instance's cached resolutions so the change shows at once. */
   const changed = <T>(value: T): T => {

@@ -26,6 +26,7 @@ import * as pages from "./routes/pages.tsx";
 import * as pipelines from "./routes/pipelines.ts";
 import * as platform from "./routes/platform.ts";
 import * as templates from "./routes/templates.ts";
+import * as ui from "./ui/mod.ts";
 import * as workspaces from "./routes/workspaces.ts";
 import { Router } from "./routing.ts";
 
@@ -44,6 +45,7 @@ const RESOURCES = [
   lakeTables,
   executions,
   pipelines,
+  ui,
 ];
 
 /** Builds the application; `extend` lets tests add routes through the Router. */

@@ -6,7 +6,6 @@ import { z } from "zod";
 import { recordAudit } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
 import { ChangePasswordPage } from "../../../ui/pages/change_password.tsx";
-import { DashboardPage } from "../../../ui/pages/dashboard.tsx";
 import { LoginPage } from "../../../ui/pages/login.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
@@ -40,7 +39,7 @@ export function registerRoutes(
   router: Router,
   services: Pick<
     Services,
-    "config" | "db" | "local" | "sessions" | "directory" | "signInLanding" | "workspaces"
+    "config" | "db" | "local" | "sessions" | "directory" | "signInLanding"
   >,
 ): void {
   const { config } = services;
@@ -190,24 +189,5 @@ export function registerRoutes(
       if (!(e instanceof AppError) || !isForm || c.req.header("hx-request") === "true") throw e;
       return c.redirect(`/settings/password?error=${encodeURIComponent(e.userMessage)}`, 303);
     }
-  });
-
-  router.add({
-    method: "get",
-    path: "/dashboard",
-    tag: "pages",
-    summary: "Dashboard",
-    kind: "html",
-    access: "me.read",
-  }, async (c, { actor: p, workspace }) => {
-    const who = { userId: p.userId, isSuperAdmin: p.isSuperAdmin };
-    return c.html(renderPage(
-      <DashboardPage
-        csrf={ensureCsrfToken(c, deps.secureCookies)}
-        user={{ email: p.email, displayName: p.displayName, isSuperAdmin: p.isSuperAdmin }}
-        workspace={workspace?.name ?? null}
-        workspaces={await deps.workspaces.listForUser(who)}
-      />,
-    ));
   });
 }

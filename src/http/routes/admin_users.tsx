@@ -15,6 +15,9 @@ import { ok } from "../envelope.ts";
 import { readJson } from "../input.ts";
 import type { Router } from "../routing.ts";
 
+/** What these routes need of the services. */
+type Deps = Pick<Services, "admin" | "directory"> & { mail: AccountMail };
+
 /** What these routes need of the mail service (`src/mail`). */
 export type AccountMail = Pick<MailService, "enabled" | "welcome" | "passwordReset" | "newUser">;
 
@@ -48,10 +51,7 @@ const DELIVERY: Record<MailOutcome, (to: string) => string> = {
   skipped: (to) => `No mail was sent to ${to}.`,
 };
 
-export function registerRoutes(
-  router: Router,
-  deps: Pick<Services, "admin" | "directory"> & { mail: AccountMail },
-): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   /**
    * The credential part of an answer. Mail off: the one-time password, shown this once. Mail on:
    * only what became of the mail; the password travels by mail alone.

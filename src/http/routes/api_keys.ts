@@ -5,6 +5,9 @@ import { ok, paged } from "../envelope.ts";
 import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
+/** What these routes need of the services. */
+type Deps = Pick<Services, "keys" | "workspaces" | "directory">;
+
 const keyRow = z.object({
   id: z.string(),
   name: z.string(),
@@ -18,10 +21,7 @@ const keyRow = z.object({
   workspace: z.string().nullable(),
 });
 
-export function registerRoutes(
-  router: Router,
-  deps: Pick<Services, "keys" | "workspaces" | "directory">,
-): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   router.add({
     method: "get",
     path: "/api/v1/auth/api-keys",

@@ -13,6 +13,9 @@ import { ok, paged } from "../envelope.ts";
 import { readJson } from "../input.ts";
 import type { AccessFor, Router } from "../routing.ts";
 
+/** What these routes need of the services. */
+type Deps = Pick<Services, "datasources" | "connections" | "directory">;
+
 const nameParam = z.object({ name: z.string().max(200) });
 const grantParams = z.object({ name: z.string().max(200), workspace: z.string().max(200) });
 
@@ -117,10 +120,7 @@ async function peekBody(c: AppContext): Promise<Record<string, unknown> | undefi
   }
 }
 
-export function registerRoutes(
-  router: Router,
-  deps: Pick<Services, "datasources" | "connections" | "directory">,
-): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   const ds = deps.datasources;
 
   /** POST: a global body is instance administration; a named binding is judged where it binds. */

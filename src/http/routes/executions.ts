@@ -14,6 +14,9 @@ import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 import { eventStream } from "../sse.ts";
 
+/** What these routes need of the services. */
+type Deps = Pick<Services, "executions" | "config" | "origin">;
+
 const SSE = "text/event-stream";
 const id = z.object({ id: z.uuid() });
 const timestamp = z.string().refine((v) => !Number.isNaN(Date.parse(v)), "not a timestamp")
@@ -37,10 +40,7 @@ function sseResponse(c: AppContext, body: ReadableStream<Uint8Array>, executionI
   });
 }
 
-export function registerRoutes(
-  router: Router,
-  deps: Pick<Services, "executions" | "config" | "origin">,
-): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   const { executions } = deps;
   const heartbeatMs = deps.config.sse.heartbeatIntervalSeconds * 1000;
   const graceMs = deps.config.sse.disconnectGraceSeconds * 1000;

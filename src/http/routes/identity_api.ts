@@ -8,6 +8,9 @@ import type { Services } from "../../services.ts";
 import { ok, paged } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
+/** What these routes need of the services. */
+type Deps = Pick<Services, "db" | "users" | "directory">;
+
 const userId = z.object({ user_id: z.string().max(64) });
 
 const meData = z.object({
@@ -36,10 +39,7 @@ const userData = z.object({
   last_login_at: z.string().nullable(),
 });
 
-export function registerRoutes(
-  router: Router,
-  deps: Pick<Services, "db" | "users" | "directory">,
-): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   router.add({
     method: "get",
     path: "/api/v1/auth/me",

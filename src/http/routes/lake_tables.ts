@@ -17,6 +17,9 @@ import type { Principal, WorkspaceContext } from "../../identity/types.ts";
 import { ok } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
+/** What these routes need of the services. */
+type Deps = Pick<Services, "db" | "datasources" | "pools">;
+
 const dsParam = z.object({ name: z.string().max(200) });
 const tableParams = z.object({
   name: z.string().max(200),
@@ -29,10 +32,7 @@ const LAKE_ERRORS = [
   "datasource.validation.workspace_forbidden",
 ] as const;
 
-export function registerRoutes(
-  router: Router,
-  deps: Pick<Services, "db" | "datasources" | "pools">,
-): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   const lookup = async (
     actor: Principal,
     workspace: WorkspaceContext,

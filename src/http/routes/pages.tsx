@@ -8,6 +8,9 @@ import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 import { vendorFile } from "../vendor.ts";
 
+/** What these routes need of the services. */
+type Deps = Pick<Services, "buildInfo">;
+
 const STATIC_ROOT = new URL("../../../ui/static/", import.meta.url);
 const CONTENT_TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
@@ -18,7 +21,7 @@ const CONTENT_TYPES: Record<string, string> = {
   map: "application/json",
 };
 
-export function registerRoutes(router: Router, deps: Pick<Services, "buildInfo">): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   const landing = renderPage(<LandingPage version={deps.buildInfo.version} />);
   router.add(
     {

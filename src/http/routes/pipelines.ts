@@ -11,12 +11,15 @@ import { ok, paged } from "../envelope.ts";
 import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
+/** What these routes need of the services. */
+type Deps = Pick<Services, "pipelines">;
+
 const object = z.record(z.string(), z.unknown());
 const idParam = z.object({ id: z.string().max(64) });
 const idVersion = z.object({ id: z.string().max(64), version: z.coerce.number().int().min(1) });
 const bool = z.enum(["true", "false"]).transform((v) => v === "true");
 
-export function registerRoutes(router: Router, deps: Pick<Services, "pipelines">): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   const svc = deps.pipelines;
   const op = (actor: Principal, workspace: WorkspaceContext) => ({
     actor,

@@ -5,6 +5,9 @@ import type { Services } from "../../services.ts";
 import { ok } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
+/** What these routes need of the services. */
+type Deps = Pick<Services, "health" | "buildInfo" | "origin">;
+
 const status = z.enum(["UP", "DOWN"]);
 const healthData = z.object({
   status,
@@ -18,10 +21,7 @@ const infoData = z.object({
   commit: z.string().nullable(),
 });
 
-export function registerRoutes(
-  router: Router,
-  deps: Pick<Services, "health" | "buildInfo" | "origin">,
-): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   router.add({
     method: "get",
     path: "/health",

@@ -17,6 +17,9 @@ import { ok, paged } from "../envelope.ts";
 import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
+/** What these routes need of the services. */
+type Deps = Pick<Services, "templates">;
+
 const NAME_MAX = 1000;
 const name = z.string().min(1).max(NAME_MAX);
 const version = z.coerce.number().int().min(1);
@@ -46,7 +49,7 @@ const templateView = z.object({
   owner: z.string(),
 }).meta({ id: "Template" });
 
-export function registerRoutes(router: Router, deps: Pick<Services, "templates">): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   const svc = deps.templates;
   const op = (actor: Principal, workspace: WorkspaceContext): OpContext => ({
     actor,

@@ -17,6 +17,10 @@ const PAGES: Record<string, string> = {
   pipelines: "/pipelines",
   pipelines_folder: "/pipelines?prefix=demo/",
   pipelines_search: "/pipelines?q=customers",
+  templates: "/templates?prefix=demo/shop/",
+  template: "/templates/view?id=demo/shop/revenue_by_country",
+  datasources: "/datasources",
+  datasource: "/datasources/demo_shop",
   error_codes: "/docs/errors",
 };
 
@@ -55,6 +59,14 @@ try {
     await page.goto(href);
     await shoot(page, `pipeline_${text.replace(/\W+/g, "_").toLowerCase()}`);
   }
+  // The schema browser opened down to a table's columns.
+  await page.goto(`${server.url}/datasources/demo_shop`);
+  await page.click(".schema-list a >> nth=0");
+  await page.locator("#tables li a").first().click();
+  await page.locator("#columns table").waitFor();
+  await page.click("button:has-text('Test connection')");
+  await page.locator("#test-outcome [role=status]").waitFor();
+  await shoot(page, "datasource_browsed");
   // A run through the form, watched to its end, then its result with the chart.
   await page.goto(`${server.url}/pipelines?prefix=demo/`);
   await page.click("text=Revenue against target");

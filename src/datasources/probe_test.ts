@@ -20,7 +20,7 @@ import { freshPostgresDatabase } from "../../tests/stores.ts";
 import { AppError } from "../errors/mod.ts";
 import { readOnlyRefusal } from "./connectors/common.ts";
 import { type Connector, type Dialect, openConnector } from "./connectors/mod.ts";
-import { probeLimits, runProbe } from "./probe.ts";
+import { probeLimits, probeRows, runProbe } from "./probe.ts";
 
 /** One real database with table `t` (3 rows), a connector on it and an out-of-band reader. */
 interface Engine {
@@ -189,27 +189,31 @@ async function sqliteEngine(): Promise<Engine> {
 async function duckdbEngine(): Promise<Engine> {
   const dir = await Deno.makeTempDir();
   const file = `${dir}/probe.duckdb`;
-  // The connector shares the file's instance through DuckDB's cache, as one process must.
-  const instance = await DuckDBInstance.fromCache(file);
-  const admin = await instance.connect();
+  const setup = await DuckDBInstance.create(file);
+  const admin = await setup.connect();
   await admin.run("CREATE TABLE t (a INTEGER, b VARCHAR)");
   await admin.run("INSERT INTO t VALUES (1, 'x'), (2, 'y'), (3, 'z')");
+  admin.closeSync();
+  setup.closeSync();
+  // The connector's instance is sandboxed, and one process holds a file in one instance: the
+  // state is read through the connector itself.
   const conn = openConnector(connectorConfig("DUCKDB", `jdbc:duckdb:${file}`));
+  const read = async (sql: string) => {
+    const rows: unknown[][] = [];
+    for await (const batch of await conn.query({ sql })) rows.push(...batch);
+    return rows;
+  };
   return {
     conn,
     async state() {
-      const rows = (await admin.runAndReadAll("SELECT a, b FROM t ORDER BY a")).getRows();
-      const dbs = (await admin.runAndReadAll(
-        "SELECT database_name FROM duckdb_databases() ORDER BY 1",
-      )).getRows();
-      const tables =
-        (await admin.runAndReadAll("SELECT table_name FROM duckdb_tables() ORDER BY 1"))
-          .getRows();
-      return JSON.stringify([rows, dbs, tables]);
+      return JSON.stringify([
+        await read("SELECT a, b FROM t ORDER BY a"),
+        await read("SELECT database_name FROM duckdb_databases() ORDER BY 1"),
+        await read("SELECT table_name FROM duckdb_tables() ORDER BY 1"),
+      ]);
     },
     async close() {
       await conn.close();
-      admin.closeSync();
       await Deno.remove(dir, { recursive: true });
     },
   };
@@ -297,6 +301,13 @@ for (const { dialect, open, ignore } of ENGINES) {
         const whole = await runProbe(e.conn, { sql: SERIES_50 }, probeLimits({ maxRows: 50 }));
         equal(whole.row_count, 50);
         equal(whole.truncated, false);
+        // The tools' rows shape: the probe's own cap, then the character cap.
+        const shaped = probeRows(capped, { maxRows: 10, maxChars: 1000 });
+        deepEqual([shaped.row_count, shaped.truncated, shaped.next_cursor], [10, true, null]);
+        deepEqual(shaped.columns.map((c) => c.name), [capped.columns[0].name]);
+        deepEqual(probeRows(whole, { maxRows: 50, maxChars: 1000 }).truncated, false);
+        const narrow = probeRows(whole, { maxRows: 50, maxChars: 40 });
+        ok(JSON.stringify(narrow.rows).length <= 40 && narrow.row_count < 50 && narrow.truncated);
         const bound = await runProbe(
           e.conn,
           { sql: "SELECT b FROM t WHERE a >= :min ORDER BY a", params: { min: 2 } },

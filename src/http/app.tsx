@@ -7,6 +7,8 @@ import { Hono } from "hono";
 import { AppError } from "../errors/mod.ts";
 import type { Services } from "../services.ts";
 import { renderPage } from "../../ui/render.tsx";
+import { ErrorPage } from "../../ui/pages/error.tsx";
+import type { AppContext } from "./context.ts";
 import { NotFoundPage } from "../../ui/pages/not_found.tsx";
 import type { AppEnv } from "./context.ts";
 import { secureCookies } from "./cookies.ts";
@@ -93,6 +95,7 @@ export function buildApp(
   app.onError((err, c) => {
     if (err instanceof AppError) {
       if (err.status >= 500) logger.error(err.message, { code: err.code, details: err.details });
+      if (wantsPage(c)) return errorPage(c, err);
       return errorResponse(c, err, services.origin());
     }
     logger.error("unexpected error", {
@@ -101,8 +104,35 @@ export function buildApp(
       error: err instanceof Error ? err.message : String(err),
       stack: err instanceof Error ? err.stack : undefined,
     });
-    return errorResponse(c, new AppError("internal.unexpected"), services.origin());
+    const unexpected = new AppError("internal.unexpected");
+    return wantsPage(c)
+      ? errorPage(c, unexpected)
+      : errorResponse(c, unexpected, services.origin());
   });
 
   return { app, router };
+}
+
+/**
+ * A browser navigating to a page: a GET outside the API, the tool endpoint and the partials (whose
+ * callers read the envelope), not sent by htmx, accepting HTML.
+ */
+function wantsPage(c: AppContext): boolean {
+  return c.req.method === "GET" && !/^\/(api|mcp|partials)(\/|$)/.test(c.req.path) &&
+    c.req.header("hx-request") !== "true" && (c.req.header("accept") ?? "").includes("text/html");
+}
+
+/** The error as a page: the envelope's user message, code and correlation id. */
+function errorPage(c: AppContext, error: AppError): Response {
+  for (const [k, v] of Object.entries(error.headers ?? {})) c.header(k, v);
+  const page = (
+    <ErrorPage
+      status={error.status}
+      code={error.code}
+      userMessage={error.userMessage}
+      correlationId={c.get("correlationId")}
+    />
+  );
+  // deno-lint-ignore no-explicit-any
+  return c.html(renderPage(page), error.status as any);
 }

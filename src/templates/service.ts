@@ -112,7 +112,7 @@ export class TemplateService {
       const dialect = checkDialect(type, input.dialect, null);
       const imports = input.imports ?? [];
       const pins = await resolveImports(tx, ctx.workspaceId, { name, type, dialect }, imports);
-      checkBody(name, type, imports, input.body);
+      await checkBody(name, type, imports, input.body);
       const saved = await this.lifecycle.create({ ...ctx, tx }, {
         name,
         body: contentOf(name, type, dialect, imports, input.body),
@@ -156,7 +156,7 @@ export class TemplateService {
       const imports = input.imports ?? [];
       const self = { name: entity.name, type, dialect };
       const pins = await resolveImports(tx, ctx.workspaceId, self, imports);
-      checkBody(entity.name, type, imports, input.body);
+      await checkBody(entity.name, type, imports, input.body);
       const saved = await this.lifecycle.update({ ...ctx, tx }, entity.id, ifMatch, {
         body: contentOf(entity.name, type, dialect, imports, input.body),
         attrs: { display_name: input.display_name, description: input.description ?? null },
@@ -252,6 +252,17 @@ export class TemplateService {
   async getVersion(workspaceId: string, name: string, version: number): Promise<TemplateView> {
     const entity = await this.#entity(this.#db, workspaceId, name);
     return await this.#viewAt(this.#db, entity, version);
+  }
+
+  /**
+   * `templates_used_by`: every stored version that pins this template (at `version`, or at any):
+   * pipeline versions through a node's `template`, template versions through an import; pipelines
+   * first, each by name and version, with the `pinned_version` it holds.
+   */
+  async usedBy(workspaceId: string, name: string, version?: number) {
+    const entity = await this.#entity(this.#db, workspaceId, name);
+    if (version !== undefined) await this.lifecycle.version(workspaceId, entity.id, version);
+    return await pinnersOf(this.#db, entity.id, version);
   }
 
   /** Every version's metadata, lowest first. */

@@ -111,6 +111,10 @@ export function classifyError(error: unknown): string {
   if (error instanceof AppError && typeof error.details.error_class === "string") {
     return error.details.error_class;
   }
+  // An engine's sandbox said no (`duckdb_sandbox.ts`), maybe under a rolled-back write.
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (e.name === "DuckdbRefusal") return "refused";
+  }
   const code = String(e?.code ?? "");
   const message = String(e?.message ?? "").toLowerCase();
   // MariaDB's max_statement_time (1969) and MySQL's max_execution_time (3024) say "interrupted".

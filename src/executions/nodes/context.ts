@@ -155,6 +155,7 @@ export async function nodeSql(
     imports,
     params: ctx.params,
     loadImport: (id, version) => ctx.template(id, version),
+    signal: ctx.signal,
   });
   facts.sql = rendered.sql;
   return rendered.sql;

@@ -6,8 +6,12 @@ import type { Services } from "../../services.ts";
 import { secureCookies } from "../cookies.ts";
 import type { Router } from "../routing.ts";
 import { dashboardRoutes } from "./dashboard.tsx";
+import { datasourcePageRoutes } from "./datasources.tsx";
+import { pipelineAuthoringRoutes } from "./pipeline_authoring.tsx";
 import { pipelinePageRoutes } from "./pipelines.tsx";
 import { runPageRoutes } from "./runs.tsx";
+import { templateAuthoringRoutes } from "./template_authoring.tsx";
+import { templatePageRoutes } from "./templates.tsx";
 import type { UiPageDeps } from "./shell.ts";
 
 export type { UiPageDeps } from "./shell.ts";
@@ -19,6 +23,11 @@ export function registerRoutes(router: Router, services: Services): void {
 
 export function uiRoutes(router: Router, deps: UiPageDeps): void {
   dashboardRoutes(router, deps);
+  pipelineAuthoringRoutes(router, deps);
   pipelinePageRoutes(router, deps);
   runPageRoutes(router, deps);
+  // Before the template pages: /templates/new and /templates/edit are literal paths.
+  templateAuthoringRoutes(router, deps);
+  templatePageRoutes(router, deps);
+  datasourcePageRoutes(router, deps);
 }

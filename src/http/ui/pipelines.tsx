@@ -31,7 +31,7 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
       q
         ? deps.pipelines.list(workspaceId, { q }, page).then((r) => ({
           prefix: "",
-          folders: [],
+          folders: [] as { path: string; segment: string; pipeline_count: number }[],
           pipelines: r.items,
           total: r.total,
         }))
@@ -43,11 +43,19 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
         now={new Date()}
         prefix={listing.prefix}
         q={q}
-        folders={listing.folders}
-        pipelines={listing.pipelines}
+        folders={listing.folders.map((f) => ({ ...f, count: f.pipeline_count }))}
+        entries={listing.pipelines.map((x) => ({
+          href: `/pipelines/${x.id}`,
+          title: x.display_name ?? x.name.slice(x.name.lastIndexOf("/") + 1),
+          path: x.name,
+          status: x.status,
+          current_version: x.current_version,
+          updated_at: x.updated_at,
+        }))}
         offset={page.offset}
         limit={page.limit}
         total={listing.total}
+        canCreate={allows(c, "content.write")}
       />,
     ));
   });
@@ -60,8 +68,14 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
     kind: "html",
     access: "content.read",
     params: z.object({ id: z.uuid() }),
+    query: z.object({
+      saved: z.string().max(4).optional(),
+      released: z.coerce.number().int().optional(),
+      discarded: z.string().max(4).optional(),
+      error: z.string().max(400).optional(),
+    }),
     errors: ["pipeline.not_found"],
-  }, async (c, { params }) => {
+  }, async (c, { params, query }) => {
     const p = c.get("principal")!;
     const workspaceId = c.get("workspace")!.id;
     const [ctx, view, versions] = await Promise.all([
@@ -92,7 +106,17 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
           created_at: v.created_at,
           released_at: v.released_at,
         })).reverse()}
-        can={{ execute: allows(c, "pipelines.execute"), author: allows(c, "content.write") }}
+        can={{
+          execute: allows(c, "pipelines.execute"),
+          author: allows(c, "content.write"),
+          release: allows(c, "versions.release"),
+        }}
+        flash={{
+          saved: query.saved !== undefined,
+          released: query.released,
+          discarded: query.discarded !== undefined,
+          error: query.error,
+        }}
       />,
     ));
   });

@@ -7,6 +7,7 @@ import { authorize } from "../../identity/authorize.ts";
 import type { Operation } from "../../identity/operations.ts";
 import type { UserService } from "../../identity/users.ts";
 import type { Principal } from "../../identity/types.ts";
+import type { DatasourceConnections, DatasourceService } from "../../datasources/mod.ts";
 import type { ExecutionService } from "../../executions/service.ts";
 import type { PipelineService } from "../../pipelines/mod.ts";
 import type { TemplateService } from "../../templates/mod.ts";
@@ -22,6 +23,8 @@ export interface UiPageDeps {
   pipelines: PipelineService;
   executions: ExecutionService;
   templates: TemplateService;
+  datasources: DatasourceService;
+  connections: DatasourceConnections;
   secureCookies: boolean;
 }
 

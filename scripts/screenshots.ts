@@ -21,6 +21,8 @@ const PAGES: Record<string, string> = {
   template: "/templates/view?id=demo/shop/revenue_by_country",
   datasources: "/datasources",
   datasource: "/datasources/demo_shop",
+  template_editor: "/templates/edit?id=demo/shop/revenue_by_country",
+  pipeline_new: "/pipelines/new",
   error_codes: "/docs/errors",
 };
 

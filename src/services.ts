@@ -310,7 +310,8 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       executor: options.executor,
       now: options.now,
     });
-    // Running executions end first (reason `shutdown`) while the stores can take their records.
+    // Running executions end first (reason `shutdown`) while the stores can take their records;
+    // after `drain()` nothing is left to end.
     closers.push(async (grace) => {
       executions.housekeeping.stop();
       await executions.executions.close(grace);
@@ -338,6 +339,17 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       origin: () => origin,
     };
     const lifecycle = {
+      /**
+       * The first step of a shutdown, before the listener waits for in-flight requests: marks the
+       * instance draining and ends its running executions (reason `shutdown`), so every open
+       * execution stream ends on its `execution_aborted` instead of holding the listener open
+       * until the grace runs out (spec 2 §3.2).
+       */
+      async drain() {
+        platform.health.markDraining();
+        executions.housekeeping.stop();
+        await executions.executions.close(config.http.shutdownGraceSeconds * 1000);
+      },
       secrets,
       quickStartCredential,
       /** The bootstrap datasource file's entries, kept for the datasource import. */

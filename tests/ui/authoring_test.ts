@@ -6,7 +6,7 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { createUser } from "../access_fixtures.ts";
-import { browserTest, launchBrowser, signIn, watchConsole } from "../browser.ts";
+import { browserTest, fillEditor, launchBrowser, signIn, watchConsole } from "../browser.ts";
 import { startTestServer, type TestServer } from "../harness.ts";
 
 async function withAuthor(fn: (s: TestServer, browser: Browser, page: Page) => Promise<void>) {
@@ -39,8 +39,9 @@ browserTest(
       await page.fill("#t-id", "team/orders/sizes");
       await page.fill("#t-name", "Order sizes");
       await page.selectOption("#t-dialect", "DUCKDB");
-      await page.fill(
-        "#t-body",
+      await fillEditor(
+        page,
+        "t-body",
         "SELECT size, size * :factor AS scaled FROM (VALUES (1), (2), (3)) AS t(size) ORDER BY size",
       );
       await page.click("button:has-text('Create draft')");
@@ -57,8 +58,9 @@ browserTest(
       await page.click("a:has-text('New pipeline')");
       await page.fill("#p-name", "team/order_sizes");
       await page.fill("#p-display", "Order sizes");
-      await page.fill(
-        "#p-spec",
+      await fillEditor(
+        page,
+        "p-spec",
         JSON.stringify({
           parameters: { factor: { type: "integer", default: 10 } },
           nodes: [{
@@ -92,8 +94,9 @@ browserTest(
     withAuthor(async (s, browser, page) => {
       await page.goto(`${s.url}/pipelines/new`);
       await page.fill("#p-name", "team/broken");
-      await page.fill(
-        "#p-spec",
+      await fillEditor(
+        page,
+        "p-spec",
         JSON.stringify({
           nodes: [{ id: "Bad Id", type: "DQL", source: "tempdb", sql: "SELECT 1" }],
         }),
@@ -105,8 +108,9 @@ browserTest(
       match(await page.locator("#p-spec").inputValue(), /Bad Id/);
 
       await page.fill("#p-name", "team/shared");
-      await page.fill(
-        "#p-spec",
+      await fillEditor(
+        page,
+        "p-spec",
         JSON.stringify({
           nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 1 AS n" }],
         }),
@@ -119,16 +123,18 @@ browserTest(
       const other = await browser.newPage({ storageState: await page.context().storageState() });
       await page.goto(`${pipelineUrl}/edit`);
       await other.goto(`${pipelineUrl}/edit`);
-      await page.fill(
-        "#p-spec",
+      await fillEditor(
+        page,
+        "p-spec",
         JSON.stringify({
           nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 2 AS n" }],
         }),
       );
       await page.click("button:has-text('Save draft')");
       await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
-      await other.fill(
-        "#p-spec",
+      await fillEditor(
+        other,
+        "p-spec",
         JSON.stringify({
           nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 3 AS n" }],
         }),

@@ -63,6 +63,11 @@ export function rowStream(
       started = true;
       return iterate();
     },
+    async close() {
+      if (started) return;
+      started = true;
+      await source.finish();
+    },
   };
 }
 

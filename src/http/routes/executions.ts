@@ -61,6 +61,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       "idempotency.key_reused_for_different_request",
       "pipeline.execution.concurrency_limit",
       "pipeline.execution.stream_limit",
+      "service.unavailable",
     ],
   }, async (c, { actor, workspace, params, body }) => {
     requireSse(c);
@@ -139,14 +140,19 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "Replay of the stored event stream (SSE, or JSON with Accept: application/json)",
     access: "content.read",
     params: id,
-    errors: ["result.execution_not_found", "result.expired"],
+    errors: ["result.execution_not_found", "result.expired", "request.not_acceptable"],
   }, async (c, { actor, workspace, params }) => {
     const who = caller(actor);
     if (accepts(c, "application/json") && !accepts(c, SSE)) {
       const events = await executions.replayFrames(who, workspace.id, params.id);
       return ok(c, { events });
     }
-    requireSse(c);
+    // The replay's own format is the stream (DECISIONS.md "replay format"): a client that
+    // states no preference, or takes anything, gets it.
+    const accept = c.req.header("accept") ?? "";
+    if (accept.trim() !== "" && !accepts(c, SSE) && !accepts(c, "*/*") && !accepts(c, "text/*")) {
+      throw new AppError("request.not_acceptable", { produces: SSE });
+    }
     const stop = new AbortController();
     const { frames } = await executions.replay(who, workspace.id, params.id, stop.signal);
     const release = await executions.streamSlot(who);

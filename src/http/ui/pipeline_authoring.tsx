@@ -14,6 +14,7 @@ import {
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
 import type { Router } from "../routing.ts";
+import { IMPORT_MAP } from "../vendor.ts";
 import { shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
 const id = z.object({ id: z.uuid() });
@@ -86,7 +87,10 @@ function placed(e: AppError): NonNullable<PipelineEditorProps["error"]> {
 export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void {
   const editor = async (c: AppContext, props: Omit<PipelineEditorProps, "ctx">, status = 200) => {
     const ctx = await shellContext(c, deps, c.get("principal")!);
-    return c.html(renderPage(<PipelineEditorPage ctx={ctx} {...props} />), status as 200);
+    return c.html(
+      renderPage(<PipelineEditorPage ctx={ctx} importMap={IMPORT_MAP} {...props} />),
+      status as 200,
+    );
   };
   const op = (c: AppContext) => ({
     actor: c.get("principal")!,

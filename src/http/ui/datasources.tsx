@@ -32,7 +32,12 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
       deps.datasources.list(actor, workspace, { offset: 0, limit: 500 }),
     ]);
     return c.html(renderPage(
-      <DatasourcesPage ctx={ctx} now={new Date()} datasources={listing.items} />,
+      <DatasourcesPage
+        ctx={ctx}
+        now={new Date()}
+        datasources={listing.items}
+        canRegister={allows({ actor, workspace }, "datasources.write")}
+      />,
     ));
   });
 
@@ -44,11 +49,17 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
     kind: "html",
     access: "content.read",
     params: name,
+    query: z.object({ saved: z.string().max(4).optional() }),
     errors: ["datasource.not_found"],
-  }, async (c, { actor, workspace, params }) => {
+  }, async (c, { actor, workspace, params, query }) => {
+    const target = await deps.datasources.writeTarget(actor, workspace, params.name);
     const can = {
       test: allows({ actor, workspace }, "datasources.test"),
       introspect: allows({ actor, workspace }, "datasources.introspect"),
+      edit: target !== undefined && allows(
+        { actor, workspace },
+        target === "instance" ? "datasources.write_instance" : "datasources.write",
+      ),
     };
     const [ctx, d] = await Promise.all([
       shellContext(c, deps, actor),
@@ -73,6 +84,7 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
         schemas={schemas}
         schemaError={schemaError}
         can={can}
+        saved={query.saved !== undefined}
       />,
     ));
   });

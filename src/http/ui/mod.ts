@@ -6,6 +6,7 @@ import type { Services } from "../../services.ts";
 import { secureCookies } from "../cookies.ts";
 import type { Router } from "../routing.ts";
 import { dashboardRoutes } from "./dashboard.tsx";
+import { datasourceFormRoutes } from "./datasource_forms.tsx";
 import { datasourcePageRoutes } from "./datasources.tsx";
 import { pipelineAuthoringRoutes } from "./pipeline_authoring.tsx";
 import { pipelinePageRoutes } from "./pipelines.tsx";
@@ -29,5 +30,7 @@ export function uiRoutes(router: Router, deps: UiPageDeps): void {
   // Before the template pages: /templates/new and /templates/edit are literal paths.
   templateAuthoringRoutes(router, deps);
   templatePageRoutes(router, deps);
+  // Before the datasource pages: /datasources/new is a literal path.
+  datasourceFormRoutes(router, deps);
   datasourcePageRoutes(router, deps);
 }

@@ -48,3 +48,11 @@ export {
   TRIGGERS,
 } from "./types.ts";
 export { IdempotencyCache } from "./idempotency.ts";
+export {
+  type Caller,
+  type ExecuteInput,
+  ExecutionService,
+  type ExecutionServiceOptions,
+  type StartedStream,
+} from "./service.ts";
+export { type ResultLimits, resultTtlSeconds } from "./limits.ts";

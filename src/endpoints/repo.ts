@@ -1,0 +1,150 @@
+/** SQL for published endpoints (table `endpoints`, migration 0010). */
+import { toIso } from "../lib/time.ts";
+import { bool, type Queryable } from "../store/mod.ts";
+
+export interface EndpointRow {
+  id: string;
+  path_pattern: string;
+  workspace_id: string;
+  /** The workspace's name, joined for the record. */
+  workspace: string;
+  /** Whether the workspace is active (a deactivated workspace's endpoints answer 404). */
+  workspace_active: boolean;
+  pipeline_id: string;
+  /** Null once the pipeline is deleted. */
+  pipeline_name: string | null;
+  timeout_seconds: number;
+  enabled: boolean;
+  description: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+// The workspace's name and state and the pipeline's name are read here, joined, because every
+// record shows them and the matcher needs the state; their own domains own the writes.
+const SELECT = `SELECT e.*, w.name AS workspace_name, w.deactivated_at AS workspace_deactivated_at,
+    p.name AS pipeline_name
+  FROM endpoints e JOIN workspaces w ON w.id = e.workspace_id
+  LEFT JOIN pipelines p ON p.id = e.pipeline_id`;
+
+function toRow(r: Record<string, unknown>): EndpointRow {
+  return {
+    id: String(r.id),
+    path_pattern: String(r.path_pattern),
+    workspace_id: String(r.workspace_id),
+    workspace: String(r.workspace_name),
+    workspace_active: r.workspace_deactivated_at === null ||
+      r.workspace_deactivated_at === undefined,
+    pipeline_id: String(r.pipeline_id),
+    pipeline_name: (r.pipeline_name as string | null) ?? null,
+    timeout_seconds: Number(r.timeout_seconds),
+    enabled: bool(r.enabled),
+    description: (r.description as string | null) ?? null,
+    created_by: String(r.created_by),
+    created_at: toIso(r.created_at)!,
+    updated_at: toIso(r.updated_at)!,
+  };
+}
+
+/**
+ * Serialises publishes: the conflict rule is wider than the unique index, so two concurrent
+ * publishes must not both pass it. SQLite's writer lock (BEGIN IMMEDIATE) already does this.
+ */
+export async function lockForPublish(tx: Queryable): Promise<void> {
+  if (tx.dialect === "postgres") {
+    await tx.execute("SELECT pg_advisory_xact_lock(hashtext('svc.endpoints.publish'))");
+  }
+}
+
+export async function insertEndpoint(
+  db: Queryable,
+  e: Omit<EndpointRow, "workspace" | "workspace_active" | "pipeline_name">,
+): Promise<void> {
+  await db.execute(
+    `INSERT INTO endpoints (id, path_pattern, workspace_id, pipeline_id, timeout_seconds, enabled,
+       description, created_by, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [
+      e.id,
+      e.path_pattern,
+      e.workspace_id,
+      e.pipeline_id,
+      e.timeout_seconds,
+      e.enabled,
+      e.description,
+      e.created_by,
+      e.created_at,
+      e.updated_at,
+    ],
+  );
+}
+
+/** An endpoint by its pattern, in any workspace. */
+export async function findByPattern(
+  db: Queryable,
+  pathPattern: string,
+): Promise<EndpointRow | undefined> {
+  const r = await db.first<Record<string, unknown>>(`${SELECT} WHERE e.path_pattern = $1`, [
+    pathPattern,
+  ]);
+  return r && toRow(r);
+}
+
+/** Every endpoint's pattern (the publish-time conflict check of the whole deployment). */
+export async function allPatterns(db: Queryable): Promise<string[]> {
+  const rows = await db.query<{ path_pattern: string }>("SELECT path_pattern FROM endpoints");
+  return rows.map((r) => String(r.path_pattern));
+}
+
+/** What the serving matcher compiles: enabled endpoints of active workspaces. */
+export async function servable(db: Queryable): Promise<EndpointRow[]> {
+  const rows = await db.query<Record<string, unknown>>(
+    `${SELECT} WHERE e.enabled = $1 AND w.deactivated_at IS NULL`,
+    [true],
+  );
+  return rows.map(toRow);
+}
+
+/** A page of a workspace's endpoints by pattern, with the exact total. */
+export async function listInWorkspace(
+  db: Queryable,
+  workspaceId: string,
+  page: { offset: number; limit: number },
+): Promise<{ rows: EndpointRow[]; total: number }> {
+  const count = await db.first<{ n: number }>(
+    "SELECT COUNT(*) AS n FROM endpoints WHERE workspace_id = $1",
+    [workspaceId],
+  );
+  const rows = await db.query<Record<string, unknown>>(
+    `${SELECT} WHERE e.workspace_id = $1 ORDER BY e.path_pattern LIMIT $2 OFFSET $3`,
+    [workspaceId, page.limit, page.offset],
+  );
+  return { rows: rows.map(toRow), total: Number(count?.n ?? 0) };
+}
+
+export async function setEnabled(
+  db: Queryable,
+  id: string,
+  enabled: boolean,
+  at: string,
+): Promise<void> {
+  await db.execute("UPDATE endpoints SET enabled = $2, updated_at = $3 WHERE id = $1", [
+    id,
+    enabled,
+    at,
+  ]);
+}
+
+export async function deleteEndpoint(db: Queryable, id: string): Promise<void> {
+  await db.execute("DELETE FROM endpoints WHERE id = $1", [id]);
+}
+
+/** Endpoints in a workspace (it cannot be deleted while it publishes any). */
+export async function countInWorkspace(db: Queryable, workspaceId: string): Promise<number> {
+  const r = await db.first<{ n: number }>(
+    "SELECT COUNT(*) AS n FROM endpoints WHERE workspace_id = $1",
+    [workspaceId],
+  );
+  return Number(r?.n ?? 0);
+}

@@ -8,8 +8,6 @@ export interface EndpointRow {
   workspace_id: string;
   /** The workspace's name, joined for the record. */
   workspace: string;
-  /** Whether the workspace is active (a deactivated workspace's endpoints answer 404). */
-  workspace_active: boolean;
   pipeline_id: string;
   /** Null once the pipeline is deleted. */
   pipeline_name: string | null;
@@ -21,10 +19,9 @@ export interface EndpointRow {
   updated_at: string;
 }
 
-// The workspace's name and state and the pipeline's name are read here, joined, because every
-// record shows them and the matcher needs the state; their own domains own the writes.
-const SELECT = `SELECT e.*, w.name AS workspace_name, w.deactivated_at AS workspace_deactivated_at,
-    p.name AS pipeline_name
+// The workspace's and the pipeline's names are read here, joined, because every record shows
+// them; their own domains own the writes.
+const SELECT = `SELECT e.*, w.name AS workspace_name, p.name AS pipeline_name
   FROM endpoints e JOIN workspaces w ON w.id = e.workspace_id
   LEFT JOIN pipelines p ON p.id = e.pipeline_id`;
 
@@ -34,8 +31,6 @@ function toRow(r: Record<string, unknown>): EndpointRow {
     path_pattern: String(r.path_pattern),
     workspace_id: String(r.workspace_id),
     workspace: String(r.workspace_name),
-    workspace_active: r.workspace_deactivated_at === null ||
-      r.workspace_deactivated_at === undefined,
     pipeline_id: String(r.pipeline_id),
     pipeline_name: (r.pipeline_name as string | null) ?? null,
     timeout_seconds: Number(r.timeout_seconds),
@@ -59,7 +54,7 @@ export async function lockForPublish(tx: Queryable): Promise<void> {
 
 export async function insertEndpoint(
   db: Queryable,
-  e: Omit<EndpointRow, "workspace" | "workspace_active" | "pipeline_name">,
+  e: Omit<EndpointRow, "workspace" | "pipeline_name">,
 ): Promise<void> {
   await db.execute(
     `INSERT INTO endpoints (id, path_pattern, workspace_id, pipeline_id, timeout_seconds, enabled,
@@ -97,13 +92,22 @@ export async function allPatterns(db: Queryable): Promise<string[]> {
   return rows.map((r) => String(r.path_pattern));
 }
 
-/** What the serving matcher compiles: enabled endpoints of active workspaces. */
+/** What the serving matcher compiles: every enabled endpoint. */
 export async function servable(db: Queryable): Promise<EndpointRow[]> {
-  const rows = await db.query<Record<string, unknown>>(
-    `${SELECT} WHERE e.enabled = $1 AND w.deactivated_at IS NULL`,
-    [true],
-  );
+  const rows = await db.query<Record<string, unknown>>(`${SELECT} WHERE e.enabled = $1`, [true]);
   return rows.map(toRow);
+}
+
+/**
+ * Whether a workspace is active, read on every serve: deactivation and reactivation belong to the
+ * workspaces domain and are not announced to the matcher.
+ */
+export async function workspaceActive(db: Queryable, workspaceId: string): Promise<boolean> {
+  const r = await db.first<{ deactivated_at: unknown }>(
+    "SELECT deactivated_at FROM workspaces WHERE id = $1",
+    [workspaceId],
+  );
+  return r !== undefined && (r.deactivated_at === null || r.deactivated_at === undefined);
 }
 
 /** A page of a workspace's endpoints by pattern, with the exact total. */

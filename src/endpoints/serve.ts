@@ -32,9 +32,14 @@ import type { LiveEndpoints, Snapshot } from "./live.ts";
 import type { Match } from "./matcher.ts";
 import { ancestorKeys, splitRequestPath } from "./path.ts";
 import type { ReleasedVersions } from "./released.ts";
-import type { EndpointRow } from "./repo.ts";
+import { type EndpointRow, workspaceActive } from "./repo.ts";
 
 export const VALUE_MAX_BYTES = 4096;
+/** Failure codes that mean a datasource could not be reached: 502; every other failure is 500. */
+const CONNECTION_FAILURES = new Set<string>([
+  "pipeline.execution.datasource_unreachable",
+  "pipeline.node.datasource_connection_failed",
+]);
 
 export interface ServeRequest {
   principal: Principal;
@@ -86,8 +91,11 @@ export class EndpointServer {
     const snapshot = await this.#o.live.snapshot();
     const segments = splitRequestPath(req.path);
     const match = segments && snapshot.matcher.match(segments);
-    if (!match) throw new AppError("endpoint.not_found", { path: req.path.slice(0, 300) });
+    const notFound = () => new AppError("endpoint.not_found", { path: req.path.slice(0, 300) });
+    if (!match) throw notFound();
     const endpoint = match.value;
+    // A deactivated workspace's endpoints answer exactly like an unknown path.
+    if (!(await workspaceActive(this.#o.db, endpoint.workspace_id))) throw notFound();
     let executionId: string | null = null;
     let result: ServeResult;
     try {
@@ -177,7 +185,7 @@ export class EndpointServer {
         if (event === "pipeline_completed") completed = data;
         if (event === "pipeline_failed") {
           const error = data.error as FailureRecord;
-          const status = error.code === "pipeline.execution.datasource_unreachable" ? 502 : 500;
+          const status = CONNECTION_FAILURES.has(error.code) ? 502 : 500;
           return { status, executionId, error };
         }
         if (event === "execution_aborted") {

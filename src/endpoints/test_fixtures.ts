@@ -13,6 +13,7 @@ import { expandScopes, type Principal } from "../identity/types.ts";
 import { createLogger } from "../lib/log.ts";
 import { MemoryStore, type SharedStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
+import type { JsonObject } from "../versions/mod.ts";
 import { LiveEndpoints } from "./live.ts";
 import { ReleasedVersions } from "./released.ts";
 import { EndpointServer } from "./serve.ts";
@@ -142,7 +143,7 @@ export async function endpointWorld(
 export const PEOPLE_BY_TEAM = {
   parameters: { team: { type: "string", default: "red" }, limit: { type: "integer" } },
 };
-export function peopleNodes(source: string, sql?: string): unknown[] {
+export function peopleNodes(source: string, sql?: string): JsonObject[] {
   return [{
     id: "read",
     type: "DQL",

@@ -16,3 +16,8 @@ CREATE TABLE endpoints (
 );
 CREATE INDEX endpoints_workspace ON endpoints (workspace_id, path_pattern);
 CREATE INDEX endpoints_pipeline ON endpoints (pipeline_id);
+
+-- An endpoint-kind key reads an execution only when an endpoint.served row pairs the two
+-- (spec 3 §4.3 item 8); this finds that row without scanning every serve.
+CREATE INDEX audit_log_served_execution ON audit_log (((details::jsonb) ->> 'execution_id'))
+  WHERE event = 'endpoint.served';

@@ -5,6 +5,8 @@
 import { registerContentCounter } from "../workspaces/mod.ts";
 import { countInWorkspace } from "./repo.ts";
 
+export { keyStartedExecution } from "./repo.ts";
+
 // A workspace that publishes endpoints cannot be deleted (spec 1 §4.5 `workspace.in_use`).
 registerContentCounter("endpoints", countInWorkspace);
 

@@ -152,3 +152,25 @@ export async function countInWorkspace(db: Queryable, workspaceId: string): Prom
   );
   return Number(r?.n ?? 0);
 }
+
+/**
+ * Whether an `endpoint.served` row pairs the key (`svck_…`) with the execution: the only way an
+ * endpoint-kind key may read an execution (spec 3 §4.3 item 8). Uses the partial index of 0010.
+ */
+export async function keyStartedExecution(
+  db: Queryable,
+  keyId: string,
+  executionId: string,
+): Promise<boolean> {
+  const field = (name: string) =>
+    db.dialect === "postgres"
+      ? `((details::jsonb) ->> '${name}')`
+      : `json_extract(details, '$.${name}')`;
+  const r = await db.first(
+    `SELECT 1 AS one FROM audit_log
+     WHERE event = 'endpoint.served' AND ${field("execution_id")} = $1 AND ${field("key_id")} = $2
+     LIMIT 1`,
+    [executionId, keyId],
+  );
+  return r !== undefined;
+}

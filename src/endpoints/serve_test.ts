@@ -14,6 +14,7 @@ import type { Principal } from "../identity/types.ts";
 import type { Db } from "../store/mod.ts";
 import { addWorkspace } from "../versions/test_fixtures.ts";
 import { eventually } from "../../tests/wait.ts";
+import { keyStartedExecution } from "./repo.ts";
 import type { ServeRequest } from "./serve.ts";
 import {
   audits,
@@ -66,6 +67,11 @@ forEachStore(
         execution_id: r.executionId,
         outcome: "ok",
       });
+      // The row is what lets an endpoint key read this execution, and no other key.
+      ok(await keyStartedExecution(db, key.keyId!, r.executionId));
+      ok(!(await keyStartedExecution(db, key.keyId!, crypto.randomUUID())));
+      const other = await e.key({ name: "other", scopes: ["execute"] });
+      ok(!(await keyStartedExecution(db, other.keyId!, r.executionId)));
       // The default fills an absent query parameter; a literal path needs no variable.
       await e.service.publish(e.ctx, { path_pattern: "/people", pipeline_id: id });
       const d = await e.server.serve(get(key, "/people", [["limit", "5"]]));

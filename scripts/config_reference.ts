@@ -1,6 +1,6 @@
 /**
- * Writes the configuration reference into README.md between the markers, from the config schema
- * itself. `--check` exits non-zero when the README is stale (a test runs it that way).
+ * Writes the configuration reference into docs/configuration.md between the markers, from the config schema
+ * itself. `--check` exits non-zero when the page is stale (a test runs it that way).
  */
 import { leaves } from "../src/config/mod.ts";
 
@@ -36,22 +36,22 @@ export function configReference(): string {
 export function renderReadme(readme: string): string {
   const start = readme.indexOf(BEGIN);
   const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the ${BEGIN} … ${END} markers`);
+  if (start < 0 || end < start) throw new Error(`the page lacks the ${BEGIN} … ${END} markers`);
   return readme.slice(0, start + BEGIN.length) + "\n" + configReference() + "\n" +
     readme.slice(end);
 }
 
 if (import.meta.main) {
-  const path = new URL("../README.md", import.meta.url);
+  const path = new URL("../docs/configuration.md", import.meta.url);
   const current = await Deno.readTextFile(path);
   const next = renderReadme(current);
   if (Deno.args.includes("--check")) {
     if (next !== current) {
-      console.error("README.md configuration reference is stale: run `deno task docs:config`");
+      console.error("docs/configuration.md is stale: run `deno task docs:config`");
       Deno.exit(1);
     }
   } else {
     await Deno.writeTextFile(path, next);
-    console.log("README.md configuration reference updated");
+    console.log("docs/configuration.md updated");
   }
 }

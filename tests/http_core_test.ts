@@ -293,7 +293,7 @@ Deno.test("/ready, /info and the landing page", () =>
     match(info.version, /^\d+\.\d+\.\d+/);
     const landing = await s.fetch("/");
     match(landing.headers.get("content-type")!, /^text\/html/);
-    match(await landing.text(), /^<!doctype html><html lang="en">.*Pipeline Service/s);
+    match(await landing.text(), /^<!doctype html><html lang="en"[^>]*>.*Pipeline Service/s);
   }));
 
 Deno.test("/ready answers 503 service.unavailable while draining", () =>

@@ -101,14 +101,16 @@ forEachStoreKind(
 );
 
 forEachStoreKind(
-  "the bootstrap email becomes super admin at its first login: one grant, no demo join, no stamp",
+  "the bootstrap email becomes super admin at its first login: one grant, no demo join, lands in the one workspace",
   (store) =>
     withOidcOn(store, async (t) => {
       t.account({ sub: "root", email: "Root@Corp.example" });
       const b = new CookieClient();
       deepEqual(await t.signIn(b, "root"), { status: 302, location: "/" });
+      // A super admin reaches every active workspace; the demo is the only one, so the session
+      // lands there (DECISIONS.md "landing workspace") without a membership row.
       const body = await me(t.s, b);
-      equal(body.data.workspace ?? null, null);
+      equal(body.data.workspace?.name ?? body.data.workspace, "demo");
       const grants = await t.audit("auth.user.admin_granted");
       equal(grants.length, 1);
       equal((grants[0].details as Record<string, unknown>).actor, "bootstrap");

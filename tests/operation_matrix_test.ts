@@ -407,7 +407,7 @@ Deno.test("default-deny: every registered route declares an operation or is publ
     );
     for (const p of publicOnes) {
       ok(
-        /^(GET|POST) \/(|health|ready|info|openapi\.json|docs\/errors|login|css\/:file|js\/:file|vendor\/:file)$/
+        /^(GET|POST) \/(|health|ready|info|openapi\.json|favicon\.ico|docs\/errors|login|css\/:file|js\/:file|vendor\/:file)$/
           .test(p),
         p,
       );

@@ -1,6 +1,6 @@
 /**
  * The configuration tree flattened into leaves, read off the schema's JSON Schema so the
- * environment mapping and the README reference can never drift from what is validated.
+ * environment mapping and the docs/configuration.md reference can never drift from what is validated.
  */
 import { z } from "zod";
 import { configSchema } from "./schema.ts";

@@ -1,7 +1,7 @@
 /**
  * The configuration tree: every `service.*` property, its type, bounds, default and meaning. This
  * one schema validates the file and the environment, types the resolved config, and generates the
- * README's configuration reference (`deno task docs:config`). Keys keep the documents' kebab-case
+ * docs/configuration.md's reference (`deno task docs:config`). Keys keep the documents' kebab-case
  * names; every object is strict, so an unknown key is refused by name.
  */
 import { z } from "zod";

@@ -27,6 +27,7 @@ import { lakeTableRoutes } from "./routes/lake_tables.ts";
 import { oidcRoutes } from "./routes/oidc.ts";
 import { pipelineRoutes } from "./routes/pipelines.ts";
 import { templateRoutes } from "./routes/templates.ts";
+import { uiPageRoutes } from "./routes/ui_pages.tsx";
 import { workspaceRoutes } from "./routes/workspaces.ts";
 import type { Router } from "./routing.ts";
 
@@ -71,7 +72,6 @@ export function appRoutes(d: AppRouteDeps): ((router: Router) => void)[] {
         directory,
         secureCookies,
         landing: d.signInLanding,
-        listWorkspaces: (who) => d.workspaces.listForUser(who),
       }),
     (r) => {
       if (d.oidc) oidcRoutes(r, { db, sessions, secureCookies, oidc: d.oidc });
@@ -100,5 +100,13 @@ export function appRoutes(d: AppRouteDeps): ((router: Router) => void)[] {
       }),
     (r) => executionRoutes(r, { executions: d.executions, config, baseUrl: d.origin }),
     (r) => pipelineRoutes(r, { pipelines: d.pipelines, config }),
+    (r) =>
+      uiPageRoutes(r, {
+        users: d.users,
+        workspaces: d.workspaces,
+        pipelines: d.pipelines,
+        executions: d.executions,
+        secureCookies,
+      }),
   ];
 }

@@ -23,6 +23,8 @@ export interface PipelineListRow {
 
 export interface ListFilter {
   owner?: string;
+  /** Only pipelines with an open draft. */
+  hasDraft?: boolean;
   datasource?: string;
   q?: string;
 }
@@ -70,6 +72,10 @@ export async function listPipelines(
   if (filter.q) {
     params.push(`%${likeEscape(filter.q.toLowerCase())}%`);
     where.push(`LOWER(p.name) LIKE $${params.length} ESCAPE '\\'`);
+  }
+  if (filter.hasDraft) {
+    where.push(`EXISTS (SELECT 1 FROM pipeline_versions d WHERE d.pipeline_id = p.id
+      AND d.status = 'DRAFT')`);
   }
   if (filter.datasource) {
     params.push(filter.datasource);

@@ -4,7 +4,9 @@
  * membership, else — only for a user with no membership row at all, who is no super admin and
  * for whom no invitation materialised in this login — a new viewer membership in the demo
  * workspace. The demo join is audited `workspace.member_added` with reason
- * `first_login_demo_viewer`. Null means nothing is selectable: the session carries no stamp.
+ * `first_login_demo_viewer`. A super admin with no membership to land in reaches every active
+ * workspace: when exactly one exists they land there, with no membership row (DECISIONS.md
+ * "landing workspace"). Null means nothing is selectable: the session carries no stamp.
  */
 import { recordAudit } from "../audit/mod.ts";
 import type { Db } from "../store/mod.ts";
@@ -28,7 +30,8 @@ export async function landingWorkspace(
   const found = await defaultForUser(db, user);
   if (found) return found;
   // A super admin is an implicit member of every workspace (DECISIONS: never demo-joined).
-  if (user.isSuperAdmin || options.invitationMaterialised) return null;
+  if (user.isSuperAdmin) return await onlyActiveWorkspace(db);
+  if (options.invitationMaterialised) return null;
   return await db.transaction(async (tx) => {
     // "No membership at all": rows in deactivated workspaces count, so a user whose only
     // workspace was deactivated is not quietly moved into the demo.
@@ -63,4 +66,14 @@ export async function landingWorkspace(
     }
     return { id: demo.id, name: demo.name, flags, implicit: false };
   });
+}
+
+/** The one active workspace, as a super admin acts in it; null when there are none or several. */
+async function onlyActiveWorkspace(db: Db): Promise<WorkspaceContext | null> {
+  const rows = await db.query<{ id: string; name: string }>(
+    "SELECT id, name FROM workspaces WHERE deleted_at IS NULL AND deactivated_at IS NULL LIMIT 2",
+  );
+  if (rows.length !== 1) return null;
+  const { id, name } = rows[0];
+  return { id, name, flags: { author: true, promoter: true, admin: true }, implicit: true };
 }

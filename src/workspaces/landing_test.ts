@@ -61,3 +61,17 @@ forEachStore(
     equal(await svc.landing(landingUser(loner), { invitationMaterialised: false }), null);
   },
 );
+
+forEachStore(
+  "landing() puts a super admin without memberships in the one active workspace, joining nothing",
+  async (db) => {
+    const { svc, root } = await workspaceWithAdmin(db);
+    await svc.seedDemoWorkspace();
+    await svc.deactivate(root, "acme");
+    const only = await svc.landing(landingUser(root), { invitationMaterialised: false });
+    deepEqual([only?.name, only?.implicit, only?.flags?.admin], ["demo", true, true]);
+    equal((await audits(db, "workspace.member_added")).filter((r) => r.details.reason).length, 0);
+    await svc.deactivate(root, "demo");
+    equal(await svc.landing(landingUser(root), { invitationMaterialised: false }), null);
+  },
+);

@@ -1,21 +1,71 @@
 import type { ComponentChildren } from "preact";
+import { Icon } from "../components/icons.tsx";
 
-/** The document frame every page shares. */
-export function BaseLayout(props: { title: string; children: ComponentChildren }) {
+export type Theme = "light" | "dark" | "system";
+
+/**
+ * The document every page shares: the theme as `data-theme` (CSS turns it into a colour scheme),
+ * the one stylesheet and htmx, served from this service (never a CDN).
+ */
+export function Document(
+  props: { title: string; theme?: Theme; children: ComponentChildren },
+) {
   return (
-    <html lang="en">
+    <html lang="en" data-theme={props.theme ?? "system"}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{props.title} · Pipeline Service</title>
+        <title>{`${props.title} · Pipeline Service`}</title>
         <link rel="stylesheet" href="/css/app.css" />
+        <link rel="icon" href="/favicon.ico" />
+        {/* htmx would otherwise inject a <style>, which the Content-Security-Policy refuses. */}
+        <meta name="htmx-config" content='{"includeIndicatorStyles":false}' />
+        <script src="/vendor/htmx.min.js" defer></script>
+        <script src="/js/app.js" defer></script>
       </head>
-      <body>
-        <header class="topbar">
-          <a href="/" class="brand">Pipeline Service</a>
-        </header>
-        <main>{props.children}</main>
-      </body>
+      {props.children}
     </html>
+  );
+}
+
+export function Brand() {
+  return (
+    <a href="/" class="brand">
+      <span class="brand-mark">
+        <Icon name="logo" />
+      </span>
+      Pipeline Service
+    </a>
+  );
+}
+
+/** Pages outside the application: the landing page, error codes, not found. */
+export function BaseLayout(props: { title: string; children: ComponentChildren }) {
+  return (
+    <Document title={props.title}>
+      <body>
+        <header class="public-top">
+          <Brand />
+          <a href="/login" class="btn">Sign in</a>
+        </header>
+        <main class="public">{props.children}</main>
+      </body>
+    </Document>
+  );
+}
+
+/** A single card in the middle of the page: sign-in and the password change. */
+export function CenteredLayout(props: { title: string; children: ComponentChildren }) {
+  return (
+    <Document title={props.title}>
+      <body>
+        <main class="centered">
+          <section class="card auth-card">
+            <Brand />
+            {props.children}
+          </section>
+        </main>
+      </body>
+    </Document>
   );
 }

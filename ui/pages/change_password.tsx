@@ -1,4 +1,4 @@
-import { BaseLayout } from "../layouts/base.tsx";
+import { CenteredLayout } from "../layouts/base.tsx";
 
 export interface ChangePasswordProps {
   csrf: string;
@@ -10,16 +10,16 @@ export interface ChangePasswordProps {
 /** `/settings/password`: the self-service change (forced after seeding or an admin reset). */
 export function ChangePasswordPage(props: ChangePasswordProps) {
   return (
-    <BaseLayout title="Change password">
-      <section class="narrow">
-        <h1>Change password</h1>
+    <CenteredLayout title="Change password">
+      <h1>Change password</h1>
+      <section>
         {props.forced && <p class="banner">Choose a new password before you continue.</p>}
         {props.changed && <p class="banner ok" role="status">Your password was changed.</p>}
         {props.error && <p class="banner error" role="alert">{props.error}</p>}
         <form method="post" action="/partials/account/password" class="stack">
           <input type="hidden" name="_csrf" value={props.csrf} />
           <label>
-            Current password{" "}
+            Current password
             <input
               type="password"
               name="current_password"
@@ -28,7 +28,7 @@ export function ChangePasswordPage(props: ChangePasswordProps) {
             />
           </label>
           <label>
-            New password (12 to 128 characters){" "}
+            New password (12 to 128 characters)
             <input
               type="password"
               name="new_password"
@@ -38,13 +38,13 @@ export function ChangePasswordPage(props: ChangePasswordProps) {
               required
             />
           </label>
-          <button type="submit">Change password</button>
+          <button type="submit" class="primary">Change password</button>
         </form>
         <form method="post" action="/logout">
           <input type="hidden" name="_csrf" value={props.csrf} />
           <button type="submit" class="link">Sign out</button>
         </form>
       </section>
-    </BaseLayout>
+    </CenteredLayout>
   );
 }

@@ -1,4 +1,4 @@
-import { BaseLayout } from "../layouts/base.tsx";
+import { CenteredLayout } from "../layouts/base.tsx";
 
 const BANNERS: Record<string, string> = {
   credentials: "The email or password is wrong.",
@@ -19,21 +19,23 @@ export interface LoginPageProps {
 export function LoginPage(props: LoginPageProps) {
   const banner = props.error ? BANNERS[props.error] : undefined;
   return (
-    <BaseLayout title="Sign in">
-      <section class="narrow">
-        <h1>Sign in</h1>
+    <CenteredLayout title="Sign in">
+      <h1>Sign in</h1>
+      <p class="muted">Welcome back. Sign in to run and publish your pipelines.</p>
+      <section>
         {banner && <p class="banner error" role="alert">{banner}</p>}
         {props.localEnabled && (
           <form method="post" action="/login" class="stack">
             <input type="hidden" name="_csrf" value={props.csrf} />
             <label>
-              Email <input type="email" name="email" autocomplete="username" required />
+              Email
+              <input type="email" name="email" autocomplete="username" required autofocus />
             </label>
             <label>
-              Password{" "}
+              Password
               <input type="password" name="password" autocomplete="current-password" required />
             </label>
-            <button type="submit">Sign in</button>
+            <button type="submit" class="primary">Sign in</button>
           </form>
         )}
         {props.localEnabled && props.providers.length > 0 && <p class="divider">or</p>}
@@ -46,6 +48,6 @@ export function LoginPage(props: LoginPageProps) {
           <p class="muted">No sign-in method is configured. Ask the operator to enable one.</p>
         )}
       </section>
-    </BaseLayout>
+    </CenteredLayout>
   );
 }

@@ -7,7 +7,7 @@
  * SQLite runs the token row only after the statement's last row, so a read that ends without it
  * was cut short, and `get()` at that position (which throws) recovers SQLite's own error. This
  * costs one row, where paging with LIMIT/OFFSET re-sorts and re-skips per batch and a verifying
- * second pass re-runs the whole statement (README, SQLITE; measured in `deno task bench`).
+ * second pass re-runs the whole statement (docs/datasources.md, SQLITE; measured in `deno task bench`).
  *
  * Row order: SQLite keeps a FROM-clause subquery's ORDER BY unless the outer query has its own
  * ORDER BY or is a join, which this one never is. SQLite documents no such promise, so the tests

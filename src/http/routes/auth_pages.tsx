@@ -7,10 +7,8 @@ import { recordAudit } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
 import type { LocalAccounts } from "../../identity/local_accounts.ts";
 import type { SessionTokens } from "../../identity/sessions.ts";
-import type { Principal } from "../../identity/types.ts";
 import type { Db } from "../../store/mod.ts";
 import { ChangePasswordPage } from "../../../ui/pages/change_password.tsx";
-import { DashboardPage } from "../../../ui/pages/dashboard.tsx";
 import { LoginPage } from "../../../ui/pages/login.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { AccessDirectory } from "../access_deps.ts";
@@ -32,10 +30,6 @@ export interface AuthPageDeps {
   landing: (
     user: { userId: string; email: string; provider: string; isSuperAdmin: boolean },
   ) => Promise<string | undefined>;
-  /** The caller's workspaces for the switcher. */
-  listWorkspaces: (
-    user: { userId: string; isSuperAdmin: boolean },
-  ) => Promise<{ name: string; display_name: string; role: string }[]>;
 }
 
 /** Form or JSON fields of a browser POST. */
@@ -195,25 +189,5 @@ export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
       if (!(e instanceof AppError) || !isForm || c.req.header("hx-request") === "true") throw e;
       return c.redirect(`/settings/password?error=${encodeURIComponent(e.userMessage)}`, 303);
     }
-  });
-
-  router.add({
-    method: "get",
-    path: "/dashboard",
-    tag: "pages",
-    summary: "Dashboard",
-    kind: "html",
-    access: "me.read",
-  }, async (c) => {
-    const p: Principal = c.get("principal")!;
-    const who = { userId: p.userId, isSuperAdmin: p.isSuperAdmin };
-    return c.html(renderPage(
-      <DashboardPage
-        csrf={ensureCsrfToken(c, deps.secureCookies)}
-        user={{ email: p.email, displayName: p.displayName, isSuperAdmin: p.isSuperAdmin }}
-        workspace={c.get("workspace")?.name ?? null}
-        workspaces={await deps.listWorkspaces(who)}
-      />,
-    ));
   });
 }

@@ -5,6 +5,7 @@ import { renderPage } from "../../../ui/render.tsx";
 import { LandingPage } from "../../../ui/pages/landing.tsx";
 import { ErrorCodesPage } from "../../../ui/pages/error_codes.tsx";
 import type { Router } from "../routing.ts";
+import { vendorFile } from "../vendor.ts";
 
 const STATIC_ROOT = new URL("../../../ui/static/", import.meta.url);
 const CONTENT_TYPES: Record<string, string> = {
@@ -45,7 +46,38 @@ export function pageRoutes(router: Router, deps: { version: string }): void {
     (c) => c.html(errorsPage),
   );
 
-  for (const folder of ["css", "js", "vendor"]) {
+  const favicon = Deno.readFileSync(new URL("favicon.svg", STATIC_ROOT));
+  router.add({
+    method: "get",
+    path: "/favicon.ico",
+    tag: "pages",
+    access: "public",
+    summary: "The site icon (SVG)",
+    kind: "html",
+  }, (c) =>
+    c.body(favicon, 200, {
+      "content-type": "image/svg+xml",
+      "cache-control": "public, max-age=86400",
+    }));
+
+  router.add({
+    method: "get",
+    path: "/vendor/:file",
+    tag: "pages",
+    access: "public",
+    summary: "Browser library from its npm package",
+    kind: "html",
+    params: z.object({ file: z.string().max(100) }),
+  }, (c, { params }) => {
+    const file = vendorFile(params.file);
+    if (!file) return c.notFound();
+    return c.body(file.body, 200, {
+      "content-type": file.type,
+      "cache-control": "public, max-age=86400",
+    });
+  });
+
+  for (const folder of ["css", "js"]) {
     router.add({
       method: "get",
       path: `/${folder}/:file`,

@@ -1,0 +1,82 @@
+/**
+ * A real browser for UI tests and screenshots: Debian's chromium driven by playwright-core.
+ * The networking flags keep chromium from dialling out, which stalls it on a closed network.
+ */
+import { type Browser, chromium, type Page } from "playwright-core";
+
+export const CHROMIUM = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+function hasChromium(): boolean {
+  try {
+    return Deno.statSync(CHROMIUM).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A test that needs the browser: ignored (and counted so) where chromium is not installed,
+ * unless `SERVICE_TEST_REQUIRE_SERVICES` makes a missing browser a failure, as in CI.
+ */
+export function browserTest(name: string, fn: () => Promise<void>): void {
+  const required = Deno.env.get("SERVICE_TEST_REQUIRE_SERVICES") === "1";
+  const ignore = !hasChromium() && !required;
+  if (ignore) console.error(`ignored (no chromium at ${CHROMIUM}): ${name}`);
+  // The browser's own pipes and timers outlive a test by design; playwright closes them.
+  Deno.test({ name, ignore, sanitizeResources: false, sanitizeOps: false, fn });
+}
+
+/** Every console error and failed request of a page, so a test can insist there were none. */
+export function watchConsole(page: Page): string[] {
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`console: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("response", (r) => {
+    if (r.status() >= 400) problems.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+  });
+  return problems;
+}
+
+/** Signs in through the login form; answers the page it lands on. */
+export async function signIn(page: Page, baseUrl: string, email: string, password: string) {
+  await page.goto(`${baseUrl}/login`);
+  await page.fill("input[name=email]", email);
+  await page.fill("input[name=password]", password);
+  await Promise.all([
+    page.waitForURL((u) => !u.pathname.startsWith("/login")),
+    page.click("button[type=submit]"),
+  ]);
+}
+
+/**
+ * axe-core's serious and critical violations on the page as it is now, as readable lines.
+ * The script is handed to the page as text, so it is served by nobody and needs no CSP change.
+ */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  const { default: source } = await import("axe-core/axe.min.js", { with: { type: "text" } });
+  await page.evaluate(source);
+  // deno-lint-ignore no-explicit-any
+  const result: any = await page.evaluate(() => (globalThis as any).axe.run(document));
+  // deno-lint-ignore no-explicit-any
+  return result.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical")
+    // deno-lint-ignore no-explicit-any
+    .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target).join(", ")}`);
+}

@@ -1,0 +1,42 @@
+/**
+ * The handful of line icons the shell uses, drawn inline so no icon font or sprite is fetched.
+ * Paths are simple strokes on a 24-unit grid.
+ */
+const PATHS = {
+  dashboard: "M3 13h8V3H3zm10 8h8V11h-8zM3 21h8v-6H3zm10-18v6h8V3z",
+  pipelines:
+    "M5 6a2 2 0 1 0 0-.01M19 18a2 2 0 1 0 0-.01M19 6a2 2 0 1 0 0-.01M7 6h10M5 8v4a2 2 0 0 0 2 2h10a2 2 0 0 1 2 2",
+  templates:
+    "M8 4H6a2 2 0 0 0-2 2v12a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V6a2 2 0 0 0-2-2h-2M9 9l-2 3 2 3m6-6 2 3-2 3",
+  runs: "M12 7v5l3 2M21 12a9 9 0 1 1-18 0 9 9 0 0 1 18 0",
+  datasources:
+    "M4 6c0-1.7 3.6-3 8-3s8 1.3 8 3-3.6 3-8 3-8-1.3-8-3m0 0v12c0 1.7 3.6 3 8 3s8-1.3 8-3V6M4 12c0 1.7 3.6 3 8 3s8-1.3 8-3",
+  sun:
+    "M12 17a5 5 0 1 0 0-10 5 5 0 0 0 0 10M12 1v2m0 18v2M4.2 4.2l1.4 1.4m12.8 12.8 1.4 1.4M1 12h2m18 0h2M4.2 19.8l1.4-1.4M18.4 5.6l1.4-1.4",
+  moon: "M21 12.8A9 9 0 1 1 11.2 3a7 7 0 0 0 9.8 9.8",
+  monitor: "M3 4h18v12H3zM8 20h8m-4-4v4",
+  logout: "M15 3h4a2 2 0 0 1 2 2v14a2 2 0 0 1-2 2h-4M10 17l5-5-5-5m5 5H3",
+  play: "M7 4v16l13-8z",
+  logo: "M6 7a2 2 0 1 0 0-.01M6 17a2 2 0 1 0 0-.01M18 12a2 2 0 1 0 0-.01M8 7.6l8 3.6M8 16.4l8-3.6",
+} as const;
+
+export type IconName = keyof typeof PATHS;
+
+export function Icon(props: { name: IconName; class?: string; title?: string }) {
+  return (
+    <svg
+      class={props.class ?? "icon"}
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      stroke-width="1.8"
+      stroke-linecap="round"
+      stroke-linejoin="round"
+      aria-hidden={props.title ? undefined : "true"}
+      role={props.title ? "img" : undefined}
+    >
+      {props.title && <title>{props.title}</title>}
+      <path d={PATHS[props.name]} />
+    </svg>
+  );
+}

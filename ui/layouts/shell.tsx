@@ -1,0 +1,134 @@
+import type { ComponentChildren } from "preact";
+import { Icon, type IconName } from "../components/icons.tsx";
+import { Brand, Document, type Theme } from "./base.tsx";
+
+/** What every signed-in page knows about its viewer. */
+export interface ShellContext {
+  csrf: string;
+  theme: Theme;
+  user: { displayName: string; email: string; isSuperAdmin: boolean };
+  /** The active workspace's name, or null when the session has none. */
+  workspace: string | null;
+  /** Where the switcher may go: a super admin's every active workspace, else the memberships. */
+  workspaces: { name: string; display_name: string; role: string }[];
+}
+
+export type NavItem = "dashboard" | "pipelines" | "templates" | "runs" | "datasources";
+
+const NAV: { id: NavItem; label: string; href: string; icon: IconName }[] = [
+  { id: "dashboard", label: "Dashboard", href: "/dashboard", icon: "dashboard" },
+  { id: "pipelines", label: "Pipelines", href: "/pipelines", icon: "pipelines" },
+  { id: "templates", label: "Templates", href: "/templates", icon: "templates" },
+  { id: "runs", label: "Runs", href: "/runs", icon: "runs" },
+  { id: "datasources", label: "Datasources", href: "/datasources", icon: "datasources" },
+];
+
+const THEMES: { id: Theme; label: string; icon: IconName }[] = [
+  { id: "light", label: "Light theme", icon: "sun" },
+  { id: "dark", label: "Dark theme", icon: "moon" },
+  { id: "system", label: "Follow the system theme", icon: "monitor" },
+];
+
+function initials(name: string): string {
+  const parts = name.trim().split(/[\s@._-]+/).filter(Boolean);
+  return ((parts[0]?.[0] ?? "?") + (parts[1]?.[0] ?? "")).toUpperCase();
+}
+
+/**
+ * The application frame: top bar (brand, workspace switcher, theme, user, sign out) over the left
+ * navigation and the page. Forms work without JavaScript; htmx sends the CSRF header for partials.
+ */
+export function AppShell(
+  props: { title: string; nav: NavItem; ctx: ShellContext; children: ComponentChildren },
+) {
+  const { ctx } = props;
+  return (
+    <Document title={props.title} theme={ctx.theme}>
+      <body hx-headers={JSON.stringify({ "SVC-CSRF-Token": ctx.csrf })}>
+        <a class="skip-link" href="#main">Skip to content</a>
+        <div class="app">
+          <header class="topbar">
+            <Brand />
+            <WorkspaceSwitcher ctx={ctx} />
+            <span class="spacer" />
+            <div class="theme-toggle" role="group" aria-label="Theme">
+              {THEMES.map((t) => (
+                <button
+                  key={t.id}
+                  type="button"
+                  class="theme-choice"
+                  title={t.label}
+                  aria-label={t.label}
+                  aria-pressed={ctx.theme === t.id ? "true" : "false"}
+                  data-theme-choice={t.id}
+                  hx-patch="/partials/profile/theme"
+                  hx-vals={JSON.stringify({ theme: t.id })}
+                  hx-swap="none"
+                >
+                  <Icon name={t.icon} />
+                </button>
+              ))}
+            </div>
+            <span class="user-chip">
+              <span class="avatar" aria-hidden="true">{initials(ctx.user.displayName)}</span>
+              <span class="who">
+                <span>{ctx.user.displayName}</span>
+                <span class="muted small">
+                  {ctx.user.isSuperAdmin ? "Super admin" : ctx.user.email}
+                </span>
+              </span>
+            </span>
+            <form method="post" action="/logout" class="inline">
+              <input type="hidden" name="_csrf" value={ctx.csrf} />
+              <button type="submit" class="ghost" title="Sign out" aria-label="Sign out">
+                <Icon name="logout" />
+              </button>
+            </form>
+          </header>
+          <nav class="sidenav" aria-label="Main">
+            {NAV.map((n) => (
+              <a
+                key={n.id}
+                href={n.href}
+                aria-current={n.id === props.nav ? "page" : undefined}
+              >
+                <Icon name={n.icon} />
+                {n.label}
+              </a>
+            ))}
+          </nav>
+          <main id="main" class="content">{props.children}</main>
+        </div>
+      </body>
+    </Document>
+  );
+}
+
+function WorkspaceSwitcher(props: { ctx: ShellContext }) {
+  const { ctx } = props;
+  if (ctx.workspaces.length === 0) {
+    return <span class="muted small">No workspace</span>;
+  }
+  return (
+    <form method="post" action="/workspace/switch" class="switcher">
+      <input type="hidden" name="_csrf" value={ctx.csrf} />
+      <label class="muted small" for="workspace-switch">Workspace</label>
+      <select
+        id="workspace-switch"
+        name="workspace"
+        hx-post="/workspace/switch"
+        hx-trigger="change"
+      >
+        {ctx.workspace === null && <option value="">Choose…</option>}
+        {ctx.workspaces.map((w) => (
+          <option key={w.name} value={w.name} selected={w.name === ctx.workspace}>
+            {w.display_name}
+          </option>
+        ))}
+      </select>
+      <noscript>
+        <button type="submit">Switch</button>
+      </noscript>
+    </form>
+  );
+}

@@ -25,8 +25,12 @@ import {
   refuses,
 } from "./test_fixtures.ts";
 
-async function withWorld(db: Db, fn: (e: EndpointWorld) => Promise<void>) {
-  const e = await endpointWorld(db);
+async function withWorld(
+  db: Db,
+  fn: (e: EndpointWorld) => Promise<void>,
+  options: Parameters<typeof endpointWorld>[1] = {},
+) {
+  const e = await endpointWorld(db, options);
   try {
     sqliteSource(e.w, "lite");
     await fn(e);
@@ -360,12 +364,19 @@ forEachStore(
         ok(expires > 590_000 && expires <= 600_000, `expires in ${expires} ms`);
         equal((await e.executions.repo.get(r.executionId))?.record.status, "RUNNING");
         equal((await audits(db, "endpoint.served"))[0].details.outcome, "accepted");
+        // The run still counts against its owner's concurrency limit (1 here): 429.
+        const limited = await refuses(
+          () => e.server.serve(get(key, "/slow")),
+          "pipeline.execution.concurrency_limit",
+          429,
+        );
+        ok(limited.headers["Retry-After"]);
         await admin`SELECT pg_advisory_unlock(${lock})`;
         await eventually(
           async () => (await e.executions.repo.get(r.executionId))?.record.status === "SUCCESS",
           10_000,
         );
-      });
+      }, { maxConcurrentPerUser: 1 });
     } finally {
       await admin.end();
       await pg.drop();

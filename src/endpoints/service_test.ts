@@ -136,7 +136,7 @@ forEachStore(
           via: ["sub"],
         },
       );
-      // A read-only child (pinned) and a calculator pass.
+      // A read-only child, pinned, passes.
       const clean = await e.released([
         { id: "sub", type: "PIPELINE", pipeline: { id, version: 1 } },
       ]);

@@ -50,7 +50,7 @@ export interface EndpointWorld {
 
 export async function endpointWorld(
   db: Db,
-  options: { shared?: SharedStore; timeoutMinSeconds?: number } = {},
+  options: { shared?: SharedStore; timeoutMinSeconds?: number; maxConcurrentPerUser?: number } = {},
 ): Promise<EndpointWorld> {
   const w = await world(db);
   const shared = options.shared ?? new MemoryStore();
@@ -73,7 +73,7 @@ export async function endpointWorld(
     logger,
     executor: w.executor(),
     resultLimits: RESULT_LIMITS,
-    maxConcurrentPerUser: 10,
+    maxConcurrentPerUser: options.maxConcurrentPerUser ?? 10,
     maxStreamsPerUser: 50,
     followPollMs: 1000,
   });

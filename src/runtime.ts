@@ -15,6 +15,12 @@ import { probeStagingEngine, type ResultStore } from "./executions/mod.ts";
 import type { ExecutionHousekeeping } from "./executions/reaper.ts";
 import type { ExecutionService, ExecutorPort } from "./executions/service.ts";
 import { openExecutions } from "./executions/wiring.ts";
+import {
+  EndpointServer,
+  EndpointService,
+  LiveEndpoints,
+  ReleasedVersions,
+} from "./endpoints/mod.ts";
 import { type BuildInfo, HealthService, readBuildInfo } from "./health/mod.ts";
 import { buildApp } from "./http/app.tsx";
 import { appRoutes } from "./http/app_routes.ts";
@@ -91,6 +97,10 @@ export interface Runtime {
   results: ResultStore;
   /** Mail notices; `newUser` is the hook a first social login calls. */
   mail: MailService;
+  /** Published endpoints: management, and serving `/api/x` over the shared matcher. */
+  endpoints: EndpointService;
+  endpointServer: EndpointServer;
+  liveEndpoints: LiveEndpoints;
   /** The quick start's generated admin credential, to print once on the terminal (never logged). */
   quickStartCredential?: { email: string; password: string };
   /** Tells the app its external origin once the listener has bound (port 0 picks one). */
@@ -134,6 +144,7 @@ export async function createRuntime(
   let mail: MailService | undefined;
   let pools: PoolManager | undefined;
   let stopExecutions: (() => Promise<void>) | undefined;
+  let live: LiveEndpoints | undefined;
   try {
     const applied = await migrate(db);
     if (applied.length > 0) {
@@ -157,10 +168,15 @@ export async function createRuntime(
       workspaces,
       config.auth.apiKeys.cacheTtlSeconds,
     );
+    // Endpoint matching and bindings follow changes from every replica over the shared store.
+    const liveEndpoints = new LiveEndpoints({ db, shared, logger });
+    await liveEndpoints.open();
+    live = liveEndpoints;
     const keys = new ApiKeyService({
       db,
       logger,
       cacheTtlSeconds: config.auth.apiKeys.cacheTtlSeconds,
+      onBindingsChanged: () => liveEndpoints.changed(),
     });
     const users = new UserService({
       db,
@@ -300,6 +316,22 @@ export async function createRuntime(
         connections.probe(actor, scope, name, statement, limits),
     });
 
+    const released = new ReleasedVersions(pipelines.lifecycle);
+    const endpoints = new EndpointService({
+      db,
+      live: liveEndpoints,
+      released,
+      timeoutMinSeconds: config.endpoints.timeoutMinSeconds,
+      timeoutMaxSeconds: config.endpoints.timeoutMaxSeconds,
+    });
+    const endpointServer = new EndpointServer({
+      db,
+      live: liveEndpoints,
+      released,
+      executions,
+      resultLimits: config.result,
+    });
+
     await seedDemo(config, {
       db,
       dataDir: config.dataDir,
@@ -385,6 +417,9 @@ export async function createRuntime(
       oidc,
       bootstrapDatasources: bootstrap,
       mail: mailService,
+      endpoints,
+      endpointServer,
+      liveEndpoints,
       executions,
       housekeeping,
       results,
@@ -404,6 +439,7 @@ export async function createRuntime(
         await mailService.close(config.http.shutdownGraceSeconds * 1000);
         await datasourcePools.closeAll();
         await keys.close();
+        await liveEndpoints.close();
         await sharedStore.close();
         await db.close();
       },
@@ -412,6 +448,7 @@ export async function createRuntime(
     await stopExecutions?.();
     await mail?.close(0);
     await pools?.closeAll();
+    await live?.close();
     await shared?.close();
     await db.close();
     throw e;

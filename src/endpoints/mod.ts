@@ -29,6 +29,7 @@ export {
   type EndpointServerOptions,
   type ServeRequest,
   type ServeResult,
+  type ServeTimings,
   VALUE_MAX_BYTES,
 } from "./serve.ts";
 export {

@@ -52,7 +52,17 @@ export interface ServeRequest {
   correlationId: string;
 }
 
-export type ServeResult =
+/** Where a served request's time went before the answer is written (for `Server-Timing`). */
+export interface ServeTimings {
+  /** From arrival to the run's acceptance: matching, authorisation, checks, binding, limits. */
+  queue_ms: number;
+  /** From acceptance to `data_ready`, the failure, or the timeout. */
+  execute_ms: number;
+}
+
+export type ServeResult = ServeOutcome & { timings: ServeTimings };
+
+type ServeOutcome =
   | { status: 200; executionId: string; body: Record<string, unknown> }
   | {
     status: 202;
@@ -82,6 +92,7 @@ export class EndpointServer {
   /** Serves one GET; refusals before the run are thrown as AppErrors. */
   async serve(req: ServeRequest): Promise<ServeResult> {
     const { principal } = req;
+    const arrived = performance.now();
     if (principal.authMethod !== "API_KEY" || !principal.keyId) {
       throw new AppError("auth.api_key.missing");
     }
@@ -97,7 +108,8 @@ export class EndpointServer {
     // A deactivated workspace's endpoints answer exactly like an unknown path.
     if (!(await workspaceActive(this.#o.db, endpoint.workspace_id))) throw notFound();
     let executionId: string | null = null;
-    let result: ServeResult;
+    let result: ServeOutcome;
+    let accepted = arrived;
     try {
       authorise(snapshot, match, principal);
       const released = await this.#servable(endpoint);
@@ -114,14 +126,16 @@ export class EndpointServer {
         triggeredVia: "ENDPOINT",
       });
       executionId = started.executionId;
+      accepted = performance.now();
       result = await this.#await(started, endpoint.timeout_seconds, req);
     } catch (e) {
       const code = e instanceof AppError ? e.code : "internal.unexpected";
       await this.#served(principal, endpoint, executionId, code);
       throw e;
     }
+    const timings = { queue_ms: accepted - arrived, execute_ms: performance.now() - accepted };
     await this.#served(principal, endpoint, executionId, outcomeOf(result));
-    return result;
+    return { ...result, timings };
   }
 
   /** The latest release, still there and still side-effect-free (503 otherwise). */
@@ -153,7 +167,7 @@ export class EndpointServer {
     started: Awaited<ReturnType<ExecutionService["execute"]>>,
     timeoutSeconds: number,
     req: ServeRequest,
-  ): Promise<ServeResult> {
+  ): Promise<ServeOutcome> {
     const executionId = started.executionId;
     const frames = started.frames[Symbol.asyncIterator]();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -230,7 +244,7 @@ export class EndpointServer {
   }
 }
 
-function outcomeOf(result: ServeResult): string {
+function outcomeOf(result: ServeOutcome): string {
   if (result.status === 200) return "ok";
   if (result.status === 202) return "accepted";
   return result.error.code;

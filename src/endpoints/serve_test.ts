@@ -55,6 +55,7 @@ forEachStore(
       if (r.status !== 200) return;
       equal(r.body.execution_id, r.executionId);
       equal(r.body.pipeline_id, id);
+      ok(r.timings.queue_ms > 0 && r.timings.execute_ms > 0);
       equal(r.body.row_count, 1);
       equal(r.body.has_more, false);
       deepEqual((r.body.schema as { name: string }[]).map((c) => c.name), ["id", "name"]);

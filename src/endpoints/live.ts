@@ -3,7 +3,8 @@
  * workspaces, and the binding index (per workspace, tree node → bound keys). Both are rebuilt
  * from the store after a change, never per request. A change anywhere (a publish here, a bind on
  * another replica, a key revoked) is announced on the shared store's channel; every instance,
- * this one included, marks its state stale and rebuilds on the next request.
+ * this one included, marks its state stale and rebuilds on the next request. A message lost to a
+ * broken connection is bounded by `maxAgeMs`: no state is served longer than that unrebuilt.
  *
  * Decision where the spec is silent: bindings gate only the endpoints of the bound key's own
  * (pinned) workspace. Paths are unique deployment-wide, but one workspace's author binding the
@@ -59,16 +60,27 @@ export class LiveEndpoints {
   readonly #db: Queryable;
   readonly #shared: SharedStore;
   readonly #logger?: Logger;
+  readonly #maxAgeMs: number;
+  readonly #now: () => number;
   #generation = 0;
-  #built: { generation: number; snapshot: Snapshot } | null = null;
+  #built: { generation: number; at: number; snapshot: Snapshot } | null = null;
   #building: Promise<Snapshot> | null = null;
   #unsubscribe?: () => Promise<void>;
   #waiters: (() => void)[] = [];
 
-  constructor(options: { db: Queryable; shared: SharedStore; logger?: Logger }) {
+  constructor(options: {
+    db: Queryable;
+    shared: SharedStore;
+    logger?: Logger;
+    /** The longest a state is served without a rebuild (a lost message's cost); default 60 s. */
+    maxAgeMs?: number;
+    now?: () => number;
+  }) {
     this.#db = options.db;
     this.#shared = options.shared;
     this.#logger = options.logger;
+    this.#maxAgeMs = options.maxAgeMs ?? 60_000;
+    this.#now = options.now ?? Date.now;
   }
 
   /** Listens for changes announced by any instance. */
@@ -107,7 +119,10 @@ export class LiveEndpoints {
   async snapshot(): Promise<Snapshot> {
     for (;;) {
       const built = this.#built;
-      if (built && built.generation === this.#generation) return built.snapshot;
+      if (built && built.generation === this.#generation) {
+        if (this.#now() - built.at < this.#maxAgeMs) return built.snapshot;
+        this.#stale();
+      }
       this.#building ??= this.#build().finally(() => this.#building = null);
       await this.#building;
     }
@@ -120,11 +135,12 @@ export class LiveEndpoints {
   async #build(): Promise<Snapshot> {
     // A change arriving while this build reads leaves it stale, and snapshot() builds again.
     const generation = this.#generation;
+    const at = this.#now();
     const [rows, bindings] = await Promise.all([servable(this.#db), loadBindings(this.#db)]);
     const matcher = new Matcher<EndpointRow>();
     for (const row of rows) matcher.add(parsePattern(row.path_pattern), row);
     const snapshot = { matcher, bindings };
-    this.#built = { generation, snapshot };
+    this.#built = { generation, at, snapshot };
     return snapshot;
   }
 }

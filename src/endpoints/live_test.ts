@@ -109,7 +109,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   }
 }
 
-Deno.test("snapshot() rebuilds once for a burst of changes and serves the cache between", async () => {
+Deno.test("snapshot() rebuilds once per burst of changes, and once past maxAgeMs", async () => {
   const store = await freshStore("sqlite");
   const shared = new MemoryStore();
   try {
@@ -126,7 +126,8 @@ Deno.test("snapshot() rebuilds once for a burst of changes and serves the cache 
       first: db.first.bind(db),
       execute: db.execute.bind(db),
     };
-    const live = new LiveEndpoints({ db: counted, shared });
+    const clock = { t: 0 };
+    const live = new LiveEndpoints({ db: counted, shared, maxAgeMs: 1000, now: () => clock.t });
     await live.open();
     await live.snapshot();
     await live.snapshot();
@@ -134,6 +135,14 @@ Deno.test("snapshot() rebuilds once for a burst of changes and serves the cache 
     await Promise.all([live.changed(), live.changed(), live.changed()]);
     await Promise.all([live.snapshot(), live.snapshot()]);
     equal(reads, 2);
+    // Without any message, a state older than maxAgeMs is rebuilt (a lost message's bound).
+    clock.t = 999;
+    await live.snapshot();
+    equal(reads, 2);
+    clock.t = 1000;
+    await live.snapshot();
+    await live.snapshot();
+    equal(reads, 3);
     await live.close();
   } finally {
     await shared.close();

@@ -88,11 +88,16 @@ export class Matcher<T> {
     return found?.pattern ?? null;
   }
 
-  /** Every stored pattern (tests, listings of the compiled state). */
+  /** Every stored pattern. */
   patterns(): Pattern[] {
-    const out: Pattern[] = [];
+    return this.entries().map((e) => e.pattern);
+  }
+
+  /** Every stored pattern with its value (listings such as the OpenAPI document). */
+  entries(): { pattern: Pattern; value: T }[] {
+    const out: { pattern: Pattern; value: T }[] = [];
     const visit = (n: TrieNode<T>) => {
-      if (n.entry) out.push(n.entry.pattern);
+      if (n.entry) out.push(n.entry);
       for (const c of n.literals.values()) visit(c);
       if (n.variable) visit(n.variable);
     };

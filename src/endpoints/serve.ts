@@ -30,6 +30,7 @@ import {
 import type { Queryable } from "../store/mod.ts";
 import type { LiveEndpoints, Snapshot } from "./live.ts";
 import type { Match } from "./matcher.ts";
+import { type DescribedEndpoint, openApiDocument } from "./openapi.ts";
 import { ancestorKeys, splitRequestPath } from "./path.ts";
 import type { ReleasedVersions } from "./released.ts";
 import { type EndpointRow, workspaceActive } from "./repo.ts";
@@ -136,6 +137,39 @@ export class EndpointServer {
     const timings = { queue_ms: accepted - arrived, execute_ms: performance.now() - accepted };
     await this.#served(principal, endpoint, executionId, outcomeOf(result));
     return { ...result, timings };
+  }
+
+  /**
+   * The OpenAPI document of the endpoints this key may call now: bound to it (or, unbound, open
+   * to it), in an active workspace, with a side-effect-free latest release.
+   */
+  async describe(principal: Principal, serverUrl: string): Promise<Record<string, unknown>> {
+    if (principal.authMethod !== "API_KEY" || !principal.keyId) {
+      throw new AppError("auth.api_key.missing");
+    }
+    const snapshot = await this.#o.live.snapshot();
+    const active = new Map<string, boolean>();
+    const callable: DescribedEndpoint[] = [];
+    for (const { pattern, value: endpoint } of snapshot.matcher.entries()) {
+      try {
+        authorise(snapshot, { pattern, value: endpoint, params: {} }, principal);
+      } catch {
+        continue;
+      }
+      const ws = endpoint.workspace_id;
+      if (!active.has(ws)) active.set(ws, await workspaceActive(this.#o.db, ws));
+      if (!active.get(ws)) continue;
+      const released = await this.#o.released.latest(ws, endpoint.pipeline_id);
+      if (typeof released === "string") continue;
+      if (await this.#o.released.writeDefect(ws, endpoint.pipeline_id, released)) continue;
+      callable.push({
+        endpoint,
+        variables: pattern.variables,
+        parameters: released.body.parameters,
+        version: released.version,
+      });
+    }
+    return openApiDocument(callable, serverUrl);
   }
 
   /** The latest release, still there and still side-effect-free (503 otherwise). */

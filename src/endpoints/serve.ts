@@ -16,7 +16,7 @@
  *   payload; an aborted run (shutdown) answers 500 `internal.unexpected`.
  */
 import { recordAudit } from "../audit/mod.ts";
-import { AppError } from "../errors/mod.ts";
+import { AppError, type ErrorBody, errorBody } from "../errors/mod.ts";
 import type { ExecutionService, FailureRecord, ResultLimits } from "../executions/mod.ts";
 import { resultTtlSeconds } from "../executions/mod.ts";
 import { KEY_PREFIX } from "../identity/mod.ts";
@@ -70,7 +70,8 @@ type ServeOutcome =
     executionId: string;
     body: { execution_id: string; result_url: string; status_url: string; expires_at: string };
   }
-  | { status: 500 | 502; executionId: string; error: FailureRecord };
+  /** `error` is the execution's failure record (an abort's is `internal.unexpected`). */
+  | { status: 500 | 502; executionId: string; error: ErrorBody };
 
 export interface EndpointServerOptions {
   db: Queryable;
@@ -214,7 +215,6 @@ export class EndpointServer {
         const next = await Promise.race([frames.next(), timedOut]);
         if (next === "timeout") {
           // The run goes on (spec 3 §3); only this request stops following it.
-          frames.return?.().catch(() => {});
           const ttl = resultTtlSeconds(req.ttlHeader, this.#o.resultLimits);
           return {
             status: 202,
@@ -238,21 +238,13 @@ export class EndpointServer {
         }
         if (event === "execution_aborted") {
           const error = new AppError("internal.unexpected", { reason: data.reason });
-          return {
-            status: 500,
-            executionId,
-            error: {
-              code: error.code,
-              message: error.message,
-              details: { reason: data.reason },
-              correlation_id: req.correlationId,
-            } as unknown as FailureRecord,
-          };
+          return { status: 500, executionId, error: errorBody(error, "") };
         }
       }
       return { status: 200, executionId, body: completed ?? {} };
     } finally {
       clearTimeout(timer);
+      frames.return?.().catch(() => {});
       await started.release();
     }
   }

@@ -11,6 +11,7 @@ printf '{"version":"%s","commit":"%s","build_time":"%s"}\n' \
 deno compile --allow-all \
   --include migrations \
   --include ui/static \
+  --include docs \
   --include build/build_info.json \
   --output dist/pipeline-service "$@" main.ts
 echo "built dist/pipeline-service ($version, $commit)"

@@ -14,6 +14,13 @@ const OUT = new URL("../screenshots/", import.meta.url);
 /** The pages after sign-in, by file name. */
 const PAGES: Record<string, string> = {
   dashboard: "/dashboard",
+  pipelines: "/pipelines",
+  pipelines_folder: "/pipelines?prefix=demo/",
+  pipelines_search: "/pipelines?q=customers",
+  templates: "/templates?prefix=demo/shop/",
+  template: "/templates/view?id=demo/shop/revenue_by_country",
+  datasources: "/datasources",
+  datasource: "/datasources/demo_shop",
   error_codes: "/docs/errors",
 };
 
@@ -43,6 +50,36 @@ try {
     await page.goto(server.url + path);
     await shoot(page, name);
   }
+  // One page per demo pipeline, named after its path.
+  await page.goto(`${server.url}/pipelines?prefix=demo/`);
+  const links = await page.locator("td a.title:not(.folder)").evaluateAll((as) =>
+    as.map((a) => [a.textContent ?? "", (a as HTMLAnchorElement).href])
+  );
+  for (const [text, href] of links) {
+    await page.goto(href);
+    await shoot(page, `pipeline_${text.replace(/\W+/g, "_").toLowerCase()}`);
+  }
+  // The schema browser opened down to a table's columns.
+  await page.goto(`${server.url}/datasources/demo_shop`);
+  await page.click(".schema-list a >> nth=0");
+  await page.locator("#tables li a").first().click();
+  await page.locator("#columns table").waitFor();
+  await page.click("button:has-text('Test connection')");
+  await page.locator("#test-outcome [role=status]").waitFor();
+  await shoot(page, "datasource_browsed");
+  // A run through the form, watched to its end, then its result with the chart.
+  await page.goto(`${server.url}/pipelines?prefix=demo/`);
+  await page.click("text=Revenue against target");
+  await page.click(".page-head a.btn.primary");
+  await shoot(page, "run_form");
+  await page.click("button:has-text('Run pipeline')");
+  await page.locator("#run-live .result-table").waitFor();
+  await shoot(page, "run_done");
+  await page.click("a:has-text('Open')");
+  await page.locator("[data-chart] canvas").waitFor();
+  await shoot(page, "result");
+  await page.goto(`${server.url}/runs`);
+  await shoot(page, "runs");
   console.log(`screenshots written to ${OUT.pathname}`);
 } finally {
   await browser.close();

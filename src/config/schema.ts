@@ -187,6 +187,14 @@ export const serviceSchema = z.strictObject({
     "timeout-min-seconds": seconds(1, 1, 300, "Lowest endpoint timeout"),
     "timeout-max-seconds": seconds(300, 1, 3600, "Highest endpoint timeout"),
   }).prefault({}),
+  "mcp": z.strictObject({
+    "max-rows": z.int().min(1).max(10000).default(200).describe(
+      "Rows a tool returns at most per call; more set truncated and a next_cursor",
+    ),
+    "max-chars": z.int().min(1000).max(10_000_000).default(20000).describe(
+      "Characters of JSON rows a tool returns at most per call; a longer page is cut",
+    ),
+  }).prefault({}),
   "demo": z.strictObject({
     "enabled": z.boolean().default(true).describe(
       "Seed the demo workspace's example datasources, templates and pipelines once, at the first " +

@@ -18,6 +18,7 @@ import {
 } from "./connectors/mod.ts";
 import { schemaRequired } from "./connectors/common.ts";
 import { previewSql, type ProbeLimits, probeLimits, type ProbeResult, runProbe } from "./probe.ts";
+import { type TableStats, tableStats } from "./table_stats.ts";
 import { attachColumnFacts, attachTableFacts, type ServedFact } from "./facts/mod.ts";
 import type { CredentialPurpose, DatasourceService } from "./service.ts";
 import type { Queryable } from "../store/mod.ts";
@@ -218,6 +219,23 @@ export class DatasourceConnections {
     const d = await this.#datasources.record(actor, scope, name);
     const conn = await this.#connector(actor, d, "introspect");
     return await runProbe(conn, statement, probeLimits(limits));
+  }
+
+  /**
+   * `datasources_get_table_stats`: columns, row count and size where the dialect tells them
+   * cheaply (see `table_stats.ts`), every statement within the timeout (default 5 s, at most 30 s).
+   */
+  async tableStats(
+    actor: Principal,
+    scope: WorkspaceContext | null,
+    name: string,
+    target: { schema?: string; table: string },
+    options: { timeoutMs?: number } = {},
+  ): Promise<TableStats> {
+    const d = await this.#datasources.record(actor, scope, name);
+    const conn = await this.#connector(actor, d, "introspect");
+    const limits = probeLimits({ maxRows: 1, timeoutMs: options.timeoutMs ?? 5000 });
+    return await tableStats(conn, target, d.include_schemas, limits);
   }
 
   /**

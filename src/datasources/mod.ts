@@ -13,7 +13,15 @@ export {
   type TestReport,
 } from "./connections.ts";
 export { PoolManager } from "./connectors/mod.ts";
+export { type ProbeResult, probeRows } from "./probe.ts";
 export { registerReferenceFinder } from "./references.ts";
+export {
+  type SemanticFact,
+  type SemanticRecordInput,
+  Semantics,
+  type SemanticsOptions,
+} from "./semantics.ts";
+export { type TableStats } from "./table_stats.ts";
 export { CredentialCipher, SealedSecretError } from "./secrets.ts";
 export {
   type CredentialPurpose,

@@ -16,6 +16,7 @@
  * - Values as results carry them (bigint and decimal as strings, binary as base64).
  */
 import { AppError } from "../errors/mod.ts";
+import { type BoundedRows, fitRows, type RowCaps } from "../lib/bounded_rows.ts";
 import {
   classifyError,
   type JsonCell,
@@ -108,6 +109,23 @@ function probeFailure(
     error_class: classifyError(error),
     reason: safeMessage(error),
   });
+}
+
+/**
+ * A probe's rows in the tools' rows shape under `caps` (`sql_probe`, `datasources_preview_rows`).
+ * Run the probe with `maxRows: caps.maxRows`, so it reads one row past the cap at most; a probe
+ * is not stored, so there is no `next_cursor`.
+ */
+export function probeRows(result: ProbeResult, caps: RowCaps): BoundedRows<JsonCell> {
+  const fit = fitRows(result.rows, caps, result.truncated);
+  return {
+    columns: result.columns.map(({ name, type }) => ({ name, type })),
+    rows: fit.rows,
+    row_count: fit.rows.length,
+    truncated: fit.truncated,
+    next_cursor: null,
+    elapsed_ms: result.elapsed_ms,
+  };
 }
 
 /** `SELECT * FROM schema.table` for a preview; the caller has matched both names. */

@@ -20,7 +20,7 @@ import { freshPostgresDatabase } from "../../tests/stores.ts";
 import { AppError } from "../errors/mod.ts";
 import { readOnlyRefusal } from "./connectors/common.ts";
 import { type Connector, type Dialect, openConnector } from "./connectors/mod.ts";
-import { probeLimits, runProbe } from "./probe.ts";
+import { probeLimits, probeRows, runProbe } from "./probe.ts";
 
 /** One real database with table `t` (3 rows), a connector on it and an out-of-band reader. */
 interface Engine {
@@ -297,6 +297,13 @@ for (const { dialect, open, ignore } of ENGINES) {
         const whole = await runProbe(e.conn, { sql: SERIES_50 }, probeLimits({ maxRows: 50 }));
         equal(whole.row_count, 50);
         equal(whole.truncated, false);
+        // The tools' rows shape: the probe's own cap, then the character cap.
+        const shaped = probeRows(capped, { maxRows: 10, maxChars: 1000 });
+        deepEqual([shaped.row_count, shaped.truncated, shaped.next_cursor], [10, true, null]);
+        deepEqual(shaped.columns.map((c) => c.name), [capped.columns[0].name]);
+        deepEqual(probeRows(whole, { maxRows: 50, maxChars: 1000 }).truncated, false);
+        const narrow = probeRows(whole, { maxRows: 50, maxChars: 40 });
+        ok(JSON.stringify(narrow.rows).length <= 40 && narrow.row_count < 50 && narrow.truncated);
         const bound = await runProbe(
           e.conn,
           { sql: "SELECT b FROM t WHERE a >= :min ORDER BY a", params: { min: 2 } },

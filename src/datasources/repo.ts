@@ -84,6 +84,15 @@ export async function findVisible(
   return row && toRecord(row);
 }
 
+/** The ids of every datasource `viewer` can see (learned-fact visibility reads them). */
+export async function visibleIds(db: Queryable, viewer: DatasourceViewer): Promise<string[]> {
+  const rows = await db.query(
+    `SELECT d.id FROM datasources d WHERE ${VISIBLE}`,
+    visibleParams(viewer),
+  );
+  return rows.map((r) => String(r.id));
+}
+
 /** One page of what `viewer` can see, by name, and the total of the same filter. */
 export async function listVisible(
   db: Queryable,

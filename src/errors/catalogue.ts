@@ -668,6 +668,11 @@ export const catalogue = {
     message: "No live learned fact {fact_id} is visible to this workspace.",
     user_message: "The fact does not exist.",
   },
+  "docs.not_found": {
+    status: 404,
+    message: "No documentation page {id}; docs_list names the pages.",
+    user_message: "The documentation page does not exist.",
+  },
   "pipeline.node.datasource_connection_failed": {
     status: 502,
     message: "Node {node_id} could not connect to datasource {datasource} ({error_class}).",

@@ -7,6 +7,7 @@ import { AppError } from "../errors/mod.ts";
 import { isUuid } from "../lib/ids.ts";
 import {
   coerceParameters,
+  nodeSubset,
   parameterError,
   type ParameterValue,
   parseBody,
@@ -153,7 +154,8 @@ export class Executor {
       request.pipelineId,
       which ?? request.version ?? "working",
     );
-    const body = parseBody(resolved.body, request.pipelineId);
+    const parsed = parseBody(resolved.body, request.pipelineId);
+    const body = request.node === undefined ? parsed : nodeSubset(parsed, request.node);
     const { values, defects } = coerceParameters(body.parameters, request.parameters ?? {});
     if (defects.length > 0) throw parameterError(defects);
     const prepared: Prepared = {

@@ -33,6 +33,13 @@ export {
   type StoredResult,
   toJsonCell,
 } from "./result_store.ts";
+export {
+  boundedResultRows,
+  decodeResultCursor,
+  encodeResultCursor,
+  type PageReader,
+  resultPosition,
+} from "./result_rows.ts";
 export { type ErrorDetail, type FailedNode, type FailureRecord, failureRecord } from "./failure.ts";
 export { checkEventOrder, type EventFrame, EventOrderChecker } from "./event_order.ts";
 export {

@@ -326,7 +326,8 @@ export class Execution {
         max_depth: this.#o.maxDepth,
       });
     }
-    const r = this.#prepared.request;
+    // A child runs whole: a node run (`node`) narrows only the root it was asked of.
+    const { node: _, ...r } = this.#prepared.request;
     const prepared = await this.#executor.prepare({
       ...r,
       executionId: newId(),

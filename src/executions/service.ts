@@ -5,6 +5,7 @@
  * routes translate headers and query strings into these calls.
  */
 import { AppError } from "../errors/mod.ts";
+import type { BoundedRows, RowCaps } from "../lib/bounded_rows.ts";
 import type { Logger } from "../lib/log.ts";
 import { newId } from "../lib/ids.ts";
 import type { SharedStore } from "../shared/mod.ts";
@@ -14,6 +15,7 @@ import type { IdempotencyCache } from "./idempotency.ts";
 import { inlinePageRows, type ResultLimits, resultTtlSeconds, StreamSlots } from "./limits.ts";
 import { type ExecutionFilter, ExecutionRepo } from "./repo.ts";
 import type { JsonCell, ResultStore, StoredResult } from "./result_store.ts";
+import { boundedResultRows, resultPosition } from "./result_rows.ts";
 import { DurableSink, follow } from "./sink.ts";
 import type {
   ExecutionHandle,
@@ -66,6 +68,8 @@ export interface ExecuteInput {
   pageRowsHeader?: string | null;
   correlationId: string;
   triggeredVia: TriggeredVia;
+  /** `pipelines_execute_node`: only this node and what it needs; its rows are the result. */
+  node?: string;
 }
 
 export interface StartedStream {
@@ -137,6 +141,7 @@ export class ExecutionService {
         pipeline_id: input.pipelineId,
         version: input.version ?? null,
         parameters: input.parameters,
+        ...(input.node === undefined ? {} : { node: input.node }),
       };
       const claim = await this.#o.idempotency.claim(
         caller.userId,
@@ -169,6 +174,7 @@ export class ExecutionService {
         triggeredBy: caller.userId,
         triggeredVia: input.triggeredVia,
         correlationId: input.correlationId,
+        ...(input.node === undefined ? {} : { node: input.node }),
         resultTtlSeconds: resultTtlSeconds(input.ttlHeader, this.#o.resultLimits),
         pageRows: inlinePageRows(input.pageRowsHeader, this.#o.resultLimits),
       });
@@ -345,6 +351,22 @@ export class ExecutionService {
     const page = await this.#o.results.page(executionId, offset, limit);
     if (!page) throw new AppError("result.expired", { execution_id: executionId });
     return page;
+  }
+
+  /**
+   * `executions_get_result`: a page of the result in the tools' rows shape under `caps`, from an
+   * execution id (its first page) or a `next_cursor`; never more than `caps.maxRows + 1` rows read.
+   */
+  async resultRows(
+    caller: Caller,
+    workspaceId: string,
+    ref: { execution_id?: string; cursor?: string },
+    caps: RowCaps,
+  ): Promise<BoundedRows<JsonCell>> {
+    const started = performance.now();
+    const { executionId, offset } = resultPosition(ref);
+    const read = (o: number, l: number) => this.page(caller, workspaceId, executionId, o, l);
+    return await boundedResultRows(read, executionId, offset, caps, started);
   }
 
   async csv(caller: Caller, workspaceId: string, executionId: string) {

@@ -32,6 +32,11 @@ export interface ExecutionRequest {
   resultTtlSeconds: number;
   /** Rows of the first page carried inline by `data_ready`. */
   pageRows: number;
+  /**
+   * `pipelines_execute_node`: run only this node and what it depends on, its rows to the caller
+   * (see `nodeSubset` in the pipelines domain).
+   */
+  node?: string;
   /** Set for a child execution started by a PIPELINE node. */
   parent?: { executionId: string; nodeId: string; rootExecutionId: string };
 }

@@ -27,7 +27,7 @@ import { lakeTableRoutes } from "./routes/lake_tables.ts";
 import { oidcRoutes } from "./routes/oidc.ts";
 import { pipelineRoutes } from "./routes/pipelines.ts";
 import { templateRoutes } from "./routes/templates.ts";
-import { uiPageRoutes } from "./routes/ui_pages.tsx";
+import { uiRoutes } from "./ui/mod.ts";
 import { workspaceRoutes } from "./routes/workspaces.ts";
 import type { Router } from "./routing.ts";
 
@@ -101,11 +101,14 @@ export function appRoutes(d: AppRouteDeps): ((router: Router) => void)[] {
     (r) => executionRoutes(r, { executions: d.executions, config, baseUrl: d.origin }),
     (r) => pipelineRoutes(r, { pipelines: d.pipelines, config }),
     (r) =>
-      uiPageRoutes(r, {
+      uiRoutes(r, {
         users: d.users,
         workspaces: d.workspaces,
         pipelines: d.pipelines,
         executions: d.executions,
+        templates: d.templates,
+        datasources: d.datasources,
+        connections: d.connections,
         secureCookies,
       }),
   ];

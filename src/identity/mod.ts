@@ -29,3 +29,4 @@ export {
   type OidcOutcome,
   type OidcRefusal,
 } from "./oidc_login.ts";
+export { rolesHeld } from "./types.ts";

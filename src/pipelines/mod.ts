@@ -53,3 +53,4 @@ export {
   STAGING,
   topologicalOrder,
 } from "./body.ts";
+export { nodeSubset } from "./node_subset.ts";

@@ -254,6 +254,17 @@ export class TemplateService {
     return await this.#viewAt(this.#db, entity, version);
   }
 
+  /**
+   * `templates_used_by`: every stored version that pins this template (at `version`, or at any):
+   * pipeline versions through a node's `template`, template versions through an import; pipelines
+   * first, each by name and version, with the `pinned_version` it holds.
+   */
+  async usedBy(workspaceId: string, name: string, version?: number) {
+    const entity = await this.#entity(this.#db, workspaceId, name);
+    if (version !== undefined) await this.lifecycle.version(workspaceId, entity.id, version);
+    return await pinnersOf(this.#db, entity.id, version);
+  }
+
   /** Every version's metadata, lowest first. */
   async versions(workspaceId: string, name: string): Promise<VersionMeta[]> {
     const entity = await this.#entity(this.#db, workspaceId, name);

@@ -145,7 +145,7 @@ export async function retireFact(
     (fact.scope === "DATASOURCE" || fact.workspace_id === actor.workspaceId);
   if (!fact || !visible) throw new AppError("datasource.fact_not_found", { fact_id: factId });
   if (fact.workspace_id !== actor.workspaceId && !actor.isWorkspaceAdmin) {
-    throw new AppError("auth.role_required", { required: "ws_admin", held: "author" });
+    throw new AppError("auth.role_required", { required: "ws_admin", held: actor.held ?? [] });
   }
   const changed = await retire(db, fact.id, actor.userId, nowIso());
   if (changed === 0) throw new AppError("datasource.fact_not_found", { fact_id: factId });

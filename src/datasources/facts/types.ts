@@ -69,6 +69,8 @@ export interface FactActor {
   workspaceId: string;
   userId: string | null;
   isWorkspaceAdmin?: boolean;
+  /** The roles the actor holds there, for the refusal's `details.held`. */
+  held?: string[];
 }
 
 /** A column as the fingerprint reads it (the connector's `ColumnInfo` fits). */

@@ -1,46 +1,9 @@
-/**
- * The signed-in browser pages (spec 1 §4.1). Each page is one read of the same domain services
- * REST uses; the views in `ui/` only draw what they are handed.
- */
-import type { ExecutionService } from "../../executions/service.ts";
-import type { UserService } from "../../identity/users.ts";
+/** `/dashboard`: recent and failed runs and open drafts of the active workspace. */
 import type { Principal } from "../../identity/types.ts";
-import type { PipelineService } from "../../pipelines/mod.ts";
-import type { WorkspaceService } from "../../workspaces/mod.ts";
-import type { Theme } from "../../../ui/layouts/base.tsx";
-import type { ShellContext } from "../../../ui/layouts/shell.tsx";
 import { DashboardPage, type DashboardProps } from "../../../ui/pages/dashboard.tsx";
 import { renderPage } from "../../../ui/render.tsx";
-import type { AppContext } from "../context.ts";
-import { ensureCsrfToken } from "../cookies.ts";
 import type { Router } from "../routing.ts";
-
-export interface UiPageDeps {
-  users: UserService;
-  workspaces: WorkspaceService;
-  pipelines: PipelineService;
-  executions: ExecutionService;
-  secureCookies: boolean;
-}
-
-/** The frame every signed-in page draws: who, where, which theme, where else. */
-export async function shellContext(
-  c: AppContext,
-  deps: UiPageDeps,
-  p: Principal,
-): Promise<ShellContext> {
-  const [user, workspaces] = await Promise.all([
-    deps.users.get(p.userId),
-    deps.workspaces.listForUser({ userId: p.userId, isSuperAdmin: p.isSuperAdmin }),
-  ]);
-  return {
-    csrf: ensureCsrfToken(c, deps.secureCookies),
-    theme: (user.theme as Theme) ?? "system",
-    user: { displayName: p.displayName, email: p.email, isSuperAdmin: p.isSuperAdmin },
-    workspace: c.get("workspace")?.name ?? null,
-    workspaces,
-  };
-}
+import { shellContext, type UiPageDeps } from "./shell.ts";
 
 const DASHBOARD_ROWS = 6;
 
@@ -80,7 +43,7 @@ async function dashboardData(
   };
 }
 
-export function uiPageRoutes(router: Router, deps: UiPageDeps): void {
+export function dashboardRoutes(router: Router, deps: UiPageDeps): void {
   router.add({
     method: "get",
     path: "/dashboard",

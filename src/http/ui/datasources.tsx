@@ -1,0 +1,154 @@
+/**
+ * The datasource pages: the list, one datasource (definition without secrets, facts, schema
+ * browser) and the partials behind the test button and the browser, over the same connection
+ * use cases as REST.
+ */
+import { z } from "zod";
+import { renderToString } from "preact-render-to-string";
+import { AppError } from "../../errors/mod.ts";
+import {
+  ColumnsPartial,
+  DatasourcePage,
+  DatasourcesPage,
+  TablesPartial,
+} from "../../../ui/pages/datasources.tsx";
+import { renderPage } from "../../../ui/render.tsx";
+import type { Router } from "../routing.ts";
+import { allows, shellContext, type UiPageDeps } from "./shell.ts";
+
+const name = z.object({ name: z.string().min(1).max(200) });
+
+export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
+  router.add({
+    method: "get",
+    path: "/datasources",
+    tag: "pages",
+    summary: "Datasources this workspace can use",
+    kind: "html",
+    access: "content.read",
+  }, async (c) => {
+    const p = c.get("principal")!;
+    const [ctx, listing] = await Promise.all([
+      shellContext(c, deps, p),
+      deps.datasources.list(p, c.get("workspace") ?? null, { offset: 0, limit: 500 }),
+    ]);
+    return c.html(renderPage(
+      <DatasourcesPage ctx={ctx} now={new Date()} datasources={listing.items} />,
+    ));
+  });
+
+  router.add({
+    method: "get",
+    path: "/datasources/:name",
+    tag: "pages",
+    summary: "A datasource: definition, facts and schema browser",
+    kind: "html",
+    access: "content.read",
+    params: name,
+    errors: ["datasource.not_found"],
+  }, async (c, { params }) => {
+    const p = c.get("principal")!;
+    const scope = c.get("workspace") ?? null;
+    const can = {
+      test: allows(c, "datasources.test"),
+      introspect: allows(c, "datasources.introspect"),
+    };
+    const [ctx, d] = await Promise.all([
+      shellContext(c, deps, p),
+      deps.datasources.get(p, scope, params.name),
+    ]);
+    let schemas: string[] | null = null;
+    let schemaError: string | null = null;
+    if (can.introspect) {
+      try {
+        schemas = (await deps.connections.schemas(p, scope, params.name)).schemas;
+      } catch (e) {
+        // An unreachable datasource still has a page; the browser says why it is empty.
+        if (!(e instanceof AppError)) throw e;
+        schemaError = e.userMessage;
+      }
+    }
+    return c.html(renderPage(
+      <DatasourcePage
+        ctx={ctx}
+        now={new Date()}
+        d={d as never}
+        schemas={schemas}
+        schemaError={schemaError}
+        can={can}
+      />,
+    ));
+  });
+
+  router.add({
+    method: "post",
+    path: "/partials/datasources/:name/test",
+    tag: "pages",
+    summary: "Test the connection; answers the outcome as HTML",
+    kind: "html",
+    access: "datasources.test",
+    params: name,
+    errors: ["datasource.not_found"],
+  }, async (c, { params }) => {
+    const report = await deps.connections.test(
+      c.get("principal")!,
+      c.get("workspace") ?? null,
+      params.name,
+    );
+    return c.html(renderToString(
+      <span role="status">
+        <span class={`badge ${report.connected ? "ok" : "bad"}`}>
+          {report.connected ? "reachable" : "failed"}
+        </span>{" "}
+        <span class="muted small">
+          {report.connected
+            ? `${report.latency_ms} ms${report.server_version ? ` · ${report.server_version}` : ""}`
+            : report.error ?? report.error_class}
+        </span>
+      </span>,
+    ));
+  });
+
+  router.add({
+    method: "get",
+    path: "/partials/datasources/:name/tables",
+    tag: "pages",
+    summary: "The tables of one schema, as HTML",
+    kind: "html",
+    access: "datasources.introspect",
+    params: name,
+    query: z.object({ schema: z.string().max(1024) }),
+    errors: ["datasource.not_found"],
+  }, async (c, { params, query }) => {
+    const { tables } = await deps.connections.tables(
+      c.get("principal")!,
+      c.get("workspace") ?? null,
+      params.name,
+      query.schema,
+    );
+    return c.html(renderToString(
+      <TablesPartial name={params.name} schema={query.schema} tables={tables} />,
+    ));
+  });
+
+  router.add({
+    method: "get",
+    path: "/partials/datasources/:name/columns",
+    tag: "pages",
+    summary: "The columns of one table, as HTML",
+    kind: "html",
+    access: "datasources.introspect",
+    params: name,
+    query: z.object({ schema: z.string().max(1024), table: z.string().max(1024) }),
+    errors: ["datasource.not_found", "datasource.table_not_found"],
+  }, async (c, { params, query }) => {
+    const columns = await deps.connections.columns(
+      c.get("principal")!,
+      c.get("workspace") ?? null,
+      params.name,
+      query.table,
+      query.schema,
+    );
+    return c.html(renderToString(<ColumnsPartial table={query.table} columns={columns} />));
+  });
+}

@@ -1,0 +1,21 @@
+/**
+ * The browser UI's pages (spec 1 §4.1): handlers over the same domain services REST calls, with
+ * views from `ui/`. Mutating partials live beside the REST routes they mirror.
+ */
+import type { Router } from "../routing.ts";
+import { dashboardRoutes } from "./dashboard.tsx";
+import { datasourcePageRoutes } from "./datasources.tsx";
+import { pipelinePageRoutes } from "./pipelines.tsx";
+import { runPageRoutes } from "./runs.tsx";
+import { templatePageRoutes } from "./templates.tsx";
+import type { UiPageDeps } from "./shell.ts";
+
+export type { UiPageDeps } from "./shell.ts";
+
+export function uiRoutes(router: Router, deps: UiPageDeps): void {
+  dashboardRoutes(router, deps);
+  pipelinePageRoutes(router, deps);
+  runPageRoutes(router, deps);
+  templatePageRoutes(router, deps);
+  datasourcePageRoutes(router, deps);
+}

@@ -1,0 +1,106 @@
+/** The pipeline pages: the folder tree with search, and one pipeline's working version. */
+import { z } from "zod";
+import { type PipelineNodeView, PipelinePage } from "../../../ui/pages/pipeline.tsx";
+import { PipelinesPage } from "../../../ui/pages/pipelines.tsx";
+import { renderPage } from "../../../ui/render.tsx";
+import type { Router } from "../routing.ts";
+import { allows, shellContext, type UiPageDeps, userNames } from "./shell.ts";
+
+const PAGE = 50;
+
+export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
+  router.add({
+    method: "get",
+    path: "/pipelines",
+    tag: "pages",
+    summary: "Pipelines: one folder level, or a search across every path",
+    kind: "html",
+    access: "content.read",
+    query: z.object({
+      prefix: z.string().max(200).optional(),
+      q: z.string().max(200).optional(),
+      offset: z.coerce.number().int().min(0).optional(),
+    }),
+  }, async (c, { query }) => {
+    const p = c.get("principal")!;
+    const workspaceId = c.get("workspace")!.id;
+    const page = { offset: query.offset ?? 0, limit: PAGE };
+    const q = query.q?.trim() ?? "";
+    const [ctx, listing] = await Promise.all([
+      shellContext(c, deps, p),
+      q
+        ? deps.pipelines.list(workspaceId, { q }, page).then((r) => ({
+          prefix: "",
+          folders: [] as { path: string; segment: string; pipeline_count: number }[],
+          pipelines: r.items,
+          total: r.total,
+        }))
+        : deps.pipelines.folder(workspaceId, query.prefix ?? "", page),
+    ]);
+    return c.html(renderPage(
+      <PipelinesPage
+        ctx={ctx}
+        now={new Date()}
+        prefix={listing.prefix}
+        q={q}
+        folders={listing.folders.map((f) => ({ ...f, count: f.pipeline_count }))}
+        entries={listing.pipelines.map((x) => ({
+          href: `/pipelines/${x.id}`,
+          title: x.display_name ?? x.name.slice(x.name.lastIndexOf("/") + 1),
+          path: x.name,
+          status: x.status,
+          current_version: x.current_version,
+          updated_at: x.updated_at,
+        }))}
+        offset={page.offset}
+        limit={page.limit}
+        total={listing.total}
+      />,
+    ));
+  });
+
+  router.add({
+    method: "get",
+    path: "/pipelines/:id",
+    tag: "pages",
+    summary: "A pipeline: graph, parameters, nodes and versions",
+    kind: "html",
+    access: "content.read",
+    params: z.object({ id: z.uuid() }),
+    errors: ["pipeline.not_found"],
+  }, async (c, { params }) => {
+    const p = c.get("principal")!;
+    const workspaceId = c.get("workspace")!.id;
+    const [ctx, view, versions] = await Promise.all([
+      shellContext(c, deps, p),
+      deps.pipelines.get(workspaceId, params.id),
+      deps.pipelines.versions(workspaceId, params.id),
+    ]);
+    // deno-lint-ignore no-explicit-any
+    const pipeline = view as any;
+    const nodes: PipelineNodeView[] = await Promise.all(
+      (pipeline.nodes ?? []).map(async (n: PipelineNodeView) => {
+        if (!n.template) return n;
+        const t = await deps.templates.getVersion(workspaceId, n.template.id, n.template.version)
+          .catch(() => undefined);
+        return { ...n, template_body: t?.body };
+      }),
+    );
+    const names = await userNames(deps, versions.map((v) => v.created_by));
+    return c.html(renderPage(
+      <PipelinePage
+        ctx={ctx}
+        now={new Date()}
+        pipeline={{ ...pipeline, nodes }}
+        versions={versions.map((v) => ({
+          version: v.version,
+          status: v.status,
+          created_by_name: names.get(v.created_by) ?? "unknown",
+          created_at: v.created_at,
+          released_at: v.released_at,
+        })).reverse()}
+        can={{ execute: allows(c, "pipelines.execute"), author: allows(c, "content.write") }}
+      />,
+    ));
+  });
+}

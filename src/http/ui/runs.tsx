@@ -1,0 +1,259 @@
+/**
+ * Running and reading runs: the run form, one run (live while it runs), its result pages, and
+ * the run history. A run starts from the browser over the same execute route programs use.
+ */
+import { z } from "zod";
+import { AppError } from "../../errors/mod.ts";
+import type { ExecutionRecord } from "../../executions/types.ts";
+import { EXECUTION_STATUSES } from "../../executions/types.ts";
+import type { Principal } from "../../identity/types.ts";
+import type { DagNode } from "../../../ui/components/dag.tsx";
+import type { ResultPage } from "../../../ui/components/result_table.tsx";
+import type { RunRecord } from "../../../ui/components/run_view.tsx";
+import { RunView } from "../../../ui/components/run_view.tsx";
+import type { ParameterDecl } from "../../../ui/pages/pipeline.tsx";
+import { ResultPageView } from "../../../ui/pages/result.tsx";
+import { RunFormPage, RunPage } from "../../../ui/pages/run.tsx";
+import { RunsPage } from "../../../ui/pages/runs.tsx";
+import { renderPage } from "../../../ui/render.tsx";
+import { renderToString } from "preact-render-to-string";
+import type { AppContext } from "../context.ts";
+import type { Router } from "../routing.ts";
+import { allows, shellContext, type UiPageDeps, userNames } from "./shell.ts";
+
+const id = z.object({ id: z.uuid() });
+const PREVIEW_ROWS = 50;
+const RESULT_ROWS = 100;
+const HISTORY_ROWS = 25;
+
+const callerOf = (p: Principal) => ({ userId: p.userId, isSuperAdmin: p.isSuperAdmin });
+
+function shortName(name: string): string {
+  return name.slice(name.lastIndexOf("/") + 1);
+}
+
+/** A run with what the page draws beside it: names, the version's nodes, the first rows. */
+async function loadRun(c: AppContext, deps: UiPageDeps, executionId: string) {
+  const p = c.get("principal")!;
+  const workspaceId = c.get("workspace")!.id;
+  const record = await deps.executions.visible(callerOf(p), workspaceId, executionId);
+  // deno-lint-ignore no-explicit-any
+  const version: any = await deps.pipelines
+    .getVersion(workspaceId, record.pipeline_id, record.pipeline_version)
+    .catch(() => undefined);
+  const names = await userNames(deps, [record.triggered_by]);
+  const run: RunRecord = {
+    ...record,
+    pipeline_name: version?.name ?? record.pipeline_id,
+    triggered_by_name: record.triggered_by === p.userId
+      ? "you"
+      : names.get(record.triggered_by) ?? "someone",
+  } as RunRecord;
+  const result = record.status === "SUCCESS"
+    ? await resultPage(c, deps, record, 0, PREVIEW_ROWS)
+    : null;
+  return { run, nodes: (version?.nodes ?? []) as DagNode[], result };
+}
+
+async function resultPage(
+  c: AppContext,
+  deps: UiPageDeps,
+  record: ExecutionRecord,
+  offset: number,
+  limit: number,
+): Promise<ResultPage | null> {
+  const p = c.get("principal")!;
+  try {
+    const { result, rows } = await deps.executions.page(
+      callerOf(p),
+      c.get("workspace")!.id,
+      record.execution_id,
+      offset,
+      limit,
+    );
+    return {
+      execution_id: record.execution_id,
+      schema: result.schema,
+      rows,
+      offset,
+      limit,
+      total_rows: result.row_count,
+      expires_at: result.expires_at,
+    };
+  } catch (e) {
+    // An expired or absent result is a state the page explains, not an error page.
+    if (e instanceof AppError && e.code.startsWith("result.")) return null;
+    throw e;
+  }
+}
+
+export function runPageRoutes(router: Router, deps: UiPageDeps): void {
+  router.add({
+    method: "get",
+    path: "/pipelines/:id/run",
+    tag: "pages",
+    summary: "The run form of a pipeline's working version",
+    kind: "html",
+    access: "pipelines.execute",
+    params: id,
+    errors: ["pipeline.not_found"],
+  }, async (c, { params }) => {
+    const p = c.get("principal")!;
+    const [ctx, view] = await Promise.all([
+      shellContext(c, deps, p),
+      deps.pipelines.get(c.get("workspace")!.id, params.id),
+    ]);
+    // deno-lint-ignore no-explicit-any
+    const v = view as any;
+    return c.html(renderPage(
+      <RunFormPage
+        ctx={ctx}
+        pipeline={{
+          id: v.id,
+          name: v.name,
+          title: v.display_name ?? shortName(v.name),
+          version: v.version,
+          status: v.status,
+        }}
+        parameters={v.parameters as Record<string, ParameterDecl>}
+      />,
+    ));
+  });
+
+  router.add({
+    method: "get",
+    path: "/runs/:id",
+    tag: "pages",
+    summary: "One run: live while it runs, else as stored",
+    kind: "html",
+    access: "content.read",
+    params: id,
+    errors: ["result.execution_not_found"],
+  }, async (c, { params }) => {
+    const p = c.get("principal")!;
+    const [ctx, loaded] = await Promise.all([
+      shellContext(c, deps, p),
+      loadRun(c, deps, params.id),
+    ]);
+    return c.html(renderPage(
+      <RunPage
+        ctx={ctx}
+        now={new Date()}
+        {...loaded}
+        canCancel={allows(c, "executions.cancel")}
+      />,
+    ));
+  });
+
+  router.add({
+    method: "get",
+    path: "/partials/runs/:id",
+    tag: "pages",
+    summary: "One run's view, for the run form to show once a run has started",
+    kind: "html",
+    access: "content.read",
+    params: id,
+    errors: ["result.execution_not_found"],
+  }, async (c, { params }) => {
+    const loaded = await loadRun(c, deps, params.id);
+    return c.html(renderToString(
+      <RunView {...loaded} now={new Date()} canCancel={allows(c, "executions.cancel")} />,
+    ));
+  });
+
+  router.add({
+    method: "get",
+    path: "/runs/:id/result",
+    tag: "pages",
+    summary: "A run's result, paged, with CSV download and a chart",
+    kind: "html",
+    access: "results.read",
+    params: id,
+    query: z.object({ offset: z.coerce.number().int().min(0).optional() }),
+    errors: ["result.execution_not_found"],
+  }, async (c, { params, query }) => {
+    const p = c.get("principal")!;
+    const [ctx, loaded] = await Promise.all([
+      shellContext(c, deps, p),
+      loadRun(c, deps, params.id),
+    ]);
+    const page = loaded.run.status === "SUCCESS"
+      ? await resultPage(
+        c,
+        deps,
+        loaded.run as unknown as ExecutionRecord,
+        query.offset ?? 0,
+        RESULT_ROWS,
+      )
+      : null;
+    return c.html(renderPage(<ResultPageView ctx={ctx} run={loaded.run} page={page} />));
+  });
+
+  router.add({
+    method: "get",
+    path: "/runs",
+    tag: "pages",
+    summary: "Run history with filters",
+    kind: "html",
+    access: "content.read",
+    query: z.object({
+      pipeline: z.string().max(64).optional(),
+      status: z.enum(EXECUTION_STATUSES).or(z.literal("")).optional(),
+      from: z.string().max(40).optional(),
+      to: z.string().max(40).optional(),
+      offset: z.coerce.number().int().min(0).optional(),
+    }),
+  }, async (c, { query }) => {
+    const p = c.get("principal")!;
+    const workspaceId = c.get("workspace")!.id;
+    const day = (v: string | undefined, end: boolean) =>
+      v && /^\d{4}-\d{2}-\d{2}$/.test(v)
+        ? `${v}T${end ? "23:59:59.999" : "00:00:00.000"}Z`
+        : undefined;
+    const offset = query.offset ?? 0;
+    const pipelineId = query.pipeline && z.uuid().safeParse(query.pipeline).success
+      ? query.pipeline
+      : undefined;
+    const [ctx, runs, pipelines] = await Promise.all([
+      shellContext(c, deps, p),
+      deps.executions.list(
+        callerOf(p),
+        {
+          workspaceId,
+          pipelineId,
+          status: query.status || undefined,
+          startedAfter: day(query.from, false),
+          startedBefore: day(query.to, true),
+        },
+        offset,
+        HISTORY_ROWS,
+      ),
+      deps.pipelines.list(workspaceId, {}, { offset: 0, limit: 200 }),
+    ]);
+    const names = new Map(pipelines.items.map((x) => [x.id, x.name]));
+    const who = await userNames(deps, runs.items.map((r) => r.triggered_by));
+    return c.html(renderPage(
+      <RunsPage
+        ctx={ctx}
+        now={new Date()}
+        filters={{
+          pipeline: pipelineId ?? "",
+          status: query.status ?? "",
+          from: query.from ?? "",
+          to: query.to ?? "",
+        }}
+        pipelines={pipelines.items.map((x) => ({ id: x.id, name: x.name }))}
+        runs={runs.items.map((r) => ({
+          ...r,
+          pipeline_name: names.get(r.pipeline_id) ?? r.pipeline_id,
+          triggered_by_name: r.triggered_by === p.userId
+            ? "you"
+            : who.get(r.triggered_by) ?? "someone",
+        }))}
+        offset={offset}
+        limit={HISTORY_ROWS}
+        total={runs.total}
+      />,
+    ));
+  });
+}

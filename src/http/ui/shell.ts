@@ -1,0 +1,77 @@
+/**
+ * What every signed-in page needs besides its own data: the shell's context (who, where, which
+ * theme, where else) and which verbs the viewer's role allows, decided by the same operation
+ * matrix as REST so the UI never draws a control the API would refuse.
+ */
+import { authorize } from "../../identity/authorize.ts";
+import type { Operation } from "../../identity/operations.ts";
+import type { UserService } from "../../identity/users.ts";
+import type { Principal } from "../../identity/types.ts";
+import type { DatasourceConnections, DatasourceService } from "../../datasources/mod.ts";
+import type { ExecutionService } from "../../executions/service.ts";
+import type { PipelineService } from "../../pipelines/mod.ts";
+import type { TemplateService } from "../../templates/mod.ts";
+import type { WorkspaceService } from "../../workspaces/mod.ts";
+import type { Theme } from "../../../ui/layouts/base.tsx";
+import type { ShellContext } from "../../../ui/layouts/shell.tsx";
+import type { AppContext } from "../context.ts";
+import { ensureCsrfToken } from "../cookies.ts";
+
+export interface UiPageDeps {
+  users: UserService;
+  workspaces: WorkspaceService;
+  pipelines: PipelineService;
+  executions: ExecutionService;
+  templates: TemplateService;
+  datasources: DatasourceService;
+  connections: DatasourceConnections;
+  secureCookies: boolean;
+}
+
+/** The frame every signed-in page draws: who, where, which theme, where else. */
+export async function shellContext(
+  c: AppContext,
+  deps: UiPageDeps,
+  p: Principal,
+): Promise<ShellContext> {
+  const [user, workspaces] = await Promise.all([
+    deps.users.get(p.userId),
+    deps.workspaces.listForUser({ userId: p.userId, isSuperAdmin: p.isSuperAdmin }),
+  ]);
+  return {
+    csrf: ensureCsrfToken(c, deps.secureCookies),
+    theme: (user.theme as Theme) ?? "system",
+    user: { displayName: p.displayName, email: p.email, isSuperAdmin: p.isSuperAdmin },
+    workspace: c.get("workspace")?.name ?? null,
+    workspaces,
+  };
+}
+
+/** Whether the operation matrix lets this request's caller do `operation` where it acts. */
+export function allows(c: AppContext, operation: Operation): boolean {
+  try {
+    authorize({
+      operation,
+      principal: c.get("principal")!,
+      workspace: c.get("workspace") ?? null,
+      membershipCount: 1,
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Display names of users by id, for "who" columns; an unknown id keeps no name. */
+export async function userNames(
+  deps: UiPageDeps,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  const unique = [...new Set(ids)];
+  const found = await Promise.all(unique.map((id) => deps.users.get(id).catch(() => undefined)));
+  const names = new Map<string, string>();
+  found.forEach((u, i) => {
+    if (u) names.set(unique[i], u.display_name ?? u.email);
+  });
+  return names;
+}

@@ -1,0 +1,96 @@
+/** The template pages: the folder tree with search, and one template's working version. */
+import { z } from "zod";
+import { TemplatePage } from "../../../ui/pages/template.tsx";
+import { TemplatesPage } from "../../../ui/pages/templates.tsx";
+import { renderPage } from "../../../ui/render.tsx";
+import type { Router } from "../routing.ts";
+import { shellContext, type UiPageDeps, userNames } from "./shell.ts";
+
+const PAGE = 50;
+
+export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
+  router.add({
+    method: "get",
+    path: "/templates",
+    tag: "pages",
+    summary: "Templates: one folder level, or a search across every path",
+    kind: "html",
+    access: "content.read",
+    query: z.object({
+      prefix: z.string().max(200).optional(),
+      q: z.string().max(200).optional(),
+      offset: z.coerce.number().int().min(0).optional(),
+    }),
+  }, async (c, { query }) => {
+    const p = c.get("principal")!;
+    const workspaceId = c.get("workspace")!.id;
+    const page = { offset: query.offset ?? 0, limit: PAGE };
+    const q = query.q?.trim() ?? "";
+    const [ctx, listing] = await Promise.all([
+      shellContext(c, deps, p),
+      q
+        ? deps.templates.list(workspaceId, { q }, page).then((r) => ({
+          prefix: "",
+          folders: [] as { path: string; segment: string; template_count: number }[],
+          templates: r.items,
+          total: r.total,
+        }))
+        : deps.templates.folder(workspaceId, query.prefix ?? "", {}, page),
+    ]);
+    return c.html(renderPage(
+      <TemplatesPage
+        ctx={ctx}
+        now={new Date()}
+        prefix={listing.prefix}
+        q={q}
+        folders={listing.folders.map((f) => ({ ...f, count: f.template_count }))}
+        entries={listing.templates.map((t) => ({
+          href: `/templates/view?id=${encodeURIComponent(t.id)}`,
+          title: t.display_name,
+          path: t.id,
+          status: t.status,
+          current_version: t.current_version,
+          updated_at: t.updated_at,
+          tag: t.dialect?.toLowerCase() ?? t.type,
+        }))}
+        offset={page.offset}
+        limit={page.limit}
+        total={listing.total}
+      />,
+    ));
+  });
+
+  router.add({
+    method: "get",
+    path: "/templates/view",
+    tag: "pages",
+    summary: "A template: its body, imports and versions",
+    kind: "html",
+    access: "content.read",
+    query: z.object({ id: z.string().min(1).max(200) }),
+    errors: ["template.not_found"],
+  }, async (c, { query }) => {
+    const p = c.get("principal")!;
+    const workspaceId = c.get("workspace")!.id;
+    const [ctx, template, versions] = await Promise.all([
+      shellContext(c, deps, p),
+      deps.templates.get(workspaceId, query.id),
+      deps.templates.versions(workspaceId, query.id),
+    ]);
+    const names = await userNames(deps, versions.map((v) => v.created_by));
+    return c.html(renderPage(
+      <TemplatePage
+        ctx={ctx}
+        now={new Date()}
+        template={template}
+        versions={versions.map((v) => ({
+          version: v.version,
+          status: v.status,
+          created_by_name: names.get(v.created_by) ?? "unknown",
+          created_at: v.created_at,
+          released_at: v.released_at,
+        })).reverse()}
+      />,
+    ));
+  });
+}

@@ -1,0 +1,108 @@
+/**
+ * The run journey in a real browser on the demo content: open a pipeline, run it from its
+ * parameter form, watch every node reach done, read the result, page it, chart it and download
+ * it as CSV; and a parameter error lands on its field.
+ */
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import type { Page } from "playwright-core";
+import {
+  accessibilityProblems,
+  browserTest,
+  launchBrowser,
+  signIn,
+  watchConsole,
+} from "../browser.ts";
+import { startTestServer, type TestServer } from "../harness.ts";
+
+const EMAIL = "admin@example.com";
+const PASSWORD = "first-password-123";
+
+async function withDemo(fn: (s: TestServer, page: Page, problems: string[]) => Promise<void>) {
+  const server = await startTestServer({
+    env: {
+      SERVICE_DEMO_ENABLED: "true",
+      SERVICE_AUTH_LOCAL_ENABLED: "true",
+      SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: EMAIL,
+      SERVICE_AUTH_LOCAL_BOOTSTRAP_PASSWORD: PASSWORD,
+    },
+  });
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage({ acceptDownloads: true });
+    const problems = watchConsole(page);
+    await signIn(page, server.url, EMAIL, PASSWORD);
+    await page.fill("input[name=current_password]", PASSWORD);
+    await page.fill("input[name=new_password]", "another-password-789");
+    await Promise.all([page.waitForURL("**/dashboard"), page.click("button[type=submit]")]);
+    await fn(server, page, problems);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+browserTest(
+  "a pipeline runs from its page, every node reaches done, the result pages, charts and downloads",
+  () =>
+    withDemo(async (s, page, problems) => {
+      await page.click("nav >> text=Pipelines");
+      await page.click("text=demo/");
+      await page.click("text=Revenue against target");
+      equal(await page.locator("svg.dag .dag-node").count(), 3);
+      deepEqual(await accessibilityProblems(page), []);
+      await page.click(".page-head a.btn.primary");
+      await page.click("button:has-text('Run pipeline')");
+
+      // The live view arrives, and every node row ends done: the stream drove the page.
+      await page.locator("#run-live .result-table").waitFor();
+      const states = await page.locator("[data-node-state]").allTextContents();
+      deepEqual(states, ["done", "done", "done"]);
+      equal(await page.locator("#run-live [data-run-status] .badge").textContent(), "success");
+      match(new URL(page.url()).pathname, /^\/runs\/[0-9a-f-]{36}$/);
+      equal(await page.locator("#run-live .result-table tbody tr").count(), 8);
+      deepEqual(await accessibilityProblems(page), []);
+
+      // The stored run reads the same after a reload, from the record.
+      await page.reload();
+      deepEqual(await page.locator("[data-node-state]").allTextContents(), [
+        "done",
+        "done",
+        "done",
+      ]);
+
+      await page.click("a:has-text('Open')");
+      await page.locator("[data-chart] canvas").waitFor();
+      equal(await page.locator(".result-table tbody tr").count(), 8);
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.click("a:has-text('Download CSV')"),
+      ]);
+      const csv = await Deno.readTextFile(await download.path());
+      const lines = csv.trim().split(/\r?\n/);
+      equal(lines.length, 9);
+      match(lines[0], /^country,country_name,region/);
+      deepEqual(await accessibilityProblems(page), []);
+
+      await page.goto(`${s.url}/runs`);
+      equal(await page.locator("tbody tr").count(), 1);
+      deepEqual(problems, []);
+    }),
+);
+
+browserTest(
+  "a run refused for a parameter shows the error under that field",
+  () =>
+    withDemo(async (_s, page) => {
+      await page.click("nav >> text=Pipelines");
+      await page.click("text=demo/");
+      await page.click("text=Top customers (report)");
+      await page.click(".page-head a.btn.primary");
+      const limit = page.locator("input[name=limit]");
+      ok(await limit.count(), "the report declares a limit parameter");
+      await limit.fill("-5");
+      await page.click("button:has-text('Run pipeline')");
+      const error = page.locator("[data-error-for=limit]");
+      await error.filter({ hasText: /./ }).waitFor();
+      equal(await page.locator("#run-live [data-run]").count(), 0);
+    }),
+);

@@ -1,0 +1,138 @@
+import type { ComponentChildren } from "preact";
+import { Pager } from "./paging.tsx";
+import { Ago, StatusBadge } from "./status.tsx";
+
+/** One entry of a versioned folder tree: a pipeline or a template. */
+export interface FolderEntry {
+  href: string;
+  title: string;
+  path: string;
+  status: string | null;
+  current_version: number | null;
+  updated_at: string;
+  /** A short word beside the status, e.g. a template's dialect. */
+  tag?: string;
+}
+
+export interface FolderListProps {
+  /** The page's own path, e.g. `/pipelines`. */
+  base: string;
+  noun: string;
+  now: Date;
+  prefix: string;
+  q: string;
+  folders: { path: string; segment: string; count: number }[];
+  entries: FolderEntry[];
+  offset: number;
+  limit: number;
+  total: number;
+  children?: ComponentChildren;
+}
+
+/** The crumbs of a folder path: the root, then each segment. */
+export function FolderCrumbs(props: { base: string; root: string; prefix: string }) {
+  const parts = props.prefix.split("/").filter(Boolean);
+  return (
+    <div class="crumbs">
+      <a href={props.base}>{props.root}</a>
+      {parts.map((p, i) => (
+        <span key={i}>
+          {" / "}
+          <a
+            href={`${props.base}?prefix=${
+              encodeURIComponent(parts.slice(0, i + 1).join("/") + "/")
+            }`}
+          >
+            {p}
+          </a>
+        </span>
+      ))}
+    </div>
+  );
+}
+
+/**
+ * One folder level (sub-folders first, then entries) or, with `q`, every match across full
+ * paths; the search form and paging keep plain links so the page reads without JavaScript.
+ */
+export function FolderList(props: FolderListProps) {
+  const searching = props.q !== "";
+  const plural = `${props.noun}s`;
+  return (
+    <>
+      <form method="get" action={props.base} class="toolbar" role="search">
+        <label class="sr-only" for="folder-search">Search {plural}</label>
+        <input
+          id="folder-search"
+          type="search"
+          name="q"
+          value={props.q}
+          placeholder="Search every folder by path…"
+        />
+        <button type="submit">Search</button>
+        {searching && <a href={props.base} class="btn ghost">Clear</a>}
+      </form>
+      <section class="card">
+        {props.folders.length === 0 && props.entries.length === 0
+          ? (
+            <div class="empty">
+              <strong>{searching ? `No ${props.noun} matches` : `No ${plural} here yet`}</strong>
+              {searching ? `No path contains “${props.q}”.` : props.children}
+            </div>
+          )
+          : (
+            <table>
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Status</th>
+                  <th>Released</th>
+                  <th>Updated</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.folders.map((f) => (
+                  <tr key={f.path}>
+                    <td>
+                      <a
+                        class="title folder"
+                        href={`${props.base}?prefix=${encodeURIComponent(f.path)}`}
+                      >
+                        {f.segment}/
+                      </a>
+                    </td>
+                    <td class="muted" colSpan={3}>
+                      {f.count} {f.count === 1 ? props.noun : plural}
+                    </td>
+                  </tr>
+                ))}
+                {props.entries.map((e) => (
+                  <tr key={e.path}>
+                    <td>
+                      <a class="title" href={e.href}>{e.title}</a>
+                      <div class="muted small mono">{e.path}</div>
+                    </td>
+                    <td>
+                      {e.status ? <StatusBadge status={e.status} /> : "—"}
+                      {e.tag && <span class="badge">{e.tag}</span>}
+                    </td>
+                    <td>{e.current_version === null ? "—" : `v${e.current_version}`}</td>
+                    <td class="muted">
+                      <Ago at={e.updated_at} now={props.now} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+      </section>
+      <Pager
+        base={props.base}
+        query={{ prefix: props.prefix || undefined, q: props.q || undefined }}
+        offset={props.offset}
+        limit={props.limit}
+        total={props.total}
+      />
+    </>
+  );
+}

@@ -1,0 +1,92 @@
+import type { ParameterDecl } from "../pages/pipeline.tsx";
+
+/** The input for one declared parameter: its type decides the control. */
+function Control(props: { name: string; decl: ParameterDecl }) {
+  const { name, decl } = props;
+  const id = `param-${name}`;
+  const value = decl.default === undefined || decl.default === null
+    ? ""
+    : Array.isArray(decl.default)
+    ? decl.default.join(",")
+    : String(decl.default);
+  const common = {
+    id,
+    name,
+    required: decl.required === true,
+    "aria-describedby": `${id}-hint ${id}-error`,
+    "data-type": decl.type,
+  };
+  if (decl.enum?.length) {
+    return (
+      <select {...common}>
+        {!decl.required && <option value="">—</option>}
+        {decl.enum.map((v) => (
+          <option key={String(v)} value={String(v)} selected={String(v) === value}>
+            {String(v)}
+          </option>
+        ))}
+      </select>
+    );
+  }
+  switch (decl.type) {
+    case "boolean":
+      return (
+        <select {...common}>
+          {!decl.required && <option value="">—</option>}
+          <option value="true" selected={value === "true"}>true</option>
+          <option value="false" selected={value === "false"}>false</option>
+        </select>
+      );
+    case "integer":
+      return <input {...common} type="number" step="1" value={value} />;
+    case "number":
+      return <input {...common} type="number" step="any" value={value} />;
+    case "date":
+      return <input {...common} type="date" value={value} />;
+    case "timestamp":
+      return <input {...common} type="text" value={value} placeholder="2026-01-31T12:00:00Z" />;
+    default:
+      return (
+        <input
+          {...common}
+          type="text"
+          value={value}
+          placeholder={decl.type.endsWith("_list") ? "comma-separated values" : undefined}
+        />
+      );
+  }
+}
+
+/**
+ * The run form generated from a pipeline's declared parameters (derived ones are computed by the
+ * run and not asked for). Errors land under the field they name.
+ */
+export function ParameterForm(
+  props: { action: string; csrf: string; parameters: Record<string, ParameterDecl> },
+) {
+  const asked = Object.entries(props.parameters).filter(([, d]) => !d.derived);
+  return (
+    <form method="post" action={props.action} class="run-form" data-run-form novalidate>
+      <input type="hidden" name="_csrf" value={props.csrf} />
+      {asked.length === 0 && <p class="muted">This pipeline takes no parameters.</p>}
+      <div class="param-grid">
+        {asked.map(([name, decl]) => (
+          <div class="field" key={name}>
+            <label for={`param-${name}`}>
+              <span class="mono">{name}</span>
+              {decl.required && <span class="req" aria-hidden="true">*</span>}
+            </label>
+            <Control name={name} decl={decl} />
+            <span class="hint" id={`param-${name}-hint`}>
+              {decl.type}
+              {decl.description ? ` — ${decl.description}` : ""}
+            </span>
+            <span class="error" id={`param-${name}-error`} data-error-for={name} />
+          </div>
+        ))}
+      </div>
+      <div class="form-error banner error" data-form-error hidden />
+      <button type="submit" class="primary">Run pipeline</button>
+    </form>
+  );
+}

@@ -1,0 +1,67 @@
+import { Pager } from "./paging.tsx";
+
+export interface ResultPage {
+  execution_id: string;
+  schema: { name: string; type: string }[];
+  rows: unknown[][];
+  offset: number;
+  limit: number;
+  total_rows: number;
+  expires_at: string;
+}
+
+const NUMERIC = new Set(["integer", "bigint", "decimal", "double"]);
+
+function Cell(props: { value: unknown; type: string }) {
+  const { value, type } = props;
+  if (value === null || value === undefined) return <td class="null">NULL</td>;
+  const text = typeof value === "object" ? JSON.stringify(value) : String(value);
+  return (
+    <td class={NUMERIC.has(type) ? "num" : undefined} title={text.length > 80 ? text : undefined}>
+      {text.length > 80 ? text.slice(0, 79) + "…" : text}
+    </td>
+  );
+}
+
+/**
+ * One page of a stored result: column types under the names, NULL shown as such, numbers
+ * right-aligned; `pagerBase` pages through the cursor with plain links.
+ */
+export function ResultTable(props: { page: ResultPage; pagerBase?: string }) {
+  const { page } = props;
+  return (
+    <div class="result">
+      <div class="table-scroll">
+        <table class="result-table">
+          <thead>
+            <tr>
+              {page.schema.map((c) => (
+                <th key={c.name} class={NUMERIC.has(c.type) ? "num" : undefined}>
+                  {c.name}
+                  <span class="coltype">{c.type}</span>
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {page.rows.map((r, i) => (
+              <tr key={i}>
+                {page.schema.map((c, j) => <Cell key={c.name} value={r[j]} type={c.type} />)}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {page.rows.length === 0 && <div class="empty">The result has no rows.</div>}
+      {props.pagerBase && (
+        <Pager
+          base={props.pagerBase}
+          query={{}}
+          offset={page.offset}
+          limit={page.limit}
+          total={page.total_rows}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,192 @@
+import { Dag, type DagNode } from "./dag.tsx";
+import { type ResultPage, ResultTable } from "./result_table.tsx";
+import { Ago, duration, StatusBadge } from "./status.tsx";
+
+export interface RunRecord {
+  execution_id: string;
+  pipeline_id: string;
+  pipeline_name: string;
+  pipeline_version: number;
+  status: string;
+  started_at: string;
+  completed_at: string | null;
+  duration_ms: number | null;
+  parameters: Record<string, unknown>;
+  triggered_by_name: string;
+  triggered_via: string;
+  abort_reason: string | null;
+  error: { code: string; message: string; node?: { id?: string } } | null;
+  failed_node_id: string | null;
+  node_stats: {
+    node_id: string;
+    status: string;
+    duration_ms: number | null;
+    rows_out: number | null;
+    bytes_out: number | null;
+    error_code?: string;
+  }[] | null;
+  result_row_count: number | null;
+  result_expires_at: string | null;
+}
+
+export function bytes(n: number | null | undefined): string {
+  if (n === null || n === undefined) return "—";
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+const STATE_OF: Record<string, string> = { SUCCESS: "done", FAILED: "failed", ABORTED: "aborted" };
+
+/**
+ * A run as the page shows it: status, graph coloured by node state, one row per node, the
+ * failure, and the result. While the run is live, `/js/run.js` keeps the same markup current
+ * from the event stream (`data-*` attributes are its handles).
+ */
+export function RunView(
+  props: {
+    run: RunRecord;
+    nodes: DagNode[];
+    now: Date;
+    result: ResultPage | null;
+    canCancel: boolean;
+  },
+) {
+  const { run } = props;
+  const stats = new Map((run.node_stats ?? []).map((s) => [s.node_id, s]));
+  const states: Record<string, string> = {};
+  for (const n of props.nodes) {
+    const s = stats.get(n.id);
+    states[n.id] = s ? STATE_OF[s.status] ?? "idle" : run.status === "RUNNING" ? "idle" : "skipped";
+  }
+  const live = run.status === "RUNNING";
+  return (
+    <div
+      class="run-view"
+      data-run={run.execution_id}
+      data-live={live ? "true" : undefined}
+    >
+      <section class="card run-summary">
+        <div class="run-status">
+          <span data-run-status>
+            <StatusBadge status={run.status} />
+          </span>
+          <span class="muted small">
+            v{run.pipeline_version} · {run.triggered_by_name} via {run.triggered_via.toLowerCase()}
+            {" · started "}
+            <Ago at={run.started_at} now={props.now} />
+          </span>
+          <span class="spacer" />
+          <span class="muted small" data-run-duration>{duration(run.duration_ms)}</span>
+          {props.canCancel && live && (
+            <button
+              type="button"
+              class="danger"
+              data-cancel
+              hx-delete={`/api/v1/executions/${run.execution_id}`}
+              hx-swap="none"
+            >
+              Cancel
+            </button>
+          )}
+        </div>
+        {Object.keys(run.parameters).length > 0 && (
+          <dl class="params">
+            {Object.entries(run.parameters).map(([k, v]) => (
+              <div key={k}>
+                <dt class="mono">{k}</dt>
+                <dd class="mono">{JSON.stringify(v)}</dd>
+              </div>
+            ))}
+          </dl>
+        )}
+      </section>
+
+      <div class="banner error run-failure" data-run-failure hidden={!run.error} role="alert">
+        {run.error && (
+          <>
+            <strong class="mono">{run.error.code}</strong> {run.error.message}
+            {run.failed_node_id && (
+              <>
+                (node <span class="mono">{run.failed_node_id}</span>)
+              </>
+            )}
+          </>
+        )}
+      </div>
+      {run.status === "ABORTED" && (
+        <div class="banner">Cancelled{run.abort_reason ? ` (${run.abort_reason})` : ""}.</div>
+      )}
+
+      <section class="card">
+        <header>
+          <h2>Graph</h2>
+        </header>
+        <div class="dag-wrap">
+          <Dag nodes={props.nodes} states={states} label="The run's nodes, coloured by state" />
+        </div>
+        <table class="node-table">
+          <thead>
+            <tr>
+              <th>Node</th>
+              <th>State</th>
+              <th class="num">Rows</th>
+              <th class="num">Bytes</th>
+              <th class="num">Time</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.nodes.map((n) => {
+              const s = stats.get(n.id);
+              return (
+                <tr key={n.id} data-node-row={n.id}>
+                  <td class="mono">{n.id}</td>
+                  <td>
+                    <span data-node-state class={`state-label state-${states[n.id]}`}>
+                      {states[n.id]}
+                    </span>
+                    <progress data-node-progress hidden />
+                  </td>
+                  <td class="num" data-node-rows>{s?.rows_out ?? "—"}</td>
+                  <td class="num" data-node-bytes>{bytes(s?.bytes_out)}</td>
+                  <td class="num" data-node-time>{duration(s?.duration_ms)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </section>
+
+      <section class="card section-gap" id="run-result" data-run-result>
+        <header>
+          <h2>Result</h2>
+          {props.result && (
+            <span class="actions">
+              <span class="muted small">
+                {props.result.total_rows} rows · kept until{" "}
+                <time datetime={props.result.expires_at}>
+                  {props.result.expires_at.slice(11, 19)} UTC
+                </time>
+              </span>
+              <a class="btn" href={`/runs/${run.execution_id}/result`}>Open</a>
+              <a class="btn" href={`/api/v1/executions/${run.execution_id}/result?format=csv`}>
+                Download CSV
+              </a>
+            </span>
+          )}
+        </header>
+        {props.result
+          ? <ResultTable page={props.result} />
+          : (
+            <div class="empty" data-result-placeholder>
+              {live
+                ? "The result appears here when the run completes."
+                : run.status === "SUCCESS"
+                ? "The result has expired or this pipeline returns no rows."
+                : "This run produced no result."}
+            </div>
+          )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,274 @@
+import { Ago } from "../components/status.tsx";
+import { AppShell, type ShellContext } from "../layouts/shell.tsx";
+
+export interface DatasourceSummary {
+  name: string;
+  display_name: string;
+  dialect: string;
+  readonly: boolean;
+  global: boolean;
+  workspace: string | null;
+  last_test: { tested_at: string; ok: boolean; message: string | null } | null;
+}
+
+export interface DatasourceDetail extends DatasourceSummary {
+  jdbc_url: string;
+  credential: { kind: string; username?: string };
+  password_set: boolean;
+  properties: Record<string, unknown>;
+  facts: unknown[];
+  created_at: string;
+  updated_at: string;
+}
+
+function TestState(props: { test: DatasourceSummary["last_test"]; now: Date }) {
+  if (!props.test) return <span class="muted">never tested</span>;
+  return (
+    <span>
+      <span class={`badge ${props.test.ok ? "ok" : "bad"}`}>
+        {props.test.ok ? "reachable" : "failed"}
+      </span>{" "}
+      <span class="muted small">
+        <Ago at={props.test.tested_at} now={props.now} />
+      </span>
+    </span>
+  );
+}
+
+function Flags(props: { d: DatasourceSummary }) {
+  return (
+    <>
+      <span class="badge info">{props.d.dialect.toLowerCase()}</span>
+      {props.d.readonly && <span class="badge">read-only</span>}
+      {props.d.global && <span class="badge">global</span>}
+    </>
+  );
+}
+
+/** `/datasources`: what this workspace can read from and write to. */
+export function DatasourcesPage(
+  props: { ctx: ShellContext; now: Date; datasources: DatasourceSummary[] },
+) {
+  return (
+    <AppShell title="Datasources" nav="datasources" ctx={props.ctx}>
+      <div class="page-head">
+        <div>
+          <h1>Datasources</h1>
+          <p>The databases and lakes this workspace's pipelines read from and write to.</p>
+        </div>
+      </div>
+      <section class="card">
+        {props.datasources.length === 0
+          ? (
+            <div class="empty">
+              <strong>No datasources yet</strong>A workspace admin registers one, or a super admin
+              grants a global one to this workspace.
+            </div>
+          )
+          : (
+            <table>
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Kind</th>
+                  <th>Connection</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.datasources.map((d) => (
+                  <tr key={d.name}>
+                    <td>
+                      <a class="title" href={`/datasources/${d.name}`}>{d.display_name}</a>
+                      <div class="muted small mono">{d.name}</div>
+                    </td>
+                    <td>
+                      <Flags d={d} />
+                    </td>
+                    <td>
+                      <TestState test={d.last_test} now={props.now} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+      </section>
+    </AppShell>
+  );
+}
+
+/** `/datasources/{name}`: the definition (never a secret), the connection test and the schema. */
+export function DatasourcePage(props: {
+  ctx: ShellContext;
+  now: Date;
+  d: DatasourceDetail;
+  schemas: string[] | null;
+  schemaError: string | null;
+  can: { test: boolean; introspect: boolean };
+}) {
+  const { d } = props;
+  const pool = (d.properties.hikari ?? {}) as Record<string, unknown>;
+  return (
+    <AppShell title={d.display_name} nav="datasources" ctx={props.ctx}>
+      <div class="page-head">
+        <div>
+          <div class="crumbs">
+            <a href="/datasources">Datasources</a>
+          </div>
+          <h1>{d.display_name}</h1>
+          <p>
+            <span class="mono small">{d.name}</span> <Flags d={d} />
+          </p>
+        </div>
+        {props.can.test && (
+          <div class="actions">
+            <button
+              type="button"
+              class="primary"
+              hx-post={`/partials/datasources/${d.name}/test`}
+              hx-target="#test-outcome"
+            >
+              Test connection
+            </button>
+          </div>
+        )}
+      </div>
+      <div class="grid cols-2">
+        <section class="card">
+          <header>
+            <h2>Connection</h2>
+          </header>
+          <dl class="facts">
+            <dt>URL</dt>
+            <dd class="mono small">{d.jdbc_url}</dd>
+            <dt>Credential</dt>
+            <dd>
+              {d.credential.kind}
+              {d.credential.username ? ` as ${d.credential.username}` : ""}
+              {d.password_set && <span class="muted small">· secret stored, never shown</span>}
+            </dd>
+            <dt>Workspace</dt>
+            <dd>{d.global ? "global (granted)" : d.workspace ?? "—"}</dd>
+            <dt>Pool</dt>
+            <dd class="small">
+              {Object.keys(pool).length
+                ? Object.entries(pool).map(([k, v]) => `${k} ${v}`).join(" · ")
+                : "defaults"}
+            </dd>
+            <dt>Last test</dt>
+            <dd id="test-outcome">
+              <TestState test={d.last_test} now={props.now} />
+              {d.last_test?.message && <div class="muted small">{d.last_test.message}</div>}
+            </dd>
+          </dl>
+        </section>
+        <section class="card">
+          <header>
+            <h2>Learned facts</h2>
+          </header>
+          {d.facts.length === 0
+            ? <div class="empty">Nothing learned about this datasource yet.</div>
+            : (
+              <ul class="list">
+                {d.facts.map((f, i) => <li key={i} class="small mono">{JSON.stringify(f)}</li>)}
+              </ul>
+            )}
+        </section>
+      </div>
+      {props.can.introspect && (
+        <section class="card section-gap">
+          <header>
+            <h2>Schema</h2>
+            <span class="muted small">schemas → tables → columns</span>
+          </header>
+          {props.schemaError
+            ? <div class="banner error schema-error">{props.schemaError}</div>
+            : (
+              <div class="browser">
+                <ul class="list schema-list">
+                  {(props.schemas ?? []).map((s) => (
+                    <li key={s}>
+                      <a
+                        href={`/datasources/${d.name}?schema=${encodeURIComponent(s)}`}
+                        hx-get={`/partials/datasources/${d.name}/tables?schema=${
+                          encodeURIComponent(s)
+                        }`}
+                        hx-target="#tables"
+                        hx-push-url="false"
+                      >
+                        {s}
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+                <div id="tables" class="browser-pane">
+                  <div class="empty">Pick a schema to list its tables.</div>
+                </div>
+              </div>
+            )}
+        </section>
+      )}
+    </AppShell>
+  );
+}
+
+/** The tables of one schema, each opening its columns. */
+export function TablesPartial(
+  props: { name: string; schema: string; tables: { name: string; type: string }[] },
+) {
+  if (props.tables.length === 0) return <div class="empty">No tables in {props.schema}.</div>;
+  return (
+    <div class="browser">
+      <ul class="list">
+        {props.tables.map((t) => (
+          <li key={t.name}>
+            <a
+              href="#columns"
+              hx-get={`/partials/datasources/${props.name}/columns?schema=${
+                encodeURIComponent(props.schema)
+              }&table=${encodeURIComponent(t.name)}`}
+              hx-target="#columns"
+            >
+              {t.name}
+            </a>
+            <span class="meta">{t.type}</span>
+          </li>
+        ))}
+      </ul>
+      <div id="columns" class="browser-pane">
+        <div class="empty">Pick a table to see its columns.</div>
+      </div>
+    </div>
+  );
+}
+
+export function ColumnsPartial(
+  props: {
+    table: string;
+    columns: { name: string; type: string; source_type: string; nullable?: boolean }[];
+  },
+) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>{props.table}</th>
+          <th>Type</th>
+          <th>Source type</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.columns.map((c) => (
+          <tr key={c.name}>
+            <td class="mono">{c.name}</td>
+            <td>{c.type}</td>
+            <td class="mono small muted">
+              {c.source_type}
+              {c.nullable === false ? " not null" : ""}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,220 @@
+import { Dag, type DagNode } from "../components/dag.tsx";
+import { Ago, StatusBadge } from "../components/status.tsx";
+import { AppShell, type ShellContext } from "../layouts/shell.tsx";
+
+export interface ParameterDecl {
+  type: string;
+  required?: boolean;
+  default?: unknown;
+  description?: string;
+  enum?: unknown[];
+  derived?: boolean;
+}
+
+export interface PipelineNodeView extends DagNode {
+  sql?: string;
+  description?: string;
+  pipeline?: { id: string; version?: number };
+  calculator?: { name: string };
+  /** The pinned template's body, when the node renders one. */
+  template_body?: string;
+}
+
+export interface PipelineVersionRow {
+  version: number;
+  status: string;
+  created_by_name: string;
+  created_at: string;
+  released_at: string | null;
+}
+
+export interface PipelinePageProps {
+  ctx: ShellContext;
+  now: Date;
+  pipeline: {
+    id: string;
+    name: string;
+    display_name?: string;
+    description?: string;
+    version: number;
+    status: string;
+    current_version: number | null;
+    updated_at: string;
+    parameters: Record<string, ParameterDecl>;
+    settings?: Record<string, unknown>;
+    nodes: PipelineNodeView[];
+  };
+  versions: PipelineVersionRow[];
+  /** The verbs the viewer's role allows; the page draws nothing else. */
+  can: { execute: boolean; author: boolean };
+}
+
+function shortName(name: string): string {
+  return name.slice(name.lastIndexOf("/") + 1);
+}
+
+/** `/pipelines/{id}`: the working version — graph, parameters, nodes — and every version. */
+export function PipelinePage(props: PipelinePageProps) {
+  const p = props.pipeline;
+  const folder = p.name.includes("/") ? p.name.slice(0, p.name.lastIndexOf("/") + 1) : "";
+  return (
+    <AppShell title={p.display_name ?? shortName(p.name)} nav="pipelines" ctx={props.ctx}>
+      <div class="page-head">
+        <div>
+          <div class="crumbs">
+            <a href="/pipelines">Pipelines</a>
+            {folder && (
+              <>
+                {" / "}
+                <a href={`/pipelines?prefix=${encodeURIComponent(folder)}`}>{folder}</a>
+              </>
+            )}
+          </div>
+          <h1>
+            {p.display_name ?? shortName(p.name)} <StatusBadge status={p.status} />
+          </h1>
+          <p class="mono small">{p.name} · v{p.version}</p>
+        </div>
+        <div class="actions">
+          <a class="btn" href={`/api/v1/pipelines/${p.id}/export`}>Export</a>
+          {props.can.execute && <a class="btn primary" href={`/pipelines/${p.id}/run`}>Run</a>}
+        </div>
+      </div>
+      {p.description && <p class="lead">{p.description}</p>}
+
+      <section class="card">
+        <header>
+          <h2>Graph</h2>
+          <span class="muted small">{p.nodes.length} node{p.nodes.length === 1 ? "" : "s"}</span>
+        </header>
+        <div class="dag-wrap">
+          <Dag nodes={p.nodes} label={`The nodes of ${p.name} and their dependencies`} />
+        </div>
+      </section>
+
+      <div class="grid cols-2 section-gap">
+        <section class="card">
+          <header>
+            <h2>Parameters</h2>
+          </header>
+          <Parameters parameters={p.parameters} />
+        </section>
+        <section class="card">
+          <header>
+            <h2>Versions</h2>
+            <span class="muted small">
+              {p.current_version === null ? "never released" : `current v${p.current_version}`}
+            </span>
+          </header>
+          <table>
+            <thead>
+              <tr>
+                <th>Version</th>
+                <th>Status</th>
+                <th>By</th>
+                <th>When</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.versions.map((v) => (
+                <tr key={v.version}>
+                  <td>v{v.version}</td>
+                  <td>
+                    <StatusBadge status={v.status} />
+                  </td>
+                  <td>{v.created_by_name}</td>
+                  <td class="muted">
+                    <Ago at={v.released_at ?? v.created_at} now={props.now} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      </div>
+
+      <section class="card section-gap">
+        <header>
+          <h2>Nodes</h2>
+        </header>
+        <div class="nodes">
+          {p.nodes.map((n) => <NodeCard key={n.id} node={n} />)}
+        </div>
+      </section>
+    </AppShell>
+  );
+}
+
+function Parameters(props: { parameters: Record<string, ParameterDecl> }) {
+  const entries = Object.entries(props.parameters);
+  if (entries.length === 0) return <div class="empty">This pipeline takes no parameters.</div>;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>Name</th>
+          <th>Type</th>
+          <th>Default</th>
+        </tr>
+      </thead>
+      <tbody>
+        {entries.map(([name, d]) => (
+          <tr key={name}>
+            <td>
+              <span class="mono">{name}</span>
+              {d.required && <span class="badge warn">required</span>}
+              {d.derived && <span class="badge">derived</span>}
+              {d.description && <div class="muted small">{d.description}</div>}
+            </td>
+            <td class="mono small">
+              {d.type}
+              {d.enum && <div class="muted">{d.enum.map(String).join(" | ")}</div>}
+            </td>
+            <td class="mono small">
+              {d.default === undefined ? <span class="null">none</span> : JSON.stringify(d.default)}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function NodeCard(props: { node: PipelineNodeView }) {
+  const n = props.node;
+  const sql = n.sql ?? n.template_body;
+  return (
+    <article class="node" id={`node-${n.id}`}>
+      <header>
+        <h3 class="mono">{n.id}</h3>
+        <span class={`badge node-type type-${n.type.toLowerCase()}`}>{n.type}</span>
+        {n.source && <span class="muted small">reads {n.source}</span>}
+        {n.depends_on?.length
+          ? <span class="muted small">after {n.depends_on.join(", ")}</span>
+          : null}
+      </header>
+      {n.description && <p class="muted">{n.description}</p>}
+      {n.template && (
+        <p class="small">
+          Template{" "}
+          <a href={`/templates/view?id=${encodeURIComponent(n.template.id)}`} class="mono">
+            {n.template.id}
+          </a>{" "}
+          v{n.template.version}
+        </p>
+      )}
+      {n.pipeline && (
+        <p class="small">
+          Runs pipeline <a href={`/pipelines/${n.pipeline.id}`} class="mono">{n.pipeline.id}</a>
+          {n.pipeline.version ? ` v${n.pipeline.version}` : " (current release)"}
+        </p>
+      )}
+      {n.calculator && (
+        <p class="small">
+          Calculator <code>{n.calculator.name}</code>
+        </p>
+      )}
+      {sql && <pre class="sql"><code>{sql}</code></pre>}
+    </article>
+  );
+}

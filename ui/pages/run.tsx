@@ -1,0 +1,85 @@
+import type { DagNode } from "../components/dag.tsx";
+import { ParameterForm } from "../components/parameter_form.tsx";
+import type { ResultPage } from "../components/result_table.tsx";
+import { type RunRecord, RunView } from "../components/run_view.tsx";
+import { AppShell, type ShellContext } from "../layouts/shell.tsx";
+import type { ParameterDecl } from "./pipeline.tsx";
+
+function Crumbs(props: { pipelineId: string; name: string }) {
+  return (
+    <div class="crumbs">
+      <a href="/pipelines">Pipelines</a> /{" "}
+      <a href={`/pipelines/${props.pipelineId}`}>{props.name}</a>
+    </div>
+  );
+}
+
+/** `/pipelines/{id}/run`: the parameter form; the run's live view replaces it once started. */
+export function RunFormPage(props: {
+  ctx: ShellContext;
+  pipeline: { id: string; name: string; title: string; version: number; status: string };
+  parameters: Record<string, ParameterDecl>;
+}) {
+  const p = props.pipeline;
+  return (
+    <AppShell title={`Run ${p.title}`} nav="pipelines" ctx={props.ctx}>
+      <script src="/js/run.js" defer></script>
+      <div class="page-head">
+        <div>
+          <Crumbs pipelineId={p.id} name={p.name} />
+          <h1>Run {p.title}</h1>
+          <p>
+            Runs v{p.version} ({p.status.toLowerCase()}). Progress streams in as it happens.
+          </p>
+        </div>
+      </div>
+      <section class="card" data-run-start={`/api/v1/pipelines/${p.id}/execute`}>
+        <header>
+          <h2>Parameters</h2>
+        </header>
+        <ParameterForm
+          action={`/pipelines/${p.id}/run`}
+          csrf={props.ctx.csrf}
+          parameters={props.parameters}
+        />
+      </section>
+      <div id="run-live" class="section-gap" />
+      <noscript>
+        <p class="banner">Running a pipeline streams its progress, which needs JavaScript.</p>
+      </noscript>
+    </AppShell>
+  );
+}
+
+/** `/runs/{id}`: one run, live while it runs, else as stored. */
+export function RunPage(props: {
+  ctx: ShellContext;
+  now: Date;
+  run: RunRecord;
+  nodes: DagNode[];
+  result: ResultPage | null;
+  canCancel: boolean;
+}) {
+  return (
+    <AppShell title={`Run of ${props.run.pipeline_name}`} nav="runs" ctx={props.ctx}>
+      <script src="/js/run.js" defer></script>
+      <div class="page-head">
+        <div>
+          <Crumbs pipelineId={props.run.pipeline_id} name={props.run.pipeline_name} />
+          <h1>Run of {props.run.pipeline_name}</h1>
+          <p class="mono small">{props.run.execution_id}</p>
+        </div>
+        <div class="actions">
+          <a class="btn" href={`/pipelines/${props.run.pipeline_id}/run`}>Run again</a>
+        </div>
+      </div>
+      <RunView
+        run={props.run}
+        nodes={props.nodes}
+        now={props.now}
+        result={props.result}
+        canCancel={props.canCancel}
+      />
+    </AppShell>
+  );
+}

@@ -1,0 +1,125 @@
+import { Pager } from "../components/paging.tsx";
+import { Ago, duration, StatusBadge } from "../components/status.tsx";
+import { AppShell, type ShellContext } from "../layouts/shell.tsx";
+
+export interface RunRow {
+  execution_id: string;
+  pipeline_id: string;
+  pipeline_name: string;
+  pipeline_version: number;
+  status: string;
+  started_at: string;
+  duration_ms: number | null;
+  parameters: Record<string, unknown>;
+  triggered_by_name: string;
+  result_row_count: number | null;
+}
+
+const STATUSES = ["RUNNING", "SUCCESS", "FAILED", "ABORTED"];
+
+/** `/runs`: the history, filtered by pipeline, status and day range. */
+export function RunsPage(props: {
+  ctx: ShellContext;
+  now: Date;
+  filters: { pipeline: string; status: string; from: string; to: string };
+  pipelines: { id: string; name: string }[];
+  runs: RunRow[];
+  offset: number;
+  limit: number;
+  total: number;
+}) {
+  const f = props.filters;
+  return (
+    <AppShell title="Runs" nav="runs" ctx={props.ctx}>
+      <div class="page-head">
+        <div>
+          <h1>Runs</h1>
+          <p>Every execution in this workspace you may see, newest first.</p>
+        </div>
+      </div>
+      <form method="get" action="/runs" class="toolbar filters">
+        <label>
+          <span class="sr-only">Pipeline</span>
+          <select name="pipeline" aria-label="Pipeline">
+            <option value="">All pipelines</option>
+            {props.pipelines.map((p) => (
+              <option key={p.id} value={p.id} selected={p.id === f.pipeline}>{p.name}</option>
+            ))}
+          </select>
+        </label>
+        <select name="status" aria-label="Status">
+          <option value="">Any status</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s} selected={s === f.status}>{s.toLowerCase()}</option>
+          ))}
+        </select>
+        <input type="date" name="from" value={f.from} aria-label="From day" />
+        <input type="date" name="to" value={f.to} aria-label="To day" />
+        <button type="submit">Filter</button>
+        {(f.pipeline || f.status || f.from || f.to) && <a class="btn ghost" href="/runs">Clear</a>}
+      </form>
+      <section class="card">
+        {props.runs.length === 0
+          ? (
+            <div class="empty">
+              <strong>No runs match</strong>Run a pipeline and it shows up here.
+            </div>
+          )
+          : (
+            <table>
+              <thead>
+                <tr>
+                  <th>Pipeline</th>
+                  <th>Status</th>
+                  <th>Parameters</th>
+                  <th>By</th>
+                  <th>Started</th>
+                  <th class="num">Rows</th>
+                  <th class="num">Time</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.runs.map((r) => (
+                  <tr key={r.execution_id}>
+                    <td>
+                      <a class="title" href={`/runs/${r.execution_id}`}>{r.pipeline_name}</a>
+                      <div class="muted small">v{r.pipeline_version}</div>
+                    </td>
+                    <td>
+                      <StatusBadge status={r.status} />
+                    </td>
+                    <td class="mono small params-cell">
+                      {Object.entries(r.parameters).map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+                        .join(" ") || <span class="muted">none</span>}
+                    </td>
+                    <td>{r.triggered_by_name}</td>
+                    <td class="muted">
+                      <Ago at={r.started_at} now={props.now} />
+                    </td>
+                    <td class="num">
+                      {r.result_row_count === null
+                        ? "—"
+                        : <a href={`/runs/${r.execution_id}/result`}>{r.result_row_count}</a>}
+                    </td>
+                    <td class="num">{duration(r.duration_ms)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+      </section>
+      <Pager
+        base="/runs"
+        query={{
+          pipeline: f.pipeline || undefined,
+          status: f.status || undefined,
+          from: f.from || undefined,
+          to: f.to || undefined,
+        }}
+        offset={props.offset}
+        limit={props.limit}
+        total={props.total}
+      />
+    </AppShell>
+  );
+}

@@ -1,0 +1,277 @@
+// The live run view: starts a run from the parameter form over the execute route's event stream,
+// or follows a running execution through its replay stream, and keeps the server-rendered view
+// (data-* handles in ui/components/run_view.tsx) current as events arrive.
+"use strict";
+
+const STATE_CLASSES = /\bstate-[a-z]+\b/g;
+
+function csrfToken() {
+  try {
+    return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["SVC-CSRF-Token"] || "";
+  } catch {
+    return "";
+  }
+}
+
+function formatDuration(ms) {
+  if (ms == null) return "—";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;
+}
+
+function formatBytes(n) {
+  if (n == null) return "—";
+  if (n < 1024) return `${n} B`;
+  if (n < 1048576) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1048576).toFixed(1)} MB`;
+}
+
+/** One run view on the page and the events that change it. */
+class RunView {
+  constructor(root) {
+    this.root = root;
+    this.id = root.dataset.run;
+  }
+
+  setNode(nodeId, state, fields = {}) {
+    const box = this.root.querySelector(`[data-node="${CSS.escape(nodeId)}"]`);
+    if (box) {
+      box.setAttribute("class", box.getAttribute("class").replace(STATE_CLASSES, `state-${state}`));
+    }
+    const row = this.root.querySelector(`[data-node-row="${CSS.escape(nodeId)}"]`);
+    if (!row) return;
+    const label = row.querySelector("[data-node-state]");
+    label.textContent = state;
+    label.className = label.className.replace(STATE_CLASSES, `state-${state}`);
+    row.querySelector("[data-node-progress]").hidden = ![
+      "connecting",
+      "executing",
+      "fetching",
+      "writing",
+      "finalizing",
+      "running",
+    ].includes(state);
+    if (fields.rows != null) {
+      row.querySelector("[data-node-rows]").textContent = String(fields.rows);
+    }
+    if (fields.bytes !== undefined) {
+      row.querySelector("[data-node-bytes]").textContent = formatBytes(fields.bytes);
+    }
+    if (fields.ms != null) {
+      row.querySelector("[data-node-time]").textContent = formatDuration(fields.ms);
+    }
+  }
+
+  setStatus(status) {
+    const tone = { SUCCESS: "ok", FAILED: "bad", ABORTED: "", RUNNING: "info" }[status] ?? "";
+    const badge = this.root.querySelector("[data-run-status]");
+    if (badge) badge.innerHTML = `<span class="badge ${tone}">${status.toLowerCase()}</span>`;
+    const cancel = this.root.querySelector("[data-cancel]");
+    if (cancel && status !== "RUNNING") cancel.remove();
+  }
+
+  apply(type, data) {
+    switch (type) {
+      case "node_started":
+        this.setNode(data.node_id, "running");
+        break;
+      case "node_progress":
+        this.setNode(data.node_id, data.state, {
+          rows: data.rows_written ?? data.rows_fetched,
+          ms: data.elapsed_ms,
+        });
+        break;
+      case "node_completed":
+        this.setNode(data.node_id, "done", {
+          rows: data.rows_out,
+          bytes: data.bytes_out,
+          ms: data.duration_ms,
+        });
+        break;
+      case "node_failed":
+        this.setNode(data.node_id, "failed", { ms: data.duration_ms });
+        this.showFailure(data.error, data.node_id);
+        break;
+      case "pipeline_completed":
+        this.setStatus("SUCCESS");
+        this.root.querySelector("[data-run-duration]").textContent = formatDuration(
+          data.duration_ms,
+        );
+        break;
+      case "pipeline_failed":
+        this.setStatus("FAILED");
+        this.showFailure(data.error, data.failed_node_id);
+        break;
+      case "execution_aborted":
+        this.setStatus("ABORTED");
+        break;
+    }
+  }
+
+  showFailure(error, nodeId) {
+    const box = this.root.querySelector("[data-run-failure]");
+    if (!box || !error) return;
+    box.textContent = `${error.code}: ${error.message}${nodeId ? ` (node ${nodeId})` : ""}`;
+    box.hidden = false;
+  }
+
+  /** Re-renders the whole view from the stored record: the result table arrives this way. */
+  async refresh() {
+    const res = await fetch(`/partials/runs/${this.id}`, { headers: { "HX-Request": "true" } });
+    if (!res.ok) return;
+    const holder = document.createElement("div");
+    holder.innerHTML = await res.text();
+    const fresh = holder.firstElementChild;
+    this.root.replaceWith(fresh);
+    this.root = fresh;
+    if (globalThis.htmx) globalThis.htmx.process(fresh);
+  }
+}
+
+/** Frames of a text/event-stream body, as {event, data} objects. */
+async function* sseFrames(body) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = "message";
+      const data = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event:")) event = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+      }
+      if (data.length) yield { event, data: JSON.parse(data.join("\n")) };
+    }
+  }
+}
+
+/** The typed value of one form field, or undefined when it was left empty. */
+function typedValue(input) {
+  const raw = input.value.trim();
+  if (raw === "") return undefined;
+  const type = input.dataset.type;
+  if (type === "integer" || type === "number") return Number(raw);
+  if (type === "boolean") return raw === "true";
+  if (type === "string_list") return raw.split(",").map((s) => s.trim()).filter(Boolean);
+  if (type === "integer_list") {
+    return raw.split(",").map((s) => s.trim()).filter(Boolean).map(Number);
+  }
+  return raw;
+}
+
+function showErrors(form, envelope) {
+  const error = envelope?.error ?? { message: "The run could not start." };
+  const details = error.details ?? {};
+  const field = details.parameter ?? details.field ?? details.name;
+  const slot = field &&
+    form.querySelector(
+      `[data-error-for="${CSS.escape(String(field).replace(/^parameters\./, ""))}"]`,
+    );
+  if (slot) {
+    slot.textContent = error.user_message ?? error.message;
+    slot.previousElementSibling?.previousElementSibling?.setAttribute("aria-invalid", "true");
+    return;
+  }
+  const banner = form.querySelector("[data-form-error]");
+  banner.textContent = `${error.user_message ?? error.message} (${error.code ?? "error"})`;
+  banner.hidden = false;
+}
+
+async function startRun(form, startUrl) {
+  for (const slot of form.querySelectorAll("[data-error-for]")) slot.textContent = "";
+  for (const input of form.querySelectorAll("[aria-invalid]")) {
+    input.removeAttribute("aria-invalid");
+  }
+  form.querySelector("[data-form-error]").hidden = true;
+  const parameters = {};
+  for (const input of form.querySelectorAll("[data-type]")) {
+    const value = typedValue(input);
+    if (value !== undefined) parameters[input.name] = value;
+  }
+  const button = form.querySelector("button[type=submit]");
+  button.disabled = true;
+  try {
+    const res = await fetch(startUrl, {
+      method: "POST",
+      headers: {
+        accept: "text/event-stream",
+        "content-type": "application/json",
+        "SVC-CSRF-Token": csrfToken(),
+      },
+      body: JSON.stringify({ parameters }),
+    });
+    if (!res.ok) {
+      showErrors(form, await res.json().catch(() => null));
+      return;
+    }
+    const id = res.headers.get("SVC-Execution-Id");
+    const pending = [];
+    let view = null;
+    const mount = fetch(`/partials/runs/${id}`, { headers: { "HX-Request": "true" } })
+      .then((r) => r.text())
+      .then((html) => {
+        const live = document.getElementById("run-live");
+        live.innerHTML = html;
+        view = new RunView(live.querySelector("[data-run]"));
+        if (globalThis.htmx) globalThis.htmx.process(live);
+        for (const [t, d] of pending.splice(0)) view.apply(t, d);
+      });
+    history.replaceState(null, "", `/runs/${id}`);
+    for await (const { event, data } of sseFrames(res.body)) {
+      if (view) view.apply(event, data);
+      else pending.push([event, data]);
+    }
+    await mount;
+    await view.refresh();
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function followRun(view) {
+  const source = new EventSource(`/api/v1/executions/${view.id}/events`);
+  const terminal = ["pipeline_completed", "pipeline_failed", "execution_aborted"];
+  for (
+    const type of [
+      "node_started",
+      "node_progress",
+      "node_completed",
+      "node_failed",
+      ...terminal,
+      "data_ready",
+    ]
+  ) {
+    source.addEventListener(type, (e) => {
+      view.apply(type, JSON.parse(e.data));
+      if (type === "data_ready" || type === "pipeline_failed" || type === "execution_aborted") {
+        source.close();
+        view.refresh();
+      }
+    });
+  }
+  source.onerror = () => {
+    // The server closes the stream after the terminal event; a reconnect would replay it all.
+    source.close();
+    view.refresh();
+  };
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  const card = document.querySelector("[data-run-start]");
+  const form = card?.querySelector("[data-run-form]");
+  if (form) {
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      startRun(form, card.dataset.runStart);
+    });
+  }
+  const live = document.querySelector("[data-run][data-live]");
+  if (live) followRun(new RunView(live));
+});

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds the single executable: dist/pipeline-service, with migrations, static assets and the
-# build record embedded. Usage: sh compile.sh [--target TRIPLE]
+# build record embedded, and the SQLite worker's module (a worker's code is not found by the
+# compiler's import analysis; it must be included by name). Usage: sh compile.sh [--target TRIPLE]
 set -eu
 cd "$(dirname "$0")"
 mkdir -p build dist
@@ -13,5 +14,7 @@ deno compile --allow-all \
   --include ui/static \
   --include docs \
   --include build/build_info.json \
+  --include src/datasources/connectors/sqlite_worker.ts \
+  --include src/templates/render_worker.ts \
   --output dist/pipeline-service "$@" main.ts
 echo "built dist/pipeline-service ($version, $commit)"

@@ -56,7 +56,7 @@ async function serve(config: ResolvedConfig, logger: Logger, quickStart: boolean
       if (stopping) return;
       stopping = true;
       logger.info("shutting down", { signal });
-      runtime.health.markDraining();
+      await runtime.drain();
       await server.shutdown();
       await runtime.close();
       logger.info("shutdown complete");

@@ -15,6 +15,8 @@
  *  6. First boot with the demo content (bench/demo.ts) vs the same first boot without it.
  *  7. The probe path and the SQLite staging engine (bench/probe.ts): probe vs plain read p50,
  *     SQLite vs DuckDB staging rows/s.
+ *  8. The heaviest browser page (bench/ui_pages.ts): a 50-node pipeline page over HTTP vs the
+ *     REST read of the same pipeline, p50 (target: page <= 20 ms).
  */
 import { readSources } from "../src/config/mod.ts";
 import { resolveConfig } from "../src/config/resolve.ts";
@@ -35,6 +37,7 @@ import { concurrentBench, downloadBench } from "./executions_http.ts";
 import { pipelineBench } from "./pipelines.ts";
 import { probeBench } from "./probe.ts";
 import { sqliteReadBench } from "./sqlite_reads.ts";
+import { uiPageBench } from "./ui_pages.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
@@ -334,6 +337,8 @@ if (Deno.args.includes("--connectors")) {
   await demoBench();
 } else if (Deno.args.includes("--probe")) {
   await probeBench();
+} else if (Deno.args.includes("--ui")) {
+  await uiPageBench();
 } else {
   await healthBench();
   await migrationBench();
@@ -345,4 +350,7 @@ if (Deno.args.includes("--connectors")) {
   await pipelineBench();
   await demoBench();
   await probeBench();
+  await uiPageBench();
 }
+// The template render workers stay up for a minute after their last render; nothing is left to do.
+Deno.exit(0);

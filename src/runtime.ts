@@ -105,6 +105,13 @@ export interface Runtime {
   quickStartCredential?: { email: string; password: string };
   /** Tells the app its external origin once the listener has bound (port 0 picks one). */
   setListenOrigin(origin: string): void;
+  /**
+   * The first step of a shutdown, before the listener waits for in-flight requests: marks the
+   * instance draining and ends its running executions (reason `shutdown`), so every open
+   * execution stream ends on its `execution_aborted` instead of holding the listener open until
+   * the grace runs out (spec 2 §3.2).
+   */
+  drain(): Promise<void>;
   /** Drains the mail pool, then closes the shared store and the metadata store. */
   close(): Promise<void>;
 }
@@ -431,9 +438,14 @@ export async function createRuntime(
           executor.options.baseUrl = listen;
         }
       },
+      async drain() {
+        health.markDraining();
+        housekeeping.stop();
+        await executions.close(config.http.shutdownGraceSeconds * 1000);
+      },
       async close() {
         // Running executions end first (reason `shutdown`) while the stores can still take
-        // their final records.
+        // their final records; after `drain()` nothing is left to end.
         housekeeping.stop();
         await executions.close(config.http.shutdownGraceSeconds * 1000);
         await mailService.close(config.http.shutdownGraceSeconds * 1000);

@@ -324,6 +324,78 @@ forEachStoreKind(
       checkEventOrder(all);
       equal(all.at(-1)!.data.reason, "shutdown");
       equal((await w.s.runtime.executions.repo.get(id))?.record.abort_reason, "shutdown");
+      // Draining: no new run starts that the shutdown would have to end again.
+      const late = await w.execute("author");
+      equal(late.status, 503);
+      equal((await json(late)).error.code, "service.unavailable");
+    } finally {
+      await w.s.close();
+    }
+  },
+);
+
+forEachStoreKind(
+  "a server shutdown ends every open execute and replay stream with execution_aborted shutdown",
+  async (store) => {
+    // A grace far longer than the deadline below: streams that waited for the listener's grace
+    // (the order before issue 11) would miss it; ending the runs first ends them at once.
+    const w = await execWorld({ store, graceSeconds: 120 });
+    let closing: Promise<void> | undefined;
+    try {
+      const runs = [await w.execute("author"), await w.execute("ws_admin")];
+      const streams = runs.map(frames);
+      for (const s of streams) await s.next();
+      const id = runs[0].headers.get("SVC-Execution-Id")!;
+      const replay = await w.s.fetch(`/api/v1/executions/${id}/events`, {
+        headers: { accept: "text/event-stream", ...await w.headers("author") },
+      });
+      const follower = frames(replay);
+      await follower.next();
+      closing = w.s.close();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const ended = await Promise.race([
+        Promise.all([...streams, follower].map((s) => s.rest())),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error("streams did not end in time")), 20_000);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      for (const all of ended) {
+        checkEventOrder(all);
+        equal(all.at(-1)!.event, "execution_aborted");
+        equal(all.at(-1)!.data.reason, "shutdown");
+      }
+      // The follower replays the very frames the run streamed, its ending included.
+      deepEqual(ended[2], ended[0]);
+    } finally {
+      await (closing ?? w.s.close());
+    }
+  },
+);
+
+forEachStoreKind(
+  "replay without an Accept preference, or with */*, streams; an unsupported type is 406",
+  async (store) => {
+    const w = await execWorld({ store });
+    try {
+      const res = await w.execute("author");
+      const id = res.headers.get("SVC-Execution-Id")!;
+      w.executor.release(id);
+      await frames(res).rest();
+      const h = await w.headers("author");
+      for (const accept of [undefined, "*/*", "text/*", "text/html, */*;q=0.1"]) {
+        const replay = await w.s.fetch(`/api/v1/executions/${id}/events`, {
+          headers: accept === undefined ? h : { ...h, accept },
+        });
+        equal(replay.status, 200, String(accept));
+        match(replay.headers.get("content-type")!, /^text\/event-stream/);
+        const all = await frames(replay).rest();
+        checkEventOrder(all, { expectDataReady: true });
+      }
+      const refused = await w.s.fetch(`/api/v1/executions/${id}/events`, {
+        headers: { ...h, accept: "text/html" },
+      });
+      equal(refused.status, 406);
+      equal((await json(refused)).error.code, "request.not_acceptable");
     } finally {
       await w.s.close();
     }

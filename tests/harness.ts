@@ -36,6 +36,8 @@ export interface TestServerOptions {
   extendRoutes?: (router: Router) => void;
   /** A fixed port (see `freePort`), for when the base-url must be known before the start. */
   port?: number;
+  /** How long `close()` lets in-flight requests finish (default 5). */
+  graceSeconds?: number;
   /** Passed to the runtime (e.g. the new-user notice hook). */
   runtime?: Pick<RuntimeOptions, "onNewUser" | "executor" | "now">;
 }
@@ -75,7 +77,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const server = await startServer(runtime.app, {
       hostname: "127.0.0.1",
       port: options.port ?? 0,
-      graceSeconds: 5,
+      graceSeconds: options.graceSeconds ?? 5,
       logger,
     });
     const url = `http://127.0.0.1:${server.port}`;
@@ -88,6 +90,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       logs,
       fetch: (path, init) => fetch(url + path, init),
       async close() {
+        // main.ts's order: running executions end before the listener drains.
+        await rt.drain();
         await server.shutdown();
         await rt.close();
         await store.dispose();

@@ -40,7 +40,10 @@ Deno.test("startup placeholder, then login: one grant, the row completed, a revo
         [done?.provider, done?.provider_subject, done?.display_name, Boolean(done?.is_admin)],
         ["corp", "r-1", "Rita Root", true],
       );
-      equal((await me(t.s, b)).data.workspace ?? null, null, "a super admin gets no demo stamp");
+      // The demo is the only active workspace: a super admin lands there, joining nothing.
+      const landed = (await me(t.s, b)).data.workspace;
+      equal(landed?.name ?? landed, "demo");
+      equal((await t.audit("workspace.member_added")).length, 0);
       equal((await t.audit("auth.user.admin_granted")).length, 1);
       equal(t.notices.length, 1, "completing the placeholder is the first social login");
 

@@ -298,3 +298,25 @@ bothStores(
     });
   },
 );
+
+bothStores(
+  "a pipeline whose only release was discarded still reads, with current_version null",
+  async (withWorld) => {
+    await withWorld(async ({ h, req }) => {
+      const p = (await req("POST", P, h.author, pipe("sales/once"))).body.data;
+      const rel = await req("POST", `${P}/${p.id}/release`, h.promoter, undefined, p.body_hash);
+      equal(rel.status, 200, JSON.stringify(rel.body));
+      const disc = await req("POST", `${P}/${p.id}/versions/1/discard`, h.author);
+      deepEqual([disc.status, disc.body.data.current_version], [200, null]);
+      const read = await req("GET", `${P}/${p.id}`, h.author);
+      equal(read.status, 200, JSON.stringify(read.body));
+      deepEqual(
+        [read.body.data.id, read.body.data.name, read.body.data.current_version],
+        [p.id, "sales/once", null],
+      );
+      deepEqual([read.body.data.version, read.body.data.status], [null, null]);
+      // The discarded version itself stays readable by number.
+      equal((await req("GET", `${P}/${p.id}/versions/1`, h.author)).body.data.status, "DISCARDED");
+    });
+  },
+);

@@ -175,9 +175,14 @@ Deno.test("resolveSecrets() generates 0600 files once on the embedded store and 
     ]);
     equal(first.encryptionKey.length, 32);
     equal((await Deno.stat(`${dir}/secrets/jwt_secret`)).mode! & 0o777, 0o600);
+    // A file (or the directory) left open to others is narrowed when it is read again.
+    await Deno.chmod(`${dir}/secrets/jwt_secret`, 0o644);
+    await Deno.chmod(`${dir}/secrets`, 0o755);
     const second = await resolveSecrets(config, {});
     deepEqual(second.generated, []);
     deepEqual(second.jwtSecret, first.jwtSecret);
+    equal((await Deno.stat(`${dir}/secrets/jwt_secret`)).mode! & 0o777, 0o600);
+    equal((await Deno.stat(`${dir}/secrets`)).mode! & 0o777, 0o700);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

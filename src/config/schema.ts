@@ -147,6 +147,12 @@ export const serviceSchema = z.strictObject({
       "Running executions per user",
     ),
     "progress-sample-interval-seconds": seconds(1, 1, 60, "node_progress sample cadence"),
+    "max-list-items": z.int().min(1).max(1_000_000).default(10_000).describe(
+      "Items one list parameter of an execution may hold; more is refused with pipeline.execution.invalid_parameter_type naming this setting",
+    ),
+    "max-parameter-values": z.int().min(1).max(10_000_000).default(20_000).describe(
+      "Values all parameters of one execution may hold together (a list item is one value); more is refused like max-list-items",
+    ),
     "error-detail": z.enum(["full", "structured"]).default("full").describe(
       "Failure records name the node, SQL and exception chain (full) or only code and details",
     ),

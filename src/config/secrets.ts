@@ -23,7 +23,12 @@ function toBase64(bytes: Uint8Array): string {
 async function fileSecret(dir: string, name: string, bytes: number, generated: string[]) {
   const path = `${dir}/${name}`;
   try {
-    return fromBase64(await Deno.readTextFile(path));
+    const value = fromBase64(await Deno.readTextFile(path));
+    // A file left readable by others (copied in, or from an older install) is narrowed; a
+    // read-only mount of provisioned secrets is left as its owner made it.
+    await Deno.chmod(dir, 0o700).catch(() => {});
+    await Deno.chmod(path, 0o600).catch(() => {});
+    return value;
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
   }

@@ -93,6 +93,7 @@ export class DatasourceConnections {
         credential,
         jdbc: d.properties.jdbc,
         pool,
+        readonly: isReadOnly(d),
       }, { logger: this.#logger });
     });
   }

@@ -189,27 +189,31 @@ async function sqliteEngine(): Promise<Engine> {
 async function duckdbEngine(): Promise<Engine> {
   const dir = await Deno.makeTempDir();
   const file = `${dir}/probe.duckdb`;
-  // The connector shares the file's instance through DuckDB's cache, as one process must.
-  const instance = await DuckDBInstance.fromCache(file);
-  const admin = await instance.connect();
+  const setup = await DuckDBInstance.create(file);
+  const admin = await setup.connect();
   await admin.run("CREATE TABLE t (a INTEGER, b VARCHAR)");
   await admin.run("INSERT INTO t VALUES (1, 'x'), (2, 'y'), (3, 'z')");
+  admin.closeSync();
+  setup.closeSync();
+  // The connector's instance is sandboxed, and one process holds a file in one instance: the
+  // state is read through the connector itself.
   const conn = openConnector(connectorConfig("DUCKDB", `jdbc:duckdb:${file}`));
+  const read = async (sql: string) => {
+    const rows: unknown[][] = [];
+    for await (const batch of await conn.query({ sql })) rows.push(...batch);
+    return rows;
+  };
   return {
     conn,
     async state() {
-      const rows = (await admin.runAndReadAll("SELECT a, b FROM t ORDER BY a")).getRows();
-      const dbs = (await admin.runAndReadAll(
-        "SELECT database_name FROM duckdb_databases() ORDER BY 1",
-      )).getRows();
-      const tables =
-        (await admin.runAndReadAll("SELECT table_name FROM duckdb_tables() ORDER BY 1"))
-          .getRows();
-      return JSON.stringify([rows, dbs, tables]);
+      return JSON.stringify([
+        await read("SELECT a, b FROM t ORDER BY a"),
+        await read("SELECT database_name FROM duckdb_databases() ORDER BY 1"),
+        await read("SELECT table_name FROM duckdb_tables() ORDER BY 1"),
+      ]);
     },
     async close() {
       await conn.close();
-      admin.closeSync();
       await Deno.remove(dir, { recursive: true });
     },
   };

@@ -4,7 +4,8 @@
  * here, in emission order, and the sink is called strictly in that order, so a reader, a replay
  * and the durable log see one sequence.
  */
-import type { EventFrame } from "./event_order.ts";
+import { type EventFrame, TERMINAL_EVENTS } from "./event_order.ts";
+import { EndedElsewhere } from "./sink.ts";
 import type { ExecutionSink } from "./types.ts";
 
 const TERMINAL = new Set(["pipeline_failed", "execution_aborted"]);
@@ -16,6 +17,7 @@ export class EventBus {
   readonly #waiters = new Set<() => void>();
   #nextId = 1;
   #closed = false;
+  #holding = false;
   /** Sink calls chain on this, so a slow sink never reorders frames. */
   #tail: Promise<void> = Promise.resolve();
   #sinkError: unknown;
@@ -41,21 +43,39 @@ export class EventBus {
   emit(event: string, data: Record<string, unknown>): Promise<void> {
     if (this.#closed) throw new Error(`event ${event} after the stream closed`);
     const frame: EventFrame = { id: this.#nextId++, event, data };
-    this.#frames.push(frame);
-    for (const wake of this.#waiters) wake();
+    // A terminal frame reaches live readers only once stored: the stored ending and the streamed
+    // one must be the same, and the store may already hold another (a reaped run).
+    // Frames after it wait their turn, so readers still see emission order.
+    const held = this.#holding || TERMINAL_EVENTS.has(event);
+    this.#holding = held;
+    if (!held) this.#publish(frame);
     const id = this.#executionId;
     this.#tail = this.#tail.then(async () => {
       // After a sink failure later frames still reach live readers, not the broken sink.
-      if (this.#sinkError !== undefined) return;
-      try {
-        await this.#sink.event(id, frame);
-      } catch (error) {
-        this.#sinkError = error;
+      if (this.#sinkError === undefined) {
+        try {
+          await this.#sink.event(id, frame);
+        } catch (error) {
+          this.#sinkError = error;
+        }
       }
+      // Not when the store holds another ending: the run adopts that one instead.
+      if (held && !(this.#sinkError instanceof EndedElsewhere)) this.#publish(frame);
     });
     return this.#tail.then(() => {
       if (this.#sinkError !== undefined) throw this.#sinkError;
     });
+  }
+
+  /** A frame for live readers only: an ending the store already holds (see `EndedElsewhere`). */
+  announce(event: string, data: Record<string, unknown>): void {
+    if (this.#closed) throw new Error(`event ${event} after the stream closed`);
+    this.#publish({ id: this.#nextId++, event, data });
+  }
+
+  #publish(frame: EventFrame): void {
+    this.#frames.push(frame);
+    for (const wake of this.#waiters) wake();
   }
 
   /** Waits for every pending sink call. */
@@ -63,7 +83,7 @@ export class EventBus {
     await this.#tail;
   }
 
-  /** The stream is complete: readers end after the last frame. */
+  /** The stream is complete: readers end after the last frame (drain first: endings are held). */
   close(): void {
     this.#closed = true;
     for (const wake of this.#waiters) wake();

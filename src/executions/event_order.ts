@@ -24,7 +24,12 @@ export const NODE_STATES = [
   "aborted",
 ] as const;
 const TERMINAL_STATES = new Set(["completed", "failed", "aborted"]);
-const TERMINAL_EVENTS = new Set(["pipeline_completed", "pipeline_failed", "execution_aborted"]);
+/** The events that end an execution's stream. */
+export const TERMINAL_EVENTS = new Set([
+  "pipeline_completed",
+  "pipeline_failed",
+  "execution_aborted",
+]);
 const NODE_EVENTS = new Set(["node_started", "node_progress", "node_completed", "node_failed"]);
 const KNOWN = new Set([
   "execution_started",

@@ -7,7 +7,9 @@ import { AppError } from "../errors/mod.ts";
 import { isUuid } from "../lib/ids.ts";
 import {
   coerceParameters,
+  DEFAULT_PARAMETER_CAPS,
   nodeSubset,
+  type ParameterCaps,
   parameterError,
   type ParameterValue,
   parseBody,
@@ -108,6 +110,8 @@ export interface ExecutorOptions {
   maxDepth?: number;
   /** The calendar day calculators compute from (YYYY-MM-DD). */
   today?: () => string;
+  /** `service.executor.max-list-items` and `max-parameter-values`. */
+  parameterCaps?: ParameterCaps;
 }
 
 /** Internal run options: set for a child execution started by a PIPELINE node. */
@@ -139,6 +143,7 @@ export class Executor {
       clock: Date.now,
       maxDepth: DEFAULT_MAX_DEPTH,
       today: () => new Date().toISOString().slice(0, 10),
+      parameterCaps: DEFAULT_PARAMETER_CAPS,
       ...options,
     };
   }
@@ -156,7 +161,9 @@ export class Executor {
     );
     const parsed = parseBody(resolved.body, request.pipelineId);
     const body = request.node === undefined ? parsed : nodeSubset(parsed, request.node);
-    const { values, defects } = coerceParameters(body.parameters, request.parameters ?? {});
+    const { values, defects } = coerceParameters(body.parameters, request.parameters ?? {}, {
+      caps: this.options.parameterCaps,
+    });
     if (defects.length > 0) throw parameterError(defects);
     const prepared: Prepared = {
       request,

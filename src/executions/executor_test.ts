@@ -255,6 +255,10 @@ forEachStore("writeback commits with evidence; a failing one rolls back", async 
       { expectDataReady: false },
     );
     equal(bad.record.status, "FAILED");
+    // DML and DDL nodes deliver no rows anywhere (DECISIONS.md "omitted output").
+    for (const sample of bad.byType.get("node_progress")!) {
+      deepEqual(sample.data.destination, { kind: "none" });
+    }
     const broken = bad.byType.get("node_progress")!.filter((f) => f.data.node_id === "broken").at(
       -1,
     )!;

@@ -148,6 +148,8 @@ for (const open of [postgresServer, mariaServer]) {
           table: "accounts",
         });
         const bumped = terminalSample(done, "bump");
+        // A statement node delivers no rows anywhere (DECISIONS.md "omitted output").
+        deepEqual(bumped.destination, { kind: "none" });
         deepEqual([bumped.state, bumped.operation, bumped.committed, bumped.rows_written], [
           "completed",
           "statement",

@@ -12,7 +12,8 @@ import type { SharedStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { eventsChannel } from "./sink.ts";
-import type { ExecutionRecord } from "./types.ts";
+import type { EventFrame } from "./event_order.ts";
+import type { ExecutionRecord, NodeStat } from "./types.ts";
 
 export interface HousekeepingOptions {
   db: Db;
@@ -62,21 +63,28 @@ export class ExecutionHousekeeping {
    */
   async reap(): Promise<string[]> {
     const now = this.#now();
-    const stale = await this.#repo.staleRunning(this.#iso(now - this.staleAfterMs));
+    const stale = await this.#repo.staleRunning(
+      this.#iso(now - this.staleAfterMs),
+      this.#o.instanceId,
+    );
     const reaped: string[] = [];
     for (const { record, instanceId } of stale) {
       const done = await this.#o.db.transaction(async (tx) => {
         const repo = new ExecutionRepo(tx);
+        const events = await repo.events(record.execution_id);
         const final: ExecutionRecord = {
           ...record,
           status: "ABORTED",
           completed_at: this.#iso(now),
           duration_ms: Math.max(0, now - Date.parse(record.started_at)),
           abort_reason: "shutdown",
-          node_stats: record.node_stats ?? [],
+          node_stats: reapedStats(
+            await repo.nodeIds(record.pipeline_id, record.pipeline_version),
+            events,
+          ),
         };
         if (!await repo.finish(final, this.#o.systemActor.id)) return false;
-        const last = (await repo.events(record.execution_id)).at(-1);
+        const last = events.at(-1);
         await repo.appendEvent(record.execution_id, {
           id: (last?.id ?? 0) + 1,
           event: "execution_aborted",
@@ -150,4 +158,44 @@ export class ExecutionHousekeeping {
   #iso(ms: number): string {
     return new Date(ms).toISOString();
   }
+}
+
+/**
+ * The per-node stats of a reaped run, as its own ending would have reported them: what its
+ * stored events prove (a completed node SUCCESS with its counts, a failed one FAILED with its
+ * code), every other node ABORTED — in body order, then any node only the events name.
+ */
+export function reapedStats(bodyNodes: string[], events: EventFrame[]): NodeStat[] {
+  const stats = new Map<string, NodeStat>();
+  const aborted = (id: string): NodeStat => ({
+    node_id: id,
+    duration_ms: null,
+    rows_out: null,
+    bytes_out: null,
+    status: "ABORTED",
+  });
+  for (const id of bodyNodes) stats.set(id, aborted(id));
+  for (const { event, data } of events) {
+    const id = typeof data.node_id === "string" ? data.node_id : undefined;
+    if (!id) continue;
+    const stat = stats.get(id) ?? aborted(id);
+    stats.set(id, stat);
+    if (event === "node_progress" && stat.status === "ABORTED") {
+      stat.rows_out = data.rows_written ?? stat.rows_out;
+    } else if (event === "node_completed") {
+      Object.assign(stat, {
+        status: "SUCCESS",
+        duration_ms: data.duration_ms ?? null,
+        rows_out: data.rows_out ?? null,
+        bytes_out: data.bytes_out ?? null,
+      });
+    } else if (event === "node_failed") {
+      Object.assign(stat, {
+        status: "FAILED",
+        duration_ms: data.duration_ms ?? null,
+        error_code: data.error?.code,
+      });
+    }
+  }
+  return [...stats.values()];
 }

@@ -6,7 +6,7 @@ import { MemoryStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { forEachStore } from "../../tests/stores.ts";
 import { checkEventOrder } from "./event_order.ts";
-import { ExecutionHousekeeping } from "./reaper.ts";
+import { ExecutionHousekeeping, reapedStats } from "./reaper.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { DurableSink } from "./sink.ts";
 import {
@@ -84,6 +84,63 @@ forEachStore(
     await w.shared.close();
   },
 );
+
+forEachStore(
+  "an instance's own reaper never takes its runs; a reaped record keeps its events' node stats",
+  async (db) => {
+    const w = await world(db);
+    const repo = new ExecutionRepo(db);
+    const run = runningRecord(w.ids);
+    await w.sink("stalled").started(run);
+    // Node "a" started and ran (3 rows so far), as far as the stored events tell.
+    for (const f of successFrames(run).slice(0, 3)) {
+      await w.sink("stalled").event(run.execution_id, f);
+    }
+    w.clock.now += 10 * MINUTE;
+    // Late after a stall its heartbeat is stale, but the instance running the reaper is alive.
+    deepEqual(await w.keeper("stalled").reap(), []);
+    equal((await repo.get(run.execution_id))?.record.status, "RUNNING");
+    deepEqual(await w.keeper("other").reap(), [run.execution_id]);
+    const stored = (await repo.get(run.execution_id))!.record;
+    deepEqual(stored.node_stats, [
+      { node_id: "a", duration_ms: null, rows_out: null, bytes_out: null, status: "ABORTED" },
+    ]);
+    const ending = (await repo.events(run.execution_id)).at(-1)!;
+    deepEqual(ending.data.node_stats, stored.node_stats);
+    await w.shared.close();
+  },
+);
+
+Deno.test("reapedStats: body order, what the events prove, the rest ABORTED", () => {
+  const at = "2026-01-01T00:00:00.000Z";
+  deepEqual(
+    reapedStats(["calc", "read", "fail", "wait", "never"], [
+      { id: 1, event: "node_started", data: { node_id: "calc", started_at: at } },
+      { id: 2, event: "node_completed", data: { node_id: "calc", duration_ms: 1, rows_out: null } },
+      { id: 3, event: "node_completed", data: { node_id: "read", duration_ms: 9, rows_out: 4 } },
+      {
+        id: 4,
+        event: "node_failed",
+        data: { node_id: "fail", duration_ms: 2, error: { code: "x.y" } },
+      },
+      { id: 5, event: "node_progress", data: { node_id: "wait", rows_written: 7 } },
+    ]),
+    [
+      { node_id: "calc", duration_ms: 1, rows_out: null, bytes_out: null, status: "SUCCESS" },
+      { node_id: "read", duration_ms: 9, rows_out: 4, bytes_out: null, status: "SUCCESS" },
+      {
+        node_id: "fail",
+        duration_ms: 2,
+        rows_out: null,
+        bytes_out: null,
+        status: "FAILED",
+        error_code: "x.y",
+      },
+      { node_id: "wait", duration_ms: null, rows_out: 7, bytes_out: null, status: "ABORTED" },
+      { node_id: "never", duration_ms: null, rows_out: null, bytes_out: null, status: "ABORTED" },
+    ],
+  );
+});
 
 forEachStore(
   "retention deletes durable events past the period, as the system actor",

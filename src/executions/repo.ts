@@ -218,13 +218,31 @@ export class ExecutionRepo {
     );
   }
 
-  /** RUNNING executions whose instance has not beaten since `before`. */
-  async staleRunning(before: string): Promise<StoredExecution[]> {
+  /**
+   * RUNNING executions whose instance has not beaten since `before`, other than `exceptInstance`'s
+   * (the asking instance is alive: a stall that delayed its own heartbeat is no death).
+   */
+  async staleRunning(before: string, exceptInstance = ""): Promise<StoredExecution[]> {
     const rows = await this.db.query(
-      `SELECT ${COLUMNS} FROM executions WHERE status = 'RUNNING' AND heartbeat_at < $1`,
-      [before],
+      `SELECT ${COLUMNS} FROM executions WHERE status = 'RUNNING' AND heartbeat_at < $1
+       AND instance_id <> $2`,
+      [before, exceptInstance],
     );
     return rows.map(fromRow);
+  }
+
+  /** The node ids of a pipeline version's body, in body order; empty when it is gone. */
+  async nodeIds(pipelineId: string, version: number): Promise<string[]> {
+    const row = await this.db.first<{ body: string }>(
+      `SELECT body FROM pipeline_versions WHERE pipeline_id = $1 AND version = $2`,
+      [pipelineId, version],
+    );
+    try {
+      const nodes = JSON.parse(row?.body ?? "{}").nodes;
+      return Array.isArray(nodes) ? nodes.map((n: { id: unknown }) => String(n.id)) : [];
+    } catch {
+      return [];
+    }
   }
 
   /** Deletes durable events observed before `cutoff`; returns how many went. */

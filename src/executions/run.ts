@@ -9,6 +9,7 @@ import { AppError } from "../errors/mod.ts";
 import { newId } from "../lib/ids.ts";
 import { isCallerNode, type PipelineNode, topologicalOrder } from "../pipelines/mod.ts";
 import { EventBus } from "./bus.ts";
+import { TERMINAL_EVENTS } from "./event_order.ts";
 import type { Executor, Prepared, RunOptions } from "./executor.ts";
 import { type FailureRecord, failureRecord } from "./failure.ts";
 import { runCalculatorNode } from "./nodes/calculator.ts";
@@ -17,6 +18,7 @@ import { evidenceOf } from "./nodes/writeback.ts";
 import { NodeProgress } from "./progress.ts";
 import { initialRecord, plan, resultOutput, RUNNERS, stat } from "./run_support.ts";
 import type { StoredResult } from "./result_store.ts";
+import { EndedElsewhere } from "./sink.ts";
 import { DuckdbStaging, type Staging } from "./staging.ts";
 import { SqliteStaging } from "./staging_sqlite.ts";
 import type {
@@ -41,6 +43,7 @@ export class Execution {
   #failure: { record: FailureRecord; nodeId: string | null } | undefined;
   #abortReason: AbortReason | undefined;
   #stored: StoredResult | undefined;
+  #adopted: EndedElsewhere | undefined;
 
   constructor(executor: Executor, prepared: Prepared, sink: ExecutionSink, options: RunOptions) {
     this.#executor = executor;
@@ -84,7 +87,21 @@ export class Execution {
       execution_id: this.#record.execution_id,
       ...data,
       correlation_id: this.#record.correlation_id,
+    }).catch((error) => {
+      if (error instanceof EndedElsewhere) this.#endedElsewhere(error);
+      throw error;
     });
+  }
+
+  /**
+   * The store already holds this run's ending (another instance reaped it during a stall): the
+   * run stops, and that ending is the one its stream and record carry.
+   */
+  #endedElsewhere(ended: EndedElsewhere): void {
+    if (this.#adopted) return;
+    this.#adopted = ended;
+    this.#abortReason = ended.record.abort_reason ?? "shutdown";
+    this.#controller.abort(new DOMException("the execution was ended elsewhere", "AbortError"));
   }
 
   #cancel(reason: AbortReason): void {
@@ -128,14 +145,15 @@ export class Execution {
       this.#setupFailure(error);
     }
     try {
-      if (this.#record.status === "RUNNING") await this.#terminal(startedAt);
+      if (!this.#adopted && this.#record.status === "RUNNING") await this.#terminal(startedAt);
     } catch (error) {
       // The sink broke while recording the end: the record still says how it ended.
       if (!this.#failure) this.#setupFailure(error);
     } finally {
       await this.#staging?.close().catch(() => {});
-      this.#bus.close();
       await this.#bus.drain();
+      if (this.#adopted) this.#adopt(this.#adopted);
+      this.#bus.close();
       await this.#sink.finished({ ...this.#record }).catch(() => {});
     }
     return this.#record;
@@ -349,11 +367,12 @@ export class Execution {
     const hasCaller = this.#prepared.body.nodes.some(isCallerNode) && !this.#options.delivery;
     let page: Awaited<ReturnType<Executor["options"]["results"]["page"]>> = null;
     if (hasCaller && this.#stored) {
+      // The shared store failing here is the result's failure, not an unexpected one.
       page = await this.#o.results.page(
         this.#record.execution_id,
         0,
         this.#prepared.request.pageRows,
-      );
+      ).catch(() => null);
       if (!page) {
         throw new AppError("result.storage_unavailable", {
           execution_id: this.#record.execution_id,
@@ -437,6 +456,14 @@ export class Execution {
       error: failure.record,
       node_stats: this.#record.node_stats,
     });
+  }
+
+  /** Takes the stored ending: the record as stored, its terminal frame for live readers. */
+  #adopt({ record, terminal }: EndedElsewhere): void {
+    Object.assign(this.#record, record);
+    if (terminal && TERMINAL_EVENTS.has(terminal.event)) {
+      this.#bus.announce(terminal.event, terminal.data);
+    }
   }
 
   /** In body order; nodes the run never reached count as aborted. */

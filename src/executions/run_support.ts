@@ -30,10 +30,8 @@ export function plan(
     case "PIPELINE":
       return { operation: "child", destination };
     default:
-      return {
-        operation: "statement",
-        destination: { kind: "datasource", datasource: node.source! },
-      };
+      // A DML or DDL statement delivers no rows anywhere (DECISIONS.md "omitted output").
+      return { operation: "statement", destination: node.output ? destination : { kind: "none" } };
   }
 }
 

@@ -99,6 +99,7 @@ export class ExecutionService {
   readonly #owners = new Map<string, string>();
   readonly #slots: StreamSlots;
   #unsubscribe?: () => Promise<void>;
+  #closing = false;
 
   constructor(options: ExecutionServiceOptions) {
     this.#o = options;
@@ -123,6 +124,8 @@ export class ExecutionService {
 
   /** Accepts a run (or finds the one an Idempotency-Key names) and gives its stream. */
   async execute(input: ExecuteInput): Promise<StartedStream> {
+    // Draining: a run started now would outlive the shutdown that ends every other one.
+    if (this.#closing) throw new AppError("service.unavailable", { reason: "draining" });
     const { caller } = input;
     const release = await this.#slots.take(caller.userId);
     try {
@@ -392,7 +395,10 @@ export class ExecutionService {
 
   /** Shutdown: every run of this instance is aborted with reason `shutdown`, then awaited. */
   async close(graceMs: number): Promise<void> {
-    await this.#unsubscribe?.();
+    this.#closing = true;
+    const unsubscribe = this.#unsubscribe;
+    this.#unsubscribe = undefined;
+    await unsubscribe?.();
     const handles = [...this.#running.values()];
     for (const h of handles) h.cancel("shutdown");
     let timer: ReturnType<typeof setTimeout> | undefined;

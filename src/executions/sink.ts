@@ -28,7 +28,11 @@ export class DurableSink implements ExecutionSink {
   }
 
   async event(executionId: string, frame: EventFrame): Promise<void> {
-    await this.repo.appendEvent(executionId, frame, new Date(this.now()).toISOString());
+    try {
+      await this.repo.appendEvent(executionId, frame, new Date(this.now()).toISOString());
+    } catch (error) {
+      throw await this.#endedElsewhere(executionId) ?? error;
+    }
     await this.#publish(executionId, { frame });
   }
 
@@ -37,8 +41,32 @@ export class DurableSink implements ExecutionSink {
     await this.#publish(record.execution_id, { finished: true });
   }
 
+  /**
+   * A frame the store refused because the run is already terminal there: the reaper of another
+   * instance took this one for dead (a stall past the stale limit) and wrote its ending, whose
+   * frame holds the id this one wanted.
+   */
+  async #endedElsewhere(executionId: string): Promise<EndedElsewhere | undefined> {
+    const stored = await this.repo.get(executionId).catch(() => undefined);
+    if (!stored || stored.record.status === "RUNNING") return undefined;
+    const terminal = (await this.repo.events(executionId)).at(-1);
+    return new EndedElsewhere(stored.record, terminal);
+  }
+
+  /**
+   * Messages only wake followers early (stored rows are the truth), so a shared store that
+   * cannot take one costs followers a poll interval, never the run.
+   */
   async #publish(executionId: string, message: Message): Promise<void> {
-    await this.shared.publish(eventsChannel(executionId), JSON.stringify(message));
+    await this.shared.publish(eventsChannel(executionId), JSON.stringify(message)).catch(() => {});
+  }
+}
+
+/** The stored record says the run already ended (reaped); its ending is the one that stands. */
+export class EndedElsewhere extends Error {
+  constructor(readonly record: ExecutionRecord, readonly terminal: EventFrame | undefined) {
+    super(`execution ${record.execution_id} already ended as ${record.status}`);
+    this.name = "EndedElsewhere";
   }
 }
 

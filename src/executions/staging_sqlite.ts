@@ -1,8 +1,9 @@
 /**
  * The SQLite staging engine (`settings.staging_engine: sqlite`, DECISIONS.md): one private
- * in-memory SQLite database per execution, through node:sqlite as the SQLite connector uses it,
- * closed with the execution. Staged SQL reads through that connector, so it streams, converts
- * and cancels like a datasource read.
+ * in-memory SQLite database per execution, on one SQLite worker (`sqlite_thread.ts`) as the
+ * SQLite connector uses it, closed with the execution. Staged SQL reads through that connector,
+ * so it streams, converts, cancels and is confined like a datasource read; the staging tables are
+ * created and filled by this engine's own statements, which the authorizer lets through.
  *
  * SQLite has no column types of its own, only affinities. Columns are declared with names that
  * give each wire type the affinity that keeps its values exact (text for decimals, dates, times,
@@ -11,7 +12,7 @@
  * their declared names. A computed column (an aggregate, an expression) has no declared type
  * and takes SQLite's storage class, as on any SQLite datasource.
  */
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import type { SQLInputValue } from "node:sqlite";
 import {
   type ColumnSchema,
   type Connector,
@@ -24,6 +25,7 @@ import {
   type WireValue,
 } from "../datasources/connectors/mod.ts";
 import { resolvePoolSettings } from "../datasources/connectors/pool_settings.ts";
+import { SqliteThread } from "../datasources/connectors/sqlite_thread.ts";
 import { decimalShape, scaledDecimal, type Staging } from "./staging.ts";
 
 const quote = (name: string) => quoteIdent("SQLITE", name);
@@ -148,13 +150,13 @@ const MAX_VARIABLES = 32_000;
 export class SqliteStaging implements Staging {
   readonly dialect: Dialect = "SQLITE";
   readonly connector: Connector;
-  readonly #db: DatabaseSync;
+  readonly #thread: SqliteThread;
 
   constructor() {
-    this.#db = new DatabaseSync(":memory:");
+    this.#thread = new SqliteThread({ path: ":memory:" });
     this.connector = new StagedReads(sqliteOver(
       "tempdb",
-      this.#db,
+      this.#thread,
       // Every lease is the same connection, never idle-closed: the database lives on it.
       resolvePoolSettings("SQLITE", {
         maximumPoolSize: 16,
@@ -172,36 +174,34 @@ export class SqliteStaging implements Staging {
     onBatch: (rows: number) => Promise<void>,
     signal?: AbortSignal,
   ): Promise<number> {
-    const db = this.#db;
+    const thread = await this.#thread.ready(signal);
     const columns = schema.map((c) => `${quote(c.name)} ${declaredType(c)}`);
-    db.exec(`DROP TABLE IF EXISTS ${quote(table)}`);
-    db.exec(`CREATE TABLE ${quote(table)} (${columns.join(", ")})`);
+    await thread.request({ op: "exec", sql: `DROP TABLE IF EXISTS ${quote(table)}` }, signal);
+    await thread.request(
+      { op: "exec", sql: `CREATE TABLE ${quote(table)} (${columns.join(", ")})` },
+      signal,
+    );
     const bind = schema.map(bindable);
     const width = Math.max(1, schema.length);
     const perStatement = Math.max(1, Math.min(500, Math.floor(MAX_VARIABLES / width)));
     const tuple = `(${schema.map(() => "?").join(", ")})`;
     const insertOf = (rows: number) =>
-      db.prepare(
-        `INSERT INTO ${quote(table)} VALUES ${Array(rows).fill(tuple).join(", ")}`,
-      );
+      `INSERT INTO ${quote(table)} VALUES ${Array(rows).fill(tuple).join(", ")}`;
     const full = insertOf(perStatement);
     let rows = 0;
     for await (const batch of batches) {
       signal?.throwIfAborted();
-      // One transaction per batch, with no await inside: another node's lease of the same
-      // connection can never land in the middle of it.
-      db.exec("BEGIN");
-      try {
-        for (let from = 0; from < batch.length; from += perStatement) {
-          const part = batch.slice(from, from + perStatement);
-          const values = part.flatMap((row) => row.map((v, c) => bind[c](v)));
-          (part.length === perStatement ? full : insertOf(part.length)).run(...values);
-        }
-        db.exec("COMMIT");
-      } catch (error) {
-        if (db.isTransaction) db.exec("ROLLBACK");
-        throw error;
+      // One request, one transaction per batch: another node's lease of the same connection
+      // can never land in the middle of it.
+      const statements = [];
+      for (let from = 0; from < batch.length; from += perStatement) {
+        const part = batch.slice(from, from + perStatement);
+        statements.push({
+          sql: part.length === perStatement ? full : insertOf(part.length),
+          values: part.flatMap((row) => row.map((v, c) => bind[c](v))),
+        });
       }
+      await thread.request({ op: "batch", statements }, signal);
       rows += batch.length;
       await onBatch(batch.length);
     }
@@ -210,6 +210,6 @@ export class SqliteStaging implements Staging {
 
   async close(): Promise<void> {
     await this.connector.close();
-    if (this.#db.isOpen) this.#db.close();
+    await this.#thread.close();
   }
 }

@@ -49,6 +49,10 @@ export async function openExecutions(deps: ExecutionsWiringDeps): Promise<Execut
     baseUrl: config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`,
     errorDetail: config.executor.errorDetail,
     progressIntervalSeconds: config.executor.progressSampleIntervalSeconds,
+    parameterCaps: {
+      maxListItems: config.executor.maxListItems,
+      maxValues: config.executor.maxParameterValues,
+    },
   });
   const executions = new ExecutionService({
     db,

@@ -9,6 +9,8 @@ import { AppError } from "../errors/mod.ts";
 import type { BuildInfo, HealthService } from "../health/mod.ts";
 import type { Logger } from "../lib/log.ts";
 import { renderPage } from "../../ui/render.tsx";
+import { ErrorPage } from "../../ui/pages/error.tsx";
+import type { AppContext } from "./context.ts";
 import { NotFoundPage } from "../../ui/pages/not_found.tsx";
 import type { AccessDeps } from "./access_deps.ts";
 import type { AppEnv } from "./context.ts";
@@ -80,6 +82,7 @@ export function buildApp(
   app.onError((err, c) => {
     if (err instanceof AppError) {
       if (err.status >= 500) logger.error(err.message, { code: err.code, details: err.details });
+      if (wantsPage(c)) return errorPage(c, err);
       return errorResponse(c, err, deps.baseUrl());
     }
     logger.error("unexpected error", {
@@ -88,8 +91,33 @@ export function buildApp(
       error: err instanceof Error ? err.message : String(err),
       stack: err instanceof Error ? err.stack : undefined,
     });
-    return errorResponse(c, new AppError("internal.unexpected"), deps.baseUrl());
+    const unexpected = new AppError("internal.unexpected");
+    return wantsPage(c) ? errorPage(c, unexpected) : errorResponse(c, unexpected, deps.baseUrl());
   });
 
   return { app, router };
+}
+
+/**
+ * A browser navigating to a page: a GET outside the API, the tool endpoint and the partials (whose
+ * callers read the envelope), not sent by htmx, accepting HTML.
+ */
+function wantsPage(c: AppContext): boolean {
+  return c.req.method === "GET" && !/^\/(api|mcp|partials)(\/|$)/.test(c.req.path) &&
+    c.req.header("hx-request") !== "true" && (c.req.header("accept") ?? "").includes("text/html");
+}
+
+/** The error as a page: the envelope's user message, code and correlation id. */
+function errorPage(c: AppContext, error: AppError): Response {
+  for (const [k, v] of Object.entries(error.headers ?? {})) c.header(k, v);
+  const page = (
+    <ErrorPage
+      status={error.status}
+      code={error.code}
+      userMessage={error.userMessage}
+      correlationId={c.get("correlationId")}
+    />
+  );
+  // deno-lint-ignore no-explicit-any
+  return c.html(renderPage(page), error.status as any);
 }

@@ -27,9 +27,9 @@ export type SqlToken =
  */
 export type SqlCodeToken =
   | SqlToken
-  | { kind: "word"; text: string }
+  | { kind: "word"; text: string; start: number }
   | { kind: "semicolon" }
-  | { kind: "other" }
+  | { kind: "other"; text: string; start: number }
   | { kind: "unterminated" }
   | { kind: "executable_comment" };
 
@@ -85,7 +85,7 @@ export function* sqlCode(sql: string, flavor: SqlFlavor): Generator<SqlCodeToken
         if (/[0-9]/.test(next ?? "") && !IDENT_PART.test(sql[i - 1] ?? "")) {
           yield { kind: "marker", text: `$${next}` };
         } else {
-          yield { kind: "other" };
+          yield { kind: "other", text: c, start: i };
         }
         i++;
       }
@@ -104,7 +104,7 @@ export function* sqlCode(sql: string, flavor: SqlFlavor): Generator<SqlCodeToken
         yield { kind: "placeholder", name: sql.slice(i + 1, j), start: i, end: j };
         i = j;
       } else {
-        yield { kind: "other" };
+        yield { kind: "other", text: c, start: i };
         i++;
       }
     } else if (c === ";") {
@@ -113,10 +113,10 @@ export function* sqlCode(sql: string, flavor: SqlFlavor): Generator<SqlCodeToken
     } else if (IDENT_START.test(c) && !IDENT_PART.test(sql[i - 1] ?? "")) {
       let j = i + 1;
       while (j < n && IDENT_PART.test(sql[j])) j++;
-      yield { kind: "word", text: sql.slice(i, j) };
+      yield { kind: "word", text: sql.slice(i, j), start: i };
       i = j;
     } else {
-      if (!/\s/.test(c)) yield { kind: "other" };
+      if (!/\s/.test(c)) yield { kind: "other", text: c, start: i };
       i++;
     }
     if (i > n) {

@@ -23,7 +23,9 @@ export {
 } from "./service.ts";
 export {
   coerceParameters,
+  DEFAULT_PARAMETER_CAPS,
   PARAMETER_TYPES,
+  type ParameterCaps,
   type ParameterDeclaration,
   type ParameterDeclarations,
   type ParameterDefect,

@@ -43,7 +43,26 @@ export interface ParameterDefect {
   parameter: string;
   code: ErrorCode;
   message: string;
+  /** A cap that was passed: the setting that sets it and its value. */
+  cap?: { field: string; setting: string; max: number };
 }
+
+/**
+ * How many values one execution may bind (`service.executor.max-list-items` and
+ * `max-parameter-values`): a list item is one bound value on MySQL and SQLite, and a list of a
+ * million items held the process at 2 GB while it was checked and bound.
+ */
+export interface ParameterCaps {
+  /** Items in one list parameter. */
+  maxListItems: number;
+  /** Values over all parameters of one execution: each list item, and each other value, is one. */
+  maxValues: number;
+}
+
+export const DEFAULT_PARAMETER_CAPS: Readonly<ParameterCaps> = Object.freeze({
+  maxListItems: 10_000,
+  maxValues: 20_000,
+});
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?$/;
@@ -96,6 +115,7 @@ function checkValue(
   decl: ParameterDeclaration,
   raw: unknown,
   fromText: boolean,
+  caps: ParameterCaps = DEFAULT_PARAMETER_CAPS,
 ): { value: ParameterValue } | { defect: ParameterDefect } {
   const invalid = (message: string) => ({
     defect: {
@@ -111,6 +131,16 @@ function checkValue(
     else return invalid(`expected a list (${decl.type})`);
   } else {
     items = [raw];
+  }
+  // Before any item is read, so an oversized list costs no more than its parse.
+  if (items.length > caps.maxListItems) {
+    const { defect } = invalid(`has ${items.length} items; at most ${caps.maxListItems} are taken`);
+    const cap = {
+      field: `parameters.${name}`,
+      setting: "service.executor.max-list-items",
+      max: caps.maxListItems,
+    };
+    return { defect: { ...defect, cap } };
   }
   const values: (string | number | boolean)[] = [];
   for (const item of items) {
@@ -219,6 +249,7 @@ function fieldError(field: string, reason: string): AppError {
 export interface CoerceOptions {
   /** Values arrived as query-string text (published endpoints): parsed by type. */
   fromText?: boolean;
+  caps?: ParameterCaps;
 }
 
 /**
@@ -231,6 +262,7 @@ export function coerceParameters(
   supplied: Record<string, unknown>,
   options: CoerceOptions = {},
 ): { values: Record<string, ParameterValue>; defects: ParameterDefect[] } {
+  const caps = options.caps ?? DEFAULT_PARAMETER_CAPS;
   const values: Record<string, ParameterValue> = {};
   const defects: ParameterDefect[] = [];
   for (const name of Object.keys(supplied)) {
@@ -243,38 +275,59 @@ export function coerceParameters(
     }
   }
   for (const [name, decl] of Object.entries(declared)) {
-    const raw = Object.hasOwn(supplied, name) ? supplied[name] : undefined;
+    let raw = Object.hasOwn(supplied, name) ? supplied[name] : undefined;
+    let fromText = options.fromText ?? false;
     if (raw === undefined || raw === null) {
-      if (decl.default !== undefined) {
-        values[name] = (checkValue(name, decl, decl.default, false) as { value: ParameterValue })
-          .value;
-      } else if (decl.required) {
-        defects.push({
-          parameter: name,
-          code: "pipeline.execution.parameter_required",
-          message: "a value is required",
-        });
+      if (decl.default === undefined) {
+        if (decl.required) {
+          defects.push({
+            parameter: name,
+            code: "pipeline.execution.parameter_required",
+            message: "a value is required",
+          });
+        }
+        continue;
       }
-      continue;
+      // A default was valid at save, but the caps may have been lowered since.
+      raw = decl.default;
+      fromText = false;
     }
-    const checked = checkValue(name, decl, raw, options.fromText ?? false);
+    const checked = checkValue(name, decl, raw, fromText, caps);
     if ("defect" in checked) defects.push(checked.defect);
     else values[name] = checked.value;
+  }
+  const total = Object.values(values).reduce(
+    (n: number, v) => n + (Array.isArray(v) ? v.length : 1),
+    0,
+  );
+  if (total > caps.maxValues) {
+    defects.push({
+      parameter: "",
+      code: "pipeline.execution.invalid_parameter_type",
+      message: `${total} values in all; at most ${caps.maxValues} are bound per execution`,
+      cap: {
+        field: "parameters",
+        setting: "service.executor.max-parameter-values",
+        max: caps.maxValues,
+      },
+    });
   }
   return { values, defects };
 }
 
 /**
  * The execute path's answer to defects: the first defect's code (a missing value outranks a
- * malformed one), with every defect in `details.errors`.
+ * passed cap, which outranks a malformed value), with every defect in `details.errors`. A passed
+ * cap is named in `details`: `field`, `setting` and `max`.
  */
 export function parameterError(defects: ParameterDefect[]): AppError {
   const first = defects.find((d) => d.code === "pipeline.execution.parameter_required") ??
-    defects[0];
+    defects.find((d) => d.cap) ?? defects[0];
   return new AppError(first.code, {
-    parameter: first.parameter,
-    field: `parameters.${first.parameter}`,
+    ...(first.parameter ? { parameter: first.parameter } : {}),
+    field: first.cap?.field ?? `parameters.${first.parameter}`,
     reason: first.message,
-    errors: defects,
+    ...(first.cap ? { setting: first.cap.setting, max: first.cap.max } : {}),
+    errors: defects.map(({ cap: _, ...d }) => d),
   });
 }

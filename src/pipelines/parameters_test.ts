@@ -119,3 +119,37 @@ Deno.test("parseDeclarations() refuses bad declarations naming the field", () =>
   refuses({ x: { type: "string", enum: ["a"], default: "b" } }, "parameters.x.default");
   deepEqual(parseDeclarations(undefined), {});
 });
+
+Deno.test("coerceParameters() refuses a list past max-list-items and values past max-parameter-values", () => {
+  const caps = { maxListItems: 3, maxValues: 6 };
+  const list = parseDeclarations({
+    ids: { type: "integer_list" },
+    tags: { type: "string_list", default: ["a", "b", "c", "d"] },
+    n: { type: "integer" },
+  });
+  const run = (supplied: Record<string, unknown>, fromText = false) =>
+    coerceParameters(list, supplied, { caps, fromText });
+  deepEqual(run({ ids: [1, 2, 3], tags: ["x", "y", "z"] }).defects, []);
+  // Past the list cap before any item is read: bad items are not even reported.
+  const over = run({ ids: [1, "two", 3, 4], tags: [] });
+  deepEqual(over.defects.map((d) => [d.parameter, d.cap?.setting, d.cap?.max]), [
+    ["ids", "service.executor.max-list-items", 3],
+  ]);
+  equal(run({ ids: "1,2,3,4", tags: "" }, true).defects.length, 1, "query-string lists too");
+  // A default longer than a lowered cap is refused like a supplied value.
+  deepEqual(run({ ids: [] }).defects.map((d) => d.parameter), ["tags"]);
+  // Every value counts toward the total: 3 + 3 + 1 = 7 > 6.
+  const total = run({ ids: [1, 2, 3], tags: ["x", "y", "z"], n: 1 });
+  equal(total.defects.length, 1);
+  const error = parameterError([
+    { parameter: "n", code: "pipeline.execution.invalid_parameter_type", message: "bad" },
+    ...total.defects,
+  ]);
+  // A passed cap outranks a malformed value and is named in the details.
+  equal(error.code, "pipeline.execution.invalid_parameter_type");
+  deepEqual(
+    [error.details.field, error.details.setting, error.details.max, error.details.parameter],
+    ["parameters", "service.executor.max-parameter-values", 6, undefined],
+  );
+  equal((error.details.errors as { cap?: unknown }[]).every((d) => d.cap === undefined), true);
+});

@@ -302,12 +302,9 @@ export class PipelineService {
   async get(workspaceId: string, id: string): Promise<PipelineView> {
     const entity = await this.#entity(this.db, workspaceId, id);
     const view = await this.lifecycle.view(workspaceId, entity.id);
-    if (!view.working) {
-      throw new AppError("pipeline.execution.not_found", {
-        pipeline_id: id,
-        pipeline_version: null,
-      });
-    }
+    // Its only release discarded: the pipeline still exists, with no version to show
+    // (`current_version` null, spec 2 §3.1).
+    if (!view.working) return this.#bare(view.entity, view.draft);
     return await this.#view(this.db, view.entity, view.working);
   }
 

@@ -61,14 +61,25 @@ export class SqliteDb implements Db {
     this.#db.exec("PRAGMA synchronous = NORMAL");
   }
 
-  /** Opens `sqlite:<path>`, creating the parent directory. */
+  /**
+   * Opens `sqlite:<path>`, creating the parent directory. The file holds password and key hashes
+   * and sealed datasource secrets: it is created, and kept, readable by the service's user only.
+   * SQLite gives its -wal and -shm files the database file's mode; an older install's files are
+   * narrowed here too.
+   */
   static async open(url: string): Promise<SqliteDb> {
     const path = url.slice("sqlite:".length);
-    if (path !== ":memory:") {
-      const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : ".";
-      if (dir) await Deno.mkdir(dir, { recursive: true });
+    if (path === ":memory:") return new SqliteDb(path);
+    const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : ".";
+    if (dir) await Deno.mkdir(dir, { recursive: true });
+    (await Deno.open(path, { create: true, write: true, mode: 0o600 })).close();
+    const db = new SqliteDb(path);
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+      await Deno.chmod(file, 0o600).catch((e) => {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+      });
     }
-    return new SqliteDb(path);
+    return db;
   }
 
   #prepare(sql: string) {

@@ -12,6 +12,7 @@ import {
   MigrationError,
   toSqlitePlaceholders,
 } from "./mod.ts";
+import { SqliteDb } from "./sqlite.ts";
 
 async function insertUser(db: Pick<Db, "execute">, email: string, id = newId()) {
   const now = new Date().toISOString();
@@ -173,5 +174,27 @@ Deno.test("[postgres] two replicas migrating one empty database at once both suc
     equal((await a.query("SELECT version FROM schema_migrations")).length, total);
   } finally {
     await store.dispose();
+  }
+});
+
+Deno.test("the embedded store's database and its -wal and -shm files are the service user's only", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/service.db`;
+  try {
+    // An install from before: the file exists, readable by everyone.
+    await Deno.writeFile(path, new Uint8Array(), { mode: 0o644 });
+    await Deno.chmod(path, 0o644);
+    const db = await SqliteDb.open(`sqlite:${path}`);
+    try {
+      await db.execute("CREATE TABLE t (a INTEGER)");
+      await db.execute("INSERT INTO t VALUES (1)");
+      for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+        equal((await Deno.stat(file)).mode! & 0o777, 0o600, file);
+      }
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -128,13 +128,13 @@ export async function resolveImports(
  * The body of a sql version must parse as the renderer's Liquid before it is stored; html
  * templates are not rendered by the service, so their body is kept as given.
  */
-export function checkBody(
+export async function checkBody(
   id: string,
   type: TemplateType,
   imports: readonly ImportRef[],
   body: string,
-): void {
-  if (type === "sql") checkTemplateSyntax({ template: { id }, body, imports });
+): Promise<void> {
+  if (type === "sql") await checkTemplateSyntax({ template: { id }, body, imports });
 }
 
 /** The hashed content of a version (as the lifecycle stores it), with keys only where set. */

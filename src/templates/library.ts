@@ -50,7 +50,7 @@ export async function importLibrary(
       item.dialect,
       existing ? { template_id: name, dialect: existing.attrs.dialect } : null,
     );
-    checkBody(name, "sql", [], item.body);
+    await checkBody(name, "sql", [], item.body);
     const content = contentOf(name, "sql", dialect, [], item.body);
     const hash = bodyHash(content);
     const attrs = {

@@ -1,5 +1,5 @@
 /** Each render limit stops the render with `template.render.limit_exceeded` and its name. */
-import { equal, throws } from "node:assert/strict";
+import { equal, rejects } from "node:assert/strict";
 import { AppError } from "../errors/mod.ts";
 import { checkTemplateSyntax, DEFAULT_RENDER_LIMITS } from "./render.ts";
 import { library, pin, refuses, render } from "./test_fixtures.ts";
@@ -110,9 +110,8 @@ Deno.test("a tag-dense template is refused before liquidjs parses it, at render 
     { limit: "tags", max: 4 },
   );
   // The default bounds the save-time check too: 5,001 tags never reach the parser.
-  throws(
-    () =>
-      checkTemplateSyntax({ template: { id: "t" }, body: "{{ 1 }}".repeat(5_001), imports: [] }),
+  await rejects(
+    checkTemplateSyntax({ template: { id: "t" }, body: "{{ 1 }}".repeat(5_001), imports: [] }),
     (e: unknown) =>
       e instanceof AppError && e.code === "template.render.limit_exceeded" &&
       e.details.limit === "tags" && e.details.max === 5_000,

@@ -80,7 +80,7 @@ export async function pinnersOf(
   tx: Queryable,
   templateId: string,
   version?: number,
-): Promise<Pinner[]> {
+): Promise<(Pinner & { pinned_version: number })[]> {
   const params = version === undefined ? [templateId] : [templateId, version];
   const at = version === undefined ? "" : " AND p.template_version = $2";
   const rows = await tx.query<

@@ -22,6 +22,7 @@ import {
   UnknownImport,
 } from "./sandbox.ts";
 import { inertParams, Tainted } from "./taint.ts";
+import { type PoolOptions, renderPool, type SyntaxCheck } from "./render_pool.ts";
 
 export type { RenderLimits } from "./sandbox.ts";
 
@@ -98,8 +99,33 @@ const LIQUID_LIMITS: Record<string, RenderLimit["limit"]> = {
   "parse length limit exceeded": "source_size",
 };
 
-/** Renders a SQL template; every refusal is an `AppError` of the `template.render.*` family. */
-export async function renderTemplate(request: RenderRequest): Promise<RenderedSql> {
+/**
+ * Renders a SQL template in a worker of the render pool; every refusal is an `AppError` of the
+ * `template.render.*` family, and a render past its time limit (or aborted by `signal`) stops
+ * wherever it is.
+ */
+export async function renderTemplate(
+  request: RenderRequest & PoolOptions,
+): Promise<RenderedSql> {
+  const { loadImport, signal, ...rest } = request;
+  const limits = withDefaults(request.limits);
+  // Checked here so what crosses to the worker is plain data (a function in it would not).
+  inertParams(request.params);
+  const job = { kind: "render" as const, request: rest, canLoad: loadImport !== undefined };
+  return (await renderPool().run(job, limits.max_time_ms, loadImport, signal))!;
+}
+
+/**
+ * Parses a sql template body without rendering it, in a worker of the render pool (see
+ * `checkSyntaxInProcess`).
+ */
+export async function checkTemplateSyntax(request: SyntaxCheck): Promise<void> {
+  const job = { kind: "check" as const, request: { ...request, imports: [...request.imports] } };
+  await renderPool().run(job, DEFAULT_RENDER_LIMITS.max_time_ms, undefined, undefined);
+}
+
+/** The renderer itself, as a render worker runs it. */
+export async function renderInProcess(request: RenderRequest): Promise<RenderedSql> {
   const limits = withDefaults(request.limits);
   if (!Object.hasOwn(FLAVORS, request.dialect)) {
     throw invalid("dialect", `must be one of ${Object.keys(FLAVORS).join(", ")}`);
@@ -130,11 +156,7 @@ export async function renderTemplate(request: RenderRequest): Promise<RenderedSq
  * (`template.render.unknown_import`) is refused when written rather than at its first run.
  * Imports are not read: each version is checked when it is saved.
  */
-export function checkTemplateSyntax(request: {
-  template: { id: string; version?: number | null };
-  body: string;
-  imports: readonly ImportRef[];
-}): void {
+export function checkSyntaxInProcess(request: SyntaxCheck): void {
   const graph = new ImportGraph({
     template: request.template,
     body: request.body,

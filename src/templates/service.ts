@@ -112,7 +112,7 @@ export class TemplateService {
       const dialect = checkDialect(type, input.dialect, null);
       const imports = input.imports ?? [];
       const pins = await resolveImports(tx, ctx.workspaceId, { name, type, dialect }, imports);
-      checkBody(name, type, imports, input.body);
+      await checkBody(name, type, imports, input.body);
       const saved = await this.lifecycle.create({ ...ctx, tx }, {
         name,
         body: contentOf(name, type, dialect, imports, input.body),
@@ -156,7 +156,7 @@ export class TemplateService {
       const imports = input.imports ?? [];
       const self = { name: entity.name, type, dialect };
       const pins = await resolveImports(tx, ctx.workspaceId, self, imports);
-      checkBody(entity.name, type, imports, input.body);
+      await checkBody(entity.name, type, imports, input.body);
       const saved = await this.lifecycle.update({ ...ctx, tx }, entity.id, ifMatch, {
         body: contentOf(entity.name, type, dialect, imports, input.body),
         attrs: { display_name: input.display_name, description: input.description ?? null },

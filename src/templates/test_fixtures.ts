@@ -98,3 +98,10 @@ export async function setup(db: Db) {
 export function sql(id: string, body = "SELECT 1", extra: Partial<CreateTemplateInput> = {}) {
   return { id, dialect: "POSTGRES", display_name: `T ${id}`, body, ...extra };
 }
+
+/**
+ * One filter call over four million items: liquidjs checks its time limit only between tags, so
+ * in process this held the thread for about 12 s even with `max_time_ms: 20`.
+ */
+export const UNCOOPERATIVE =
+  "{% assign r = (1..4000000) | where_exp: 'x', 'x > 1' %}{{ r | size }}";

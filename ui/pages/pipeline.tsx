@@ -40,13 +40,15 @@ export interface PipelinePageProps {
     status: string;
     current_version: number | null;
     updated_at: string;
+    body_hash: string;
     parameters: Record<string, ParameterDecl>;
     settings?: Record<string, unknown>;
     nodes: PipelineNodeView[];
   };
   versions: PipelineVersionRow[];
   /** The verbs the viewer's role allows; the page draws nothing else. */
-  can: { execute: boolean; author: boolean };
+  can: { execute: boolean; author: boolean; release: boolean };
+  flash: { saved?: boolean; released?: number; discarded?: boolean; error?: string };
 }
 
 function shortName(name: string): string {
@@ -77,9 +79,33 @@ export function PipelinePage(props: PipelinePageProps) {
         </div>
         <div class="actions">
           <a class="btn" href={`/api/v1/pipelines/${p.id}/export`}>Export</a>
+          {props.can.author && <a class="btn" href={`/pipelines/${p.id}/edit`}>Edit</a>}
+          {props.can.author && p.status === "DRAFT" && (
+            <form method="post" action={`/partials/pipelines/${p.id}/discard`} class="inline">
+              <input type="hidden" name="_csrf" value={props.ctx.csrf} />
+              <input type="hidden" name="body_hash" value={p.body_hash} />
+              <button type="submit" class="danger">Discard draft</button>
+            </form>
+          )}
+          {props.can.release && p.status === "DRAFT" && (
+            <form method="post" action={`/partials/pipelines/${p.id}/release`} class="inline">
+              <input type="hidden" name="_csrf" value={props.ctx.csrf} />
+              <input type="hidden" name="body_hash" value={p.body_hash} />
+              <input type="hidden" name="release_pinned_templates" value="true" />
+              <button type="submit">Release v{p.version}</button>
+            </form>
+          )}
           {props.can.execute && <a class="btn primary" href={`/pipelines/${p.id}/run`}>Run</a>}
         </div>
       </div>
+      {props.flash.saved && <div class="banner ok" role="status">Draft saved.</div>}
+      {props.flash.released && (
+        <div class="banner ok" role="status">
+          Released v{props.flash.released}; its release checks passed.
+        </div>
+      )}
+      {props.flash.discarded && <div class="banner ok" role="status">Draft discarded.</div>}
+      {props.flash.error && <div class="banner error" role="alert">{props.flash.error}</div>}
       {p.description && <p class="lead">{p.description}</p>}
 
       <section class="card">

@@ -3,9 +3,9 @@ import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 
 /** `/pipelines`: one folder level, or every match of a search across full paths. */
 export function PipelinesPage(
-  props: { ctx: ShellContext } & Omit<FolderListProps, "base" | "noun">,
+  props: { ctx: ShellContext; canCreate: boolean } & Omit<FolderListProps, "base" | "noun">,
 ) {
-  const { ctx, ...list } = props;
+  const { ctx, canCreate, ...list } = props;
   return (
     <AppShell title="Pipelines" nav="pipelines" ctx={ctx}>
       <div class="page-head">
@@ -14,6 +14,11 @@ export function PipelinesPage(
           <h1>Pipelines</h1>
           <p>DAGs of SQL that read, stage and deliver one result.</p>
         </div>
+        {canCreate && (
+          <div class="actions">
+            <a class="btn primary" href="/pipelines/new">New pipeline</a>
+          </div>
+        )}
       </div>
       <FolderList base="/pipelines" noun="pipeline" {...list}>
         Pipelines appear here once someone in the workspace creates one.

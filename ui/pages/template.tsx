@@ -16,8 +16,15 @@ export interface TemplatePageProps {
     version: number;
     status: string;
     current_version: number | null;
+    body_hash: string;
   };
+  /** The working version rendered with no parameters: its SQL and the placeholders it binds. */
+  preview: { sql: string; placeholders: string[] } | { error: string } | null;
+  can: { write: boolean; release: boolean };
+  flash: { saved?: boolean; released?: number; error?: string };
   versions: PipelineVersionRow[];
+  /** Stored pipeline and template versions that pin this template. */
+  usedBy: { kind: string; id: string; name: string; version: number; pinned_version: number }[];
 }
 
 /** `/templates/view?id=`: the working version's body, its imports, versions and users. */
@@ -45,7 +52,25 @@ export function TemplatePage(props: TemplatePageProps) {
             {t.dialect ? ` · ${t.dialect.toLowerCase()}` : ""}
           </p>
         </div>
+        <div class="actions">
+          {props.can.write && (
+            <a class="btn" href={`/templates/edit?id=${encodeURIComponent(t.id)}`}>Edit</a>
+          )}
+          {props.can.release && t.status === "DRAFT" && (
+            <form method="post" action="/partials/templates/release" class="inline">
+              <input type="hidden" name="_csrf" value={props.ctx.csrf} />
+              <input type="hidden" name="id" value={t.id} />
+              <input type="hidden" name="body_hash" value={t.body_hash} />
+              <button type="submit" class="primary">Release v{t.version}</button>
+            </form>
+          )}
+        </div>
       </div>
+      {props.flash.saved && <div class="banner ok" role="status">Draft saved.</div>}
+      {props.flash.released && (
+        <div class="banner ok" role="status">Released v{props.flash.released}.</div>
+      )}
+      {props.flash.error && <div class="banner error" role="alert">{props.flash.error}</div>}
       {t.description && <p class="lead">{t.description}</p>}
       <section class="card">
         <header>
@@ -54,7 +79,24 @@ export function TemplatePage(props: TemplatePageProps) {
         </header>
         <pre class="sql body-pre"><code>{t.body}</code></pre>
       </section>
-      <div class="section-gap">
+      {props.preview && (
+        <section class="card section-gap">
+          <header>
+            <h2>Rendered</h2>
+            {"placeholders" in props.preview && (
+              <span class="muted small">
+                binds {props.preview.placeholders.length
+                  ? props.preview.placeholders.map((p) => `:${p}`).join(", ")
+                  : "no parameters"}
+              </span>
+            )}
+          </header>
+          {"sql" in props.preview
+            ? <pre class="sql body-pre"><code>{props.preview.sql}</code></pre>
+            : <div class="banner error schema-error">{props.preview.error}</div>}
+        </section>
+      )}
+      <div class="grid cols-2 section-gap">
         <section class="card">
           <header>
             <h2>Imports</h2>
@@ -71,6 +113,32 @@ export function TemplatePage(props: TemplatePageProps) {
               ))}
             </ul>
           )}
+        </section>
+        <section class="card">
+          <header>
+            <h2>Used by</h2>
+          </header>
+          {props.usedBy.length === 0
+            ? <div class="empty">Nothing pins this template.</div>
+            : (
+              <ul class="list">
+                {props.usedBy.map((u) => (
+                  <li key={`${u.kind}:${u.id}@${u.version}`}>
+                    <a
+                      class="title"
+                      href={u.kind === "pipeline"
+                        ? `/pipelines/${u.id}`
+                        : `/templates/view?id=${encodeURIComponent(u.id)}`}
+                    >
+                      {u.name}
+                    </a>
+                    <span class="meta">
+                      {u.kind} v{u.version} pins v{u.pinned_version}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
         </section>
       </div>
       <section class="card section-gap">

@@ -3,9 +3,9 @@ import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 
 /** `/templates`: the template folder tree, or every match of a search. */
 export function TemplatesPage(
-  props: { ctx: ShellContext } & Omit<FolderListProps, "base" | "noun">,
+  props: { ctx: ShellContext; canCreate: boolean } & Omit<FolderListProps, "base" | "noun">,
 ) {
-  const { ctx, ...list } = props;
+  const { ctx, canCreate, ...list } = props;
   return (
     <AppShell title="Templates" nav="templates" ctx={ctx}>
       <div class="page-head">
@@ -16,6 +16,11 @@ export function TemplatesPage(
             Versioned SQL in Liquid that pipeline nodes render, with parameters as placeholders.
           </p>
         </div>
+        {canCreate && (
+          <div class="actions">
+            <a class="btn primary" href="/templates/new">New template</a>
+          </div>
+        )}
       </div>
       <FolderList base="/templates" noun="template" {...list}>
         Templates appear here once someone in the workspace creates one.

@@ -63,6 +63,11 @@ export function rowStream(
       started = true;
       return iterate();
     },
+    async close() {
+      if (started) return;
+      started = true;
+      await source.finish();
+    },
   };
 }
 
@@ -110,6 +115,10 @@ export function classifyError(error: unknown): string {
   const e = error as { code?: unknown; errno?: unknown; message?: unknown; error_class?: unknown };
   if (error instanceof AppError && typeof error.details.error_class === "string") {
     return error.details.error_class;
+  }
+  // An engine's sandbox said no (`duckdb_sandbox.ts`), maybe under a rolled-back write.
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (e.name === "DuckdbRefusal") return "refused";
   }
   const code = String(e?.code ?? "");
   const message = String(e?.message ?? "").toLowerCase();

@@ -62,6 +62,8 @@ export interface ConnectorConfig {
   /** `properties.jdbc` as stored. */
   jdbc?: Record<string, unknown>;
   pool: PoolSettings;
+  /** The datasource is read-only (`isReadOnly`): engines that can, open it read-only. */
+  readonly?: boolean;
 }
 
 export interface ValidatedProperties {

@@ -1,8 +1,9 @@
 /**
  * DUCKDB through `@duckdb/node-api`: one database instance per connector (the process-wide
- * instance cache for files, so a retired and a fresh pool share the file's single writer lock),
- * pooled connections on it, results streamed chunk by chunk, and `interrupt()` to stop a running
- * statement inside the engine.
+ * instance cache for writable files, so a retired and a fresh pool share the file's single writer
+ * lock), pooled connections on it, results streamed chunk by chunk, and `interrupt()` to stop a
+ * running statement inside the engine. Every instance is sandboxed (`duckdb_sandbox.ts`): it
+ * reaches its own file and nothing else, and a read-only datasource's file is opened read-only.
  */
 import {
   type DuckDBConnection,
@@ -22,6 +23,16 @@ import {
   tableNotFound,
 } from "./common.ts";
 import { duckChunks, duckRows, keepInterrupting, openDuckRead } from "./duckdb_read.ts";
+import {
+  asRefusal,
+  privateTempDirectory,
+  READ_STATEMENTS,
+  refuseUnlockedFunctions,
+  removeTempDirectory,
+  runAuthorStatements,
+  sandboxConfig,
+  WRITE_STATEMENTS,
+} from "./duckdb_sandbox.ts";
 import { duckdbWireType, sourceName, toDuck } from "./duckdb_types.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import { translatePlaceholders } from "./placeholders.ts";
@@ -51,6 +62,7 @@ const SYSTEM_SCHEMAS = ["information_schema", "pg_catalog"];
  * CALL, EXPLAIN and every write have a type of their own.
  */
 async function prepareRead(conn: DuckDBConnection, sql: string, values: DuckDBValue[]) {
+  refuseUnlockedFunctions(sql);
   const extracted = await conn.extractStatements(sql);
   if (extracted.count !== 1) {
     throw new AppError("datasource.probe.not_read_only", { reason: "multiple_statements" });
@@ -73,6 +85,10 @@ export class DuckdbConnector implements Connector {
   #instance: Promise<DuckDBInstance> | undefined;
   readonly #target: DuckTarget;
   readonly #options: DriverOptions;
+  readonly #readOnly: boolean;
+  /** Whether this connector alone holds its instance (and closes it, with its spill directory). */
+  readonly #owned: boolean;
+  #tempDirectory: string | undefined;
   /**
    * Native connects in flight. The pool stops waiting on one whose lease was aborted, but the
    * connect still runs on a DuckDB thread: closing the instance under it crashes the process.
@@ -85,9 +101,14 @@ export class DuckdbConnector implements Connector {
     options: DriverOptions,
     settings: PoolSettings,
     logger?: Logger,
+    readOnly = false,
   ) {
     this.#target = target;
     this.#options = options;
+    this.#readOnly = readOnly || options.access_mode === "READ_ONLY";
+    // A read-only open takes no writer lock, so it needs no sharing through the instance cache;
+    // its own instance also never collides there with a writable one of another configuration.
+    this.#owned = target.path === null || this.#readOnly;
     this.#driver = {
       connect: () => {
         const connecting = this.#open().then((instance) => instance.connect());
@@ -124,13 +145,22 @@ export class DuckdbConnector implements Connector {
 
   #open(): Promise<DuckDBInstance> {
     this.#instance ??= (async () => {
-      const config: Record<string, string> = {};
-      if (this.#options.access_mode) config.access_mode = this.#options.access_mode;
-      if (this.#options.threads) config.threads = this.#options.threads;
-      if (this.#target.path === null) return await DuckDBInstance.create(":memory:", config);
+      const path = this.#target.path;
       // A mistyped path must not create an empty database.
-      await Deno.stat(this.#target.path);
-      return await DuckDBInstance.fromCache(this.#target.path, config);
+      if (path !== null) await Deno.stat(path);
+      // A cached instance's configuration must be the same for every pool of the file: its spill
+      // directory is named after the file.
+      const key = this.#owned ? undefined : await fileKey(path!);
+      this.#tempDirectory = await privateTempDirectory(key);
+      const config = sandboxConfig({
+        tempDirectory: this.#tempDirectory,
+        // DuckDB cannot open an in-memory database read-only; one has nothing to protect, and
+        // its reads are SELECTs only anyway.
+        accessMode: this.#readOnly && path !== null ? "READ_ONLY" : this.#options.access_mode,
+        threads: this.#options.threads,
+      });
+      if (this.#owned) return await DuckDBInstance.create(path ?? ":memory:", config);
+      return await DuckDBInstance.fromCache(path!, config);
     })();
     this.#instance.catch(() => (this.#instance = undefined));
     return this.#instance;
@@ -158,10 +188,16 @@ export class DuckdbConnector implements Connector {
     const conn = lease.conn;
     return await openDuckRead(
       conn,
-      async () =>
-        readOnly
-          ? await (await prepareRead(conn, sql, toDuck(values))).stream()
-          : await conn.stream(sql, toDuck(values)),
+      async () => {
+        try {
+          return readOnly
+            ? await (await prepareRead(conn, sql, toDuck(values))).stream()
+            : await runAuthorStatements(conn, sql, toDuck(values), READ_STATEMENTS, (p) =>
+              p.stream());
+        } catch (error) {
+          throw asRefusal(error);
+        }
+      },
       {
         signal,
         schemaOf: (name, type) => ({
@@ -193,7 +229,15 @@ export class DuckdbConnector implements Connector {
       await conn.run("BEGIN TRANSACTION");
       for (const { sql, values } of prepared) {
         options.signal?.throwIfAborted();
-        const result = await conn.run(sql, toDuck(values));
+        const result = await runAuthorStatements(
+          conn,
+          sql,
+          toDuck(values),
+          WRITE_STATEMENTS,
+          (p) => p.run(),
+        ).catch((error) => {
+          throw asRefusal(error);
+        });
         rows_affected.push(result.rowsChanged);
       }
       options.signal?.throwIfAborted();
@@ -317,12 +361,21 @@ export class DuckdbConnector implements Connector {
 
   async close(deadline?: Date): Promise<void> {
     await this.#pool.close(deadline);
-    // In-memory databases die with their connector; files stay cached for the next pool.
-    if (this.#target.path === null) {
+    // In-memory and read-only databases die with their connector; writable files stay cached
+    // for the next pool.
+    if (this.#owned) {
       // The pool closes a late connection itself once it arrives; wait for that first.
       await Promise.allSettled([...this.#connects]);
       const instance = await this.#instance?.catch(() => undefined);
       instance?.closeSync();
+      if (this.#tempDirectory) await removeTempDirectory(this.#tempDirectory);
     }
   }
+}
+
+/** A file's spill-directory name: the same for every pool of that file, nothing of its path. */
+async function fileKey(path: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(path));
+  return Array.from(new Uint8Array(digest).slice(0, 12), (b) => b.toString(16).padStart(2, "0"))
+    .join("");
 }

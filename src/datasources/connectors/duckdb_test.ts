@@ -301,3 +301,54 @@ Deno.test("[duckdb] chunks() streams the read as engine chunks and gives the con
     equal(c.pool.stats.leased, 0);
   });
 });
+
+Deno.test("[duckdb] a read-only datasource opens its file read-only, beside a writable pool of the same file", async () => {
+  await withFile(async (rw, path) => {
+    // The writable pool holds the cached instance; the read-only one must not collide with it.
+    await rw.write([{ sql: "CREATE TABLE w AS SELECT 1 AS a", params: {} }]);
+    const ro = openConnector({
+      ...connectorConfig("DUCKDB", `jdbc:duckdb:${path}`),
+      readonly: true,
+    }) as DuckdbConnector;
+    try {
+      deepEqual((await drain(await ro.query({ sql: "SELECT count(*)::INT AS n FROM t" }))).rows, [[
+        2,
+      ]]);
+      // The engine refuses, whatever the statement's shape.
+      for (
+        const sql of ["INSERT INTO t (b) VALUES (true)", "CREATE TABLE x (a INT)", "DROP VIEW v"]
+      ) {
+        await rejects(ro.write([{ sql, params: {} }]), (e) => {
+          ok(e instanceof WriteError && /read-only/i.test(String(e.cause ?? e.message)), String(e));
+          return true;
+        });
+      }
+      // The writable pool still writes.
+      await rw.write([{ sql: "INSERT INTO w VALUES (2)", params: {} }]);
+      deepEqual((await drain(await rw.query({ sql: "SELECT count(*)::INT FROM w" }))).rows, [[2]]);
+    } finally {
+      await ro.close();
+    }
+  });
+});
+
+Deno.test("[duckdb] the sandbox reaches the datasource's own file only", async () => {
+  await withFile(async (c, path) => {
+    const dir = path.slice(0, path.lastIndexOf("/"));
+    await Deno.writeTextFile(`${dir}/sibling.txt`, "SIBLING-SECRET");
+    await rejects(
+      async () =>
+        await drain(await c.query({ sql: `SELECT content FROM read_text('${dir}/sibling.txt')` })),
+      (e) => {
+        equal((e as Error).name, "DuckdbRefusal");
+        ok(!String((e as Error).message).includes("SIBLING-SECRET"));
+        return true;
+      },
+    );
+    // The file itself is the datasource's own: reading it is no escape.
+    deepEqual(
+      (await drain(await c.query({ sql: `SELECT size > 0 FROM read_blob('${path}')` }))).rows,
+      [[true]],
+    );
+  });
+});

@@ -17,6 +17,7 @@ import { sqlIdent } from "../lake/sql.ts";
 import type { LakeRoot, LakeTableRef } from "../lake/types.ts";
 import { joinNamespace, parseLakeRoot } from "../lake/validate.ts";
 import { duckChunks, duckRows, openDuckRead } from "./duckdb_read.ts";
+import { asRefusal, refuseUnlockedFunctions, removeTempDirectory } from "./duckdb_sandbox.ts";
 import { toDuck } from "./duckdb_types.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import type {
@@ -122,11 +123,14 @@ export class LakeConnector implements Connector {
     // The one `:name` lexer every connector and the renderer share, read as DuckDB reads SQL.
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "duckdb");
     signal?.throwIfAborted();
+    refuseUnlockedFunctions(sql);
     const connection = await this.#lease();
     try {
       return await openDuckRead(connection, async () => {
         // One statement only: DuckDB refuses to prepare more than one at once.
-        const prepared = await connection.prepare(sql);
+        const prepared = await connection.prepare(sql).catch((error) => {
+          throw asRefusal(error);
+        });
         if (prepared.statementType !== StatementType.SELECT) {
           throw readOnly
             ? new AppError("datasource.probe.not_read_only", {
@@ -139,7 +143,9 @@ export class LakeConnector implements Connector {
             });
         }
         if (values.length > 0) prepared.bind(toDuck(values));
-        return await prepared.stream();
+        return await prepared.stream().catch((error) => {
+          throw asRefusal(error);
+        });
       }, {
         signal,
         schemaOf: columnSchema,
@@ -275,5 +281,6 @@ export class LakeConnector implements Connector {
     const engine = await this.#engine?.catch(() => undefined);
     this.#engine = undefined;
     engine?.instance.closeSync();
+    if (engine) await removeTempDirectory(engine.tempDirectory);
   }
 }

@@ -48,6 +48,14 @@ import {
 
 const SYSTEM_SCHEMAS = ["mysql", "sys", "performance_schema", "information_schema"];
 
+/** A read that returned no result set, worded as a server error would be. */
+function noResultSet(): Error {
+  return Object.assign(
+    new Error("the statement returned no result set; a read must be a query that returns rows"),
+    { code: "ER_NO_RESULT_SET" },
+  );
+}
+
 export class MysqlConnector implements Connector {
   readonly dialect = "MYSQL" as const;
   readonly #pool: Pool<Conn>;
@@ -162,11 +170,16 @@ export class MysqlConnector implements Connector {
       wake = undefined;
     };
     const cmd = conn.execute({ sql, values: values.map(bindValue), rowsAsArray: true });
-    cmd.on("fields", (f: MysqlField[]) => {
-      fields = f;
+    // A read is its first result set. A procedure's (CALL) ends with a status result set of
+    // no fields, announced as `undefined`, which must not unset the read's.
+    cmd.on("fields", (f: MysqlField[] | undefined) => {
+      if (fields === undefined && Array.isArray(f)) fields = f;
       notify();
     });
-    cmd.on("result", (row: unknown) => {
+    cmd.on("result", (row: unknown, index?: number) => {
+      // A statement without a result set (DELETE, CREATE, SET, COMMIT) answers one OK packet
+      // here, not a row, and so does a procedure after its rows: never a row for the converters.
+      if (!Array.isArray(row) || (index ?? 0) > 0) return;
       if (discarding) return;
       rowsSeen++;
       queue.push(row as unknown[]);
@@ -255,6 +268,7 @@ export class MysqlConnector implements Connector {
       await waitFor(() => fields !== undefined || ended || signal?.aborted === true);
       if (signal?.aborted) throw signal.reason;
       if (failure !== undefined) throw failure;
+      if (fields === undefined) throw noResultSet();
     } catch (error) {
       await finish(error);
       throw error;

@@ -55,9 +55,24 @@ export function openConnector(
         deps.logger,
       );
     case "SQLITE":
-      return new SqliteConnector(config.name, target, options, config.pool, deps.logger);
+      return new SqliteConnector(
+        config.name,
+        target,
+        options,
+        config.pool,
+        deps.logger,
+        undefined,
+        config.readonly,
+      );
     case "DUCKDB":
-      return new DuckdbConnector(config.name, target, options, config.pool, deps.logger);
+      return new DuckdbConnector(
+        config.name,
+        target,
+        options,
+        config.pool,
+        deps.logger,
+        config.readonly,
+      );
     case "LAKE":
       throw new Error("LAKE datasources are opened by the lake module");
   }

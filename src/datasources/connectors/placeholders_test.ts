@@ -1,6 +1,6 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
 import { AppError } from "../../errors/mod.ts";
-import { type SqlFlavor, translatePlaceholders } from "./placeholders.ts";
+import { pgArrayLiteral, type SqlFlavor, translatePlaceholders } from "./placeholders.ts";
 
 const t = translatePlaceholders;
 
@@ -56,14 +56,44 @@ Deno.test("translatePlaceholders() leaves casts, strings, identifiers and commen
   }
 });
 
-Deno.test("translatePlaceholders() expands a list and turns an empty list into NULL", () => {
-  deepEqual(t("x IN (:ids) OR y IN (:ids)", { ids: [1, 2, 3] }, "postgres"), {
-    sql: "x IN ($1, $2, $3) OR y IN ($1, $2, $3)",
-    values: [1, 2, 3],
+Deno.test("translatePlaceholders() binds a whole IN list as one array on PostgreSQL and DuckDB", () => {
+  deepEqual(t("x IN (:ids) OR y NOT IN ( /* c */ :ids )", { ids: [1, 2, 3] }, "postgres"), {
+    sql: "x = ANY($1) OR y <> ALL($1)",
+    values: ["{1,2,3}"],
     names: ["ids"],
   });
+  deepEqual(t("x in (:ids)", { ids: ['a"b', "c\\d", "e,f"] }, "postgres").values, [
+    '{"a\\"b","c\\\\d","e,f"}',
+  ]);
+  deepEqual(t("x IN (:ids) AND y NOT IN (:ids)", { ids: [1, 2] }, "duckdb"), {
+    sql:
+      "x IN (SELECT unnest(CAST($1 AS BIGINT[]))) AND y NOT IN (SELECT unnest(CAST($1 AS BIGINT[])))",
+    values: ["[1,2]"],
+    names: ["ids"],
+  });
+});
+
+Deno.test("translatePlaceholders() expands a list anywhere else, and turns an empty list into NULL", () => {
+  // Not the whole of an IN list, or an engine without arrays (DuckDB: strings).
+  deepEqual(t("x IN (:ids, 4) OR y IN (:ids)", { ids: [1, 2, 3] }, "postgres"), {
+    sql: "x IN ($1, $2, $3, 4) OR y = ANY($4)",
+    values: [1, 2, 3, "{1,2,3}"],
+    names: ["ids"],
+  });
+  equal(t("SELECT 'IN (', :ids, ')'", { ids: [1] }, "postgres").sql, "SELECT 'IN (', $1, ')'");
+  equal(t("x IN (:ids)", { ids: ["a", "b"] }, "duckdb").sql, "x IN ($1, $2)");
   deepEqual(t("x IN (:ids) AND z = :z", { ids: ["a", "b"], z: 0 }, "mysql").values, ["a", "b", 0]);
-  equal(t("x IN (:ids)", { ids: [] }, "sqlite").sql, "x IN (NULL)");
+  equal(
+    t("x IN (:ids) OR y IN (:ids)", { ids: [1, 2] }, "sqlite").sql,
+    "x IN (?1, ?2) OR y IN (?1, ?2)",
+  );
+  for (const flavor of ["postgres", "mysql", "sqlite", "duckdb"] as SqlFlavor[]) {
+    deepEqual(t("x NOT IN (:ids)", { ids: [] }, flavor), {
+      sql: "x NOT IN (NULL)",
+      values: [],
+      names: ["ids"],
+    });
+  }
 });
 
 Deno.test("translatePlaceholders() requires every placeholder's value, naming the first missing", () => {
@@ -116,7 +146,7 @@ Deno.test("translatePlaceholders() never lets a value change the SQL text", () =
     "\u0000",
   ];
   for (const flavor of ["postgres", "mysql", "sqlite", "duckdb"] as SqlFlavor[]) {
-    const plain = t("SELECT * FROM t WHERE a = :a AND b IN (:b)", { a: 0, b: [0, 0] }, flavor);
+    const plain = t("SELECT * FROM t WHERE a = :a AND b IN (:b)", { a: "", b: ["", ""] }, flavor);
     for (const value of hostile) {
       const result = t(
         "SELECT * FROM t WHERE a = :a AND b IN (:b)",
@@ -124,7 +154,9 @@ Deno.test("translatePlaceholders() never lets a value change the SQL text", () =
         flavor,
       );
       equal(result.sql, plain.sql, `${flavor}: ${value}`);
-      for (const v of result.values) equal(v, value);
+      // PostgreSQL takes the list as one array literal (read back by the real server's test).
+      const list = flavor === "postgres" ? [pgArrayLiteral([value, value])] : [value, value];
+      deepEqual(result.values, [value, ...list]);
     }
   }
 });

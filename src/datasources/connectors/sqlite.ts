@@ -1,10 +1,14 @@
 /**
- * SQLITE through Deno's built-in `node:sqlite`. The driver is synchronous and has no interrupt,
- * so a statement is stepped in batches and an abort takes effect between batches (one batch is
- * the longest a cancel waits); the connection stays usable. The file must exist: opening a
- * mistyped path must not create an empty database.
+ * SQLITE through Deno's built-in `node:sqlite`, each connection in its own worker
+ * (`sqlite_thread.ts`): the driver is synchronous, and on the server's thread one long
+ * statement would stall every request. Rows come back a batch at a time, when asked; an abort
+ * ends the worker and the pool replaces the connection. The file must exist: opening a mistyped
+ * path must not create an empty database.
+ *
+ * Author SQL is confined by SQLite's authorizer (`sqlite_policy.ts`): its own database only, and
+ * nothing but reads on a read-only datasource, which is also opened read-only with `query_only`.
  */
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import type { SQLInputValue } from "node:sqlite";
 import type { Logger } from "../../lib/log.ts";
 import {
   bindValue,
@@ -18,16 +22,11 @@ import {
   tableNotFound,
 } from "./common.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
-import { type Raw, readRows, type SqliteRows } from "./sqlite_rows.ts";
+import { type Opened, SqliteThread } from "./sqlite_thread.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
-import {
-  declaredPrecision,
-  sqliteConverter,
-  sqliteWireType,
-  storageClassType,
-} from "./sqlite_types.ts";
+import { declaredPrecision, sqliteWireType } from "./sqlite_types.ts";
 import {
   type ColumnInfo,
   type ColumnSchema,
@@ -38,6 +37,7 @@ import {
   type Statement,
   type TableInfo,
   type TestOutcome,
+  type WireValue,
   WriteError,
   type WriteOutcome,
 } from "./types.ts";
@@ -52,46 +52,35 @@ function toInput(values: unknown[]): SQLInputValue[] {
   });
 }
 
-/**
- * SQLite's authorizer actions a read needs: SQLITE_READ (20), SQLITE_SELECT (21),
- * SQLITE_FUNCTION (31), SQLITE_RECURSIVE (33). Anything else (writes, PRAGMA, ATTACH, temp
- * objects, transactions) is denied, and the statement fails to prepare with SQLITE_AUTH.
- */
-const READ_ACTIONS = new Set([20, 21, 31, 33]);
-const readsOnly = (action: number) => READ_ACTIONS.has(action) ? 0 : 1;
+/** Read-only by the datasource's flag or by the driver option `readonly=true`. */
+function isReadOnly(options: DriverOptions, readonly?: boolean): boolean {
+  return readonly === true || options.readonly === "true";
+}
 
 export function sqliteDriver(
   target: SqliteTarget,
   options: DriverOptions,
-): PoolDriver<DatabaseSync> {
+  readonly?: boolean,
+): PoolDriver<SqliteThread> {
   return {
-    async connect() {
-      if (target.path !== ":memory:") await Deno.stat(target.path);
-      const db = new DatabaseSync(target.path, { readOnly: options.readonly === "true" });
-      db.exec(`PRAGMA busy_timeout = ${Number(options.busy_timeout ?? 5000)}`);
-      return db;
+    connect(signal) {
+      return new SqliteThread({
+        path: target.path,
+        readOnly: isReadOnly(options, readonly),
+        busyTimeout: Number(options.busy_timeout ?? 5000),
+      }).ready(signal);
     },
-    validate(db) {
-      try {
-        db.prepare("SELECT 1").get();
-        return Promise.resolve(true);
-      } catch {
-        return Promise.resolve(false);
-      }
-    },
-    close(db) {
-      if (db.isOpen) db.close();
-      return Promise.resolve();
-    },
+    validate: (thread) => Promise.resolve(thread.alive),
+    close: (thread) => thread.close(),
   };
 }
 
 /**
- * A connector whose every lease is the one open database `db` (the SQLite staging engine, whose
- * private in-memory database exists only on its connection). node:sqlite runs synchronously, so
- * leases interleave only between batches, which SQLite allows on one connection.
+ * A connector whose every lease is the one connection `thread` (the SQLite staging engine, whose
+ * private in-memory database exists only on its connection). The worker answers one request at
+ * a time, so leases interleave between batches, which SQLite allows on one connection.
  */
-export function sqliteOver(name: string, db: DatabaseSync, settings: PoolSettings): Connector {
+export function sqliteOver(name: string, thread: SqliteThread, settings: PoolSettings): Connector {
   return new SqliteConnector(
     name,
     { dialect: "SQLITE", path: ":memory:", options: {} },
@@ -99,8 +88,8 @@ export function sqliteOver(name: string, db: DatabaseSync, settings: PoolSetting
     settings,
     undefined,
     {
-      connect: () => Promise.resolve(db),
-      validate: () => Promise.resolve(db.isOpen),
+      connect: () => Promise.resolve(thread),
+      validate: () => Promise.resolve(thread.alive),
       close: () => Promise.resolve(),
     },
   );
@@ -108,8 +97,9 @@ export function sqliteOver(name: string, db: DatabaseSync, settings: PoolSetting
 
 export class SqliteConnector implements Connector {
   readonly dialect = "SQLITE" as const;
-  readonly #pool: Pool<DatabaseSync>;
-  readonly #driver: PoolDriver<DatabaseSync>;
+  readonly #pool: Pool<SqliteThread>;
+  readonly #driver: PoolDriver<SqliteThread>;
+  readonly #readOnly: boolean;
 
   constructor(
     name: string,
@@ -117,9 +107,11 @@ export class SqliteConnector implements Connector {
     options: DriverOptions,
     settings: PoolSettings,
     logger?: Logger,
-    driver: PoolDriver<DatabaseSync> = sqliteDriver(target, options),
+    driver?: PoolDriver<SqliteThread>,
+    readonly?: boolean,
   ) {
-    this.#driver = driver;
+    this.#readOnly = isReadOnly(options, readonly);
+    this.#driver = driver ?? sqliteDriver(target, options, readonly);
     this.#pool = new Pool({
       name,
       settings,
@@ -129,64 +121,62 @@ export class SqliteConnector implements Connector {
     });
   }
 
-  get pool(): Pool<DatabaseSync> {
+  get pool(): Pool<SqliteThread> {
     return this.#pool;
   }
 
   async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "sqlite");
     const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
-    const lease = await this.#pool.acquire(options.signal);
-    const release = () => {
-      if (options.readOnly) {
-        lease.conn.setAuthorizer(null);
-        lease.conn.exec("PRAGMA query_only = OFF");
-      }
-      lease.release();
-    };
-    let rows: SqliteRows;
-    let first: Raw[][];
+    const signal = options.signal;
+    const lease = await this.#pool.acquire(signal);
+    const thread = lease.conn;
+    const release = () => lease.release({ broken: !thread.alive });
+    let opened: Opened;
     try {
-      options.signal?.throwIfAborted();
-      // Two rules of SQLite's own, kept for the whole read (SQLite authorizes again when it
-      // re-prepares): query_only refuses any write to a database file (VACUUM included), the
-      // authorizer anything but reading (PRAGMA, ATTACH, temp objects).
-      if (options.readOnly) {
-        lease.conn.exec("PRAGMA query_only = ON");
-        lease.conn.setAuthorizer(readsOnly);
-      }
-      rows = readRows(lease.conn, sql, toInput(values));
-      first = rows.next(batchRows);
+      signal?.throwIfAborted();
+      opened = await thread.request<Opened>({
+        op: "query",
+        sql,
+        values: toInput(values),
+        batchRows,
+        readOnly: this.#readOnly || options.readOnly === true,
+      }, signal);
     } catch (error) {
       release();
-      throw options.signal?.aborted ? options.signal.reason : error;
+      throw signal?.aborted ? signal.reason : error;
     }
-    const schema: ColumnSchema[] = rows.columns.map((col, i) => {
-      if (col.type) {
-        return { name: col.name, type: sqliteWireType(col.type).type, source_type: col.type };
-      }
-      const sample = first.find((row) => row[i] !== null)?.[i] ?? null;
-      const inferred = storageClassType(sample);
-      return { name: col.name, type: inferred.type, source_type: inferred.source };
-    });
-    const converters = schema.map((c) => sqliteConverter(c.type));
-    const convert = (rows: Raw[][]) => rows.map((row) => row.map((v, i) => converters[i](v)));
-    let done = first.length < batchRows;
-    return rowStream(schema, {
-      first: convert(first),
+    let done = opened.cursor === 0;
+    // One batch read ahead: the worker steps the next batch while this one is delivered. At
+    // most one batch waits, so memory stays bounded by the consumer's pace.
+    let ahead: Promise<WireValue[][]> | undefined;
+    const ask = () => {
+      if (done) return;
+      ahead = thread.request<WireValue[][]>(
+        { op: "next", cursor: opened.cursor, rows: batchRows },
+        signal,
+      );
+      ahead.catch(() => {});
+    };
+    ask();
+    return rowStream(opened.schema, {
+      first: opened.rows,
       next: async () => {
         if (done) return undefined;
-        // Give the event loop a turn so an abort can land between batches.
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        options.signal?.throwIfAborted();
-        const batch = rows.next(batchRows);
+        signal?.throwIfAborted();
+        const batch = await ahead!;
+        ahead = undefined;
         if (batch.length < batchRows) done = true;
-        return batch.length > 0 ? convert(batch) : undefined;
+        else ask();
+        return batch.length > 0 ? batch : undefined;
       },
-      finish: () => {
-        rows.close();
+      finish: async () => {
+        if (!done && thread.alive) {
+          done = true;
+          // Requests are answered in order: the read-ahead (if any) before the close.
+          await thread.request({ op: "close", cursor: opened.cursor }).catch(() => {});
+        }
         release();
-        return Promise.resolve();
       },
     }, options);
   }
@@ -196,53 +186,62 @@ export class SqliteConnector implements Connector {
     options: { signal?: AbortSignal } = {},
   ): Promise<WriteOutcome> {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "sqlite"));
-    const lease = await this.#pool.acquire(options.signal);
-    const db = lease.conn;
+    const signal = options.signal;
+    const lease = await this.#pool.acquire(signal);
+    const thread = lease.conn;
     const rows_affected: (number | null)[] = [];
     try {
-      db.exec("BEGIN IMMEDIATE");
+      await thread.request({ op: "exec", sql: "BEGIN IMMEDIATE" }, signal);
     } catch (error) {
-      lease.release();
+      lease.release({ broken: !thread.alive });
       throw new WriteError({ rolled_back: false, rows_affected }, error);
     }
     try {
       for (const { sql, values } of prepared) {
-        options.signal?.throwIfAborted();
-        rows_affected.push(Number(db.prepare(sql).run(...toInput(values)).changes));
-        // Statements are synchronous: yield so an abort can be seen before the next one.
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        signal?.throwIfAborted();
+        rows_affected.push(
+          await thread.request<number>({ op: "run", sql, values: toInput(values) }, signal),
+        );
       }
-      options.signal?.throwIfAborted();
-      db.exec("COMMIT");
+      signal?.throwIfAborted();
+      await thread.request({ op: "exec", sql: "COMMIT" });
       lease.release();
       return { committed: true, rolled_back: false, rows_affected };
     } catch (error) {
-      let rolledBack = false;
-      try {
-        if (db.isTransaction) db.exec("ROLLBACK");
-        rolledBack = !db.isTransaction;
-      } catch {
-        rolledBack = false;
+      // A worker ended before COMMIT took its open transaction with it: SQLite rolls it back.
+      let rolledBack = !thread.alive;
+      if (thread.alive) {
+        try {
+          if (thread.inTransaction) await thread.request({ op: "exec", sql: "ROLLBACK" });
+          rolledBack = !thread.inTransaction;
+        } catch {
+          rolledBack = false;
+        }
       }
-      lease.release({ broken: !rolledBack });
-      throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
+      lease.release({ broken: !rolledBack || !thread.alive });
+      throw WriteError.afterRollback(rolledBack, rows_affected, error, signal);
     }
   }
 
   test(): Promise<TestOutcome> {
     return probe(async () => {
-      const db = await this.#driver.connect(new AbortController().signal);
+      const thread = await this.#driver.connect(new AbortController().signal);
       try {
-        const row = db.prepare("SELECT sqlite_version() AS v").get() as { v: string };
+        const [row] = await thread.request<{ v: string }[]>({
+          op: "all",
+          sql: "SELECT sqlite_version() AS v",
+          values: [],
+        });
         return row.v;
       } finally {
-        await this.#driver.close(db);
+        await this.#driver.close(thread);
       }
     });
   }
 
-  #all<T>(sql: string, ...params: SQLInputValue[]): Promise<T[]> {
-    return this.#pool.use((db) => Promise.resolve(db.prepare(sql).all(...params) as T[]));
+  /** The connector's own catalogue reads (fixed SQL, bound names). */
+  #all<T>(sql: string, ...values: SQLInputValue[]): Promise<T[]> {
+    return this.#pool.use((thread) => thread.request<T[]>({ op: "all", sql, values }));
   }
 
   async schemas(options: { include: string[]; cap: number }): Promise<Listing<string>> {

@@ -38,6 +38,17 @@ function isToken(value: Raw): boolean {
     value.every((b, i) => b === TOKEN[i]);
 }
 
+type Prepared = ReturnType<DatabaseSync["prepare"]>;
+
+/**
+ * Rows as arrays of raw values. `setReturnArrays` is missing from the node:sqlite types a worker
+ * graph is checked with (the main graph's @types/node has it).
+ */
+function rawRows(stmt: Prepared): void {
+  stmt.setReadBigInts(true);
+  (stmt as unknown as { setReturnArrays(on: boolean): void }).setReturnArrays(true);
+}
+
 /** Prepares and starts `sql` on `db`; prepare errors throw here, as before. */
 export function readRows(db: DatabaseSync, sql: string, values: SQLInputValue[]): SqliteRows {
   const stmt = db.prepare(sql);
@@ -52,8 +63,7 @@ export function readRows(db: DatabaseSync, sql: string, values: SQLInputValue[])
   } catch {
     return whole(stmt, columns, values);
   }
-  wrapped.setReadBigInts(true);
-  wrapped.setReturnArrays(true);
+  rawRows(wrapped);
   const iterator = wrapped.iterate(...values);
   let read = 0;
   let ended = false;
@@ -105,12 +115,11 @@ function cutShort(db: DatabaseSync, inner: string, values: SQLInputValue[], read
 }
 
 function whole(
-  stmt: ReturnType<DatabaseSync["prepare"]>,
+  stmt: Prepared,
   columns: StatementColumnMetadata[],
   values: SQLInputValue[],
 ): SqliteRows {
-  stmt.setReadBigInts(true);
-  stmt.setReturnArrays(true);
+  rawRows(stmt);
   let rows = stmt.all(...values) as unknown as Raw[][];
   let at = 0;
   return {

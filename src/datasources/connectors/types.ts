@@ -86,6 +86,11 @@ export interface RowStream extends AsyncIterable<WireValue[][]> {
   readonly schema: ColumnSchema[];
   /** True once iteration stopped at `maxRows` with rows left unread. */
   readonly truncated: boolean;
+  /**
+   * Ends a read whose iteration never started (its consumer refused first) and gives the
+   * connection back; a no-op once iteration started, which releases on its own.
+   */
+  close?(): Promise<void>;
 }
 
 /**
@@ -144,7 +149,10 @@ export interface Connector {
   /** Streams the rows of one read statement. */
   query(statement: Statement, options?: QueryOptions): Promise<RowStream>;
   /** The same read as `query()` as column chunks, where the engine is DuckDB. */
-  chunks?(statement: Statement, options?: { signal?: AbortSignal }): Promise<ChunkStream>;
+  chunks?(
+    statement: Statement,
+    options?: Pick<QueryOptions, "signal" | "readOnly">,
+  ): Promise<ChunkStream>;
   /** Runs the statements in one transaction: all commit or all roll back. */
   write(statements: Statement[], options?: { signal?: AbortSignal }): Promise<WriteOutcome>;
   test(): Promise<TestOutcome>;

@@ -9,6 +9,7 @@
  * on the server.
  */
 import { DuckDBInstance } from "@duckdb/node-api";
+import { privateTempDirectory } from "../connectors/duckdb_sandbox.ts";
 import type { IcebergField } from "./iceberg.ts";
 import { duckdbTypeOf, scanIceberg } from "./iceberg.ts";
 import { sqlIdent, sqlString, sqlStringList } from "./sql.ts";
@@ -58,6 +59,8 @@ export interface EngineTable {
 
 export interface LakeEngine {
   instance: DuckDBInstance;
+  /** The instance's own spill directory, removed after it closes. */
+  tempDirectory: string;
   tables: EngineTable[];
   version: string;
 }
@@ -85,7 +88,11 @@ async function viewSql(table: LakeTableRef): Promise<{ sql: string; fields?: Ice
  * read becomes `broken` instead of failing the whole datasource.
  */
 export async function openLakeEngine(root: LakeRoot, refs: LakeTableRef[]): Promise<LakeEngine> {
-  const instance = await DuckDBInstance.create(":memory:", INSTANCE_OPTIONS);
+  const tempDirectory = await privateTempDirectory();
+  const instance = await DuckDBInstance.create(":memory:", {
+    temp_directory: tempDirectory,
+    ...INSTANCE_OPTIONS,
+  });
   const connection = await instance.connect();
   const httpfs = refs.some((t) => t.location.startsWith("s3://")) || root.scheme === "s3"
     ? await httpfsAvailable()
@@ -121,7 +128,12 @@ export async function openLakeEngine(root: LakeRoot, refs: LakeTableRef[]): Prom
     await connection.run("SET lock_configuration = true");
     const version = await connection.runAndReadAll("SELECT version()");
     built = true;
-    return { instance, tables, version: `DuckDB ${String(version.getRows()[0][0])}` };
+    return {
+      instance,
+      tempDirectory,
+      tables,
+      version: `DuckDB ${String(version.getRows()[0][0])}`,
+    };
   } finally {
     connection.closeSync();
     if (!built) instance.closeSync();

@@ -9,7 +9,11 @@ import type {
   Dialect,
   WireValue,
 } from "../../datasources/connectors/mod.ts";
-import { classifyError, safeMessage } from "../../datasources/connectors/common.ts";
+import {
+  classifyError,
+  readOnlyRefusal,
+  safeMessage,
+} from "../../datasources/connectors/common.ts";
 import type { PipelineNode } from "../../pipelines/mod.ts";
 import { type ImportRef, renderTemplate, type TemplateDialect } from "../../templates/mod.ts";
 import type { FailedNode } from "../failure.ts";
@@ -129,6 +133,27 @@ export function statementFailed(node: PipelineNode, dialect: string, error: unkn
 }
 
 /**
+ * A read's failure. On a read-only datasource the read ran inside the engine's own read-only
+ * mode, so a write it attempted was refused there: that is the datasource's read-only rule, not
+ * a broken statement.
+ */
+export function readFailed(
+  node: PipelineNode,
+  source: { name: string; dialect: Dialect; readonly: boolean },
+  error: unknown,
+): unknown {
+  const refused = source.readonly ? readOnlyRefusal(error) : undefined;
+  if (!refused) return statementFailed(node, source.dialect, error);
+  const failure = new AppError("pipeline.node.readonly_datasource", {
+    ...refused.details,
+    node_id: node.id,
+    datasource: source.name,
+  });
+  failure.cause = error;
+  return failure;
+}
+
+/**
  * The node's SQL: its pinned template rendered with the parameters (placeholders stay `:name`),
  * or its inline `sql`. Records what ran in `facts` for the failure record.
  */
@@ -155,6 +180,7 @@ export async function nodeSql(
     imports,
     params: ctx.params,
     loadImport: (id, version) => ctx.template(id, version),
+    signal: ctx.signal,
   });
   facts.sql = rendered.sql;
   return rendered.sql;

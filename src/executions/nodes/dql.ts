@@ -6,9 +6,9 @@
 import { AppError } from "../../errors/mod.ts";
 import { type PipelineNode, STAGING } from "../../pipelines/mod.ts";
 import type {
+  ChunkStream,
   ColumnSchema,
-  Connector,
-  Dialect,
+  RowStream,
   WireValue,
 } from "../../datasources/connectors/mod.ts";
 import type { Destination, NodeProgress, Operation } from "../progress.ts";
@@ -16,12 +16,14 @@ import { writeBack } from "./writeback.ts";
 import {
   connectionFailed,
   counted,
+  type Datasource,
   type NodeOutcome,
   type NodeRunner,
   nodeSql,
+  readFailed,
   type RunContext,
-  statementFailed,
 } from "./context.ts";
+import { OwnedRead } from "./owned_read.ts";
 
 /** The §6 operation of a DQL node. */
 export function dqlOperation(node: PipelineNode): Operation {
@@ -40,106 +42,115 @@ export function outputDestination(node: PipelineNode): Destination {
 
 export const runDql: NodeRunner = async (ctx, node, progress, facts) => {
   await progress.enter("connecting");
-  const source = node.source!;
-  let connector: Connector;
-  let dialect: Dialect;
-  if (source === STAGING) {
+  const name = node.source!;
+  let source: ReadSource;
+  if (name === STAGING) {
     const staging = ctx.staging();
-    connector = staging.connector;
-    dialect = staging.dialect;
+    // The execution's own private database: nothing in it outlives the run.
+    source = { name, connector: staging.connector, dialect: staging.dialect, readonly: false };
   } else {
     try {
-      const ds = await ctx.connect(ctx.workspaceId, source, { write: false });
-      connector = ds.connector;
-      dialect = ds.dialect;
+      source = { name, ...await ctx.connect(ctx.workspaceId, name, { write: false }) };
     } catch (error) {
-      throw connectionFailed(node, source, error);
+      throw connectionFailed(node, name, error);
     }
   }
-  facts.failed.datasource = source;
-  facts.failed.dialect = dialect;
-  const sql = await nodeSql(ctx, node, dialect, facts);
+  facts.failed.datasource = name;
+  facts.failed.dialect = source.dialect;
+  const sql = await nodeSql(ctx, node, source.dialect, facts);
   await progress.enter("executing");
   const out = node.output;
-  if (out?.target === "tempdb" && connector.chunks && ctx.staging().copy) {
-    return {
-      rows_out: await copyStaged(ctx, node, dialect, sql, connector, progress),
-      bytes_out: null,
-    };
+  // Every statement on a read-only datasource runs inside the engine's own read-only mode, so a
+  // write hidden in a read (a data-modifying CTE, a bare DELETE or CREATE) is refused there.
+  const options = { signal: ctx.signal, readOnly: source.readonly };
+  const statement = { sql, params: ctx.params };
+  // DuckDB's chunk reads take no read-only rule of their own (a LAKE's admit SELECT only), so a
+  // read-only DuckDB datasource stages through `query()`, which applies it.
+  const copyable = !source.readonly || source.dialect === "LAKE";
+  if (out?.target === "tempdb" && copyable && source.connector.chunks && ctx.staging().copy) {
+    let chunks: ChunkStream;
+    try {
+      chunks = await source.connector.chunks(statement, options);
+    } catch (error) {
+      throw ctx.signal.aborted ? error : readFailed(node, source, error);
+    }
+    const read = new OwnedRead(chunks);
+    try {
+      await progress.enter("fetching");
+      const copied: ChunkStream = {
+        schema: chunks.schema,
+        types: chunks.types,
+        toRows: (chunk) => chunks.toRows(chunk),
+        [Symbol.asyncIterator]: () => read[Symbol.asyncIterator](),
+      };
+      return {
+        rows_out: await staged(
+          ctx,
+          node,
+          source,
+          read,
+          progress,
+          (onBatch) =>
+            ctx.staging().copy!(out.table!, copied, async (n) => {
+              await progress.add({ rows_fetched: n });
+              await onBatch(n);
+            }, ctx.signal),
+        ),
+        bytes_out: null,
+      };
+    } finally {
+      await read.release();
+    }
   }
-  let stream;
+  let stream: RowStream;
   try {
-    stream = await connector.query({ sql, params: ctx.params }, { signal: ctx.signal });
+    stream = await source.connector.query(statement, options);
   } catch (error) {
-    throw ctx.signal.aborted ? error : statementFailed(node, dialect, error);
+    throw ctx.signal.aborted ? error : readFailed(node, source, error);
   }
-  await progress.enter("fetching");
-  const rows = counted(stream, progress);
+  const read = new OwnedRead(stream);
   try {
+    await progress.enter("fetching");
+    const rows = counted(read, progress);
     if (out?.target === "datasource") {
       const { outcome, rows: written } = await writeBack(ctx, node, stream.schema, rows, progress);
       facts.evidence = outcome;
       return { rows_out: written, bytes_out: null, evidence: outcome };
     }
     if (out?.target === "tempdb") {
-      const written = await loadStaged(ctx, node, out.table!, stream.schema, rows, progress);
+      const written = await staged(
+        ctx,
+        node,
+        source,
+        read,
+        progress,
+        (onBatch) => ctx.staging().load(out.table!, stream.schema, rows, onBatch, ctx.signal),
+      );
       return { rows_out: written, bytes_out: null };
     }
     return await deliver(ctx, stream.schema, rows, progress);
   } catch (error) {
-    throw ctx.signal.aborted ? error : statementFailed(node, dialect, error);
+    // A failure of the read itself, wherever its consumer surfaced it, is the source's.
+    throw ctx.signal.aborted ? error : readFailed(node, source, read.failure ?? error);
+  } finally {
+    await read.release();
   }
 };
 
-/** A DuckDB read staged chunk by chunk, values never leaving the engine (Staging.copy). */
-async function copyStaged(
-  ctx: RunContext,
-  node: PipelineNode,
-  dialect: Dialect,
-  sql: string,
-  connector: Connector,
-  progress: NodeProgress,
-): Promise<number> {
-  let chunks;
-  try {
-    chunks = await connector.chunks!({ sql, params: ctx.params }, { signal: ctx.signal });
-  } catch (error) {
-    throw ctx.signal.aborted ? error : statementFailed(node, dialect, error);
-  }
-  await progress.enter("fetching");
-  const table = node.output!.table!;
-  return await staged(
-    ctx,
-    node,
-    progress,
-    (onBatch) =>
-      ctx.staging().copy!(table, chunks, async (n) => {
-        await progress.add({ rows_fetched: n });
-        await onBatch(n);
-      }, ctx.signal),
-  );
+/** The datasource (or the staging database) a DQL node reads. */
+interface ReadSource extends Datasource {
+  name: string;
 }
 
-/** Appends a stream into a staged table, counting accepted rows and batches. */
-export function loadStaged(
-  ctx: RunContext,
-  node: PipelineNode,
-  table: string,
-  schema: ColumnSchema[],
-  rows: AsyncIterable<WireValue[][]>,
-  progress: NodeProgress,
-): Promise<number> {
-  return staged(
-    ctx,
-    node,
-    progress,
-    (onBatch) => ctx.staging().load(table, schema, rows, onBatch, ctx.signal),
-  );
-}
-
+/**
+ * Fills a staged table, counting accepted rows and batches. The staging engine's refusal is
+ * `pipeline.node.staging_failed`; a failure of the read feeding it stays the source's.
+ */
 async function staged(
   ctx: RunContext,
   node: PipelineNode,
+  source: ReadSource,
+  read: OwnedRead<unknown>,
   progress: NodeProgress,
   fill: (onBatch: (rows: number) => Promise<void>) => Promise<number>,
 ): Promise<number> {
@@ -152,7 +163,9 @@ async function staged(
     await progress.enter("finalizing");
     return written;
   } catch (error) {
-    if (ctx.signal.aborted || error instanceof AppError) throw error;
+    if (ctx.signal.aborted) throw error;
+    if (read.failure !== undefined) throw readFailed(node, source, read.failure);
+    if (error instanceof AppError) throw error;
     const failure = new AppError("pipeline.node.staging_failed", {
       node_id: node.id,
       reason: error instanceof Error ? error.message.slice(0, 300) : String(error),

@@ -68,6 +68,7 @@ export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void 
       "idempotency.key_reused_for_different_request",
       "pipeline.execution.concurrency_limit",
       "pipeline.execution.stream_limit",
+      "service.unavailable",
     ],
   }, async (c, { params, body }) => {
     requireSse(c);
@@ -153,13 +154,18 @@ export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void 
     summary: "Replay of the stored event stream (SSE, or JSON with Accept: application/json)",
     access: "content.read",
     params: id,
-    errors: ["result.execution_not_found", "result.expired"],
+    errors: ["result.execution_not_found", "result.expired", "request.not_acceptable"],
   }, async (c, { params }) => {
     if (accepts(c, "application/json") && !accepts(c, SSE)) {
       const events = await executions.replayFrames(caller(c), workspaceId(c), params.id);
       return ok(c, { events });
     }
-    requireSse(c);
+    // The replay's own format is the stream (DECISIONS.md "replay format"): a client that
+    // states no preference, or takes anything, gets it.
+    const accept = c.req.header("accept") ?? "";
+    if (accept.trim() !== "" && !accepts(c, SSE) && !accepts(c, "*/*") && !accepts(c, "text/*")) {
+      throw new AppError("request.not_acceptable", { produces: SSE });
+    }
     const stop = new AbortController();
     const { frames } = await executions.replay(caller(c), workspaceId(c), params.id, stop.signal);
     const release = await executions.streamSlot(caller(c));

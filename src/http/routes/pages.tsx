@@ -28,7 +28,8 @@ export function pageRoutes(router: Router, deps: { version: string }): void {
       summary: "Landing page",
       kind: "html",
     },
-    (c) => c.html(landing),
+    // Sign-in lands on `/` (spec 1 §4.1); a signed-in person wants the application there.
+    (c) => c.get("principal") ? c.redirect("/dashboard", 302) : c.html(landing),
   );
 
   const errorRows = Object.entries(catalogue).map(([code, e]) => ({ code, ...e }))

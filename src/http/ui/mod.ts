@@ -5,8 +5,10 @@
 import type { Router } from "../routing.ts";
 import { dashboardRoutes } from "./dashboard.tsx";
 import { datasourcePageRoutes } from "./datasources.tsx";
+import { pipelineAuthoringRoutes } from "./pipeline_authoring.tsx";
 import { pipelinePageRoutes } from "./pipelines.tsx";
 import { runPageRoutes } from "./runs.tsx";
+import { templateAuthoringRoutes } from "./template_authoring.tsx";
 import { templatePageRoutes } from "./templates.tsx";
 import type { UiPageDeps } from "./shell.ts";
 
@@ -14,8 +16,11 @@ export type { UiPageDeps } from "./shell.ts";
 
 export function uiRoutes(router: Router, deps: UiPageDeps): void {
   dashboardRoutes(router, deps);
+  pipelineAuthoringRoutes(router, deps);
   pipelinePageRoutes(router, deps);
   runPageRoutes(router, deps);
+  // Before the template pages: /templates/new and /templates/edit are literal paths.
+  templateAuthoringRoutes(router, deps);
   templatePageRoutes(router, deps);
   datasourcePageRoutes(router, deps);
 }

@@ -55,6 +55,7 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
         offset={page.offset}
         limit={page.limit}
         total={listing.total}
+        canCreate={allows(c, "content.write")}
       />,
     ));
   });
@@ -67,8 +68,14 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
     kind: "html",
     access: "content.read",
     params: z.object({ id: z.uuid() }),
+    query: z.object({
+      saved: z.string().max(4).optional(),
+      released: z.coerce.number().int().optional(),
+      discarded: z.string().max(4).optional(),
+      error: z.string().max(400).optional(),
+    }),
     errors: ["pipeline.not_found"],
-  }, async (c, { params }) => {
+  }, async (c, { params, query }) => {
     const p = c.get("principal")!;
     const workspaceId = c.get("workspace")!.id;
     const [ctx, view, versions] = await Promise.all([
@@ -99,7 +106,17 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
           created_at: v.created_at,
           released_at: v.released_at,
         })).reverse()}
-        can={{ execute: allows(c, "pipelines.execute"), author: allows(c, "content.write") }}
+        can={{
+          execute: allows(c, "pipelines.execute"),
+          author: allows(c, "content.write"),
+          release: allows(c, "versions.release"),
+        }}
+        flash={{
+          saved: query.saved !== undefined,
+          released: query.released,
+          discarded: query.discarded !== undefined,
+          error: query.error,
+        }}
       />,
     ));
   });

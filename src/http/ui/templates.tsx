@@ -4,7 +4,8 @@ import { TemplatePage } from "../../../ui/pages/template.tsx";
 import { TemplatesPage } from "../../../ui/pages/templates.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { Router } from "../routing.ts";
-import { shellContext, type UiPageDeps, userNames } from "./shell.ts";
+import { AppError } from "../../errors/mod.ts";
+import { allows, shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
 const PAGE = 50;
 
@@ -56,6 +57,7 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
         offset={page.offset}
         limit={page.limit}
         total={listing.total}
+        canCreate={allows(c, "content.write")}
       />,
     ));
   });
@@ -67,17 +69,29 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
     summary: "A template: its body, imports and versions",
     kind: "html",
     access: "content.read",
-    query: z.object({ id: z.string().min(1).max(200) }),
+    query: z.object({
+      id: z.string().min(1).max(200),
+      saved: z.string().max(4).optional(),
+      released: z.coerce.number().int().optional(),
+      error: z.string().max(400).optional(),
+    }),
     errors: ["template.not_found"],
   }, async (c, { query }) => {
     const p = c.get("principal")!;
     const workspaceId = c.get("workspace")!.id;
-    const [ctx, template, versions] = await Promise.all([
+    const [ctx, template, versions, usedBy] = await Promise.all([
       shellContext(c, deps, p),
       deps.templates.get(workspaceId, query.id),
       deps.templates.versions(workspaceId, query.id),
+      deps.templates.usedBy(workspaceId, query.id),
     ]);
     const names = await userNames(deps, versions.map((v) => v.created_by));
+    const preview = template.type !== "sql"
+      ? null
+      : await deps.templates.render(workspaceId, { name: template.id }).catch((e) => {
+        if (e instanceof AppError) return { error: `${e.code}: ${e.userMessage}` };
+        throw e;
+      });
     return c.html(renderPage(
       <TemplatePage
         ctx={ctx}
@@ -90,6 +104,10 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
           created_at: v.created_at,
           released_at: v.released_at,
         })).reverse()}
+        usedBy={usedBy}
+        preview={preview}
+        can={{ write: allows(c, "content.write"), release: allows(c, "versions.release") }}
+        flash={{ saved: query.saved !== undefined, released: query.released, error: query.error }}
       />,
     ));
   });

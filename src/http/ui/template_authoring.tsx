@@ -1,0 +1,196 @@
+/**
+ * Template authoring in the browser: the editor pages and the form partials that save and
+ * release, over the same template service as `POST/PUT /templates` and `/templates/release`. A
+ * refused save re-renders the editor with the author's text and the error on its field.
+ */
+import { z } from "zod";
+import { AppError } from "../../errors/mod.ts";
+import { TEMPLATE_DIALECTS } from "../../templates/mod.ts";
+import {
+  type EditorError,
+  type TemplateDraft,
+  TemplateEditorPage,
+} from "../../../ui/pages/template_editor.tsx";
+import { renderPage } from "../../../ui/render.tsx";
+import type { AppContext } from "../context.ts";
+import type { Router } from "../routing.ts";
+import { shellContext, type UiPageDeps, userNames } from "./shell.ts";
+
+const IMPORT_LINE = /^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)@(\d+)$/;
+
+function importsText(imports: { alias: string; id: string; version: number }[]): string {
+  return imports.map((i) => `${i.alias} = ${i.id}@${i.version}`).join("\n");
+}
+
+function parseImports(text: string): { alias: string; id: string; version: number }[] {
+  return text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).map((line) => {
+    const m = IMPORT_LINE.exec(line);
+    if (!m) {
+      throw new AppError("pipeline.execution.invalid_parameter_type", {
+        field: "imports",
+        reason: `"${line.slice(0, 80)}" is not alias = template id@version`,
+      });
+    }
+    return { alias: m[1], id: m[2], version: Number(m[3]) };
+  });
+}
+
+/** Which form field an error names, from its details or, failing that, its code. */
+function fieldOf(e: AppError): string | undefined {
+  const d = e.details as Record<string, unknown>;
+  if (typeof d.field === "string") return d.field === "name" ? "id" : d.field;
+  if (/render|syntax|body|interpolation|tag/.test(e.code)) return "body";
+  if (/import/.test(e.code)) return "imports";
+  if (/dialect/.test(e.code)) return "dialect";
+  if (/\.(id|name)_|duplicate|taken/.test(e.code)) return "id";
+  return undefined;
+}
+
+async function form(c: AppContext): Promise<Record<string, string>> {
+  const body = await c.req.parseBody();
+  return Object.fromEntries(
+    Object.entries(body).map(([k, v]) => [k, typeof v === "string" ? v : ""]),
+  );
+}
+
+export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void {
+  const dialects = TEMPLATE_DIALECTS;
+  const editor = async (
+    c: AppContext,
+    props: {
+      mode: "new" | "edit";
+      draft: TemplateDraft;
+      bodyHash?: string;
+      error?: EditorError;
+      conflict?: Parameters<typeof TemplateEditorPage>[0]["conflict"];
+    },
+    status: 200 | 400 | 404 | 409 = 200,
+  ) => {
+    const ctx = await shellContext(c, deps, c.get("principal")!);
+    return c.html(
+      renderPage(<TemplateEditorPage ctx={ctx} dialects={dialects} {...props} />),
+      status,
+    );
+  };
+
+  router.add({
+    method: "get",
+    path: "/templates/new",
+    tag: "pages",
+    summary: "The editor for a new template",
+    kind: "html",
+    access: "content.write",
+  }, (c) =>
+    editor(c, {
+      mode: "new",
+      draft: {
+        id: "",
+        display_name: "",
+        description: "",
+        dialect: dialects[0],
+        body: "SELECT 1 AS answer",
+        imports: "",
+      },
+    }));
+
+  router.add({
+    method: "get",
+    path: "/templates/edit",
+    tag: "pages",
+    summary: "The editor for a template's working version",
+    kind: "html",
+    access: "content.write",
+    query: z.object({ id: z.string().min(1).max(200) }),
+    errors: ["template.not_found"],
+  }, async (c, { query }) => {
+    const t = await deps.templates.get(c.get("workspace")!.id, query.id);
+    return editor(c, {
+      mode: "edit",
+      bodyHash: t.body_hash,
+      draft: {
+        id: t.id,
+        display_name: t.display_name,
+        description: t.description ?? "",
+        dialect: t.dialect ?? dialects[0],
+        body: t.body,
+        imports: importsText(t.imports),
+      },
+    });
+  });
+
+  router.add({
+    method: "post",
+    path: "/partials/templates/save",
+    tag: "pages",
+    summary: "Create or save a template from the editor form",
+    kind: "html",
+    access: "content.write",
+  }, async (c) => {
+    const f = await form(c);
+    const mode = f.mode === "edit" ? "edit" : "new";
+    const draft: TemplateDraft = {
+      id: f.id ?? "",
+      display_name: f.display_name ?? "",
+      description: f.description ?? "",
+      dialect: f.dialect ?? dialects[0],
+      body: f.body ?? "",
+      imports: f.imports ?? "",
+    };
+    const op = { actor: c.get("principal")!, workspaceId: c.get("workspace")!.id };
+    try {
+      const input = {
+        id: draft.id,
+        display_name: draft.display_name,
+        description: draft.description || null,
+        dialect: draft.dialect,
+        body: draft.body,
+        imports: parseImports(draft.imports),
+      };
+      const saved = mode === "new"
+        ? await deps.templates.create(op, input)
+        : await deps.templates.update(op, f.body_hash, input);
+      return c.redirect(`/templates/view?id=${encodeURIComponent(saved.id)}&saved=1`, 303);
+    } catch (e) {
+      if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+      const error = { field: fieldOf(e), code: e.code, message: e.userMessage };
+      if (e.code === "template.version.conflict") {
+        const theirs = await deps.templates.get(op.workspaceId, draft.id);
+        const names = await userNames(deps, [theirs.updated_by]);
+        return editor(c, {
+          mode,
+          draft,
+          bodyHash: f.body_hash,
+          error,
+          conflict: {
+            version: theirs.version,
+            status: theirs.status,
+            author: names.get(theirs.updated_by) ?? "someone",
+            body: theirs.body,
+            body_hash: theirs.body_hash,
+          },
+        }, 409);
+      }
+      return editor(c, { mode, draft, bodyHash: f.body_hash, error }, e.status as 400 | 404 | 409);
+    }
+  });
+
+  router.add({
+    method: "post",
+    path: "/partials/templates/release",
+    tag: "pages",
+    summary: "Release a template's draft from its page",
+    kind: "html",
+    access: "versions.release",
+  }, async (c) => {
+    const f = await form(c);
+    const op = { actor: c.get("principal")!, workspaceId: c.get("workspace")!.id };
+    const back = `/templates/view?id=${encodeURIComponent(f.id ?? "")}`;
+    try {
+      const done = await deps.templates.release(op, f.id ?? "", f.body_hash);
+      return c.redirect(`${back}&released=${done.version}`, 303);
+    } catch (e) {
+      if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+      return c.redirect(`${back}&error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`, 303);
+    }
+  });
+}

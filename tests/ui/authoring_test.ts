@@ -1,0 +1,146 @@
+/**
+ * Authoring in a real browser: a new template, released; a new pipeline that pins it, released
+ * and run to its result; a refused save placed on its field; and two authors saving the same
+ * draft, the second shown what the first changed.
+ */
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
+import { createUser } from "../access_fixtures.ts";
+import { browserTest, launchBrowser, signIn, watchConsole } from "../browser.ts";
+import { startTestServer, type TestServer } from "../harness.ts";
+
+async function withAuthor(fn: (s: TestServer, browser: Browser, page: Page) => Promise<void>) {
+  const server = await startTestServer({
+    env: {
+      SERVICE_DEMO_ENABLED: "true",
+      SERVICE_AUTH_LOCAL_ENABLED: "true",
+      SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: "root@example.com",
+    },
+  });
+  const browser = await launchBrowser();
+  try {
+    const admin = await createUser(server.runtime, "author@example.com", { isAdmin: true });
+    const page = await browser.newPage();
+    await signIn(page, server.url, admin.email, admin.password);
+    await fn(server, browser, page);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+browserTest(
+  "an author writes a template, pins it in a new pipeline, releases both and runs it",
+  () =>
+    withAuthor(async (s, _b, page) => {
+      const problems = watchConsole(page);
+      await page.goto(`${s.url}/templates`);
+      await page.click("a:has-text('New template')");
+      await page.fill("#t-id", "team/orders/sizes");
+      await page.fill("#t-name", "Order sizes");
+      await page.selectOption("#t-dialect", "DUCKDB");
+      await page.fill(
+        "#t-body",
+        "SELECT size, size * :factor AS scaled FROM (VALUES (1), (2), (3)) AS t(size) ORDER BY size",
+      );
+      await page.click("button:has-text('Create draft')");
+      await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
+      // The preview lists the placeholder the body binds.
+      match(
+        await page.locator("section:has(h2:has-text('Rendered')) header").textContent() ?? "",
+        /:factor/,
+      );
+      await page.click("button:has-text('Release v1')");
+      await page.locator(".banner.ok:has-text('Released v1')").waitFor();
+
+      await page.goto(`${s.url}/pipelines`);
+      await page.click("a:has-text('New pipeline')");
+      await page.fill("#p-name", "team/order_sizes");
+      await page.fill("#p-display", "Order sizes");
+      await page.fill(
+        "#p-spec",
+        JSON.stringify({
+          parameters: { factor: { type: "integer", default: 10 } },
+          nodes: [{
+            id: "sizes",
+            type: "DQL",
+            source: "tempdb",
+            template: { id: "team/orders/sizes", version: 1 },
+          }],
+        }),
+      );
+      await page.click("button:has-text('Create draft')");
+      await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
+      await page.click("button:has-text('Release v1')");
+      await page.locator(".banner.ok:has-text('Released v1')").waitFor();
+
+      await page.click(".page-head a.btn.primary:has-text('Run')");
+      await page.fill("input[name=factor]", "7");
+      await page.click("button:has-text('Run pipeline')");
+      await page.locator("#run-live .result-table").waitFor();
+      deepEqual(
+        await page.locator("#run-live .result-table tbody tr td:nth-child(2)").allTextContents(),
+        ["7", "14", "21"],
+      );
+      deepEqual(problems, []);
+    }),
+);
+
+browserTest(
+  "a refused save keeps the text and places the error; a conflicting save shows theirs",
+  () =>
+    withAuthor(async (s, browser, page) => {
+      await page.goto(`${s.url}/pipelines/new`);
+      await page.fill("#p-name", "team/broken");
+      await page.fill(
+        "#p-spec",
+        JSON.stringify({
+          nodes: [{ id: "Bad Id", type: "DQL", source: "tempdb", sql: "SELECT 1" }],
+        }),
+      );
+      await page.click("button:has-text('Create draft')");
+      const error = page.locator("#p-spec-error");
+      match(await error.textContent() ?? "", /pipeline\.validation\./);
+      equal(await page.locator("#p-spec").getAttribute("aria-invalid"), "true");
+      match(await page.locator("#p-spec").inputValue(), /Bad Id/);
+
+      await page.fill("#p-name", "team/shared");
+      await page.fill(
+        "#p-spec",
+        JSON.stringify({
+          nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 1 AS n" }],
+        }),
+      );
+      await page.click("button:has-text('Create draft')");
+      await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
+      const pipelineUrl = page.url().replace(/\?.*$/, "");
+
+      // Two editors open on the same draft; the first saves, then the second.
+      const other = await browser.newPage({ storageState: await page.context().storageState() });
+      await page.goto(`${pipelineUrl}/edit`);
+      await other.goto(`${pipelineUrl}/edit`);
+      await page.fill(
+        "#p-spec",
+        JSON.stringify({
+          nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 2 AS n" }],
+        }),
+      );
+      await page.click("button:has-text('Save draft')");
+      await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
+      await other.fill(
+        "#p-spec",
+        JSON.stringify({
+          nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 3 AS n" }],
+        }),
+      );
+      await other.click("button:has-text('Save draft')");
+      const conflict = other.locator(".conflict");
+      await conflict.waitFor();
+      match(await conflict.locator("pre").textContent() ?? "", /SELECT 2 AS n/);
+      match(await other.locator("#p-spec").inputValue(), /SELECT 3 AS n/);
+      // Saving again over theirs is a deliberate choice, and it goes through.
+      await other.click("button:has-text('Save draft')");
+      await other.locator(".banner.ok:has-text('Draft saved')").waitFor();
+      ok(await other.locator("pre:has-text('SELECT 3 AS n')").count());
+    }),
+);

@@ -1,0 +1,205 @@
+import { AppShell, type ShellContext } from "../layouts/shell.tsx";
+
+export interface TemplateDraft {
+  id: string;
+  display_name: string;
+  description: string;
+  dialect: string;
+  body: string;
+  /** `alias = id@version`, one per line. */
+  imports: string;
+}
+
+export interface EditorError {
+  /** The form field the error belongs to; absent for the form as a whole. */
+  field?: string;
+  code: string;
+  message: string;
+}
+
+export interface TemplateEditorProps {
+  ctx: ShellContext;
+  mode: "new" | "edit";
+  draft: TemplateDraft;
+  /** The hash the edit started from (If-Match); absent when creating. */
+  bodyHash?: string;
+  dialects: readonly string[];
+  error?: EditorError;
+  /** On a conflicting save: the version someone else saved, to compare with yours. */
+  conflict?: { version: number; status: string; author: string; body: string; body_hash: string };
+}
+
+function FieldError(props: { error?: EditorError; field: string }) {
+  if (props.error?.field !== props.field) return null;
+  return <span class="error" role="alert">{props.error.message}</span>;
+}
+
+/** `/templates/new` and `/templates/edit?id=`: the whole template in one form. */
+export function TemplateEditorPage(props: TemplateEditorProps) {
+  const { draft, error } = props;
+  const title = props.mode === "new" ? "New template" : `Edit ${draft.id}`;
+  const invalid = (field: string) => error?.field === field ? "true" : undefined;
+  return (
+    <AppShell title={title} nav="templates" ctx={props.ctx}>
+      <div class="page-head">
+        <div>
+          <div class="crumbs">
+            <a href="/templates">Templates</a>
+            {props.mode === "edit" && (
+              <>
+                {" / "}
+                <a href={`/templates/view?id=${encodeURIComponent(draft.id)}`}>{draft.id}</a>
+              </>
+            )}
+          </div>
+          <h1>{title}</h1>
+          <p>
+            Liquid SQL: refer to parameters as <code>:name</code>, test them in{" "}
+            <code>{"{% if params.x %}"}</code>, and import released snippets by alias.
+          </p>
+        </div>
+      </div>
+      {error && !error.field && !props.conflict && (
+        <div class="banner error" role="alert">
+          <strong class="mono">{error.code}</strong> {error.message}
+        </div>
+      )}
+      {props.conflict && (
+        <section class="card conflict" role="alert">
+          <header>
+            <h2>Someone saved this template while you edited it</h2>
+            <span class="muted small">
+              v{props.conflict.version} ({props.conflict.status.toLowerCase()}) by{" "}
+              {props.conflict.author}
+            </span>
+          </header>
+          <div class="body">
+            <p>
+              Your text is kept below. Their version is shown here; merge what you need, then save
+              again to write over it.
+            </p>
+            <pre class="sql"><code>{props.conflict.body}</code></pre>
+          </div>
+        </section>
+      )}
+      <form method="post" action="/partials/templates/save" class="card editor-form">
+        <input type="hidden" name="_csrf" value={props.ctx.csrf} />
+        <input type="hidden" name="mode" value={props.mode} />
+        {props.bodyHash && (
+          <input
+            type="hidden"
+            name="body_hash"
+            value={props.conflict?.body_hash ?? props.bodyHash}
+          />
+        )}
+        <div class="body">
+          <div class="grid cols-2">
+            <div class="field">
+              <label for="t-id">Id (folder path)</label>
+              {props.mode === "new"
+                ? (
+                  <input
+                    id="t-id"
+                    name="id"
+                    value={draft.id}
+                    required
+                    placeholder="sales/orders/by_region"
+                    aria-invalid={invalid("id")}
+                  />
+                )
+                : (
+                  <>
+                    <input id="t-id" value={draft.id} disabled />
+                    <input type="hidden" name="id" value={draft.id} />
+                  </>
+                )}
+              <FieldError error={error} field="id" />
+            </div>
+            <div class="field">
+              <label for="t-name">Display name</label>
+              <input
+                id="t-name"
+                name="display_name"
+                value={draft.display_name}
+                required
+                aria-invalid={invalid("display_name")}
+              />
+              <FieldError error={error} field="display_name" />
+            </div>
+            <div class="field">
+              <label for="t-dialect">Dialect</label>
+              <select
+                id="t-dialect"
+                name="dialect"
+                disabled={props.mode === "edit"}
+                aria-invalid={invalid("dialect")}
+              >
+                {props.dialects.map((d) => (
+                  <option key={d} value={d} selected={d === draft.dialect}>
+                    {d.toLowerCase()}
+                  </option>
+                ))}
+              </select>
+              {props.mode === "edit" && (
+                <input
+                  type="hidden"
+                  name="dialect"
+                  value={draft.dialect}
+                />
+              )}
+              <FieldError error={error} field="dialect" />
+            </div>
+            <div class="field">
+              <label for="t-description">Description</label>
+              <input id="t-description" name="description" value={draft.description} />
+            </div>
+          </div>
+          <div class="field">
+            <label for="t-body">Body</label>
+            <textarea
+              id="t-body"
+              name="body"
+              rows={16}
+              spellcheck={false}
+              data-editor="sql"
+              aria-invalid={invalid("body")}
+            >
+              {draft.body}
+            </textarea>
+            <FieldError error={error} field="body" />
+          </div>
+          <div class="field">
+            <label for="t-imports">Imports</label>
+            <textarea
+              id="t-imports"
+              name="imports"
+              rows={3}
+              spellcheck={false}
+              placeholder="alias = folder/template@1"
+              aria-invalid={invalid("imports")}
+            >
+              {draft.imports}
+            </textarea>
+            <span class="hint">
+              One per line: alias = template id@version (a released version).
+            </span>
+            <FieldError error={error} field="imports" />
+          </div>
+          <div class="actions">
+            <button type="submit" class="primary">
+              {props.mode === "new" ? "Create draft" : "Save draft"}
+            </button>
+            <a
+              class="btn ghost"
+              href={props.mode === "new"
+                ? "/templates"
+                : `/templates/view?id=${encodeURIComponent(draft.id)}`}
+            >
+              Cancel
+            </a>
+          </div>
+        </div>
+      </form>
+    </AppShell>
+  );
+}

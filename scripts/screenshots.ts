@@ -21,6 +21,8 @@ const PAGES: Record<string, string> = {
   template: "/templates/view?id=demo/shop/revenue_by_country",
   datasources: "/datasources",
   datasource: "/datasources/demo_shop",
+  template_editor: "/templates/edit?id=demo/shop/revenue_by_country",
+  pipeline_new: "/pipelines/new",
   error_codes: "/docs/errors",
 };
 
@@ -80,6 +82,15 @@ try {
   await shoot(page, "result");
   await page.goto(`${server.url}/runs`);
   await shoot(page, "runs");
+  // A second version of a demo pipeline, compared with the release.
+  await page.goto(`${server.url}/pipelines?prefix=demo/`);
+  await page.click("text=Top customers (report)");
+  const pipelineUrl = page.url();
+  await page.click("a:has-text('Edit')");
+  await page.fill("#p-description", "Top customers by revenue, with a segment filter.");
+  await page.click("button:has-text('Save draft')");
+  await page.goto(`${pipelineUrl}/compare`);
+  await shoot(page, "pipeline_compare");
   console.log(`screenshots written to ${OUT.pathname}`);
 } finally {
   await browser.close();

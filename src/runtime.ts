@@ -11,32 +11,42 @@ import {
   type Secrets,
   StartupError,
 } from "./config/mod.ts";
-import { probeStagingEngine, type ResultStore } from "./executions/mod.ts";
-import type { ExecutionHousekeeping } from "./executions/reaper.ts";
-import type { ExecutionService, ExecutorPort } from "./executions/service.ts";
-import { openExecutions } from "./executions/wiring.ts";
 import {
   EndpointServer,
   EndpointService,
   LiveEndpoints,
   ReleasedVersions,
 } from "./endpoints/mod.ts";
+import {
+  type ExecutionHousekeeping,
+  type ExecutionService,
+  type ExecutorPort,
+  openExecutions,
+  probeStagingEngine,
+  type ResultStore,
+} from "./executions/mod.ts";
 import { type BuildInfo, HealthService, readBuildInfo } from "./health/mod.ts";
-import { buildApp } from "./http/app.tsx";
-import { appRoutes } from "./http/app_routes.ts";
-import type { AppEnv } from "./http/context.ts";
-import { CachedAccessDirectory } from "./http/access_directory.ts";
-import { LoginRateLimiter } from "./http/middleware/login_rate_limit.ts";
-import type { Router } from "./http/routing.ts";
-import { secureCookies } from "./http/cookies.ts";
-import { ApiKeyService } from "./identity/api_keys.ts";
-import { LocalAccounts } from "./identity/local_accounts.ts";
-import { OidcClients } from "./identity/oidc_client.ts";
-import { type NewUserNotice, OidcLogin } from "./identity/oidc_login.ts";
-import { ensureSystemActor, type SystemActor } from "./identity/mod.ts";
-import { SessionTokens } from "./identity/sessions.ts";
-import { UserService } from "./identity/users.ts";
-import { LocalUserAdmin } from "./identity/local_admin.ts";
+import {
+  type AppEnv,
+  appRoutes,
+  buildApp,
+  CachedAccessDirectory,
+  LoginRateLimiter,
+  type Router,
+  secureCookies,
+} from "./http/mod.ts";
+import {
+  ApiKeyService,
+  ensureSystemActor,
+  LocalAccounts,
+  LocalUserAdmin,
+  type NewUserNotice,
+  OidcClients,
+  OidcLogin,
+  SessionTokens,
+  type SystemActor,
+  UserService,
+} from "./identity/mod.ts";
 import { createMailService, type MailService } from "./mail/mod.ts";
 import { TemplateService } from "./templates/mod.ts";
 import { PipelineService } from "./pipelines/mod.ts";
@@ -51,13 +61,12 @@ import {
   CredentialCipher,
   DatasourceConnections,
   DatasourceService,
+  LakeConnector,
+  lakeTablesOf,
   PoolManager,
 } from "./datasources/mod.ts";
-import { LakeConnector } from "./datasources/connectors/lake.ts";
-import { lakeTablesOf } from "./datasources/lake/mod.ts";
 import type { Logger } from "./lib/log.ts";
-import { openSharedStore, type SharedStore } from "./shared/mod.ts";
-import { RequestBudget } from "./shared/request_budget.ts";
+import { openSharedStore, RequestBudget, type SharedStore } from "./shared/mod.ts";
 import { type Db, migrate, openDb } from "./store/mod.ts";
 import { seedAccounts, seedBootstrapPlaceholder, seedDemo } from "./startup_seeds.ts";
 

@@ -9,8 +9,7 @@ import {
 } from "./config/mod.ts";
 import { type DemoSeedDeps, seedDemoContent } from "./demo/mod.ts";
 import { AppError } from "./errors/mod.ts";
-import { ensureBootstrapPlaceholder } from "./identity/bootstrap_admin.ts";
-import type { LocalAccounts } from "./identity/local_accounts.ts";
+import { ensureBootstrapPlaceholder, type LocalAccounts } from "./identity/mod.ts";
 import type { Db } from "./store/mod.ts";
 
 const QUICK_START_ADMIN = "admin@localhost.localdomain";

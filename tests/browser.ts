@@ -80,3 +80,14 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
     // deno-lint-ignore no-explicit-any
     .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target).join(", ")}`);
 }
+
+/**
+ * Replaces the text of the code editor that enhances `textarea#id` (CodeMirror, in a shadow root
+ * the locator pierces), as a person would: select all, then type over it.
+ */
+export async function fillEditor(page: Page, id: string, text: string): Promise<void> {
+  const content = page.locator(`#${id} + .editor-host .cm-content`);
+  await content.click();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(text);
+}

@@ -3,10 +3,10 @@
  * a hanging server, and waiting on a condition with a deadline instead of sleeping.
  */
 import mysql from "mysql2/promise";
-import { resolvePoolSettings } from "../src/datasources/connectors/pool_settings.ts";
-import type { ConnectorConfig } from "../src/datasources/connectors/mod.ts";
 import type { RowStream, WireValue } from "../src/datasources/connectors/types.ts";
 import { assertServices, MARIADB_URL } from "./services.ts";
+
+export { connectorConfig } from "../src/datasources/mod.ts";
 
 /** Creates an empty MariaDB database; `drop()` removes it. */
 export async function freshMariaDatabase(): Promise<
@@ -46,30 +46,6 @@ export function mariaAdmin(database?: string): Promise<mysql.Connection> {
     database,
     multipleStatements: true,
   });
-}
-
-/** A connector config with resolved pool settings (`hikari` as a datasource would store it). */
-export function connectorConfig(
-  dialect: ConnectorConfig["dialect"],
-  jdbcUrl: string,
-  options: {
-    name?: string;
-    hikari?: Record<string, unknown>;
-    jdbc?: Record<string, unknown>;
-    username?: string;
-    secret?: string;
-  } = {},
-): ConnectorConfig {
-  return {
-    name: options.name ?? `ds_${crypto.randomUUID().slice(0, 8)}`,
-    dialect,
-    jdbc_url: jdbcUrl,
-    credential: options.secret !== undefined
-      ? { kind: "password", username: options.username, secret: options.secret }
-      : { kind: "none", username: options.username },
-    jdbc: options.jdbc,
-    pool: resolvePoolSettings(dialect, options.hikari ?? {}).settings,
-  };
 }
 
 /** `postgres://…/db` as the jdbc_url form. */

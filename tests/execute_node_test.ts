@@ -4,7 +4,7 @@
  * runs with what it depends on and nothing else, its rows become the result, the run is recorded
  * as triggered via MCP, and the result pages in the tools' rows shape by cursor, only for its owner.
  */
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual } from "node:assert/strict";
 import { checkEventOrder, type EventFrame } from "../src/executions/event_order.ts";
 import type { ExecuteInput } from "../src/executions/service.ts";
 import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";

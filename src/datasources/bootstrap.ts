@@ -10,7 +10,7 @@
  */
 import { parse as parseYaml } from "yaml";
 import { AppError } from "../errors/mod.ts";
-import type { Principal } from "../identity/types.ts";
+import type { Principal } from "../identity/mod.ts";
 import type { Logger } from "../lib/log.ts";
 import { createDatasource, type RegistryDeps } from "./registry.ts";
 import * as repo from "./repo.ts";

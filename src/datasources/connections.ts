@@ -5,7 +5,7 @@
  * here and, through the shared store's invalidation channel, on every other instance.
  */
 import { AppError } from "../errors/mod.ts";
-import type { Principal, WorkspaceContext } from "../identity/types.ts";
+import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import type { Logger } from "../lib/log.ts";
 import {
   type ColumnInfo,
@@ -253,8 +253,7 @@ export class DatasourceConnections {
   ): Promise<ProbeResult> {
     const d = await this.#datasources.record(actor, scope, name);
     const conn = await this.#connector(actor, d, "introspect");
-    const schema = target.schema ?? await conn.currentSchema();
-    if (schema === null) schemaRequired();
+    const schema = target.schema ?? (await conn.currentSchema()) ?? schemaRequired();
     const { items } = await conn.schemas({ include: d.include_schemas, cap: LISTING_CAP });
     if (!items.includes(schema)) {
       throw new AppError("datasource.table_not_found", { table: target.table, schema });

@@ -6,7 +6,7 @@
  */
 import { recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
-import type { Principal } from "../identity/types.ts";
+import type { Principal } from "../identity/mod.ts";
 import type { Db } from "../store/mod.ts";
 import * as repo from "./repo.ts";
 import type { GrantView } from "./types.ts";

@@ -44,3 +44,35 @@ export {
   type ReferenceFinder,
   type WriteTarget,
 } from "./types.ts";
+export { classifyError, readOnlyRefusal, safeMessage } from "./connectors/common.ts";
+export { LakeConnector } from "./connectors/lake.ts";
+export {
+  type ChunkStream,
+  type ColumnSchema,
+  type Connector,
+  connectorConfig,
+  type JsonCell,
+  openConnector,
+  type Pool,
+  type QueryOptions,
+  quoteIdent,
+  type RowStream,
+  sqliteOver,
+  type Statement,
+  toJsonCell,
+  type WireValue,
+  WriteError,
+  type WriteOutcome,
+} from "./connectors/mod.ts";
+export { resolvePoolSettings } from "./connectors/pool_settings.ts";
+export type { WireType } from "./connectors/types.ts";
+export {
+  importLakeTables,
+  type LakeDatasource,
+  lakeTablesOf,
+  listLakeTables,
+  registerLakeTable,
+  unregisterLakeTable,
+} from "./lake/mod.ts";
+export { probeLimits, runProbe } from "./probe.ts";
+export { SqliteThread } from "./connectors/sqlite_thread.ts";

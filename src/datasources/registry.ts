@@ -8,7 +8,7 @@
  */
 import { recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
-import type { Principal, WorkspaceContext } from "../identity/types.ts";
+import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import { newId } from "../lib/ids.ts";
 import { isUniqueViolation, type Queryable } from "../store/mod.ts";
 import { credentialKindsFor, poolReport, validateProperties } from "./connectors/mod.ts";

@@ -13,8 +13,7 @@
  * listing across datasources would otherwise not say.
  */
 import { AppError } from "../errors/mod.ts";
-import { rolesHeld } from "../identity/mod.ts";
-import type { Principal, WorkspaceContext } from "../identity/types.ts";
+import { type Principal, rolesHeld, type WorkspaceContext } from "../identity/mod.ts";
 import type { Queryable } from "../store/mod.ts";
 import type { DatasourceConnections } from "./connections.ts";
 import {

@@ -5,10 +5,9 @@
  * enforce tenancy (another workspace's datasource is not-found) and the write rules.
  */
 import { recordAudit } from "../audit/mod.ts";
-import { systemPrincipal } from "../identity/mod.ts";
+import { type Principal, systemPrincipal, type WorkspaceContext } from "../identity/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import { factsForDatasource } from "./facts/mod.ts";
-import type { Principal, WorkspaceContext } from "../identity/types.ts";
 import type { Logger } from "../lib/log.ts";
 import type { Db } from "../store/mod.ts";
 import { type BootstrapOutcome, importBootstrapFile } from "./bootstrap.ts";

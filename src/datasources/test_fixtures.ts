@@ -1,10 +1,9 @@
 /** Shared set-up for the datasource tests: two workspaces, their admins, a super admin. */
-import type { Principal, WorkspaceContext } from "../identity/types.ts";
+import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import { createLogger } from "../lib/log.ts";
 import type { Db } from "../store/mod.ts";
 import { addUser, who, workspaceWithAdmin } from "../workspaces/test_fixtures.ts";
-import { CredentialCipher } from "./mod.ts";
-import { DatasourceService } from "./mod.ts";
+import { CredentialCipher, DatasourceService } from "./mod.ts";
 
 export const CANARY = "canary-Zq9!secret-7f3a";
 

@@ -13,8 +13,12 @@
 import { queryAudit, recordAudit } from "../audit/mod.ts";
 import type { DatasourceService } from "../datasources/mod.ts";
 import { AppError } from "../errors/mod.ts";
-import { SYSTEM_PROVIDER, type SystemActor, systemPrincipal } from "../identity/mod.ts";
-import type { WorkspaceContext } from "../identity/types.ts";
+import {
+  SYSTEM_PROVIDER,
+  type SystemActor,
+  systemPrincipal,
+  type WorkspaceContext,
+} from "../identity/mod.ts";
 import type { Logger } from "../lib/log.ts";
 import type { PipelineService } from "../pipelines/mod.ts";
 import type { Db } from "../store/mod.ts";

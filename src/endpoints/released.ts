@@ -29,7 +29,7 @@ export interface Released {
 export interface WriteDefect {
   node_id: string;
   pipeline_id: string;
-  pipeline_version: number | null;
+  pipeline_version: number;
   reason: string;
   /** PIPELINE node ids from the published pipeline down to the one holding the node. */
   via: string[];

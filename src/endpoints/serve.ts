@@ -36,6 +36,17 @@ import type { ReleasedVersions } from "./released.ts";
 import { type EndpointRow, workspaceActive } from "./repo.ts";
 
 export const VALUE_MAX_BYTES = 4096;
+
+/** One entry of `endpoint.request.invalid`'s `details.errors` (spec 3 §4.3 item 4). */
+export interface RequestDefect {
+  parameter: string;
+  code:
+    | ParameterDefect["code"]
+    | "endpoint.request.parameter_unknown"
+    | "endpoint.request.parameter_repeated"
+    | "endpoint.request.value_too_large";
+  message: string;
+}
 /** Failure codes that mean a datasource could not be reached: 502; every other failure is 500. */
 const CONNECTION_FAILURES = new Set<string>([
   "pipeline.execution.datasource_unreachable",
@@ -309,8 +320,8 @@ export function bindParameters(
   pathParams: Record<string, string>,
   query: [string, string][],
 ): Record<string, ParameterValue> {
-  const defects: ParameterDefect[] = [];
-  const defect = (parameter: string, code: ParameterDefect["code"], message: string) =>
+  const defects: RequestDefect[] = [];
+  const defect = (parameter: string, code: RequestDefect["code"], message: string) =>
     defects.push({ parameter, code, message });
   const supplied: Record<string, string> = {};
   const tooLarge = (value: string) => new TextEncoder().encode(value).length > VALUE_MAX_BYTES;

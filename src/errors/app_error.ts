@@ -1,7 +1,14 @@
-import { catalogue, type CatalogueEntry, type ErrorCode, renderMessage } from "./catalogue.ts";
+import {
+  catalogue,
+  type CatalogueEntry,
+  type DetailNames,
+  type DetailsOf,
+  type ErrorCode,
+  renderMessage,
+} from "./catalogue.ts";
 
 /** Details carried by an error; code-specific, always an object. */
-export type ErrorDetails = Record<string, unknown>;
+export type ErrorDetails = Readonly<Record<string, unknown>>;
 
 /** Rarely needed extras of an AppError. */
 export interface AppErrorOptions {
@@ -12,8 +19,16 @@ export interface AppErrorOptions {
   status?: number;
 }
 
+/**
+ * What follows the code: the details, required exactly when the message has placeholders, then
+ * extra response headers and options.
+ */
+export type AppErrorArgs<C extends ErrorCode> = [DetailNames<C>] extends [never]
+  ? [details?: DetailsOf<C>, headers?: Record<string, string>, options?: AppErrorOptions]
+  : [details: DetailsOf<C>, headers?: Record<string, string>, options?: AppErrorOptions];
+
 /** The one error type of the service: a catalogue code and its details. */
-export class AppError extends Error {
+class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetails;
   /** Extra response headers the front end should send (e.g. `Allow`, `Retry-After`). */
@@ -43,7 +58,41 @@ export class AppError extends Error {
   get userMessage(): string {
     return catalogue[this.code].user_message;
   }
+
+  /** The same error with `extra` joined to its details (code, headers and status kept). */
+  withDetails(extra: ErrorDetails): AppError {
+    return new AppError(this.code, { ...this.details, ...extra }, this.headers, {
+      status: this.#status,
+    });
+  }
 }
+
+/**
+ * `new AppError(code, details)`. A class constructor cannot take its own type parameter, and a
+ * generic class would let `instanceof` widen `code` to `any`; so the class stays plain and is
+ * exported as this constructor type, which checks the details against the code's message at every
+ * call site. The class keeps its name: failure records and logs show `AppError`.
+ */
+export interface AppErrorConstructor {
+  new <C extends ErrorCode>(code: C, ...args: AppErrorArgs<C>): AppError;
+  readonly prototype: AppError;
+}
+
+/**
+ * An AppError rebuilt from its code and details after crossing a boundary (a worker's message):
+ * the details were checked where the error was raised, so they are taken as they come.
+ */
+export function reviveAppError(
+  code: ErrorCode,
+  details: ErrorDetails,
+  headers: Record<string, string> = {},
+): AppError {
+  return new AppError(code, details, headers);
+}
+
+type CheckedAppError = AppError;
+const CheckedAppError: AppErrorConstructor = AppError;
+export { CheckedAppError as AppError };
 
 /** The `error` member of the error envelope (spec 2 §2.1). */
 export interface ErrorBody {

@@ -8,8 +8,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import postgres from "postgres";
-import { openConnector } from "../datasources/connectors/mod.ts";
-import type { Pool } from "../datasources/connectors/pool.ts";
+import { openConnector, type Pool } from "../datasources/mod.ts";
 import {
   connectorConfig,
   freshMariaDatabase,

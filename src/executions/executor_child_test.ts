@@ -4,7 +4,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { openConnector } from "../datasources/connectors/mod.ts";
+import { openConnector } from "../datasources/mod.ts";
 import { connectorConfig } from "../../tests/datasources.ts";
 import { forEachStore } from "../../tests/stores.ts";
 import { MemoryStore } from "../shared/mod.ts";

@@ -18,7 +18,7 @@ import {
 } from "../../tests/datasources.ts";
 import { skipUnless } from "../../tests/services.ts";
 import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
-import { type Dialect, openConnector } from "../datasources/connectors/mod.ts";
+import { type Dialect, openConnector } from "../datasources/mod.ts";
 import { addDatasource, pipeline, waitForEvent, type World, world } from "./executor_fixtures.ts";
 import { assertFailed, StoredRuns } from "./stored_run_fixtures.ts";
 

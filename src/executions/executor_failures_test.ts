@@ -8,8 +8,7 @@ import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { connectorConfig } from "../../tests/datasources.ts";
 import { forEachStore } from "../../tests/stores.ts";
-import { openConnector } from "../datasources/connectors/mod.ts";
-import { LakeConnector } from "../datasources/connectors/lake.ts";
+import { LakeConnector, openConnector } from "../datasources/mod.ts";
 import type { AppError } from "../errors/mod.ts";
 import { MemoryStore } from "../shared/mod.ts";
 import {

@@ -8,11 +8,15 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { AppError } from "../errors/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { MemoryStore } from "../shared/mod.ts";
-import { PIPELINE_KIND, TEMPLATE_KIND, VersionLifecycle } from "../versions/mod.ts";
-import type { JsonObject, OpContext } from "../versions/types.ts";
+import {
+  type JsonObject,
+  type OpContext,
+  PIPELINE_KIND,
+  TEMPLATE_KIND,
+  VersionLifecycle,
+} from "../versions/mod.ts";
 import { addUser, addWorkspace } from "../versions/test_fixtures.ts";
-import { type Connector, openConnector } from "../datasources/connectors/mod.ts";
-import { connectorConfig } from "../../tests/datasources.ts";
+import { type Connector, connectorConfig, openConnector } from "../datasources/mod.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
 import { type Connect, type Datasource, Executor, lifecycleCatalog } from "./executor.ts";
 import { ResultStore } from "./result_store.ts";

@@ -9,7 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { connectorConfig } from "../../tests/datasources.ts";
 import { forEachStore } from "../../tests/stores.ts";
-import { openConnector } from "../datasources/connectors/mod.ts";
+import { openConnector } from "../datasources/mod.ts";
 import { addDatasource, pipeline, type World, world } from "./executor_fixtures.ts";
 import { assertFailed, StoredRuns } from "./stored_run_fixtures.ts";
 

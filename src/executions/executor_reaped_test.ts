@@ -11,7 +11,7 @@ import postgres from "postgres";
 import { connectorConfig, pgJdbcUrl } from "../../tests/datasources.ts";
 import { skipUnless } from "../../tests/services.ts";
 import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
-import { openConnector } from "../datasources/connectors/mod.ts";
+import { openConnector } from "../datasources/mod.ts";
 import { ensureSystemActor } from "../identity/mod.ts";
 import { createLogger } from "../lib/log.ts";
 import { MemoryStore } from "../shared/mod.ts";

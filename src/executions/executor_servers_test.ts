@@ -4,7 +4,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import postgres from "postgres";
-import { openConnector } from "../datasources/connectors/mod.ts";
+import { openConnector } from "../datasources/mod.ts";
 import {
   connectorConfig,
   freshMariaDatabase,

@@ -7,7 +7,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { connectorConfig } from "../../tests/datasources.ts";
 import { forEachStore } from "../../tests/stores.ts";
-import { openConnector } from "../datasources/connectors/mod.ts";
+import { openConnector } from "../datasources/mod.ts";
 import {
   addDatasource,
   drainStream,

@@ -6,7 +6,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { forEachStore } from "../../tests/stores.ts";
 import { connectorConfig } from "../../tests/datasources.ts";
-import { openConnector } from "../datasources/connectors/mod.ts";
+import { openConnector } from "../datasources/mod.ts";
 import {
   addDatasource,
   drainStream,

@@ -7,7 +7,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import postgres from "postgres";
-import { type Connector, openConnector } from "../datasources/connectors/mod.ts";
+import { type Connector, openConnector } from "../datasources/mod.ts";
 import {
   connectorConfig,
   freshMariaDatabase,

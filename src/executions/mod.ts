@@ -55,11 +55,14 @@ export {
   TRIGGERS,
 } from "./types.ts";
 export { IdempotencyCache } from "./idempotency.ts";
+export type { ExecutionHousekeeping } from "./reaper.ts";
 export {
   type Caller,
   type ExecuteInput,
   ExecutionService,
   type ExecutionServiceOptions,
+  type ExecutorPort,
   type StartedStream,
 } from "./service.ts";
+export { openExecutions } from "./wiring.ts";
 export { type ResultLimits, resultTtlSeconds } from "./limits.ts";

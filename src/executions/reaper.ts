@@ -5,8 +5,7 @@
  * so in the audit log. Each step is callable directly; `start()` runs them on intervals.
  */
 import { recordAudit } from "../audit/mod.ts";
-import type { SystemActor } from "../identity/mod.ts";
-import { SYSTEM_PROVIDER } from "../identity/system_actor.ts";
+import { SYSTEM_PROVIDER, type SystemActor } from "../identity/mod.ts";
 import type { Logger } from "../lib/log.ts";
 import type { SharedStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";

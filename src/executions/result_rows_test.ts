@@ -4,7 +4,7 @@
  */
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { forEachSharedStore } from "../../tests/shared_stores.ts";
-import type { ColumnSchema, WireValue } from "../datasources/connectors/types.ts";
+import type { ColumnSchema, WireValue } from "../datasources/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import type { SharedStore } from "../shared/mod.ts";
 import {

@@ -7,8 +7,13 @@
  */
 import { AppError } from "../errors/mod.ts";
 import type { SharedStore } from "../shared/mod.ts";
-import type { ColumnSchema, WireType, WireValue } from "../datasources/connectors/types.ts";
-import { type JsonCell, toJsonCell } from "../datasources/connectors/mod.ts";
+import {
+  type ColumnSchema,
+  type JsonCell,
+  toJsonCell,
+  type WireType,
+  type WireValue,
+} from "../datasources/mod.ts";
 
 export { type JsonCell, toJsonCell };
 

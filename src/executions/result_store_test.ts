@@ -2,7 +2,7 @@ import { forEachSharedStore } from "../../tests/shared_stores.ts";
 import { eventually } from "../../tests/wait.ts";
 import { deepEqual, equal, ok, rejects, throws } from "node:assert/strict";
 import { MemoryStore } from "../shared/mod.ts";
-import type { ColumnSchema, WireValue } from "../datasources/connectors/types.ts";
+import type { ColumnSchema, WireValue } from "../datasources/mod.ts";
 import { csvFromChunk, csvLine, type JsonCell, ResultStore } from "./result_store.ts";
 
 const SCHEMA: ColumnSchema[] = [

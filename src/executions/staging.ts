@@ -29,9 +29,9 @@ import {
   openConnector,
   type Pool,
   quoteIdent,
+  resolvePoolSettings,
   type WireValue,
-} from "../datasources/connectors/mod.ts";
-import { resolvePoolSettings } from "../datasources/connectors/pool_settings.ts";
+} from "../datasources/mod.ts";
 
 /** Opens a private in-memory DuckDB, runs a query, closes it; throws when DuckDB cannot run. */
 export async function probeStagingEngine(): Promise<void> {

@@ -19,13 +19,13 @@ import {
   type Dialect,
   type QueryOptions,
   quoteIdent,
+  resolvePoolSettings,
   type RowStream,
   sqliteOver,
+  SqliteThread,
   type Statement,
   type WireValue,
-} from "../datasources/connectors/mod.ts";
-import { resolvePoolSettings } from "../datasources/connectors/pool_settings.ts";
-import { SqliteThread } from "../datasources/connectors/sqlite_thread.ts";
+} from "../datasources/mod.ts";
 import { decimalShape, scaledDecimal, type Staging } from "./staging.ts";
 
 const quote = (name: string) => quoteIdent("SQLITE", name);

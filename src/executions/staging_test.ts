@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { DuckdbStaging, scaledDecimal, type Staging } from "./staging.ts";
 import { SqliteStaging } from "./staging_sqlite.ts";
-import type { ColumnSchema, WireValue } from "../datasources/connectors/mod.ts";
+import type { ColumnSchema, WireValue } from "../datasources/mod.ts";
 
 Deno.test("scaledDecimal scales exactly and rounds half away from zero", () => {
   equal(scaledDecimal("9.5", 2), 950n);

@@ -57,7 +57,9 @@ export class HealthService {
   }
 
   /** Ready means started, not draining, and every component UP. */
-  async readiness(): Promise<{ ready: boolean; reason?: string; report: HealthReport }> {
+  async readiness(): Promise<
+    { ready: true; report: HealthReport } | { ready: false; reason: string; report: HealthReport }
+  > {
     const report = await this.check();
     if (!this.#started) return { ready: false, reason: "starting", report };
     if (this.#draining) return { ready: false, reason: "shutting down", report };

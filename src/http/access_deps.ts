@@ -3,11 +3,16 @@
  * domains stay free of HTTP. Lookups here are cached for the liveness TTL (spec 1 §5.6).
  */
 import type { ResolvedConfig } from "../config/mod.ts";
-import type { SessionTokens } from "../identity/sessions.ts";
-import type { SystemActor } from "../identity/system_actor.ts";
-import type { KeyKind, Principal, Scope, WorkspaceContext } from "../identity/types.ts";
+import type {
+  KeyKind,
+  Principal,
+  Scope,
+  SessionTokens,
+  SystemActor,
+  WorkspaceContext,
+} from "../identity/mod.ts";
 import type { Logger } from "../lib/log.ts";
-import type { RequestBudget } from "../shared/request_budget.ts";
+import type { RequestBudget } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
 import type { LoginRateLimiter } from "./middleware/login_rate_limit.ts";
 import type { Router } from "./routing.ts";

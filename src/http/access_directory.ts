@@ -3,8 +3,7 @@
  * and keys see a deactivation or a lost membership within about a minute). Local changes call
  * `forgetUser` / `forgetWorkspaces` so this instance sees them at once.
  */
-import { findUserById } from "../identity/users_repo.ts";
-import type { WorkspaceContext } from "../identity/types.ts";
+import { findUserById, type WorkspaceContext } from "../identity/mod.ts";
 import { TtlCache } from "../lib/ttl_cache.ts";
 import type { Db } from "../store/mod.ts";
 import { WORKSPACE_NAME_RE, type WorkspaceService } from "../workspaces/mod.ts";

@@ -4,13 +4,15 @@
  */
 import type { ResolvedConfig } from "../config/mod.ts";
 import type { DatasourceConnections, DatasourceService, PoolManager } from "../datasources/mod.ts";
-import type { ExecutionService } from "../executions/service.ts";
-import type { ApiKeyService } from "../identity/api_keys.ts";
-import type { LocalUserAdmin } from "../identity/local_admin.ts";
-import type { LocalAccounts } from "../identity/local_accounts.ts";
-import type { OidcLogin } from "../identity/oidc_login.ts";
-import type { SessionTokens } from "../identity/sessions.ts";
-import type { UserService } from "../identity/users.ts";
+import type { ExecutionService } from "../executions/mod.ts";
+import type {
+  ApiKeyService,
+  LocalAccounts,
+  LocalUserAdmin,
+  OidcLogin,
+  SessionTokens,
+  UserService,
+} from "../identity/mod.ts";
 import type { MailService } from "../mail/mod.ts";
 import type { PipelineService } from "../pipelines/mod.ts";
 import type { Db } from "../store/mod.ts";

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
-import type { Principal, WorkspaceContext } from "../identity/types.ts";
-import type { ErrorCode } from "../errors/mod.ts";
+import type { Principal, WorkspaceContext } from "../identity/mod.ts";
+import type { AppError } from "../errors/mod.ts";
 
 /** Per-request values every handler and middleware may read. */
 export interface AppEnv {
@@ -15,7 +15,7 @@ export interface AppEnv {
     /** Live memberships of the caller (keys: of the issuer). */
     membershipCount: number;
     /** Why a presented session was dropped, answered when the route needs a credential. */
-    sessionFailure: ErrorCode | undefined;
+    sessionFailure: AppError | undefined;
   };
 }
 

@@ -6,8 +6,7 @@
 import type { Hono } from "hono";
 import { z } from "zod";
 import type { ErrorCode } from "../errors/mod.ts";
-import type { Operation, RouteAccess } from "../identity/operations.ts";
-import type { WorkspaceContext } from "../identity/types.ts";
+import type { Operation, RouteAccess, WorkspaceContext } from "../identity/mod.ts";
 import type { AppContext, AppEnv } from "./context.ts";
 import { errorEnvelopeSchema, successEnvelope } from "./envelope.ts";
 import { readJson, validate } from "./input.ts";

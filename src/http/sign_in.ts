@@ -4,7 +4,7 @@
  * `auth.login.success` naming the provider.
  */
 import { recordAudit } from "../audit/mod.ts";
-import type { SessionTokens } from "../identity/sessions.ts";
+import type { SessionTokens } from "../identity/mod.ts";
 import type { Db } from "../store/mod.ts";
 import type { AppContext } from "./context.ts";
 import { setSessionCookie } from "./cookies.ts";

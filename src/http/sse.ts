@@ -4,7 +4,7 @@
  * closes after the source ends. A client that goes away cancels the stream, and `onDisconnect`
  * tells the caller (the executor starts its disconnect grace period there).
  */
-import type { EventFrame } from "../executions/event_order.ts";
+import type { EventFrame } from "../executions/mod.ts";
 
 const encoder = new TextEncoder();
 export const HEARTBEAT = ": heartbeat\n\n";

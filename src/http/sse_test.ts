@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import type { EventFrame } from "../executions/event_order.ts";
+import type { EventFrame } from "../executions/mod.ts";
 import { readSse } from "../../tests/sse_client.ts";
 import { eventually } from "../../tests/wait.ts";
 import { eventStream, sseFrame } from "./sse.ts";

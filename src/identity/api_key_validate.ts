@@ -26,9 +26,12 @@ interface CacheEntry {
   key: ValidatedKey;
 }
 
-type Outcome =
-  | { entry: CacheEntry }
-  | { reason: RejectReason; key?: ValidatedKey; expiresAt?: string };
+/** A refusal; an expired key always says when it expired. */
+type Rejection =
+  | { reason: "expired"; key: ValidatedKey; expiresAt: string }
+  | { reason: Exclude<RejectReason, "expired">; key?: ValidatedKey };
+
+type Outcome = { entry: CacheEntry } | Rejection;
 
 /** What the validator needs; the service resolves every default before building one. */
 export interface ApiKeyValidatorOptions {
@@ -172,7 +175,7 @@ export class ApiKeyValidator {
 
   async #reject(
     keyId: string | undefined,
-    outcome: { reason: RejectReason; key?: ValidatedKey; expiresAt?: string },
+    outcome: Rejection,
   ): Promise<never> {
     await this.#audit("auth.api_key.rejected", outcome.key, {
       ...(keyId ? { key_id: KEY_PREFIX + keyId } : {}),

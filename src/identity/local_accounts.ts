@@ -66,8 +66,8 @@ export class LocalAccounts {
       return { ok: false, reason: "locked" };
     }
     if (!(await this.#verify(password, user.password_hash))) {
-      const locked = await this.#countFailure(user);
-      return { ok: false, reason: locked ? "locked" : "credentials" };
+      const lockedUntil = await this.#countFailure(user);
+      return { ok: false, reason: lockedUntil ? "locked" : "credentials" };
     }
     if (!user.is_active) {
       await this.#audit(this.#o.db, user, "auth.login.user_inactive", { provider: "local" });
@@ -86,9 +86,9 @@ export class LocalAccounts {
 
   /**
    * Counts one failure (an expired lock starts a fresh budget); engages the lock at the limit.
-   * Returns true when this failure locked the account.
+   * Returns when the lock ends if this failure locked the account, else null.
    */
-  async #countFailure(user: UserRow): Promise<boolean> {
+  async #countFailure(user: UserRow): Promise<string | null> {
     return await this.#o.db.transaction(async (tx) => {
       const expired = user.locked_until !== null;
       const row = await tx.first<{ n: number }>(
@@ -103,13 +103,13 @@ export class LocalAccounts {
         const until = new Date(Date.now() + this.#o.lockMinutes * 60_000).toISOString();
         await tx.execute("UPDATE users SET locked_until = $1 WHERE id = $2", [until, user.id]);
         await this.#audit(tx, user, "auth.login.locked", { failures: count, locked_until: until });
-        return true;
+        return until;
       }
       await this.#audit(tx, user, "auth.login.bad_credentials", {
         provider: "local",
         failures: count,
       });
-      return false;
+      return null;
     });
   }
 
@@ -131,14 +131,14 @@ export class LocalAccounts {
       throw new AppError("auth.login.locked", { locked_until: user.locked_until });
     }
     if (typeof current !== "string" || !(await this.#verify(current, user.password_hash))) {
-      const locked = await this.#countFailure(user);
+      const lockedUntil = await this.#countFailure(user);
       await this.#audit(
         this.#o.db,
         user,
-        locked ? "auth.password.change_locked" : "auth.password.change_failed",
+        lockedUntil ? "auth.password.change_locked" : "auth.password.change_failed",
         {},
       );
-      if (locked) throw new AppError("auth.login.locked", {});
+      if (lockedUntil) throw new AppError("auth.login.locked", { locked_until: lockedUntil });
       throw new AppError("auth.login.bad_credentials", {
         reason: "current password does not match",
       });

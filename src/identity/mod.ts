@@ -29,4 +29,22 @@ export {
   type OidcOutcome,
   type OidcRefusal,
 } from "./oidc_login.ts";
-export { rolesHeld } from "./types.ts";
+export { authorize } from "./authorize.ts";
+export { LocalAccounts } from "./local_accounts.ts";
+export { LocalUserAdmin } from "./local_admin.ts";
+export { AUTHZ_TTL_SECONDS } from "./oidc_state.ts";
+export type { Operation, RouteAccess } from "./operations.ts";
+export { SessionTokens } from "./sessions.ts";
+export {
+  expandScopes,
+  type KeyKind,
+  type MembershipFlags,
+  type Principal,
+  type Role,
+  rolesHeld,
+  type Scope,
+  SCOPES,
+  type WorkspaceContext,
+} from "./types.ts";
+export { UserService } from "./users.ts";
+export { findUserById, type UserRow, userView } from "./users_repo.ts";

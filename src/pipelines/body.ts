@@ -107,7 +107,7 @@ export function checkPipelineName(name: unknown): string {
     : { reason: "grammar" as const, detail: "must be a string" };
   if (defect) {
     throw new AppError("pipeline.validation.name_invalid", {
-      name,
+      name: typeof name === "string" ? name : JSON.stringify(name ?? null),
       reason: defect.reason,
       detail: defect.detail,
     });
@@ -117,7 +117,7 @@ export function checkPipelineName(name: unknown): string {
 
 function nodeError(nodeId: string | undefined, field: string, reason: string): AppError {
   return new AppError("pipeline.validation.node_invalid", {
-    node_id: nodeId ?? null,
+    node_id: nodeId ?? "(no id)",
     field,
     reason,
   });

@@ -14,7 +14,7 @@
  *   named placeholders.
  */
 import { AppError } from "../errors/mod.ts";
-import type { Principal, WorkspaceContext } from "../identity/types.ts";
+import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import type { PipelineBody, ReleaseCheck } from "./body.ts";
 import type { CheckRun } from "./repo.ts";
 

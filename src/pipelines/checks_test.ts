@@ -1,9 +1,8 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { connectorConfig } from "../../tests/datasources.ts";
-import { openConnector } from "../datasources/connectors/mod.ts";
-import { probeLimits, runProbe } from "../datasources/probe.ts";
-import type { Principal, WorkspaceContext } from "../identity/types.ts";
+import { openConnector, probeLimits, runProbe } from "../datasources/mod.ts";
+import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import { parseBody } from "./body.ts";
 import { type CheckProbe, runChecks } from "./checks.ts";
 

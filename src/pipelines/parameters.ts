@@ -6,7 +6,7 @@
  * defect at once, so one answer tells the caller all that is wrong.
  */
 import { z } from "zod";
-import { AppError, type ErrorCode } from "../errors/mod.ts";
+import { AppError } from "../errors/mod.ts";
 
 export const PARAMETER_TYPES = [
   "string",
@@ -41,7 +41,7 @@ export type ParameterDeclarations = Record<string, ParameterDeclaration>;
 /** One defect of a supplied value (or of a declaration's default). */
 export interface ParameterDefect {
   parameter: string;
-  code: ErrorCode;
+  code: "pipeline.execution.invalid_parameter_type" | "pipeline.execution.parameter_required";
   message: string;
   /** A cap that was passed: the setting that sets it and its value. */
   cap?: { field: string; setting: string; max: number };
@@ -323,11 +323,17 @@ export function coerceParameters(
 export function parameterError(defects: ParameterDefect[]): AppError {
   const first = defects.find((d) => d.code === "pipeline.execution.parameter_required") ??
     defects.find((d) => d.cap) ?? defects[0];
-  return new AppError(first.code, {
-    ...(first.parameter ? { parameter: first.parameter } : {}),
+  const details = {
     field: first.cap?.field ?? `parameters.${first.parameter}`,
     reason: first.message,
     ...(first.cap ? { setting: first.cap.setting, max: first.cap.max } : {}),
     errors: defects.map(({ cap: _, ...d }) => d),
-  });
+  };
+  // A missing value always names its parameter; a passed cap (parameter "") names none.
+  return first.code === "pipeline.execution.parameter_required"
+    ? new AppError(first.code, { parameter: first.parameter, ...details })
+    : new AppError(first.code, {
+      ...(first.parameter ? { parameter: first.parameter } : {}),
+      ...details,
+    });
 }

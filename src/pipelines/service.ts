@@ -14,7 +14,7 @@
  * - A DISCARDED pinned template cannot be cascaded: it is always `template_not_released`.
  */
 import { AppError } from "../errors/mod.ts";
-import type { Principal, WorkspaceContext } from "../identity/types.ts";
+import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import { normalisePrefix } from "../lib/folder_path.ts";
 import type { Db, Queryable } from "../store/mod.ts";
 import { dropPins, recordPins, type TemplateService } from "../templates/mod.ts";
@@ -340,7 +340,12 @@ export class PipelineService {
     const view = name === undefined
       ? undefined
       : await this.lifecycle.findByName(workspaceId, name, db);
-    if (!view) throw new AppError("pipeline.not_found", { pipeline_id: id });
+    if (!view) {
+      throw new AppError("pipeline.not_found", {
+        pipeline_id: id,
+        reason: "unknown in this workspace",
+      });
+    }
     return view;
   }
 

@@ -23,3 +23,4 @@ export async function openSharedStore(
     `unsupported shared store URL ${redactUrl(url)}: expected memory:, redis:// or rediss://`,
   );
 }
+export { type BudgetDecision, RequestBudget } from "./request_budget.ts";

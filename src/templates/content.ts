@@ -62,10 +62,10 @@ export function checkDialect(
     throw refuse(`a sql template needs one of ${TEMPLATE_DIALECTS.join(", ")}`);
   }
   if (!(TEMPLATE_DIALECTS as readonly string[]).includes(given)) {
-    throw refuse(`must be one of ${TEMPLATE_DIALECTS.join(", ")}`);
+    throw refuse(`${given} is not one of ${TEMPLATE_DIALECTS.join(", ")}`);
   }
   if (established && established.dialect !== given) {
-    throw refuse("a template keeps the dialect it was created with");
+    throw refuse(`a template keeps the dialect it was created with (${established.dialect})`);
   }
   return given as TemplateDialect;
 }

@@ -42,7 +42,7 @@ export async function importLibrary(
       throw new AppError("template.validation.type_immutable", {
         template_id: name,
         type: "sql",
-        established_type: existing.attrs.type,
+        established_type: String(existing.attrs.type),
       });
     }
     const dialect = checkDialect(

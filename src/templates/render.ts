@@ -367,16 +367,18 @@ function invalid(field: string, reason: string): AppError {
   return new AppError("pipeline.execution.invalid_parameter_type", { field, reason });
 }
 
-/** Where in which template an error happened, as error details. */
-function locate(token: Token | undefined, graph: ImportGraph): Record<string, unknown> {
+/** Where in which template an error happened, as error details; `at` says it in words. */
+function locate(token: Token | undefined, graph: ImportGraph): Location {
   const unit = graph.unitOf(token);
   const [line, column] = token ? token.getPosition() : [null, null];
+  const position = line === null ? UNKNOWN_POSITION : `line ${line}, column ${column}`;
   return {
     template: unit?.id ?? null,
     version: unit?.version ?? null,
     alias: unit?.alias ?? null,
     line,
     column,
+    at: unit ? `${position} of template ${unit.id}` : position,
   };
 }
 
@@ -388,7 +390,9 @@ function bareMessage(message: string): string {
 /** Turns whatever rendering threw into the catalogue's answer. */
 function explain(error: unknown, graph: ImportGraph): unknown {
   if (error instanceof AppError) return error;
-  if (!LiquidError.is(error)) return explainCause(error, {}, graph.limits) ?? error;
+  if (!LiquidError.is(error)) {
+    return explainCause(error, { at: UNKNOWN_POSITION }, graph.limits) ?? error;
+  }
   const liquidError = error as LiquidError & { originalError?: unknown; token?: Token };
   const where = locate(liquidError.token, graph);
   const cause = liquidError.originalError;
@@ -401,9 +405,20 @@ function explain(error: unknown, graph: ImportGraph): unknown {
   return new AppError("template.render.failed", { ...where, message });
 }
 
+const UNKNOWN_POSITION = "an unknown position";
+
+interface Location {
+  template: string | null;
+  version: number | null;
+  alias: string | null;
+  line: number | null;
+  column: number | null;
+  at: string;
+}
+
 function explainCause(
   cause: unknown,
-  where: Record<string, unknown>,
+  where: Location | { at: string },
   limits: RenderLimits,
 ): AppError | null {
   if (cause instanceof AppError) return cause;

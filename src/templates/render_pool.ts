@@ -10,7 +10,7 @@
  * while the caller reads it. Workers stay up between renders (their liquidjs is loaded once) and
  * are closed after a minute idle, so a script that rendered still exits.
  */
-import { AppError, type ErrorCode, type ErrorDetails } from "../errors/mod.ts";
+import { AppError, type ErrorCode, type ErrorDetails, reviveAppError } from "../errors/mod.ts";
 import type { ImportLoader, RenderedSql, RenderRequest } from "./render.ts";
 
 /** What the pool adds to a render request: when to give up on it. */
@@ -152,7 +152,7 @@ class Slot {
 
 /** The error a worker reported, as the caller would have seen it from an in-process render. */
 function received(error: SentError, job: Job): unknown {
-  if (error.kind === "app") return new AppError(error.code, error.details);
+  if (error.kind === "app") return reviveAppError(error.code, error.details);
   if (error.kind === "loader") return job.loaderError;
   const out = new Error(error.message);
   out.name = error.name;

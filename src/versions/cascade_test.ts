@@ -1,10 +1,18 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
-import { AppError } from "../errors/mod.ts";
 import { TEMPLATE_KIND } from "./kinds.ts";
 import { VersionLifecycle } from "./service.ts";
 import type { LifecycleHook } from "./types.ts";
-import { attrsOf, audits, bodyOf, createOne, refuses, shape, worlds } from "./test_fixtures.ts";
+import {
+  attrsOf,
+  audits,
+  bodyOf,
+  createOne,
+  refuses,
+  refusingHook,
+  shape,
+  worlds,
+} from "./test_fixtures.ts";
 
 forEachStore(
   "a release hook cascades another kind's release in the same transaction",
@@ -28,9 +36,7 @@ forEachStore(
       });
       return { templates_released: [{ id: tName, version: released.version.version }] };
     };
-    const checksFail: LifecycleHook = () => {
-      throw new AppError("pipeline.version.not_eligible", { reason: "a later check refused" });
-    };
+    const checksFail = refusingHook("a later check refused");
 
     // A refusal after the cascade rolls the template's release back too.
     await refuses(

@@ -3,10 +3,11 @@
  * 404s, refusals built from the transition row, hooks, the pointer rule and the audit row.
  */
 import { recordAudit } from "../audit/mod.ts";
-import { AppError } from "../errors/mod.ts";
+import { AppError, type ErrorDetails } from "../errors/mod.ts";
 import { canonicalJson, CanonicalJsonError, hashCanonical } from "../lib/canonical_json.ts";
 import { isUuid } from "../lib/ids.ts";
 import type { Queryable } from "../store/mod.ts";
+import { type KindDetailNames, kindError } from "./kind_error.ts";
 import * as repo from "./repo.ts";
 import { admits, eligibleForPointer, type TransitionRule } from "./transitions.ts";
 import type {
@@ -71,8 +72,7 @@ export async function lockEntity(
     ? await repo.findEntity(tx, e.kind, ctx.workspaceId, id.toLowerCase(), true)
     : undefined;
   if (!entity) {
-    throw new AppError(e.kind.codes.not_found, {
-      [`${e.kind.kind}_id`]: String(id).slice(0, 200),
+    throw kindError(e.kind, "not_found", String(id).slice(0, 200), {
       reason: "unknown in this workspace",
     });
   }
@@ -90,8 +90,7 @@ export function requireVersion(
     ? metas.find((m) => m.version === version)
     : undefined;
   if (!found) {
-    throw new AppError(e.kind.codes.version_not_found, {
-      ...idDetail(e, entity),
+    throw kindError(e.kind, "version_not_found", e.kind.publicId(entity), {
       version,
       reason: `no version ${version}`,
     });
@@ -109,22 +108,33 @@ export async function loadVersion(
   return (await repo.getVersion(tx, e.kind, entity.id, version))!;
 }
 
-/** Refuses `target` unless the row admits its status under the posture; `extra` joins details. */
-export function ensureAdmitted(
+/** The details a row's refusal needs beyond the id, version, status and operation it is given. */
+type RefusalExtra<R extends TransitionRule> = Exclude<
+  KindDetailNames<NonNullable<R["refusal"]>>,
+  "version" | "status" | "operation"
+>;
+
+/**
+ * Refuses `target` unless the row admits its status under the posture; `extra` joins details and
+ * must carry whatever else the row's refusal message names (`reason` for `not_eligible`).
+ */
+export function ensureAdmitted<R extends TransitionRule>(
   e: Engine,
-  rule: TransitionRule,
+  rule: R,
   entity: EntityRow,
   target: VersionMeta,
-  extra: Record<string, unknown> = {},
+  ...[extra]: [RefusalExtra<R>] extends [never] ? [extra?: ErrorDetails]
+    : [extra: { readonly [K in RefusalExtra<R>]: NonNullable<unknown> } & ErrorDetails]
 ): void {
   if (admits(rule, target.status, e.posture) || !rule.refusal) return;
-  throw new AppError(e.kind.codes[rule.refusal], {
-    ...idDetail(e, entity),
+  const details = {
     version: target.version,
     status: target.status,
     operation: rule.trigger,
     ...extra,
-  });
+  };
+  // The signature checked `extra` against this row's refusal; the row is generic here.
+  throw kindError(e.kind, rule.refusal, e.kind.publicId(entity), details as never);
 }
 
 /** Runs hooks in order inside `tx`; their answers merged. */
@@ -182,8 +192,7 @@ export function noDraft(
   operation: string,
 ): AppError {
   const working = metas.find((m) => m.version === entity.current_version);
-  return new AppError(e.kind.codes.not_draft, {
-    ...idDetail(e, entity),
+  return kindError(e.kind, "not_draft", e.kind.publicId(entity), {
     operation,
     current_version: entity.current_version,
     status: working?.status ?? null,

@@ -20,6 +20,7 @@ import {
   runHooks,
 } from "./engine.ts";
 import { requireIfMatch, staleIfMatch } from "./precondition.ts";
+import { kindError } from "./kind_error.ts";
 import * as repo from "./repo.ts";
 import { rule } from "./transitions.ts";
 import type {
@@ -65,7 +66,7 @@ function checkAttrs(e: Engine, attrs: IndexAttrs | undefined): IndexAttrs {
 }
 
 function duplicateName(e: Engine, name: string): AppError {
-  return new AppError(e.kind.codes.duplicate_name, { name });
+  return kindError(e.kind, "duplicate_name", null, { name });
 }
 
 /** DRAFT version 1 with a null pointer (spec 2 §3.1 "none → create"). */

@@ -1,6 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
-import { AppError } from "../errors/mod.ts";
 import { bodyHash, canonicalJson } from "../lib/canonical_json.ts";
 import {
   attrsOf,
@@ -9,6 +8,7 @@ import {
   createOne,
   ev,
   refuses,
+  refusingHook,
   releasedOne,
   shape,
   worlds,
@@ -211,9 +211,7 @@ forEachStore("release: a refusing hook rolls everything back", async (db) => {
   for (const w of await worlds(db)) {
     const { id, name, hash } = await releasedOne(w);
     const draft = await w.life.update(w.asAlice, id, hash, { body: bodyOf(w.k, name, "v2") });
-    const refuse = () => {
-      throw new AppError("pipeline.version.not_eligible", { reason: "hook said no" });
-    };
+    const refuse = refusingHook("hook said no");
     await refuses(
       w.life.release(w.asBob, id, draft.version.body_hash, { beforeRelease: [refuse] }),
       "pipeline.version.not_eligible",

@@ -3,7 +3,6 @@
  * restore and switch current. Same discipline as lifecycle.ts: entity row lock first, the row of
  * the transition table decides, the UPDATE re-states the status it expects.
  */
-import { AppError } from "../errors/mod.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Queryable } from "../store/mod.ts";
 import {
@@ -11,12 +10,12 @@ import {
   type Engine,
   ensureAdmitted,
   guardPosture,
-  idDetail,
   loadVersion,
   lockEntity,
   recomputePointer,
   requireVersion,
 } from "./engine.ts";
+import { kindError } from "./kind_error.ts";
 import * as repo from "./repo.ts";
 import { rule } from "./transitions.ts";
 import type { EntityRow, OpContext, Pinner, TransitionResult, VersionMeta } from "./types.ts";
@@ -52,8 +51,7 @@ export async function discard(
     );
   }
   if (pinners.length > 0) {
-    throw new AppError(e.kind.codes.pinned, {
-      ...idDetail(e, entity),
+    throw kindError(e.kind, "pinned", e.kind.publicId(entity), {
       version: target.version,
       pinned_by: pinners,
       pinned_by_summary: pinners.map((p) => `${p.kind} ${p.name} v${p.version}`).join(", "),

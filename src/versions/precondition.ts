@@ -8,6 +8,7 @@
  * taken from another entity does not match. `*` is not honoured: it would skip the very check.
  */
 import { AppError } from "../errors/mod.ts";
+import { kindError } from "./kind_error.ts";
 import type { EntityRow, KindDescriptor, VersionMeta } from "./types.ts";
 
 /** The hash an `If-Match` header carries (surrounding quotes dropped); 400 when absent or blank. */
@@ -35,9 +36,11 @@ export function staleIfMatch(
   ifMatch: string,
   base: VersionMeta | null,
 ): AppError {
-  return new AppError(k.codes.conflict, {
-    [`${k.kind}_id`]: k.publicId(entity),
+  return kindError(k, "conflict", k.publicId(entity), {
     if_match: ifMatch.slice(0, 200),
+    current: base
+      ? `body hash ${base.body_hash} (version ${base.version}, ${base.status}, by ${base.updated_by})`
+      : "no live version",
     current_hash: base?.body_hash ?? null,
     current_version: base?.version ?? null,
     current_status: base?.status ?? null,

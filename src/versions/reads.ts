@@ -1,8 +1,8 @@
 /** Reads of versioned entities: the working version, one version, the version list. */
-import { AppError } from "../errors/mod.ts";
 import { isUuid } from "../lib/ids.ts";
 import type { Queryable } from "../store/mod.ts";
 import { type Engine, requireVersion } from "./engine.ts";
+import { kindError } from "./kind_error.ts";
 import * as repo from "./repo.ts";
 import type { EntityRow, EntityView, VersionMeta, VersionRow } from "./types.ts";
 
@@ -16,8 +16,7 @@ async function entityOf(
     ? await repo.findEntity(db, e.kind, workspaceId, id.toLowerCase())
     : undefined;
   if (!entity) {
-    throw new AppError(e.kind.codes.not_found, {
-      [`${e.kind.kind}_id`]: String(id).slice(0, 200),
+    throw kindError(e.kind, "not_found", String(id).slice(0, 200), {
       reason: "unknown in this workspace",
     });
   }

@@ -2,14 +2,33 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { type AuditRecord, queryAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
-import type { Principal } from "../identity/types.ts";
+import type { Principal } from "../identity/mod.ts";
 import { newId } from "../lib/ids.ts";
 import type { Db, Queryable } from "../store/mod.ts";
 import { PIPELINE_KIND, TEMPLATE_KIND } from "./kinds.ts";
 import { VersionLifecycle } from "./service.ts";
-import type { IndexAttrs, JsonObject, KindDescriptor, LifecycleHooks, OpContext } from "./types.ts";
+import type {
+  IndexAttrs,
+  JsonObject,
+  KindDescriptor,
+  LifecycleHook,
+  LifecycleHooks,
+  OpContext,
+} from "./types.ts";
 
 export const KINDS: readonly KindDescriptor[] = [PIPELINE_KIND, TEMPLATE_KIND];
+
+/** A hook refusing the version it is run for with `pipeline.version.not_eligible` and `reason`. */
+export function refusingHook(reason: string): LifecycleHook {
+  return (_tx, { entity, version }) => {
+    throw new AppError("pipeline.version.not_eligible", {
+      pipeline_id: entity.id,
+      version: version.version,
+      status: version.status,
+      reason,
+    });
+  };
+}
 
 /** Inserts a user row and returns it as a session principal. */
 export async function addUser(db: Queryable, email: string): Promise<Principal> {

@@ -208,11 +208,14 @@ export const TRANSITIONS = [
 
 export type RuleId = (typeof TRANSITIONS)[number]["id"];
 
+/** The row named `I`, with its literal refusal (what ensureAdmitted checks details against). */
+export type Rule<I extends RuleId> = Extract<(typeof TRANSITIONS)[number], { id: I }>;
+
 const BY_ID = new Map<string, TransitionRule>(TRANSITIONS.map((r) => [r.id, r]));
 
 /** The row named `id`. */
-export function rule(id: RuleId): TransitionRule {
-  return BY_ID.get(id)!;
+export function rule<I extends RuleId>(id: I): Rule<I> {
+  return BY_ID.get(id) as Rule<I>;
 }
 
 /** True when `rule` may start from `status` under `posture`. */

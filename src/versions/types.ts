@@ -1,6 +1,5 @@
 /** The version vocabulary (spec 2 §2.2, §2.3, §3.1): statuses, stored rows, hooks, descriptors. */
-import type { ErrorCode } from "../errors/mod.ts";
-import type { Principal } from "../identity/types.ts";
+import type { Principal } from "../identity/mod.ts";
 import type { JsonValue } from "../lib/canonical_json.ts";
 import type { Queryable } from "../store/mod.ts";
 
@@ -150,18 +149,21 @@ export interface LifecycleHooks {
   beforePurge: LifecycleHook[];
 }
 
-/** The refusal codes a kind answers, per refusal. */
+/**
+ * The refusal codes a kind answers, per refusal: each slot lists what either kind may answer, so
+ * the details a refusal is raised with are checked against both kinds' messages (kind_error.ts).
+ */
 export interface KindCodes {
-  not_found: ErrorCode;
-  version_not_found: ErrorCode;
-  conflict: ErrorCode;
-  not_draft: ErrorCode;
-  not_released: ErrorCode;
-  not_discarded: ErrorCode;
-  not_eligible: ErrorCode;
-  pinned: ErrorCode;
-  last_release: ErrorCode;
-  duplicate_name: ErrorCode;
+  not_found: "pipeline.not_found" | "template.not_found";
+  version_not_found: "pipeline.execution.not_found" | "template.not_found";
+  conflict: "pipeline.version.conflict" | "template.version.conflict";
+  not_draft: "pipeline.version.not_draft" | "template.version.not_draft";
+  not_released: "pipeline.version.not_released" | "template.version.not_released";
+  not_discarded: "pipeline.version.not_discarded" | "template.version.not_discarded";
+  not_eligible: "pipeline.version.not_eligible" | "template.version.not_eligible";
+  pinned: "pipeline.version.pinned" | "template.in_use";
+  last_release: "pipeline.version.last_release" | "template.version.last_release";
+  duplicate_name: "pipeline.validation.duplicate_name" | "template.validation.duplicate_name";
 }
 
 /**

@@ -1,6 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
-import type { Principal } from "../identity/types.ts";
+import type { Principal } from "../identity/mod.ts";
 import { addUser, audits, service, workspaceWithAdmin } from "./test_fixtures.ts";
 
 const VIEWER = { author: false, promoter: false, admin: false };

@@ -5,8 +5,7 @@
  */
 import { recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
-import { SYSTEM_PROVIDER } from "../identity/mod.ts";
-import type { Principal } from "../identity/types.ts";
+import { type Principal, SYSTEM_PROVIDER } from "../identity/mod.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import { type Db, isUniqueViolation } from "../store/mod.ts";
 import { deleteInvitationsOf } from "./members_repo.ts";

@@ -6,8 +6,7 @@
  */
 import { recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
-import { SYSTEM_PROVIDER } from "../identity/mod.ts";
-import type { Principal } from "../identity/types.ts";
+import { type Principal, SYSTEM_PROVIDER } from "../identity/mod.ts";
 import { isUuid } from "../lib/ids.ts";
 import type { Db, Queryable } from "../store/mod.ts";
 import * as repo from "./members_repo.ts";

@@ -7,7 +7,7 @@
  * each change's audit row in the change's own transaction. A soft-deleted workspace is unknown
  * everywhere; its name stays reserved.
  */
-import type { Principal } from "../identity/types.ts";
+import type { Principal } from "../identity/mod.ts";
 import type { Db } from "../store/mod.ts";
 import {
   createWorkspace,

@@ -4,7 +4,7 @@
  */
 import { recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
-import type { Principal } from "../identity/types.ts";
+import type { Principal } from "../identity/mod.ts";
 import type { Queryable } from "../store/mod.ts";
 import { findLiveByName } from "./repo.ts";
 import { WORKSPACE_NAME_RE, type WorkspaceRecord } from "./types.ts";

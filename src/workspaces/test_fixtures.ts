@@ -2,7 +2,7 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { type AuditRecord, queryAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
-import type { Principal } from "../identity/types.ts";
+import type { Principal } from "../identity/mod.ts";
 import type { Db, Queryable } from "../store/mod.ts";
 import { WorkspaceService } from "./service.ts";
 

@@ -1,5 +1,5 @@
 /** The workspace vocabulary (spec 1 §2.4–2.6): rows as stored, and the shapes the front ends serve. */
-import type { MembershipFlags, WorkspaceContext } from "../identity/types.ts";
+import type { MembershipFlags, WorkspaceContext } from "../identity/mod.ts";
 import type { Queryable } from "../store/mod.ts";
 
 export type { MembershipFlags, WorkspaceContext };

@@ -6,7 +6,7 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { createUser } from "../access_fixtures.ts";
-import { browserTest, launchBrowser, signIn, watchConsole } from "../browser.ts";
+import { browserTest, fillEditor, launchBrowser, signIn, watchConsole } from "../browser.ts";
 import { startTestServer, type TestServer } from "../harness.ts";
 
 async function withAuthor(fn: (s: TestServer, browser: Browser, page: Page) => Promise<void>) {
@@ -39,8 +39,9 @@ browserTest(
       await page.fill("#t-id", "team/orders/sizes");
       await page.fill("#t-name", "Order sizes");
       await page.selectOption("#t-dialect", "DUCKDB");
-      await page.fill(
-        "#t-body",
+      await fillEditor(
+        page,
+        "t-body",
         "SELECT size, size * :factor AS scaled FROM (VALUES (1), (2), (3)) AS t(size) ORDER BY size",
       );
       await page.click("button:has-text('Create draft')");
@@ -57,8 +58,9 @@ browserTest(
       await page.click("a:has-text('New pipeline')");
       await page.fill("#p-name", "team/order_sizes");
       await page.fill("#p-display", "Order sizes");
-      await page.fill(
-        "#p-spec",
+      await fillEditor(
+        page,
+        "p-spec",
         JSON.stringify({
           parameters: { factor: { type: "integer", default: 10 } },
           nodes: [{
@@ -92,8 +94,9 @@ browserTest(
     withAuthor(async (s, browser, page) => {
       await page.goto(`${s.url}/pipelines/new`);
       await page.fill("#p-name", "team/broken");
-      await page.fill(
-        "#p-spec",
+      await fillEditor(
+        page,
+        "p-spec",
         JSON.stringify({
           nodes: [{ id: "Bad Id", type: "DQL", source: "tempdb", sql: "SELECT 1" }],
         }),
@@ -105,8 +108,9 @@ browserTest(
       match(await page.locator("#p-spec").inputValue(), /Bad Id/);
 
       await page.fill("#p-name", "team/shared");
-      await page.fill(
-        "#p-spec",
+      await fillEditor(
+        page,
+        "p-spec",
         JSON.stringify({
           nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 1 AS n" }],
         }),
@@ -119,16 +123,18 @@ browserTest(
       const other = await browser.newPage({ storageState: await page.context().storageState() });
       await page.goto(`${pipelineUrl}/edit`);
       await other.goto(`${pipelineUrl}/edit`);
-      await page.fill(
-        "#p-spec",
+      await fillEditor(
+        page,
+        "p-spec",
         JSON.stringify({
           nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 2 AS n" }],
         }),
       );
       await page.click("button:has-text('Save draft')");
       await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
-      await other.fill(
-        "#p-spec",
+      await fillEditor(
+        other,
+        "p-spec",
         JSON.stringify({
           nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 3 AS n" }],
         }),
@@ -142,5 +148,53 @@ browserTest(
       await other.click("button:has-text('Save draft')");
       await other.locator(".banner.ok:has-text('Draft saved')").waitFor();
       ok(await other.locator("pre:has-text('SELECT 3 AS n')").count());
+    }),
+);
+
+browserTest(
+  "versions compare by parameters and body, and an older release can be made current",
+  () =>
+    withAuthor(async (s, _b, page) => {
+      const problems = watchConsole(page);
+      await page.goto(`${s.url}/pipelines/new`);
+      await page.fill("#p-name", "team/versions");
+      await fillEditor(
+        page,
+        "p-spec",
+        JSON.stringify({
+          nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT 1 AS n" }],
+        }),
+      );
+      await page.click("button:has-text('Create draft')");
+      await page.click("button:has-text('Release v1')");
+      await page.locator(".banner.ok:has-text('Released v1')").waitFor();
+
+      await page.click("a:has-text('Edit')");
+      await fillEditor(
+        page,
+        "p-spec",
+        JSON.stringify({
+          parameters: { n: { type: "integer", default: 2 } },
+          nodes: [{ id: "one", type: "DQL", source: "tempdb", sql: "SELECT :n AS n" }],
+        }),
+      );
+      await page.click("button:has-text('Save draft')");
+      await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
+      await page.click("a:has-text('Compare')");
+      await page.locator("h1:has-text('v1 → v2')").waitFor();
+      deepEqual(await page.locator("td .badge").allTextContents(), ["added"]);
+      ok(await page.locator("pre.diff .add:has-text('SELECT :n AS n')").count());
+      ok(await page.locator("pre.diff .del:has-text('SELECT 1 AS n')").count());
+
+      await page.goBack();
+      await page.click("button:has-text('Release v2')");
+      await page.locator(".banner.ok:has-text('Released v2')").waitFor();
+      await page.click("button:has-text('Make current')");
+      await page.locator(".banner.ok:has-text('v1 is now the current release')").waitFor();
+      equal(
+        await page.locator("tr:has(.badge.info:has-text('current')) td").first().textContent(),
+        "v1current",
+      );
+      deepEqual(problems, []);
     }),
 );

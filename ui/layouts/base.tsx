@@ -8,7 +8,7 @@ export type Theme = "light" | "dark" | "system";
  * the one stylesheet and htmx, served from this service (never a CDN).
  */
 export function Document(
-  props: { title: string; theme?: Theme; children: ComponentChildren },
+  props: { title: string; theme?: Theme; importMap?: string; children: ComponentChildren },
 ) {
   return (
     <html lang="en" data-theme={props.theme ?? "system"}>
@@ -20,6 +20,9 @@ export function Document(
         <link rel="icon" href="/favicon.ico" />
         {/* htmx would otherwise inject a <style>, which the Content-Security-Policy refuses. */}
         <meta name="htmx-config" content='{"includeIndicatorStyles":false}' />
+        {props.importMap && (
+          <script type="importmap" dangerouslySetInnerHTML={{ __html: props.importMap }} />
+        )}
         <script src="/vendor/htmx.min.js" defer></script>
         <script src="/js/app.js" defer></script>
       </head>

@@ -39,11 +39,18 @@ function initials(name: string): string {
  * navigation and the page. Forms work without JavaScript; htmx sends the CSRF header for partials.
  */
 export function AppShell(
-  props: { title: string; nav: NavItem; ctx: ShellContext; children: ComponentChildren },
+  props: {
+    title: string;
+    nav: NavItem;
+    ctx: ShellContext;
+    /** Pages with a code editor: the import map CodeMirror's modules resolve through. */
+    importMap?: string;
+    children: ComponentChildren;
+  },
 ) {
   const { ctx } = props;
   return (
-    <Document title={props.title} theme={ctx.theme}>
+    <Document title={props.title} theme={ctx.theme} importMap={props.importMap}>
       <body hx-headers={JSON.stringify({ "SVC-CSRF-Token": ctx.csrf })}>
         <a class="skip-link" href="#main">Skip to content</a>
         <div class="app">

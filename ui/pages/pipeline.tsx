@@ -47,8 +47,15 @@ export interface PipelinePageProps {
   };
   versions: PipelineVersionRow[];
   /** The verbs the viewer's role allows; the page draws nothing else. */
-  can: { execute: boolean; author: boolean; release: boolean };
-  flash: { saved?: boolean; released?: number; discarded?: boolean; error?: string };
+  can: { execute: boolean; author: boolean; release: boolean; restore: boolean; switch: boolean };
+  flash: {
+    saved?: boolean;
+    released?: number;
+    discarded?: boolean;
+    /** `restore-3` or `current-2`: the version move just made. */
+    moved?: string;
+    error?: string;
+  };
 }
 
 function shortName(name: string): string {
@@ -105,6 +112,13 @@ export function PipelinePage(props: PipelinePageProps) {
         </div>
       )}
       {props.flash.discarded && <div class="banner ok" role="status">Draft discarded.</div>}
+      {props.flash.moved && (
+        <div class="banner ok" role="status">
+          {props.flash.moved.startsWith("restore")
+            ? `Restored v${props.flash.moved.split("-")[1]}.`
+            : `v${props.flash.moved.split("-")[1]} is now the current release.`}
+        </div>
+      )}
       {props.flash.error && <div class="banner error" role="alert">{props.flash.error}</div>}
       {p.description && <p class="lead">{p.description}</p>}
 
@@ -139,18 +153,42 @@ export function PipelinePage(props: PipelinePageProps) {
                 <th>Status</th>
                 <th>By</th>
                 <th>When</th>
+                <th>
+                  <span class="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {props.versions.map((v) => (
                 <tr key={v.version}>
-                  <td>v{v.version}</td>
+                  <td>
+                    v{v.version}
+                    {v.version === p.current_version && <span class="badge info">current</span>}
+                  </td>
                   <td>
                     <StatusBadge status={v.status} />
                   </td>
                   <td>{v.created_by_name}</td>
                   <td class="muted">
                     <Ago at={v.released_at ?? v.created_at} now={props.now} />
+                  </td>
+                  <td class="row-actions">
+                    {v.version !== p.version && (
+                      <a href={`/pipelines/${p.id}/compare?from=${v.version}&to=${p.version}`}>
+                        Compare
+                      </a>
+                    )}
+                    {props.can.switch && v.status === "RELEASED" &&
+                      v.version !== p.current_version && (
+                      <VersionMove p={p.id} v={v.version} verb="current" csrf={props.ctx.csrf}>
+                        Make current
+                      </VersionMove>
+                    )}
+                    {props.can.restore && v.status === "DISCARDED" && (
+                      <VersionMove p={p.id} v={v.version} verb="restore" csrf={props.ctx.csrf}>
+                        Restore
+                      </VersionMove>
+                    )}
                   </td>
                 </tr>
               ))}
@@ -168,6 +206,21 @@ export function PipelinePage(props: PipelinePageProps) {
         </div>
       </section>
     </AppShell>
+  );
+}
+
+function VersionMove(
+  props: { p: string; v: number; verb: string; csrf: string; children: string },
+) {
+  return (
+    <form
+      method="post"
+      action={`/partials/pipelines/${props.p}/versions/${props.v}/${props.verb}`}
+      class="inline"
+    >
+      <input type="hidden" name="_csrf" value={props.csrf} />
+      <button type="submit" class="link">{props.children}</button>
+    </form>
   );
 }
 

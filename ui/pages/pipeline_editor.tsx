@@ -11,6 +11,8 @@ export interface PipelineDraft {
 
 export interface PipelineEditorProps {
   ctx: ShellContext;
+  /** The import map the code editor's modules resolve through. */
+  importMap?: string;
   mode: "new" | "edit";
   /** The pipeline's id when editing. */
   id?: string;
@@ -33,7 +35,8 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
   const invalid = (field: string) => error?.field === field ? "true" : undefined;
   const specError = error && (error.field === "spec" || error.node_id !== undefined);
   return (
-    <AppShell title={title} nav="pipelines" ctx={props.ctx}>
+    <AppShell title={title} nav="pipelines" ctx={props.ctx} importMap={props.importMap}>
+      <script type="module" src="/js/editor.js"></script>
       <div class="page-head">
         <div>
           <div class="crumbs">

@@ -19,6 +19,8 @@ export interface EditorError {
 
 export interface TemplateEditorProps {
   ctx: ShellContext;
+  /** The import map the code editor's modules resolve through. */
+  importMap?: string;
   mode: "new" | "edit";
   draft: TemplateDraft;
   /** The hash the edit started from (If-Match); absent when creating. */
@@ -40,7 +42,8 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
   const title = props.mode === "new" ? "New template" : `Edit ${draft.id}`;
   const invalid = (field: string) => error?.field === field ? "true" : undefined;
   return (
-    <AppShell title={title} nav="templates" ctx={props.ctx}>
+    <AppShell title={title} nav="templates" ctx={props.ctx} importMap={props.importMap}>
+      <script type="module" src="/js/editor.js"></script>
       <div class="page-head">
         <div>
           <div class="crumbs">

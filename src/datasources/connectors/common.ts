@@ -222,8 +222,8 @@ function distance(a: string, b: string): number {
   return prev[b.length];
 }
 
-/** `datasource.table_not_found`, with a hint when a listed name is close. */
-export function tableNotFound(table: string, schema: string | null, names: string[]): AppError {
+/** `datasource.table_not_found`, with a `hint` detail when a listed name is close. */
+export function tableNotFound(table: string, schema: string, names: string[]): AppError {
   const hint = nearestName(table, names);
   return new AppError("datasource.table_not_found", {
     table,

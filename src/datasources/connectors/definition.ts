@@ -132,3 +132,27 @@ export function checkCredentialKind(dialect: Dialect, kind: string): void {
     });
   }
 }
+
+/** A connector config with resolved pool settings (`hikari` as a datasource would store it). */
+export function connectorConfig(
+  dialect: ConnectorConfig["dialect"],
+  jdbcUrl: string,
+  options: {
+    name?: string;
+    hikari?: Record<string, unknown>;
+    jdbc?: Record<string, unknown>;
+    username?: string;
+    secret?: string;
+  } = {},
+): ConnectorConfig {
+  return {
+    name: options.name ?? `ds_${crypto.randomUUID().slice(0, 8)}`,
+    dialect,
+    jdbc_url: jdbcUrl,
+    credential: options.secret !== undefined
+      ? { kind: "password", username: options.username, secret: options.secret }
+      : { kind: "none", username: options.username },
+    jdbc: options.jdbc,
+    pool: resolvePoolSettings(dialect, options.hikari ?? {}).settings,
+  };
+}

@@ -16,6 +16,7 @@ import {
 import { sqlIdent } from "../lake/sql.ts";
 import type { LakeRoot, LakeTableRef } from "../lake/types.ts";
 import { joinNamespace, parseLakeRoot } from "../lake/validate.ts";
+import { classifyError } from "./common.ts";
 import { duckChunks, duckRows, openDuckRead } from "./duckdb_read.ts";
 import { asRefusal, refuseUnlockedFunctions, removeTempDirectory } from "./duckdb_sandbox.ts";
 import { toDuck } from "./duckdb_types.ts";
@@ -61,16 +62,19 @@ export class LakeConnector implements Connector {
     );
   }
 
-  #unreachable(reason: string): AppError {
+  #unreachable(reason: string, errorClass = "config"): AppError {
     return new AppError("pipeline.execution.datasource_unreachable", {
       datasource: this.#name,
+      error_class: errorClass,
       reason,
     });
   }
 
   /** Opens the engine once; an s3 lake without httpfs is unreachable on every use. */
   #open(): Promise<LakeEngine> {
-    if (this.#closed) return Promise.reject(this.#unreachable("the connector is closed"));
+    if (this.#closed) {
+      return Promise.reject(this.#unreachable("the connector is closed", "unreachable"));
+    }
     this.#engine ??= (async () => {
       if (this.#root.scheme === "s3" && !(await httpfsAvailable())) {
         throw this.#unreachable(HTTPFS_UNAVAILABLE);
@@ -251,7 +255,10 @@ export class LakeConnector implements Connector {
         return column;
       });
     } catch (e) {
-      throw this.#unreachable(`${schema}.${table} cannot be read: ${(e as Error).message}`);
+      throw this.#unreachable(
+        `${schema}.${table} cannot be read: ${(e as Error).message}`,
+        classifyError(e),
+      );
     } finally {
       this.#release(connection);
     }

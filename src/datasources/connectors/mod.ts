@@ -6,6 +6,7 @@ export * from "./types.ts";
 export {
   checkCredentialKind,
   type ConnectorConfig,
+  connectorConfig,
   type Credential,
   CREDENTIAL_KINDS,
   type CredentialKind,

@@ -29,7 +29,6 @@ import type { PoolSettings } from "./pool_settings.ts";
 import { declaredPrecision, sqliteWireType } from "./sqlite_types.ts";
 import {
   type ColumnInfo,
-  type ColumnSchema,
   type Connector,
   type Listing,
   type QueryOptions,

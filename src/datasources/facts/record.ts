@@ -81,7 +81,7 @@ export async function recordFact(
   input: RecordFactInput,
 ): Promise<FactRecord> {
   if (!new Set(visibleDatasourceIds).has(datasource.id)) {
-    throw new AppError("datasource.not_found", { name: datasource.name });
+    throw new AppError("datasource.not_found", { datasource: datasource.name });
   }
   const kind = text(input.kind, "kind", 64, true)!;
   if (!KIND_RE.test(kind)) throw invalid("kind", "must match [a-z][a-z0-9_]{0,63}");

@@ -5,6 +5,7 @@
  * request leaves: this is the guard against server-side request forgery.
  */
 import { AppError } from "../../errors/mod.ts";
+import { classifyError } from "../connectors/common.ts";
 import type { LakeDatasource } from "./types.ts";
 import { parseLakeRoot } from "./validate.ts";
 
@@ -90,8 +91,12 @@ export async function fetchManifest(
   ds: LakeDatasource,
   fetchFn: typeof fetch = fetch,
 ): Promise<unknown> {
-  const unreachable = (reason: string) =>
-    new AppError("pipeline.execution.datasource_unreachable", { datasource: ds.name, reason });
+  const unreachable = (reason: string, errorClass = "unreachable") =>
+    new AppError("pipeline.execution.datasource_unreachable", {
+      datasource: ds.name,
+      error_class: errorClass,
+      reason,
+    });
   let response: Response;
   try {
     response = await fetchFn(url, {
@@ -100,7 +105,7 @@ export async function fetchManifest(
       headers: { accept: "application/json" },
     });
   } catch (e) {
-    throw unreachable(`fetching the manifest failed: ${(e as Error).message}`);
+    throw unreachable(`fetching the manifest failed: ${(e as Error).message}`, classifyError(e));
   }
   if (response.status < 200 || response.status > 299) {
     await response.body?.cancel();
@@ -109,11 +114,11 @@ export async function fetchManifest(
   const declared = Number(response.headers.get("content-length") ?? "0");
   if (declared > MANIFEST_MAX_BYTES) {
     await response.body?.cancel();
-    throw unreachable(`the manifest exceeds ${MANIFEST_MAX_BYTES} bytes`);
+    throw unreachable(`the manifest exceeds ${MANIFEST_MAX_BYTES} bytes`, "config");
   }
   const bytes = new Uint8Array(await response.arrayBuffer());
   if (bytes.length > MANIFEST_MAX_BYTES) {
-    throw unreachable(`the manifest exceeds ${MANIFEST_MAX_BYTES} bytes`);
+    throw unreachable(`the manifest exceeds ${MANIFEST_MAX_BYTES} bytes`, "config");
   }
   try {
     return JSON.parse(new TextDecoder().decode(bytes));

@@ -210,7 +210,7 @@ function manifestTables(
       return parseLakeTable(ds, { ...e, namespace, location });
     } catch (err) {
       if (err instanceof AppError) {
-        throw new AppError(err.code, { ...err.details, index }, err.headers);
+        throw err.withDetails({ index });
       }
       throw err;
     }

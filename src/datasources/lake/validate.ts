@@ -57,7 +57,7 @@ export function parseTableName(value: unknown): string {
 export function parseFormat(value: unknown): LakeFormat {
   if (typeof value !== "string" || !(LAKE_FORMATS as readonly string[]).includes(value)) {
     throw new AppError("datasource.validation.lake_format_invalid", {
-      reason: `${JSON.stringify(value ?? null)} is not one of ${LAKE_FORMATS.join(", ")}`,
+      format: JSON.stringify(value ?? null),
     });
   }
   return value as LakeFormat;

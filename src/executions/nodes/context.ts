@@ -3,17 +3,15 @@
  * executor's codes. One runner per node type lives beside this file.
  */
 import { AppError } from "../../errors/mod.ts";
-import type {
-  ColumnSchema,
-  Connector,
-  Dialect,
-  WireValue,
-} from "../../datasources/connectors/mod.ts";
 import {
   classifyError,
+  type ColumnSchema,
+  type Connector,
+  type Dialect,
   readOnlyRefusal,
   safeMessage,
-} from "../../datasources/connectors/common.ts";
+  type WireValue,
+} from "../../datasources/mod.ts";
 import type { PipelineNode } from "../../pipelines/mod.ts";
 import { type ImportRef, renderTemplate, type TemplateDialect } from "../../templates/mod.ts";
 import type { FailedNode } from "../failure.ts";

@@ -5,12 +5,7 @@
  */
 import { AppError } from "../../errors/mod.ts";
 import { type PipelineNode, STAGING } from "../../pipelines/mod.ts";
-import type {
-  ChunkStream,
-  ColumnSchema,
-  RowStream,
-  WireValue,
-} from "../../datasources/connectors/mod.ts";
+import type { ChunkStream, ColumnSchema, RowStream, WireValue } from "../../datasources/mod.ts";
 import type { Destination, NodeProgress, Operation } from "../progress.ts";
 import { writeBack } from "./writeback.ts";
 import {

@@ -12,7 +12,7 @@ import {
   type WireValue,
   WriteError,
   type WriteOutcome,
-} from "../../datasources/connectors/mod.ts";
+} from "../../datasources/mod.ts";
 import type { PipelineNode } from "../../pipelines/mod.ts";
 import type { NodeProgress } from "../progress.ts";
 import { connectionFailed, type Datasource, type RunContext, statementFailed } from "./context.ts";

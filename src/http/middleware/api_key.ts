@@ -5,7 +5,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors/mod.ts";
-import { expandScopes } from "../../identity/types.ts";
+import { expandScopes } from "../../identity/mod.ts";
 import type { AccessDeps } from "../access_deps.ts";
 import type { AppEnv } from "../context.ts";
 

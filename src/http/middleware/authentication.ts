@@ -15,6 +15,6 @@ export function requireAuthentication(): MiddlewareHandler<AppEnv> {
     if (!isApi && (c.req.header("accept") ?? "").includes("text/html")) {
       return c.redirect("/login", 302);
     }
-    throw new AppError(c.get("sessionFailure") ?? "auth.api_key.missing", {});
+    throw c.get("sessionFailure") ?? new AppError("auth.api_key.missing");
   };
 }

@@ -8,7 +8,7 @@
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors/mod.ts";
 import type { Logger } from "../../lib/log.ts";
-import type { BudgetDecision, RequestBudget } from "../../shared/request_budget.ts";
+import type { BudgetDecision, RequestBudget } from "../../shared/mod.ts";
 import type { AppEnv } from "../context.ts";
 
 const BUDGETED = /^\/(api|mcp)(\/|$)/;

@@ -7,7 +7,7 @@
 import type { MiddlewareHandler } from "hono";
 import { recordAudit } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
-import { authorize } from "../../identity/authorize.ts";
+import { authorize } from "../../identity/mod.ts";
 import type { AccessDeps } from "../access_deps.ts";
 import type { AppEnv } from "../context.ts";
 
@@ -37,7 +37,7 @@ export function scopeAndRole(
     if (!spec.access) {
       throw new AppError("auth.role_required", { required: "declared operation", held: [] });
     }
-    if (!principal) throw new AppError(c.get("sessionFailure") ?? "auth.api_key.missing", {});
+    if (!principal) throw c.get("sessionFailure") ?? new AppError("auth.api_key.missing");
 
     let workspace = c.get("workspace");
     if (spec.workspaceParam) {

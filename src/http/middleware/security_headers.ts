@@ -4,11 +4,16 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";
+import { IMPORT_MAP_HASH } from "../vendor.ts";
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
-  "script-src 'self'",
+  // The one inline script allowed is the editor pages' import map, by its hash.
+  `script-src 'self' ${IMPORT_MAP_HASH}`,
   "style-src 'self'",
+  // CodeMirror positions gutters and widgets through style attributes; <style> elements and
+  // stylesheets from elsewhere stay refused.
+  "style-src-attr 'unsafe-inline'",
   "img-src 'self' data:",
   "connect-src 'self'",
   "form-action 'self'",

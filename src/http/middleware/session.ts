@@ -35,7 +35,7 @@ export function session(
       });
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
-      c.set("sessionFailure", e.code);
+      c.set("sessionFailure", e);
       clearSessionCookie(c, deps.secureCookies);
     }
     await next();

@@ -5,11 +5,8 @@
  * says only where the mail went, and the password travels by mail alone.
  */
 import { z } from "zod";
-import type { LocalUserAdmin } from "../../identity/local_admin.ts";
-import type { Principal } from "../../identity/types.ts";
+import { type LocalUserAdmin, type Principal, type UserRow, userView } from "../../identity/mod.ts";
 import type { MailOutcome, MailService } from "../../mail/mod.ts";
-import type { UserRow } from "../../identity/users_repo.ts";
-import { userView } from "../../identity/users_repo.ts";
 import type { AccessDirectory } from "../access_deps.ts";
 import type { AppContext } from "../context.ts";
 import { ok } from "../envelope.ts";

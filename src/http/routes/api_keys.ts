@@ -1,7 +1,7 @@
 /** `/api/v1/auth/api-keys` (spec 1 §4.2): the caller's keys; issuance rules live in the service. */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
-import type { ApiKeyService } from "../../identity/api_keys.ts";
+import type { ApiKeyService } from "../../identity/mod.ts";
 import type { WorkspaceService } from "../../workspaces/mod.ts";
 import type { AccessDirectory } from "../access_deps.ts";
 import { ok, paged } from "../envelope.ts";

@@ -5,8 +5,7 @@
 import { z } from "zod";
 import { recordAudit } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
-import type { LocalAccounts } from "../../identity/local_accounts.ts";
-import type { SessionTokens } from "../../identity/sessions.ts";
+import type { LocalAccounts, SessionTokens } from "../../identity/mod.ts";
 import type { Db } from "../../store/mod.ts";
 import { ChangePasswordPage } from "../../../ui/pages/change_password.tsx";
 import { LoginPage } from "../../../ui/pages/login.tsx";

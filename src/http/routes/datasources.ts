@@ -5,15 +5,18 @@
  * the body binds to. Handlers stay thin: the service re-checks tenancy and the write rules.
  */
 import { z } from "zod";
-import type { DatasourceConnections, DatasourceService } from "../../datasources/mod.ts";
-import { DIALECTS } from "../../datasources/mod.ts";
+import {
+  type DatasourceConnections,
+  type DatasourceService,
+  DIALECTS,
+} from "../../datasources/mod.ts";
 import { AppError } from "../../errors/mod.ts";
 import type { AccessDirectory } from "../access_deps.ts";
 import type { AppContext } from "../context.ts";
 import { ok, paged } from "../envelope.ts";
 import { readJson } from "../input.ts";
 import type { AccessChoice, Router } from "../routing.ts";
-import type { WorkspaceContext } from "../../identity/types.ts";
+import type { WorkspaceContext } from "../../identity/mod.ts";
 
 export interface DatasourceRouteDeps {
   datasources: DatasourceService;

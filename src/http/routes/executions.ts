@@ -6,9 +6,12 @@
 import { z } from "zod";
 import type { ResolvedConfig } from "../../config/mod.ts";
 import { AppError } from "../../errors/mod.ts";
-import type { EventFrame } from "../../executions/event_order.ts";
-import type { ExecutionService } from "../../executions/service.ts";
-import { EXECUTION_STATUSES, type TriggeredVia } from "../../executions/types.ts";
+import {
+  type EventFrame,
+  EXECUTION_STATUSES,
+  type ExecutionService,
+  type TriggeredVia,
+} from "../../executions/mod.ts";
 import type { AppContext } from "../context.ts";
 import { ok, paged } from "../envelope.ts";
 import type { Router } from "../routing.ts";

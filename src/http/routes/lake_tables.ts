@@ -12,7 +12,7 @@ import {
   listLakeTables,
   registerLakeTable,
   unregisterLakeTable,
-} from "../../datasources/lake/mod.ts";
+} from "../../datasources/mod.ts";
 import type { Db } from "../../store/mod.ts";
 import type { AppContext } from "../context.ts";
 import { ok } from "../envelope.ts";

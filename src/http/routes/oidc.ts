@@ -6,8 +6,7 @@
 import { getCookie } from "hono/cookie";
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
-import type { OidcLogin } from "../../identity/oidc_login.ts";
-import { AUTHZ_TTL_SECONDS } from "../../identity/oidc_state.ts";
+import { AUTHZ_TTL_SECONDS, type OidcLogin } from "../../identity/mod.ts";
 import { AUTHZ_COOKIE, clearAuthzCookie, setAuthzCookie } from "../cookies.ts";
 import type { Router } from "../routing.ts";
 import { type SignInDeps, startSession } from "../sign_in.ts";

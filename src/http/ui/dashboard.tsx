@@ -1,5 +1,5 @@
 /** `/dashboard`: recent and failed runs and open drafts of the active workspace. */
-import type { Principal } from "../../identity/types.ts";
+import type { Principal } from "../../identity/mod.ts";
 import { DashboardPage, type DashboardProps } from "../../../ui/pages/dashboard.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { Router } from "../routing.ts";

@@ -14,6 +14,7 @@ import {
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
 import type { Router } from "../routing.ts";
+import { IMPORT_MAP } from "../vendor.ts";
 import { shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
 const id = z.object({ id: z.uuid() });
@@ -21,7 +22,7 @@ const SPEC_KEYS = ["parameters", "nodes", "settings", "checks"] as const;
 
 /** The editable part of a stored version: declared parameters only, never derived ones. */
 // deno-lint-ignore no-explicit-any
-function specOf(view: any): string {
+export function specOf(view: any): string {
   const spec: Record<string, unknown> = {};
   for (const key of SPEC_KEYS) if (view[key] !== undefined) spec[key] = view[key];
   if (spec.parameters) {
@@ -86,7 +87,10 @@ function placed(e: AppError): NonNullable<PipelineEditorProps["error"]> {
 export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void {
   const editor = async (c: AppContext, props: Omit<PipelineEditorProps, "ctx">, status = 200) => {
     const ctx = await shellContext(c, deps, c.get("principal")!);
-    return c.html(renderPage(<PipelineEditorPage ctx={ctx} {...props} />), status as 200);
+    return c.html(
+      renderPage(<PipelineEditorPage ctx={ctx} importMap={IMPORT_MAP} {...props} />),
+      status as 200,
+    );
   };
   const op = (c: AppContext) => ({
     actor: c.get("principal")!,
@@ -260,4 +264,35 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
       );
     }
   });
+
+  const versionMove = (
+    verb: "restore" | "current",
+    summary: string,
+    access: "content.write_session" | "versions.switch",
+  ) =>
+    router.add({
+      method: "post",
+      path: `/partials/pipelines/:id/versions/:version/${verb}`,
+      tag: "pages",
+      summary,
+      kind: "html",
+      access,
+      params: z.object({ id: z.uuid(), version: z.coerce.number().int().min(1) }),
+      errors: ["pipeline.not_found"],
+    }, async (c, { params }) => {
+      const back = `/pipelines/${params.id}`;
+      try {
+        if (verb === "restore") await deps.pipelines.restore(op(c), params.id, params.version);
+        else await deps.pipelines.switchCurrent(op(c), params.id, params.version);
+        return c.redirect(`${back}?moved=${verb}-${params.version}`, 303);
+      } catch (e) {
+        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+        return c.redirect(
+          `${back}?error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`,
+          303,
+        );
+      }
+    });
+  versionMove("restore", "Restore a discarded version", "content.write_session");
+  versionMove("current", "Make a released version the current one", "versions.switch");
 }

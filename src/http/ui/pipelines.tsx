@@ -2,6 +2,9 @@
 import { z } from "zod";
 import { type PipelineNodeView, PipelinePage } from "../../../ui/pages/pipeline.tsx";
 import { PipelinesPage } from "../../../ui/pages/pipelines.tsx";
+import { lineDiff } from "../../../ui/components/line_diff.ts";
+import { type ParameterChange, PipelineComparePage } from "../../../ui/pages/pipeline_compare.tsx";
+import { specOf } from "./pipeline_authoring.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { Router } from "../routing.ts";
 import { allows, shellContext, type UiPageDeps, userNames } from "./shell.ts";
@@ -72,6 +75,7 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
       saved: z.string().max(4).optional(),
       released: z.coerce.number().int().optional(),
       discarded: z.string().max(4).optional(),
+      moved: z.string().max(40).optional(),
       error: z.string().max(400).optional(),
     }),
     errors: ["pipeline.not_found"],
@@ -110,14 +114,83 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
           execute: allows(c, "pipelines.execute"),
           author: allows(c, "content.write"),
           release: allows(c, "versions.release"),
+          restore: allows(c, "content.write_session"),
+          switch: allows(c, "versions.switch"),
         }}
         flash={{
           saved: query.saved !== undefined,
           released: query.released,
           discarded: query.discarded !== undefined,
+          moved: query.moved,
           error: query.error,
         }}
       />,
     ));
+  });
+
+  router.add({
+    method: "get",
+    path: "/pipelines/:id/compare",
+    tag: "pages",
+    summary: "What changed between two versions: parameters and the body",
+    kind: "html",
+    access: "content.read",
+    params: z.object({ id: z.uuid() }),
+    query: z.object({
+      from: z.coerce.number().int().min(1).optional(),
+      to: z.coerce.number().int().min(1).optional(),
+    }),
+    errors: ["pipeline.not_found", "pipeline.execution.not_found"],
+  }, async (c, { params, query }) => {
+    const p = c.get("principal")!;
+    const workspaceId = c.get("workspace")!.id;
+    const [ctx, working, versions] = await Promise.all([
+      shellContext(c, deps, p),
+      deps.pipelines.get(workspaceId, params.id),
+      deps.pipelines.versions(workspaceId, params.id),
+    ]);
+    const numbers = versions.map((v) => v.version);
+    // deno-lint-ignore no-explicit-any
+    const w = working as any;
+    const to = query.to ?? w.version;
+    const from = query.from ??
+      (w.current_version !== null && w.current_version !== to
+        ? w.current_version
+        : numbers.filter((n) => n < to).at(-1) ?? to);
+    // deno-lint-ignore no-explicit-any
+    const [a, b]: any[] = await Promise.all([
+      deps.pipelines.getVersion(workspaceId, params.id, from),
+      deps.pipelines.getVersion(workspaceId, params.id, to),
+    ]);
+    return c.html(renderPage(
+      <PipelineComparePage
+        ctx={ctx}
+        pipeline={{ id: params.id, name: b.name }}
+        from={from}
+        to={to}
+        versions={numbers}
+        parameters={parameterChanges(a.parameters ?? {}, b.parameters ?? {})}
+        diff={lineDiff(specOf(a), specOf(b))}
+      />,
+    ));
+  });
+}
+
+/** Declared parameters added, removed or changed between two versions (derived ones aside). */
+function parameterChanges(
+  before: Record<string, { derived?: boolean }>,
+  after: Record<string, { derived?: boolean }>,
+): ParameterChange[] {
+  const text = (d: unknown) => JSON.stringify(d);
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  return names.flatMap((name): ParameterChange[] => {
+    const x = before[name]?.derived ? undefined : before[name];
+    const y = after[name]?.derived ? undefined : after[name];
+    if (x && !y) return [{ name, change: "removed", before: text(x) }];
+    if (!x && y) return [{ name, change: "added", after: text(y) }];
+    if (x && y && text(x) !== text(y)) {
+      return [{ name, change: "changed", before: text(x), after: text(y) }];
+    }
+    return [];
   });
 }

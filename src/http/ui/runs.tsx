@@ -4,13 +4,11 @@
  */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
-import type { ExecutionRecord } from "../../executions/types.ts";
-import { EXECUTION_STATUSES } from "../../executions/types.ts";
-import type { Principal } from "../../identity/types.ts";
+import { EXECUTION_STATUSES, type ExecutionRecord } from "../../executions/mod.ts";
+import type { Principal } from "../../identity/mod.ts";
 import type { DagNode } from "../../../ui/components/dag.tsx";
 import type { ResultPage } from "../../../ui/components/result_table.tsx";
-import type { RunRecord } from "../../../ui/components/run_view.tsx";
-import { RunView } from "../../../ui/components/run_view.tsx";
+import { type RunRecord, RunView } from "../../../ui/components/run_view.tsx";
 import type { ParameterDecl } from "../../../ui/pages/pipeline.tsx";
 import { ResultPageView } from "../../../ui/pages/result.tsx";
 import { RunFormPage, RunPage } from "../../../ui/pages/run.tsx";

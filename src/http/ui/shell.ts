@@ -3,12 +3,9 @@
  * theme, where else) and which verbs the viewer's role allows, decided by the same operation
  * matrix as REST so the UI never draws a control the API would refuse.
  */
-import { authorize } from "../../identity/authorize.ts";
-import type { Operation } from "../../identity/operations.ts";
-import type { UserService } from "../../identity/users.ts";
-import type { Principal } from "../../identity/types.ts";
+import { authorize, type Operation, type Principal, type UserService } from "../../identity/mod.ts";
 import type { DatasourceConnections, DatasourceService } from "../../datasources/mod.ts";
-import type { ExecutionService } from "../../executions/service.ts";
+import type { ExecutionService } from "../../executions/mod.ts";
 import type { PipelineService } from "../../pipelines/mod.ts";
 import type { TemplateService } from "../../templates/mod.ts";
 import type { WorkspaceService } from "../../workspaces/mod.ts";

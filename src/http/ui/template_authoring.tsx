@@ -14,6 +14,7 @@ import {
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
 import type { Router } from "../routing.ts";
+import { IMPORT_MAP } from "../vendor.ts";
 import { shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
 const IMPORT_LINE = /^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)@(\d+)$/;
@@ -68,7 +69,9 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
   ) => {
     const ctx = await shellContext(c, deps, c.get("principal")!);
     return c.html(
-      renderPage(<TemplateEditorPage ctx={ctx} dialects={dialects} {...props} />),
+      renderPage(
+        <TemplateEditorPage ctx={ctx} importMap={IMPORT_MAP} dialects={dialects} {...props} />,
+      ),
       status,
     );
   };

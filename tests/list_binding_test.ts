@@ -8,18 +8,17 @@ import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { DuckDBInstance } from "@duckdb/node-api";
 import postgres from "postgres";
-import { skipUnless } from "../../../tests/services.ts";
-import { freshPostgresDatabase } from "../../../tests/stores.ts";
+import { type Connector, openConnector } from "../src/datasources/mod.ts";
+import { DEFAULT_PARAMETER_CAPS } from "../src/pipelines/mod.ts";
 import {
   connectorConfig,
   drain,
   freshMariaDatabase,
   mariaAdmin,
   pgJdbcUrl,
-} from "../../../tests/datasources.ts";
-import { DEFAULT_PARAMETER_CAPS } from "../../pipelines/mod.ts";
-import { openConnector } from "./mod.ts";
-import type { Connector } from "./types.ts";
+} from "./datasources.ts";
+import { skipUnless } from "./services.ts";
+import { freshPostgresDatabase } from "./stores.ts";
 
 const NAMES = ["plain", 'quo"te', "back\\slash", "com,ma", "{brace}", "NULL", "it's"];
 const range = (n: number, from = 1) => Array.from({ length: n }, (_, i) => i + from);

@@ -1,0 +1,99 @@
+import type { DiffLine } from "../components/line_diff.ts";
+import { AppShell, type ShellContext } from "../layouts/shell.tsx";
+
+export interface ParameterChange {
+  name: string;
+  change: "added" | "removed" | "changed";
+  before?: string;
+  after?: string;
+}
+
+/** `/pipelines/{id}/compare?from=&to=`: what changed between two versions. */
+export function PipelineComparePage(props: {
+  ctx: ShellContext;
+  pipeline: { id: string; name: string };
+  from: number;
+  to: number;
+  versions: number[];
+  parameters: ParameterChange[];
+  diff: DiffLine[];
+}) {
+  const p = props.pipeline;
+  const changed = props.diff.filter((l) => l.op !== " ").length;
+  return (
+    <AppShell title={`Compare ${p.name}`} nav="pipelines" ctx={props.ctx}>
+      <div class="page-head">
+        <div>
+          <div class="crumbs">
+            <a href="/pipelines">Pipelines</a> / <a href={`/pipelines/${p.id}`}>{p.name}</a>
+          </div>
+          <h1>
+            v{props.from} → v{props.to}
+          </h1>
+          <p>{changed === 0 ? "The two versions are identical." : `${changed} lines differ.`}</p>
+        </div>
+        <form method="get" action={`/pipelines/${p.id}/compare`} class="toolbar">
+          <label class="muted small" for="cmp-from">From</label>
+          <select id="cmp-from" name="from">
+            {props.versions.map((v) => (
+              <option key={v} value={v} selected={v === props.from}>v{v}</option>
+            ))}
+          </select>
+          <label class="muted small" for="cmp-to">to</label>
+          <select id="cmp-to" name="to">
+            {props.versions.map((v) => (
+              <option key={v} value={v} selected={v === props.to}>v{v}</option>
+            ))}
+          </select>
+          <button type="submit">Compare</button>
+        </form>
+      </div>
+      <section class="card">
+        <header>
+          <h2>Parameters</h2>
+        </header>
+        {props.parameters.length === 0 ? <div class="empty">No parameter changed.</div> : (
+          <table>
+            <thead>
+              <tr>
+                <th>Parameter</th>
+                <th>Change</th>
+                <th>Before</th>
+                <th>After</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.parameters.map((c) => (
+                <tr key={c.name}>
+                  <td class="mono">{c.name}</td>
+                  <td>
+                    <span
+                      class={`badge ${
+                        c.change === "removed" ? "bad" : c.change === "added" ? "ok" : "warn"
+                      }`}
+                    >
+                      {c.change}
+                    </span>
+                  </td>
+                  <td class="mono small">{c.before ?? "—"}</td>
+                  <td class="mono small">{c.after ?? "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section class="card section-gap">
+        <header>
+          <h2>Body</h2>
+          <span class="muted small">parameters, nodes, settings and checks</span>
+        </header>
+        <pre class="diff">{props.diff.map((l, i) => (
+          <span key={i} class={l.op === "+" ? "add" : l.op === "-" ? "del" : undefined}>
+            {l.op} {l.text}{"\n"}
+          </span>
+        ))}</pre>
+      </section>
+    </AppShell>
+  );
+}

@@ -20,7 +20,7 @@ import { AppError, type ErrorBody, errorBody } from "../errors/mod.ts";
 import type { ExecutionService, FailureRecord, ResultLimits } from "../executions/mod.ts";
 import { resultTtlSeconds } from "../executions/mod.ts";
 import { KEY_PREFIX } from "../identity/mod.ts";
-import type { Principal } from "../identity/types.ts";
+import type { Principal } from "../identity/mod.ts";
 import {
   coerceParameters,
   type ParameterDeclarations,

@@ -5,12 +5,12 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import postgres from "postgres";
-import { connectorConfig, pgJdbcUrl } from "../../tests/datasources.ts";
+import { pgJdbcUrl } from "../../tests/datasources.ts";
 import { skipUnless } from "../../tests/services.ts";
 import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
-import { openConnector } from "../datasources/connectors/mod.ts";
+import { connectorConfig, openConnector } from "../datasources/mod.ts";
 import { addDatasource, sqliteSource } from "../executions/executor_fixtures.ts";
-import type { Principal } from "../identity/types.ts";
+import type { Principal } from "../identity/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { addWorkspace } from "../versions/test_fixtures.ts";
 import { eventually } from "../../tests/wait.ts";

@@ -26,7 +26,7 @@ import {
   liveEndpointKeyBindings,
   setKeyBindings,
 } from "../identity/mod.ts";
-import type { Principal } from "../identity/types.ts";
+import type { Principal } from "../identity/mod.ts";
 import { newId } from "../lib/ids.ts";
 import type { Db, Queryable } from "../store/mod.ts";
 import { isUniqueViolation } from "../store/mod.ts";

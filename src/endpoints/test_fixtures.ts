@@ -9,7 +9,7 @@ import { AppError } from "../errors/mod.ts";
 import { ExecutionService, IdempotencyCache } from "../executions/mod.ts";
 import { pipeline, type World, world } from "../executions/executor_fixtures.ts";
 import { ApiKeyService } from "../identity/mod.ts";
-import { expandScopes, type Principal } from "../identity/types.ts";
+import { expandScopes, type Principal } from "../identity/mod.ts";
 import { createLogger } from "../lib/log.ts";
 import { MemoryStore, type SharedStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";

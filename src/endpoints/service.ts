@@ -18,7 +18,7 @@
  *   a no-op (`already_bound: true`, no audit row); unbinding an absent binding is 404.
  */
 import { z } from "zod";
-import { recordAudit } from "../audit/mod.ts";
+import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import {
   findOwnLiveKeysByName,
@@ -334,7 +334,7 @@ export class EndpointService {
   async #audit(
     tx: Queryable,
     ctx: EndpointContext,
-    event: string,
+    event: AuditEventName,
     details: Record<string, unknown>,
   ): Promise<void> {
     await recordAudit(tx, {

@@ -26,11 +26,10 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
     summary: "Datasources this workspace can use",
     kind: "html",
     access: "content.read",
-  }, async (c) => {
-    const p = c.get("principal")!;
+  }, async (c, { actor, workspace }) => {
     const [ctx, listing] = await Promise.all([
-      shellContext(c, deps, p),
-      deps.datasources.list(p, c.get("workspace") ?? null, { offset: 0, limit: 500 }),
+      shellContext(c, deps, actor),
+      deps.datasources.list(actor, workspace, { offset: 0, limit: 500 }),
     ]);
     return c.html(renderPage(
       <DatasourcesPage ctx={ctx} now={new Date()} datasources={listing.items} />,
@@ -46,22 +45,20 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
     access: "content.read",
     params: name,
     errors: ["datasource.not_found"],
-  }, async (c, { params }) => {
-    const p = c.get("principal")!;
-    const scope = c.get("workspace") ?? null;
+  }, async (c, { actor, workspace, params }) => {
     const can = {
-      test: allows(c, "datasources.test"),
-      introspect: allows(c, "datasources.introspect"),
+      test: allows({ actor, workspace }, "datasources.test"),
+      introspect: allows({ actor, workspace }, "datasources.introspect"),
     };
     const [ctx, d] = await Promise.all([
-      shellContext(c, deps, p),
-      deps.datasources.get(p, scope, params.name),
+      shellContext(c, deps, actor),
+      deps.datasources.get(actor, workspace, params.name),
     ]);
     let schemas: string[] | null = null;
     let schemaError: string | null = null;
     if (can.introspect) {
       try {
-        schemas = (await deps.connections.schemas(p, scope, params.name)).schemas;
+        schemas = (await deps.connections.schemas(actor, workspace, params.name)).schemas;
       } catch (e) {
         // An unreachable datasource still has a page; the browser says why it is empty.
         if (!(e instanceof AppError)) throw e;
@@ -89,10 +86,10 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
     access: "datasources.test",
     params: name,
     errors: ["datasource.not_found"],
-  }, async (c, { params }) => {
+  }, async (c, { actor, workspace, params }) => {
     const report = await deps.connections.test(
-      c.get("principal")!,
-      c.get("workspace") ?? null,
+      actor,
+      workspace,
       params.name,
     );
     return c.html(renderToString(
@@ -119,10 +116,10 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
     params: name,
     query: z.object({ schema: z.string().max(1024) }),
     errors: ["datasource.not_found"],
-  }, async (c, { params, query }) => {
+  }, async (c, { actor, workspace, params, query }) => {
     const { tables } = await deps.connections.tables(
-      c.get("principal")!,
-      c.get("workspace") ?? null,
+      actor,
+      workspace,
       params.name,
       query.schema,
     );
@@ -141,10 +138,10 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
     params: name,
     query: z.object({ schema: z.string().max(1024), table: z.string().max(1024) }),
     errors: ["datasource.not_found", "datasource.table_not_found"],
-  }, async (c, { params, query }) => {
+  }, async (c, { actor, workspace, params, query }) => {
     const columns = await deps.connections.columns(
-      c.get("principal")!,
-      c.get("workspace") ?? null,
+      actor,
+      workspace,
       params.name,
       query.table,
       query.schema,

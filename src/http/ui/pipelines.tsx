@@ -22,15 +22,13 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
     query: z.object({
       prefix: z.string().max(200).optional(),
       q: z.string().max(200).optional(),
-      offset: z.coerce.number().int().min(0).optional(),
     }),
-  }, async (c, { query }) => {
-    const p = c.get("principal")!;
-    const workspaceId = c.get("workspace")!.id;
-    const page = { offset: query.offset ?? 0, limit: PAGE };
+    page: { defaultLimit: PAGE, maxLimit: PAGE },
+  }, async (c, { actor, workspace, query, page }) => {
+    const workspaceId = workspace.id;
     const q = query.q?.trim() ?? "";
     const [ctx, listing] = await Promise.all([
-      shellContext(c, deps, p),
+      shellContext(c, deps, actor),
       q
         ? deps.pipelines.list(workspaceId, { q }, page).then((r) => ({
           prefix: "",
@@ -58,7 +56,7 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
         offset={page.offset}
         limit={page.limit}
         total={listing.total}
-        canCreate={allows(c, "content.write")}
+        canCreate={allows({ actor, workspace }, "content.write")}
       />,
     ));
   });
@@ -79,11 +77,10 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
       error: z.string().max(400).optional(),
     }),
     errors: ["pipeline.not_found"],
-  }, async (c, { params, query }) => {
-    const p = c.get("principal")!;
-    const workspaceId = c.get("workspace")!.id;
+  }, async (c, { actor, workspace, params, query }) => {
+    const workspaceId = workspace.id;
     const [ctx, view, versions] = await Promise.all([
-      shellContext(c, deps, p),
+      shellContext(c, deps, actor),
       deps.pipelines.get(workspaceId, params.id),
       deps.pipelines.versions(workspaceId, params.id),
     ]);
@@ -111,11 +108,11 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
           released_at: v.released_at,
         })).reverse()}
         can={{
-          execute: allows(c, "pipelines.execute"),
-          author: allows(c, "content.write"),
-          release: allows(c, "versions.release"),
-          restore: allows(c, "content.write_session"),
-          switch: allows(c, "versions.switch"),
+          execute: allows({ actor, workspace }, "pipelines.execute"),
+          author: allows({ actor, workspace }, "content.write"),
+          release: allows({ actor, workspace }, "versions.release"),
+          restore: allows({ actor, workspace }, "content.write_session"),
+          switch: allows({ actor, workspace }, "versions.switch"),
         }}
         flash={{
           saved: query.saved !== undefined,
@@ -141,11 +138,10 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
       to: z.coerce.number().int().min(1).optional(),
     }),
     errors: ["pipeline.not_found", "pipeline.execution.not_found"],
-  }, async (c, { params, query }) => {
-    const p = c.get("principal")!;
-    const workspaceId = c.get("workspace")!.id;
+  }, async (c, { actor, workspace, params, query }) => {
+    const workspaceId = workspace.id;
     const [ctx, working, versions] = await Promise.all([
-      shellContext(c, deps, p),
+      shellContext(c, deps, actor),
       deps.pipelines.get(workspaceId, params.id),
       deps.pipelines.versions(workspaceId, params.id),
     ]);

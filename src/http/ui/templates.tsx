@@ -20,15 +20,13 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
     query: z.object({
       prefix: z.string().max(200).optional(),
       q: z.string().max(200).optional(),
-      offset: z.coerce.number().int().min(0).optional(),
     }),
-  }, async (c, { query }) => {
-    const p = c.get("principal")!;
-    const workspaceId = c.get("workspace")!.id;
-    const page = { offset: query.offset ?? 0, limit: PAGE };
+    page: { defaultLimit: PAGE, maxLimit: PAGE },
+  }, async (c, { actor, workspace, query, page }) => {
+    const workspaceId = workspace.id;
     const q = query.q?.trim() ?? "";
     const [ctx, listing] = await Promise.all([
-      shellContext(c, deps, p),
+      shellContext(c, deps, actor),
       q
         ? deps.templates.list(workspaceId, { q }, page).then((r) => ({
           prefix: "",
@@ -57,7 +55,7 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
         offset={page.offset}
         limit={page.limit}
         total={listing.total}
-        canCreate={allows(c, "content.write")}
+        canCreate={allows({ actor, workspace }, "content.write")}
       />,
     ));
   });
@@ -76,11 +74,10 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
       error: z.string().max(400).optional(),
     }),
     errors: ["template.not_found"],
-  }, async (c, { query }) => {
-    const p = c.get("principal")!;
-    const workspaceId = c.get("workspace")!.id;
+  }, async (c, { actor, workspace, query }) => {
+    const workspaceId = workspace.id;
     const [ctx, template, versions, usedBy] = await Promise.all([
-      shellContext(c, deps, p),
+      shellContext(c, deps, actor),
       deps.templates.get(workspaceId, query.id),
       deps.templates.versions(workspaceId, query.id),
       deps.templates.usedBy(workspaceId, query.id),
@@ -106,7 +103,10 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
         })).reverse()}
         usedBy={usedBy}
         preview={preview}
-        can={{ write: allows(c, "content.write"), release: allows(c, "versions.release") }}
+        can={{
+          write: allows({ actor, workspace }, "content.write"),
+          release: allows({ actor, workspace }, "versions.release"),
+        }}
         flash={{ saved: query.saved !== undefined, released: query.released, error: query.error }}
       />,
     ));

@@ -128,13 +128,22 @@ forEachStoreKind(
         key_name: "feed",
       });
       equal(bound.status, 201, JSON.stringify(bound.body));
+      const fed = await s.fetch("/api/x/demo/blue", { headers: feed });
+      equal(fed.status, 200);
+      const fedId = (await fed.json()).execution_id;
+      // The endpoint key reads the execution it started and its result, and nothing else.
       equal(
-        await s.fetch("/api/x/demo/blue", { headers: feed }).then(async (r) => {
-          await r.body?.cancel();
-          return r.status;
-        }),
-        200,
+        (await call(s, "GET", `/api/v1/executions/${fedId}`, feed)).body.data.status,
+        "SUCCESS",
       );
+      equal((await call(s, "GET", `/api/v1/executions/${fedId}/result`, feed)).status, 200);
+      const theirs = await call(s, "GET", `/api/v1/executions/${payload.execution_id}`, feed);
+      deepEqual([theirs.status, theirs.body.error.code], [404, "result.execution_not_found"]);
+      const offSurface = await call(s, "GET", "/api/v1/pipelines", feed);
+      deepEqual([offSurface.status, offSurface.body.error.code], [
+        403,
+        "endpoint.key_kind_refused",
+      ]);
       equal(
         (await call(s, "GET", "/api/x/demo/red", key)).body.error.code,
         "endpoint.key_not_bound",

@@ -26,6 +26,12 @@ import type { ExecutorPort } from "./executions/mod.ts";
 import { openExecutions } from "./executions/mod.ts";
 import { HealthService, readBuildInfo } from "./health/mod.ts";
 import { CachedAccessDirectory } from "./http/mod.ts";
+import {
+  EndpointServer,
+  EndpointService,
+  LiveEndpoints,
+  ReleasedVersions,
+} from "./endpoints/mod.ts";
 import { ApiKeyService } from "./identity/mod.ts";
 import { LocalAccounts } from "./identity/mod.ts";
 import { LocalUserAdmin } from "./identity/mod.ts";
@@ -104,6 +110,7 @@ async function openIdentity(
   secrets: Secrets,
   options: ServicesOptions,
   closers: Closer[],
+  onBindingsChanged: () => Promise<void>,
 ) {
   const { config, db, logger, workspaces } = p;
   const directory = new CachedAccessDirectory(db, workspaces, config.auth.apiKeys.cacheTtlSeconds);
@@ -112,6 +119,7 @@ async function openIdentity(
     db,
     logger,
     cacheTtlSeconds: config.auth.apiKeys.cacheTtlSeconds,
+    onBindingsChanged,
   });
   closers.push(() => keys.close());
   const users = new UserService({
@@ -297,7 +305,17 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
   };
   try {
     const platform = await openPlatform(config, db, logger, closers);
-    const identity = await openIdentity(platform, secrets, options, closers);
+    // Endpoint matching and bindings follow changes from every replica over the shared store.
+    const liveEndpoints = new LiveEndpoints({ db, shared: platform.shared, logger });
+    await liveEndpoints.open();
+    closers.push(() => liveEndpoints.close());
+    const identity = await openIdentity(
+      platform,
+      secrets,
+      options,
+      closers,
+      () => liveEndpoints.changed(),
+    );
     const datasources = await openDatasources(platform, secrets, options, closers);
     const authoring = openAuthoring(platform, datasources.connections);
     const executions = await openExecutions({
@@ -316,6 +334,24 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       executions.housekeeping.stop();
       await executions.executions.close(grace);
     });
+    const released = new ReleasedVersions(authoring.pipelines.lifecycle);
+    const endpoints = {
+      liveEndpoints,
+      endpoints: new EndpointService({
+        db,
+        live: liveEndpoints,
+        released,
+        timeoutMinSeconds: config.endpoints.timeoutMinSeconds,
+        timeoutMaxSeconds: config.endpoints.timeoutMaxSeconds,
+      }),
+      endpointServer: new EndpointServer({
+        db,
+        live: liveEndpoints,
+        released,
+        executions: executions.executions,
+        resultLimits: config.result,
+      }),
+    };
     await seedDemo(config, {
       db,
       dataDir: config.dataDir,
@@ -335,6 +371,7 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       ...datasources,
       ...authoring,
       ...executions,
+      ...endpoints,
       /** The external origin for links: base-url, else where the listener bound. */
       origin: () => origin,
     };

@@ -20,6 +20,7 @@ import * as adminUsers from "./routes/admin_users.tsx";
 import * as apiKeys from "./routes/api_keys.ts";
 import * as authPages from "./routes/auth_pages.tsx";
 import * as datasources from "./routes/datasources.ts";
+import * as endpoints from "./routes/endpoints.ts";
 import * as executions from "./routes/executions.ts";
 import * as identityApi from "./routes/identity_api.ts";
 import * as lakeTables from "./routes/lake_tables.ts";
@@ -47,6 +48,7 @@ const RESOURCES = [
   lakeTables,
   executions,
   pipelines,
+  endpoints,
   ui,
 ];
 

@@ -26,6 +26,9 @@ export function routeAccess(
       throw new AppError("endpoint.key_kind_refused", { reason: "server_key_off_surface" });
     }
     if (spec.access === "public") return await next();
+    // An endpoint-kind key has no scopes: on the routes open to it (its own executions) it
+    // bypasses both axes, and the handler proves it started what it reads (spec 1 §5.6).
+    if (principal?.keyKind === "endpoint") return await next();
     if (!spec.access) {
       throw new AppError("auth.role_required", { required: "declared operation", held: [] });
     }

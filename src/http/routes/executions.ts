@@ -10,12 +10,24 @@ import { EXECUTION_STATUSES, type TriggeredVia } from "../../executions/mod.ts";
 import type { Principal } from "../../identity/mod.ts";
 import type { AppContext } from "../context.ts";
 import { ok, paged } from "../envelope.ts";
+import { keyStartedExecution } from "../../endpoints/mod.ts";
 import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 import { eventStream } from "../sse.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "executions" | "config" | "origin">;
+type Deps = Pick<Services, "executions" | "config" | "origin" | "db">;
+
+/**
+ * An endpoint-kind key reads only the executions it started, proved by the `endpoint.served` row
+ * pairing the two (spec 3 §4.3 item 8); anything else is the same 404 as an unknown id.
+ */
+async function endpointKeyMayRead(db: Deps["db"], actor: Principal, executionId: string) {
+  if (actor.keyKind !== "endpoint") return;
+  if (!(await keyStartedExecution(db, actor.keyId ?? "", executionId))) {
+    throw new AppError("result.execution_not_found", { execution_id: executionId });
+  }
+}
 
 const SSE = "text/event-stream";
 const id = z.object({ id: z.uuid() });
@@ -126,11 +138,14 @@ export function registerRoutes(router: Router, deps: Deps): void {
       tag: "executions",
       summary: "One execution record with lineage",
       access: "content.read",
+      endpointKeys: true,
       params: id,
       errors: ["result.execution_not_found"],
     },
-    async (c, { actor, workspace, params }) =>
-      ok(c, await executions.view(caller(actor), workspace.id, params.id, deps.origin())),
+    async (c, { actor, workspace, params }) => {
+      await endpointKeyMayRead(deps.db, actor, params.id);
+      return ok(c, await executions.view(caller(actor), workspace.id, params.id, deps.origin()));
+    },
   );
 
   router.add({
@@ -185,6 +200,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     tag: "executions",
     summary: "The result: JSON pages or the whole result as CSV",
     access: "results.read",
+    endpointKeys: true,
     params: id,
     query: z.object({ format: z.string().optional() }),
     page: { defaultLimit: deps.config.result.pageRows, maxLimit: deps.config.result.pageRowsMax },
@@ -196,6 +212,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       "result.format_unsupported",
     ],
   }, async (c, { actor, workspace, page, params, query }) => {
+    await endpointKeyMayRead(deps.db, actor, params.id);
     const format = query.format ?? "json";
     if (format !== "json" && format !== "csv") {
       throw new AppError("result.format_unsupported", { format, supported: ["json", "csv"] });

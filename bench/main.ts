@@ -319,38 +319,31 @@ async function connectorBench() {
   }
 }
 
-if (Deno.args.includes("--connectors")) {
-  await connectorBench();
-  await sqliteReadBench();
-} else if (Deno.args.includes("--executor")) {
-  await executorBench();
-  await concurrentBench();
-  await downloadBench();
-} else if (Deno.args.includes("--executions-http")) {
-  await concurrentBench();
-  await downloadBench();
-} else if (Deno.args.includes("--pipelines")) {
-  await pipelineBench();
-  await demoBench();
-  await probeBench();
-} else if (Deno.args.includes("--demo")) {
-  await demoBench();
-} else if (Deno.args.includes("--probe")) {
-  await probeBench();
-} else if (Deno.args.includes("--ui")) {
-  await uiPageBench();
-} else {
-  await healthBench();
-  await migrationBench();
-  await connectorBench();
-  await sqliteReadBench();
-  await executorBench();
-  await concurrentBench();
-  await downloadBench();
-  await pipelineBench();
-  await demoBench();
-  await probeBench();
-  await uiPageBench();
-}
+/** `deno task bench -- --access` and the like run one group; no flag runs them all. */
+const GROUPS: Record<string, (() => Promise<void>)[]> = {
+  "--access": [healthBench],
+  "--connectors": [connectorBench, sqliteReadBench],
+  "--executor": [executorBench, concurrentBench, downloadBench],
+  "--executions-http": [concurrentBench, downloadBench],
+  "--pipelines": [pipelineBench, demoBench, probeBench],
+  "--demo": [demoBench],
+  "--probe": [probeBench],
+  "--ui": [uiPageBench],
+};
+const chosen = Object.keys(GROUPS).find((flag) => Deno.args.includes(flag));
+const all = [
+  healthBench,
+  migrationBench,
+  connectorBench,
+  sqliteReadBench,
+  executorBench,
+  concurrentBench,
+  downloadBench,
+  pipelineBench,
+  demoBench,
+  probeBench,
+  uiPageBench,
+];
+for (const run of chosen ? GROUPS[chosen] : all) await run();
 // The template render workers stay up for a minute after their last render; nothing is left to do.
 Deno.exit(0);

@@ -21,6 +21,7 @@ const PAGES: Record<string, string> = {
   datasources: "/datasources",
   datasource: "/datasources/demo_shop",
   template_editor: "/templates/edit?id=demo/shop/revenue_by_country",
+  datasource_new: "/datasources/new",
   pipeline_new: "/pipelines/new",
   error_codes: "/docs/errors",
 };

@@ -189,9 +189,13 @@ function assertRefused(w: World, c: Case, path: string, events: EventFrame[]) {
   assertNothingRead(w, JSON.stringify(events), what);
   const error = failed.data.error as { code: string; details: Record<string, unknown> };
   if (c.kind === "refused") {
+    // On a read-only datasource every statement runs under the read-only rule, which refuses a
+    // non-read as the datasource's rule (pipeline.node.readonly_datasource) before the sandbox.
     ok(
       error.details.error_class === "refused" ||
-        error.code === "pipeline.execution.invalid_parameter_type",
+        error.code === "pipeline.execution.invalid_parameter_type" ||
+        (error.code === "pipeline.node.readonly_datasource" &&
+          error.details.reason === "engine_refused"),
       `${what}: ${JSON.stringify(error)}`,
     );
   }

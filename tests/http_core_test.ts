@@ -163,6 +163,19 @@ Deno.test("a wrong method answers 405 with Allow", () =>
     await get.body?.cancel();
   }));
 
+Deno.test("a path two routes match names the methods of both in Allow; OPTIONS answers 204", () =>
+  withServer(async (s) => {
+    // `/api/v1/pipelines/import` is the import route (POST) and `/api/v1/pipelines/:id`.
+    const res = await s.fetch("/api/v1/pipelines/import", { method: "PATCH" });
+    equal(res.status, 405);
+    equal(res.headers.get("Allow"), "DELETE, GET, HEAD, OPTIONS, POST, PUT");
+    await res.body?.cancel();
+    const options = await s.fetch("/api/v1/workspaces/acme", { method: "OPTIONS" });
+    equal(options.status, 204);
+    equal(options.headers.get("Allow"), "DELETE, GET, HEAD, OPTIONS, PUT");
+    await options.body?.cancel();
+  }));
+
 Deno.test("malformed JSON answers 400 request.malformed_json, never a 500", () =>
   withServer(async (s) => {
     for (const text of ['{"name": "x",', "nul", "{'name': 1}", "\u0000"]) {

@@ -12,7 +12,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 interface Rules {
   infrastructure: Record<string, string[]>;
   domains: { may_import: string[]; ranks: string[][] };
-  front_ends: { folders: string[] };
+  front_ends: { folders: string[]; services: string };
   open_surface: { folders: string[] };
   forbidden_in_domains_and_infrastructure: { packages: string[]; paths: string[] };
   wiring: { domain_wiring_file: string; domain_wiring_may_import: string[] };
@@ -108,6 +108,7 @@ export function violation({ file, target }: Import): string | null {
   }
   const to = folderOf(target)!;
   if (to === from) return null;
+  if (kindOf(from) === "front end" && target === rules.front_ends.services) return null;
   if (!allowed(file, from, to)) {
     return `${where}: ${from || "wiring"} (${kindOf(from)}) may not import ${to || "wiring"}`;
   }

@@ -6,3 +6,9 @@ export {
   queryAudit,
   recordAudit,
 } from "./service.ts";
+export {
+  AUDIT_EVENTS,
+  type AuditEventName,
+  type VersionAudit,
+  type VersionedKind,
+} from "./events.ts";

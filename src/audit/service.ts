@@ -7,9 +7,10 @@ import { newId } from "../lib/ids.ts";
 import { requestContext } from "../lib/log.ts";
 import { toIso } from "../lib/time.ts";
 import type { Queryable } from "../store/mod.ts";
+import type { AuditEventName } from "./events.ts";
 
 export interface AuditEvent {
-  event: string;
+  event: AuditEventName;
   /** The acting user (null when none is known, e.g. a login for an unknown email). */
   userId?: string | null;
   /** The actor's provider (`local`, an OIDC name, `system`, `bootstrap`). */

@@ -29,22 +29,22 @@ forEachStore(
 
 forEachStore("an audit row written in a rolled-back transaction vanishes with it", async (db) => {
   await db.transaction(async (tx) => {
-    await recordAudit(tx, { event: "kept" });
+    await recordAudit(tx, { event: "auth.logout" });
   });
   await db.transaction(async (tx) => {
-    await recordAudit(tx, { event: "lost" });
+    await recordAudit(tx, { event: "auth.user.created" });
     throw new Error("rollback");
   }).catch(() => {});
   const { items } = await queryAudit(db, { offset: 0, limit: 10 });
-  deepEqual(items.map((i) => i.event), ["kept"]);
+  deepEqual(items.map((i) => i.event), ["auth.logout"]);
 });
 
 forEachStore("queryAudit() filters by event and time, newest first, paged", async (db) => {
-  for (const event of ["a", "b", "a", "a"]) {
+  for (const event of ["auth.logout", "mail.sent", "auth.logout", "auth.logout"] as const) {
     await recordAudit(db, { event });
     await new Promise((r) => setTimeout(r, 2));
   }
-  const page = await queryAudit(db, { event: "a", offset: 1, limit: 1 });
+  const page = await queryAudit(db, { event: "auth.logout", offset: 1, limit: 1 });
   equal(page.total, 3);
   equal(page.items.length, 1);
   const all = await queryAudit(db, { offset: 0, limit: 10 });

@@ -270,3 +270,15 @@ Deno.test("mail: on exactly when host and from are set; its refusals", () => {
     "noreply@example.com",
   );
 });
+
+Deno.test("endpoint timeout bounds default to 1 and 300 s and must be ordered", () => {
+  const config = resolve({});
+  deepEqual(config.endpoints, { timeoutMinSeconds: 1, timeoutMaxSeconds: 300 });
+  equal(
+    refusal({
+      SERVICE_ENDPOINTS_TIMEOUT_MIN_SECONDS: "60",
+      SERVICE_ENDPOINTS_TIMEOUT_MAX_SECONDS: "30",
+    }),
+    "service.endpoints.timeout-min-seconds: must not exceed service.endpoints.timeout-max-seconds",
+  );
+});

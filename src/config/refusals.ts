@@ -122,6 +122,10 @@ export const REFUSALS: Refusal[] = [
       ? "service.result.ttl-min-seconds: must not exceed service.result.ttl-max-seconds"
       : undefined,
   ({ config }) =>
+    config.endpoints.timeoutMinSeconds > config.endpoints.timeoutMaxSeconds
+      ? "service.endpoints.timeout-min-seconds: must not exceed service.endpoints.timeout-max-seconds"
+      : undefined,
+  ({ config }) =>
     config.paging.defaultLimit > config.paging.maxLimit
       ? "service.paging.default-limit: must not exceed service.paging.max-limit"
       : undefined,

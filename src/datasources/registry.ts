@@ -6,7 +6,7 @@
  * admin writes only while member writes are enabled, a binding must be the judged workspace.
  * Every change writes its audit row in its own transaction; secrets are sealed before the row is.
  */
-import { recordAudit } from "../audit/mod.ts";
+import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import { newId } from "../lib/ids.ts";
@@ -164,7 +164,7 @@ async function sealCredential(
 function audit(
   tx: Queryable,
   actor: Principal,
-  event: string,
+  event: AuditEventName,
   d: DatasourceRecord,
   details: Record<string, unknown> = {},
 ): Promise<void> {

@@ -56,5 +56,13 @@ export {
 } from "./types.ts";
 export { IdempotencyCache } from "./idempotency.ts";
 export type { ExecutionHousekeeping } from "./reaper.ts";
-export type { ExecutionService, ExecutorPort } from "./service.ts";
+export {
+  type Caller,
+  type ExecuteInput,
+  ExecutionService,
+  type ExecutionServiceOptions,
+  type ExecutorPort,
+  type StartedStream,
+} from "./service.ts";
 export { openExecutions } from "./wiring.ts";
+export { type ResultLimits, resultTtlSeconds } from "./limits.ts";

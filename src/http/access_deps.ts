@@ -15,7 +15,6 @@ import type { Logger } from "../lib/log.ts";
 import type { RequestBudget } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
 import type { LoginRateLimiter } from "./middleware/login_rate_limit.ts";
-import type { Router } from "./routing.ts";
 
 export interface ValidatedKeyInfo {
   keyId: string;
@@ -75,7 +74,6 @@ export interface AccessDeps {
   sessions: SessionTokens;
   keys: KeyValidator;
   directory: AccessDirectory;
-  router: Router;
   loginLimiter: LoginRateLimiter;
   /** The per-user request budget of spec 2 §8, shared across replicas. */
   budget: RequestBudget;

@@ -1,73 +1,88 @@
 /**
- * The HTTP front end: Hono over Deno.serve. Correlation, security headers and the body cap are
- * outermost so every answer, errors included, carries them; then the access pipeline of spec 1
- * §5.8 (pipeline.ts), then the routes.
+ * The HTTP front end: Hono over Deno.serve. The request order is pipeline.ts; then every resource
+ * registers its routes over the one `Services` value, then come the answers for a path's other
+ * methods (405), unknown paths (404) and errors.
  */
 import { Hono } from "hono";
-import type { ResolvedConfig } from "../config/mod.ts";
 import { AppError } from "../errors/mod.ts";
-import type { BuildInfo, HealthService } from "../health/mod.ts";
-import type { Logger } from "../lib/log.ts";
+import type { Services } from "../services.ts";
 import { renderPage } from "../../ui/render.tsx";
 import { ErrorPage } from "../../ui/pages/error.tsx";
 import type { AppContext } from "./context.ts";
 import { NotFoundPage } from "../../ui/pages/not_found.tsx";
-import type { AccessDeps } from "./access_deps.ts";
 import type { AppEnv } from "./context.ts";
+import { secureCookies } from "./cookies.ts";
 import { errorResponse } from "./envelope.ts";
-import { accessLog } from "./middleware/access_log.ts";
-import { bodyLimit } from "./middleware/body_limit.ts";
-import { correlation } from "./middleware/correlation.ts";
-import { securityHeaders } from "./middleware/security_headers.ts";
-import { installAccessPipeline } from "./pipeline.ts";
-import { pageRoutes } from "./routes/pages.tsx";
-import { platformRoutes } from "./routes/platform.ts";
+import { LoginRateLimiter } from "./middleware/login_rate_limit.ts";
+import { routeAccess } from "./middleware/scope_role.ts";
+import { installPipeline } from "./pipeline.ts";
+import * as adminUsers from "./routes/admin_users.tsx";
+import * as apiKeys from "./routes/api_keys.ts";
+import * as authPages from "./routes/auth_pages.tsx";
+import * as datasources from "./routes/datasources.ts";
+import * as endpoints from "./routes/endpoints.ts";
+import * as executions from "./routes/executions.ts";
+import * as identityApi from "./routes/identity_api.ts";
+import * as lakeTables from "./routes/lake_tables.ts";
+import * as oidc from "./routes/oidc.ts";
+import * as pages from "./routes/pages.tsx";
+import * as pipelines from "./routes/pipelines.ts";
+import * as platform from "./routes/platform.ts";
+import * as templates from "./routes/templates.ts";
+import * as ui from "./ui/mod.ts";
+import * as workspaces from "./routes/workspaces.ts";
 import { Router } from "./routing.ts";
 
-export interface AppDeps {
-  config: ResolvedConfig;
-  logger: Logger;
-  health: HealthService;
-  buildInfo: BuildInfo;
-  /** The external origin for links; known once the server has bound its port. */
-  baseUrl: () => string;
-  /** What the access steps of the pipeline need (the router is added here). */
-  access: Omit<AccessDeps, "router">;
-  /** Route modules beyond the platform ones, each given the router. */
-  routes?: ((router: Router) => void)[];
-}
+/** Every resource's routes; registration order is the order Hono tries them. */
+const RESOURCES = [
+  platform,
+  pages,
+  authPages,
+  oidc,
+  identityApi,
+  adminUsers,
+  apiKeys,
+  workspaces,
+  templates,
+  datasources,
+  lakeTables,
+  executions,
+  pipelines,
+  endpoints,
+  ui,
+];
 
-/** Builds the application; `extend` lets tests and later domains add routes through the Router. */
+/** Builds the application; `extend` lets tests add routes through the Router. */
 export function buildApp(
-  deps: AppDeps,
+  services: Services,
   extend?: (router: Router) => void,
 ): { app: Hono<AppEnv>; router: Router } {
-  const { config, logger } = deps;
+  const { config, logger } = services;
   const app = new Hono<AppEnv>();
-  const router = new Router(app);
+  const access = {
+    ...services,
+    loginLimiter: new LoginRateLimiter(config.auth.rateLimit.loginPerMinute),
+    secureCookies: secureCookies(config.auth.baseUrl),
+  };
+  const router = new Router(app, {
+    guard: (spec) => routeAccess(spec, access),
+    paging: config.paging,
+  });
 
-  app.use(correlation(config.auth.trustedProxies));
-  app.use(securityHeaders(config.auth.baseUrl));
-  app.use(accessLog(logger));
-  app.use(bodyLimit(config.http.maxBodyBytes));
-  installAccessPipeline(app, { ...deps.access, router });
-
-  platformRoutes(router, deps);
-  pageRoutes(router, { version: deps.buildInfo.version });
-  for (const add of deps.routes ?? []) add(router);
+  installPipeline(app, access);
+  for (const resource of RESOURCES) resource.registerRoutes(router, services);
   extend?.(router);
 
+  router.answerOtherMethods((c, allowed) => {
+    if (c.req.method === "OPTIONS") return c.body(null, 204, { Allow: allowed.join(", ") });
+    const error = new AppError(
+      "request.method_not_allowed",
+      { method: c.req.method, path: c.req.path, allowed },
+      { Allow: allowed.join(", ") },
+    );
+    return errorResponse(c, error, services.origin());
+  });
   app.notFound((c) => {
-    const allowed = router.allowedMethods(c.req.path);
-    if (allowed.length > 0) {
-      if (c.req.method === "OPTIONS") return c.body(null, 204, { Allow: allowed.join(", ") });
-      const error = new AppError(
-        "request.method_not_allowed",
-        { method: c.req.method, path: c.req.path, allowed },
-        { Allow: allowed.join(", ") },
-      );
-      return errorResponse(c, error, deps.baseUrl());
-    }
     const isApi = /^\/(api|mcp)(\/|$)/.test(c.req.path);
     if (!isApi && c.req.header("accept")?.includes("text/html")) {
       return c.html(renderPage(<NotFoundPage path={c.req.path} />), 404);
@@ -75,7 +90,7 @@ export function buildApp(
     return errorResponse(
       c,
       new AppError("request.not_found", { method: c.req.method, path: c.req.path }),
-      deps.baseUrl(),
+      services.origin(),
     );
   });
 
@@ -83,7 +98,7 @@ export function buildApp(
     if (err instanceof AppError) {
       if (err.status >= 500) logger.error(err.message, { code: err.code, details: err.details });
       if (wantsPage(c)) return errorPage(c, err);
-      return errorResponse(c, err, deps.baseUrl());
+      return errorResponse(c, err, services.origin());
     }
     logger.error("unexpected error", {
       method: c.req.method,
@@ -92,7 +107,9 @@ export function buildApp(
       stack: err instanceof Error ? err.stack : undefined,
     });
     const unexpected = new AppError("internal.unexpected");
-    return wantsPage(c) ? errorPage(c, unexpected) : errorResponse(c, unexpected, deps.baseUrl());
+    return wantsPage(c)
+      ? errorPage(c, unexpected)
+      : errorResponse(c, unexpected, services.origin());
   });
 
   return { app, router };

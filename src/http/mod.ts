@@ -1,11 +1,10 @@
 /** The HTTP front end. */
-export { type AppDeps, buildApp } from "./app.tsx";
+export { buildApp } from "./app.tsx";
 export type { AppContext, AppEnv } from "./context.ts";
 export { errorResponse, ok, paged, pagedData, successEnvelope } from "./envelope.ts";
 export { readJson, validate } from "./input.ts";
 export { Router, type RouteSpec } from "./routing.ts";
 export { type RunningServer, startServer } from "./server.ts";
 export { CachedAccessDirectory } from "./access_directory.ts";
-export { appRoutes } from "./app_routes.ts";
 export { secureCookies } from "./cookies.ts";
 export { LoginRateLimiter } from "./middleware/login_rate_limit.ts";

@@ -1,15 +1,24 @@
 /**
  * Routes declare their input and output schemas once; the same zod schemas validate requests and
- * generate `/openapi.json`, so the document cannot drift from what is enforced. The registry also
- * knows every (method, path) so an unmatched method can answer 405 with `Allow`.
+ * generate `/openapi.json`, so the document cannot drift from what is enforced. Each route carries
+ * its own access check (step 11 of spec 1 §5.8) as route-level middleware, so Hono's match is the
+ * only one; the registry also knows every path's methods so another method answers 405 with `Allow`.
  */
-import type { Hono } from "hono";
+import type { Hono, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
 import { z } from "zod";
 import type { ErrorCode } from "../errors/mod.ts";
-import type { Operation, RouteAccess, WorkspaceContext } from "../identity/mod.ts";
+import type {
+  Operation,
+  OPERATIONS,
+  Principal,
+  RouteAccess,
+  WorkspaceContext,
+} from "../identity/mod.ts";
 import type { AppContext, AppEnv } from "./context.ts";
 import { errorEnvelopeSchema, successEnvelope } from "./envelope.ts";
 import { readJson, validate } from "./input.ts";
+import { clampPage, type Page, type PageLimits, pageQuery } from "./page.ts";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -23,25 +32,36 @@ export interface AccessChoice {
   workspace?: WorkspaceContext | null;
 }
 
-export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends z.ZodType> {
+export type AccessFor = (
+  c: AppContext,
+  at: { actor: Principal; params: Record<string, string>; workspace: WorkspaceContext | null },
+) => Promise<AccessChoice | undefined>;
+
+/** `true`: the instance's paging settings; or limits of the route's own (result pages). */
+export type PageOption = true | PageLimits;
+
+export interface RouteSpec<
+  P extends AnyObject = AnyObject,
+  Q extends AnyObject = AnyObject,
+  B extends z.ZodType = z.ZodType,
+  A extends RouteAccess = RouteAccess,
+  F extends AccessFor | undefined = AccessFor | undefined,
+  G extends PageOption | undefined = PageOption | undefined,
+> {
   method: Method;
   /** Hono path, e.g. `/api/v1/pipelines/:id`. */
   path: string;
   summary: string;
   tag: string;
   /** The operation of the matrix this route performs, or `public`. Required: default-deny. */
-  access: RouteAccess;
+  access: A;
   /**
    * For routes whose matrix row depends on the target (a datasource no workspace owns is instance
    * administration, a bound one its workspace's): picks the operation judged for this request and,
    * optionally, the workspace it is judged in. Undefined keeps `access` and the resolved workspace.
    * Runs after authentication, before the scope-and-role check.
    */
-  accessFor?: (
-    c: AppContext,
-    params: Record<string, string>,
-    workspace: WorkspaceContext | null,
-  ) => Promise<AccessChoice | undefined>;
+  accessFor?: F;
   /** A path parameter naming the workspace the operation is judged in (instead of the active one). */
   workspaceParam?: string;
   /** With workspaceParam: a super admin session may address a deactivated workspace. */
@@ -50,6 +70,8 @@ export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends z
   endpointKeys?: boolean;
   /** A promotion receiver route, opened by a server key through the promotion gate. */
   promotionReceiver?: boolean;
+  /** A paged list: `offset` and `limit` join the query and arrive clamped as `page`. */
+  page?: G;
   params?: P;
   query?: Q;
   body?: B;
@@ -62,92 +84,109 @@ export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends z
   errors?: ErrorCode[];
 }
 
-export interface RouteInput<P extends AnyObject, Q extends AnyObject, B extends z.ZodType> {
+/** The workspace a route's operation guarantees: non-null where the matrix requires one. */
+type WorkspaceOf<A extends RouteAccess> = A extends Operation
+  ? (typeof OPERATIONS)[A]["workspace"] extends "required" ? WorkspaceContext
+  : WorkspaceContext | null
+  : WorkspaceContext | null;
+
+/** What a handler receives: who acts, where, which page, and its validated input. */
+export interface RouteInput<
+  P extends AnyObject,
+  Q extends AnyObject,
+  B extends z.ZodType,
+  A extends RouteAccess = RouteAccess,
+  F = undefined,
+  G = undefined,
+> {
+  /** The principal; only a public route may run without one. */
+  actor: A extends "public" ? Principal | undefined : Principal;
+  /** The workspace the operation was judged in (an `accessFor` may judge without one). */
+  workspace: F extends AccessFor ? WorkspaceContext | null : WorkspaceOf<A>;
+  page: G extends PageOption ? Page : undefined;
   params: z.output<P>;
   query: z.output<Q>;
   body: z.output<B>;
 }
 
-type Handler<P extends AnyObject, Q extends AnyObject, B extends z.ZodType> = (
+type Handler<P extends AnyObject, Q extends AnyObject, B extends z.ZodType, A, F, G> = (
   c: AppContext,
-  input: RouteInput<P, Q, B>,
+  input: RouteInput<P, Q, B, A & RouteAccess, F, G>,
 ) => Response | Promise<Response>;
 
-interface Registered {
-  method: Method;
-  path: string;
-  pattern: RegExp;
-  /** The literal text before the first parameter: most routes are ruled out by it alone. */
-  prefix: string;
-  names: string[];
-  spec: RouteSpec<AnyObject, AnyObject, z.ZodType>;
-}
-
-function toPattern(path: string): RegExp {
-  const body = path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\/:[A-Za-z0-9_]+/g, "/([^/]+)")
-    .replace(/\*/g, ".*");
-  return new RegExp(`^${body}/?$`);
+export interface RouterOptions {
+  /** Step 11 for one route: kind confinement, then its declared operation (scope_role.ts). */
+  guard: (spec: RouteSpec) => MiddlewareHandler<AppEnv>;
+  paging: PageLimits;
 }
 
 /** Collects routes onto a Hono app and describes them. */
 export class Router {
   readonly #app: Hono<AppEnv>;
-  readonly #routes: Registered[] = [];
+  readonly #options: RouterOptions;
+  readonly #routes: RouteSpec[] = [];
+  /** Path → registered methods: the one map a 405 answers from. */
+  readonly #methods = new Map<string, Set<string>>();
 
-  constructor(app: Hono<AppEnv>) {
+  constructor(app: Hono<AppEnv>, options: RouterOptions) {
     this.#app = app;
+    this.#options = options;
   }
 
-  /** Registers a route: validation first, then the handler. */
+  /** Registers a route: its access check, validation, then the handler. */
   add<
     P extends AnyObject = AnyObject,
     Q extends AnyObject = AnyObject,
     B extends z.ZodType = z.ZodUndefined,
+    A extends RouteAccess = RouteAccess,
+    F extends AccessFor | undefined = undefined,
+    G extends PageOption | undefined = undefined,
   >(
-    spec: RouteSpec<P, Q, B>,
-    handler: Handler<P, Q, B>,
+    spec: RouteSpec<P, Q, B, A, F, G>,
+    handler: Handler<P, Q, B, A, F, G>,
   ): void {
-    this.#routes.push({
-      method: spec.method,
-      path: spec.path,
-      pattern: toPattern(spec.path),
-      prefix: spec.path.split(/[:*]/)[0],
-      names: [...spec.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((x) => x[1]),
-      spec: spec as unknown as RouteSpec<AnyObject, AnyObject, z.ZodType>,
-    });
-    this.#app.on(spec.method.toUpperCase(), spec.path, async (c) => {
+    const limits: PageLimits | undefined = spec.page === true
+      ? this.#options.paging
+      : spec.page || undefined;
+    const query = limits ? (spec.query ?? z.object({})).extend(pageQuery.shape) : spec.query;
+    const stored = { ...spec, query } as unknown as RouteSpec;
+    this.#routes.push(stored);
+    const method = spec.method.toUpperCase();
+    let methods = this.#methods.get(spec.path);
+    if (!methods) this.#methods.set(spec.path, methods = new Set());
+    methods.add(method);
+    this.#app.on(method, spec.path, this.#options.guard(stored), async (c) => {
+      const q = query ? validate(query, c.req.query(), "query") : {};
       const input = {
+        actor: c.get("principal"),
+        workspace: c.get("workspace"),
+        page: limits ? clampPage(q, limits) : undefined,
         params: spec.params ? validate(spec.params, c.req.param(), "path") : {},
-        query: spec.query ? validate(spec.query, c.req.query(), "query") : {},
+        query: q,
         body: spec.body ? validate(spec.body, await readJson(c), "body") : undefined,
-      } as RouteInput<P, Q, B>;
+      } as RouteInput<P, Q, B, A, F, G>;
       return await handler(c, input);
     });
   }
 
-  /** The route a request will reach, with its raw path parameters; undefined for 404/405. */
-  match(
-    method: string,
-    path: string,
-  ):
-    | { spec: RouteSpec<AnyObject, AnyObject, z.ZodType>; params: Record<string, string> }
-    | undefined {
-    const m = method === "HEAD" ? "get" : method.toLowerCase();
-    for (const r of this.#routes) {
-      if (r.method !== m || !path.startsWith(r.prefix)) continue;
-      const found = r.pattern.exec(path);
-      if (!found) continue;
-      const params: Record<string, string> = {};
-      r.names.forEach((n, i) => {
-        try {
-          params[n] = decodeURIComponent(found[i + 1] ?? "");
-        } catch {
-          params[n] = found[i + 1] ?? "";
-        }
-      });
-      return { spec: r.spec, params };
+  /**
+   * Answers a request whose path is registered but not for its method. Call once, after the last
+   * route: each path gets a catch-all behind its own routes, and Hono's match says which paths
+   * matched, so the `Allow` list is the union of their methods.
+   */
+  answerOtherMethods(answer: (c: AppContext, allowed: string[]) => Response): void {
+    for (const path of this.#methods.keys()) {
+      this.#app.all(path, (c) => answer(c, this.#allowed(c)));
     }
-    return undefined;
+  }
+
+  #allowed(c: AppContext): string[] {
+    const methods = new Set<string>(["OPTIONS"]);
+    for (const route of matchedRoutes(c)) {
+      for (const m of this.#methods.get(route.path) ?? []) methods.add(m);
+    }
+    if (methods.has("GET")) methods.add("HEAD");
+    return [...methods].sort();
   }
 
   /** Every registered route, for the default-deny walk in tests. */
@@ -155,18 +194,8 @@ export class Router {
     return this.#routes.map((r) => ({
       method: r.method.toUpperCase(),
       path: r.path,
-      access: r.spec.access,
+      access: r.access,
     }));
-  }
-
-  /** Methods registered for a concrete path (HEAD with GET, OPTIONS always), or [] when none. */
-  allowedMethods(path: string): string[] {
-    const methods = new Set<string>();
-    for (const r of this.#routes) if (r.pattern.test(path)) methods.add(r.method.toUpperCase());
-    if (methods.size === 0) return [];
-    if (methods.has("GET")) methods.add("HEAD");
-    methods.add("OPTIONS");
-    return [...methods].sort();
   }
 
   /** The OpenAPI 3.1 document of every non-html route. */
@@ -175,7 +204,8 @@ export class Router {
       ErrorEnvelope: jsonSchema(errorEnvelopeSchema),
     };
     const paths: Record<string, Record<string, unknown>> = {};
-    for (const { method, path, spec } of this.#routes) {
+    for (const spec of this.#routes) {
+      const { method, path } = spec;
       if (spec.kind === "html") continue;
       const oaPath = path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
       const parameters = [

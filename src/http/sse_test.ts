@@ -57,6 +57,9 @@ Deno.test("eventStream() sends frames in order, heartbeats in silence, and close
         seen.push(`${item.frame.id}:${item.frame.event}`);
         deepEqual(item.frame.data.note, "line\nbreak");
       } else {
+        // A heartbeat may beat the first frame on a loaded machine; only the silence after it
+        // is this test's subject.
+        if (seen.length === 0) continue;
         // Released only once a heartbeat arrived: the silence between the frames is filled.
         if (!seen.includes("beat")) seen.push("beat");
         source.release(1);

@@ -6,7 +6,7 @@
  * still checked against the clock on every call, and local revocation or deactivation drops entries
  * at once (other instances converge at TTL expiry, as the spec allows).
  */
-import { recordAudit } from "../audit/mod.ts";
+import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import type { verifySecret } from "../lib/argon2.ts";
 import { sha256HexSync } from "../lib/hashing.ts";
@@ -188,7 +188,11 @@ export class ApiKeyValidator {
   }
 
   /** Audit on the validation path: a failed write is logged, never turned into a 500. */
-  async #audit(event: string, key: ValidatedKey | undefined, details: Record<string, unknown>) {
+  async #audit(
+    event: AuditEventName,
+    key: ValidatedKey | undefined,
+    details: Record<string, unknown>,
+  ) {
     try {
       await recordAudit(this.#db, {
         event,

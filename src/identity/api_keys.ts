@@ -58,6 +58,11 @@ export interface ApiKeyServiceOptions {
   lastUsedFlushMs?: number;
   /** Cache capacity; the oldest entry is dropped beyond it. Default 10,000. */
   maxCacheEntries?: number;
+  /**
+   * Told after an endpoint-kind key with bindings is issued or an endpoint-kind key is revoked:
+   * the published endpoints' binding index (a higher domain) is wired here rather than imported.
+   */
+  onBindingsChanged?: () => void | Promise<void>;
 }
 
 /** Issues, validates, lists and revokes API keys; one per process, shared by every request. */
@@ -67,11 +72,13 @@ export class ApiKeyService {
   readonly #now: () => number;
   readonly #lastUsed: LastUsedWriter;
   readonly #validator: ApiKeyValidator;
+  readonly #onBindingsChanged?: () => void | Promise<void>;
 
   constructor(options: ApiKeyServiceOptions) {
     this.#db = options.db;
     this.#defaultScopes = options.defaultScopes ?? ["read"];
     this.#now = options.now ?? Date.now;
+    this.#onBindingsChanged = options.onBindingsChanged;
     this.#lastUsed = new LastUsedWriter(
       options.db,
       options.logger,
@@ -95,7 +102,9 @@ export class ApiKeyService {
       scopes: this.#defaultScopes,
       now: this.#now,
     });
-    return await mintKey(this.#db, issuer, plan);
+    const issued = await mintKey(this.#db, issuer, plan);
+    if (issued.bindings.length > 0) await this.#onBindingsChanged?.();
+    return issued;
   }
 
   /** Validates a presented key (steps 1–6, in order); throws auth.api_key.invalid / expired. */
@@ -176,5 +185,6 @@ export class ApiKeyService {
       });
     }
     this.invalidate(row.id);
+    if (row.kind === "endpoint" && row.bindings.length > 0) await this.#onBindingsChanged?.();
   }
 }

@@ -169,3 +169,46 @@ export async function updateLastUsed(
     [keyId, at, ip],
   );
 }
+
+/** The owner's live (not revoked) keys named `name`, of any kind, oldest first. */
+export async function findOwnLiveKeysByName(
+  db: Queryable,
+  userId: string,
+  name: string,
+): Promise<ApiKeyRow[]> {
+  const rows = await db.query<Record<string, unknown>>(
+    `SELECT * FROM api_keys WHERE user_id = $1 AND name = $2 AND is_revoked = $3
+     ORDER BY created_at, id`,
+    [userId, name, false],
+  );
+  return rows.map(toRow);
+}
+
+/** Replaces a key's bindings (endpoint kind; published endpoints' bind and unbind). */
+export async function setKeyBindings(
+  db: Queryable,
+  keyId: string,
+  bindings: ApiKeyBinding[],
+): Promise<void> {
+  await db.execute("UPDATE api_keys SET bindings = $2 WHERE id = $1", [
+    keyId,
+    JSON.stringify(bindings),
+  ]);
+}
+
+/** Every live endpoint-kind key that carries bindings: what the endpoint tree is gated by. */
+export async function liveEndpointKeyBindings(
+  db: Queryable,
+): Promise<{ id: string; name: string; workspace_id: string; bindings: ApiKeyBinding[] }[]> {
+  const rows = await db.query<Record<string, unknown>>(
+    `SELECT id, name, workspace_id, bindings FROM api_keys
+     WHERE kind = 'endpoint' AND is_revoked = $1 AND bindings <> '[]'`,
+    [false],
+  );
+  return rows.map((r) => ({
+    id: String(r.id),
+    name: String(r.name),
+    workspace_id: String(r.workspace_id),
+    bindings: jsonArray<ApiKeyBinding>(r.bindings),
+  }));
+}

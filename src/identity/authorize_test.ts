@@ -2,39 +2,9 @@ import { deepEqual, throws } from "node:assert/strict";
 import { AppError } from "../errors/mod.ts";
 import { authorize } from "./authorize.ts";
 import type { Operation } from "./operations.ts";
-import {
-  expandScopes,
-  type MembershipFlags,
-  type Principal,
-  type WorkspaceContext,
-} from "./types.ts";
+import { key, session, ws } from "./principal_fixtures.ts";
+import type { Principal, WorkspaceContext } from "./types.ts";
 
-const session = (over: Partial<Principal> = {}): Principal => ({
-  userId: crypto.randomUUID(),
-  email: "u@example.com",
-  displayName: "U",
-  provider: "local",
-  isSuperAdmin: false,
-  authMethod: "OIDC",
-  amr: "pwd",
-  mustChangePassword: false,
-  scopes: [],
-  ...over,
-});
-const key = (scopes: string[], over: Partial<Principal> = {}) =>
-  session({
-    authMethod: "API_KEY",
-    keyId: "svck_x",
-    keyKind: "user",
-    scopes: expandScopes(scopes),
-    ...over,
-  });
-const ws = (flags: MembershipFlags | null, implicit = false): WorkspaceContext => ({
-  id: crypto.randomUUID(),
-  name: "acme",
-  flags,
-  implicit,
-});
 const viewer = { author: false, promoter: false, admin: false };
 const author = { author: true, promoter: false, admin: false };
 const promoter = { author: false, promoter: true, admin: false };

@@ -4,7 +4,7 @@
  * the no-row path verifies against a dummy hash so timing does not tell them apart. While an account
  * is locked nothing is hashed and the failure count does not move.
  */
-import { recordAudit } from "../audit/mod.ts";
+import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import { hashSecret, verifySecret } from "../lib/argon2.ts";
 import { newId } from "../lib/ids.ts";
@@ -221,7 +221,7 @@ export class LocalAccounts {
     return "created";
   }
 
-  #audit(db: Queryable, user: UserRow, event: string, details: Record<string, unknown>) {
+  #audit(db: Queryable, user: UserRow, event: AuditEventName, details: Record<string, unknown>) {
     return recordAudit(db, { event, userId: user.id, provider: user.provider, details });
   }
 }

@@ -4,7 +4,7 @@
  * happens in other domains at creation (a workspace membership, pending invitations) runs inside
  * the same transaction through `onCreate`, so identity never imports the workspaces domain.
  */
-import { recordAudit } from "../audit/mod.ts";
+import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import { hashSecret } from "../lib/argon2.ts";
 import { isUuid, newId } from "../lib/ids.ts";
@@ -233,7 +233,7 @@ export class LocalUserAdmin {
   async #update(
     actor: Principal,
     user: UserRow,
-    event: string,
+    event: AuditEventName,
     assignments: string,
     params: (string | boolean)[],
     details: Record<string, unknown> = {},

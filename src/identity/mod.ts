@@ -18,6 +18,9 @@ export {
   PRESENTED_KEY_PATTERN,
   type ValidatedKey,
 } from "./api_keys.ts";
+export { findOwnLiveKeysByName, liveEndpointKeyBindings, setKeyBindings } from "./api_keys_repo.ts";
+export { KEY_PREFIX } from "./api_key_types.ts";
+export { type AccessRequest, authorizeAudited, refuseWorkspaceHeader } from "./access_audit.ts";
 export { BOOTSTRAP_PROVIDER, ensureBootstrapPlaceholder } from "./bootstrap_admin.ts";
 export { OidcClients, OidcFailure, type OidcProviderConfig } from "./oidc_client.ts";
 export {
@@ -31,7 +34,7 @@ export { authorize } from "./authorize.ts";
 export { LocalAccounts } from "./local_accounts.ts";
 export { LocalUserAdmin } from "./local_admin.ts";
 export { AUTHZ_TTL_SECONDS } from "./oidc_state.ts";
-export type { Operation, RouteAccess } from "./operations.ts";
+export { type Operation, OPERATIONS, type RouteAccess } from "./operations.ts";
 export { SessionTokens } from "./sessions.ts";
 export {
   expandScopes,

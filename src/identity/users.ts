@@ -3,7 +3,7 @@
  * admin flag. Each mutation is audited in its transaction and drops the user from the local
  * liveness cache at once.
  */
-import { recordAudit } from "../audit/mod.ts";
+import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import { isUuid } from "../lib/ids.ts";
 import type { Db } from "../store/mod.ts";
@@ -78,7 +78,7 @@ export class UserService {
     userId: string,
     column: "is_active" | "is_admin",
     value: boolean,
-    event: string,
+    event: AuditEventName,
   ) {
     await this.get(userId);
     const view = await this.#db.transaction(async (tx) => {

@@ -11,6 +11,7 @@
  * entity delete. Switching the current version stays open (it is the operator's rollback lever in
  * production) but only onto a RELEASED version. Reads are never refused.
  */
+import type { VersionAudit } from "../audit/mod.ts";
 import type { KindCodes, VersionStatus } from "./types.ts";
 
 export type Trigger =
@@ -62,7 +63,7 @@ export interface TransitionRule {
   /** The request must carry `If-Match` (400 `precondition_missing` otherwise). */
   precondition: boolean;
   /** Audit event after the kind prefix (`pipeline.` + this); null writes none. */
-  audit: string | null;
+  audit: VersionAudit | null;
 }
 
 export const TRANSITIONS = [

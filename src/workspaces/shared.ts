@@ -2,7 +2,7 @@
  * What the lifecycle and member use cases share, so both answer a missing or deactivated workspace
  * with the same 404s and write audit rows of the same shape.
  */
-import { recordAudit } from "../audit/mod.ts";
+import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import type { Principal } from "../identity/mod.ts";
 import type { Queryable } from "../store/mod.ts";
@@ -34,7 +34,7 @@ export async function active(db: Queryable, name: string, lock = false): Promise
 export function audit(
   tx: Queryable,
   actor: Principal,
-  event: string,
+  event: AuditEventName,
   ws: WorkspaceRecord,
   details: Record<string, unknown> = {},
 ): Promise<void> {

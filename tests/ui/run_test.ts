@@ -5,6 +5,7 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
+import type { Principal } from "../../src/identity/mod.ts";
 import {
   accessibilityProblems,
   browserTest,
@@ -98,5 +99,42 @@ browserTest(
       const error = page.locator("[data-error-for=limit]");
       await error.filter({ hasText: /./ }).waitFor();
       equal(await page.locator("#run-live [data-run]").count(), 0);
+    }),
+);
+
+browserTest(
+  "a running pipeline is cancelled from its live view and ends aborted",
+  () =>
+    withDemo(async (s, page, problems) => {
+      const row = await s.runtime.db.first<{ id: string }>(
+        "SELECT id FROM users WHERE email = $1",
+        [EMAIL],
+      );
+      const demo = (await s.runtime.workspaces.get("demo"))!;
+      const principal: Principal = {
+        userId: row!.id,
+        email: EMAIL,
+        displayName: "admin",
+        provider: "local",
+        isSuperAdmin: true,
+        authMethod: "OIDC",
+        mustChangePassword: false,
+        scopes: [],
+      };
+      const slow = await s.runtime.pipelines.create({ actor: principal, workspaceId: demo.id }, {
+        name: "demo/slow",
+        nodes: [{
+          id: "forever",
+          type: "DQL",
+          source: "tempdb",
+          sql: "SELECT sum(a.range * b.range) AS n FROM range(100000) a, range(1000000) b",
+        }],
+      });
+      await page.goto(`${s.url}/pipelines/${slow.id}/run`);
+      await page.click("button:has-text('Run pipeline')");
+      await page.locator("#run-live [data-cancel]").waitFor();
+      await page.click("#run-live [data-cancel]");
+      await page.locator("#run-live [data-run-status] .badge:has-text('aborted')").waitFor();
+      deepEqual(problems, []);
     }),
 );

@@ -89,6 +89,11 @@ export function RunView(
               Cancel
             </button>
           )}
+          {!live && (
+            <button type="button" data-replay title="Play the stored events again">
+              Replay
+            </button>
+          )}
         </div>
         {Object.keys(run.parameters).length > 0 && (
           <dl class="params">

@@ -47,7 +47,7 @@ function Flags(props: { d: DatasourceSummary }) {
 
 /** `/datasources`: what this workspace can read from and write to. */
 export function DatasourcesPage(
-  props: { ctx: ShellContext; now: Date; datasources: DatasourceSummary[] },
+  props: { ctx: ShellContext; now: Date; datasources: DatasourceSummary[]; canRegister: boolean },
 ) {
   return (
     <AppShell title="Datasources" nav="datasources" ctx={props.ctx}>
@@ -56,6 +56,11 @@ export function DatasourcesPage(
           <h1>Datasources</h1>
           <p>The databases and lakes this workspace's pipelines read from and write to.</p>
         </div>
+        {props.canRegister && (
+          <div class="actions">
+            <a class="btn primary" href="/datasources/new">Register datasource</a>
+          </div>
+        )}
       </div>
       <section class="card">
         {props.datasources.length === 0
@@ -104,7 +109,8 @@ export function DatasourcePage(props: {
   d: DatasourceDetail;
   schemas: string[] | null;
   schemaError: string | null;
-  can: { test: boolean; introspect: boolean };
+  can: { test: boolean; introspect: boolean; edit: boolean };
+  saved?: boolean;
 }) {
   const { d } = props;
   const pool = (d.properties.hikari ?? {}) as Record<string, unknown>;
@@ -120,8 +126,9 @@ export function DatasourcePage(props: {
             <span class="mono small">{d.name}</span> <Flags d={d} />
           </p>
         </div>
-        {props.can.test && (
-          <div class="actions">
+        <div class="actions">
+          {props.can.edit && <a class="btn" href={`/datasources/${d.name}/edit`}>Edit</a>}
+          {props.can.test && (
             <button
               type="button"
               class="primary"
@@ -130,9 +137,10 @@ export function DatasourcePage(props: {
             >
               Test connection
             </button>
-          </div>
-        )}
+          )}
+        </div>
       </div>
+      {props.saved && <div class="banner ok" role="status">Datasource saved.</div>}
       <div class="grid cols-2">
         <section class="card">
           <header>

@@ -1,31 +1,23 @@
 /**
- * Step 11, scope and role (spec 1 §4.6, §5.6): key kinds are confined first, then the matched
+ * Step 11, scope and role (spec 1 §4.6, §5.6), as each route's own middleware (the Router puts it
+ * in front of the handler, so Hono's match is the only one): key kinds are confined first, then the
  * route's declared operation is checked on both axes. A route without a declaration is refused
  * (default-deny). Routes that name their workspace in the path are judged in that workspace.
- * A super admin acting where they hold no membership is audited on every governed request.
+ * The decision's audit rows are the identity domain's (identity/access_audit.ts).
  */
 import type { MiddlewareHandler } from "hono";
-import { recordAudit } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
-import { authorize } from "../../identity/mod.ts";
+import { authorizeAudited } from "../../identity/mod.ts";
 import type { AccessDeps } from "../access_deps.ts";
 import type { AppEnv } from "../context.ts";
+import type { RouteSpec } from "../routing.ts";
 
-/** Refusals of the two axes, audited as `auth.scope.denied`. */
-const DENIALS = new Set<string>([
-  "auth.scope.insufficient",
-  "auth.role_required",
-  "auth.key_issuer_role_lost",
-]);
-
-export function scopeAndRole(
-  deps: Pick<AccessDeps, "router" | "directory" | "db">,
+export function routeAccess(
+  spec: RouteSpec,
+  deps: Pick<AccessDeps, "directory" | "db">,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const principal = c.get("principal");
-    const match = deps.router.match(c.req.method, c.req.path);
-    if (!match) return await next(); // 404 or 405 answers from the fallback
-    const { spec, params } = match;
     if (principal?.keyKind === "endpoint" && !spec.endpointKeys) {
       throw new AppError("endpoint.key_kind_refused", { reason: "endpoint_key_off_surface" });
     }
@@ -34,6 +26,9 @@ export function scopeAndRole(
       throw new AppError("endpoint.key_kind_refused", { reason: "server_key_off_surface" });
     }
     if (spec.access === "public") return await next();
+    // An endpoint-kind key has no scopes: on the routes open to it (its own executions) it
+    // bypasses both axes, and the handler proves it started what it reads (spec 1 §5.6).
+    if (principal?.keyKind === "endpoint") return await next();
     if (!spec.access) {
       throw new AppError("auth.role_required", { required: "declared operation", held: [] });
     }
@@ -41,7 +36,7 @@ export function scopeAndRole(
 
     let workspace = c.get("workspace");
     if (spec.workspaceParam) {
-      const name = params[spec.workspaceParam] ?? "";
+      const name = c.req.param(spec.workspaceParam) ?? "";
       const user = { userId: principal.userId, isSuperAdmin: principal.isSuperAdmin };
       const target = await deps.directory.resolveByName(user, name);
       const keyMismatch = principal.authMethod === "API_KEY" && target?.id !== workspace?.id;
@@ -66,52 +61,21 @@ export function scopeAndRole(
     }
     let operation = spec.access;
     if (spec.accessFor) {
-      const chosen = await spec.accessFor(c, params, workspace);
+      const chosen = await spec.accessFor(c, {
+        actor: principal,
+        params: c.req.param(),
+        workspace,
+      });
       if (chosen) {
         operation = chosen.access;
         if (chosen.workspace !== undefined) workspace = chosen.workspace;
       }
     }
-    try {
-      authorize({
-        operation,
-        principal,
-        workspace,
-        membershipCount: c.get("membershipCount") ?? 0,
-      });
-    } catch (e) {
-      if (e instanceof AppError && DENIALS.has(e.code)) {
-        await recordAudit(deps.db, {
-          event: "auth.scope.denied",
-          userId: principal.userId,
-          provider: principal.provider,
-          workspaceId: workspace?.id ?? null,
-          details: {
-            operation,
-            code: e.code,
-            ...e.details,
-            key_id: principal.keyId,
-            path: c.req.path,
-          },
-        });
-      }
-      throw e;
-    }
-    if (workspace?.implicit) {
-      await recordAudit(deps.db, {
-        event: "auth.super_admin_acting",
-        userId: principal.userId,
-        provider: principal.provider,
-        workspaceId: workspace.id,
-        details: {
-          operation,
-          workspace: workspace.name,
-          path: c.req.path,
-          method: c.req.method,
-          acting_via: "super_admin",
-        },
-      });
-    }
+    await authorizeAudited(
+      deps.db,
+      { operation, principal, workspace, membershipCount: c.get("membershipCount") ?? 0 },
+      { path: c.req.path, method: c.req.method },
+    );
     c.set("workspace", workspace);
     await next();
   };

@@ -4,8 +4,8 @@
  * last-used or first live membership. Unknown, non-member and deactivated are one answer: 404.
  */
 import type { MiddlewareHandler } from "hono";
-import { recordAudit } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
+import { refuseWorkspaceHeader } from "../../identity/mod.ts";
 import type { AccessDeps } from "../access_deps.ts";
 import type { AppEnv } from "../context.ts";
 
@@ -21,15 +21,7 @@ export function workspaceResolution(
     const user = { userId: principal.userId, isSuperAdmin: principal.isSuperAdmin };
 
     if (principal.authMethod === "API_KEY") {
-      if (header !== undefined) {
-        await recordAudit(deps.db, {
-          event: "auth.workspace.header_rejected",
-          userId: principal.userId,
-          provider: principal.provider,
-          details: { key_id: principal.keyId, header: header.slice(0, 100) },
-        });
-        throw new AppError("workspace.header_forbidden", {});
-      }
+      if (header !== undefined) await refuseWorkspaceHeader(deps.db, principal, header);
       const pinned = await deps.directory.resolvePinned(user, principal.pinnedWorkspaceId!);
       if (pinned.state !== "active") throw new AppError("auth.key_workspace_inactive", {});
       c.set("workspace", pinned.context);

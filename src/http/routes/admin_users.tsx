@@ -5,22 +5,21 @@
  * says only where the mail went, and the password travels by mail alone.
  */
 import { z } from "zod";
-import { type LocalUserAdmin, type Principal, type UserRow, userView } from "../../identity/mod.ts";
+import type { Principal } from "../../identity/mod.ts";
 import type { MailOutcome, MailService } from "../../mail/mod.ts";
-import type { AccessDirectory } from "../access_deps.ts";
+import type { UserRow } from "../../identity/mod.ts";
+import { userView } from "../../identity/mod.ts";
+import type { Services } from "../../services.ts";
 import type { AppContext } from "../context.ts";
 import { ok } from "../envelope.ts";
 import { readJson } from "../input.ts";
 import type { Router } from "../routing.ts";
 
+/** What these routes need of the services. */
+type Deps = Pick<Services, "admin" | "directory"> & { mail: AccountMail };
+
 /** What these routes need of the mail service (`src/mail`). */
 export type AccountMail = Pick<MailService, "enabled" | "welcome" | "passwordReset" | "newUser">;
-
-export interface AdminUserDeps {
-  admin: LocalUserAdmin;
-  mail: AccountMail;
-  directory: AccessDirectory;
-}
 
 async function fields(c: AppContext): Promise<Record<string, unknown>> {
   if (/^application\/json/i.test(c.req.header("content-type") ?? "")) {
@@ -52,7 +51,7 @@ const DELIVERY: Record<MailOutcome, (to: string) => string> = {
   skipped: (to) => `No mail was sent to ${to}.`,
 };
 
-export function adminUserRoutes(router: Router, deps: AdminUserDeps): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   /**
    * The credential part of an answer. Mail off: the one-time password, shown this once. Mail on:
    * only what became of the mail; the password travels by mail alone.
@@ -74,8 +73,7 @@ export function adminUserRoutes(router: Router, deps: AdminUserDeps): void {
     kind: "html",
     access: "users.admin_local",
     errors: ["auth.user.email_taken", "auth.session.required"],
-  }, async (c) => {
-    const actor = c.get("principal")!;
+  }, async (c, { actor }) => {
     const created = await deps.admin.create(actor, { email: undefined, ...await fields(c) });
     const to = created.user.email;
     const by = { userId: actor.userId, provider: actor.provider };
@@ -118,8 +116,7 @@ export function adminUserRoutes(router: Router, deps: AdminUserDeps): void {
     kind: "html",
     access: "users.admin_local",
     params: id,
-  }, async (c, { params }) => {
-    const actor = c.get("principal")!;
+  }, async (c, { actor, params }) => {
     const reset = await deps.admin.resetPassword(actor, params.id);
     deps.directory.forgetUser(reset.user.id);
     const outcome = await deps.mail.passwordReset({
@@ -162,8 +159,8 @@ export function adminUserRoutes(router: Router, deps: AdminUserDeps): void {
       kind: "html",
       access: "users.admin_local",
       params: id,
-    }, async (c, { params }) => {
-      const user = await act(c.get("principal")!, params.id);
+    }, async (c, { actor, params }) => {
+      const user = await act(actor, params.id);
       deps.directory.forgetUser(user.id);
       return wantsJson(c)
         ? ok(c, userView(user))
@@ -178,8 +175,8 @@ export function adminUserRoutes(router: Router, deps: AdminUserDeps): void {
     summary: "Set the caller's own theme: light, dark or system",
     kind: "html",
     access: "profile.theme",
-  }, async (c) => {
-    const theme = await deps.admin.setTheme(c.get("principal")!.userId, (await fields(c)).theme);
+  }, async (c, { actor }) => {
+    const theme = await deps.admin.setTheme(actor.userId, (await fields(c)).theme);
     return wantsJson(c) ? ok(c, { theme }) : c.html(`<span class="muted">Theme: ${theme}</span>`);
   });
 }

@@ -1,17 +1,12 @@
 /** `/api/v1/auth/api-keys` (spec 1 §4.2): the caller's keys; issuance rules live in the service. */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
-import type { ApiKeyService } from "../../identity/mod.ts";
-import type { WorkspaceService } from "../../workspaces/mod.ts";
-import type { AccessDirectory } from "../access_deps.ts";
 import { ok, paged } from "../envelope.ts";
+import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
-export interface ApiKeyRouteDeps {
-  keys: ApiKeyService;
-  workspaces: WorkspaceService;
-  directory: AccessDirectory;
-}
+/** What these routes need of the services. */
+type Deps = Pick<Services, "keys" | "workspaces" | "directory">;
 
 const keyRow = z.object({
   id: z.string(),
@@ -26,7 +21,7 @@ const keyRow = z.object({
   workspace: z.string().nullable(),
 });
 
-export function apiKeyRoutes(router: Router, deps: ApiKeyRouteDeps): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   router.add({
     method: "get",
     path: "/api/v1/auth/api-keys",
@@ -34,8 +29,8 @@ export function apiKeyRoutes(router: Router, deps: ApiKeyRouteDeps): void {
     summary: "The caller's own API keys (never a secret)",
     access: "keys.manage_own",
     response: z.object({ items: z.array(keyRow) }),
-  }, async (c) => {
-    const items = await deps.keys.listOwn(c.get("principal")!.userId);
+  }, async (c, { actor }) => {
+    const items = await deps.keys.listOwn(actor.userId);
     return paged(c, items, { offset: 0, limit: items.length, total: items.length });
   });
 
@@ -54,9 +49,7 @@ export function apiKeyRoutes(router: Router, deps: ApiKeyRouteDeps): void {
       "endpoint.key_kind_refused",
       "auth.api_key.expiry_invalid",
     ],
-  }, async (c, { body }) => {
-    const principal = c.get("principal")!;
-    const workspace = c.get("workspace");
+  }, async (c, { actor: principal, workspace, body }) => {
     if (!workspace) throw new AppError("workspace.membership_required", {});
     const issued = await deps.keys.issue(
       { ...principal, activeWorkspaceId: workspace.id },
@@ -76,8 +69,7 @@ export function apiKeyRoutes(router: Router, deps: ApiKeyRouteDeps): void {
     summary: "Revoke a key (own keys; a workspace admin: any key pinned to their workspace)",
     access: "keys.manage_own",
     params: z.object({ key_id: z.string().max(100) }),
-  }, async (c, { params }) => {
-    const principal = c.get("principal")!;
+  }, async (c, { actor: principal, params }) => {
     const who = { userId: principal.userId, isSuperAdmin: principal.isSuperAdmin };
     await deps.keys.revoke(principal, params.key_id, async (workspaceId) => {
       if (principal.isSuperAdmin) return true;

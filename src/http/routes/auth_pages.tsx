@@ -5,31 +5,20 @@
 import { z } from "zod";
 import { recordAudit } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
-import type { LocalAccounts, SessionTokens } from "../../identity/mod.ts";
-import type { Db } from "../../store/mod.ts";
 import { ChangePasswordPage } from "../../../ui/pages/change_password.tsx";
 import { LoginPage } from "../../../ui/pages/login.tsx";
 import { renderPage } from "../../../ui/render.tsx";
-import type { AccessDirectory } from "../access_deps.ts";
 import type { AppContext } from "../context.ts";
-import { clearSessionCookie, ensureCsrfToken, setSessionCookie } from "../cookies.ts";
+import {
+  clearSessionCookie,
+  ensureCsrfToken,
+  secureCookies,
+  setSessionCookie,
+} from "../cookies.ts";
 import { readJson } from "../input.ts";
+import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 import { startSession } from "../sign_in.ts";
-
-export interface AuthPageDeps {
-  db: Db;
-  local: LocalAccounts;
-  localEnabled: boolean;
-  providers: { name: string; label: string }[];
-  sessions: SessionTokens;
-  directory: AccessDirectory;
-  secureCookies: boolean;
-  /** The workspace a login lands in (§5.2 item 8, shared with OIDC), or undefined. */
-  landing: (
-    user: { userId: string; email: string; provider: string; isSuperAdmin: boolean },
-  ) => Promise<string | undefined>;
-}
 
 /** Form or JSON fields of a browser POST. */
 async function fields(c: AppContext): Promise<Record<string, unknown>> {
@@ -46,7 +35,23 @@ function redirect(c: AppContext, to: string): Response {
   return c.redirect(to, 302);
 }
 
-export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
+export function registerRoutes(
+  router: Router,
+  services: Pick<
+    Services,
+    "config" | "db" | "local" | "sessions" | "directory" | "signInLanding"
+  >,
+): void {
+  const { config } = services;
+  const deps = {
+    ...services,
+    localEnabled: config.auth.local.enabled,
+    providers: config.auth.oidc.providers.map((p) => ({
+      name: p.name,
+      label: p.displayName ?? p.name,
+    })),
+    secureCookies: secureCookies(config.auth.baseUrl),
+  };
   router.add({
     method: "get",
     path: "/login",
@@ -82,7 +87,7 @@ export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
     const outcome = await deps.local.login(form.email, form.password);
     if (!outcome.ok) return c.redirect(`/login?error=${outcome.reason}`, 302);
     const user = outcome.user;
-    const workspace = await deps.landing({
+    const workspace = await deps.signInLanding({
       userId: user.id,
       email: user.email,
       provider: user.provider,
@@ -99,8 +104,7 @@ export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
     summary: "Sign out",
     kind: "html",
     access: "session.logout",
-  }, async (c) => {
-    const p = c.get("principal")!;
+  }, async (c, { actor: p }) => {
     clearSessionCookie(c, deps.secureCookies);
     await recordAudit(deps.db, { event: "auth.logout", userId: p.userId, provider: p.provider });
     return redirect(c, "/login");
@@ -113,8 +117,7 @@ export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
     summary: "Switch the active workspace",
     kind: "html",
     access: "workspace.switch",
-  }, async (c) => {
-    const p = c.get("principal")!;
+  }, async (c, { actor: p }) => {
     const name = (await fields(c)).workspace;
     if (typeof name !== "string" || name.length === 0 || name.length > 63) {
       throw new AppError("pipeline.execution.invalid_parameter_type", {
@@ -145,8 +148,7 @@ export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
     kind: "html",
     access: "password.change_own",
     query: z.object({ error: z.string().max(200).optional(), changed: z.string().optional() }),
-  }, (c, { query }) => {
-    const p = c.get("principal")!;
+  }, (c, { actor: p, query }) => {
     return c.html(renderPage(
       <ChangePasswordPage
         csrf={ensureCsrfToken(c, deps.secureCookies)}
@@ -164,8 +166,7 @@ export function authPageRoutes(router: Router, deps: AuthPageDeps): void {
     summary: "Change own password",
     kind: "html",
     access: "password.change_own",
-  }, async (c) => {
-    const p = c.get("principal")!;
+  }, async (c, { actor: p }) => {
     const form = await fields(c);
     const isForm = !/^application\/json/i.test(c.req.header("content-type") ?? "");
     try {

@@ -5,25 +5,16 @@
  * the body binds to. Handlers stay thin: the service re-checks tenancy and the write rules.
  */
 import { z } from "zod";
-import {
-  type DatasourceConnections,
-  type DatasourceService,
-  DIALECTS,
-} from "../../datasources/mod.ts";
+import type { Services } from "../../services.ts";
+import { DIALECTS } from "../../datasources/mod.ts";
 import { AppError } from "../../errors/mod.ts";
-import type { AccessDirectory } from "../access_deps.ts";
 import type { AppContext } from "../context.ts";
 import { ok, paged } from "../envelope.ts";
 import { readJson } from "../input.ts";
-import type { AccessChoice, Router } from "../routing.ts";
-import type { WorkspaceContext } from "../../identity/mod.ts";
+import type { AccessFor, Router } from "../routing.ts";
 
-export interface DatasourceRouteDeps {
-  datasources: DatasourceService;
-  connections: DatasourceConnections;
-  directory: AccessDirectory;
-  paging: { defaultLimit: number; maxLimit: number };
-}
+/** What these routes need of the services. */
+type Deps = Pick<Services, "datasources" | "connections" | "directory">;
 
 const nameParam = z.object({ name: z.string().max(200) });
 const grantParams = z.object({ name: z.string().max(200), workspace: z.string().max(200) });
@@ -129,22 +120,15 @@ async function peekBody(c: AppContext): Promise<Record<string, unknown> | undefi
   }
 }
 
-export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   const ds = deps.datasources;
-  const actor = (c: AppContext) => c.get("principal")!;
-  const scope = (c: AppContext) => c.get("workspace");
 
   /** POST: a global body is instance administration; a named binding is judged where it binds. */
-  const createAccess = async (
-    c: AppContext,
-    _params: Record<string, string>,
-    workspace: WorkspaceContext | null,
-  ): Promise<AccessChoice | undefined> => {
+  const createAccess: AccessFor = async (c, { actor: p, workspace }) => {
     const body = await peekBody(c);
     if (body?.global === true) return { access: "datasources.write_instance" };
     const named = body?.workspace;
     if (typeof named !== "string" || named === workspace?.name) return undefined;
-    const p = actor(c);
     const target = p.authMethod === "API_KEY"
       ? null // a key acts in its pinned workspace only
       : await deps.directory.resolveByName(
@@ -161,16 +145,12 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
   };
 
   /** PUT/DELETE: the stored row decides; a flip to global is instance administration too. */
-  const targetAccess = (withBody: boolean) =>
-  async (
-    c: AppContext,
-    params: Record<string, string>,
-    workspace: WorkspaceContext | null,
-  ): Promise<AccessChoice | undefined> => {
-    const target = await ds.writeTarget(actor(c), workspace, params.name ?? "");
-    const flip = withBody && (await peekBody(c))?.global === true;
-    return target === "instance" || flip ? { access: "datasources.write_instance" } : undefined;
-  };
+  const targetAccess =
+    (withBody: boolean): AccessFor => async (c, { actor, params, workspace }) => {
+      const target = await ds.writeTarget(actor, workspace, params.name ?? "");
+      const flip = withBody && (await peekBody(c))?.global === true;
+      return target === "instance" || flip ? { access: "datasources.write_instance" } : undefined;
+    };
 
   router.add({
     method: "get",
@@ -180,17 +160,12 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
     access: "content.read",
     query: z.object({
       dialect: z.string().max(20).optional(),
-      offset: z.coerce.number().int().min(0).optional(),
-      limit: z.coerce.number().int().min(1).optional(),
     }),
+    page: true,
     response: z.object({ items: z.array(datasourceData) }),
-  }, async (c, { query }) => {
-    const page = {
-      offset: query.offset ?? 0,
-      limit: Math.min(query.limit ?? deps.paging.defaultLimit, deps.paging.maxLimit),
-    };
+  }, async (c, { actor, workspace, page, query }) => {
     const dialect = query.dialect === "" ? undefined : query.dialect;
-    const { items, total } = await ds.list(actor(c), scope(c), { ...page, dialect });
+    const { items, total } = await ds.list(actor, workspace, { ...page, dialect });
     return paged(c, items, { ...page, total });
   });
 
@@ -210,7 +185,7 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
       "datasource.validation.password_missing",
       "datasource.validation.workspace_forbidden",
     ],
-  }, async (c, { body }) => ok(c, await ds.create(actor(c), scope(c), body), 201));
+  }, async (c, { actor, workspace, body }) => ok(c, await ds.create(actor, workspace, body), 201));
 
   router.add({
     method: "get",
@@ -221,25 +196,29 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
     params: nameParam,
     response: datasourceData,
     errors: ["datasource.not_found"],
-  }, async (c, { params }) => ok(c, await ds.get(actor(c), scope(c), params.name)));
+  }, async (c, { actor, workspace, params }) => ok(c, await ds.get(actor, workspace, params.name)));
 
-  router.add({
-    method: "put",
-    path: "/api/v1/datasources/:name",
-    tag: "datasources",
-    summary: "Replace a definition (name immutable; an omitted secret is kept)",
-    access: "datasources.write",
-    accessFor: targetAccess(true),
-    params: nameParam,
-    body: z.unknown().meta({ ...z.toJSONSchema(definitionDoc) }),
-    response: datasourceData,
-    errors: [
-      "datasource.not_found",
-      "datasource.validation.properties_invalid",
-      "datasource.validation.password_missing",
-      "datasource.validation.workspace_forbidden",
-    ],
-  }, async (c, { params, body }) => ok(c, await ds.update(actor(c), scope(c), params.name, body)));
+  router.add(
+    {
+      method: "put",
+      path: "/api/v1/datasources/:name",
+      tag: "datasources",
+      summary: "Replace a definition (name immutable; an omitted secret is kept)",
+      access: "datasources.write",
+      accessFor: targetAccess(true),
+      params: nameParam,
+      body: z.unknown().meta({ ...z.toJSONSchema(definitionDoc) }),
+      response: datasourceData,
+      errors: [
+        "datasource.not_found",
+        "datasource.validation.properties_invalid",
+        "datasource.validation.password_missing",
+        "datasource.validation.workspace_forbidden",
+      ],
+    },
+    async (c, { actor, workspace, params, body }) =>
+      ok(c, await ds.update(actor, workspace, params.name, body)),
+  );
 
   router.add({
     method: "delete",
@@ -250,8 +229,8 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
     accessFor: targetAccess(false),
     params: nameParam,
     errors: ["datasource.not_found", "datasource.in_use"],
-  }, async (c, { params }) => {
-    await ds.remove(actor(c), scope(c), params.name);
+  }, async (c, { actor, workspace, params }) => {
+    await ds.remove(actor, workspace, params.name);
     return c.body(null, 204);
   });
 
@@ -266,7 +245,7 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
     params: nameParam,
     response: testData,
     errors: ["datasource.not_found"],
-  }, async (c, { params }) => ok(c, await conn.test(actor(c), scope(c), params.name)));
+  }, async (c, i) => ok(c, await conn.test(i.actor, i.workspace, i.params.name)));
 
   router.add({
     method: "get",
@@ -277,7 +256,7 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
     params: nameParam,
     response: z.object({ schemas: z.array(z.string()), truncated: z.boolean() }),
     errors: ["datasource.not_found", "pipeline.execution.datasource_unreachable"],
-  }, async (c, { params }) => ok(c, await conn.schemas(actor(c), scope(c), params.name)));
+  }, async (c, i) => ok(c, await conn.schemas(i.actor, i.workspace, i.params.name)));
 
   router.add(
     {
@@ -291,8 +270,8 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
       response: z.object({ tables: z.array(tableData), truncated: z.boolean() }),
       errors: ["datasource.not_found", "pipeline.execution.datasource_unreachable"],
     },
-    async (c, { params, query }) =>
-      ok(c, await conn.tables(actor(c), scope(c), params.name, query.schema)),
+    async (c, { actor, workspace, params, query }) =>
+      ok(c, await conn.tables(actor, workspace, params.name, query.schema)),
   );
 
   router.add(
@@ -312,8 +291,8 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
         "pipeline.execution.datasource_unreachable",
       ],
     },
-    async (c, { params, query }) =>
-      ok(c, await conn.columns(actor(c), scope(c), params.name, params.table, query.schema)),
+    async (c, { actor, workspace, params, query }) =>
+      ok(c, await conn.columns(actor, workspace, params.name, params.table, query.schema)),
   );
 
   router.add({
@@ -325,7 +304,7 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
     params: grantParams,
     response: grantData,
     errors: ["datasource.not_found", "workspace.not_found"],
-  }, async (c, { params }) => ok(c, await ds.grant(actor(c), params.name, params.workspace)));
+  }, async (c, { actor, params }) => ok(c, await ds.grant(actor, params.name, params.workspace)));
 
   router.add({
     method: "delete",
@@ -335,8 +314,8 @@ export function datasourceRoutes(router: Router, deps: DatasourceRouteDeps): voi
     access: "datasources.grant",
     params: grantParams,
     errors: ["datasource.not_found", "workspace.not_found"],
-  }, async (c, { params }) => {
-    await ds.revoke(actor(c), params.name, params.workspace);
+  }, async (c, { actor, params }) => {
+    await ds.revoke(actor, params.name, params.workspace);
     return c.body(null, 204);
   });
 }

@@ -4,23 +4,29 @@
  * Everything refused before the first frame answers the error envelope.
  */
 import { z } from "zod";
-import type { ResolvedConfig } from "../../config/mod.ts";
 import { AppError } from "../../errors/mod.ts";
-import {
-  type EventFrame,
-  EXECUTION_STATUSES,
-  type ExecutionService,
-  type TriggeredVia,
-} from "../../executions/mod.ts";
+import type { EventFrame } from "../../executions/mod.ts";
+import { EXECUTION_STATUSES, type TriggeredVia } from "../../executions/mod.ts";
+import type { Principal } from "../../identity/mod.ts";
 import type { AppContext } from "../context.ts";
 import { ok, paged } from "../envelope.ts";
+import { keyStartedExecution } from "../../endpoints/mod.ts";
+import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 import { eventStream } from "../sse.ts";
 
-export interface ExecutionRouteDeps {
-  executions: ExecutionService;
-  config: ResolvedConfig;
-  baseUrl: () => string;
+/** What these routes need of the services. */
+type Deps = Pick<Services, "executions" | "config" | "origin" | "db">;
+
+/**
+ * An endpoint-kind key reads only the executions it started, proved by the `endpoint.served` row
+ * pairing the two (spec 3 §4.3 item 8); anything else is the same 404 as an unknown id.
+ */
+async function endpointKeyMayRead(db: Deps["db"], actor: Principal, executionId: string) {
+  if (actor.keyKind !== "endpoint") return;
+  if (!(await keyStartedExecution(db, actor.keyId ?? "", executionId))) {
+    throw new AppError("result.execution_not_found", { execution_id: executionId });
+  }
 }
 
 const SSE = "text/event-stream";
@@ -35,11 +41,7 @@ function requireSse(c: AppContext): void {
   if (!accepts(c, SSE)) throw new AppError("request.not_acceptable", { produces: SSE });
 }
 
-const caller = (c: AppContext) => {
-  const p = c.get("principal")!;
-  return { userId: p.userId, isSuperAdmin: p.isSuperAdmin };
-};
-const workspaceId = (c: AppContext) => c.get("workspace")!.id;
+const caller = (p: Principal) => ({ userId: p.userId, isSuperAdmin: p.isSuperAdmin });
 
 function sseResponse(c: AppContext, body: ReadableStream<Uint8Array>, executionId: string) {
   return c.body(body, 200, {
@@ -50,7 +52,7 @@ function sseResponse(c: AppContext, body: ReadableStream<Uint8Array>, executionI
   });
 }
 
-export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   const { executions } = deps;
   const heartbeatMs = deps.config.sse.heartbeatIntervalSeconds * 1000;
   const graceMs = deps.config.sse.disconnectGraceSeconds * 1000;
@@ -73,12 +75,11 @@ export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void 
       "pipeline.execution.stream_limit",
       "service.unavailable",
     ],
-  }, async (c, { params, body }) => {
+  }, async (c, { actor, workspace, params, body }) => {
     requireSse(c);
-    const p = c.get("principal")!;
     const started = await executions.execute({
-      caller: caller(c),
-      workspaceId: workspaceId(c),
+      caller: caller(actor),
+      workspaceId: workspace.id,
       pipelineId: params.id,
       version: body?.version,
       parameters: body?.parameters ?? {},
@@ -86,7 +87,7 @@ export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void 
       ttlHeader: c.req.header("svc-result-ttl-seconds"),
       pageRowsHeader: c.req.header("svc-result-page-rows"),
       correlationId: c.get("correlationId"),
-      triggeredVia: (p.authMethod === "API_KEY" ? "REST" : "UI") as TriggeredVia,
+      triggeredVia: (actor.authMethod === "API_KEY" ? "REST" : "UI") as TriggeredVia,
     });
     const stream = eventStream(released(started.frames, started.release), {
       heartbeatMs,
@@ -110,30 +111,24 @@ export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void 
       status: z.enum(EXECUTION_STATUSES).optional(),
       started_after: timestamp.optional(),
       started_before: timestamp.optional(),
-      offset: z.coerce.number().int().min(0).optional(),
-      limit: z.coerce.number().int().min(1).optional(),
     }),
-  }, async (c, { query }) => {
-    const offset = query.offset ?? 0;
-    const limit = Math.min(
-      query.limit ?? deps.config.paging.defaultLimit,
-      deps.config.paging.maxLimit,
-    );
+    page: true,
+  }, async (c, { actor, workspace, page, query }) => {
     const { items, total } = await executions.list(
-      caller(c),
+      caller(actor),
       {
-        workspaceId: workspaceId(c),
+        workspaceId: workspace.id,
         pipelineId: query.pipeline_id,
         status: query.status,
         startedAfter: query.started_after,
         startedBefore: query.started_before,
       },
-      offset,
-      limit,
+      page.offset,
+      page.limit,
     );
     // The list never carries result links (spec 2 §4.5).
     const rows = items.map(({ result_expires_at: _, ...r }) => r);
-    return paged(c, rows, { offset, limit, total });
+    return paged(c, rows, { ...page, total });
   });
 
   router.add(
@@ -143,11 +138,14 @@ export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void 
       tag: "executions",
       summary: "One execution record with lineage",
       access: "content.read",
+      endpointKeys: true,
       params: id,
       errors: ["result.execution_not_found"],
     },
-    async (c, { params }) =>
-      ok(c, await executions.view(caller(c), workspaceId(c), params.id, deps.baseUrl())),
+    async (c, { actor, workspace, params }) => {
+      await endpointKeyMayRead(deps.db, actor, params.id);
+      return ok(c, await executions.view(caller(actor), workspace.id, params.id, deps.origin()));
+    },
   );
 
   router.add({
@@ -158,9 +156,10 @@ export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void 
     access: "content.read",
     params: id,
     errors: ["result.execution_not_found", "result.expired", "request.not_acceptable"],
-  }, async (c, { params }) => {
+  }, async (c, { actor, workspace, params }) => {
+    const who = caller(actor);
     if (accepts(c, "application/json") && !accepts(c, SSE)) {
-      const events = await executions.replayFrames(caller(c), workspaceId(c), params.id);
+      const events = await executions.replayFrames(who, workspace.id, params.id);
       return ok(c, { events });
     }
     // The replay's own format is the stream (DECISIONS.md "replay format"): a client that
@@ -170,8 +169,8 @@ export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void 
       throw new AppError("request.not_acceptable", { produces: SSE });
     }
     const stop = new AbortController();
-    const { frames } = await executions.replay(caller(c), workspaceId(c), params.id, stop.signal);
-    const release = await executions.streamSlot(caller(c));
+    const { frames } = await executions.replay(who, workspace.id, params.id, stop.signal);
+    const release = await executions.streamSlot(who);
     const stream = eventStream(released(frames, release), {
       heartbeatMs,
       onDisconnect: () => {
@@ -190,8 +189,8 @@ export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void 
     access: "executions.cancel",
     params: id,
     errors: ["result.execution_not_found", "pipeline.execution.not_running"],
-  }, async (c, { params }) => {
-    await executions.cancel(caller(c), workspaceId(c), params.id);
+  }, async (c, { actor, workspace, params }) => {
+    await executions.cancel(caller(actor), workspace.id, params.id);
     return c.body(null, 204);
   });
 
@@ -201,12 +200,10 @@ export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void 
     tag: "executions",
     summary: "The result: JSON pages or the whole result as CSV",
     access: "results.read",
+    endpointKeys: true,
     params: id,
-    query: z.object({
-      offset: z.coerce.number().int().min(0).optional(),
-      limit: z.coerce.number().int().min(1).optional(),
-      format: z.string().optional(),
-    }),
+    query: z.object({ format: z.string().optional() }),
+    page: { defaultLimit: deps.config.result.pageRows, maxLimit: deps.config.result.pageRowsMax },
     errors: [
       "result.execution_not_found",
       "result.execution_incomplete",
@@ -214,24 +211,23 @@ export function executionRoutes(router: Router, deps: ExecutionRouteDeps): void 
       "result.expired",
       "result.format_unsupported",
     ],
-  }, async (c, { params, query }) => {
+  }, async (c, { actor, workspace, page, params, query }) => {
+    await endpointKeyMayRead(deps.db, actor, params.id);
     const format = query.format ?? "json";
     if (format !== "json" && format !== "csv") {
       throw new AppError("result.format_unsupported", { format, supported: ["json", "csv"] });
     }
     if (format === "csv") {
-      const body = await executions.csv(caller(c), workspaceId(c), params.id);
+      const body = await executions.csv(caller(actor), workspace.id, params.id);
       return c.body(body, 200, {
         "content-type": "text/csv; charset=utf-8",
         "content-disposition": `attachment; filename="${params.id}.csv"`,
       });
     }
-    const limits = deps.config.result;
-    const offset = query.offset ?? 0;
-    const limit = Math.min(query.limit ?? limits.pageRows, limits.pageRowsMax);
+    const { offset, limit } = page;
     const { result, rows } = await executions.page(
-      caller(c),
-      workspaceId(c),
+      caller(actor),
+      workspace.id,
       params.id,
       offset,
       limit,

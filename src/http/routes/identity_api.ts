@@ -2,20 +2,14 @@
 import { z } from "zod";
 import { queryAudit } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
-import type { ResolvedConfig } from "../../config/mod.ts";
-import type { Principal, UserService } from "../../identity/mod.ts";
+import type { Principal } from "../../identity/mod.ts";
 import { toIso } from "../../lib/time.ts";
-import type { Db } from "../../store/mod.ts";
-import type { AccessDirectory } from "../access_deps.ts";
+import type { Services } from "../../services.ts";
 import { ok, paged } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
-export interface IdentityApiDeps {
-  db: Db;
-  config: ResolvedConfig;
-  users: UserService;
-  directory: AccessDirectory;
-}
+/** What these routes need of the services. */
+type Deps = Pick<Services, "db" | "users" | "directory">;
 
 const userId = z.object({ user_id: z.string().max(64) });
 
@@ -45,16 +39,7 @@ const userData = z.object({
   last_login_at: z.string().nullable(),
 });
 
-export function identityApiRoutes(router: Router, deps: IdentityApiDeps): void {
-  const page = (q: { offset?: number; limit?: number }) => ({
-    offset: q.offset ?? 0,
-    limit: Math.min(q.limit ?? deps.config.paging.defaultLimit, deps.config.paging.maxLimit),
-  });
-  const pageQuery = {
-    offset: z.coerce.number().int().min(0).optional(),
-    limit: z.coerce.number().int().min(1).optional(),
-  };
-
+export function registerRoutes(router: Router, deps: Deps): void {
   router.add({
     method: "get",
     path: "/api/v1/auth/me",
@@ -62,8 +47,7 @@ export function identityApiRoutes(router: Router, deps: IdentityApiDeps): void {
     summary: "The current principal",
     access: "me.read",
     response: meData,
-  }, (c) => {
-    const p = c.get("principal")!;
+  }, (c, { actor: p, workspace }) => {
     return ok(c, {
       user_id: p.userId,
       email: p.email,
@@ -71,7 +55,7 @@ export function identityApiRoutes(router: Router, deps: IdentityApiDeps): void {
       scopes: p.scopes,
       auth_method: p.authMethod,
       ...(p.keyId ? { key_id: p.keyId } : {}),
-      workspace: c.get("workspace")?.name ?? null,
+      workspace: workspace?.name ?? null,
       is_admin: p.isSuperAdmin,
     });
   });
@@ -82,12 +66,12 @@ export function identityApiRoutes(router: Router, deps: IdentityApiDeps): void {
     tag: "users",
     summary: "List users (super admin)",
     access: "users.admin",
-    query: z.object({ q: z.string().max(200).optional(), ...pageQuery }),
+    query: z.object({ q: z.string().max(200).optional() }),
+    page: true,
     response: z.object({ items: z.array(userData) }),
-  }, async (c, { query }) => {
-    const p = page(query);
-    const { items, total } = await deps.users.list(query.q, p.offset, p.limit);
-    return paged(c, items, { ...p, total });
+  }, async (c, { page, query }) => {
+    const { items, total } = await deps.users.list(query.q, page.offset, page.limit);
+    return paged(c, items, { ...page, total });
   });
 
   router.add({
@@ -115,8 +99,8 @@ export function identityApiRoutes(router: Router, deps: IdentityApiDeps): void {
       access: "users.admin",
       params: userId,
       response: userData,
-    }, async (c, { params }) => {
-      const view = await act(c.get("principal")!, params.user_id);
+    }, async (c, { actor, params }) => {
+      const view = await act(actor, params.user_id);
       deps.directory.forgetUser(params.user_id);
       return ok(c, view);
     });
@@ -133,22 +117,19 @@ export function identityApiRoutes(router: Router, deps: IdentityApiDeps): void {
       from: z.string().refine((v) => toIsoSafe(v) !== null, "an ISO 8601 timestamp").optional(),
       to: z.string().refine((v) => toIsoSafe(v) !== null, "an ISO 8601 timestamp").optional(),
       scope: z.enum(["workspace", "instance"]).optional(),
-      ...pageQuery,
     }),
-  }, async (c, { query }) => {
-    const p = c.get("principal")!;
-    const p2 = page(query);
-    const instanceWide = p.isSuperAdmin && query.scope !== "workspace";
-    const workspace = c.get("workspace");
+    page: true,
+  }, async (c, { actor, workspace, page, query }) => {
+    const instanceWide = actor.isSuperAdmin && query.scope !== "workspace";
     if (!instanceWide && !workspace) throw new AppError("workspace.membership_required", {});
     const { items, total } = await queryAudit(deps.db, {
-      workspaceId: instanceWide ? undefined : workspace!.id,
+      workspaceId: instanceWide ? undefined : workspace?.id,
       event: query.event,
       from: query.from ? toIsoSafe(query.from)! : undefined,
       to: query.to ? toIsoSafe(query.to)! : undefined,
-      ...p2,
+      ...page,
     });
-    return paged(c, items, { ...p2, total });
+    return paged(c, items, { ...page, total });
   });
 }
 

@@ -1,9 +1,8 @@
 /**
- * Lake-table routes (spec 3 §4.2). The datasource registry lives elsewhere, so the routes are
- * handed a `datasource` lookup (the named datasource as the caller's active workspace sees it, or
- * 404 `datasource.not_found`) and an `onChange` hook (pool eviction and its invalidation); the
- * lake-table service does the rest. Writes are `lake_tables.manage` (author), the listing is a
- * read.
+ * Lake-table routes (spec 3 §4.2). The named datasource is looked up as the caller's active
+ * workspace sees it (else 404 `datasource.not_found`); after a committed write its pool is retired
+ * here and elsewhere, so the lake serves the new views. The lake-table service does the rest.
+ * Writes are `lake_tables.manage` (author), the listing is a read.
  */
 import { z } from "zod";
 import {
@@ -13,20 +12,13 @@ import {
   registerLakeTable,
   unregisterLakeTable,
 } from "../../datasources/mod.ts";
-import type { Db } from "../../store/mod.ts";
-import type { AppContext } from "../context.ts";
+import type { Services } from "../../services.ts";
+import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import { ok } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
-export interface LakeTableRouteDeps {
-  db: Db;
-  /** The registry's lookup, judged in the caller's active workspace. */
-  datasource: (c: AppContext, name: string) => Promise<LakeDatasource>;
-  /** After a committed write: evict the datasource's pool and publish the invalidation. */
-  onChange?: (datasource: LakeDatasource) => void | Promise<void>;
-  /** The manifest fetcher (default: global fetch). */
-  fetch?: typeof fetch;
-}
+/** What these routes need of the services. */
+type Deps = Pick<Services, "db" | "datasources" | "pools">;
 
 const dsParam = z.object({ name: z.string().max(200) });
 const tableParams = z.object({
@@ -40,12 +32,19 @@ const LAKE_ERRORS = [
   "datasource.validation.workspace_forbidden",
 ] as const;
 
-/** Registers the four lake-table routes; `deps` is read per request. */
-export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void {
-  const writer = (c: AppContext) => {
-    const p = c.get("principal")!;
-    return { actor: { userId: p.userId, isSuperAdmin: p.isSuperAdmin }, onChange: deps.onChange };
+export function registerRoutes(router: Router, deps: Deps): void {
+  const lookup = async (
+    actor: Principal,
+    workspace: WorkspaceContext,
+    name: string,
+  ): Promise<LakeDatasource> => {
+    const found = await deps.datasources.record(actor, workspace, name);
+    return { ...found, global: found.is_global };
   };
+  const writer = (p: Principal) => ({
+    actor: { userId: p.userId, isSuperAdmin: p.isSuperAdmin },
+    onChange: (changed: LakeDatasource) => deps.pools.publishRetire(changed.name),
+  });
 
   router.add({
     method: "post",
@@ -64,9 +63,9 @@ export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void 
       "datasource.validation.lake_location_invalid",
       "datasource.lake_table_duplicate",
     ],
-  }, async (c, { params, body }) => {
-    const ds = await deps.datasource(c, params.name);
-    return ok(c, await registerLakeTable(deps.db, ds, body, writer(c)), 201);
+  }, async (c, { actor, workspace, params, body }) => {
+    const ds = await lookup(actor, workspace, params.name);
+    return ok(c, await registerLakeTable(deps.db, ds, body, writer(actor)), 201);
   });
 
   router.add({
@@ -78,9 +77,9 @@ export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void 
     status: 204,
     params: tableParams,
     errors: [...LAKE_ERRORS, "datasource.lake_table_not_found"],
-  }, async (c, { params }) => {
-    const ds = await deps.datasource(c, params.name);
-    await unregisterLakeTable(deps.db, ds, params.namespace, params.table, writer(c));
+  }, async (c, { actor, workspace, params }) => {
+    const ds = await lookup(actor, workspace, params.name);
+    await unregisterLakeTable(deps.db, ds, params.namespace, params.table, writer(actor));
     return c.body(null, 204);
   });
 
@@ -98,11 +97,11 @@ export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void 
       "datasource.lake_table_duplicate",
       "pipeline.execution.datasource_unreachable",
     ],
-  }, async (c, { params, body }) => {
-    const ds = await deps.datasource(c, params.name);
+  }, async (c, { actor, workspace, params, body }) => {
+    const ds = await lookup(actor, workspace, params.name);
     return ok(
       c,
-      await importLakeTables(deps.db, ds, body, { ...writer(c), fetch: deps.fetch }),
+      await importLakeTables(deps.db, ds, body, writer(actor)),
     );
   });
 
@@ -114,8 +113,8 @@ export function lakeTableRoutes(router: Router, deps: LakeTableRouteDeps): void 
     access: "content.read",
     params: dsParam,
     errors: [...LAKE_ERRORS],
-  }, async (c, { params }) => {
-    const ds = await deps.datasource(c, params.name);
+  }, async (c, { actor, workspace, params }) => {
+    const ds = await lookup(actor, workspace, params.name);
     return ok(c, await listLakeTables(deps.db, ds));
   });
 }

@@ -6,30 +6,37 @@
 import { getCookie } from "hono/cookie";
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
-import { AUTHZ_TTL_SECONDS, type OidcLogin } from "../../identity/mod.ts";
-import { AUTHZ_COOKIE, clearAuthzCookie, setAuthzCookie } from "../cookies.ts";
+import { AUTHZ_TTL_SECONDS } from "../../identity/mod.ts";
+import type { Services } from "../../services.ts";
+import type { AppContext } from "../context.ts";
+import { AUTHZ_COOKIE, clearAuthzCookie, secureCookies, setAuthzCookie } from "../cookies.ts";
 import type { Router } from "../routing.ts";
-import { type SignInDeps, startSession } from "../sign_in.ts";
-
-export interface OidcRouteDeps extends SignInDeps {
-  oidc: OidcLogin;
-}
+import { startSession } from "../sign_in.ts";
 
 const params = z.object({ name: z.string().regex(/^[a-z0-9-]{1,63}$/) });
 
-export function oidcRoutes(router: Router, deps: OidcRouteDeps): void {
-  router.add({
-    method: "get",
-    path: "/oauth2/authorization/:name",
-    tag: "auth",
-    summary: "Redirect to an OIDC provider",
-    kind: "html",
-    access: "public",
-    params,
-  }, async (c, { params }) => {
-    if (!deps.oidc.has(params.name)) {
+export function registerRoutes(
+  router: Router,
+  services: Pick<Services, "config" | "db" | "sessions" | "oidc">,
+): void {
+  const { oidc } = services;
+  if (!oidc) return; // step 8 exists only with a configured provider
+  const deps = { ...services, oidc, secureCookies: secureCookies(services.config.auth.baseUrl) };
+  /** An unknown provider name is an unknown path, not a provider failure. */
+  const configured = (c: AppContext, name: string) => {
+    if (!oidc.has(name)) {
       throw new AppError("request.not_found", { method: "GET", path: c.req.path });
     }
+  };
+  /** Both ends of the redirect: public browser GETs naming the provider. */
+  const base = { method: "get", tag: "auth", kind: "html", access: "public", params } as const;
+
+  router.add({
+    ...base,
+    path: "/oauth2/authorization/:name",
+    summary: "Redirect to an OIDC provider",
+  }, async (c, { params }) => {
+    configured(c, params.name);
     const begun = await deps.oidc.begin(params.name);
     if (!begun.ok) return c.redirect(`/login?error=${begun.reason}`, 302);
     setAuthzCookie(c, begun.authz, AUTHZ_TTL_SECONDS, deps.secureCookies);
@@ -37,17 +44,11 @@ export function oidcRoutes(router: Router, deps: OidcRouteDeps): void {
   });
 
   router.add({
-    method: "get",
+    ...base,
     path: "/login/oauth2/code/:name",
-    tag: "auth",
     summary: "OIDC provider callback",
-    kind: "html",
-    access: "public",
-    params,
   }, async (c, { params }) => {
-    if (!deps.oidc.has(params.name)) {
-      throw new AppError("request.not_found", { method: "GET", path: c.req.path });
-    }
+    configured(c, params.name);
     const query = new URL(c.req.url).searchParams;
     const authz = getCookie(c, AUTHZ_COOKIE);
     // One use only: a replayed callback finds no state.

@@ -4,8 +4,12 @@ import { catalogue } from "../../errors/mod.ts";
 import { renderPage } from "../../../ui/render.tsx";
 import { LandingPage } from "../../../ui/pages/landing.tsx";
 import { ErrorCodesPage } from "../../../ui/pages/error_codes.tsx";
+import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 import { vendorFile } from "../vendor.ts";
+
+/** What these routes need of the services. */
+type Deps = Pick<Services, "buildInfo">;
 
 const STATIC_ROOT = new URL("../../../ui/static/", import.meta.url);
 const CONTENT_TYPES: Record<string, string> = {
@@ -17,8 +21,8 @@ const CONTENT_TYPES: Record<string, string> = {
   map: "application/json",
 };
 
-export function pageRoutes(router: Router, deps: { version: string }): void {
-  const landing = renderPage(<LandingPage version={deps.version} />);
+export function registerRoutes(router: Router, deps: Deps): void {
+  const landing = renderPage(<LandingPage version={deps.buildInfo.version} />);
   router.add(
     {
       method: "get",

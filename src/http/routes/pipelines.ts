@@ -4,54 +4,52 @@
  * every way a body arrives), so these schemas only require a JSON object.
  */
 import { z } from "zod";
-import type { ResolvedConfig } from "../../config/mod.ts";
-import { exportPipeline, importPipeline, type PipelineService } from "../../pipelines/mod.ts";
+import { exportPipeline, importPipeline } from "../../pipelines/mod.ts";
+import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import type { AppContext } from "../context.ts";
 import { ok, paged } from "../envelope.ts";
+import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
-export interface PipelineRouteDeps {
-  pipelines: PipelineService;
-  config: Pick<ResolvedConfig, "paging">;
-}
+/** What these routes need of the services. */
+type Deps = Pick<Services, "pipelines">;
 
 const object = z.record(z.string(), z.unknown());
 const idParam = z.object({ id: z.string().max(64) });
 const idVersion = z.object({ id: z.string().max(64), version: z.coerce.number().int().min(1) });
 const bool = z.enum(["true", "false"]).transform((v) => v === "true");
 
-export function pipelineRoutes(router: Router, deps: PipelineRouteDeps): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   const svc = deps.pipelines;
-  const op = (c: AppContext) => ({
-    actor: c.get("principal")!,
-    workspaceId: c.get("workspace")!.id,
-    scope: c.get("workspace")!,
+  const op = (actor: Principal, workspace: WorkspaceContext) => ({
+    actor,
+    workspaceId: workspace.id,
+    scope: workspace,
   });
-  const ws = (c: AppContext) => c.get("workspace")!.id;
   const ifMatch = (c: AppContext) => c.req.header("if-match");
-  const page = (q: { offset?: number; limit?: number }) => ({
-    offset: q.offset ?? 0,
-    limit: Math.min(q.limit ?? deps.config.paging.defaultLimit, deps.config.paging.maxLimit),
-  });
   const base = { tag: "pipelines" } as const;
   const P = "/api/v1/pipelines";
 
-  router.add({
-    ...base,
-    method: "post",
-    path: P,
-    summary: "Create a pipeline: DRAFT version 1, current_version null",
-    access: "content.write",
-    status: 201,
-    body: object,
-    errors: [
-      "pipeline.validation.name_invalid",
-      "pipeline.validation.duplicate_name",
-      "pipeline.validation.graph_invalid",
-      "pipeline.validation.node_invalid",
-      "pipeline.validation.cycle_detected",
-    ],
-  }, async (c, { body }) => ok(c, await svc.create(op(c), body), 201));
+  router.add(
+    {
+      ...base,
+      method: "post",
+      path: P,
+      summary: "Create a pipeline: DRAFT version 1, current_version null",
+      access: "content.write",
+      status: 201,
+      body: object,
+      errors: [
+        "pipeline.validation.name_invalid",
+        "pipeline.validation.duplicate_name",
+        "pipeline.validation.graph_invalid",
+        "pipeline.validation.node_invalid",
+        "pipeline.validation.cycle_detected",
+      ],
+    },
+    async (c, { actor, workspace, body }) =>
+      ok(c, await svc.create(op(actor, workspace), body), 201),
+  );
 
   router.add({
     ...base,
@@ -66,8 +64,8 @@ export function pipelineRoutes(router: Router, deps: PipelineRouteDeps): void {
       "pipeline.import.missing_datasource",
       "pipeline.import.missing_template",
     ],
-  }, async (c, { body }) => {
-    const done = await importPipeline(svc, op(c), body);
+  }, async (c, { actor, workspace, body }) => {
+    const done = await importPipeline(svc, op(actor, workspace), body);
     return ok(c, done.pipeline, done.created ? 201 : 200);
   });
 
@@ -82,18 +80,16 @@ export function pipelineRoutes(router: Router, deps: PipelineRouteDeps): void {
       owner: z.string().max(64).optional(),
       datasource: z.string().max(200).optional(),
       q: z.string().max(200).optional(),
-      offset: z.coerce.number().int().min(0).optional(),
-      limit: z.coerce.number().int().min(1).optional(),
     }),
-  }, async (c, { query }) => {
-    const p = page(query);
-    if (query.prefix !== undefined) return ok(c, await svc.folder(ws(c), query.prefix, p));
+    page: true,
+  }, async (c, { workspace, page: p, query }) => {
+    if (query.prefix !== undefined) return ok(c, await svc.folder(workspace.id, query.prefix, p));
     const filter = {
       owner: query.owner || undefined,
       datasource: query.datasource || undefined,
       q: query.q || undefined,
     };
-    const { items, total } = await svc.list(ws(c), filter, p);
+    const { items, total } = await svc.list(workspace.id, filter, p);
     return paged(c, items, { ...p, total });
   });
 
@@ -105,7 +101,7 @@ export function pipelineRoutes(router: Router, deps: PipelineRouteDeps): void {
     access: "content.read",
     params: idParam,
     errors: ["pipeline.not_found"],
-  }, async (c, { params }) => ok(c, await svc.get(ws(c), params.id)));
+  }, async (c, { workspace, params }) => ok(c, await svc.get(workspace.id, params.id)));
 
   router.add({
     ...base,
@@ -115,31 +111,39 @@ export function pipelineRoutes(router: Router, deps: PipelineRouteDeps): void {
     access: "content.read",
     params: idParam,
     errors: ["pipeline.not_found"],
-  }, async (c, { params }) => {
-    const items = await svc.versions(ws(c), params.id);
+  }, async (c, { workspace, params }) => {
+    const items = await svc.versions(workspace.id, params.id);
     return paged(c, items, { offset: 0, limit: items.length, total: items.length });
   });
 
-  router.add({
-    ...base,
-    method: "get",
-    path: `${P}/:id/versions/:version`,
-    summary: "One version",
-    access: "content.read",
-    params: idVersion,
-    errors: ["pipeline.not_found", "pipeline.execution.not_found"],
-  }, async (c, { params }) => ok(c, await svc.getVersion(ws(c), params.id, params.version)));
+  router.add(
+    {
+      ...base,
+      method: "get",
+      path: `${P}/:id/versions/:version`,
+      summary: "One version",
+      access: "content.read",
+      params: idVersion,
+      errors: ["pipeline.not_found", "pipeline.execution.not_found"],
+    },
+    async (c, { workspace, params }) =>
+      ok(c, await svc.getVersion(workspace.id, params.id, params.version)),
+  );
 
-  router.add({
-    ...base,
-    method: "put",
-    path: `${P}/:id`,
-    summary: "Save the full body against If-Match: the draft, or RELEASED when identical",
-    access: "content.write",
-    params: idParam,
-    body: object,
-    errors: ["pipeline.version.conflict", "pipeline.validation.duplicate_name"],
-  }, async (c, { params, body }) => ok(c, await svc.update(op(c), params.id, ifMatch(c), body)));
+  router.add(
+    {
+      ...base,
+      method: "put",
+      path: `${P}/:id`,
+      summary: "Save the full body against If-Match: the draft, or RELEASED when identical",
+      access: "content.write",
+      params: idParam,
+      body: object,
+      errors: ["pipeline.version.conflict", "pipeline.validation.duplicate_name"],
+    },
+    async (c, { actor, workspace, params, body }) =>
+      ok(c, await svc.update(op(actor, workspace), params.id, ifMatch(c), body)),
+  );
 
   router.add({
     ...base,
@@ -158,10 +162,10 @@ export function pipelineRoutes(router: Router, deps: PipelineRouteDeps): void {
       "pipeline.version.not_draft",
       "pipeline.check.failed",
     ],
-  }, async (c, { params, query }) =>
+  }, async (c, { actor, workspace, params, query }) =>
     ok(
       c,
-      await svc.release(op(c), params.id, ifMatch(c), {
+      await svc.release(op(actor, workspace), params.id, ifMatch(c), {
         releasePinnedTemplates: query.release_pinned_templates ?? false,
         overrideChecksReason: query.override_checks_reason,
       }),
@@ -175,8 +179,8 @@ export function pipelineRoutes(router: Router, deps: PipelineRouteDeps): void {
     access: "content.write_session",
     params: idParam,
     errors: ["pipeline.version.not_draft", "pipeline.version.conflict"],
-  }, async (c, { params }) => {
-    await svc.purgeDraft(op(c), params.id, ifMatch(c));
+  }, async (c, { actor, workspace, params }) => {
+    await svc.purgeDraft(op(actor, workspace), params.id, ifMatch(c));
     return c.body(null, 204);
   });
 
@@ -185,21 +189,25 @@ export function pipelineRoutes(router: Router, deps: PipelineRouteDeps): void {
     ["restore", "Restore a discarded version (session only)", "restore"],
   ] as const;
   for (const [verb, summary, fn] of moves) {
-    router.add({
-      ...base,
-      method: "post",
-      path: `${P}/:id/versions/:version/${verb}`,
-      summary,
-      access: "content.write_session",
-      params: idVersion,
-      errors: fn === "discard"
-        ? [
-          "pipeline.version.not_released",
-          "pipeline.version.pinned",
-          "pipeline.authoring.disabled",
-        ]
-        : ["pipeline.version.not_discarded"],
-    }, async (c, { params }) => ok(c, await svc[fn](op(c), params.id, params.version)));
+    router.add(
+      {
+        ...base,
+        method: "post",
+        path: `${P}/:id/versions/:version/${verb}`,
+        summary,
+        access: "content.write_session",
+        params: idVersion,
+        errors: fn === "discard"
+          ? [
+            "pipeline.version.not_released",
+            "pipeline.version.pinned",
+            "pipeline.authoring.disabled",
+          ]
+          : ["pipeline.version.not_discarded"],
+      },
+      async (c, { actor, workspace, params }) =>
+        ok(c, await svc[fn](op(actor, workspace), params.id, params.version)),
+    );
   }
 
   router.add({
@@ -210,21 +218,25 @@ export function pipelineRoutes(router: Router, deps: PipelineRouteDeps): void {
     access: "content.write_session",
     params: idVersion,
     errors: ["pipeline.version.last_release"],
-  }, async (c, { params }) => {
-    await svc.purgeVersion(op(c), params.id, params.version);
+  }, async (c, { actor, workspace, params }) => {
+    await svc.purgeVersion(op(actor, workspace), params.id, params.version);
     return c.body(null, 204);
   });
 
-  router.add({
-    ...base,
-    method: "post",
-    path: `${P}/:id/current`,
-    summary: "Point current_version at a version (session only)",
-    access: "versions.switch",
-    params: idParam,
-    body: z.object({ version: z.int().min(1) }),
-    errors: ["pipeline.version.not_eligible"],
-  }, async (c, { params, body }) => ok(c, await svc.switchCurrent(op(c), params.id, body.version)));
+  router.add(
+    {
+      ...base,
+      method: "post",
+      path: `${P}/:id/current`,
+      summary: "Point current_version at a version (session only)",
+      access: "versions.switch",
+      params: idParam,
+      body: z.object({ version: z.int().min(1) }),
+      errors: ["pipeline.version.not_eligible"],
+    },
+    async (c, { actor, workspace, params, body }) =>
+      ok(c, await svc.switchCurrent(op(actor, workspace), params.id, body.version)),
+  );
 
   router.add(
     {
@@ -236,18 +248,30 @@ export function pipelineRoutes(router: Router, deps: PipelineRouteDeps): void {
       params: idVersion,
       body: z.object({ parameters: object.optional() }).optional(),
     },
-    async (c, { params, body }) =>
-      ok(c, await svc.runChecks(op(c), params.id, params.version, body?.parameters ?? {})),
+    async (c, { actor, workspace, params, body }) =>
+      ok(
+        c,
+        await svc.runChecks(
+          op(actor, workspace),
+          params.id,
+          params.version,
+          body?.parameters ?? {},
+        ),
+      ),
   );
 
-  router.add({
-    ...base,
-    method: "get",
-    path: `${P}/:id/versions/:version/checks`,
-    summary: "Check definitions with their latest run each, or null",
-    access: "content.read",
-    params: idVersion,
-  }, async (c, { params }) => ok(c, await svc.getChecks(ws(c), params.id, params.version)));
+  router.add(
+    {
+      ...base,
+      method: "get",
+      path: `${P}/:id/versions/:version/checks`,
+      summary: "Check definitions with their latest run each, or null",
+      access: "content.read",
+      params: idVersion,
+    },
+    async (c, { workspace, params }) =>
+      ok(c, await svc.getChecks(workspace.id, params.id, params.version)),
+  );
 
   router.add({
     ...base,
@@ -258,10 +282,14 @@ export function pipelineRoutes(router: Router, deps: PipelineRouteDeps): void {
     params: idParam,
     query: z.object({ include_exclusive_draft_templates: bool.optional() }),
     errors: ["pipeline.version.last_release"],
-  }, async (c, { params, query }) =>
+  }, async (c, { actor, workspace, params, query }) =>
     ok(
       c,
-      await svc.deleteEntity(op(c), params.id, query.include_exclusive_draft_templates ?? false),
+      await svc.deleteEntity(
+        op(actor, workspace),
+        params.id,
+        query.include_exclusive_draft_templates ?? false,
+      ),
     ));
 
   router.add(
@@ -275,7 +303,7 @@ export function pipelineRoutes(router: Router, deps: PipelineRouteDeps): void {
       query: z.object({ include_templates: bool.optional() }),
       errors: ["pipeline.promotion.not_released"],
     },
-    async (c, { params, query }) =>
-      ok(c, await exportPipeline(svc, ws(c), params.id, query.include_templates ?? true)),
+    async (c, { workspace, params, query }) =>
+      ok(c, await exportPipeline(svc, workspace.id, params.id, query.include_templates ?? true)),
   );
 }

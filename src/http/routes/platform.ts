@@ -1,9 +1,12 @@
 /** Public platform routes: health, readiness, build info and the API document (spec 2 §4.6). */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
-import type { BuildInfo, HealthService } from "../../health/mod.ts";
+import type { Services } from "../../services.ts";
 import { ok } from "../envelope.ts";
 import type { Router } from "../routing.ts";
+
+/** What these routes need of the services. */
+type Deps = Pick<Services, "health" | "buildInfo" | "origin">;
 
 const status = z.enum(["UP", "DOWN"]);
 const healthData = z.object({
@@ -18,13 +21,7 @@ const infoData = z.object({
   commit: z.string().nullable(),
 });
 
-export interface PlatformDeps {
-  health: HealthService;
-  buildInfo: BuildInfo;
-  baseUrl: () => string;
-}
-
-export function platformRoutes(router: Router, deps: PlatformDeps): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   router.add({
     method: "get",
     path: "/health",
@@ -81,7 +78,7 @@ export function platformRoutes(router: Router, deps: PlatformDeps): void {
     document ??= router.openApi({
       title: "Pipeline Service",
       version: deps.buildInfo.version,
-      serverUrl: deps.baseUrl(),
+      serverUrl: deps.origin(),
     });
     return c.json(document);
   });

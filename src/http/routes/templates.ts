@@ -4,24 +4,21 @@
  * template of another workspace is `template.not_found`.
  */
 import { z } from "zod";
-import type { ResolvedConfig } from "../../config/mod.ts";
 import {
   createTemplateSchema,
   libraryImportSchema,
   TEMPLATE_DIALECTS,
   TEMPLATE_TYPES,
-  type TemplateService,
   updateTemplateSchema,
 } from "../../templates/mod.ts";
 import type { OpContext } from "../../versions/mod.ts";
-import type { AppContext } from "../context.ts";
+import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import { ok, paged } from "../envelope.ts";
+import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
-export interface TemplateRouteDeps {
-  templates: TemplateService;
-  config: Pick<ResolvedConfig, "paging">;
-}
+/** What these routes need of the services. */
+type Deps = Pick<Services, "templates">;
 
 const NAME_MAX = 1000;
 const name = z.string().min(1).max(NAME_MAX);
@@ -52,37 +49,36 @@ const templateView = z.object({
   owner: z.string(),
 }).meta({ id: "Template" });
 
-export function templateRoutes(router: Router, deps: TemplateRouteDeps): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   const svc = deps.templates;
-  const op = (c: AppContext): OpContext => ({
-    actor: c.get("principal")!,
-    workspaceId: c.get("workspace")!.id,
-  });
-  const ws = (c: AppContext) => c.get("workspace")!.id;
-  const page = (q: { offset?: number; limit?: number }) => ({
-    offset: q.offset ?? 0,
-    limit: Math.min(q.limit ?? deps.config.paging.defaultLimit, deps.config.paging.maxLimit),
+  const op = (actor: Principal, workspace: WorkspaceContext): OpContext => ({
+    actor,
+    workspaceId: workspace.id,
   });
   const base = { tag: "templates" } as const;
 
-  router.add({
-    ...base,
-    method: "post",
-    path: "/api/v1/templates",
-    summary: "Create a template: DRAFT version 1 (id generated under test/ when omitted)",
-    access: "content.write",
-    status: 201,
-    body: createTemplateSchema,
-    response: templateView,
-    errors: [
-      "template.validation.id_invalid",
-      "template.validation.duplicate_name",
-      "template.validation.dialect_invalid",
-      "template.validation.import_invalid",
-      "template.render.syntax_error",
-      "template.render.unknown_import",
-    ],
-  }, async (c, { body }) => ok(c, await svc.create(op(c), body), 201));
+  router.add(
+    {
+      ...base,
+      method: "post",
+      path: "/api/v1/templates",
+      summary: "Create a template: DRAFT version 1 (id generated under test/ when omitted)",
+      access: "content.write",
+      status: 201,
+      body: createTemplateSchema,
+      response: templateView,
+      errors: [
+        "template.validation.id_invalid",
+        "template.validation.duplicate_name",
+        "template.validation.dialect_invalid",
+        "template.validation.import_invalid",
+        "template.render.syntax_error",
+        "template.render.unknown_import",
+      ],
+    },
+    async (c, { actor, workspace, body }) =>
+      ok(c, await svc.create(op(actor, workspace), body), 201),
+  );
 
   router.add({
     ...base,
@@ -96,19 +92,23 @@ export function templateRoutes(router: Router, deps: TemplateRouteDeps): void {
       dialect: z.enum(TEMPLATE_DIALECTS as [string, ...string[]]).optional(),
       type: z.enum(TEMPLATE_TYPES).optional(),
       q: z.string().max(200).optional(),
-      offset: z.coerce.number().int().min(0).optional(),
-      limit: z.coerce.number().int().min(1).optional(),
     }),
+    page: true,
     errors: ["template.not_found"],
-  }, async (c, { query }) => {
-    if (query.name !== undefined) return ok(c, await svc.get(ws(c), query.name));
+  }, async (c, { workspace, page: p, query }) => {
+    if (query.name !== undefined) return ok(c, await svc.get(workspace.id, query.name));
     const filter = {
       dialect: query.dialect as (typeof TEMPLATE_DIALECTS)[number] | undefined,
       type: query.type,
     };
-    const p = page(query);
-    if (query.prefix !== undefined) return ok(c, await svc.folder(ws(c), query.prefix, filter, p));
-    const { items, total } = await svc.list(ws(c), { ...filter, q: query.q || undefined }, p);
+    if (query.prefix !== undefined) {
+      return ok(c, await svc.folder(workspace.id, query.prefix, filter, p));
+    }
+    const { items, total } = await svc.list(
+      workspace.id,
+      { ...filter, q: query.q || undefined },
+      p,
+    );
     return paged(c, items, { ...p, total });
   });
 
@@ -120,46 +120,54 @@ export function templateRoutes(router: Router, deps: TemplateRouteDeps): void {
     access: "content.read",
     query: z.object({ name, version: version.optional() }),
     errors: ["template.not_found"],
-  }, async (c, { query }) => {
+  }, async (c, { workspace, query }) => {
     if (query.version === undefined) {
-      const items = await svc.versions(ws(c), query.name);
+      const items = await svc.versions(workspace.id, query.name);
       return paged(c, items, { offset: 0, limit: items.length, total: items.length });
     }
-    return ok(c, await svc.getVersion(ws(c), query.name, query.version));
+    return ok(c, await svc.getVersion(workspace.id, query.name, query.version));
   });
 
-  router.add({
-    ...base,
-    method: "put",
-    path: "/api/v1/templates",
-    summary: "Save the full content against If-Match: the draft, or RELEASED when identical",
-    access: "content.write",
-    body: updateTemplateSchema,
-    response: templateView,
-    errors: [
-      "template.version.conflict",
-      "template.validation.dialect_invalid",
-      "template.validation.type_immutable",
-      "template.validation.import_invalid",
-      "template.render.syntax_error",
-      "template.render.unknown_import",
-    ],
-  }, async (c, { body }) => ok(c, await svc.update(op(c), c.req.header("if-match"), body)));
+  router.add(
+    {
+      ...base,
+      method: "put",
+      path: "/api/v1/templates",
+      summary: "Save the full content against If-Match: the draft, or RELEASED when identical",
+      access: "content.write",
+      body: updateTemplateSchema,
+      response: templateView,
+      errors: [
+        "template.version.conflict",
+        "template.validation.dialect_invalid",
+        "template.validation.type_immutable",
+        "template.validation.import_invalid",
+        "template.render.syntax_error",
+        "template.render.unknown_import",
+      ],
+    },
+    async (c, { actor, workspace, body }) =>
+      ok(c, await svc.update(op(actor, workspace), c.req.header("if-match"), body)),
+  );
 
-  router.add({
-    ...base,
-    method: "post",
-    path: "/api/v1/templates/release",
-    summary: "Release the draft whose hash is If-Match",
-    access: "versions.release",
-    body: named,
-    response: templateView,
-    errors: [
-      "template.version.not_draft",
-      "template.version.conflict",
-      "template.release.import_not_released",
-    ],
-  }, async (c, { body }) => ok(c, await svc.release(op(c), body.name, c.req.header("if-match"))));
+  router.add(
+    {
+      ...base,
+      method: "post",
+      path: "/api/v1/templates/release",
+      summary: "Release the draft whose hash is If-Match",
+      access: "versions.release",
+      body: named,
+      response: templateView,
+      errors: [
+        "template.version.not_draft",
+        "template.version.conflict",
+        "template.release.import_not_released",
+      ],
+    },
+    async (c, { actor, workspace, body }) =>
+      ok(c, await svc.release(op(actor, workspace), body.name, c.req.header("if-match"))),
+  );
 
   router.add({
     ...base,
@@ -169,8 +177,8 @@ export function templateRoutes(router: Router, deps: TemplateRouteDeps): void {
     access: "content.write_session",
     body: named,
     errors: ["template.version.not_draft", "template.version.conflict", "template.in_use"],
-  }, async (c, { body }) => {
-    await svc.purgeDraft(op(c), body.name, c.req.header("if-match"));
+  }, async (c, { actor, workspace, body }) => {
+    await svc.purgeDraft(op(actor, workspace), body.name, c.req.header("if-match"));
     return c.body(null, 204);
   });
 
@@ -180,20 +188,24 @@ export function templateRoutes(router: Router, deps: TemplateRouteDeps): void {
     ["current", "Point the current version at a version (session only)", "switchCurrent"],
   ] as const;
   for (const [path, summary, verb] of moves) {
-    router.add({
-      ...base,
-      method: "post",
-      path: `/api/v1/templates/${path}`,
-      summary,
-      access: verb === "switchCurrent" ? "versions.switch" : "content.write_session",
-      body: namedVersion,
-      response: templateView,
-      errors: verb === "discard"
-        ? ["template.version.not_released", "template.in_use"]
-        : verb === "restore"
-        ? ["template.version.not_discarded"]
-        : ["template.version.not_eligible"],
-    }, async (c, { body }) => ok(c, await svc[verb](op(c), body.name, body.version)));
+    router.add(
+      {
+        ...base,
+        method: "post",
+        path: `/api/v1/templates/${path}`,
+        summary,
+        access: verb === "switchCurrent" ? "versions.switch" : "content.write_session",
+        body: namedVersion,
+        response: templateView,
+        errors: verb === "discard"
+          ? ["template.version.not_released", "template.in_use"]
+          : verb === "restore"
+          ? ["template.version.not_discarded"]
+          : ["template.version.not_eligible"],
+      },
+      async (c, { actor, workspace, body }) =>
+        ok(c, await svc[verb](op(actor, workspace), body.name, body.version)),
+    );
   }
 
   router.add({
@@ -204,20 +216,25 @@ export function templateRoutes(router: Router, deps: TemplateRouteDeps): void {
     access: "content.write_session",
     query: z.object({ name, version }),
     errors: ["template.version.last_release", "template.in_use"],
-  }, async (c, { query }) => {
-    await svc.purgeVersion(op(c), query.name, query.version);
+  }, async (c, { actor, workspace, query }) => {
+    await svc.purgeVersion(op(actor, workspace), query.name, query.version);
     return c.body(null, 204);
   });
 
-  router.add({
-    ...base,
-    method: "delete",
-    path: "/api/v1/templates",
-    summary: "Purge a template whose sole version is a draft and that nothing pins (session only)",
-    access: "content.write_session",
-    query: z.object({ name }),
-    errors: ["template.in_use", "template.version.last_release"],
-  }, async (c, { query }) => ok(c, await svc.deleteEntity(op(c), query.name)));
+  router.add(
+    {
+      ...base,
+      method: "delete",
+      path: "/api/v1/templates",
+      summary:
+        "Purge a template whose sole version is a draft and that nothing pins (session only)",
+      access: "content.write_session",
+      query: z.object({ name }),
+      errors: ["template.in_use", "template.version.last_release"],
+    },
+    async (c, { actor, workspace, query }) =>
+      ok(c, await svc.deleteEntity(op(actor, workspace), query.name)),
+  );
 
   router.add({
     ...base,
@@ -236,7 +253,7 @@ export function templateRoutes(router: Router, deps: TemplateRouteDeps): void {
       imports: z.array(importRef),
     }),
     errors: ["template.render.type_unsupported", "template.render.parameter_interpolation"],
-  }, async (c, { body }) => ok(c, await svc.render(ws(c), body)));
+  }, async (c, { workspace, body }) => ok(c, await svc.render(workspace.id, body)));
 
   router.add({
     ...base,
@@ -250,8 +267,8 @@ export function templateRoutes(router: Router, deps: TemplateRouteDeps): void {
       "template.validation.dialect_invalid",
       "template.render.syntax_error",
     ],
-  }, async (c, { body }) => {
-    const templates = await svc.importLibrary(op(c), body);
+  }, async (c, { actor, workspace, body }) => {
+    const templates = await svc.importLibrary(op(actor, workspace), body);
     const count = (o: string) => templates.filter((t) => t.outcome === o).length;
     const data = {
       templates,

@@ -1,28 +1,23 @@
 /** Workspaces and members (spec 1 §4.5). Each route is judged in the workspace its path names. */
 import { z } from "zod";
-import type { WorkspaceService } from "../../workspaces/mod.ts";
-import type { AccessDirectory } from "../access_deps.ts";
-import type { AppContext } from "../context.ts";
 import { ok, paged } from "../envelope.ts";
+import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
-export interface WorkspaceRouteDeps {
-  workspaces: WorkspaceService;
-  directory: AccessDirectory;
-}
+/** What these routes need of the services. */
+type Deps = Pick<Services, "workspaces" | "directory">;
 
 const name = z.object({ name: z.string().max(200) });
 const member = z.object({ name: z.string().max(200), user_id: z.string().max(64) });
 const invitation = z.object({ name: z.string().max(200), email: z.string().max(320) });
 
-export function workspaceRoutes(router: Router, deps: WorkspaceRouteDeps): void {
+export function registerRoutes(router: Router, deps: Deps): void {
   const ws = deps.workspaces;
   /** Every mutation drops this instance's cached resolutions so the change shows at once. */
   const changed = <T>(value: T): T => {
     deps.directory.forgetWorkspaces();
     return value;
   };
-  const actor = (c: AppContext) => c.get("principal")!;
 
   router.add({
     method: "get",
@@ -30,9 +25,8 @@ export function workspaceRoutes(router: Router, deps: WorkspaceRouteDeps): void 
     tag: "workspaces",
     summary: "The caller's workspaces (a super admin: every workspace)",
     access: "workspaces.read",
-  }, async (c) => {
-    const p = actor(c);
-    const items = await ws.listForUser({ userId: p.userId, isSuperAdmin: p.isSuperAdmin });
+  }, async (c, { actor }) => {
+    const items = await ws.listForUser({ userId: actor.userId, isSuperAdmin: actor.isSuperAdmin });
     return paged(c, items, { offset: 0, limit: items.length, total: items.length });
   });
 
@@ -44,14 +38,14 @@ export function workspaceRoutes(router: Router, deps: WorkspaceRouteDeps): void 
     access: "workspaces.create",
     status: 201,
     body: z.unknown(),
-  }, async (c, { body }) => {
+  }, async (c, { actor, body }) => {
     const input = (typeof body === "object" && body !== null ? body : {}) as Record<
       string,
       unknown
     >;
     return ok(
       c,
-      changed(await ws.create(actor(c), { name: input.name, display_name: input.display_name })),
+      changed(await ws.create(actor, { name: input.name, display_name: input.display_name })),
       201,
     );
   });
@@ -66,16 +60,19 @@ export function workspaceRoutes(router: Router, deps: WorkspaceRouteDeps): void 
     params: name,
   }, async (c, { params }) => ok(c, await ws.view(params.name)));
 
-  router.add({
-    method: "put",
-    path: "/api/v1/workspaces/:name",
-    tag: "workspaces",
-    summary: "Update the display name",
-    access: "workspaces.update",
-    workspaceParam: "name",
-    params: name,
-    body: z.object({ display_name: z.string().min(1).max(200).optional() }),
-  }, async (c, { params, body }) => ok(c, changed(await ws.update(actor(c), params.name, body))));
+  router.add(
+    {
+      method: "put",
+      path: "/api/v1/workspaces/:name",
+      tag: "workspaces",
+      summary: "Update the display name",
+      access: "workspaces.update",
+      workspaceParam: "name",
+      params: name,
+      body: z.object({ display_name: z.string().min(1).max(200).optional() }),
+    },
+    async (c, { actor, params, body }) => ok(c, changed(await ws.update(actor, params.name, body))),
+  );
 
   router.add({
     method: "delete",
@@ -86,8 +83,8 @@ export function workspaceRoutes(router: Router, deps: WorkspaceRouteDeps): void 
     workspaceParam: "name",
     params: name,
     errors: ["workspace.in_use"],
-  }, async (c, { params }) => {
-    changed(await ws.remove(actor(c), params.name));
+  }, async (c, { actor, params }) => {
+    changed(await ws.remove(actor, params.name));
     return c.body(null, 204);
   });
 
@@ -101,10 +98,10 @@ export function workspaceRoutes(router: Router, deps: WorkspaceRouteDeps): void 
       workspaceParam: "name",
       reachDeactivated: true,
       params: name,
-    }, async (c, { params }) => {
+    }, async (c, { actor, params }) => {
       const view = verb === "deactivate"
-        ? await ws.deactivate(actor(c), params.name)
-        : await ws.reactivate(actor(c), params.name);
+        ? await ws.deactivate(actor, params.name)
+        : await ws.reactivate(actor, params.name);
       return ok(c, changed(view));
     });
   }
@@ -129,8 +126,8 @@ export function workspaceRoutes(router: Router, deps: WorkspaceRouteDeps): void 
     reachDeactivated: true,
     params: name,
     body: z.unknown(),
-  }, async (c, { params, body }) => {
-    const result = changed(await ws.addMember(actor(c), params.name, body));
+  }, async (c, { actor, params, body }) => {
+    const result = changed(await ws.addMember(actor, params.name, body));
     return result.status === 202 ? ok(c, result.invitation, 202) : ok(c, result.member);
   });
 
@@ -146,8 +143,8 @@ export function workspaceRoutes(router: Router, deps: WorkspaceRouteDeps): void 
       body: z.unknown(),
       errors: ["workspace.last_admin"],
     },
-    async (c, { params, body }) =>
-      ok(c, changed(await ws.setFlags(actor(c), params.name, params.user_id, body))),
+    async (c, { actor, params, body }) =>
+      ok(c, changed(await ws.setFlags(actor, params.name, params.user_id, body))),
   );
 
   router.add({
@@ -159,8 +156,8 @@ export function workspaceRoutes(router: Router, deps: WorkspaceRouteDeps): void 
     workspaceParam: "name",
     params: member,
     errors: ["workspace.last_admin"],
-  }, async (c, { params }) => {
-    changed(await ws.removeMember(actor(c), params.name, params.user_id));
+  }, async (c, { actor, params }) => {
+    changed(await ws.removeMember(actor, params.name, params.user_id));
     return c.body(null, 204);
   });
 
@@ -174,8 +171,8 @@ export function workspaceRoutes(router: Router, deps: WorkspaceRouteDeps): void 
     reachDeactivated: true,
     params: invitation,
     errors: ["workspace.invitation.not_found"],
-  }, async (c, { params }) => {
-    changed(await ws.revokeInvitation(actor(c), params.name, params.email));
+  }, async (c, { actor, params }) => {
+    changed(await ws.revokeInvitation(actor, params.name, params.email));
     return c.body(null, 204);
   });
 }

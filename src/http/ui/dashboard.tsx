@@ -9,10 +9,10 @@ const DASHBOARD_ROWS = 6;
 
 async function dashboardData(
   deps: UiPageDeps,
-  p: Principal,
+  actor: Principal,
   workspaceId: string,
 ): Promise<NonNullable<DashboardProps["data"]>> {
-  const caller = { userId: p.userId, isSuperAdmin: p.isSuperAdmin };
+  const caller = { userId: actor.userId, isSuperAdmin: actor.isSuperAdmin };
   const [recent, failed, drafts, all] = await Promise.all([
     deps.executions.list(caller, { workspaceId }, 0, DASHBOARD_ROWS),
     deps.executions.list(caller, { workspaceId, status: "FAILED" }, 0, DASHBOARD_ROWS),
@@ -27,7 +27,7 @@ async function dashboardData(
     status: r.status,
     started_at: r.started_at,
     duration_ms: r.duration_ms,
-    triggered_by_name: r.triggered_by === p.userId ? "you" : r.triggered_via.toLowerCase(),
+    triggered_by_name: r.triggered_by === actor.userId ? "you" : r.triggered_via.toLowerCase(),
   });
   return {
     recent: recent.items.map(run),
@@ -51,11 +51,9 @@ export function dashboardRoutes(router: Router, deps: UiPageDeps): void {
     summary: "Dashboard",
     kind: "html",
     access: "me.read",
-  }, async (c) => {
-    const p = c.get("principal")!;
-    const ctx = await shellContext(c, deps, p);
-    const workspace = c.get("workspace");
-    const data = workspace ? await dashboardData(deps, p, workspace.id) : null;
+  }, async (c, { actor, workspace }) => {
+    const ctx = await shellContext(c, deps, actor);
+    const data = workspace ? await dashboardData(deps, actor, workspace.id) : null;
     return c.html(renderPage(<DashboardPage ctx={ctx} now={new Date()} data={data} />));
   });
 }

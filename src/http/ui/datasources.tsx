@@ -26,14 +26,18 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
     summary: "Datasources this workspace can use",
     kind: "html",
     access: "content.read",
-  }, async (c) => {
-    const p = c.get("principal")!;
+  }, async (c, { actor, workspace }) => {
     const [ctx, listing] = await Promise.all([
-      shellContext(c, deps, p),
-      deps.datasources.list(p, c.get("workspace") ?? null, { offset: 0, limit: 500 }),
+      shellContext(c, deps, actor),
+      deps.datasources.list(actor, workspace, { offset: 0, limit: 500 }),
     ]);
     return c.html(renderPage(
-      <DatasourcesPage ctx={ctx} now={new Date()} datasources={listing.items} />,
+      <DatasourcesPage
+        ctx={ctx}
+        now={new Date()}
+        datasources={listing.items}
+        canRegister={allows({ actor, workspace }, "datasources.write")}
+      />,
     ));
   });
 
@@ -45,23 +49,27 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
     kind: "html",
     access: "content.read",
     params: name,
+    query: z.object({ saved: z.string().max(4).optional() }),
     errors: ["datasource.not_found"],
-  }, async (c, { params }) => {
-    const p = c.get("principal")!;
-    const scope = c.get("workspace") ?? null;
+  }, async (c, { actor, workspace, params, query }) => {
+    const target = await deps.datasources.writeTarget(actor, workspace, params.name);
     const can = {
-      test: allows(c, "datasources.test"),
-      introspect: allows(c, "datasources.introspect"),
+      test: allows({ actor, workspace }, "datasources.test"),
+      introspect: allows({ actor, workspace }, "datasources.introspect"),
+      edit: target !== undefined && allows(
+        { actor, workspace },
+        target === "instance" ? "datasources.write_instance" : "datasources.write",
+      ),
     };
     const [ctx, d] = await Promise.all([
-      shellContext(c, deps, p),
-      deps.datasources.get(p, scope, params.name),
+      shellContext(c, deps, actor),
+      deps.datasources.get(actor, workspace, params.name),
     ]);
     let schemas: string[] | null = null;
     let schemaError: string | null = null;
     if (can.introspect) {
       try {
-        schemas = (await deps.connections.schemas(p, scope, params.name)).schemas;
+        schemas = (await deps.connections.schemas(actor, workspace, params.name)).schemas;
       } catch (e) {
         // An unreachable datasource still has a page; the browser says why it is empty.
         if (!(e instanceof AppError)) throw e;
@@ -76,6 +84,7 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
         schemas={schemas}
         schemaError={schemaError}
         can={can}
+        saved={query.saved !== undefined}
       />,
     ));
   });
@@ -89,10 +98,10 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
     access: "datasources.test",
     params: name,
     errors: ["datasource.not_found"],
-  }, async (c, { params }) => {
+  }, async (c, { actor, workspace, params }) => {
     const report = await deps.connections.test(
-      c.get("principal")!,
-      c.get("workspace") ?? null,
+      actor,
+      workspace,
       params.name,
     );
     return c.html(renderToString(
@@ -119,10 +128,10 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
     params: name,
     query: z.object({ schema: z.string().max(1024) }),
     errors: ["datasource.not_found"],
-  }, async (c, { params, query }) => {
+  }, async (c, { actor, workspace, params, query }) => {
     const { tables } = await deps.connections.tables(
-      c.get("principal")!,
-      c.get("workspace") ?? null,
+      actor,
+      workspace,
       params.name,
       query.schema,
     );
@@ -141,10 +150,10 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
     params: name,
     query: z.object({ schema: z.string().max(1024), table: z.string().max(1024) }),
     errors: ["datasource.not_found", "datasource.table_not_found"],
-  }, async (c, { params, query }) => {
+  }, async (c, { actor, workspace, params, query }) => {
     const columns = await deps.connections.columns(
-      c.get("principal")!,
-      c.get("workspace") ?? null,
+      actor,
+      workspace,
       params.name,
       query.table,
       query.schema,

@@ -2,8 +2,11 @@
  * The browser UI's pages (spec 1 §4.1): handlers over the same domain services REST calls, with
  * views from `ui/`. Mutating partials live beside the REST routes they mirror.
  */
+import type { Services } from "../../services.ts";
+import { secureCookies } from "../cookies.ts";
 import type { Router } from "../routing.ts";
 import { dashboardRoutes } from "./dashboard.tsx";
+import { datasourceFormRoutes } from "./datasource_forms.tsx";
 import { datasourcePageRoutes } from "./datasources.tsx";
 import { pipelineAuthoringRoutes } from "./pipeline_authoring.tsx";
 import { pipelinePageRoutes } from "./pipelines.tsx";
@@ -14,6 +17,11 @@ import type { UiPageDeps } from "./shell.ts";
 
 export type { UiPageDeps } from "./shell.ts";
 
+/** The UI's share of the one `Services` value (app.tsx registers every resource this way). */
+export function registerRoutes(router: Router, services: Services): void {
+  uiRoutes(router, { ...services, secureCookies: secureCookies(services.config.auth.baseUrl) });
+}
+
 export function uiRoutes(router: Router, deps: UiPageDeps): void {
   dashboardRoutes(router, deps);
   pipelineAuthoringRoutes(router, deps);
@@ -22,5 +30,7 @@ export function uiRoutes(router: Router, deps: UiPageDeps): void {
   // Before the template pages: /templates/new and /templates/edit are literal paths.
   templateAuthoringRoutes(router, deps);
   templatePageRoutes(router, deps);
+  // Before the datasource pages: /datasources/new is a literal path.
+  datasourceFormRoutes(router, deps);
   datasourcePageRoutes(router, deps);
 }

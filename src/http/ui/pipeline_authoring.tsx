@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
+import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import {
   type PipelineDraft,
   PipelineEditorPage,
@@ -84,18 +85,26 @@ function placed(e: AppError): NonNullable<PipelineEditorProps["error"]> {
   };
 }
 
+/** Who acts, where: the handler's actor and the workspace the route guarantees. */
+interface At {
+  actor: Principal;
+  workspace: WorkspaceContext;
+}
+
 export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void {
-  const editor = async (c: AppContext, props: Omit<PipelineEditorProps, "ctx">, status = 200) => {
-    const ctx = await shellContext(c, deps, c.get("principal")!);
+  const editor = async (
+    c: AppContext,
+    at: At,
+    props: Omit<PipelineEditorProps, "ctx">,
+    status = 200,
+  ) => {
+    const ctx = await shellContext(c, deps, at.actor);
     return c.html(
       renderPage(<PipelineEditorPage ctx={ctx} importMap={IMPORT_MAP} {...props} />),
       status as 200,
     );
   };
-  const op = (c: AppContext) => ({
-    actor: c.get("principal")!,
-    workspaceId: c.get("workspace")!.id,
-  });
+  const op = (at: At) => ({ actor: at.actor, workspaceId: at.workspace.id });
   const draftOf = (f: Record<string, string>): PipelineDraft => ({
     name: f.name ?? "",
     display_name: f.display_name ?? "",
@@ -110,8 +119,8 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     summary: "The editor for a new pipeline",
     kind: "html",
     access: "content.write",
-  }, (c) =>
-    editor(c, {
+  }, (c, { actor, workspace }) =>
+    editor(c, { actor, workspace }, {
       mode: "new",
       draft: {
         name: "",
@@ -130,10 +139,10 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     access: "content.write",
     params: id,
     errors: ["pipeline.not_found"],
-  }, async (c, { params }) => {
+  }, async (c, { actor, workspace, params }) => {
     // deno-lint-ignore no-explicit-any
-    const v: any = await deps.pipelines.get(c.get("workspace")!.id, params.id);
-    return editor(c, {
+    const v: any = await deps.pipelines.get(workspace.id, params.id);
+    return editor(c, { actor, workspace }, {
       mode: "edit",
       id: params.id,
       bodyHash: v.body_hash,
@@ -148,17 +157,18 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
 
   const refused = async (
     c: AppContext,
+    at: At,
     e: unknown,
     props: Omit<PipelineEditorProps, "ctx" | "error">,
   ) => {
     if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
     if (e.code === "pipeline.version.conflict" && props.id) {
       // deno-lint-ignore no-explicit-any
-      const theirs: any = await deps.pipelines.get(c.get("workspace")!.id, props.id);
-      const versions = await deps.pipelines.versions(c.get("workspace")!.id, props.id);
+      const theirs: any = await deps.pipelines.get(at.workspace.id, props.id);
+      const versions = await deps.pipelines.versions(at.workspace.id, props.id);
       const latest = versions.find((v) => v.version === theirs.version);
       const names = await userNames(deps, latest ? [latest.updated_by] : []);
-      return editor(c, {
+      return editor(c, at, {
         ...props,
         error: placed(e),
         conflict: {
@@ -170,7 +180,7 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
         },
       }, 409);
     }
-    return editor(c, { ...props, error: placed(e) }, e.status);
+    return editor(c, at, { ...props, error: placed(e) }, e.status);
   };
 
   router.add({
@@ -180,13 +190,13 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     summary: "Create a pipeline from the editor form",
     kind: "html",
     access: "content.write",
-  }, async (c) => {
+  }, async (c, { actor, workspace }) => {
     const draft = draftOf(await form(c));
     try {
-      const saved = await deps.pipelines.create(op(c), bodyOf(draft));
+      const saved = await deps.pipelines.create(op({ actor, workspace }), bodyOf(draft));
       return c.redirect(`/pipelines/${saved.id}?saved=1`, 303);
     } catch (e) {
-      return await refused(c, e, { mode: "new", draft });
+      return await refused(c, { actor, workspace }, e, { mode: "new", draft });
     }
   });
 
@@ -199,14 +209,19 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     access: "content.write",
     params: id,
     errors: ["pipeline.not_found"],
-  }, async (c, { params }) => {
+  }, async (c, { actor, workspace, params }) => {
     const f = await form(c);
     const draft = draftOf(f);
     try {
-      await deps.pipelines.update(op(c), params.id, f.body_hash, bodyOf(draft));
+      await deps.pipelines.update(op({ actor, workspace }), params.id, f.body_hash, bodyOf(draft));
       return c.redirect(`/pipelines/${params.id}?saved=1`, 303);
     } catch (e) {
-      return await refused(c, e, { mode: "edit", id: params.id, draft, bodyHash: f.body_hash });
+      return await refused(c, { actor, workspace }, e, {
+        mode: "edit",
+        id: params.id,
+        draft,
+        bodyHash: f.body_hash,
+      });
     }
   });
 
@@ -219,12 +234,12 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     access: "versions.release",
     params: id,
     errors: ["pipeline.not_found"],
-  }, async (c, { params }) => {
+  }, async (c, { actor, workspace, params }) => {
     const f = await form(c);
     const back = `/pipelines/${params.id}`;
     try {
       const done = await deps.pipelines.release(
-        { ...op(c), scope: c.get("workspace")! },
+        { ...op({ actor, workspace }), scope: workspace },
         params.id,
         f.body_hash,
         {
@@ -249,12 +264,14 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     access: "content.write_session",
     params: id,
     errors: ["pipeline.not_found"],
-  }, async (c, { params }) => {
+  }, async (c, { actor, workspace, params }) => {
     const f = await form(c);
     try {
-      await deps.pipelines.purgeDraft(op(c), params.id, f.body_hash);
+      await deps.pipelines.purgeDraft(op({ actor, workspace }), params.id, f.body_hash);
       // A sole draft takes the pipeline with it: then there is no page to go back to.
-      const left = await deps.pipelines.get(op(c).workspaceId, params.id).catch(() => null);
+      const left = await deps.pipelines.get(op({ actor, workspace }).workspaceId, params.id).catch(
+        () => null,
+      );
       return c.redirect(left ? `/pipelines/${params.id}?discarded=1` : "/pipelines", 303);
     } catch (e) {
       if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
@@ -279,14 +296,21 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
       access,
       params: z.object({ id: z.uuid(), version: z.coerce.number().int().min(1) }),
       errors: ["pipeline.not_found"],
-    }, async (c, { params }) => {
+    }, async (c, { actor, workspace, params }) => {
       const back = `/pipelines/${params.id}`;
       try {
-        if (verb === "restore") await deps.pipelines.restore(op(c), params.id, params.version);
-        else await deps.pipelines.switchCurrent(op(c), params.id, params.version);
+        if (verb === "restore") {
+          await deps.pipelines.restore(op({ actor, workspace }), params.id, params.version);
+        } else {await deps.pipelines.switchCurrent(
+            op({ actor, workspace }),
+            params.id,
+            params.version,
+          );}
         return c.redirect(`${back}?moved=${verb}-${params.version}`, 303);
       } catch (e) {
-        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) {
+          throw e;
+        }
         return c.redirect(
           `${back}?error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`,
           303,

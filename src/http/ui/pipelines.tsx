@@ -1,66 +1,44 @@
 /** The pipeline pages: the folder tree with search, and one pipeline's working version. */
 import { z } from "zod";
 import { type PipelineNodeView, PipelinePage } from "../../../ui/pages/pipeline.tsx";
-import { PipelinesPage } from "../../../ui/pages/pipelines.tsx";
 import { lineDiff } from "../../../ui/components/line_diff.ts";
 import { type ParameterChange, PipelineComparePage } from "../../../ui/pages/pipeline_compare.tsx";
 import { specOf } from "./pipeline_authoring.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { Router } from "../routing.ts";
+import { folderListRoute } from "./folder_route.tsx";
 import { allows, shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
-const PAGE = 50;
-
 export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
-  router.add({
-    method: "get",
-    path: "/pipelines",
-    tag: "pages",
-    summary: "Pipelines: one folder level, or a search across every path",
-    kind: "html",
-    access: "content.read",
-    query: z.object({
-      prefix: z.string().max(200).optional(),
-      q: z.string().max(200).optional(),
-      offset: z.coerce.number().int().min(0).optional(),
-    }),
-  }, async (c, { query }) => {
-    const p = c.get("principal")!;
-    const workspaceId = c.get("workspace")!.id;
-    const page = { offset: query.offset ?? 0, limit: PAGE };
-    const q = query.q?.trim() ?? "";
-    const [ctx, listing] = await Promise.all([
-      shellContext(c, deps, p),
-      q
-        ? deps.pipelines.list(workspaceId, { q }, page).then((r) => ({
-          prefix: "",
-          folders: [] as { path: string; segment: string; pipeline_count: number }[],
-          pipelines: r.items,
-          total: r.total,
-        }))
-        : deps.pipelines.folder(workspaceId, query.prefix ?? "", page),
-    ]);
-    return c.html(renderPage(
-      <PipelinesPage
-        ctx={ctx}
-        now={new Date()}
-        prefix={listing.prefix}
-        q={q}
-        folders={listing.folders.map((f) => ({ ...f, count: f.pipeline_count }))}
-        entries={listing.pipelines.map((x) => ({
+  folderListRoute(router, deps, {
+    nav: "pipelines",
+    noun: "pipeline",
+    title: "Pipelines",
+    lead: "DAGs of SQL that read, stage and deliver one result.",
+    newHref: "/pipelines/new",
+    load: async (workspaceId, { q, prefix, page }) => {
+      const level = q
+        ? { prefix: "", folders: [], ...(await deps.pipelines.list(workspaceId, { q }, page)) }
+        : await deps.pipelines.folder(workspaceId, prefix, page).then((l) => ({
+          prefix: l.prefix,
+          folders: l.folders.map((f) => ({ ...f, count: f.pipeline_count })),
+          items: l.pipelines,
+          total: l.total,
+        }));
+      return {
+        prefix: level.prefix,
+        folders: level.folders,
+        total: level.total,
+        entries: level.items.map((x) => ({
           href: `/pipelines/${x.id}`,
           title: x.display_name ?? x.name.slice(x.name.lastIndexOf("/") + 1),
           path: x.name,
           status: x.status,
           current_version: x.current_version,
           updated_at: x.updated_at,
-        }))}
-        offset={page.offset}
-        limit={page.limit}
-        total={listing.total}
-        canCreate={allows(c, "content.write")}
-      />,
-    ));
+        })),
+      };
+    },
   });
 
   router.add({
@@ -79,11 +57,10 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
       error: z.string().max(400).optional(),
     }),
     errors: ["pipeline.not_found"],
-  }, async (c, { params, query }) => {
-    const p = c.get("principal")!;
-    const workspaceId = c.get("workspace")!.id;
+  }, async (c, { actor, workspace, params, query }) => {
+    const workspaceId = workspace.id;
     const [ctx, view, versions] = await Promise.all([
-      shellContext(c, deps, p),
+      shellContext(c, deps, actor),
       deps.pipelines.get(workspaceId, params.id),
       deps.pipelines.versions(workspaceId, params.id),
     ]);
@@ -111,11 +88,11 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
           released_at: v.released_at,
         })).reverse()}
         can={{
-          execute: allows(c, "pipelines.execute"),
-          author: allows(c, "content.write"),
-          release: allows(c, "versions.release"),
-          restore: allows(c, "content.write_session"),
-          switch: allows(c, "versions.switch"),
+          execute: allows({ actor, workspace }, "pipelines.execute"),
+          author: allows({ actor, workspace }, "content.write"),
+          release: allows({ actor, workspace }, "versions.release"),
+          restore: allows({ actor, workspace }, "content.write_session"),
+          switch: allows({ actor, workspace }, "versions.switch"),
         }}
         flash={{
           saved: query.saved !== undefined,
@@ -141,11 +118,10 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
       to: z.coerce.number().int().min(1).optional(),
     }),
     errors: ["pipeline.not_found", "pipeline.execution.not_found"],
-  }, async (c, { params, query }) => {
-    const p = c.get("principal")!;
-    const workspaceId = c.get("workspace")!.id;
+  }, async (c, { actor, workspace, params, query }) => {
+    const workspaceId = workspace.id;
     const [ctx, working, versions] = await Promise.all([
-      shellContext(c, deps, p),
+      shellContext(c, deps, actor),
       deps.pipelines.get(workspaceId, params.id),
       deps.pipelines.versions(workspaceId, params.id),
     ]);

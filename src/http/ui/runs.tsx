@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
 import { EXECUTION_STATUSES, type ExecutionRecord } from "../../executions/mod.ts";
-import type { Principal } from "../../identity/mod.ts";
+import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import type { DagNode } from "../../../ui/components/dag.tsx";
 import type { ResultPage } from "../../../ui/components/result_table.tsx";
 import { type RunRecord, RunView } from "../../../ui/components/run_view.tsx";
@@ -15,7 +15,6 @@ import { RunFormPage, RunPage } from "../../../ui/pages/run.tsx";
 import { RunsPage } from "../../../ui/pages/runs.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import { renderToString } from "preact-render-to-string";
-import type { AppContext } from "../context.ts";
 import type { Router } from "../routing.ts";
 import { allows, shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
@@ -24,6 +23,12 @@ const PREVIEW_ROWS = 50;
 const RESULT_ROWS = 100;
 const HISTORY_ROWS = 25;
 
+/** Who reads, where: the handler's actor and the workspace the route guarantees. */
+interface At {
+  actor: Principal;
+  workspace: WorkspaceContext;
+}
+
 const callerOf = (p: Principal) => ({ userId: p.userId, isSuperAdmin: p.isSuperAdmin });
 
 function shortName(name: string): string {
@@ -31,10 +36,10 @@ function shortName(name: string): string {
 }
 
 /** A run with what the page draws beside it: names, the version's nodes, the first rows. */
-async function loadRun(c: AppContext, deps: UiPageDeps, executionId: string) {
-  const p = c.get("principal")!;
-  const workspaceId = c.get("workspace")!.id;
-  const record = await deps.executions.visible(callerOf(p), workspaceId, executionId);
+async function loadRun(deps: UiPageDeps, at: At, executionId: string) {
+  const { actor } = at;
+  const workspaceId = at.workspace.id;
+  const record = await deps.executions.visible(callerOf(actor), workspaceId, executionId);
   // deno-lint-ignore no-explicit-any
   const version: any = await deps.pipelines
     .getVersion(workspaceId, record.pipeline_id, record.pipeline_version)
@@ -43,28 +48,27 @@ async function loadRun(c: AppContext, deps: UiPageDeps, executionId: string) {
   const run: RunRecord = {
     ...record,
     pipeline_name: version?.name ?? record.pipeline_id,
-    triggered_by_name: record.triggered_by === p.userId
+    triggered_by_name: record.triggered_by === actor.userId
       ? "you"
       : names.get(record.triggered_by) ?? "someone",
   } as RunRecord;
   const result = record.status === "SUCCESS"
-    ? await resultPage(c, deps, record, 0, PREVIEW_ROWS)
+    ? await resultPage(deps, at, record, 0, PREVIEW_ROWS)
     : null;
   return { run, nodes: (version?.nodes ?? []) as DagNode[], result };
 }
 
 async function resultPage(
-  c: AppContext,
   deps: UiPageDeps,
+  at: At,
   record: ExecutionRecord,
   offset: number,
   limit: number,
 ): Promise<ResultPage | null> {
-  const p = c.get("principal")!;
   try {
     const { result, rows } = await deps.executions.page(
-      callerOf(p),
-      c.get("workspace")!.id,
+      callerOf(at.actor),
+      at.workspace.id,
       record.execution_id,
       offset,
       limit,
@@ -95,11 +99,10 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
     access: "pipelines.execute",
     params: id,
     errors: ["pipeline.not_found"],
-  }, async (c, { params }) => {
-    const p = c.get("principal")!;
+  }, async (c, { actor, workspace, params }) => {
     const [ctx, view] = await Promise.all([
-      shellContext(c, deps, p),
-      deps.pipelines.get(c.get("workspace")!.id, params.id),
+      shellContext(c, deps, actor),
+      deps.pipelines.get(workspace.id, params.id),
     ]);
     // deno-lint-ignore no-explicit-any
     const v = view as any;
@@ -127,18 +130,17 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
     access: "content.read",
     params: id,
     errors: ["result.execution_not_found"],
-  }, async (c, { params }) => {
-    const p = c.get("principal")!;
+  }, async (c, { actor, workspace, params }) => {
     const [ctx, loaded] = await Promise.all([
-      shellContext(c, deps, p),
-      loadRun(c, deps, params.id),
+      shellContext(c, deps, actor),
+      loadRun(deps, { actor, workspace }, params.id),
     ]);
     return c.html(renderPage(
       <RunPage
         ctx={ctx}
         now={new Date()}
         {...loaded}
-        canCancel={allows(c, "executions.cancel")}
+        canCancel={allows({ actor, workspace }, "executions.cancel")}
       />,
     ));
   });
@@ -152,10 +154,14 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
     access: "content.read",
     params: id,
     errors: ["result.execution_not_found"],
-  }, async (c, { params }) => {
-    const loaded = await loadRun(c, deps, params.id);
+  }, async (c, { actor, workspace, params }) => {
+    const loaded = await loadRun(deps, { actor, workspace }, params.id);
     return c.html(renderToString(
-      <RunView {...loaded} now={new Date()} canCancel={allows(c, "executions.cancel")} />,
+      <RunView
+        {...loaded}
+        now={new Date()}
+        canCancel={allows({ actor, workspace }, "executions.cancel")}
+      />,
     ));
   });
 
@@ -167,24 +173,23 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
     kind: "html",
     access: "results.read",
     params: id,
-    query: z.object({ offset: z.coerce.number().int().min(0).optional() }),
+    page: { defaultLimit: RESULT_ROWS, maxLimit: RESULT_ROWS },
     errors: ["result.execution_not_found"],
-  }, async (c, { params, query }) => {
-    const p = c.get("principal")!;
+  }, async (c, { actor, workspace, params, page }) => {
     const [ctx, loaded] = await Promise.all([
-      shellContext(c, deps, p),
-      loadRun(c, deps, params.id),
+      shellContext(c, deps, actor),
+      loadRun(deps, { actor, workspace }, params.id),
     ]);
-    const page = loaded.run.status === "SUCCESS"
+    const result = loaded.run.status === "SUCCESS"
       ? await resultPage(
-        c,
         deps,
+        { actor, workspace },
         loaded.run as unknown as ExecutionRecord,
-        query.offset ?? 0,
-        RESULT_ROWS,
+        page.offset,
+        page.limit,
       )
       : null;
-    return c.html(renderPage(<ResultPageView ctx={ctx} run={loaded.run} page={page} />));
+    return c.html(renderPage(<ResultPageView ctx={ctx} run={loaded.run} page={result} />));
   });
 
   router.add({
@@ -199,23 +204,22 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
       status: z.enum(EXECUTION_STATUSES).or(z.literal("")).optional(),
       from: z.string().max(40).optional(),
       to: z.string().max(40).optional(),
-      offset: z.coerce.number().int().min(0).optional(),
     }),
-  }, async (c, { query }) => {
-    const p = c.get("principal")!;
-    const workspaceId = c.get("workspace")!.id;
+    page: { defaultLimit: HISTORY_ROWS, maxLimit: HISTORY_ROWS },
+  }, async (c, { actor, workspace, query, page }) => {
+    const workspaceId = workspace.id;
     const day = (v: string | undefined, end: boolean) =>
       v && /^\d{4}-\d{2}-\d{2}$/.test(v)
         ? `${v}T${end ? "23:59:59.999" : "00:00:00.000"}Z`
         : undefined;
-    const offset = query.offset ?? 0;
+    const { offset } = page;
     const pipelineId = query.pipeline && z.uuid().safeParse(query.pipeline).success
       ? query.pipeline
       : undefined;
     const [ctx, runs, pipelines] = await Promise.all([
-      shellContext(c, deps, p),
+      shellContext(c, deps, actor),
       deps.executions.list(
-        callerOf(p),
+        callerOf(actor),
         {
           workspaceId,
           pipelineId,
@@ -244,7 +248,7 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
         runs={runs.items.map((r) => ({
           ...r,
           pipeline_name: names.get(r.pipeline_id) ?? r.pipeline_id,
-          triggered_by_name: r.triggered_by === p.userId
+          triggered_by_name: r.triggered_by === actor.userId
             ? "you"
             : who.get(r.triggered_by) ?? "someone",
         }))}

@@ -3,7 +3,13 @@
  * theme, where else) and which verbs the viewer's role allows, decided by the same operation
  * matrix as REST so the UI never draws a control the API would refuse.
  */
-import { authorize, type Operation, type Principal, type UserService } from "../../identity/mod.ts";
+import {
+  authorize,
+  type Operation,
+  type Principal,
+  type UserService,
+  type WorkspaceContext,
+} from "../../identity/mod.ts";
 import type { DatasourceConnections, DatasourceService } from "../../datasources/mod.ts";
 import type { ExecutionService } from "../../executions/mod.ts";
 import type { PipelineService } from "../../pipelines/mod.ts";
@@ -44,15 +50,13 @@ export async function shellContext(
   };
 }
 
-/** Whether the operation matrix lets this request's caller do `operation` where it acts. */
-export function allows(c: AppContext, operation: Operation): boolean {
+/** Whether the operation matrix lets `actor` do `operation` in `workspace`. */
+export function allows(
+  at: { actor: Principal; workspace: WorkspaceContext | null },
+  operation: Operation,
+): boolean {
   try {
-    authorize({
-      operation,
-      principal: c.get("principal")!,
-      workspace: c.get("workspace") ?? null,
-      membershipCount: 1,
-    });
+    authorize({ operation, principal: at.actor, workspace: at.workspace, membershipCount: 1 });
     return true;
   } catch {
     return false;

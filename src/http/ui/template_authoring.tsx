@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
+import type { Principal } from "../../identity/mod.ts";
 import { TEMPLATE_DIALECTS } from "../../templates/mod.ts";
 import {
   type EditorError,
@@ -58,6 +59,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
   const dialects = TEMPLATE_DIALECTS;
   const editor = async (
     c: AppContext,
+    actor: Principal,
     props: {
       mode: "new" | "edit";
       draft: TemplateDraft;
@@ -67,7 +69,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     },
     status: 200 | 400 | 404 | 409 = 200,
   ) => {
-    const ctx = await shellContext(c, deps, c.get("principal")!);
+    const ctx = await shellContext(c, deps, actor);
     return c.html(
       renderPage(
         <TemplateEditorPage ctx={ctx} importMap={IMPORT_MAP} dialects={dialects} {...props} />,
@@ -83,8 +85,8 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     summary: "The editor for a new template",
     kind: "html",
     access: "content.write",
-  }, (c) =>
-    editor(c, {
+  }, (c, { actor }) =>
+    editor(c, actor, {
       mode: "new",
       draft: {
         id: "",
@@ -105,9 +107,9 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     access: "content.write",
     query: z.object({ id: z.string().min(1).max(200) }),
     errors: ["template.not_found"],
-  }, async (c, { query }) => {
-    const t = await deps.templates.get(c.get("workspace")!.id, query.id);
-    return editor(c, {
+  }, async (c, { actor, workspace, query }) => {
+    const t = await deps.templates.get(workspace.id, query.id);
+    return editor(c, actor, {
       mode: "edit",
       bodyHash: t.body_hash,
       draft: {
@@ -128,7 +130,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     summary: "Create or save a template from the editor form",
     kind: "html",
     access: "content.write",
-  }, async (c) => {
+  }, async (c, { actor, workspace }) => {
     const f = await form(c);
     const mode = f.mode === "edit" ? "edit" : "new";
     const draft: TemplateDraft = {
@@ -139,7 +141,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
       body: f.body ?? "",
       imports: f.imports ?? "",
     };
-    const op = { actor: c.get("principal")!, workspaceId: c.get("workspace")!.id };
+    const op = { actor: actor, workspaceId: workspace.id };
     try {
       const input = {
         id: draft.id,
@@ -159,7 +161,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
       if (e.code === "template.version.conflict") {
         const theirs = await deps.templates.get(op.workspaceId, draft.id);
         const names = await userNames(deps, [theirs.updated_by]);
-        return editor(c, {
+        return editor(c, actor, {
           mode,
           draft,
           bodyHash: f.body_hash,
@@ -173,7 +175,12 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
           },
         }, 409);
       }
-      return editor(c, { mode, draft, bodyHash: f.body_hash, error }, e.status as 400 | 404 | 409);
+      return editor(
+        c,
+        actor,
+        { mode, draft, bodyHash: f.body_hash, error },
+        e.status as 400 | 404 | 409,
+      );
     }
   });
 
@@ -184,9 +191,9 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     summary: "Release a template's draft from its page",
     kind: "html",
     access: "versions.release",
-  }, async (c) => {
+  }, async (c, { actor, workspace }) => {
     const f = await form(c);
-    const op = { actor: c.get("principal")!, workspaceId: c.get("workspace")!.id };
+    const op = { actor: actor, workspaceId: workspace.id };
     const back = `/templates/view?id=${encodeURIComponent(f.id ?? "")}`;
     try {
       const done = await deps.templates.release(op, f.id ?? "", f.body_hash);

@@ -1,51 +1,33 @@
 /** The template pages: the folder tree with search, and one template's working version. */
 import { z } from "zod";
 import { TemplatePage } from "../../../ui/pages/template.tsx";
-import { TemplatesPage } from "../../../ui/pages/templates.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { Router } from "../routing.ts";
 import { AppError } from "../../errors/mod.ts";
+import { folderListRoute } from "./folder_route.tsx";
 import { allows, shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
-const PAGE = 50;
-
 export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
-  router.add({
-    method: "get",
-    path: "/templates",
-    tag: "pages",
-    summary: "Templates: one folder level, or a search across every path",
-    kind: "html",
-    access: "content.read",
-    query: z.object({
-      prefix: z.string().max(200).optional(),
-      q: z.string().max(200).optional(),
-      offset: z.coerce.number().int().min(0).optional(),
-    }),
-  }, async (c, { query }) => {
-    const p = c.get("principal")!;
-    const workspaceId = c.get("workspace")!.id;
-    const page = { offset: query.offset ?? 0, limit: PAGE };
-    const q = query.q?.trim() ?? "";
-    const [ctx, listing] = await Promise.all([
-      shellContext(c, deps, p),
-      q
-        ? deps.templates.list(workspaceId, { q }, page).then((r) => ({
-          prefix: "",
-          folders: [] as { path: string; segment: string; template_count: number }[],
-          templates: r.items,
-          total: r.total,
-        }))
-        : deps.templates.folder(workspaceId, query.prefix ?? "", {}, page),
-    ]);
-    return c.html(renderPage(
-      <TemplatesPage
-        ctx={ctx}
-        now={new Date()}
-        prefix={listing.prefix}
-        q={q}
-        folders={listing.folders.map((f) => ({ ...f, count: f.template_count }))}
-        entries={listing.templates.map((t) => ({
+  folderListRoute(router, deps, {
+    nav: "templates",
+    noun: "template",
+    title: "Templates",
+    lead: "Versioned SQL in Liquid that pipeline nodes render, with parameters as placeholders.",
+    newHref: "/templates/new",
+    load: async (workspaceId, { q, prefix, page }) => {
+      const level = q
+        ? { prefix: "", folders: [], ...(await deps.templates.list(workspaceId, { q }, page)) }
+        : await deps.templates.folder(workspaceId, prefix, {}, page).then((l) => ({
+          prefix: l.prefix,
+          folders: l.folders.map((f) => ({ ...f, count: f.template_count })),
+          items: l.templates,
+          total: l.total,
+        }));
+      return {
+        prefix: level.prefix,
+        folders: level.folders,
+        total: level.total,
+        entries: level.items.map((t) => ({
           href: `/templates/view?id=${encodeURIComponent(t.id)}`,
           title: t.display_name,
           path: t.id,
@@ -53,13 +35,9 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
           current_version: t.current_version,
           updated_at: t.updated_at,
           tag: t.dialect?.toLowerCase() ?? t.type,
-        }))}
-        offset={page.offset}
-        limit={page.limit}
-        total={listing.total}
-        canCreate={allows(c, "content.write")}
-      />,
-    ));
+        })),
+      };
+    },
   });
 
   router.add({
@@ -76,11 +54,10 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
       error: z.string().max(400).optional(),
     }),
     errors: ["template.not_found"],
-  }, async (c, { query }) => {
-    const p = c.get("principal")!;
-    const workspaceId = c.get("workspace")!.id;
+  }, async (c, { actor, workspace, query }) => {
+    const workspaceId = workspace.id;
     const [ctx, template, versions, usedBy] = await Promise.all([
-      shellContext(c, deps, p),
+      shellContext(c, deps, actor),
       deps.templates.get(workspaceId, query.id),
       deps.templates.versions(workspaceId, query.id),
       deps.templates.usedBy(workspaceId, query.id),
@@ -106,7 +83,10 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
         })).reverse()}
         usedBy={usedBy}
         preview={preview}
-        can={{ write: allows(c, "content.write"), release: allows(c, "versions.release") }}
+        can={{
+          write: allows({ actor, workspace }, "content.write"),
+          release: allows({ actor, workspace }, "versions.release"),
+        }}
         flash={{ saved: query.saved !== undefined, released: query.released, error: query.error }}
       />,
     ));

@@ -263,6 +263,38 @@ function followRun(view) {
   };
 }
 
+/**
+ * Plays a finished run's stored events again on its view: every node back to idle, then each
+ * event at its original pace (gaps capped at half a second), from the replay route's JSON form.
+ */
+async function replayRun(view, button) {
+  const res = await fetch(`/api/v1/executions/${view.id}/events`, {
+    headers: { accept: "application/json" },
+  });
+  if (!res.ok) return;
+  const { data } = await res.json();
+  button.disabled = true;
+  for (const row of view.root.querySelectorAll("[data-node-row]")) {
+    view.setNode(row.dataset.nodeRow, "idle");
+  }
+  let last = null;
+  for (const { event, data: payload } of data.events) {
+    const at = Date.parse(payload.observed_at ?? payload.completed_at ?? payload.started_at ?? "");
+    if (last !== null && !Number.isNaN(at)) {
+      await new Promise((r) => setTimeout(r, Math.min(500, Math.max(0, at - last))));
+    }
+    if (!Number.isNaN(at)) last = at;
+    view.apply(event, payload);
+  }
+  button.disabled = false;
+}
+
+document.addEventListener("click", (e) => {
+  const button = e.target.closest?.("[data-replay]");
+  const root = button?.closest("[data-run]");
+  if (button && root) replayRun(new RunView(root), button);
+});
+
 document.addEventListener("DOMContentLoaded", () => {
   const card = document.querySelector("[data-run-start]");
   const form = card?.querySelector("[data-run-form]");

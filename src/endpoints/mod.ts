@@ -1,0 +1,42 @@
+/**
+ * Published endpoints (spec 3 §2.4, §2.5, §4.3): path patterns and their conflict rule, the
+ * compiled matcher and binding index shared across replicas, management, and serving.
+ */
+import { registerContentCounter } from "../workspaces/mod.ts";
+import { countInWorkspace } from "./repo.ts";
+
+export { keyStartedExecution } from "./repo.ts";
+
+// A workspace that publishes endpoints cannot be deleted (spec 1 §4.5 `workspace.in_use`).
+registerContentCounter("endpoints", countInWorkspace);
+
+export { type BindingIndex, type BoundKey, CHANNEL, LiveEndpoints, type Snapshot } from "./live.ts";
+export { type Match, Matcher } from "./matcher.ts";
+export {
+  conflicts,
+  parseNode,
+  parsePattern,
+  PATH_MAX_CHARS,
+  PATH_MAX_SEGMENTS,
+  type Pattern,
+  type Segment,
+} from "./path.ts";
+export { type Released, ReleasedVersions, type WriteDefect } from "./released.ts";
+export {
+  authorise,
+  bindParameters,
+  EndpointServer,
+  type EndpointServerOptions,
+  type ServeRequest,
+  type ServeResult,
+  type ServeTimings,
+  VALUE_MAX_BYTES,
+} from "./serve.ts";
+export {
+  type BindingView,
+  DEFAULT_TIMEOUT_SECONDS,
+  type EndpointContext,
+  EndpointService,
+  type EndpointServiceOptions,
+  type EndpointView,
+} from "./service.ts";

@@ -1,0 +1,200 @@
+/**
+ * The OpenAPI 3.1 document of `/api/x` (issue 13): one path per published endpoint the presenting
+ * key may call, its parameters from the latest release's declarations (type, required, default,
+ * enum, bounds), and the answers of spec 3 §4.3. Result columns are not known before a run, so
+ * `rows` is described as the `data_ready` shape with `schema` naming the columns at run time.
+ * Every schema is inline or under `components`, so `$ref`s resolve from the document root.
+ */
+import type { ParameterDeclaration, ParameterDeclarations } from "../pipelines/mod.ts";
+import type { EndpointRow } from "./repo.ts";
+
+type Json = Record<string, unknown>;
+
+export interface DescribedEndpoint {
+  endpoint: EndpointRow;
+  variables: string[];
+  parameters: ParameterDeclarations;
+  version: number;
+}
+
+const ERROR_REF = { $ref: "#/components/schemas/ErrorEnvelope" };
+
+function schemaOf(d: ParameterDeclaration): Json {
+  const base: Json = (() => {
+    switch (d.type) {
+      case "integer":
+        return { type: "integer" };
+      case "number":
+        return { type: "number" };
+      case "boolean":
+        return { type: "boolean" };
+      case "date":
+        return { type: "string", format: "date" };
+      case "timestamp":
+        return { type: "string", format: "date-time" };
+      case "string_list":
+        return { type: "string", description: "comma-separated values" };
+      case "integer_list":
+        return {
+          type: "string",
+          pattern: "^-?\\d+(,-?\\d+)*$",
+          description: "comma-separated integers",
+        };
+      default:
+        return { type: "string" };
+    }
+  })();
+  if (d.enum && d.type !== "string_list" && d.type !== "integer_list") base.enum = d.enum;
+  if (typeof d.min === "number") base.minimum = d.min;
+  if (typeof d.max === "number") base.maximum = d.max;
+  if (d.max_length !== undefined && d.type === "string") base.maxLength = d.max_length;
+  if (d.default !== undefined) {
+    base.default = Array.isArray(d.default) ? d.default.join(",") : d.default;
+  }
+  return base;
+}
+
+function operation(e: DescribedEndpoint): Json {
+  const parameters = [
+    ...e.variables.map((name) => ({
+      name,
+      in: "path",
+      required: true,
+      schema: schemaOf(e.parameters[name] ?? { type: "string" }),
+      ...(e.parameters[name]?.description ? { description: e.parameters[name].description } : {}),
+    })),
+    ...Object.entries(e.parameters)
+      .filter(([name]) => !e.variables.includes(name))
+      .map(([name, d]) => ({
+        name,
+        in: "query",
+        required: d.required === true && d.default === undefined,
+        schema: schemaOf(d),
+        ...(d.description ? { description: d.description } : {}),
+      })),
+    { $ref: "#/components/parameters/ResultTtl" },
+    { $ref: "#/components/parameters/ResultPageRows" },
+  ];
+  const error = (description: string) => ({
+    description,
+    content: { "application/json": { schema: ERROR_REF } },
+  });
+  return {
+    operationId: `get${
+      e.endpoint.path_pattern.replace(/[^A-Za-z0-9]+(.)?/g, (_, c) => c ? c.toUpperCase() : "")
+    }`,
+    summary: e.endpoint.description ?? `Runs pipeline ${e.endpoint.pipeline_name ?? ""}`.trim(),
+    description: `Serves version ${e.version}, the latest release of the pinned pipeline.`,
+    parameters,
+    responses: {
+      "200": {
+        description: "The data_ready payload",
+        headers: { "SVC-Execution-Id": { schema: { type: "string" } } },
+        content: { "application/json": { schema: { $ref: "#/components/schemas/DataReady" } } },
+      },
+      "202": {
+        description: "The timeout passed; the execution goes on",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Accepted" } } },
+      },
+      "400": error("endpoint.request.invalid: every parameter defect in details.errors"),
+      "401": error("No key, or an invalid one"),
+      "403": error("The key is not bound, of another workspace, or of the wrong kind"),
+      "404": error("No endpoint answers this path"),
+      "406": error("Accept does not admit application/json"),
+      "429": error("Rate or concurrency limit; see Retry-After"),
+      "500": error("The pipeline failed"),
+      "502": error("A datasource could not be reached"),
+      "503": error("No released version, or no longer side-effect-free"),
+    },
+  };
+}
+
+/** The document for the given endpoints (already filtered to what the key may call). */
+export function openApiDocument(endpoints: DescribedEndpoint[], serverUrl: string): Json {
+  const paths: Json = {};
+  for (
+    const e of [...endpoints].sort((a, b) =>
+      a.endpoint.path_pattern.localeCompare(b.endpoint.path_pattern)
+    )
+  ) {
+    paths[e.endpoint.path_pattern] = { get: operation(e) };
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Published endpoints", version: "1" },
+    servers: [{ url: `${serverUrl}/api/x` }],
+    security: [{ apiKey: [] }],
+    paths,
+    components: {
+      securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "SVC-API-Key" } },
+      parameters: {
+        ResultTtl: {
+          name: "SVC-Result-TTL-Seconds",
+          in: "header",
+          required: false,
+          schema: { type: "integer" },
+        },
+        ResultPageRows: {
+          name: "SVC-Result-Page-Rows",
+          in: "header",
+          required: false,
+          schema: { type: "integer" },
+        },
+      },
+      schemas: {
+        DataReady: {
+          type: "object",
+          required: ["execution_id", "pipeline_id", "schema", "rows", "row_count", "has_more"],
+          properties: {
+            execution_id: { type: "string" },
+            pipeline_id: { type: "string" },
+            schema: {
+              type: "array",
+              items: {
+                type: "object",
+                properties: { name: { type: "string" }, type: { type: "string" } },
+              },
+            },
+            rows: { type: "array", items: {} },
+            row_count: { type: "integer" },
+            total_rows: { type: ["integer", "null"] },
+            has_more: { type: "boolean" },
+            result_url: { type: "string" },
+            expires_at: { type: "string", format: "date-time" },
+            ttl_seconds: { type: "integer" },
+            warnings: { type: "array", items: {} },
+          },
+        },
+        Accepted: {
+          type: "object",
+          required: ["execution_id", "result_url", "status_url", "expires_at"],
+          properties: {
+            execution_id: { type: "string" },
+            result_url: { type: "string" },
+            status_url: { type: "string" },
+            expires_at: { type: "string", format: "date-time" },
+          },
+        },
+        ErrorEnvelope: {
+          type: "object",
+          required: ["error"],
+          properties: {
+            schema_version: { type: "integer" },
+            correlation_id: { type: "string" },
+            error: {
+              type: "object",
+              required: ["code", "message"],
+              properties: {
+                code: { type: "string" },
+                message: { type: "string" },
+                user_message: { type: "string" },
+                details: { type: "object" },
+                doc_url: { type: "string" },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import { equal, ok } from "node:assert/strict";
+import { forEachStore } from "../../tests/stores.ts";
+import { pipeline, world } from "../executions/executor_fixtures.ts";
+import { ReleasedVersions } from "./released.ts";
+
+const READ = { id: "read", type: "DQL", source: "lite", sql: "SELECT 1 AS one" };
+const WRITE = { id: "purge", type: "DML", source: "lite", sql: "DELETE FROM people" };
+
+forEachStore("the side-effect check follows children to the version they would run", async (db) => {
+  const w = await world(db);
+  const released = new ReleasedVersions(w.pipelines);
+  try {
+    const latest = async (id: string) => {
+      const r = await released.latest(w.workspaceId, id);
+      ok(typeof r !== "string", `released: ${r}`);
+      return r;
+    };
+    const defectOf = async (id: string) =>
+      await released.writeDefect(w.workspaceId, id, await latest(id));
+
+    // A child without a pinned version runs its current one, and so is judged on it.
+    const child = await pipeline(w, [READ], {}, { release: true });
+    const parent = await pipeline(
+      w,
+      [{ id: "sub", type: "PIPELINE", pipeline: { id: child } }],
+      {},
+      {
+        release: true,
+      },
+    );
+    equal(await defectOf(parent), null);
+    const view = await w.pipelines.view(w.workspaceId, child);
+    const saved = await w.pipelines.update(w.ctx, child, view.working!.body_hash, {
+      body: { ...view.working!.body, nodes: [READ, WRITE] },
+    });
+    await w.pipelines.release(w.ctx, child, saved.version.body_hash);
+    const found = await defectOf(parent);
+    equal(found?.node_id, "purge");
+    equal(found?.pipeline_version, 2);
+    // Switching the child back to version 1 makes the parent servable again.
+    await w.pipelines.switchCurrent(w.ctx, child, 1);
+    equal(await defectOf(parent), null);
+
+    // A pinned child version that does not exist is refused at the node that pins it.
+    const dangling = await pipeline(
+      w,
+      [
+        { id: "sub", type: "PIPELINE", pipeline: { id: child, version: 9 } },
+      ],
+      {},
+      { release: true },
+    );
+    equal((await defectOf(dangling))?.node_id, "sub");
+
+    // A deleted pipeline is gone; one with only a draft has no release.
+    equal(await released.latest(w.workspaceId, crypto.randomUUID()), "gone");
+    equal(await released.latest(w.workspaceId, await pipeline(w, [READ])), "no_release");
+  } finally {
+    await w.close();
+  }
+});

@@ -1,0 +1,365 @@
+/**
+ * Serving a published endpoint (spec 3 §4.3 "Serving"), free of HTTP: the front end hands over
+ * the key's principal, the path under `/api/x`, the query pairs and the two result headers, and
+ * writes what comes back. In order: match (404), authorise by the binding walk or the unbound
+ * default (403), re-check the latest release (503), validate every parameter at once (400), run
+ * as `ENDPOINT` for the key's owner, and wait up to the endpoint's timeout (200, 202, 500, 502).
+ * Every request that reached an endpoint leaves one `endpoint.served` row, written before the
+ * answer, so an endpoint key can later prove it started the execution it reads.
+ *
+ * Decisions where the documents are silent:
+ * - Bindings are read on the matched pattern's nodes: a binding names a tree node, and the
+ *   request path's ancestors are the pattern's prefixes with variables standing for any value.
+ * - A user key of another workspace is 403 `endpoint.key_not_bound` (reason `other_workspace`);
+ *   one without `execute` is 403 `auth.scope.insufficient`.
+ * - A run that completes without a caller node answers 200 with the `pipeline_completed`
+ *   payload; an aborted run (shutdown) answers 500 `internal.unexpected`.
+ */
+import { recordAudit } from "../audit/mod.ts";
+import { AppError, type ErrorBody, errorBody } from "../errors/mod.ts";
+import type { ExecutionService, FailureRecord, ResultLimits } from "../executions/mod.ts";
+import { resultTtlSeconds } from "../executions/mod.ts";
+import { KEY_PREFIX } from "../identity/mod.ts";
+import type { Principal } from "../identity/mod.ts";
+import {
+  coerceParameters,
+  type ParameterDeclarations,
+  type ParameterDefect,
+  type ParameterValue,
+} from "../pipelines/mod.ts";
+import type { Queryable } from "../store/mod.ts";
+import type { LiveEndpoints, Snapshot } from "./live.ts";
+import type { Match } from "./matcher.ts";
+import { type DescribedEndpoint, openApiDocument } from "./openapi.ts";
+import { ancestorKeys, splitRequestPath } from "./path.ts";
+import type { ReleasedVersions } from "./released.ts";
+import { type EndpointRow, workspaceActive } from "./repo.ts";
+
+export const VALUE_MAX_BYTES = 4096;
+
+/** One entry of `endpoint.request.invalid`'s `details.errors` (spec 3 §4.3 item 4). */
+export interface RequestDefect {
+  parameter: string;
+  code:
+    | ParameterDefect["code"]
+    | "endpoint.request.parameter_unknown"
+    | "endpoint.request.parameter_repeated"
+    | "endpoint.request.value_too_large";
+  message: string;
+}
+/** Failure codes that mean a datasource could not be reached: 502; every other failure is 500. */
+const CONNECTION_FAILURES = new Set<string>([
+  "pipeline.execution.datasource_unreachable",
+  "pipeline.node.datasource_connection_failed",
+]);
+
+export interface ServeRequest {
+  principal: Principal;
+  /** The path after `/api/x`, still percent-encoded, starting with `/`. */
+  path: string;
+  /** Query pairs in order, repeats kept. */
+  query: [string, string][];
+  ttlHeader?: string | null;
+  pageRowsHeader?: string | null;
+  correlationId: string;
+}
+
+/** Where a served request's time went before the answer is written (for `Server-Timing`). */
+export interface ServeTimings {
+  /** From arrival to the run's acceptance: matching, authorisation, checks, binding, limits. */
+  queue_ms: number;
+  /** From acceptance to `data_ready`, the failure, or the timeout. */
+  execute_ms: number;
+}
+
+export type ServeResult = ServeOutcome & { timings: ServeTimings };
+
+type ServeOutcome =
+  | { status: 200; executionId: string; body: Record<string, unknown> }
+  | {
+    status: 202;
+    executionId: string;
+    body: { execution_id: string; result_url: string; status_url: string; expires_at: string };
+  }
+  /** `error` is the execution's failure record (an abort's is `internal.unexpected`). */
+  | { status: 500 | 502; executionId: string; error: ErrorBody };
+
+export interface EndpointServerOptions {
+  db: Queryable;
+  live: LiveEndpoints;
+  released: ReleasedVersions;
+  executions: Pick<ExecutionService, "execute">;
+  resultLimits: ResultLimits;
+  now?: () => number;
+}
+
+export class EndpointServer {
+  readonly #o: EndpointServerOptions;
+  readonly #now: () => number;
+
+  constructor(options: EndpointServerOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Serves one GET; refusals before the run are thrown as AppErrors. */
+  async serve(req: ServeRequest): Promise<ServeResult> {
+    const { principal } = req;
+    const arrived = performance.now();
+    if (principal.authMethod !== "API_KEY" || !principal.keyId) {
+      throw new AppError("auth.api_key.missing");
+    }
+    if (principal.keyKind === "server") {
+      throw new AppError("endpoint.key_kind_refused", { reason: "server_key_off_surface" });
+    }
+    const snapshot = await this.#o.live.snapshot();
+    const segments = splitRequestPath(req.path);
+    const match = segments && snapshot.matcher.match(segments);
+    const notFound = () => new AppError("endpoint.not_found", { path: req.path.slice(0, 300) });
+    if (!match) throw notFound();
+    const endpoint = match.value;
+    // A deactivated workspace's endpoints answer exactly like an unknown path.
+    if (!(await workspaceActive(this.#o.db, endpoint.workspace_id))) throw notFound();
+    let executionId: string | null = null;
+    let result: ServeOutcome;
+    let accepted = arrived;
+    try {
+      authorise(snapshot, match, principal);
+      const released = await this.#servable(endpoint);
+      const parameters = bindParameters(released.body.parameters, match.params, req.query);
+      const started = await this.#o.executions.execute({
+        caller: { userId: principal.userId, isSuperAdmin: false },
+        workspaceId: endpoint.workspace_id,
+        pipelineId: endpoint.pipeline_id,
+        version: released.version,
+        parameters,
+        ttlHeader: req.ttlHeader,
+        pageRowsHeader: req.pageRowsHeader,
+        correlationId: req.correlationId,
+        triggeredVia: "ENDPOINT",
+      });
+      executionId = started.executionId;
+      accepted = performance.now();
+      result = await this.#await(started, endpoint.timeout_seconds, req);
+    } catch (e) {
+      const code = e instanceof AppError ? e.code : "internal.unexpected";
+      await this.#served(principal, endpoint, executionId, code);
+      throw e;
+    }
+    const timings = { queue_ms: accepted - arrived, execute_ms: performance.now() - accepted };
+    await this.#served(principal, endpoint, executionId, outcomeOf(result));
+    return { ...result, timings };
+  }
+
+  /**
+   * The OpenAPI document of the endpoints this key may call now: bound to it (or, unbound, open
+   * to it), in an active workspace, with a side-effect-free latest release.
+   */
+  async describe(principal: Principal, serverUrl: string): Promise<Record<string, unknown>> {
+    if (principal.authMethod !== "API_KEY" || !principal.keyId) {
+      throw new AppError("auth.api_key.missing");
+    }
+    const snapshot = await this.#o.live.snapshot();
+    const active = new Map<string, boolean>();
+    const callable: DescribedEndpoint[] = [];
+    for (const { pattern, value: endpoint } of snapshot.matcher.entries()) {
+      try {
+        authorise(snapshot, { pattern, value: endpoint, params: {} }, principal);
+      } catch {
+        continue;
+      }
+      const ws = endpoint.workspace_id;
+      if (!active.has(ws)) active.set(ws, await workspaceActive(this.#o.db, ws));
+      if (!active.get(ws)) continue;
+      const released = await this.#o.released.latest(ws, endpoint.pipeline_id);
+      if (typeof released === "string") continue;
+      if (await this.#o.released.writeDefect(ws, endpoint.pipeline_id, released)) continue;
+      callable.push({
+        endpoint,
+        variables: pattern.variables,
+        parameters: released.body.parameters,
+        version: released.version,
+      });
+    }
+    return openApiDocument(callable, serverUrl);
+  }
+
+  /** The latest release, still there and still side-effect-free (503 otherwise). */
+  async #servable(endpoint: EndpointRow) {
+    const unavailable = (reason: string, extra: Record<string, unknown> = {}) =>
+      new AppError("endpoint.unavailable", {
+        path_pattern: endpoint.path_pattern,
+        reason,
+        ...extra,
+      }, { "Retry-After": "30" });
+    const released = await this.#o.released.latest(endpoint.workspace_id, endpoint.pipeline_id);
+    if (released === "gone") throw unavailable("the pipeline no longer exists");
+    if (released === "no_release") throw unavailable("the pipeline has no released version");
+    const defect = await this.#o.released.writeDefect(
+      endpoint.workspace_id,
+      endpoint.pipeline_id,
+      released,
+    );
+    if (defect) {
+      throw unavailable(`node ${defect.node_id} of the latest release is not side-effect-free`, {
+        node_id: defect.node_id,
+        pipeline_version: released.version,
+      });
+    }
+    return released;
+  }
+
+  async #await(
+    started: Awaited<ReturnType<ExecutionService["execute"]>>,
+    timeoutSeconds: number,
+    req: ServeRequest,
+  ): Promise<ServeOutcome> {
+    const executionId = started.executionId;
+    const frames = started.frames[Symbol.asyncIterator]();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), timeoutSeconds * 1000);
+    });
+    let completed: Record<string, unknown> | null = null;
+    try {
+      for (;;) {
+        const next = await Promise.race([frames.next(), timedOut]);
+        if (next === "timeout") {
+          // The run goes on (spec 3 §3); only this request stops following it.
+          const ttl = resultTtlSeconds(req.ttlHeader, this.#o.resultLimits);
+          return {
+            status: 202,
+            executionId,
+            body: {
+              execution_id: executionId,
+              result_url: `/api/v1/executions/${executionId}/result`,
+              status_url: `/api/v1/executions/${executionId}`,
+              expires_at: new Date(this.#now() + ttl * 1000).toISOString(),
+            },
+          };
+        }
+        if (next.done) break;
+        const { event, data } = next.value;
+        if (event === "data_ready") return { status: 200, executionId, body: data };
+        if (event === "pipeline_completed") completed = data;
+        if (event === "pipeline_failed") {
+          const error = data.error as FailureRecord;
+          const status = CONNECTION_FAILURES.has(error.code) ? 502 : 500;
+          return { status, executionId, error };
+        }
+        if (event === "execution_aborted") {
+          const error = new AppError("internal.unexpected", { reason: data.reason });
+          return { status: 500, executionId, error: errorBody(error, "") };
+        }
+      }
+      return { status: 200, executionId, body: completed ?? {} };
+    } finally {
+      clearTimeout(timer);
+      frames.return?.().catch(() => {});
+      await started.release();
+    }
+  }
+
+  async #served(
+    principal: Principal,
+    endpoint: EndpointRow,
+    executionId: string | null,
+    outcome: string,
+  ): Promise<void> {
+    await recordAudit(this.#o.db, {
+      event: "endpoint.served",
+      userId: principal.userId,
+      provider: principal.provider,
+      workspaceId: endpoint.workspace_id,
+      details: {
+        key_id: principal.keyId,
+        endpoint: endpoint.path_pattern,
+        execution_id: executionId,
+        outcome,
+      },
+    });
+  }
+}
+
+function outcomeOf(result: ServeOutcome): string {
+  if (result.status === 200) return "ok";
+  if (result.status === 202) return "accepted";
+  return result.error.code;
+}
+
+/**
+ * Spec 3 §4.3 items 2 and 3: the deepest node of the endpoint's workspace that carries a binding
+ * decides; with none, user keys of the workspace holding `execute` pass and endpoint keys do not.
+ */
+export function authorise(snapshot: Snapshot, match: Match<EndpointRow>, p: Principal): void {
+  const endpoint = match.value;
+  const nodes = snapshot.bindings.get(endpoint.workspace_id);
+  for (const key of ancestorKeys(match.pattern.segments)) {
+    const bound = nodes?.get(key);
+    if (!bound || bound.length === 0) continue;
+    if (bound.some((b) => KEY_PREFIX + b.keyId === p.keyId)) return;
+    throw new AppError("endpoint.key_not_bound", { node: bound[0].path, reason: "not_bound" });
+  }
+  if (p.keyKind === "endpoint") {
+    throw new AppError("endpoint.key_kind_refused", { reason: "endpoint_key_unbound" });
+  }
+  if (p.pinnedWorkspaceId !== endpoint.workspace_id) {
+    throw new AppError("endpoint.key_not_bound", { node: "/", reason: "other_workspace" });
+  }
+  if (!p.scopes.includes("execute")) {
+    throw new AppError("auth.scope.insufficient", { required: "execute", held: p.scopes });
+  }
+}
+
+/**
+ * Spec 3 §4.3 item 4: path variables by name, the rest from the query string; every defect in
+ * one `endpoint.request.invalid`.
+ */
+export function bindParameters(
+  declared: ParameterDeclarations,
+  pathParams: Record<string, string>,
+  query: [string, string][],
+): Record<string, ParameterValue> {
+  const defects: RequestDefect[] = [];
+  const defect = (parameter: string, code: RequestDefect["code"], message: string) =>
+    defects.push({ parameter, code, message });
+  const supplied: Record<string, string> = {};
+  const tooLarge = (value: string) => new TextEncoder().encode(value).length > VALUE_MAX_BYTES;
+  for (const [name, value] of Object.entries(pathParams)) {
+    if (tooLarge(value)) defect(name, "endpoint.request.value_too_large", tooLargeMessage);
+    else supplied[name] = value;
+  }
+  const seen = new Set<string>();
+  const reported = new Set<string>();
+  for (const [name, value] of query) {
+    const repeated = seen.has(name) || Object.hasOwn(pathParams, name);
+    seen.add(name);
+    if (repeated) {
+      delete supplied[name];
+      if (!reported.has(name)) {
+        reported.add(name);
+        defect(name, "endpoint.request.parameter_repeated", "given more than once");
+      }
+      continue;
+    }
+    if (!Object.hasOwn(declared, name)) {
+      defect(name, "endpoint.request.parameter_unknown", "not a parameter of this endpoint");
+      continue;
+    }
+    if (tooLarge(value)) {
+      defect(name, "endpoint.request.value_too_large", tooLargeMessage);
+      continue;
+    }
+    supplied[name] = value;
+  }
+  const flagged = new Set(defects.map((d) => d.parameter));
+  const { values, defects: typed } = coerceParameters(declared, supplied, { fromText: true });
+  // A repeated or oversized parameter is reported once, not also as missing.
+  defects.push(...typed.filter((d) => !flagged.has(d.parameter)));
+  if (defects.length > 0) {
+    throw new AppError("endpoint.request.invalid", { count: defects.length, errors: defects });
+  }
+  return values;
+}
+
+const tooLargeMessage = `longer than ${VALUE_MAX_BYTES} bytes`;

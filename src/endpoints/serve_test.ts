@@ -1,0 +1,386 @@
+/**
+ * Serving through the domain (no HTTP): real pipelines over real connectors, a real executions
+ * service and real API keys, on both stores. Every status the domain decides, the binding walk,
+ * and the `endpoint.served` row.
+ */
+import { deepEqual, equal, ok } from "node:assert/strict";
+import postgres from "postgres";
+import { pgJdbcUrl } from "../../tests/datasources.ts";
+import { skipUnless } from "../../tests/services.ts";
+import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
+import { connectorConfig, openConnector } from "../datasources/mod.ts";
+import { addDatasource, sqliteSource } from "../executions/executor_fixtures.ts";
+import type { Principal } from "../identity/mod.ts";
+import type { Db } from "../store/mod.ts";
+import { addWorkspace } from "../versions/test_fixtures.ts";
+import { eventually } from "../../tests/wait.ts";
+import { keyStartedExecution } from "./repo.ts";
+import type { ServeRequest } from "./serve.ts";
+import {
+  audits,
+  type EndpointWorld,
+  endpointWorld,
+  PEOPLE_BY_TEAM,
+  peopleNodes,
+  refuses,
+} from "./test_fixtures.ts";
+
+async function withWorld(
+  db: Db,
+  fn: (e: EndpointWorld) => Promise<void>,
+  options: Parameters<typeof endpointWorld>[1] = {},
+) {
+  const e = await endpointWorld(db, options);
+  try {
+    sqliteSource(e.w, "lite");
+    await fn(e);
+  } finally {
+    await e.close();
+  }
+}
+
+function get(principal: Principal, path: string, query: [string, string][] = []): ServeRequest {
+  return { principal, path, query, correlationId: crypto.randomUUID() };
+}
+
+forEachStore(
+  "a GET answers the data_ready payload of an ENDPOINT run, audited",
+  (db) =>
+    withWorld(db, async (e) => {
+      const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
+      await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
+      const key = await e.key({ name: "app", scopes: ["execute"] });
+      const r = await e.server.serve(get(key, "/people/blue"));
+      equal(r.status, 200);
+      if (r.status !== 200) return;
+      equal(r.body.execution_id, r.executionId);
+      equal(r.body.pipeline_id, id);
+      ok(r.timings.queue_ms > 0 && r.timings.execute_ms > 0);
+      equal(r.body.row_count, 1);
+      equal(r.body.has_more, false);
+      deepEqual((r.body.schema as { name: string }[]).map((c) => c.name), ["id", "name"]);
+      equal(JSON.stringify(r.body.rows).includes("Bo"), true);
+      const stored = await e.executions.repo.get(r.executionId);
+      equal(stored?.record.triggered_via, "ENDPOINT");
+      equal(stored?.record.triggered_by, key.userId);
+      equal(stored?.record.pipeline_version, 1);
+      deepEqual(stored?.record.parameters, { team: "blue" });
+      const [row] = await audits(db, "endpoint.served");
+      deepEqual(row.details, {
+        key_id: key.keyId,
+        endpoint: "/people/{team}",
+        execution_id: r.executionId,
+        outcome: "ok",
+      });
+      // The row is what lets an endpoint key read this execution, and no other key.
+      ok(await keyStartedExecution(db, key.keyId!, r.executionId));
+      ok(!(await keyStartedExecution(db, key.keyId!, crypto.randomUUID())));
+      const other = await e.key({ name: "other", scopes: ["execute"] });
+      ok(!(await keyStartedExecution(db, other.keyId!, r.executionId)));
+      // The default fills an absent query parameter; a literal path needs no variable.
+      await e.service.publish(e.ctx, { path_pattern: "/people", pipeline_id: id });
+      const d = await e.server.serve(get(key, "/people", [["limit", "5"]]));
+      equal(d.status === 200 && d.body.row_count, 2);
+    }),
+);
+
+forEachStore(
+  "parameter defects are reported all at once in one endpoint.request.invalid",
+  (db) =>
+    withWorld(db, async (e) => {
+      const id = await e.released(peopleNodes("lite"), {
+        parameters: {
+          team: { type: "string" },
+          limit: { type: "integer" },
+          since: { type: "date", required: true },
+        },
+      });
+      await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
+      const key = await e.key({ name: "app", scopes: ["execute"] });
+      const err = await refuses(
+        () =>
+          e.server.serve(get(key, "/people/red", [
+            ["team", "blue"],
+            ["nope", "1"],
+            ["limit", "ten"],
+          ])),
+        "endpoint.request.invalid",
+        400,
+      );
+      deepEqual(
+        (err.details.errors as { parameter: string; code: string }[]).map((d) => [
+          d.parameter,
+          d.code,
+        ]),
+        [
+          ["team", "endpoint.request.parameter_repeated"],
+          ["nope", "endpoint.request.parameter_unknown"],
+          ["limit", "pipeline.execution.invalid_parameter_type"],
+          ["since", "pipeline.execution.parameter_required"],
+        ],
+      );
+      const big = await refuses(
+        () =>
+          e.server.serve(get(key, "/people/red", [
+            ["since", "2".repeat(4097)],
+            ["limit", "1"],
+            ["limit", "2"],
+            ["limit", "3"],
+          ])),
+        "endpoint.request.invalid",
+        400,
+      );
+      // Each parameter once: an oversized required value is not also reported missing.
+      deepEqual(
+        (big.details.errors as { parameter: string; code: string }[]).map((d) => [
+          d.parameter,
+          d.code,
+        ]),
+        [
+          ["since", "endpoint.request.value_too_large"],
+          ["limit", "endpoint.request.parameter_repeated"],
+        ],
+      );
+      const path = await refuses(
+        () => e.server.serve(get(key, "/people/" + "r".repeat(4097), [["since", "2026-01-01"]])),
+        "endpoint.request.invalid",
+        400,
+      );
+      deepEqual((path.details.errors as { code: string }[]).map((d) => d.code), [
+        "endpoint.request.value_too_large",
+      ]);
+      const [row] = await audits(db, "endpoint.served");
+      equal(row.details.outcome, "endpoint.request.invalid");
+      equal(row.details.execution_id, null);
+    }),
+);
+
+forEachStore(
+  "the binding walk: the deepest bound node decides, for every key kind",
+  (db) =>
+    withWorld(db, async (e) => {
+      const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
+      await e.service.publish(e.ctx, { path_pattern: "/sales/{team}", pipeline_id: id });
+      await e.service.publish(e.ctx, { path_pattern: "/sales/eu/{team}", pipeline_id: id });
+      const user = await e.key({ name: "user", scopes: ["execute"] });
+      const reader = await e.key({ name: "reader", scopes: ["read"] });
+      const k1 = await e.key({ name: "k1", kind: "endpoint" });
+      const k2 = await e.key({ name: "k2", kind: "endpoint" });
+      const ok200 = async (p: Principal, path: string) =>
+        equal((await e.server.serve(get(p, path))).status, 200, `${p.keyId} on ${path}`);
+
+      // Unbound: user keys of the workspace with execute; never endpoint keys.
+      await ok200(user, "/sales/red");
+      await refuses(() => e.server.serve(get(k1, "/sales/red")), "endpoint.key_kind_refused", 403);
+      await refuses(
+        () => e.server.serve(get(reader, "/sales/red")),
+        "auth.scope.insufficient",
+        403,
+      );
+
+      // A bound ancestor decides for every kind, user keys included.
+      await e.service.bind(e.ctx, { path: "/sales", key_name: "k1" });
+      await ok200(k1, "/sales/red");
+      await ok200(k1, "/sales/eu/red");
+      await refuses(() => e.server.serve(get(k2, "/sales/red")), "endpoint.key_not_bound", 403, {
+        node: "/sales",
+      });
+      await refuses(() => e.server.serve(get(user, "/sales/red")), "endpoint.key_not_bound", 403);
+
+      // A deeper binding replaces the inherited one below it, and only there.
+      await e.service.bind(e.ctx, { path: "/sales/eu", key_name: "k2" });
+      await ok200(k2, "/sales/eu/red");
+      await refuses(() => e.server.serve(get(k1, "/sales/eu/red")), "endpoint.key_not_bound", 403, {
+        node: "/sales/eu",
+      });
+      await ok200(k1, "/sales/red");
+      // A binding on a variable node names the endpoint itself.
+      await e.service.bind(e.ctx, { path: "/sales/{x}", key_name: "k2" });
+      await ok200(k2, "/sales/red");
+      await refuses(() => e.server.serve(get(k1, "/sales/red")), "endpoint.key_not_bound", 403);
+
+      // Unbinding restores the inheritance.
+      await e.service.unbind(e.ctx, { path: "/sales/{team}", key_name: "k2" });
+      await ok200(k1, "/sales/red");
+
+      // Keys of another workspace, and sessions.
+      const other = await e.key({ name: "far", scopes: ["execute"] }, {
+        userId: e.ctx.actor.userId,
+        workspaceId: await addWorkspace(db, "far-ws"),
+      });
+      await e.service.unbind(e.ctx, { path: "/sales", key_name: "k1" });
+      await e.service.unbind(e.ctx, { path: "/sales/eu", key_name: "k2" });
+      await refuses(() => e.server.serve(get(other, "/sales/red")), "endpoint.key_not_bound", 403, {
+        reason: "other_workspace",
+      });
+      await refuses(
+        () => e.server.serve(get({ ...e.ctx.actor, authMethod: "OIDC" }, "/sales/red")),
+        "auth.api_key.missing",
+        401,
+      );
+    }),
+);
+
+forEachStore(
+  "unknown, disabled and deactivated-workspace paths answer one 404",
+  (db) =>
+    withWorld(db, async (e) => {
+      const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
+      await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
+      const key = await e.key({ name: "app", scopes: ["execute"] });
+      const bodies: string[] = [];
+      const notFound = async (path: string) => {
+        const err = await refuses(() => e.server.serve(get(key, path)), "endpoint.not_found", 404);
+        bodies.push(err.message);
+      };
+      await notFound("/people/red/x");
+      await notFound("/people/");
+      await notFound("/nothing");
+      await e.service.setEnabled(e.ctx, "/people/{team}", { enabled: false });
+      await notFound("/people/red");
+      await e.service.setEnabled(e.ctx, "/people/{team}", { enabled: true });
+      equal((await e.server.serve(get(key, "/people/red"))).status, 200);
+      await db.execute("UPDATE workspaces SET deactivated_at = $2 WHERE id = $1", [
+        e.ctx.workspaceId,
+        new Date().toISOString(),
+      ]);
+      await notFound("/people/red");
+      equal(bodies.at(-1), bodies.at(-2)?.replace("/people/red/x", "/people/red"));
+    }),
+);
+
+forEachStore(
+  "503 when the latest release is gone or no longer side-effect-free",
+  (db) =>
+    withWorld(db, async (e) => {
+      const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
+      await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
+      const key = await e.key({ name: "app", scopes: ["execute"] });
+      // A later release that writes: the URL now runs it, so it must refuse.
+      const view = await e.w.pipelines.view(e.w.workspaceId, id);
+      const saved = await e.w.pipelines.update(e.w.ctx, id, view.working!.body_hash, {
+        body: {
+          name: view.entity.name,
+          schema_version: 1,
+          ...PEOPLE_BY_TEAM,
+          nodes: [...peopleNodes("lite"), {
+            id: "purge",
+            type: "DML",
+            source: "lite",
+            sql: "DELETE FROM people",
+          }],
+        },
+        attrs: {},
+      });
+      await e.w.pipelines.release(e.w.ctx, id, saved.version.body_hash);
+      await refuses(() => e.server.serve(get(key, "/people/red")), "endpoint.unavailable", 503, {
+        node_id: "purge",
+        pipeline_version: 2,
+      });
+      // Every release discarded: nothing to serve.
+      await e.w.pipelines.discard(e.w.ctx, id, 2);
+      equal((await e.server.serve(get(key, "/people/red"))).status, 200);
+      await e.w.pipelines.discard(e.w.ctx, id, 1);
+      const err = await refuses(
+        () => e.server.serve(get(key, "/people/red")),
+        "endpoint.unavailable",
+        503,
+      );
+      equal(err.details.reason, "the pipeline has no released version");
+    }),
+);
+
+forEachStore(
+  "pipeline failures: 502 for an unreachable datasource, 500 for the rest",
+  (db) =>
+    withWorld(db, async (e) => {
+      addDatasource(
+        e.w,
+        "gone",
+        openConnector(connectorConfig("SQLITE", "jdbc:sqlite:/nonexistent-dir/none.db")),
+      );
+      const unreachable = await e.released([{
+        id: "r",
+        type: "DQL",
+        source: "gone",
+        sql: "SELECT 1",
+      }]);
+      const broken = await e.released([
+        { id: "r", type: "DQL", source: "lite", sql: "SELECT * FROM no_such_table" },
+      ]);
+      await e.service.publish(e.ctx, { path_pattern: "/gone", pipeline_id: unreachable });
+      await e.service.publish(e.ctx, { path_pattern: "/broken", pipeline_id: broken });
+      const key = await e.key({ name: "app", scopes: ["execute"] });
+      const a = await e.server.serve(get(key, "/gone"));
+      equal(a.status, 502);
+      equal(a.status === 502 && a.error.code, "pipeline.node.datasource_connection_failed");
+      const b = await e.server.serve(get(key, "/broken"));
+      equal(b.status, 500);
+      ok(b.status === 500 && b.error.code.startsWith("pipeline."));
+      const outcomes = (await audits(db, "endpoint.served")).map((r) => r.details.outcome);
+      deepEqual(outcomes, [
+        "pipeline.node.datasource_connection_failed",
+        b.status === 500 && b.error.code,
+      ]);
+    }),
+);
+
+forEachStore(
+  "on timeout the run goes on and the caller gets 202 with where to look",
+  async (db) => {
+    if (skipUnless("postgres")) return;
+    const pg = await freshPostgresDatabase();
+    const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+    try {
+      await withWorld(db, async (e) => {
+        addDatasource(
+          e.w,
+          "pg",
+          openConnector(connectorConfig("POSTGRES", pgJdbcUrl(pg.url), {
+            username: new URL(pg.url).username || "postgres",
+          })),
+        );
+        // The read waits on a lock the test holds, so it outlives the endpoint's 1 s timeout.
+        const lock = Math.floor(Math.random() * 1_000_000);
+        await admin`SELECT pg_advisory_lock(${lock})`;
+        const id = await e.released([{
+          id: "r",
+          type: "DQL",
+          source: "pg",
+          sql: `SELECT 42 AS answer FROM (SELECT pg_advisory_xact_lock(${lock})) AS gate`,
+        }]);
+        await e.service.publish(e.ctx, {
+          path_pattern: "/slow",
+          pipeline_id: id,
+          timeout_seconds: 1,
+        });
+        const key = await e.key({ name: "app", scopes: ["execute"] });
+        const r = await e.server.serve({ ...get(key, "/slow"), ttlHeader: "600" });
+        equal(r.status, 202);
+        if (r.status !== 202) return;
+        equal(r.body.execution_id, r.executionId);
+        equal(r.body.result_url, `/api/v1/executions/${r.executionId}/result`);
+        equal(r.body.status_url, `/api/v1/executions/${r.executionId}`);
+        const expires = Date.parse(r.body.expires_at) - Date.now();
+        ok(expires > 590_000 && expires <= 600_000, `expires in ${expires} ms`);
+        equal((await e.executions.repo.get(r.executionId))?.record.status, "RUNNING");
+        equal((await audits(db, "endpoint.served"))[0].details.outcome, "accepted");
+        // The run still counts against its owner's concurrency limit (1 here): 429.
+        const limited = await refuses(
+          () => e.server.serve(get(key, "/slow")),
+          "pipeline.execution.concurrency_limit",
+          429,
+        );
+        ok(limited.headers["Retry-After"]);
+        await admin`SELECT pg_advisory_unlock(${lock})`;
+        await eventually(
+          async () => (await e.executions.repo.get(r.executionId))?.record.status === "SUCCESS",
+          10_000,
+        );
+      }, { maxConcurrentPerUser: 1 });
+    } finally {
+      await admin.end();
+      await pg.drop();
+    }
+  },
+);

@@ -1,0 +1,179 @@
+/**
+ * A world for the endpoint tests on a migrated store: the executor world's workspace, author,
+ * lifecycles and real connectors, a real executions service, real API keys, and the endpoint
+ * service and server over one `LiveEndpoints`.
+ */
+import { equal, ok } from "node:assert/strict";
+import { type AuditRecord, queryAudit } from "../audit/mod.ts";
+import { AppError } from "../errors/mod.ts";
+import { ExecutionService, IdempotencyCache } from "../executions/mod.ts";
+import { pipeline, type World, world } from "../executions/executor_fixtures.ts";
+import { ApiKeyService } from "../identity/mod.ts";
+import { expandScopes, type Principal } from "../identity/mod.ts";
+import { createLogger } from "../lib/log.ts";
+import { MemoryStore, type SharedStore } from "../shared/mod.ts";
+import type { Db } from "../store/mod.ts";
+import type { JsonObject } from "../versions/mod.ts";
+import { LiveEndpoints } from "./live.ts";
+import { ReleasedVersions } from "./released.ts";
+import { EndpointServer } from "./serve.ts";
+import { type EndpointContext, EndpointService } from "./service.ts";
+
+export const RESULT_LIMITS = {
+  ttlDefaultSeconds: 300,
+  ttlMinSeconds: 30,
+  ttlMaxSeconds: 86400,
+  pageRows: 1000,
+  pageRowsMax: 10000,
+};
+
+export interface EndpointWorld {
+  w: World;
+  db: Db;
+  shared: SharedStore;
+  live: LiveEndpoints;
+  keys: ApiKeyService;
+  service: EndpointService;
+  server: EndpointServer;
+  executions: ExecutionService;
+  /** The executor world's author, acting in its workspace. */
+  ctx: EndpointContext;
+  /** A released pipeline of `nodes` (and `extra` body fields); returns its id. */
+  released(nodes: unknown[], extra?: Record<string, unknown>): Promise<string>;
+  /** Mints a key for the author in the workspace and answers the principal it validates to. */
+  key(
+    input: { name?: string; kind?: "user" | "endpoint"; scopes?: string[]; bindings?: unknown },
+    issuer?: { userId: string; workspaceId: string },
+  ): Promise<Principal>;
+  close(): Promise<void>;
+}
+
+export async function endpointWorld(
+  db: Db,
+  options: { shared?: SharedStore; timeoutMinSeconds?: number; maxConcurrentPerUser?: number } = {},
+): Promise<EndpointWorld> {
+  const w = await world(db);
+  const shared = options.shared ?? new MemoryStore();
+  const logger = createLogger("error");
+  const live = new LiveEndpoints({ db, shared, logger });
+  await live.open();
+  const keys = new ApiKeyService({
+    db,
+    logger,
+    cacheTtlSeconds: 60,
+    sampleUsed: () => false,
+    onBindingsChanged: () => live.changed(),
+  });
+  const released = new ReleasedVersions(w.pipelines);
+  const executions = new ExecutionService({
+    db,
+    shared,
+    results: w.results,
+    idempotency: new IdempotencyCache(shared, 3600),
+    logger,
+    executor: w.executor(),
+    resultLimits: RESULT_LIMITS,
+    maxConcurrentPerUser: options.maxConcurrentPerUser ?? 10,
+    maxStreamsPerUser: 50,
+    followPollMs: 1000,
+  });
+  await executions.open();
+  const service = new EndpointService({
+    db,
+    live,
+    released,
+    timeoutMinSeconds: options.timeoutMinSeconds ?? 1,
+    timeoutMaxSeconds: 300,
+  });
+  const server = new EndpointServer({
+    db,
+    live,
+    released,
+    executions,
+    resultLimits: RESULT_LIMITS,
+  });
+  const actor = w.ctx.actor;
+  return {
+    w,
+    db,
+    shared,
+    live,
+    keys,
+    service,
+    server,
+    executions,
+    ctx: { actor, workspaceId: w.workspaceId },
+    released: (nodes, extra = {}) => pipeline(w, nodes, extra, { release: true }),
+    async key(input, issuer = { userId: actor.userId, workspaceId: w.workspaceId }) {
+      const issued = await keys.issue(
+        {
+          ...actor,
+          userId: issuer.userId,
+          activeWorkspaceId: issuer.workspaceId,
+        },
+        { name: input.name ?? "k", ...input },
+        { flags: { author: true, promoter: false, admin: false }, isSuperAdmin: false },
+      );
+      const k = await keys.validate(issued.key);
+      return {
+        userId: k.userId,
+        email: k.email,
+        displayName: k.display_name,
+        provider: k.provider,
+        isSuperAdmin: k.is_admin,
+        authMethod: "API_KEY",
+        mustChangePassword: false,
+        keyId: k.keyId,
+        keyKind: k.kind,
+        scopes: k.kind === "user" ? expandScopes(k.scopes) : [],
+        pinnedWorkspaceId: k.pinnedWorkspaceId,
+      };
+    },
+    async close() {
+      await executions.close(5000);
+      await keys.close();
+      await live.close();
+      await w.close();
+      if (!options.shared) await shared.close();
+    },
+  };
+}
+
+/** A one-node read of the SQLite `people` table by `team` (default `red`). */
+export const PEOPLE_BY_TEAM = {
+  parameters: { team: { type: "string", default: "red" }, limit: { type: "integer" } },
+};
+export function peopleNodes(source: string, sql?: string): JsonObject[] {
+  return [{
+    id: "read",
+    type: "DQL",
+    source,
+    sql: sql ?? "SELECT id, name FROM people WHERE team = :team ORDER BY id",
+  }];
+}
+
+/** Audit rows of `event`, oldest first. */
+export async function audits(db: Db, event: string): Promise<AuditRecord[]> {
+  return (await queryAudit(db, { event, offset: 0, limit: 1000 })).items.reverse();
+}
+
+/** Asserts an AppError with `code` and status, and the given details member by member. */
+export async function refuses(
+  run: () => Promise<unknown>,
+  code: string,
+  status: number,
+  details: Record<string, unknown> = {},
+): Promise<AppError> {
+  try {
+    await run();
+  } catch (e) {
+    ok(e instanceof AppError, `expected AppError ${code}, got ${e}`);
+    equal(e.code, code, e.message);
+    equal(e.status, status, code);
+    for (const [k, v] of Object.entries(details)) {
+      equal(JSON.stringify(e.details[k]), JSON.stringify(v), `details.${k}`);
+    }
+    return e;
+  }
+  throw new Error(`expected ${code}, but it succeeded`);
+}

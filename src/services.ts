@@ -1,0 +1,412 @@
+/**
+ * The domain services of a running instance, built once, in groups the way
+ * `executions/wiring.ts` builds its own: platform (stores, health, mail, workspaces), identity,
+ * datasources, authoring, executions. The one `Services` value is what every front end receives
+ * whole (the REST routes, later the tool catalogue and the UI handlers); each group's fields are
+ * written once, in what its builder returns.
+ */
+import {
+  type BootstrapDatasource,
+  type ResolvedConfig,
+  resolveSecrets,
+  type Secrets,
+  StartupError,
+} from "./config/mod.ts";
+import {
+  BootstrapFileError,
+  CredentialCipher,
+  DatasourceConnections,
+  DatasourceService,
+  PoolManager,
+} from "./datasources/mod.ts";
+import { LakeConnector } from "./datasources/mod.ts";
+import { lakeTablesOf } from "./datasources/mod.ts";
+import { probeStagingEngine } from "./executions/mod.ts";
+import type { ExecutorPort } from "./executions/mod.ts";
+import { openExecutions } from "./executions/mod.ts";
+import { HealthService, readBuildInfo } from "./health/mod.ts";
+import { CachedAccessDirectory } from "./http/mod.ts";
+import {
+  EndpointServer,
+  EndpointService,
+  LiveEndpoints,
+  ReleasedVersions,
+} from "./endpoints/mod.ts";
+import { ApiKeyService } from "./identity/mod.ts";
+import { LocalAccounts } from "./identity/mod.ts";
+import { LocalUserAdmin } from "./identity/mod.ts";
+import { ensureSystemActor } from "./identity/mod.ts";
+import { OidcClients } from "./identity/mod.ts";
+import { type NewUserNotice, OidcLogin } from "./identity/mod.ts";
+import { SessionTokens } from "./identity/mod.ts";
+import { UserService } from "./identity/mod.ts";
+import type { Logger } from "./lib/log.ts";
+import { createMailService } from "./mail/mod.ts";
+import { PipelineService } from "./pipelines/mod.ts";
+import { openSharedStore } from "./shared/mod.ts";
+import { RequestBudget } from "./shared/mod.ts";
+import { seedAccounts, seedBootstrapPlaceholder, seedDemo } from "./startup_seeds.ts";
+import { type Db, migrate, openDb } from "./store/mod.ts";
+import { TemplateService } from "./templates/mod.ts";
+import {
+  joinAtCreation,
+  type LandingUser,
+  materialiseInvitations,
+  WorkspaceService,
+} from "./workspaces/mod.ts";
+
+export interface ServicesOptions {
+  env: Record<string, string>;
+  logger: Logger;
+  /** `deno task start`: create a first admin with a one-time password when none is configured. */
+  quickStart?: boolean;
+  /**
+   * Hook for the `new_user` notice of a first social login (spec 1 §5.4 item 8), called after
+   * commit; failures are logged, never fatal to the login.
+   */
+  onNewUser?: (notice: NewUserNotice) => void | Promise<void>;
+  /** Replaces the real executor (the executions service's own tests script their runs). */
+  executor?: ExecutorPort;
+  /** Clock of the executions service (tests move the replay window without waiting). */
+  now?: () => number;
+}
+
+/** Shuts a group down; `graceMs` 0 when startup failed half-way. */
+type Closer = (graceMs: number) => Promise<void>;
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/** Stores, health, mail, workspaces and the per-user budget: what every other group stands on. */
+async function openPlatform(config: ResolvedConfig, db: Db, logger: Logger, closers: Closer[]) {
+  const applied = await migrate(db);
+  if (applied.length > 0) logger.info("migrations applied", { store: config.store.kind, applied });
+  const systemActor = await ensureSystemActor(db);
+  const shared = await openSharedStore(config.sharedStore.url, {
+    timeoutMs: config.health.probeTimeoutMs,
+  });
+  closers.push(() => shared.close());
+  const health = new HealthService({
+    database: () => db.ping(),
+    shared_store: () => shared.ping(),
+    staging_engine: probeStagingEngine,
+  }, { timeoutMs: config.health.probeTimeoutMs, cacheMs: config.health.probeCacheMs, logger });
+  const mail = await createMailService(config, { db, logger });
+  closers.push((grace) => mail.close(grace));
+  const workspaces = new WorkspaceService({ db, allowlistDomains: config.auth.allowlistDomains });
+  await workspaces.seedDemoWorkspace();
+  const budget = new RequestBudget(shared, {
+    perSecond: config.rateLimit.requestsPerSecond,
+    perMinute: config.rateLimit.requestsPerMinute,
+  });
+  const buildInfo = await readBuildInfo();
+  return { config, logger, db, systemActor, shared, health, buildInfo, mail, workspaces, budget };
+}
+
+type Platform = Awaited<ReturnType<typeof openPlatform>>;
+
+/** Users, sessions, keys, local accounts, OIDC, and the cached access facts they invalidate. */
+async function openIdentity(
+  p: Platform,
+  secrets: Secrets,
+  options: ServicesOptions,
+  closers: Closer[],
+  onBindingsChanged: () => Promise<void>,
+) {
+  const { config, db, logger, workspaces } = p;
+  const directory = new CachedAccessDirectory(db, workspaces, config.auth.apiKeys.cacheTtlSeconds);
+  const forget = (id: string) => directory.forgetUser(id);
+  const keys = new ApiKeyService({
+    db,
+    logger,
+    cacheTtlSeconds: config.auth.apiKeys.cacheTtlSeconds,
+    onBindingsChanged,
+  });
+  closers.push(() => keys.close());
+  const users = new UserService({
+    db,
+    onChange: (id) => {
+      directory.forgetUser(id);
+      keys.invalidateUser(id);
+    },
+  });
+  const local = new LocalAccounts({
+    db,
+    logger,
+    maxFailures: config.auth.local.lockout.maxFailures,
+    lockMinutes: config.auth.local.lockout.durationMinutes,
+    onChange: forget,
+  });
+  const quickStartCredential = await seedAccounts(config, local, options.quickStart ?? false);
+  const bootstrapDatasources: BootstrapDatasource[] = await seedBootstrapPlaceholder(config, db);
+  const landing = async (user: LandingUser, invitationMaterialised = false) => {
+    const ws = await workspaces.landing(user, { invitationMaterialised });
+    // A demo join changed what this user can reach: this instance sees it at once.
+    directory.forgetUser(user.userId);
+    return ws?.name;
+  };
+  /** Where a local sign-in lands; invitations a deactivated workspace left pending go live. */
+  const signInLanding = async (user: LandingUser) => {
+    const joined = await db.transaction((tx) => materialiseInvitations(tx, user));
+    return await landing(user, joined.length > 0);
+  };
+  const admin = new LocalUserAdmin({
+    db,
+    bootstrapAdminEmail: config.auth.bootstrapAdminEmail,
+    onChange: forget,
+    // The requested workspace first: the admin's decision in this act beats an older invitation.
+    onCreate: async (tx, user, request, actor) => [
+      ...(request.workspace
+        ? [await joinAtCreation(tx, actor, user, request.workspace, request.flags)]
+        : []),
+      ...await materialiseInvitations(tx, user),
+    ],
+  });
+  const sessions = new SessionTokens(secrets.jwtSecret, config.auth.jwt.ttlHours);
+  const oidc = openOidc(p, secrets, options, landing, forget);
+  return {
+    directory,
+    keys,
+    users,
+    local,
+    admin,
+    sessions,
+    oidc,
+    signInLanding,
+    quickStartCredential,
+    bootstrapDatasources,
+  };
+}
+
+/** OIDC login; undefined when no provider is configured. */
+function openOidc(
+  p: Platform,
+  secrets: Secrets,
+  options: ServicesOptions,
+  landing: (user: LandingUser, invitationMaterialised?: boolean) => Promise<string | undefined>,
+  forget: (userId: string) => void,
+): OidcLogin | undefined {
+  const { config, db, logger, mail } = p;
+  if (config.auth.oidc.providers.length === 0) return undefined;
+  for (const provider of config.auth.oidc.providers) {
+    const issuer = new URL(provider.issuerUri);
+    if (issuer.protocol === "http:" && !LOOPBACK.has(issuer.hostname)) {
+      logger.warn("oidc.insecure_issuer", { provider: provider.name, issuer: issuer.origin });
+    }
+  }
+  return new OidcLogin({
+    db,
+    logger,
+    clients: new OidcClients(config.auth.oidc.providers, config.auth.baseUrl),
+    secret: secrets.jwtSecret,
+    allowlistDomains: config.auth.allowlistDomains,
+    bootstrapAdminEmail: config.auth.bootstrapAdminEmail,
+    materialise: materialiseInvitations,
+    landing: (user, o) => landing(user, o.invitationMaterialised),
+    onChange: forget,
+    onNewUser: async (notice) => {
+      await options.onNewUser?.(notice);
+      // A first social login happens once per user, so the user id is the act that keys it.
+      await mail.newUser({
+        userId: notice.userId,
+        actId: `first-login:${notice.userId}`,
+        email: notice.email,
+        displayName: notice.displayName,
+        provider: notice.provider,
+        creator: "first sign-in",
+        workspace: notice.workspace ?? null,
+        at: notice.at,
+        actor: { userId: notice.userId, provider: notice.provider },
+      });
+    },
+  });
+}
+
+/** The registry, one pool per datasource on this instance, and the connections over them. */
+async function openDatasources(
+  p: Platform,
+  secrets: Secrets,
+  options: ServicesOptions,
+  closers: Closer[],
+) {
+  const { config, db, logger, shared, workspaces } = p;
+  const datasources = new DatasourceService({
+    db,
+    cipher: await CredentialCipher.create(secrets.encryptionKey),
+    logger,
+    memberWritesEnabled: config.datasources.memberWritesEnabled,
+    findWorkspace: (name) => workspaces.get(name),
+  });
+  const pools = await PoolManager.create({
+    retireCeilingMs: config.datasources.retireCeilingSeconds * 1000,
+    logger,
+    shared,
+  });
+  closers.push(() => pools.closeAll());
+  const connections = new DatasourceConnections({
+    db,
+    datasources,
+    pools,
+    logger,
+    // A LAKE datasource reads its registered tables in place, so its "pool" is built from them.
+    openLake: async (d) =>
+      new LakeConnector({
+        datasource: d.name,
+        jdbc_url: d.jdbc_url,
+        tables: await lakeTablesOf(db, d.id),
+      }),
+  });
+  if (config.auth.bootstrapDatasourceFile) {
+    try {
+      await datasources.importBootstrap(
+        p.systemActor,
+        config.auth.bootstrapDatasourceFile,
+        options.env,
+      );
+    } catch (e) {
+      // A bad file stops startup with its one line, like any other configuration refusal.
+      if (e instanceof BootstrapFileError) throw new StartupError(e.message);
+      throw e;
+    }
+  }
+  return { datasources, pools, connections };
+}
+
+/** Templates and pipelines, their release checks probing through the connections. */
+function openAuthoring(p: Platform, connections: DatasourceConnections) {
+  const { config, db } = p;
+  const templates = new TemplateService({
+    db,
+    authoringEnabled: config.deployment.authoringEnabled,
+  });
+  const pipelines = new PipelineService({
+    db,
+    authoringEnabled: config.deployment.authoringEnabled,
+    templates,
+    probe: (actor, scope, name, statement, limits) =>
+      connections.probe(actor, scope, name, statement, limits),
+  });
+  return { templates, pipelines };
+}
+
+/**
+ * Builds every group in order; a failure half-way closes what was opened. The second value is the
+ * instance's lifecycle, kept apart from what front ends receive.
+ */
+export async function openServices(config: ResolvedConfig, options: ServicesOptions) {
+  const { logger } = options;
+  const secrets = await resolveSecrets(config, options.env);
+  for (const path of secrets.generated) {
+    logger.info("generated a secret for the embedded quick start", { file: path, mode: "0600" });
+  }
+  const db = await openDb(config.store.url, { poolSize: config.store.poolSize });
+  const closers: Closer[] = [() => db.close()];
+  const closeAll = async (graceMs: number) => {
+    for (const close of closers.splice(0).reverse()) await close(graceMs);
+  };
+  try {
+    const platform = await openPlatform(config, db, logger, closers);
+    // Endpoint matching and bindings follow changes from every replica over the shared store.
+    const liveEndpoints = new LiveEndpoints({ db, shared: platform.shared, logger });
+    await liveEndpoints.open();
+    closers.push(() => liveEndpoints.close());
+    const identity = await openIdentity(
+      platform,
+      secrets,
+      options,
+      closers,
+      () => liveEndpoints.changed(),
+    );
+    const datasources = await openDatasources(platform, secrets, options, closers);
+    const authoring = openAuthoring(platform, datasources.connections);
+    const executions = await openExecutions({
+      config,
+      db,
+      shared: platform.shared,
+      logger,
+      systemActor: platform.systemActor,
+      connections: datasources.connections,
+      executor: options.executor,
+      now: options.now,
+    });
+    // Running executions end first (reason `shutdown`) while the stores can take their records;
+    // after `drain()` nothing is left to end.
+    closers.push(async (grace) => {
+      executions.housekeeping.stop();
+      await executions.executions.close(grace);
+    });
+    const released = new ReleasedVersions(authoring.pipelines.lifecycle);
+    const endpoints = {
+      liveEndpoints,
+      endpoints: new EndpointService({
+        db,
+        live: liveEndpoints,
+        released,
+        timeoutMinSeconds: config.endpoints.timeoutMinSeconds,
+        timeoutMaxSeconds: config.endpoints.timeoutMaxSeconds,
+      }),
+      endpointServer: new EndpointServer({
+        db,
+        live: liveEndpoints,
+        released,
+        executions: executions.executions,
+        resultLimits: config.result,
+      }),
+    };
+    await seedDemo(config, {
+      db,
+      dataDir: config.dataDir,
+      logger,
+      systemActor: platform.systemActor,
+      findWorkspace: (name) => platform.workspaces.get(name),
+      datasources: datasources.datasources,
+      templates: authoring.templates,
+      pipelines: authoring.pipelines,
+    });
+
+    let origin = config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`;
+    const { quickStartCredential, bootstrapDatasources, ...identityServices } = identity;
+    const services = {
+      ...platform,
+      ...identityServices,
+      ...datasources,
+      ...authoring,
+      ...executions,
+      ...endpoints,
+      /** The external origin for links: base-url, else where the listener bound. */
+      origin: () => origin,
+    };
+    const lifecycle = {
+      /**
+       * The first step of a shutdown, before the listener waits for in-flight requests: marks the
+       * instance draining and ends its running executions (reason `shutdown`), so every open
+       * execution stream ends on its `execution_aborted` instead of holding the listener open
+       * until the grace runs out (spec 2 §3.2).
+       */
+      async drain() {
+        platform.health.markDraining();
+        executions.housekeeping.stop();
+        await executions.executions.close(config.http.shutdownGraceSeconds * 1000);
+      },
+      secrets,
+      quickStartCredential,
+      /** The bootstrap datasource file's entries, kept for the datasource import. */
+      bootstrapDatasources,
+      /** Tells the services the external origin once the listener has bound (port 0 picks one). */
+      setListenOrigin(listen: string) {
+        if (config.auth.baseUrl) return;
+        origin = listen;
+        // data_ready's result_url names the origin the listener actually bound.
+        executions.executor.options.baseUrl = listen;
+      },
+      /** Executions first, then pools, keys, mail, the shared store and the metadata store. */
+      close: () => closeAll(config.http.shutdownGraceSeconds * 1000),
+    };
+    return { services, lifecycle };
+  } catch (e) {
+    await closeAll(0);
+    throw e;
+  }
+}
+
+/** What every front end receives whole. */
+export type Services = Awaited<ReturnType<typeof openServices>>["services"];

@@ -1,0 +1,35 @@
+import { FolderCrumbs, FolderList, type FolderListProps } from "../components/folder_list.tsx";
+import { AppShell, type NavItem, type ShellContext } from "../layouts/shell.tsx";
+
+export interface FolderPageProps extends FolderListProps {
+  ctx: ShellContext;
+  nav: NavItem;
+  title: string;
+  lead: string;
+  /** The editor for a new entry, shown when the viewer may author. */
+  newHref?: string;
+}
+
+/** `/pipelines` and `/templates`: one folder level, or every match of a search. */
+export function FolderPage(props: FolderPageProps) {
+  const { ctx, nav, title, lead, newHref, ...list } = props;
+  return (
+    <AppShell title={title} nav={nav} ctx={ctx}>
+      <div class="page-head">
+        <div>
+          <FolderCrumbs base={list.base} root={title} prefix={list.prefix} />
+          <h1>{title}</h1>
+          <p>{lead}</p>
+        </div>
+        {newHref && (
+          <div class="actions">
+            <a class="btn primary" href={newHref}>New {list.noun}</a>
+          </div>
+        )}
+      </div>
+      <FolderList {...list}>
+        {title} appear here once someone in the workspace creates one.
+      </FolderList>
+    </AppShell>
+  );
+}

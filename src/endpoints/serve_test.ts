@@ -16,14 +16,8 @@ import { addWorkspace } from "../versions/test_fixtures.ts";
 import { eventually } from "../../tests/wait.ts";
 import { keyStartedExecution } from "./repo.ts";
 import type { ServeRequest } from "./serve.ts";
-import {
-  audits,
-  type EndpointWorld,
-  endpointWorld,
-  PEOPLE_BY_TEAM,
-  peopleNodes,
-  refuses,
-} from "./test_fixtures.ts";
+import { type EndpointWorld, endpointWorld, PEOPLE_BY_TEAM, peopleNodes } from "./test_fixtures.ts";
+import { audits, refuses } from "../../tests/support/refusals.ts";
 
 async function withWorld(
   db: Db,

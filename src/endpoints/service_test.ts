@@ -3,14 +3,8 @@ import { forEachStore } from "../../tests/stores.ts";
 import { pipeline, sqliteSource } from "../executions/executor_fixtures.ts";
 import { addUser, addWorkspace } from "../versions/test_fixtures.ts";
 import type { JsonObject } from "../versions/mod.ts";
-import {
-  audits,
-  type EndpointWorld,
-  endpointWorld,
-  PEOPLE_BY_TEAM,
-  peopleNodes,
-  refuses,
-} from "./test_fixtures.ts";
+import { type EndpointWorld, endpointWorld, PEOPLE_BY_TEAM, peopleNodes } from "./test_fixtures.ts";
+import { audits, refuses } from "../../tests/support/refusals.ts";
 
 async function withWorld(
   db: Parameters<typeof endpointWorld>[0],

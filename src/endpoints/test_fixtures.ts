@@ -3,9 +3,6 @@
  * lifecycles and real connectors, a real executions service, real API keys, and the endpoint
  * service and server over one `LiveEndpoints`.
  */
-import { equal, ok } from "node:assert/strict";
-import { type AuditRecord, queryAudit } from "../audit/mod.ts";
-import { AppError } from "../errors/mod.ts";
 import { ExecutionService, IdempotencyCache } from "../executions/mod.ts";
 import { pipeline, type World, world } from "../executions/executor_fixtures.ts";
 import { ApiKeyService } from "../identity/mod.ts";
@@ -150,30 +147,4 @@ export function peopleNodes(source: string, sql?: string): JsonObject[] {
     source,
     sql: sql ?? "SELECT id, name FROM people WHERE team = :team ORDER BY id",
   }];
-}
-
-/** Audit rows of `event`, oldest first. */
-export async function audits(db: Db, event: string): Promise<AuditRecord[]> {
-  return (await queryAudit(db, { event, offset: 0, limit: 1000 })).items.reverse();
-}
-
-/** Asserts an AppError with `code` and status, and the given details member by member. */
-export async function refuses(
-  run: () => Promise<unknown>,
-  code: string,
-  status: number,
-  details: Record<string, unknown> = {},
-): Promise<AppError> {
-  try {
-    await run();
-  } catch (e) {
-    ok(e instanceof AppError, `expected AppError ${code}, got ${e}`);
-    equal(e.code, code, e.message);
-    equal(e.status, status, code);
-    for (const [k, v] of Object.entries(details)) {
-      equal(JSON.stringify(e.details[k]), JSON.stringify(v), `details.${k}`);
-    }
-    return e;
-  }
-  throw new Error(`expected ${code}, but it succeeded`);
 }

@@ -5,8 +5,7 @@
  */
 import { equal, match, ok } from "node:assert/strict";
 import { createUser } from "../access_fixtures.ts";
-import { browserTest, launchBrowser, signIn, watchConsole } from "../browser.ts";
-import { startTestServer } from "../harness.ts";
+import { browserTest, demoServer, launchBrowser, signIn, watchConsole } from "../browser.ts";
 import { assertServices } from "../services.ts";
 
 const SECRET = "canary-password-5f1c";
@@ -15,13 +14,7 @@ browserTest(
   "a datasource registered and edited from the browser keeps its secret write-only",
   async () => {
     assertServices("postgres");
-    const server = await startTestServer({
-      env: {
-        SERVICE_DEMO_ENABLED: "true",
-        SERVICE_AUTH_LOCAL_ENABLED: "true",
-        SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: "root@example.com",
-      },
-    });
+    const server = await demoServer("root@example.com");
     const browser = await launchBrowser();
     try {
       const admin = await createUser(server.runtime, "ops@example.com", { isAdmin: true });

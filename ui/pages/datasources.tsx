@@ -1,5 +1,6 @@
 import { Ago } from "../components/status.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
+import { Head } from "../components/head.tsx";
 
 export interface DatasourceSummary {
   name: string;
@@ -72,13 +73,7 @@ export function DatasourcesPage(
           )
           : (
             <table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Kind</th>
-                  <th>Connection</th>
-                </tr>
-              </thead>
+              <Head cols={["Name", "Kind", "Connection"]} />
               <tbody>
                 {props.datasources.map((d) => (
                   <tr key={d.name}>
@@ -195,13 +190,7 @@ export function DatasourcePage(props: {
             ? <div class="empty">No table is registered on this lake yet.</div>
             : (
               <table>
-                <thead>
-                  <tr>
-                    <th>Table</th>
-                    <th>Format</th>
-                    <th>Location</th>
-                  </tr>
-                </thead>
+                <Head cols={["Table", "Format", "Location"]} />
                 <tbody>
                   {props.lakeTables.map((t) => (
                     <tr key={[...t.namespace, t.name].join(".")}>

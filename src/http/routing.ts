@@ -200,9 +200,11 @@ export class Router {
 
   /** The OpenAPI 3.1 document of every non-html route. */
   openApi(info: { title: string; version: string; serverUrl?: string }): Record<string, unknown> {
-    const schemas: Record<string, unknown> = {
-      ErrorEnvelope: jsonSchema(errorEnvelopeSchema),
-    };
+    const schemas: Record<string, unknown> = {};
+    // zod writes each schema's shared parts into its own `$defs`, referenced from the document
+    // root; in an OpenAPI document they belong under components.schemas.
+    const jsonSchema = (schema: z.ZodType) => hoistDefs(toJson(schema), schemas);
+    schemas.ErrorEnvelope = jsonSchema(errorEnvelopeSchema);
     const paths: Record<string, Record<string, unknown>> = {};
     for (const spec of this.#routes) {
       const { method, path } = spec;
@@ -256,7 +258,7 @@ export class Router {
   }
 }
 
-function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+function toJson(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, {
     target: "draft-2020-12",
     unrepresentable: "any",
@@ -267,9 +269,43 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
+/**
+ * Moves a schema's `$defs` into `components` (renaming one whose name is taken by a different
+ * definition) and points its `$ref`s there.
+ */
+function hoistDefs(
+  json: Record<string, unknown>,
+  components: Record<string, unknown>,
+): Record<string, unknown> {
+  const { $defs, ...rest } = json as { $defs?: Record<string, unknown> };
+  if (!$defs) return rest;
+  const names = new Map<string, string>();
+  const rewrite = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(rewrite);
+    if (v === null || typeof v !== "object") return v;
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => {
+        const local = k === "$ref" && typeof x === "string" && /^#\/\$defs\/(.+)$/.exec(x);
+        return [k, local ? `#/components/schemas/${names.get(local[1]) ?? local[1]}` : rewrite(x)];
+      }),
+    );
+  };
+  // The same definition embedded by many routes is one component; a different one gets a suffix.
+  for (const [name, def] of Object.entries($defs)) {
+    const text = JSON.stringify(rewrite(def));
+    let target = name;
+    for (let i = 2; target in components && JSON.stringify(components[target]) !== text; i++) {
+      target = `${name}_${i}`;
+    }
+    names.set(name, target);
+  }
+  for (const [name, def] of Object.entries($defs)) components[names.get(name)!] = rewrite(def);
+  return rewrite(rest) as Record<string, unknown>;
+}
+
 function objectParameters(schema: AnyObject | undefined, where: "path" | "query") {
   if (!schema) return [];
-  const json = jsonSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
+  const json = toJson(schema) as { properties?: Record<string, unknown>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([name, s]) => ({
     name,
     in: where,

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { Pager } from "./paging.tsx";
 import { Ago, StatusBadge } from "./status.tsx";
+import { Head } from "./head.tsx";
 
 /** One entry of a versioned folder tree: a pipeline or a template. */
 export interface FolderEntry {
@@ -82,14 +83,7 @@ export function FolderList(props: FolderListProps) {
           )
           : (
             <table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Status</th>
-                  <th>Released</th>
-                  <th>Updated</th>
-                </tr>
-              </thead>
+              <Head cols={["Name", "Status", "Released", "Updated"]} />
               <tbody>
                 {props.folders.map((f) => (
                   <tr key={f.path}>

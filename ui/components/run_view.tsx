@@ -1,6 +1,7 @@
 import { Dag, type DagNode } from "./dag.tsx";
 import { type ResultPage, ResultTable } from "./result_table.tsx";
 import { Ago, duration, StatusBadge } from "./status.tsx";
+import { Head } from "./head.tsx";
 
 export interface RunRecord {
   execution_id: string;
@@ -131,15 +132,12 @@ export function RunView(
           <Dag nodes={props.nodes} states={states} label="The run's nodes, coloured by state" />
         </div>
         <table class="node-table">
-          <thead>
-            <tr>
-              <th>Node</th>
-              <th>State</th>
-              <th class="num">Rows</th>
-              <th class="num">Bytes</th>
-              <th class="num">Time</th>
-            </tr>
-          </thead>
+          <Head
+            cols={["Node", "State", { label: "Rows", num: true }, { label: "Bytes", num: true }, {
+              label: "Time",
+              num: true,
+            }]}
+          />
           <tbody>
             {props.nodes.map((n) => {
               const s = stats.get(n.id);

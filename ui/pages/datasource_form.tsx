@@ -1,5 +1,6 @@
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { EditorError } from "./template_editor.tsx";
+import { FormError } from "../components/save_conflict.tsx";
 
 export interface DatasourceDraft {
   name: string;
@@ -40,11 +41,7 @@ export function DatasourceFormPage(props: {
           </p>
         </div>
       </div>
-      {error && !error.field && (
-        <div class="banner error" role="alert">
-          <strong class="mono">{error.code}</strong> {error.message}
-        </div>
-      )}
+      {error && !error.field && <FormError code={error.code} message={error.message} />}
       <form
         method="post"
         action={props.mode === "new"

@@ -1,5 +1,6 @@
 import { Ago } from "../components/status.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
+import { Head } from "../components/head.tsx";
 
 export interface DatasourceSummary {
   name: string;
@@ -72,13 +73,7 @@ export function DatasourcesPage(
           )
           : (
             <table>
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Kind</th>
-                  <th>Connection</th>
-                </tr>
-              </thead>
+              <Head cols={["Name", "Kind", "Connection"]} />
               <tbody>
                 {props.datasources.map((d) => (
                   <tr key={d.name}>
@@ -111,6 +106,8 @@ export function DatasourcePage(props: {
   schemaError: string | null;
   can: { test: boolean; introspect: boolean; edit: boolean };
   saved?: boolean;
+  /** A LAKE datasource's registered tables; null for other dialects. */
+  lakeTables: { namespace: string[]; name: string; format: string; location: string }[] | null;
 }) {
   const { d } = props;
   const pool = (d.properties.hikari ?? {}) as Record<string, unknown>;
@@ -183,6 +180,32 @@ export function DatasourcePage(props: {
             )}
         </section>
       </div>
+      {props.lakeTables && (
+        <section class="card section-gap">
+          <header>
+            <h2>Lake tables</h2>
+            <span class="muted small">{props.lakeTables.length} registered</span>
+          </header>
+          {props.lakeTables.length === 0
+            ? <div class="empty">No table is registered on this lake yet.</div>
+            : (
+              <table>
+                <Head cols={["Table", "Format", "Location"]} />
+                <tbody>
+                  {props.lakeTables.map((t) => (
+                    <tr key={[...t.namespace, t.name].join(".")}>
+                      <td class="mono">{[...t.namespace, t.name].join(".")}</td>
+                      <td>
+                        <span class="badge">{t.format}</span>
+                      </td>
+                      <td class="mono small">{t.location}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+        </section>
+      )}
       {props.can.introspect && (
         <section class="card section-gap">
           <header>

@@ -1,4 +1,5 @@
 import { BaseLayout } from "../layouts/base.tsx";
+import { Head } from "../components/head.tsx";
 
 export interface ErrorCodeRow {
   code: string;
@@ -16,13 +17,7 @@ export function ErrorCodesPage(props: { rows: ErrorCodeRow[] }) {
         Every error answer carries <code>error.code</code>; its <code>doc_url</code> links here.
       </p>
       <table>
-        <thead>
-          <tr>
-            <th>Code</th>
-            <th>HTTP</th>
-            <th>Meaning</th>
-          </tr>
-        </thead>
+        <Head cols={["Code", "HTTP", "Meaning"]} />
         <tbody>
           {props.rows.map((row) => (
             <tr id={row.code} key={row.code}>

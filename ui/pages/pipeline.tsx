@@ -1,6 +1,8 @@
 import { Dag, type DagNode } from "../components/dag.tsx";
-import { Ago, StatusBadge } from "../components/status.tsx";
+import { StatusBadge } from "../components/status.tsx";
+import { type VersionRow, VersionsCard } from "../components/versions_card.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
+import { Head } from "../components/head.tsx";
 
 export interface ParameterDecl {
   type: string;
@@ -20,14 +22,6 @@ export interface PipelineNodeView extends DagNode {
   template_body?: string;
 }
 
-export interface PipelineVersionRow {
-  version: number;
-  status: string;
-  created_by_name: string;
-  created_at: string;
-  released_at: string | null;
-}
-
 export interface PipelinePageProps {
   ctx: ShellContext;
   now: Date;
@@ -45,7 +39,7 @@ export interface PipelinePageProps {
     settings?: Record<string, unknown>;
     nodes: PipelineNodeView[];
   };
-  versions: PipelineVersionRow[];
+  versions: VersionRow[];
   /** The verbs the viewer's role allows; the page draws nothing else. */
   can: { execute: boolean; author: boolean; release: boolean; restore: boolean; switch: boolean };
   flash: {
@@ -139,62 +133,30 @@ export function PipelinePage(props: PipelinePageProps) {
           </header>
           <Parameters parameters={p.parameters} />
         </section>
-        <section class="card">
-          <header>
-            <h2>Versions</h2>
-            <span class="muted small">
-              {p.current_version === null ? "never released" : `current v${p.current_version}`}
-            </span>
-          </header>
-          <table>
-            <thead>
-              <tr>
-                <th>Version</th>
-                <th>Status</th>
-                <th>By</th>
-                <th>When</th>
-                <th>
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.versions.map((v) => (
-                <tr key={v.version}>
-                  <td>
-                    v{v.version}
-                    {v.version === p.current_version && <span class="badge info">current</span>}
-                  </td>
-                  <td>
-                    <StatusBadge status={v.status} />
-                  </td>
-                  <td>{v.created_by_name}</td>
-                  <td class="muted">
-                    <Ago at={v.released_at ?? v.created_at} now={props.now} />
-                  </td>
-                  <td class="row-actions">
-                    {v.version !== p.version && (
-                      <a href={`/pipelines/${p.id}/compare?from=${v.version}&to=${p.version}`}>
-                        Compare
-                      </a>
-                    )}
-                    {props.can.switch && v.status === "RELEASED" &&
-                      v.version !== p.current_version && (
-                      <VersionMove p={p.id} v={v.version} verb="current" csrf={props.ctx.csrf}>
-                        Make current
-                      </VersionMove>
-                    )}
-                    {props.can.restore && v.status === "DISCARDED" && (
-                      <VersionMove p={p.id} v={v.version} verb="restore" csrf={props.ctx.csrf}>
-                        Restore
-                      </VersionMove>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
+        <VersionsCard
+          versions={props.versions}
+          current={p.current_version}
+          now={props.now}
+          actions={(v) => (
+            <>
+              {v.version !== p.version && (
+                <a href={`/pipelines/${p.id}/compare?from=${v.version}&to=${p.version}`}>
+                  Compare
+                </a>
+              )}
+              {props.can.switch && v.status === "RELEASED" && v.version !== p.current_version && (
+                <VersionMove p={p.id} v={v.version} verb="current" csrf={props.ctx.csrf}>
+                  Make current
+                </VersionMove>
+              )}
+              {props.can.restore && v.status === "DISCARDED" && (
+                <VersionMove p={p.id} v={v.version} verb="restore" csrf={props.ctx.csrf}>
+                  Restore
+                </VersionMove>
+              )}
+            </>
+          )}
+        />
       </div>
 
       <section class="card section-gap">
@@ -229,13 +191,7 @@ function Parameters(props: { parameters: Record<string, ParameterDecl> }) {
   if (entries.length === 0) return <div class="empty">This pipeline takes no parameters.</div>;
   return (
     <table>
-      <thead>
-        <tr>
-          <th>Name</th>
-          <th>Type</th>
-          <th>Default</th>
-        </tr>
-      </thead>
+      <Head cols={["Name", "Type", "Default"]} />
       <tbody>
         {entries.map(([name, d]) => (
           <tr key={name}>

@@ -1,5 +1,6 @@
 import type { DiffLine } from "../components/line_diff.ts";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
+import { Head } from "../components/head.tsx";
 
 export interface ParameterChange {
   name: string;
@@ -54,14 +55,7 @@ export function PipelineComparePage(props: {
         </header>
         {props.parameters.length === 0 ? <div class="empty">No parameter changed.</div> : (
           <table>
-            <thead>
-              <tr>
-                <th>Parameter</th>
-                <th>Change</th>
-                <th>Before</th>
-                <th>After</th>
-              </tr>
-            </thead>
+            <Head cols={["Parameter", "Change", "Before", "After"]} />
             <tbody>
               {props.parameters.map((c) => (
                 <tr key={c.name}>

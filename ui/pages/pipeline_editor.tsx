@@ -1,5 +1,6 @@
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { EditorError } from "./template_editor.tsx";
+import { FormError, SaveConflict } from "../components/save_conflict.tsx";
 
 export interface PipelineDraft {
   name: string;
@@ -57,24 +58,16 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
         </div>
       </div>
       {error && !error.field && !error.node_id && !props.conflict && (
-        <div class="banner error" role="alert">
-          <strong class="mono">{error.code}</strong> {error.message}
-        </div>
+        <FormError code={error.code} message={error.message} />
       )}
       {props.conflict && (
-        <section class="card conflict" role="alert">
-          <header>
-            <h2>Someone saved this pipeline while you edited it</h2>
-            <span class="muted small">
-              v{props.conflict.version} ({props.conflict.status.toLowerCase()}) by{" "}
-              {props.conflict.author}
-            </span>
-          </header>
-          <div class="body">
-            <p>Your text is kept below; theirs is here. Merge, then save again to write over it.</p>
-            <pre><code>{props.conflict.spec}</code></pre>
-          </div>
-        </section>
+        <SaveConflict
+          noun="pipeline"
+          version={props.conflict.version}
+          status={props.conflict.status}
+          author={props.conflict.author}
+          text={props.conflict.spec}
+        />
       )}
       <form
         method="post"

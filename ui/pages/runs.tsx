@@ -1,6 +1,7 @@
 import { Pager } from "../components/paging.tsx";
 import { Ago, duration, StatusBadge } from "../components/status.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
+import { Head } from "../components/head.tsx";
 
 export interface RunRow {
   execution_id: string;
@@ -67,17 +68,12 @@ export function RunsPage(props: {
           )
           : (
             <table>
-              <thead>
-                <tr>
-                  <th>Pipeline</th>
-                  <th>Status</th>
-                  <th>Parameters</th>
-                  <th>By</th>
-                  <th>Started</th>
-                  <th class="num">Rows</th>
-                  <th class="num">Time</th>
-                </tr>
-              </thead>
+              <Head
+                cols={["Pipeline", "Status", "Parameters", "By", "Started", {
+                  label: "Rows",
+                  num: true,
+                }, { label: "Time", num: true }]}
+              />
               <tbody>
                 {props.runs.map((r) => (
                   <tr key={r.execution_id}>

@@ -1,6 +1,6 @@
-import { Ago, StatusBadge } from "../components/status.tsx";
+import { StatusBadge } from "../components/status.tsx";
+import { type VersionRow, VersionsCard } from "../components/versions_card.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
-import type { PipelineVersionRow } from "./pipeline.tsx";
 
 export interface TemplatePageProps {
   ctx: ShellContext;
@@ -22,7 +22,7 @@ export interface TemplatePageProps {
   preview: { sql: string; placeholders: string[] } | { error: string } | null;
   can: { write: boolean; release: boolean };
   flash: { saved?: boolean; released?: number; error?: string };
-  versions: PipelineVersionRow[];
+  versions: VersionRow[];
   /** Stored pipeline and template versions that pin this template. */
   usedBy: { kind: string; id: string; name: string; version: number; pinned_version: number }[];
 }
@@ -141,38 +141,9 @@ export function TemplatePage(props: TemplatePageProps) {
             )}
         </section>
       </div>
-      <section class="card section-gap">
-        <header>
-          <h2>Versions</h2>
-          <span class="muted small">
-            {t.current_version === null ? "never released" : `current v${t.current_version}`}
-          </span>
-        </header>
-        <table>
-          <thead>
-            <tr>
-              <th>Version</th>
-              <th>Status</th>
-              <th>By</th>
-              <th>When</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.versions.map((v) => (
-              <tr key={v.version}>
-                <td>v{v.version}</td>
-                <td>
-                  <StatusBadge status={v.status} />
-                </td>
-                <td>{v.created_by_name}</td>
-                <td class="muted">
-                  <Ago at={v.released_at ?? v.created_at} now={props.now} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
+      <div class="section-gap">
+        <VersionsCard versions={props.versions} current={t.current_version} now={props.now} />
+      </div>
     </AppShell>
   );
 }

@@ -1,4 +1,5 @@
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
+import { FormError, SaveConflict } from "../components/save_conflict.tsx";
 
 export interface TemplateDraft {
   id: string;
@@ -63,27 +64,16 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
         </div>
       </div>
       {error && !error.field && !props.conflict && (
-        <div class="banner error" role="alert">
-          <strong class="mono">{error.code}</strong> {error.message}
-        </div>
+        <FormError code={error.code} message={error.message} />
       )}
       {props.conflict && (
-        <section class="card conflict" role="alert">
-          <header>
-            <h2>Someone saved this template while you edited it</h2>
-            <span class="muted small">
-              v{props.conflict.version} ({props.conflict.status.toLowerCase()}) by{" "}
-              {props.conflict.author}
-            </span>
-          </header>
-          <div class="body">
-            <p>
-              Your text is kept below. Their version is shown here; merge what you need, then save
-              again to write over it.
-            </p>
-            <pre class="sql"><code>{props.conflict.body}</code></pre>
-          </div>
-        </section>
+        <SaveConflict
+          noun="template"
+          version={props.conflict.version}
+          status={props.conflict.status}
+          author={props.conflict.author}
+          text={props.conflict.body}
+        />
       )}
       <form method="post" action="/partials/templates/save" class="card editor-form">
         <input type="hidden" name="_csrf" value={props.ctx.csrf} />

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { renderToString } from "preact-render-to-string";
+import { listLakeTables } from "../../datasources/mod.ts";
 import { AppError } from "../../errors/mod.ts";
 import {
   ColumnsPartial,
@@ -85,6 +86,12 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
         schemaError={schemaError}
         can={can}
         saved={query.saved !== undefined}
+        lakeTables={d.dialect === "LAKE"
+          ? (await listLakeTables(deps.db, {
+            ...(await deps.datasources.record(actor, workspace, params.name)),
+            global: d.global,
+          })).tables
+          : null}
       />,
     ));
   });

@@ -146,7 +146,7 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
         to={to}
         versions={numbers}
         parameters={parameterChanges(a.parameters ?? {}, b.parameters ?? {})}
-        diff={lineDiff(specOf(a), specOf(b))}
+        diff={lineDiff(compareText(a), compareText(b))}
       />,
     ));
   });
@@ -169,4 +169,15 @@ function parameterChanges(
     }
     return [];
   });
+}
+
+/** What a version comparison reads: the names people see, then the editable spec. */
+// deno-lint-ignore no-explicit-any
+function compareText(view: any): string {
+  const head = JSON.stringify(
+    { display_name: view.display_name ?? null, description: view.description ?? null },
+    null,
+    2,
+  );
+  return `${head}\n${specOf(view)}`;
 }

@@ -7,29 +7,28 @@ import {
   authorize,
   type Operation,
   type Principal,
-  type UserService,
   type WorkspaceContext,
 } from "../../identity/mod.ts";
-import type { DatasourceConnections, DatasourceService } from "../../datasources/mod.ts";
-import type { ExecutionService } from "../../executions/mod.ts";
-import type { PipelineService } from "../../pipelines/mod.ts";
-import type { TemplateService } from "../../templates/mod.ts";
-import type { WorkspaceService } from "../../workspaces/mod.ts";
+import type { Services } from "../../services.ts";
 import type { Theme } from "../../../ui/layouts/base.tsx";
 import type { ShellContext } from "../../../ui/layouts/shell.tsx";
 import type { AppContext } from "../context.ts";
 import { ensureCsrfToken } from "../cookies.ts";
 
-export interface UiPageDeps {
-  users: UserService;
-  workspaces: WorkspaceService;
-  pipelines: PipelineService;
-  executions: ExecutionService;
-  templates: TemplateService;
-  datasources: DatasourceService;
-  connections: DatasourceConnections;
-  secureCookies: boolean;
-}
+/** The UI's share of the one `Services` value, and whether cookies go out `Secure`. */
+export type UiPageDeps =
+  & Pick<
+    Services,
+    | "db"
+    | "users"
+    | "workspaces"
+    | "pipelines"
+    | "executions"
+    | "templates"
+    | "datasources"
+    | "connections"
+  >
+  & { secureCookies: boolean };
 
 /** The frame every signed-in page draws: who, where, which theme, where else. */
 export async function shellContext(

@@ -17,6 +17,8 @@
  *     SQLite vs DuckDB staging rows/s.
  *  8. The heaviest browser page (bench/ui_pages.ts): a 50-node pipeline page over HTTP vs the
  *     REST read of the same pipeline, p50 (target: page <= 20 ms).
+ *  9. A published endpoint over 1,000,000 PostgreSQL rows (bench/endpoints.ts) vs a bare
+ *     Deno.serve handler and the raw driver running the same query (target: >= 0.7x the floor).
  */
 import { readSources } from "../src/config/mod.ts";
 import { resolveConfig } from "../src/config/resolve.ts";
@@ -38,6 +40,7 @@ import { pipelineBench } from "./pipelines.ts";
 import { probeBench } from "./probe.ts";
 import { sqliteReadBench } from "./sqlite_reads.ts";
 import { uiPageBench } from "./ui_pages.ts";
+import { endpointBench } from "./endpoints.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
@@ -329,6 +332,7 @@ const GROUPS: Record<string, (() => Promise<void>)[]> = {
   "--demo": [demoBench],
   "--probe": [probeBench],
   "--ui": [uiPageBench],
+  "--endpoints": [endpointBench],
 };
 const chosen = Object.keys(GROUPS).find((flag) => Deno.args.includes(flag));
 const all = [
@@ -343,6 +347,7 @@ const all = [
   demoBench,
   probeBench,
   uiPageBench,
+  endpointBench,
 ];
 for (const run of chosen ? GROUPS[chosen] : all) await run();
 // The template render workers stay up for a minute after their last render; nothing is left to do.

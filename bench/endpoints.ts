@@ -1,0 +1,236 @@
+/**
+ * A published endpoint over a PostgreSQL table of 1,000,000 rows (issue 13's benchmark):
+ * `select * from orders where customer_id = :customer_id limit 100`, index on customer_id, pool
+ * 10, 50 concurrent clients over loopback for 10 s after a warm-up, side by side in one run with
+ *  (a) the raw `postgres` driver running the same query (no HTTP), and
+ *  (b) a minimal `Deno.serve` handler running it and answering the same JSON (the floor).
+ * Prints req/s, p50, p99 and server CPU ms per request for each, the ratios, and the p50 overhead
+ * over the floor at 10 clients. Targets: endpoint >= 0.7x the floor's req/s; p50 overhead <= 2 ms
+ * at 10 clients. (The Platformatic DB peer row of the issue is not built yet.)
+ */
+import process from "node:process";
+import postgres from "postgres";
+import { seedRoles, sessionHeaders, userKey } from "../tests/access_fixtures.ts";
+import { call, startTestServer } from "../tests/harness.ts";
+import { freshPostgresDatabase } from "../tests/stores.ts";
+
+const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
+const ROWS = 1_000_000;
+const CUSTOMERS = 20_000;
+
+interface Load {
+  requests: number;
+  errors: number;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+}
+
+async function load(
+  url: string,
+  seconds: number,
+  concurrency: number,
+  headers = {},
+): Promise<Load> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net",
+      new URL("./load.ts", import.meta.url).pathname,
+      url,
+      String(seconds),
+      String(concurrency),
+      JSON.stringify(headers),
+    ],
+    stdout: "piped",
+  }).output();
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+/** A load run with this process's CPU time per request (the server runs in this process). */
+async function measured(url: string, seconds: number, concurrency: number, headers = {}) {
+  const before = process.cpuUsage();
+  const result = await load(url, seconds, concurrency, headers);
+  const cpu = process.cpuUsage(before);
+  return { ...result, cpu_ms: (cpu.user + cpu.system) / 1000 / Math.max(1, result.requests) };
+}
+
+async function seedOrders(url: string): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(`CREATE TABLE orders (
+      order_id bigint PRIMARY KEY, customer_id integer NOT NULL, placed_at timestamptz NOT NULL,
+      status text NOT NULL, amount numeric(12,2) NOT NULL)`);
+    await sql.unsafe(`INSERT INTO orders
+      SELECT g, (g % ${CUSTOMERS}) + 1, now() - (g || ' minutes')::interval,
+             (ARRAY['new','paid','shipped','done'])[1 + g % 4], (g % 10000) / 100.0
+      FROM generate_series(1, ${ROWS}) g`);
+    await sql.unsafe("CREATE INDEX orders_customer ON orders (customer_id)");
+    await sql.unsafe("ANALYZE orders");
+  } finally {
+    await sql.end();
+  }
+}
+
+const QUERY = "select * from orders where customer_id = $1 limit 100";
+
+/** (a) The raw driver: concurrent loops of the same query for `seconds`, no HTTP. */
+async function rawDriver(url: string, seconds: number, concurrency: number) {
+  const sql = postgres(url, { max: 10, onnotice: () => {} });
+  try {
+    await sql.unsafe(QUERY, [42]);
+    const latencies: number[] = [];
+    const until = performance.now() + seconds * 1000;
+    const before = process.cpuUsage();
+    const started = performance.now();
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const t = performance.now();
+        await sql.unsafe(QUERY, [42]);
+        latencies.push(performance.now() - t);
+      }
+    }));
+    const elapsed = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(before);
+    latencies.sort((a, b) => a - b);
+    return {
+      requests: latencies.length,
+      rps: latencies.length / elapsed,
+      p50_ms: latencies[Math.floor(latencies.length / 2)],
+      p99_ms: latencies[Math.floor(latencies.length * 0.99)],
+      cpu_ms: (cpu.user + cpu.system) / 1000 / latencies.length,
+    };
+  } finally {
+    await sql.end();
+  }
+}
+
+/** (b) The floor: a bare handler that runs the query and answers its rows as JSON. */
+function floorServer(url: string) {
+  const sql = postgres(url, { max: 10, onnotice: () => {} });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    const id = Number(new URL(req.url).pathname.split("/").pop());
+    const rows = await sql.unsafe(QUERY, [id]);
+    return Response.json({ rows });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/orders/42`,
+    async close() {
+      await server.shutdown();
+      await sql.end();
+    },
+  };
+}
+
+export async function endpointBench(): Promise<void> {
+  const db = await freshPostgresDatabase();
+  const s = await startTestServer({
+    env: {
+      SERVICE_LOG_LEVEL: "warn",
+      SERVICE_RATE_LIMIT_REQUESTS_PER_SECOND: "1000000000",
+      SERVICE_RATE_LIMIT_REQUESTS_PER_MINUTE: "1000000000",
+      SERVICE_EXECUTOR_MAX_CONCURRENT_EXECUTIONS_PER_USER: "1000",
+    },
+  });
+  const floor = floorServer(db.url);
+  try {
+    await seedOrders(db.url);
+    const f = await seedRoles(s.runtime);
+    const admin = f.users.super_admin;
+    const h = await sessionHeaders(s.runtime, admin, f.workspace.name);
+    const dbName = new URL(db.url).pathname.slice(1);
+    const made = await call(s, "POST", "/api/v1/datasources", h, {
+      name: "orders_pg",
+      dialect: "POSTGRES",
+      jdbc_url: `jdbc:postgresql://127.0.0.1:5432/${dbName}`,
+      username: "postgres",
+      password: "unused-with-trust-auth",
+      readonly: true,
+      properties: { hikari: { maximumPoolSize: 10 } },
+    });
+    if (made.status !== 201) throw new Error(`datasource: ${JSON.stringify(made.body)}`);
+    const created = await call(s, "POST", "/api/v1/pipelines", h, {
+      name: "bench/orders",
+      parameters: { customer_id: { type: "integer", required: true } },
+      nodes: [{
+        id: "orders",
+        type: "DQL",
+        source: "orders_pg",
+        sql: "select * from orders where customer_id = :customer_id limit 100",
+      }],
+    });
+    if (created.status !== 201) throw new Error(`pipeline: ${JSON.stringify(created.body)}`);
+    const { id, body_hash } = created.body.data;
+    const released = await call(s, "POST", `/api/v1/pipelines/${id}/release`, {
+      ...h,
+      "if-match": body_hash,
+    });
+    if (released.status !== 200) throw new Error(`release: ${JSON.stringify(released.body)}`);
+    const published = await call(s, "POST", "/api/v1/endpoints", h, {
+      path_pattern: "/orders/{customer_id}",
+      pipeline_id: id,
+    });
+    if (published.status !== 201) throw new Error(`publish: ${JSON.stringify(published.body)}`);
+    const key = await userKey(s.runtime, admin, f.workspace.id, ["execute"]);
+    const headers = { "SVC-API-Key": key };
+    const endpointUrl = `${s.url}/api/x/orders/42`;
+    const probe = await fetch(endpointUrl, { headers });
+    if (probe.status !== 200) throw new Error(`serve: ${probe.status} ${await probe.text()}`);
+    await probe.arrayBuffer();
+
+    await load(endpointUrl, 2, 10, headers); // warm-up
+    await load(floor.url, 2, 10);
+    const endpoint = await measured(endpointUrl, SECONDS, 50, headers);
+    const bare = await measured(floor.url, SECONDS, 50);
+    const raw = await rawDriver(db.url, SECONDS, 50);
+    const endpoint10 = await measured(endpointUrl, Math.max(3, SECONDS / 2), 10, headers);
+    const bare10 = await measured(floor.url, Math.max(3, SECONDS / 2), 10);
+
+    const row = (
+      name: string,
+      r: { rps: number; p50_ms: number; p99_ms: number; cpu_ms: number },
+    ) =>
+      console.log(
+        `  ${name.padEnd(36)} ${r.rps.toFixed(0).padStart(8)} req/s  p50 ${
+          r.p50_ms.toFixed(2).padStart(7)
+        } ms  p99 ${r.p99_ms.toFixed(2).padStart(7)} ms  cpu ${
+          r.cpu_ms.toFixed(2).padStart(6)
+        } ms/req`,
+      );
+    console.log(
+      `\nPublished endpoint over ${
+        ROWS.toLocaleString("en")
+      } PostgreSQL rows, 50 clients, ${SECONDS} s`,
+    );
+    row("GET /api/x/orders/42 (with a key)", endpoint);
+    row("(b) bare Deno.serve + postgres", bare);
+    row("(a) raw postgres driver, no HTTP", raw);
+    console.log(
+      `  endpoint / floor req/s              ${
+        (endpoint.rps / bare.rps).toFixed(2).padStart(8)
+      }  (target >= 0.7)`,
+    );
+    console.log(
+      `  floor / raw driver req/s            ${(bare.rps / raw.rps).toFixed(2).padStart(8)}`,
+    );
+    console.log(
+      `  p50 overhead over the floor, 10 clients ${
+        (endpoint10.p50_ms - bare10.p50_ms).toFixed(2).padStart(5)
+      } ms (target <= 2; endpoint ${endpoint10.p50_ms.toFixed(2)}, floor ${
+        bare10.p50_ms.toFixed(2)
+      })`,
+    );
+    if (endpoint.errors || bare.errors) {
+      console.log(`  errors: endpoint ${endpoint.errors}, floor ${bare.errors}`);
+    }
+  } finally {
+    await floor.close();
+    await s.close();
+    await db.drop();
+  }
+}
+
+if (import.meta.main) {
+  await endpointBench();
+  Deno.exit(0);
+}

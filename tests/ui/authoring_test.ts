@@ -194,6 +194,11 @@ browserTest(
         await page.locator("tr:has(.badge.info:has-text('current')) td").first().textContent(),
         "v1current",
       );
+      // v2 is released but no longer current: it can be discarded, then restored.
+      await page.click("tr:has(td:has-text('v2')) button:has-text('Discard')");
+      await page.locator(".banner.ok:has-text('Discarded v2')").waitFor();
+      await page.click("tr:has(td:has-text('v2')) button:has-text('Restore')");
+      await page.locator(".banner.ok:has-text('Restored v2')").waitFor();
       deepEqual(problems, []);
     }),
 );

@@ -110,6 +110,8 @@ export function PipelinePage(props: PipelinePageProps) {
         <div class="banner ok" role="status">
           {props.flash.moved.startsWith("restore")
             ? `Restored v${props.flash.moved.split("-")[1]}.`
+            : props.flash.moved.startsWith("discard")
+            ? `Discarded v${props.flash.moved.split("-")[1]}.`
             : `v${props.flash.moved.split("-")[1]} is now the current release.`}
         </div>
       )}
@@ -147,6 +149,11 @@ export function PipelinePage(props: PipelinePageProps) {
               {props.can.switch && v.status === "RELEASED" && v.version !== p.current_version && (
                 <VersionMove p={p.id} v={v.version} verb="current" csrf={props.ctx.csrf}>
                   Make current
+                </VersionMove>
+              )}
+              {props.can.restore && v.status === "RELEASED" && (
+                <VersionMove p={p.id} v={v.version} verb="discard" csrf={props.ctx.csrf}>
+                  Discard
                 </VersionMove>
               )}
               {props.can.restore && v.status === "DISCARDED" && (

@@ -283,7 +283,7 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
   });
 
   const versionMove = (
-    verb: "restore" | "current",
+    verb: "restore" | "discard" | "current",
     summary: string,
     access: "content.write_session" | "versions.switch",
   ) =>
@@ -299,13 +299,12 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     }, async (c, { actor, workspace, params }) => {
       const back = `/pipelines/${params.id}`;
       try {
-        if (verb === "restore") {
-          await deps.pipelines.restore(op({ actor, workspace }), params.id, params.version);
-        } else {await deps.pipelines.switchCurrent(
-            op({ actor, workspace }),
-            params.id,
-            params.version,
-          );}
+        const move = verb === "restore"
+          ? deps.pipelines.restore
+          : verb === "discard"
+          ? deps.pipelines.discard
+          : deps.pipelines.switchCurrent;
+        await move.call(deps.pipelines, op({ actor, workspace }), params.id, params.version);
         return c.redirect(`${back}?moved=${verb}-${params.version}`, 303);
       } catch (e) {
         if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) {
@@ -318,5 +317,6 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
       }
     });
   versionMove("restore", "Restore a discarded version", "content.write_session");
+  versionMove("discard", "Discard a released version", "content.write_session");
   versionMove("current", "Make a released version the current one", "versions.switch");
 }

@@ -26,7 +26,12 @@ export {
   type TemplateDialect,
   type TemplateSource,
 } from "./render.ts";
-export { type RenderInput, TemplateService, type TemplateServiceOptions } from "./service.ts";
+export {
+  type PreviewInput,
+  type RenderInput,
+  TemplateService,
+  type TemplateServiceOptions,
+} from "./service.ts";
 export {
   createTemplateSchema,
   libraryImportSchema,

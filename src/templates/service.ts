@@ -40,7 +40,13 @@ import {
 import { folderPage } from "./folders.ts";
 import { importLibrary } from "./library.ts";
 import { dropPins, pinnersOf, recordPins, resolvePins } from "./pins.ts";
-import { type RenderedSql, renderTemplate, type TemplateSource } from "./render.ts";
+import {
+  type ImportRef,
+  type RenderedSql,
+  renderTemplate,
+  type TemplateDialect,
+  type TemplateSource,
+} from "./render.ts";
 import * as repo from "./repo.ts";
 import { viewOf } from "./view.ts";
 import type {
@@ -67,6 +73,15 @@ export interface TemplateServiceOptions {
 export interface RenderInput {
   name: string;
   version?: number;
+  context?: Record<string, unknown>;
+}
+
+/** Unsaved template text to render: the editor's preview. */
+export interface PreviewInput {
+  id?: string;
+  dialect: string;
+  body: string;
+  imports: ImportRef[];
   context?: Record<string, unknown>;
 }
 
@@ -309,19 +324,53 @@ export class TemplateService {
         type: content.type,
       });
     }
+    return await this.#renderSource(workspaceId, {
+      template: { id: entity.name, version: number },
+      body: content.body,
+      dialect: content.dialect!,
+      imports: content.imports,
+      context: input.context ?? {},
+    });
+  }
+
+  /**
+   * Renders text not yet saved (the editor's preview) exactly as a saved version would render:
+   * its imports read from this workspace at their pinned versions, `context` as `params`.
+   */
+  async preview(workspaceId: string, input: PreviewInput): Promise<RenderedSql> {
+    const dialect = checkDialect("sql", input.dialect, null)!;
+    return await this.#renderSource(workspaceId, {
+      template: { id: input.id || "(unsaved)", version: 0 },
+      body: input.body,
+      dialect,
+      imports: input.imports,
+      context: input.context ?? {},
+    });
+  }
+
+  async #renderSource(
+    workspaceId: string,
+    source: {
+      template: { id: string; version: number };
+      body: string;
+      dialect: TemplateDialect;
+      imports: ImportRef[];
+      context: Record<string, unknown>;
+    },
+  ): Promise<RenderedSql> {
     const load = async (id: string, version: number): Promise<TemplateSource> => {
       const target = await this.#entity(this.#db, workspaceId, id);
       const c = storedContent(await this.lifecycle.version(workspaceId, target.id, version));
       return { body: c.body, imports: c.imports };
     };
     const imports = [];
-    for (const ref of content.imports) imports.push({ ...ref, ...await load(ref.id, ref.version) });
+    for (const ref of source.imports) imports.push({ ...ref, ...await load(ref.id, ref.version) });
     return await renderTemplate({
-      template: { id: entity.name, version: number },
-      body: content.body,
-      dialect: content.dialect!,
+      template: source.template,
+      body: source.body,
+      dialect: source.dialect,
       imports,
-      params: input.context ?? {},
+      params: source.context,
       loadImport: load,
     });
   }

@@ -41,11 +41,15 @@ browserTest(
       await page.fill("#t-id", "team/orders/sizes");
       await page.fill("#t-name", "Order sizes");
       await page.selectOption("#t-dialect", "DUCKDB");
+      // The live preview renders unsaved text: a Liquid error first, then the good body.
+      await fillEditor(page, "t-body", "SELECT 1 {% if %}");
+      await page.locator("#preview .banner.error:has-text('template.render')").waitFor();
       await fillEditor(
         page,
         "t-body",
         "SELECT size, size * :factor AS scaled FROM (VALUES (1), (2), (3)) AS t(size) ORDER BY size",
       );
+      await page.locator("#preview .preview-binds:has-text(':factor')").waitFor();
       await page.click("button:has-text('Create draft')");
       await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
       // The preview lists the placeholder the body binds.

@@ -178,6 +178,20 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
             </span>
             <FieldError error={error} field="imports" />
           </div>
+          <div class="field">
+            <span class="label">Preview</span>
+            {/* Renders the text as it stands, as typing pauses; the saved version is untouched. */}
+            <div
+              id="preview"
+              class="preview"
+              aria-live="polite"
+              hx-post="/partials/templates/preview"
+              hx-include="closest form"
+              hx-trigger="load, keyup delay:700ms from:body, change from:body"
+            >
+              <div class="empty">The rendered SQL appears here.</div>
+            </div>
+          </div>
           <div class="actions">
             <button type="submit" class="primary">
               {props.mode === "new" ? "Create draft" : "Save draft"}

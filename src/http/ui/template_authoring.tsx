@@ -13,6 +13,8 @@ import {
   TemplateEditorPage,
 } from "../../../ui/pages/template_editor.tsx";
 import { renderPage } from "../../../ui/render.tsx";
+import { renderToString } from "preact-render-to-string";
+import { RenderPreview } from "../../../ui/components/render_preview.tsx";
 import type { AppContext } from "../context.ts";
 import type { Router } from "../routing.ts";
 import { IMPORT_MAP } from "../vendor.ts";
@@ -201,6 +203,32 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     } catch (e) {
       if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
       return c.redirect(`${back}&error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`, 303);
+    }
+  });
+
+  router.add({
+    method: "post",
+    path: "/partials/templates/preview",
+    tag: "pages",
+    summary: "Render the editor's unsaved text: the SQL and the placeholders it binds",
+    kind: "html",
+    access: "content.write",
+  }, async (c, { workspace }) => {
+    const f = await form(c);
+    try {
+      const out = await deps.templates.preview(workspace.id, {
+        id: f.id,
+        dialect: f.dialect ?? dialects[0],
+        body: f.body ?? "",
+        imports: parseImports(f.imports ?? ""),
+      });
+      return c.html(
+        renderToString(<RenderPreview sql={out.sql} placeholders={out.placeholders} />),
+      );
+    } catch (e) {
+      if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+      // The preview answers 200 either way: htmx swaps only successes, and a refusal is content.
+      return c.html(renderToString(<RenderPreview error={`${e.code}: ${e.userMessage}`} />));
     }
   });
 }

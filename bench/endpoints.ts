@@ -13,39 +13,11 @@ import postgres from "postgres";
 import { seedRoles, sessionHeaders, userKey } from "../tests/access_fixtures.ts";
 import { call, startTestServer } from "../tests/harness.ts";
 import { freshPostgresDatabase } from "../tests/stores.ts";
+import { load } from "./load_client.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
 const ROWS = 1_000_000;
 const CUSTOMERS = 20_000;
-
-interface Load {
-  requests: number;
-  errors: number;
-  rps: number;
-  p50_ms: number;
-  p99_ms: number;
-}
-
-async function load(
-  url: string,
-  seconds: number,
-  concurrency: number,
-  headers = {},
-): Promise<Load> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      new URL("./load.ts", import.meta.url).pathname,
-      url,
-      String(seconds),
-      String(concurrency),
-      JSON.stringify(headers),
-    ],
-    stdout: "piped",
-  }).output();
-  return JSON.parse(new TextDecoder().decode(out.stdout));
-}
 
 /** A load run with this process's CPU time per request (the server runs in this process). */
 async function measured(url: string, seconds: number, concurrency: number, headers = {}) {

@@ -40,37 +40,15 @@ import { pipelineBench } from "./pipelines.ts";
 import { probeBench } from "./probe.ts";
 import { sqliteReadBench } from "./sqlite_reads.ts";
 import { uiPageBench } from "./ui_pages.ts";
+import { type Load, load as runLoad } from "./load_client.ts";
 import { endpointBench } from "./endpoints.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
 
-interface Load {
-  requests: number;
-  errors: number;
-  rps: number;
-  p50_ms: number;
-  p99_ms: number;
-}
-
-async function load(
-  url: string,
-  seconds = SECONDS,
-  headers: Record<string, string> = {},
-): Promise<Load> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      new URL("./load.ts", import.meta.url).pathname,
-      url,
-      String(seconds),
-      String(CONCURRENCY),
-      JSON.stringify(headers),
-    ],
-    stdout: "piped",
-  }).output();
-  return JSON.parse(new TextDecoder().decode(out.stdout));
+/** The load generator at this bench's concurrency. */
+function load(url: string, seconds = SECONDS, headers: Record<string, string> = {}): Promise<Load> {
+  return runLoad(url, seconds, CONCURRENCY, headers);
 }
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);

@@ -43,3 +43,14 @@ export async function readJson(c: AppContext): Promise<unknown> {
     throw new AppError("request.malformed_json", { reason: (e as Error).message });
   }
 }
+
+/**
+ * The text fields of a browser form post (urlencoded or multipart); an uploaded file reads as an
+ * empty string, since no UI form takes one.
+ */
+export async function formText(c: AppContext): Promise<Record<string, string>> {
+  const body = await c.req.parseBody();
+  return Object.fromEntries(
+    Object.entries(body).map(([k, v]) => [k, typeof v === "string" ? v : ""]),
+  );
+}

@@ -2,19 +2,22 @@ import { Pager } from "../components/paging.tsx";
 import { Ago, duration, StatusBadge } from "../components/status.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { Head } from "../components/head.tsx";
+import type { RunRecord } from "../components/run_view.tsx";
 
-export interface RunRow {
-  execution_id: string;
-  pipeline_id: string;
-  pipeline_name: string;
-  pipeline_version: number;
-  status: string;
-  started_at: string;
-  duration_ms: number | null;
-  parameters: Record<string, unknown>;
-  triggered_by_name: string;
-  result_row_count: number | null;
-}
+/** A history row: the fields of the run view's record the table shows. */
+export type RunRow = Pick<
+  RunRecord,
+  | "execution_id"
+  | "pipeline_id"
+  | "pipeline_name"
+  | "pipeline_version"
+  | "status"
+  | "started_at"
+  | "duration_ms"
+  | "parameters"
+  | "triggered_by_name"
+  | "result_row_count"
+>;
 
 const STATUSES = ["RUNNING", "SUCCESS", "FAILED", "ABORTED"];
 

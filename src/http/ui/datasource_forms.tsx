@@ -11,17 +11,11 @@ import { type DatasourceDraft, DatasourceFormPage } from "../../../ui/pages/data
 import type { EditorError } from "../../../ui/pages/template_editor.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
+import { formText } from "../input.ts";
 import type { AccessFor, Router } from "../routing.ts";
 import { shellContext, type UiPageDeps } from "./shell.ts";
 
 const name = z.object({ name: z.string().min(1).max(200) });
-
-async function form(c: AppContext): Promise<Record<string, string>> {
-  const body = await c.req.parseBody();
-  return Object.fromEntries(
-    Object.entries(body).map(([k, v]) => [k, typeof v === "string" ? v : ""]),
-  );
-}
 
 function draftOf(f: Record<string, string>, fixedName?: string): DatasourceDraft {
   return {
@@ -104,7 +98,7 @@ export function datasourceFormRoutes(router: Router, deps: UiPageDeps): void {
     kind: "html",
     access: "datasources.write",
   }, async (c, { actor, workspace }) => {
-    const f = await form(c);
+    const f = await formText(c);
     const draft = draftOf(f);
     try {
       const made = await deps.datasources.create(actor, workspace, bodyOf(draft, f.password));
@@ -152,7 +146,7 @@ export function datasourceFormRoutes(router: Router, deps: UiPageDeps): void {
     params: name,
     errors: ["datasource.not_found"],
   }, async (c, { actor, workspace, params }) => {
-    const f = await form(c);
+    const f = await formText(c);
     const draft = draftOf(f, params.name);
     try {
       await deps.datasources.update(actor, workspace, params.name, bodyOf(draft, f.password));

@@ -14,6 +14,7 @@ import {
 } from "../../../ui/pages/pipeline_editor.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
+import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
 import { IMPORT_MAP } from "../vendor.ts";
 import { shellContext, type UiPageDeps, userNames } from "./shell.ts";
@@ -33,13 +34,6 @@ export function specOf(view: any): string {
     );
   }
   return JSON.stringify(spec, null, 2);
-}
-
-async function form(c: AppContext): Promise<Record<string, string>> {
-  const body = await c.req.parseBody();
-  return Object.fromEntries(
-    Object.entries(body).map(([k, v]) => [k, typeof v === "string" ? v : ""]),
-  );
 }
 
 /** The pipeline body a form describes; a spec that is not a JSON object is refused by field. */
@@ -191,7 +185,7 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     kind: "html",
     access: "content.write",
   }, async (c, { actor, workspace }) => {
-    const draft = draftOf(await form(c));
+    const draft = draftOf(await formText(c));
     try {
       const saved = await deps.pipelines.create(op({ actor, workspace }), bodyOf(draft));
       return c.redirect(`/pipelines/${saved.id}?saved=1`, 303);
@@ -210,7 +204,7 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     params: id,
     errors: ["pipeline.not_found"],
   }, async (c, { actor, workspace, params }) => {
-    const f = await form(c);
+    const f = await formText(c);
     const draft = draftOf(f);
     try {
       await deps.pipelines.update(op({ actor, workspace }), params.id, f.body_hash, bodyOf(draft));
@@ -235,7 +229,7 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     params: id,
     errors: ["pipeline.not_found"],
   }, async (c, { actor, workspace, params }) => {
-    const f = await form(c);
+    const f = await formText(c);
     const back = `/pipelines/${params.id}`;
     try {
       const done = await deps.pipelines.release(
@@ -265,7 +259,7 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     params: id,
     errors: ["pipeline.not_found"],
   }, async (c, { actor, workspace, params }) => {
-    const f = await form(c);
+    const f = await formText(c);
     try {
       await deps.pipelines.purgeDraft(op({ actor, workspace }), params.id, f.body_hash);
       // A sole draft takes the pipeline with it: then there is no page to go back to.

@@ -16,6 +16,7 @@ import { renderPage } from "../../../ui/render.tsx";
 import { renderToString } from "preact-render-to-string";
 import { RenderPreview } from "../../../ui/components/render_preview.tsx";
 import type { AppContext } from "../context.ts";
+import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
 import { IMPORT_MAP } from "../vendor.ts";
 import { shellContext, type UiPageDeps, userNames } from "./shell.ts";
@@ -48,13 +49,6 @@ function fieldOf(e: AppError): string | undefined {
   if (/dialect/.test(e.code)) return "dialect";
   if (/\.(id|name)_|duplicate|taken/.test(e.code)) return "id";
   return undefined;
-}
-
-async function form(c: AppContext): Promise<Record<string, string>> {
-  const body = await c.req.parseBody();
-  return Object.fromEntries(
-    Object.entries(body).map(([k, v]) => [k, typeof v === "string" ? v : ""]),
-  );
 }
 
 export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void {
@@ -133,7 +127,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     kind: "html",
     access: "content.write",
   }, async (c, { actor, workspace }) => {
-    const f = await form(c);
+    const f = await formText(c);
     const mode = f.mode === "edit" ? "edit" : "new";
     const draft: TemplateDraft = {
       id: f.id ?? "",
@@ -194,7 +188,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     kind: "html",
     access: "versions.release",
   }, async (c, { actor, workspace }) => {
-    const f = await form(c);
+    const f = await formText(c);
     const op = { actor: actor, workspaceId: workspace.id };
     const back = `/templates/view?id=${encodeURIComponent(f.id ?? "")}`;
     try {
@@ -214,7 +208,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     kind: "html",
     access: "content.write",
   }, async (c, { workspace }) => {
-    const f = await form(c);
+    const f = await formText(c);
     try {
       const out = await deps.templates.preview(workspace.id, {
         id: f.id,

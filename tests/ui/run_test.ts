@@ -3,7 +3,7 @@
  * parameter form, watch every node reach done, read the result, page it, chart it and download
  * it as CSV; and a parameter error lands on its field.
  */
-import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { deepEqual, equal, match } from "node:assert/strict";
 import type { Page } from "playwright-core";
 import type { Principal } from "../../src/identity/mod.ts";
 import {
@@ -92,8 +92,9 @@ browserTest(
       await page.click("text=demo/");
       await page.click("text=Top customers (report)");
       await page.click(".page-head a.btn.primary");
+      // The click navigates; wait for the run form rather than counting on the old page.
       const limit = page.locator("input[name=limit]");
-      ok(await limit.count(), "the report declares a limit parameter");
+      await limit.waitFor();
       await limit.fill("-5");
       await page.click("button:has-text('Run pipeline')");
       const error = page.locator("[data-error-for=limit]");

@@ -43,6 +43,7 @@ browserTest(
       await page.click("nav >> text=Pipelines");
       await page.click("text=demo/");
       await page.click("text=Revenue against target");
+      await page.locator("svg.dag .dag-node").first().waitFor();
       equal(await page.locator("svg.dag .dag-node").count(), 3);
       deepEqual(await accessibilityProblems(page), []);
       await page.click(".page-head a.btn.primary");

@@ -94,7 +94,8 @@ function floorServer(url: string) {
   };
 }
 
-export async function endpointBench(): Promise<void> {
+/** The bench's server with `/orders/{customer_id}` published over a fresh 1,000,000-row table. */
+export async function publishedOrders(env: Record<string, string> = {}) {
   const db = await freshPostgresDatabase();
   const s = await startTestServer({
     env: {
@@ -102,9 +103,13 @@ export async function endpointBench(): Promise<void> {
       SERVICE_RATE_LIMIT_REQUESTS_PER_SECOND: "1000000000",
       SERVICE_RATE_LIMIT_REQUESTS_PER_MINUTE: "1000000000",
       SERVICE_EXECUTOR_MAX_CONCURRENT_EXECUTIONS_PER_USER: "1000",
+      ...env,
     },
   });
-  const floor = floorServer(db.url);
+  const close = async () => {
+    await s.close();
+    await db.drop();
+  };
   try {
     await seedOrders(db.url);
     const f = await seedRoles(s.runtime);
@@ -143,13 +148,25 @@ export async function endpointBench(): Promise<void> {
       pipeline_id: id,
     });
     if (published.status !== 201) throw new Error(`publish: ${JSON.stringify(published.body)}`);
-    const key = await userKey(s.runtime, admin, f.workspace.id, ["execute"]);
+    // A member's key, as a real caller holds: a super admin acting without membership would add
+    // an \`auth.super_admin_acting\` audit row to every request.
+    const key = await userKey(s.runtime, f.users.viewer, f.workspace.id, ["read", "execute"]);
     const headers = { "SVC-API-Key": key };
     const endpointUrl = `${s.url}/api/x/orders/42`;
     const probe = await fetch(endpointUrl, { headers });
     if (probe.status !== 200) throw new Error(`serve: ${probe.status} ${await probe.text()}`);
     await probe.arrayBuffer();
+    return { db, server: s, endpointUrl, headers, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
 
+export async function endpointBench(): Promise<void> {
+  const { db, endpointUrl, headers, close } = await publishedOrders();
+  const floor = floorServer(db.url);
+  try {
     await load(endpointUrl, 2, 10, headers); // warm-up
     await load(floor.url, 2, 10);
     const endpoint = await measured(endpointUrl, SECONDS, 50, headers);
@@ -197,8 +214,7 @@ export async function endpointBench(): Promise<void> {
     }
   } finally {
     await floor.close();
-    await s.close();
-    await db.drop();
+    await close();
   }
 }
 

@@ -15,7 +15,7 @@
  * - A run that completes without a caller node answers 200 with the `pipeline_completed`
  *   payload; an aborted run (shutdown) answers 500 `internal.unexpected`.
  */
-import { recordAudit } from "../audit/mod.ts";
+import { auditRow } from "../audit/mod.ts";
 import { AppError, type ErrorBody, errorBody } from "../errors/mod.ts";
 import type { ExecutionService, FailureRecord, ResultLimits } from "../executions/mod.ts";
 import { resultTtlSeconds } from "../executions/mod.ts";
@@ -27,7 +27,7 @@ import {
   type ParameterDefect,
   type ParameterValue,
 } from "../pipelines/mod.ts";
-import type { Queryable } from "../store/mod.ts";
+import { type Db, groupCommit, type Queryable } from "../store/mod.ts";
 import type { LiveEndpoints, Snapshot } from "./live.ts";
 import type { Match } from "./matcher.ts";
 import { type DescribedEndpoint, openApiDocument } from "./openapi.ts";
@@ -85,7 +85,7 @@ type ServeOutcome =
   | { status: 500 | 502; executionId: string; error: ErrorBody };
 
 export interface EndpointServerOptions {
-  db: Queryable;
+  db: Queryable & Partial<Pick<Db, "transaction">>;
   live: LiveEndpoints;
   released: ReleasedVersions;
   executions: Pick<ExecutionService, "execute">;
@@ -132,6 +132,7 @@ export class EndpointServer {
         workspaceId: endpoint.workspace_id,
         pipelineId: endpoint.pipeline_id,
         version: released.version,
+        released: { version: released.version, body: released.body },
         parameters,
         ttlHeader: req.ttlHeader,
         pageRowsHeader: req.pageRowsHeader,
@@ -266,7 +267,10 @@ export class EndpointServer {
     executionId: string | null,
     outcome: string,
   ): Promise<void> {
-    await recordAudit(this.#o.db, {
+    // Through the store's group commit: one transaction for every serve of this turn, and
+    // awaited, so the row that lets an endpoint key read this execution is there before the
+    // answer.
+    await groupCommit(this.#o.db).write(auditRow({
       event: "endpoint.served",
       userId: principal.userId,
       provider: principal.provider,
@@ -277,7 +281,7 @@ export class EndpointServer {
         execution_id: executionId,
         outcome,
       },
-    });
+    }));
   }
 }
 

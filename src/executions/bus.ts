@@ -50,6 +50,16 @@ export class EventBus {
     this.#holding = held;
     if (!held) this.#publish(frame);
     const id = this.#executionId;
+    if (this.#sink.pipelined && !held) {
+      // A queueing sink keeps the order itself: the run goes on while the frame is stored, and
+      // a refusal surfaces on a later emit (the terminal one waits for every frame before it).
+      if (this.#sinkError !== undefined) return Promise.reject(this.#sinkError);
+      const stored = this.#sink.event(id, frame).catch((error) => {
+        this.#sinkError ??= error;
+      });
+      this.#tail = this.#tail.then(() => stored);
+      return Promise.resolve();
+    }
     this.#tail = this.#tail.then(async () => {
       // After a sink failure later frames still reach live readers, not the broken sink.
       if (this.#sinkError === undefined) {

@@ -31,6 +31,7 @@ import { ResultStore } from "./result_store.ts";
 import { DurableSink } from "./sink.ts";
 import { assertFailed, StoredRuns } from "./stored_run_fixtures.ts";
 import { dql } from "../../tests/support/pipeline_body.ts";
+import { eventually } from "../../tests/wait.ts";
 
 const MINUTE = 60_000;
 const LOCK = 4_711_011;
@@ -88,6 +89,13 @@ forEachStore(
         await waitForEvent(
           handle,
           (f) => f.data.node_id === "wait" && f.data.state === "executing",
+        );
+        // Frames are stored a turn after live readers see them (the group commit); a stall of
+        // minutes has long stored them when a reaper looks.
+        await eventually(async () =>
+          (await repo.events(handle.executionId)).some((f) =>
+            f.data.node_id === "wait" && f.data.state === "executing"
+          )
         );
         // Its own reaper, late after the stall, knows it is alive; another one reaps it.
         deepEqual(await keeper("stalled").reap(), []);

@@ -89,7 +89,7 @@ function finalValues(r: ExecutionRecord): SqlValue[] {
 }
 
 export class ExecutionRepo {
-  constructor(private readonly db: Queryable) {}
+  constructor(readonly db: Queryable) {}
 
   async insert(r: ExecutionRecord, instanceId: string, now: string): Promise<void> {
     await this.db.execute(

@@ -17,7 +17,7 @@ import type { CallerOutput, NodeFacts, RunContext } from "./nodes/context.ts";
 import { evidenceOf } from "./nodes/writeback.ts";
 import { NodeProgress } from "./progress.ts";
 import { initialRecord, plan, resultOutput, RUNNERS, stat } from "./run_support.ts";
-import type { StoredResult } from "./result_store.ts";
+import type { JsonCell, StoredResult } from "./result_store.ts";
 import { EndedElsewhere } from "./sink.ts";
 import { DuckdbStaging, type Staging } from "./staging.ts";
 import { SqliteStaging } from "./staging_sqlite.ts";
@@ -43,6 +43,8 @@ export class Execution {
   #failure: { record: FailureRecord; nodeId: string | null } | undefined;
   #abortReason: AbortReason | undefined;
   #stored: StoredResult | undefined;
+  /** The stored result's first rows, as the writer stored them (see `ResultWriter.head`). */
+  #head: readonly JsonCell[][] = [];
   #adopted: EndedElsewhere | undefined;
 
   constructor(executor: Executor, prepared: Prepared, sink: ExecutionSink, options: RunOptions) {
@@ -327,8 +329,9 @@ export class Execution {
 
   #resultOutput(): CallerOutput {
     const r = this.#prepared.request;
-    return resultOutput(this.#o.results, r.executionId, r.resultTtlSeconds, (stored) => {
+    return resultOutput(this.#o.results, r.executionId, r.resultTtlSeconds, (stored, head) => {
       this.#stored = stored;
+      this.#head = head;
     });
   }
 
@@ -345,7 +348,7 @@ export class Execution {
       });
     }
     // A child runs whole: a node run (`node`) narrows only the root it was asked of.
-    const { node: _, ...r } = this.#prepared.request;
+    const { node: _, released: _parent, ...r } = this.#prepared.request;
     const prepared = await this.#executor.prepare({
       ...r,
       executionId: newId(),
@@ -366,7 +369,15 @@ export class Execution {
   async #complete(startedAt: number): Promise<void> {
     const hasCaller = this.#prepared.body.nodes.some(isCallerNode) && !this.#options.delivery;
     let page: Awaited<ReturnType<Executor["options"]["results"]["page"]>> = null;
-    if (hasCaller && this.#stored) {
+    const pageRows = this.#prepared.request.pageRows;
+    const stored = this.#stored;
+    if (
+      hasCaller && stored &&
+      (this.#head.length >= pageRows || this.#head.length === stored.row_count)
+    ) {
+      // The first page is among the rows just stored: the same rows a read back would give.
+      page = { result: stored, rows: this.#head.slice(0, pageRows) };
+    } else if (hasCaller && stored) {
       // The shared store failing here is the result's failure, not an unexpected one.
       page = await this.#o.results.page(
         this.#record.execution_id,

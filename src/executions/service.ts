@@ -16,7 +16,8 @@ import { inlinePageRows, type ResultLimits, resultTtlSeconds, StreamSlots } from
 import { type ExecutionFilter, ExecutionRepo } from "./repo.ts";
 import type { JsonCell, ResultStore, StoredResult } from "./result_store.ts";
 import { boundedResultRows, resultPosition } from "./result_rows.ts";
-import { DurableSink, follow } from "./sink.ts";
+import { ExecutionJournal } from "./journal.ts";
+import { DurableSink, follow, wakeFollowers } from "./sink.ts";
 import type {
   ExecutionHandle,
   ExecutionRecord,
@@ -70,6 +71,8 @@ export interface ExecuteInput {
   triggeredVia: TriggeredVia;
   /** `pipelines_execute_node`: only this node and what it needs; its rows are the result. */
   node?: string;
+  /** The released version already read and parsed by the caller (see `ExecutionRequest`). */
+  released?: ExecutionRequest["released"];
 }
 
 export interface StartedStream {
@@ -98,6 +101,8 @@ export class ExecutionService {
   /** Runs of this instance by owner, from the limit check until they settle. */
   readonly #owners = new Map<string, string>();
   readonly #slots: StreamSlots;
+  /** One group commit for every run of this instance (see journal.ts). */
+  readonly #journal: ExecutionJournal;
   #unsubscribe?: () => Promise<void>;
   #closing = false;
 
@@ -107,6 +112,7 @@ export class ExecutionService {
     this.instanceId = options.instanceId ?? newId();
     this.#now = options.now ?? Date.now;
     this.#slots = new StreamSlots(options.shared, options.maxStreamsPerUser);
+    this.#journal = new ExecutionJournal(options.db, wakeFollowers(options.shared));
   }
 
   /** Listens for cancels published by other instances. */
@@ -178,6 +184,7 @@ export class ExecutionService {
         triggeredVia: input.triggeredVia,
         correlationId: input.correlationId,
         ...(input.node === undefined ? {} : { node: input.node }),
+        ...(input.released === undefined ? {} : { released: input.released }),
         resultTtlSeconds: resultTtlSeconds(input.ttlHeader, this.#o.resultLimits),
         pageRows: inlinePageRows(input.pageRowsHeader, this.#o.resultLimits),
       });
@@ -233,7 +240,7 @@ export class ExecutionService {
 
   /** The sink the executor writes to on this instance. */
   sink(): ExecutionSink {
-    return new DurableSink(this.repo, this.#o.shared, this.instanceId, this.#now);
+    return new DurableSink(this.repo, this.#o.shared, this.instanceId, this.#now, this.#journal);
   }
 
   /** An execution the caller may see in this workspace; 404 otherwise (no existence leak). */

@@ -222,9 +222,12 @@ export class EndpointServer {
       timer = setTimeout(() => resolve("timeout"), timeoutSeconds * 1000);
     });
     let completed: Record<string, unknown> | null = null;
+    // The answer waits for the stream's end, which comes once the run's record is stored: after
+    // a 200 the caller may read the execution and its result at once.
+    let outcome: ServeOutcome | undefined;
     try {
       for (;;) {
-        const next = await Promise.race([frames.next(), timedOut]);
+        const next = outcome ? await frames.next() : await Promise.race([frames.next(), timedOut]);
         if (next === "timeout") {
           // The run goes on (spec 3 §3); only this request stops following it.
           const ttl = resultTtlSeconds(req.ttlHeader, this.#o.resultLimits);
@@ -240,20 +243,21 @@ export class EndpointServer {
           };
         }
         if (next.done) break;
+        if (outcome) continue;
         const { event, data } = next.value;
-        if (event === "data_ready") return { status: 200, executionId, body: data };
+        if (event === "data_ready") outcome = { status: 200, executionId, body: data };
         if (event === "pipeline_completed") completed = data;
         if (event === "pipeline_failed") {
           const error = data.error as FailureRecord;
           const status = CONNECTION_FAILURES.has(error.code) ? 502 : 500;
-          return { status, executionId, error };
+          outcome = { status, executionId, error };
         }
         if (event === "execution_aborted") {
           const error = new AppError("internal.unexpected", { reason: data.reason });
-          return { status: 500, executionId, error: errorBody(error, "") };
+          outcome = { status: 500, executionId, error: errorBody(error, "") };
         }
       }
-      return { status: 200, executionId, body: completed ?? {} };
+      return outcome ?? { status: 200, executionId, body: completed ?? {} };
     } finally {
       clearTimeout(timer);
       frames.return?.().catch(() => {});

@@ -133,6 +133,8 @@ export class Execution {
   async #main(): Promise<ExecutionRecord> {
     const startedAt = Date.parse(this.#record.started_at);
     try {
+      // Stored before the first frame reaches anyone: a reader of execution_started may ask for
+      // the record at once.
       await this.#sink.started({ ...this.#record });
       await this.#emit("execution_started", {
         pipeline_id: this.#record.pipeline_id,
@@ -400,7 +402,9 @@ export class Execution {
       result_size_bytes: this.#stored?.size_bytes ?? null,
       result_expires_at: this.#stored?.expires_at ?? null,
     });
-    await this.#emit("pipeline_completed", {
+    // Both frames are handed over together (one batch in a queueing sink); data_ready still
+    // reaches readers only after pipeline_completed is stored.
+    const completedFrame = this.#emit("pipeline_completed", {
       pipeline_id: this.#record.pipeline_id,
       pipeline_version: this.#record.pipeline_version,
       started_at: this.#record.started_at,
@@ -409,9 +413,10 @@ export class Execution {
       status: "SUCCESS",
       node_stats: this.#record.node_stats,
     });
+    let ready: Promise<void> = Promise.resolve();
     if (page && this.#stored) {
       const total = page.result.row_count;
-      await this.#emit("data_ready", {
+      ready = this.#emit("data_ready", {
         pipeline_id: this.#record.pipeline_id,
         schema: page.result.schema,
         rows: page.rows,
@@ -423,7 +428,10 @@ export class Execution {
         ttl_seconds: this.#prepared.request.resultTtlSeconds,
         warnings: [],
       });
+      ready.catch(() => {}); // the same refusal as pipeline_completed's, raised there
     }
+    await completedFrame;
+    await ready;
   }
 
   /** The failed or aborted terminal sequence. */

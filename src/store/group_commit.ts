@@ -69,15 +69,6 @@ export class GroupCommit {
     return this.#failed.get(chain);
   }
 
-  /** Resolves once every write queued so far has settled. */
-  async settled(): Promise<void> {
-    while (this.#scheduled) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      await this.#flushing;
-    }
-    await this.#flushing;
-  }
-
   async #flush(): Promise<void> {
     this.#scheduled = false;
     const batch = this.#queue;

@@ -114,6 +114,7 @@ async function callTool(
       settings: rowCaps(services),
       progress: progressOf(ctx),
       correlationId: call.correlationId,
+      signal: ctx.mcpReq.signal,
     }, parsed.data);
     const checked = tool.output.safeParse(output);
     if (!checked.success) {

@@ -7,7 +7,7 @@
  * redirect.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
+import { createUser, seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
 import { startTestServer, type TestServer } from "./harness.ts";
 import { connect, ERAS, type Json, keyHeaders } from "./support/mcp_client.ts";
 import { CATALOGUE } from "../src/mcp/mod.ts";
@@ -355,4 +355,35 @@ Deno.test("rate limits: an unreachable shared store answers rate_limit.unavailab
     equal(r.status, 429);
     equal(r.body.error.code, "rate_limit.unavailable");
     equal(r.headers.get("Retry-After"), "1");
+  }));
+
+Deno.test("the forced password change (spec 1 §5.4 item 6): keys are not gated; a gated session is no credential here", () =>
+  withServer(async (s, f) => {
+    const pending = await createUser(s.runtime, "pending@acme.example", { mustChange: true });
+    await s.runtime.workspaces.addMember(f.users.super_admin.principal, f.workspace.name, {
+      email: pending.email,
+      author: false,
+      promoter: false,
+      admin: false,
+    });
+    s.runtime.directory.forgetWorkspaces();
+    // The REST paths refuse the session with the gate's code; /mcp never takes a session at all.
+    const session = await sessionHeaders(s.runtime, pending, f.workspace.name);
+    const rest = await s.fetch("/api/v1/pipelines", {
+      headers: { ...session, accept: "application/json" },
+    });
+    equal((await rest.json()).error.code, "auth.password.change_required");
+    const tool = await post(
+      s,
+      { ...session, "mcp-protocol-version": "2026-07-28" },
+      toolsList("2026-07-28"),
+    );
+    deepEqual([tool.status, tool.body.error.code], [401, "auth.api_key.missing"]);
+    const key = await userKey(s.runtime, pending, f.workspace.id, ["read"]);
+    const c = await connect(s, "2026-07-28", keyHeaders(key));
+    try {
+      equal((await c.call("pipelines_list")).pagination.total, 0);
+    } finally {
+      await c.close();
+    }
   }));

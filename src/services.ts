@@ -18,6 +18,7 @@ import {
   DatasourceConnections,
   DatasourceService,
   PoolManager,
+  Semantics,
 } from "./datasources/mod.ts";
 import { LakeConnector } from "./datasources/mod.ts";
 import { lakeTablesOf } from "./datasources/mod.ts";
@@ -268,7 +269,9 @@ async function openDatasources(
       throw e;
     }
   }
-  return { datasources, pools, connections };
+  // Learned facts as a workspace reads and writes them (the semantics_* tools).
+  const semantics = new Semantics({ db, datasources, connections });
+  return { datasources, pools, connections, semantics };
 }
 
 /** Templates and pipelines, their release checks probing through the connections. */

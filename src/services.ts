@@ -17,6 +17,7 @@ import {
   CredentialCipher,
   DatasourceConnections,
   DatasourceService,
+  LakeTables,
   PoolManager,
   Semantics,
 } from "./datasources/mod.ts";
@@ -271,7 +272,8 @@ async function openDatasources(
   }
   // Learned facts as a workspace reads and writes them (the semantics_* tools).
   const semantics = new Semantics({ db, datasources, connections });
-  return { datasources, pools, connections, semantics };
+  const lakeTables = new LakeTables({ db, datasources, pools });
+  return { datasources, pools, connections, semantics, lakeTables };
 }
 
 /** Templates and pipelines, their release checks probing through the connections. */

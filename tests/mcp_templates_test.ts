@@ -18,7 +18,7 @@ forEachStoreKind(
       const f = await toolFixture(s);
       const { author, viewer, read, execute, gone, other } = f.keys;
       await withClients(s, { author, viewer, read, execute, gone, other }, async (c) => {
-        const made = await c.author.ok("templates_create", {
+        const made = await c.author.call("templates_create", {
           id: "sales/orders",
           dialect: "SQLITE",
           display_name: "Orders",
@@ -38,7 +38,7 @@ forEachStoreKind(
           body: "SELECT 1",
         }, "template.validation.duplicate_name");
         await refuses(c.author, "templates_create", {
-          id: "bad",
+          id: "x/bad",
           dialect: "ORACLE",
           display_name: "x",
           body: "SELECT 1",
@@ -53,16 +53,16 @@ forEachStoreKind(
         );
 
         // Reads: a read-scoped key is enough.
-        const listed = await c.read.ok("templates_list", { limit: 10 });
+        const listed = await c.read.call("templates_list", { limit: 10 });
         deepEqual(listed.items.map((t: { id: string }) => t.id), ["sales/orders"]);
         deepEqual(listed.pagination, { offset: 0, limit: 10, total: 1, has_more: false });
-        equal((await c.read.ok("templates_list", { dialect: "POSTGRES" })).pagination.total, 0);
-        const got = await c.read.ok("templates_get", { name: "sales/orders" });
+        equal((await c.read.call("templates_list", { dialect: "POSTGRES" })).pagination.total, 0);
+        const got = await c.read.call("templates_get", { name: "sales/orders" });
         equal(got.body_hash, made.body_hash);
         await refuses(c.read, "templates_get", { name: "sales/none" }, "template.not_found");
 
         // Update against if_match; a stale hash is the REST conflict.
-        const saved = await c.author.ok("templates_update", {
+        const saved = await c.author.call("templates_update", {
           id: "sales/orders",
           display_name: "Orders",
           body: BODY,
@@ -84,7 +84,7 @@ forEachStoreKind(
         }, "template.validation.type_immutable");
 
         // Render: values never enter the SQL text.
-        const rendered = await c.author.ok("templates_render", {
+        const rendered = await c.author.call("templates_render", {
           name: "sales/orders",
           context: { region: "north'; DROP TABLE orders; --" },
         });
@@ -98,7 +98,7 @@ forEachStoreKind(
         const ws = f.workspace.id;
         const promoter = { actor: f.users.promoter.principal, workspaceId: ws };
         await s.runtime.templates.release(promoter, "sales/orders", saved.body_hash);
-        const user = await c.author.ok("templates_create", {
+        const user = await c.author.call("templates_create", {
           id: "sales/by_region",
           dialect: "SQLITE",
           display_name: "By region",
@@ -118,12 +118,15 @@ forEachStoreKind(
             }],
           },
         );
-        const pinners = await c.read.ok("templates_used_by", { name: "sales/orders" });
+        const pinners = await c.read.call("templates_used_by", { name: "sales/orders" });
         deepEqual(pinners.used_by.map((p: { kind: string; id: string }) => [p.kind, p.id]), [
           ["pipeline", pipeline.id],
           ["template", "sales/by_region"],
         ]);
-        deepEqual((await c.read.ok("templates_used_by", { name: "sales/by_region" })).used_by, []);
+        deepEqual(
+          (await c.read.call("templates_used_by", { name: "sales/by_region" })).used_by,
+          [],
+        );
         await refuses(
           c.read,
           "templates_used_by",
@@ -132,11 +135,11 @@ forEachStoreKind(
         );
 
         // Purge the draft: refused while pinned… (the by_region draft pins nothing of its own).
-        const next = await c.author.ok("templates_update", {
+        const next = await c.author.call("templates_update", {
           id: "sales/orders",
           display_name: "Orders v2",
           body: BODY + " LIMIT 5",
-          if_match: (await c.read.ok("templates_get", { name: "sales/orders" })).body_hash,
+          if_match: (await c.read.call("templates_get", { name: "sales/orders" })).body_hash,
         });
         deepEqual([next.version, next.status], [2, "DRAFT"]);
         await refuses(c.author, "templates_purge_draft", {
@@ -144,13 +147,13 @@ forEachStoreKind(
           if_match: "0".repeat(64),
         }, "template.version.conflict");
         deepEqual(
-          await c.author.ok("templates_purge_draft", {
+          await c.author.call("templates_purge_draft", {
             name: "sales/orders",
             if_match: next.body_hash,
           }),
           { name: "sales/orders", purged: true },
         );
-        const after = await c.read.ok("templates_get", { name: "sales/orders" });
+        const after = await c.read.call("templates_get", { name: "sales/orders" });
         deepEqual([after.version, after.status, after.draft], [1, "RELEASED", null]);
         await refuses(c.author, "templates_purge_draft", {
           name: "sales/orders",
@@ -178,11 +181,11 @@ forEachStoreKind(
           ["templates_render", "write", { name: "sales/orders" }],
           ["templates_purge_draft", "write", { name: "sales/by_region", if_match: user.body_hash }],
         ]);
-        equal((await c.read.ok("templates_get", { name: "sales/by_region" })).status, "DRAFT");
+        equal((await c.read.call("templates_get", { name: "sales/by_region" })).status, "DRAFT");
         await refuses(c.read, "templates_get", { name: "never/made" }, "template.not_found");
 
         // The pinned workspace: another workspace's key never sees acme's templates.
-        deepEqual((await c.other.ok("templates_list", {})).items, []);
+        deepEqual((await c.other.call("templates_list", {})).items, []);
         for (
           const [tool, args] of [
             ["templates_get", { name: "sales/orders" }],
@@ -200,14 +203,14 @@ forEachStoreKind(
           await refuses(c.other, tool, args, "template.not_found");
         }
         // The same name is free in the other workspace: it is another template.
-        const theirs = await c.other.ok("templates_create", {
+        const theirs = await c.other.call("templates_create", {
           id: "sales/orders",
           dialect: "POSTGRES",
           display_name: "Theirs",
           body: "SELECT 2",
         });
         equal(theirs.dialect, "POSTGRES");
-        equal((await c.read.ok("templates_get", { name: "sales/orders" })).dialect, "SQLITE");
+        equal((await c.read.call("templates_get", { name: "sales/orders" })).dialect, "SQLITE");
       });
     } finally {
       await s.close();

@@ -1,11 +1,8 @@
 /**
- * Driving tools the way an agent does: the official SDK client (`@modelcontextprotocol/client`)
- * over real HTTP to `/mcp` of a running test server, authenticated by an API key. A tool answers
- * either its `structuredContent` or a refusal (`isError` with `structuredContent.error`); these
- * helpers tell them apart so a test reads as the calls it makes.
+ * Tool tests: the principals and keys they need, and the floor check every tool gets. Clients are
+ * the official SDK client over real HTTP (tests/support/mcp_client.ts).
  */
-import { deepEqual, equal, fail, ok } from "node:assert/strict";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { deepEqual, equal, ok } from "node:assert/strict";
 import {
   type AccessFixture,
   createUser,
@@ -14,67 +11,10 @@ import {
   userKey,
 } from "./access_fixtures.ts";
 import type { TestServer } from "./harness.ts";
+import { connect, type Era, keyHeaders, type ToolClient } from "./support/mcp_client.ts";
 
-export type Era = "2025-11-25" | "2026-07-28";
-
-/** A connected client with the key it speaks for. */
-export interface ToolClient {
-  client: Client;
-  /** The tool's structuredContent; fails the test on a refusal. */
-  // deno-lint-ignore no-explicit-any
-  ok(name: string, args?: Record<string, unknown>): Promise<Record<string, any>>;
-  /** The refusal's `{code, message, details}`; fails the test on a success. */
-  refused(name: string, args?: Record<string, unknown>): Promise<ToolError>;
-  close(): Promise<void>;
-}
-
-export interface ToolError {
-  code: string;
-  message: string;
-  details: Record<string, unknown>;
-}
-
-/** Connects the SDK client to `s`'s `/mcp` with `key`, on the 2025-11-25 revision unless asked. */
-export async function toolClient(
-  s: TestServer,
-  key: string,
-  era: Era = "2025-11-25",
-): Promise<ToolClient> {
-  const client = new Client(
-    { name: "mcp-tools-test", version: "1.0.0" },
-    era === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : undefined,
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), {
-      requestInit: { headers: { "SVC-API-Key": key } },
-    }),
-  );
-  equal(client.getNegotiatedProtocolVersion(), era);
-  const call = (name: string, args: Record<string, unknown> = {}) =>
-    client.callTool({ name, arguments: args });
-  return {
-    client,
-    async ok(name, args) {
-      const result = await call(name, args);
-      if (result.isError) {
-        fail(`${name} refused: ${JSON.stringify(result.structuredContent ?? result.content)}`);
-      }
-      const data = result.structuredContent as Record<string, unknown>;
-      ok(data, `${name} answered no structuredContent`);
-      // Older clients read the same JSON as text.
-      deepEqual(JSON.parse((result.content as { text: string }[])[0].text), data);
-      return data;
-    },
-    async refused(name, args) {
-      const result = await call(name, args);
-      if (!result.isError) fail(`${name} succeeded: ${JSON.stringify(result.structuredContent)}`);
-      const error = (result.structuredContent as { error?: ToolError })?.error;
-      ok(error?.code, `${name}: a refusal carries the error envelope's code`);
-      return error!;
-    },
-    close: () => client.close(),
-  };
-}
+export type { Era, ToolClient };
+export type ToolError = Awaited<ReturnType<ToolClient["refusal"]>>;
 
 /** The refusal's code (and details, when given) are the ones REST gives. */
 export async function refuses(
@@ -84,7 +24,7 @@ export async function refuses(
   code: string,
   details?: Record<string, unknown>,
 ): Promise<ToolError> {
-  const error = await c.refused(name, args);
+  const error = await c.refusal(name, args);
   equal(error.code, code, `${name}: ${JSON.stringify(error)}`);
   if (details) { for (const [k, v] of Object.entries(details)) deepEqual(error.details[k], v, k); }
   return error;
@@ -135,7 +75,7 @@ export async function withClients<K extends string>(
   const clients = {} as Record<K, ToolClient>;
   try {
     for (const [name, key] of Object.entries(keys) as [K, string][]) {
-      clients[name] = await toolClient(s, key, era);
+      clients[name] = await connect(s, era, keyHeaders(key, "svc"));
     }
     await fn(clients);
   } finally {
@@ -172,7 +112,7 @@ export async function floorsHold(
   for (const [tool, floor, args] of calls) {
     for (const [key, code] of SHORT_OF[floor]) {
       ok(clients[key], `no client for key ${key}`);
-      const error = await clients[key].refused(tool, args);
+      const error = await clients[key].refusal(tool, args);
       equal(error.code, code, `${tool} with the ${key} key: ${JSON.stringify(error)}`);
     }
   }

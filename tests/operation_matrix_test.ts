@@ -411,7 +411,7 @@ Deno.test("default-deny: every registered route declares an operation or is publ
     // walk gates endpoint keys (src/http/routes/endpoints.ts).
     for (const p of publicOnes.filter((p) => !/^[A-Z]+ \/api\/x\/(\*|openapi\.json)$/.test(p))) {
       ok(
-        /^(GET|POST) \/(|health|ready|info|openapi\.json|favicon\.ico|docs\/errors|login|css\/:file|js\/:file|vendor\/:file)$/
+        /^(GET|POST) \/(|health|ready|info|openapi\.json|favicon\.ico|skill\.md|docs\/errors|login|css\/:file|js\/:file|vendor\/:file)$/
           .test(p),
         p,
       );

@@ -65,12 +65,16 @@ export async function toolFixture(s: TestServer): Promise<ToolFixture> {
   return { ...f, keys, other };
 }
 
-/** Opens one client per key name, closing them all after `fn`. */
+/**
+ * Opens one client per key name, closing them all after `fn`. Unless told, the revision follows
+ * the store (SQLite: 2025-11-25, PostgreSQL: 2026-07-28), so a test run on both stores drives
+ * every tool over both revisions.
+ */
 export async function withClients<K extends string>(
   s: TestServer,
   keys: Record<K, string>,
   fn: (clients: Record<K, ToolClient>) => Promise<void>,
-  era: Era = "2025-11-25",
+  era: Era = s.runtime.config.store.kind === "postgres" ? "2026-07-28" : "2025-11-25",
 ): Promise<void> {
   const clients = {} as Record<K, ToolClient>;
   try {

@@ -10,29 +10,8 @@ import { seedRoles, userKey } from "./access_fixtures.ts";
 import { startTestServer } from "./harness.ts";
 import { forEachStoreKind } from "./stores.ts";
 import { audits } from "./support/refusals.ts";
-import { connect, ERAS, type Json, keyHeaders } from "./support/mcp_client.ts";
-import { dql, staged } from "./support/pipeline_body.ts";
+import { connect, ERAS, type Json, keyHeaders, NODES, SLOW } from "./support/mcp_client.ts";
 import { eventually } from "./wait.ts";
-
-export const NODES = [
-  staged("base", "tempdb", "SELECT range::INTEGER AS n FROM range(5)"),
-  dql("tens", {
-    source: "tempdb",
-    sql: "SELECT n * 10 AS m FROM base ORDER BY n",
-    output: { target: "tempdb", table: "tens" },
-    depends_on: ["base"],
-  }),
-  dql("total", {
-    source: "tempdb",
-    sql: "SELECT m FROM tens ORDER BY m",
-    depends_on: ["tens"],
-  }),
-];
-
-/** A run that takes far longer than any test waits: only a cancel ends it. */
-export const SLOW = [
-  dql("slow", { source: "tempdb", sql: "SELECT sum(range) AS s FROM range(1000000000000)" }),
-];
 
 const WRITE_TOOLS = [
   "pipelines_create",

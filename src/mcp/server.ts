@@ -85,7 +85,9 @@ async function callTool(
       {
         operation: FLOORS[tool.floor],
         principal: actor,
-        workspace: tool.workspaceFree ? null : workspace,
+        // Judged in the pinned workspace even when the tool reads no workspace data: a key whose
+        // issuer lost the workspace has lost its authority (spec 1 §5.6 item 7), for every tool.
+        workspace,
         membershipCount: call.membershipCount,
       },
       { path: `/mcp#${tool.name}`, method: "tools/call" },

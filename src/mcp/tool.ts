@@ -72,7 +72,10 @@ export interface ToolDef<
   /** What the tool does, for the agent: when to use it, what it answers, what it never does. */
   description: string;
   floor: Floor;
-  /** The tool reads no workspace data (it still needs a key whose pinned workspace is live). */
+  /**
+   * The tool reads no workspace data (calculators, docs). It is still judged in the pinned
+   * workspace: a key whose issuer lost it has lost its authority everywhere.
+   */
   workspaceFree?: boolean;
   /** Argument names are the REST field names (DECISIONS.md "MCP tool arguments and results"). */
   input: I;

@@ -6,6 +6,7 @@
 import { equal, ok } from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { TestServer } from "../harness.ts";
+import { dql, staged } from "./pipeline_body.ts";
 
 export type Era = "2025-11-25" | "2026-07-28";
 export const ERAS: Era[] = ["2025-11-25", "2026-07-28"];
@@ -70,3 +71,24 @@ export function keyHeaders(
 ): Record<string, string> {
   return carrier === "svc" ? { "SVC-API-Key": key } : { authorization: `Bearer ${key}` };
 }
+
+/** Five rows staged, multiplied by ten, delivered in order: 0, 10, 20, 30, 40. */
+export const NODES = [
+  staged("base", "tempdb", "SELECT range::INTEGER AS n FROM range(5)"),
+  dql("tens", {
+    source: "tempdb",
+    sql: "SELECT n * 10 AS m FROM base ORDER BY n",
+    output: { target: "tempdb", table: "tens" },
+    depends_on: ["base"],
+  }),
+  dql("total", {
+    source: "tempdb",
+    sql: "SELECT m FROM tens ORDER BY m",
+    depends_on: ["tens"],
+  }),
+];
+
+/** A run that takes far longer than any test waits: only a cancel ends it. */
+export const SLOW = [
+  dql("slow", { source: "tempdb", sql: "SELECT sum(range) AS s FROM range(1000000000000)" }),
+];

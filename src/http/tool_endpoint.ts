@@ -29,14 +29,15 @@ export function mountToolEndpoint(
   endpoint: ToolEndpoint,
   origin: () => string,
 ): void {
-  // Public (spec 1 §5.9): an agent reads it before it holds a key.
+  // Public (spec 1 §5.9): an agent reads it before it holds a key. Prose, not API: declared
+  // `html` like the site's pages so it stays out of the API document.
   router.add({
     method: "get",
     path: "/skill.md",
     tag: "tools",
     summary: "A guide for agents to the tools at /mcp (Markdown), generated from the catalogue",
     access: "public",
-    kind: "raw",
+    kind: "html",
   }, (c) =>
     Promise.resolve(c.body(endpoint.skill(origin()), 200, {
       "content-type": "text/markdown; charset=utf-8",

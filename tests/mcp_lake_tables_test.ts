@@ -4,7 +4,7 @@
  * codes for bad input, other dialects and global datasources, each tool's floor, and the pinned
  * workspace.
  */
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual } from "node:assert/strict";
 import type { WorkspaceContext } from "../src/identity/mod.ts";
 import { writeParquet } from "./fixtures/lake.ts";
 import { startTestServer } from "./harness.ts";
@@ -77,6 +77,18 @@ forEachStoreKind(
           [[1, "9.5"]],
         );
         await refuses(c.author, "lake_tables_register", orders, "datasource.lake_table_duplicate");
+        // The namespace as segments is the same as dotted.
+        await refuses(
+          c.author,
+          "lake_tables_register",
+          { ...orders, namespace: ["sales", "eu"] },
+          "datasource.lake_table_duplicate",
+        );
+        const us = await c.author.call("lake_tables_register", {
+          ...orders,
+          namespace: ["sales", "us"],
+        });
+        deepEqual(us.namespace, ["sales", "us"]);
         for (
           const [args, code] of [
             [{ ...orders, namespace: "Sales" }, "datasource.validation.lake_namespace_invalid"],
@@ -163,8 +175,10 @@ forEachStoreKind(
           "datasource.lake_table_not_found",
         );
         const left = await s.runtime.lakeTables.list(f.users.author.principal, acme, "lake");
-        equal(left.count, 1);
-        equal(left.tables[0].name, "refunds");
+        deepEqual(
+          left.tables.map((t) => `${t.namespace.join(".")}.${t.name}`).sort(),
+          ["sales.eu.refunds", "sales.us.orders"],
+        );
       });
     } finally {
       await s.close();

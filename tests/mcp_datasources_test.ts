@@ -320,6 +320,14 @@ async function probes(c: Clients) {
     { datasource: "wh", sql: "SELECT * FROM sales.missing" },
     "datasource.probe.statement_failed",
   );
+  // Cancelled on the server once its time is up.
+  await refuses(
+    c.viewer,
+    "sql_probe",
+    { datasource: "wh", sql: "SELECT pg_sleep(30)", timeout_ms: 200 },
+    "datasource.probe.timeout",
+    { timeout_ms: 200 },
+  );
 }
 
 async function connectionTest(c: Clients, s: TestServer) {

@@ -134,6 +134,20 @@ for (const era of ERAS) {
       );
       equal(unsupported.status, 400);
       ok(unsupported.body.error, JSON.stringify(unsupported.body));
+      // A body that is not JSON is the JSON-RPC parse error, from the SDK.
+      const garbled = await s.fetch("/mcp", {
+        method: "POST",
+        headers: {
+          ...key,
+          "content-type": "application/json",
+          accept: ACCEPT,
+          "mcp-protocol-version": era,
+        },
+        body: "{not json",
+      });
+      const parse = await garbled.json();
+      equal(garbled.status, 400);
+      equal(parse.error.code, -32700);
       if (era === "2026-07-28") {
         const mismatch = await post(s, {
           ...key,

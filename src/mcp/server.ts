@@ -31,19 +31,35 @@ import type { McpCall } from "./call.ts";
 export const SERVER_NAME = "pipeline-service";
 
 /**
- * `schema` as the SDK sees it: its JSON Schema for `tools/list`, and a validation that accepts
- * anything (the wrapper validates, answering our own refusal).
+ * `schema` as the SDK sees it: its JSON Schema for `tools/list` (converted once per schema and
+ * target, not on every request's fresh server), and a validation that accepts anything (the
+ * wrapper validates, answering our own refusal).
  */
+const listed = new WeakMap<AnyObjectSchema, StandardSchemaWithJSON>();
 function listedOnly(schema: AnyObjectSchema): StandardSchemaWithJSON {
-  const std = schema["~standard"];
-  return {
+  const known = listed.get(schema);
+  if (known) return known;
+  const std = schema["~standard"] as unknown as {
+    jsonSchema: Record<"input" | "output", (o: { target: string }) => Record<string, unknown>>;
+  };
+  const memo = new Map<string, Record<string, unknown>>();
+  const convert = (io: "input" | "output") => (options: { target: string }) => {
+    const key = `${io}:${options.target}`;
+    let json = memo.get(key);
+    if (!json) memo.set(key, json = std.jsonSchema[io](options));
+    // A copy: the SDK may decorate what it is given.
+    return structuredClone(json);
+  };
+  const wrapped = {
     "~standard": {
       version: 1,
       vendor: "pipeline-service",
       validate: (value: unknown) => ({ value }),
-      jsonSchema: std.jsonSchema,
+      jsonSchema: { input: convert("input"), output: convert("output") },
     },
   } as unknown as StandardSchemaWithJSON;
+  listed.set(schema, wrapped);
+  return wrapped;
 }
 
 function validationError(issue: { path: PropertyKey[]; message: string }): AppError {
@@ -98,6 +114,7 @@ async function callTool(
       settings: rowCaps(services),
       progress: progressOf(ctx),
       correlationId: call.correlationId,
+      signal: ctx.mcpReq.signal,
     }, parsed.data);
     const checked = tool.output.safeParse(output);
     if (!checked.success) {

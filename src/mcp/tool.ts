@@ -57,6 +57,11 @@ export interface ToolContext {
   progress: Progress;
   /** The request's correlation id (executions record it). */
   correlationId: string;
+  /**
+   * Aborted when the client abandons the call (2026-07-28; the 2025-11-25 stateless leg never
+   * hears of it). A tool stops waiting on it, never the work it started.
+   */
+  signal: AbortSignal;
 }
 
 // deno-lint-ignore no-explicit-any

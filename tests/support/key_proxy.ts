@@ -30,7 +30,9 @@ export function keyProxy(target: string, key: string): KeyProxy {
       }, (res) => {
         const answer = new Headers();
         for (const [name, value] of Object.entries(res.headers)) {
-          if (value === undefined || name === "transfer-encoding" || name === "connection") continue;
+          if (value === undefined || name === "transfer-encoding" || name === "connection") {
+            continue;
+          }
           answer.set(name, Array.isArray(value) ? value.join(", ") : value);
         }
         const noBody = res.statusCode === 204 || res.statusCode === 304;

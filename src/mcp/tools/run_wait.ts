@@ -39,8 +39,12 @@ export async function runAndWait(services: Services, ctx: ToolContext, req: RunR
   });
   const frames = started.frames[Symbol.asyncIterator]();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // The wait ends at the timeout, or when the client abandons the call: either way only the
+  // following stops.
   const timedOut = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), req.waitSeconds * 1000);
+    if (ctx.signal.aborted) resolve("timeout");
+    ctx.signal.addEventListener("abort", () => resolve("timeout"), { once: true });
   });
   let ended = false;
   let step = 0;

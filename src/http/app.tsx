@@ -79,7 +79,7 @@ export function buildApp(
 
   installPipeline(app, access);
   for (const resource of RESOURCES) resource.registerRoutes(router, services);
-  if (tools) mountToolEndpoint(app, tools);
+  if (tools) mountToolEndpoint(app, router, tools, services.origin);
   extend?.(router);
 
   router.answerOtherMethods((c, allowed) => {

@@ -9,6 +9,7 @@ import type { Hono } from "hono";
 import { AppError } from "../errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import type { AppEnv } from "./context.ts";
+import type { Router } from "./routing.ts";
 
 /** What src/mcp's endpoint offers, stated here so the two front ends import neither each other. */
 export interface ToolEndpoint {
@@ -18,9 +19,30 @@ export interface ToolEndpoint {
     membershipCount: number;
     correlationId: string;
   }): Promise<Response>;
+  /** The agents' guide to the tools (`/skill.md`), naming `origin` as the service's. */
+  skill(origin: string): string;
 }
 
-export function mountToolEndpoint(app: Hono<AppEnv>, endpoint: ToolEndpoint): void {
+export function mountToolEndpoint(
+  app: Hono<AppEnv>,
+  router: Router,
+  endpoint: ToolEndpoint,
+  origin: () => string,
+): void {
+  // Public (spec 1 §5.9): an agent reads it before it holds a key. Prose, not API: declared
+  // `html` like the site's pages so it stays out of the API document.
+  router.add({
+    method: "get",
+    path: "/skill.md",
+    tag: "tools",
+    summary: "A guide for agents to the tools at /mcp (Markdown), generated from the catalogue",
+    access: "public",
+    kind: "html",
+  }, (c) =>
+    Promise.resolve(c.body(endpoint.skill(origin()), 200, {
+      "content-type": "text/markdown; charset=utf-8",
+    })));
+
   app.all("/mcp", async (c) => {
     const actor = c.get("principal");
     // Step 9 let nothing unauthenticated through; sessions never authenticate /mcp (step 6).

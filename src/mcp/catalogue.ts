@@ -6,12 +6,22 @@
 import type { ToolDef } from "./tool.ts";
 import { tools as pipelines } from "./tools/pipelines.ts";
 import { tools as executions } from "./tools/executions.ts";
+import { tools as templates } from "./tools/templates.ts";
+import { tools as datasources } from "./tools/datasources.ts";
+import { tools as semantics } from "./tools/semantics.ts";
+import { tools as endpoints } from "./tools/endpoints.ts";
+import { tools as lakeTables } from "./tools/lake_tables.ts";
 import { tools as calculators } from "./tools/calculators.ts";
 import { tools as docs } from "./tools/docs.ts";
 
 export const CATALOGUE: readonly ToolDef[] = Object.freeze([
   ...pipelines,
   ...executions,
+  ...templates,
+  ...datasources,
+  ...semantics,
+  ...endpoints,
+  ...lakeTables,
   ...calculators,
   ...docs,
 ]);

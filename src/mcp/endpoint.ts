@@ -16,11 +16,14 @@ import type { Services } from "../services.ts";
 import type { McpCall } from "./call.ts";
 import { CATALOGUE } from "./catalogue.ts";
 import { buildServer } from "./server.ts";
+import { skillMarkdown } from "./skill.ts";
 import type { ToolDef } from "./tool.ts";
 
 export interface McpEndpoint {
   /** Serves one POST /mcp (or the 405 of another method) for an authenticated call. */
   fetch(request: Request, call: McpCall): Promise<Response>;
+  /** `/skill.md`: the agents' guide to these tools, naming `origin` as the service's. */
+  skill(origin: string): string;
   close(): Promise<void>;
 }
 
@@ -71,6 +74,7 @@ export function createMcpEndpoint(
         ...(parsedBody === undefined ? {} : { parsedBody }),
       });
     },
+    skill: (origin) => skillMarkdown(tools, origin),
     close: () => handler.close(),
   };
 }

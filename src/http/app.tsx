@@ -28,6 +28,7 @@ import * as oidc from "./routes/oidc.ts";
 import * as pages from "./routes/pages.tsx";
 import * as pipelines from "./routes/pipelines.ts";
 import * as platform from "./routes/platform.ts";
+import * as promotion from "./routes/promotion.ts";
 import * as templates from "./routes/templates.ts";
 import * as ui from "./ui/mod.ts";
 import * as workspaces from "./routes/workspaces.ts";
@@ -49,6 +50,7 @@ const RESOURCES = [
   executions,
   pipelines,
   endpoints,
+  promotion,
   ui,
 ];
 

@@ -17,6 +17,9 @@
  *   `pipeline.promotion.target_unreachable`. A target answering 401 is reported that way too
  *   (`status: 401`): the sender's key is wrong, not the caller's credential.
  * - A promotion writes `pipeline.promoted` into the sender's audit log with the target's answer.
+ * - Rotation: a 401 from the target re-reads `target-key-file` once and, when the key changed,
+ *   retries the same request with the new key (the rotation order "mint, set on the sender, revoke"
+ *   can revoke the old key while a promotion that read it is in flight).
  */
 import { recordAudit } from "../audit/mod.ts";
 import { missingKey, promotedEndpointsOf } from "../endpoints/mod.ts";
@@ -87,6 +90,7 @@ export class PromotionSender {
     method: "GET" | "POST",
     path: string,
     body?: unknown,
+    retried = false,
   ): Promise<T> {
     let res: Response;
     try {
@@ -112,7 +116,16 @@ export class PromotionSender {
     }
     if (res.ok && parsed.data !== undefined) return parsed.data;
     const code = parsed.error?.code;
-    if (res.status === 401) throw unreachable(401, "the target refused the promotion key");
+    if (res.status === 401) {
+      // A rotation may have replaced the key file between our read and the target's revocation of
+      // the old key: read it once more and retry with the new key, so no promotion is lost.
+      const fresh = this.#o.target.keyFile && !retried ? (await this.#target()).key : undefined;
+      if (fresh && fresh !== target.key) {
+        target.key = fresh;
+        return await this.#call<T>(target, method, path, body, true);
+      }
+      throw unreachable(401, "the target refused the promotion key");
+    }
     if (code && code in catalogue && res.status >= 400 && res.status < 500) {
       throw new AppError(
         code as ErrorCode,

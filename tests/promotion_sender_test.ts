@@ -6,7 +6,7 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { sessionHeaders, userKey } from "./access_fixtures.ts";
-import type { Json } from "./harness.ts";
+import { freePort, type Json } from "./harness.ts";
 import {
   type Deployment,
   deployment,
@@ -246,3 +246,140 @@ forEachStoreKind(
 function headersOf(d: Deployment, role: "author" | "super_admin") {
   return sessionHeaders(d.s.runtime, d.f.users[role], "acme");
 }
+
+forEachStoreKind(
+  "promotion preview: the diff with breaking changes, and nothing changes",
+  async (kind) => {
+    const { prod, dev, key } = await pair(kind);
+    try {
+      await template(dev, "lib/orders", "SELECT id, amount FROM orders WHERE id = :customer_id");
+      const p = await release(
+        dev,
+        orders("shop/orders", 1, {
+          parameters: {
+            customer_id: { type: "integer", required: true },
+            limit: { type: "integer" },
+          },
+        }),
+      );
+      const preview = (id: string) =>
+        dev.req("GET", `/api/v1/promotion/preview?pipeline_id=${id}`, dev.promoter);
+      const fresh = await preview(p.id);
+      equal(fresh.status, 200, JSON.stringify(fresh.body));
+      deepEqual(
+        fresh.body.data.pipelines.map((
+          r: Json,
+        ) => [r.name, r.target_version, r.new_version, r.change]),
+        [["shop/orders", null, p.version, "added"]],
+      );
+      deepEqual(fresh.body.data.templates.map((r: Json) => [r.name, r.change]), [[
+        "lib/orders",
+        "added",
+      ]]);
+      equal(fresh.body.data.breaking, false);
+      deepEqual((await inventory(prod, key)).pipelines, [], "a preview pushes nothing");
+
+      const pub = await dev.req("POST", "/api/v1/endpoints", await headersOf(dev, "super_admin"), {
+        path_pattern: "/shop/orders/{customer_id}",
+        pipeline_id: p.id,
+      });
+      equal(pub.status, 201, JSON.stringify(pub.body));
+      equal((await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: p.id })).status, 200);
+      const unchanged = await preview(p.id);
+      deepEqual(unchanged.body.data.pipelines.map((r: Json) => r.change), ["unchanged"]);
+      deepEqual(unchanged.body.data.endpoints, [{
+        path_pattern: "/shop/orders/{customer_id}",
+        pipeline_name: "shop/orders",
+        change: "unchanged",
+      }]);
+
+      // A release that retypes nothing but drops `limit` and requires `region`: breaking, since
+      // production publishes the pipeline.
+      const v2 = await release(
+        dev,
+        orders("shop/orders", 1, {
+          parameters: {
+            customer_id: { type: "integer", required: true },
+            region: { type: "string", required: true },
+          },
+        }),
+        p.id,
+      );
+      const before = await inventory(prod, key);
+      const b = await preview(p.id);
+      equal(b.status, 200, JSON.stringify(b.body));
+      const row = b.body.data.pipelines[0];
+      deepEqual([row.target_version, row.new_version, row.change, row.published_on_target], [
+        p.version,
+        v2.version,
+        "updated",
+        true,
+      ]);
+      deepEqual(row.parameters, [
+        { name: "region", change: "added", to: "string", breaking: true },
+        { name: "limit", change: "removed", from: "integer", breaking: true },
+      ]);
+      // Neither version ever ran here or there: the columns are unknown, not guessed.
+      equal(row.result_columns, null);
+      equal(b.body.data.breaking, true);
+      deepEqual(await inventory(prod, key), before);
+
+      // The preview refuses as promote does, and a viewer may not preview.
+      const draft = await dev.req("POST", "/api/v1/pipelines", dev.admin, orders("shop/draft", 1));
+      const nr = await preview(String(draft.body.data.id));
+      deepEqual([nr.status, nr.body.error.code], [409, "pipeline.promotion.not_released"]);
+      const viewer = await sessionHeaders(dev.s.runtime, dev.f.users.viewer, "acme");
+      equal(
+        (await dev.req("GET", `/api/v1/promotion/preview?pipeline_id=${p.id}`, viewer)).status,
+        403,
+      );
+    } finally {
+      await dev.s.close();
+      await prod.s.close();
+    }
+  },
+);
+
+forEachStoreKind("promotion sender: no target, an unreachable one, a refused key", async (kind) => {
+  const prod = await deployment(kind, HARDENED);
+  const cases: [Record<string, string>, number, string, number | undefined][] = [
+    [{}, 409, "pipeline.promotion.target_not_configured", undefined],
+    [
+      {
+        SERVICE_DEPLOYMENT_PROMOTION_TARGET_URL: `http://127.0.0.1:${freePort()}`,
+        SERVICE_DEPLOYMENT_PROMOTION_TARGET_KEY: "svck_x",
+      },
+      502,
+      "pipeline.promotion.target_unreachable",
+      0,
+    ],
+    [
+      {
+        SERVICE_DEPLOYMENT_PROMOTION_TARGET_URL: prod.s.url,
+        SERVICE_DEPLOYMENT_PROMOTION_TARGET_KEY: `svck_${"a".repeat(12)}.${"b".repeat(48)}`,
+      },
+      502,
+      "pipeline.promotion.target_unreachable",
+      401,
+    ],
+  ];
+  try {
+    for (const [env, status, code, targetStatus] of cases) {
+      const dev = await deployment(kind, env);
+      try {
+        await template(dev, "lib/orders", "SELECT id FROM orders");
+        const p = await release(dev, orders("shop/orders", 1));
+        const r = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: p.id });
+        deepEqual([r.status, r.body.error.code, r.body.error.details.status], [
+          status,
+          code,
+          targetStatus,
+        ]);
+      } finally {
+        await dev.s.close();
+      }
+    }
+  } finally {
+    await prod.s.close();
+  }
+});

@@ -123,8 +123,7 @@ export const pipelineErrors = {
   },
   "pipeline.promotion.not_newer": {
     status: 409,
-    message:
-      "{name} is at version {target_version} on {target}; version {version} is not newer.",
+    message: "{name} is at version {target_version} on {target}; version {version} is not newer.",
     user_message: "The target already has this release or a newer one.",
   },
   "pipeline.promotion.missing_datasources": {

@@ -29,6 +29,7 @@ import * as pages from "./routes/pages.tsx";
 import * as pipelines from "./routes/pipelines.ts";
 import * as platform from "./routes/platform.ts";
 import * as promotion from "./routes/promotion.ts";
+import * as site from "./routes/site.tsx";
 import * as templates from "./routes/templates.ts";
 import * as ui from "./ui/mod.ts";
 import * as workspaces from "./routes/workspaces.ts";
@@ -38,6 +39,7 @@ import { Router } from "./routing.ts";
 const RESOURCES = [
   platform,
   pages,
+  site,
   authPages,
   oidc,
   identityApi,

@@ -290,6 +290,23 @@ forEachStoreKind("promotion push: any refused entry leaves nothing applied", asy
         400,
         "pipeline.import.missing_template",
       ],
+      [
+        "endpoint key",
+        pushBody("acme", [good], [
+          pipelineEntry(crypto.randomUUID(), 1, ordersPipeline("shop/d", 1)),
+        ], {
+          endpoints: [{
+            path_pattern: "/shop/d/{customer_id}",
+            pipeline_name: "shop/d",
+            timeout_seconds: 30,
+            enabled: true,
+            description: null,
+            bindings: [{ path: "/shop", key_name: "nobody-has-this" }],
+          }],
+        }),
+        409,
+        "endpoint.promotion.key_missing",
+      ],
       ["workspace", pushBody("nope", [good], []), 404, "workspace.not_found"],
       ["shape", { workspace: "acme" }, 400, "pipeline.execution.invalid_parameter_type"],
     ];

@@ -72,7 +72,17 @@ forEachStoreKind("promotion sender: promote, re-promote, newer release, refusals
       403,
     );
 
-    const first = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: parent.id });
+    // A key: author scope and an issuer holding the promote flag; execute scope is not enough.
+    const rt = dev.s.runtime;
+    const executeKey = await userKey(rt, dev.f.users.promoter, dev.f.workspace.id, ["execute"]);
+    const ex = await dev.req("POST", PROMOTE, { "SVC-API-Key": executeKey }, {
+      pipeline_id: parent.id,
+    });
+    deepEqual([ex.status, ex.body.error.code], [403, "auth.scope.insufficient"]);
+    const authorKey = await userKey(rt, dev.f.users.promoter, dev.f.workspace.id, ["author"]);
+    const first = await dev.req("POST", PROMOTE, { "SVC-API-Key": authorKey }, {
+      pipeline_id: parent.id,
+    });
     equal(first.status, 200, JSON.stringify(first.body));
     deepEqual(
       [first.body.data.target, first.body.data.pipeline.version, first.body.data.previous_version],

@@ -71,8 +71,10 @@ export async function importTemplateVersion(
   p: TemplateVersionPayload,
 ): Promise<{ created: boolean; name: string; version: number }> {
   const { name, type, dialect, imports, content, computed } = verifyTemplateVersion(p);
-  const entity = await tx.first<{ id: string; current_version: number | null; type: string }>(
-    "SELECT id, current_version, type FROM templates WHERE workspace_id = $1 AND name = $2",
+  const entity = await tx.first<
+    { id: string; current_version: number | null; type: string; dialect: string | null }
+  >(
+    "SELECT id, current_version, type, dialect FROM templates WHERE workspace_id = $1 AND name = $2",
     [ctx.workspaceId, name],
   );
   if (entity) {
@@ -83,11 +85,12 @@ export async function importTemplateVersion(
     if (at?.status === "RELEASED" && at.body_hash === computed) {
       return { created: false, name, version: p.version };
     }
-    if (at || entity.type !== type) {
+    // A template keeps its type and dialect: another one here is a conflict, not a new version.
+    if (at || entity.type !== type || (entity.dialect ?? undefined) !== dialect) {
       throw new AppError("pipeline.import.version_conflict", {
         name,
         version: p.version,
-        status: at?.status ?? `a ${entity.type} template`,
+        status: at?.status ?? `a ${entity.type} ${entity.dialect ?? ""} template`.trim(),
         body_hash: at?.body_hash ?? null,
       });
     }

@@ -17,7 +17,9 @@ import {
   CredentialCipher,
   DatasourceConnections,
   DatasourceService,
+  LakeTables,
   PoolManager,
+  Semantics,
 } from "./datasources/mod.ts";
 import { LakeConnector } from "./datasources/mod.ts";
 import { lakeTablesOf } from "./datasources/mod.ts";
@@ -269,7 +271,10 @@ async function openDatasources(
       throw e;
     }
   }
-  return { datasources, pools, connections };
+  // Learned facts as a workspace reads and writes them (the semantics_* tools).
+  const semantics = new Semantics({ db, datasources, connections });
+  const lakeTables = new LakeTables({ db, datasources, pools });
+  return { datasources, pools, connections, semantics, lakeTables };
 }
 
 /** Templates and pipelines, their release checks probing through the connections. */

@@ -200,6 +200,13 @@ export const serviceSchema = z.strictObject({
     "max-chars": z.int().min(1000).max(10_000_000).default(20000).describe(
       "Characters of JSON rows a tool returns at most per call; a longer page is cut",
     ),
+    "execute-timeout-seconds": seconds(
+      300,
+      1,
+      3600,
+      "How long pipelines_execute waits for a run's end before answering it RUNNING (the run " +
+        "goes on); a call may ask for less",
+    ),
   }).prefault({}),
   "demo": z.strictObject({
     "enabled": z.boolean().default(true).describe(

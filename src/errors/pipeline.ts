@@ -23,6 +23,11 @@ export const pipelineErrors = {
     message: "The node dependencies form a cycle: {cycle_path}.",
     user_message: "The steps of the pipeline depend on each other in a circle.",
   },
+  "pipeline.calculator.not_found": {
+    status: 404,
+    message: "No calculator {name}; calculators_list names them.",
+    user_message: "That calculator does not exist.",
+  },
   "pipeline.calculator.invalid_input": {
     status: 400,
     message: "Calculator {calculator}, input '{input}': {reason}.",

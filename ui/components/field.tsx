@@ -1,4 +1,4 @@
-import type { ComponentChildren, VNode } from "preact";
+import type { ComponentChildren } from "preact";
 
 /** What a control needs to be tied to its label, hint and error. */
 export interface FieldControl {
@@ -22,7 +22,7 @@ export function Field(props: {
   /** Keeps the label for screen readers only (fields in a table row under a column head). */
   labelHidden?: boolean;
   class?: string;
-  children: (control: FieldControl) => VNode;
+  children: (control: FieldControl) => ComponentChildren;
 }) {
   const hintId = props.hint ? `${props.id}-hint` : undefined;
   const errorId = props.error ? `${props.id}-error` : undefined;

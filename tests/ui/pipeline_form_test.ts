@@ -130,46 +130,68 @@ browserTest("an author builds a pipeline in the form; the JSON follows and leads
   }
 });
 
-browserTest("without JavaScript the form reads, adds a row and saves", async () => {
-  const server = await demoServer("root@example.com");
-  const browser = await launchBrowser();
-  try {
-    const author = await createUser(server.runtime, "author@example.com", { isAdmin: true });
-    const scripted = await browser.newPage();
-    await signIn(scripted, server.url, author.email, author.password);
-    const context = await browser.newContext({
-      javaScriptEnabled: false,
-      storageState: await scripted.context().storageState(),
-    });
-    const page = await context.newPage();
-    await page.goto(`${server.url}/pipelines/new`);
-    // Both views show, one under the other; the tabs need the script.
-    ok(await page.locator("#panel-form").isVisible());
-    ok(await page.locator("#p-spec").isVisible());
-    ok(await page.locator("[role=tablist]").isHidden());
-    await page.fill("#p-name", "team/no_script");
-    await page.click("button:has-text('Add parameter')");
-    await page.fill("#p-0-name", "region");
-    await page.fill("#p-0-default", "eu");
-    await page.fill("#p-0-description", "Where");
-    await page.click("button:has-text('Create draft')");
-    await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
-    const pipelineUrl = page.url().replace(/\?.*$/, "");
-    await page.goto(`${pipelineUrl}/edit`);
-    equal(await page.locator("#p-0-name").inputValue(), "region");
-    equal(await page.locator("#p-0-default").inputValue(), "eu");
-    equal(await page.locator("#n-0-id").inputValue(), "result");
-    // A JSON edit alone is taken too: the form was left as drawn.
-    const spec = JSON.parse(await page.locator("#p-spec").inputValue());
-    spec.settings = { max_parallel_nodes: 2 };
-    await page.fill("#p-spec", JSON.stringify(spec));
-    await page.click("button:has-text('Save draft')");
-    await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
-    await page.goto(`${pipelineUrl}/edit`);
-    equal(await page.locator("#s-max_parallel_nodes").inputValue(), "2");
-    equal(await page.locator("#p-0-description").inputValue(), "Where");
-  } finally {
-    await browser.close();
-    await server.close();
-  }
-});
+browserTest(
+  "without JavaScript the form reads, adds a row and saves; a viewer gets no redraw",
+  async () => {
+    const server = await demoServer("root@example.com");
+    const browser = await launchBrowser();
+    try {
+      const author = await createUser(server.runtime, "author@example.com", { isAdmin: true });
+      const scripted = await browser.newPage();
+      await signIn(scripted, server.url, author.email, author.password);
+      const context = await browser.newContext({
+        javaScriptEnabled: false,
+        storageState: await scripted.context().storageState(),
+      });
+      const page = await context.newPage();
+      await page.goto(`${server.url}/pipelines/new`);
+      // Both views show, one under the other; the tabs need the script.
+      ok(await page.locator("#panel-form").isVisible());
+      ok(await page.locator("#p-spec").isVisible());
+      ok(await page.locator("[role=tablist]").isHidden());
+      await page.fill("#p-name", "team/no_script");
+      await page.click("button:has-text('Add parameter')");
+      await page.fill("#p-0-name", "region");
+      await page.fill("#p-0-default", "eu");
+      await page.fill("#p-0-description", "Where");
+      await page.click("button:has-text('Create draft')");
+      await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
+      const pipelineUrl = page.url().replace(/\?.*$/, "");
+      await page.goto(`${pipelineUrl}/edit`);
+      equal(await page.locator("#p-0-name").inputValue(), "region");
+      equal(await page.locator("#p-0-default").inputValue(), "eu");
+      equal(await page.locator("#n-0-id").inputValue(), "result");
+      // A JSON edit alone is taken too: the form was left as drawn.
+      const spec = JSON.parse(await page.locator("#p-spec").inputValue());
+      spec.settings = { max_parallel_nodes: 2 };
+      await page.fill("#p-spec", JSON.stringify(spec));
+      await page.click("button:has-text('Save draft')");
+      await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
+      await page.goto(`${pipelineUrl}/edit`);
+      equal(await page.locator("#s-max_parallel_nodes").inputValue(), "2");
+      equal(await page.locator("#p-0-description").inputValue(), "Where");
+
+      // The form's redraw partial is an authoring one: a viewer is refused as REST would refuse.
+      const viewer = await createUser(server.runtime, "looker@example.com");
+      const looker = await (await browser.newContext()).newPage();
+      await signIn(looker, server.url, viewer.email, viewer.password);
+      const csrf = (await looker.context().cookies()).find((c) => c.name === "svc_csrf")!.value;
+      const status = await looker.evaluate(
+        async (token) =>
+          (await fetch("/partials/pipelines/editor/form", {
+            method: "POST",
+            headers: {
+              "SVC-CSRF-Token": token,
+              "content-type": "application/x-www-form-urlencoded",
+            },
+            body: "from=json&spec=%7B%22nodes%22%3A%5B%5D%7D",
+          })).status,
+        csrf,
+      );
+      equal(status, 403);
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  },
+);

@@ -100,6 +100,12 @@ try {
   await page.click("[role=tab]:has-text('JSON')");
   await shoot(page, "pipeline_editor_json");
   await page.click("[role=tab]:has-text('Form')");
+  // A refused save: the error under the parameter default it names.
+  await page.fill("#p-1-default", "lots");
+  await page.click("button:has-text('Save draft')");
+  await page.locator("#p-1-default-error").waitFor();
+  await shoot(page, "pipeline_editor_error");
+  await page.goto(`${pipelineUrl}/edit`);
   await page.fill("#p-description", "Top customers by revenue, with a segment filter.");
   await page.click("button:has-text('Save draft')");
   await page.goto(`${pipelineUrl}/compare`);

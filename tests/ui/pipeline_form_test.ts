@@ -101,6 +101,8 @@ browserTest("an author builds a pipeline in the form; the JSON follows and leads
     await page.fill("#p-0-default", "lots");
     await page.click("button:has-text('Save draft')");
     await page.locator("#p-0-default-error").waitFor();
+    // It says what is wrong with it, not only that something is.
+    match(await page.locator("#p-0-default-error").textContent() ?? "", /integer/i);
     equal(await page.locator("#p-0-default").getAttribute("aria-invalid"), "true");
     match(await page.locator("#p-0-default").getAttribute("aria-describedby") ?? "", /error/);
     equal(await page.locator("#tab-form").getAttribute("aria-selected"), "true");

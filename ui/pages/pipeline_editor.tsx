@@ -26,7 +26,7 @@ export interface PipelineEditorProps {
   choices: { datasources: string[]; templates: string[] };
   bodyHash?: string;
   /** A refusal; `form_field` is the form field it lands on when the form shows that field. */
-  error?: EditorError & { node_id?: string; form_field?: string };
+  error?: EditorError & { node_id?: string; form_field?: string; detail?: string };
   conflict?: { version: number; status: string; author: string; spec: string; body_hash: string };
 }
 
@@ -50,7 +50,8 @@ function SpecError(props: { error: NonNullable<PipelineEditorProps["error"]> }) 
           field <span class="mono">{error.field}</span>:{" "}
         </>
       )}
-      {error.message} <span class="mono">({error.code})</span>
+      {error.message}
+      {error.detail && ` ${error.detail}.`} <span class="mono">({error.code})</span>
     </>
   );
 }
@@ -178,7 +179,7 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
             datasources={props.choices.datasources}
             templates={props.choices.templates}
             error={error?.form_field
-              ? { field: error.form_field, message: error.message }
+              ? { field: error.form_field, message: error.detail ?? error.message }
               : undefined}
           />
         </div>

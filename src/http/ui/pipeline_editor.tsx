@@ -75,10 +75,20 @@ function placed(e: AppError, spec: Spec | undefined): NonNullable<PipelineEditor
   return {
     code: e.code,
     message: e.userMessage,
+    detail: detailOf(d),
     field: nodeId ? field ?? "spec" : field,
     node_id: nodeId,
     form_field: formField,
   };
+}
+
+/** What exactly is wrong, in words an author acts on: the refusal's reason and its subject. */
+function detailOf(d: Record<string, unknown>): string | undefined {
+  if (typeof d.reason !== "string") return undefined;
+  const reason = /^[a-z_]+$/.test(d.reason) ? d.reason.replaceAll("_", " ") : d.reason;
+  const subject = [d.dependency, d.datasource, d.template_id].find((v) => typeof v === "string");
+  const text = subject ? `${reason}: ${subject}` : reason;
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** The form view of a spec text: the text itself when it parses, else `fallback`. */

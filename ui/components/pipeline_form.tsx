@@ -172,7 +172,6 @@ export function PipelineForm(props: PipelineFormProps) {
     <div
       id="pipeline-form"
       class="pipeline-form"
-      data-spec-base={props.base}
       data-spec-json={props.specJson}
     >
       <input type="hidden" name="form" value="1" />

@@ -11,6 +11,9 @@ const NODE_TYPES: [string, string][] = [
   ["DDL", "DDL · change tables"],
 ];
 
+/** Up to this many nodes, dependencies are picked as chips; beyond, typed as ids. */
+export const CHIP_LIMIT = 16;
+
 /** Which node types a field belongs to; the script hides the others as the type changes. */
 const FOR = {
   source: "DQL DML DDL",
@@ -198,34 +201,48 @@ export function NodeCard(
           The calculator, its inputs and what it writes are edited in the JSON view.
         </p>
       )}
-      <fieldset
-        id={id("depends_on")}
-        class="field deps"
-        aria-describedby={depsError ? id("depends_on-error") : undefined}
-      >
-        <legend class="label">Depends on</legend>
-        {others.length === 0
-          ? <span class="muted small">No other nodes yet.</span>
-          : (
-            <div class="chips">
-              {others.map(([other, j]) => (
-                <label key={j} class="chip">
-                  <input
-                    type="checkbox"
-                    name={f(`dep.${j}`)}
-                    value="true"
-                    checked={deps.includes(other)}
-                    aria-invalid={depsError ? "true" : undefined}
-                  />
-                  <span class="mono" data-dep-label={j}>{other || `node ${j + 1}`}</span>
-                </label>
-              ))}
-            </div>
-          )}
-        {depsError && (
-          <span class="error" id={id("depends_on-error")} role="alert">{depsError}</span>
+      {props.ids.length > CHIP_LIMIT
+        ? (
+          // A big graph: one chip per other node on every card would grow as the square of it.
+          <Field
+            id={id("depends_on")}
+            label="Depends on"
+            hint="Node ids, comma-separated"
+            error={depsError}
+          >
+            {(a) => <input {...a} name={f("depends_on")} value={deps.join(", ")} class="mono" />}
+          </Field>
+        )
+        : (
+          <fieldset
+            id={id("depends_on")}
+            class="field deps"
+            aria-describedby={depsError ? id("depends_on-error") : undefined}
+          >
+            <legend class="label">Depends on</legend>
+            {others.length === 0
+              ? <span class="muted small">No other nodes yet.</span>
+              : (
+                <div class="chips">
+                  {others.map(([other, j]) => (
+                    <label key={j} class="chip">
+                      <input
+                        type="checkbox"
+                        name={f(`dep.${j}`)}
+                        value="true"
+                        checked={deps.includes(other)}
+                        aria-invalid={depsError ? "true" : undefined}
+                      />
+                      <span class="mono" data-dep-label={j}>{other || `node ${j + 1}`}</span>
+                    </label>
+                  ))}
+                </div>
+              )}
+            {depsError && (
+              <span class="error" id={id("depends_on-error")} role="alert">{depsError}</span>
+            )}
+          </fieldset>
         )}
-      </fieldset>
       <div class="grid cols-4 output" data-for-types={FOR.output} hidden={shown("output")}>
         <Field id={id("target")} label="Output" error={props.err(f("target"))}>
           {(a) => (

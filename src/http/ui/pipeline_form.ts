@@ -12,8 +12,9 @@
  * Field names: `p.{i}.{name,type,required,default,description}`, `n.{i}.{id,type,source,
  * template_id,template_version,sql,dep.{j},target,table,datasource,mode,pipeline_id,
  * pipeline_version,description}`, `s.{staging_engine,max_parallel_nodes}`; `p_count`/`n_count`
- * say how many rows were drawn. A node depends on another by its row index, so renaming a node
- * keeps the dependencies that point at it.
+ * say how many rows were drawn. A node depends on another by its row index (`dep.{j}`), so
+ * renaming a node keeps the dependencies that point at it; a graph too big for a chip per node
+ * posts `depends_on` as comma-separated ids instead.
  */
 import { AppError } from "../../errors/mod.ts";
 
@@ -133,7 +134,11 @@ function nodeOf(f: Record<string, string>, i: number, baseNode: Obj, ids: string
   // Inline SQL keeps its own whitespace: only a wholly blank box means "none".
   const sql = f[`n.${i}.sql`] ?? "";
   put(node, "sql", sql.trim() ? sql.replace(/\r\n/g, "\n") : "");
-  const deps = ids.filter((_, j) => j !== i && f[`n.${i}.dep.${j}`] === "true");
+  // Chips name a dependency by row (so renames follow); a big graph's text field by id.
+  const typed = f[`n.${i}.depends_on`];
+  const deps = typed !== undefined
+    ? typed.split(",").map((d) => d.trim()).filter(Boolean)
+    : ids.filter((_, j) => j !== i && f[`n.${i}.dep.${j}`] === "true");
   const baseDeps: string[] = baseNode.depends_on ?? [];
   const sameSet = deps.length === baseDeps.length && deps.every((d) => baseDeps.includes(d));
   put(node, "depends_on", sameSet ? baseNode.depends_on : deps);

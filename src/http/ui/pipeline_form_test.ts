@@ -88,6 +88,24 @@ Deno.test("form edits land in the spec: a default typed by its type, a dependenc
   equal(spec.checks.length, 1);
 });
 
+Deno.test("a graph too big for dependency chips reads and writes its dependencies as ids", () => {
+  const nodes = Array.from({ length: 20 }, (_, i) => ({
+    id: `n${i}`,
+    type: "DQL",
+    source: "tempdb",
+    sql: `SELECT ${i}`,
+    ...(i > 0 ? { depends_on: [`n${i - 1}`] } : {}),
+    ...(i < 19 ? { output: { target: "tempdb", table: `t${i}` } } : {}),
+  }));
+  const spec = { nodes };
+  const fields = rendered(spec);
+  equal(fields["n.0.dep.1"], undefined);
+  equal(fields["n.5.depends_on"], "n4");
+  equal(canonical(specFromForm(fields, spec)), canonical(spec));
+  fields["n.5.depends_on"] = "n1, n2";
+  deepEqual(specFromForm(fields, spec).nodes[5].depends_on, ["n1", "n2"]);
+});
+
 Deno.test("a post takes the side that changed, and refuses both changed apart", () => {
   const base = JSON.stringify(SPEC);
   const fields = { ...rendered(SPEC), spec: base, spec_base: base, form: "1" };

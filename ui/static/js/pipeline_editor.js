@@ -79,8 +79,8 @@ async function redraw(from, op) {
   if (from === "form" && !op) {
     // The author is typing in the form: keep its fields (and focus), take the JSON and the base.
     setEditorText(specArea, fresh.dataset.specJson);
-    current.dataset.specBase = fresh.dataset.specBase;
-    current.querySelector("input[name=spec_base]").value = fresh.dataset.specBase;
+    current.querySelector("input[name=spec_base]").value =
+      fresh.querySelector("input[name=spec_base]").value;
     return;
   }
   if (op) setEditorText(specArea, fresh.dataset.specJson);

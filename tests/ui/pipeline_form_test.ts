@@ -73,6 +73,16 @@ browserTest("an author builds a pipeline in the form; the JSON follows and leads
     await page.selectOption("#n-1-target", "tempdb");
     await page.fill("#n-1-table", "seed");
     await fillEditor(page, "n-1-sql", "SELECT * FROM (VALUES (1), (2)) AS t(size)");
+    // A type shows its own fields; the others leave the spec while hidden, and come back.
+    await page.selectOption("#n-1-type", "PIPELINE");
+    ok(await page.locator("#n-1-source").isHidden());
+    ok(await page.locator("#n-1-pipeline_id").isVisible());
+    await jsonWhere(page, (spec) => spec.nodes[1].type === "PIPELINE" && !spec.nodes[1].source);
+    await page.selectOption("#n-1-type", "DQL");
+    await jsonWhere(
+      page,
+      (spec) => spec.nodes[1].source === "tempdb" && spec.nodes[1].sql.includes("VALUES"),
+    );
     await page.fill("#n-1-id", "seed");
     await page.locator("[data-dep-label='1']:has-text('seed')").waitFor();
     await page.check("input[name='n.0.dep.1']");

@@ -136,7 +136,12 @@ export function NodeCard(
             Inline SQL
           </label>
         </div>
-        <div class="grid cols-3" data-query="template" hidden={query !== "template"}>
+        <div
+          class="grid cols-3"
+          data-query="template"
+          hidden={query !== "template" && !props.err(f("template_id")) &&
+            !props.err(f("template_version"))}
+        >
           <Field
             id={id("template_id")}
             label="Template"
@@ -169,7 +174,7 @@ export function NodeCard(
             )}
           </Field>
         </div>
-        <div data-query="sql" hidden={query !== "sql"}>
+        <div data-query="sql" hidden={query !== "sql" && !props.err(f("sql"))}>
           <Field id={id("sql")} label="SQL" error={props.err(f("sql"))}>
             {(a) => (
               <textarea {...a} name={f("sql")} rows={4} spellcheck={false} data-editor="sql">

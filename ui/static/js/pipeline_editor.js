@@ -26,29 +26,37 @@ function toggle(group, on) {
 
 /**
  * Shows the fields that belong to each node's type, its query choice (template or inline SQL)
- * and its output target. A refused field stays in view whatever the type: it must be seen.
+ * and its output target, for every card under `root` (or the card `root` is).
  */
-function applyTypes(root) {
-  for (const card of root.querySelectorAll("[data-node-card]")) {
+function applyTypes(root, chosen = false) {
+  // As drawn, a refused field stays in view; once the author picks a type, target or query
+  // source, the pick decides alone (so a refused field can be switched away from).
+  const keep = (group) => !chosen && group.querySelector("[aria-invalid=true]") !== null;
+  const cards = root.matches("[data-node-card]")
+    ? [root]
+    : root.querySelectorAll("[data-node-card]");
+  for (const card of cards) {
     const type = card.querySelector("[data-node-type]")?.value;
     for (const group of card.querySelectorAll("[data-for-types]")) {
       toggle(
         group,
-        group.dataset.forTypes.split(" ").includes(type) ||
-          group.querySelector("[aria-invalid=true]") !== null,
+        group.dataset.forTypes.split(" ").includes(type) || keep(group),
       );
     }
     const query = card.querySelector("[data-query-choice]:checked")?.value;
     for (const group of card.querySelectorAll("[data-query]")) {
-      if (!group.closest("[data-for-types]").hidden) toggle(group, group.dataset.query === query);
+      if (group.closest("[data-for-types]").hidden) continue;
+      toggle(
+        group,
+        group.dataset.query === query || keep(group),
+      );
     }
     const target = card.querySelector("[data-node-target]")?.value ?? "";
     for (const group of card.querySelectorAll("[data-for-targets]")) {
       if (group.closest("[data-for-types]").hidden) continue;
       toggle(
         group,
-        group.dataset.forTargets.split(" ").includes(target) ||
-          group.querySelector("[aria-invalid=true]") !== null,
+        group.dataset.forTargets.split(" ").includes(target) || keep(group),
       );
     }
     const badge = card.querySelector("legend .badge");
@@ -132,7 +140,7 @@ if (form && specArea) {
   });
   form.addEventListener("change", (e) => {
     if (e.target.matches("[data-node-type], [data-node-target], [data-query-choice]")) {
-      applyTypes(form);
+      applyTypes(e.target.closest("[data-node-card]"), true);
       remeasure(form);
     }
   });

@@ -117,7 +117,10 @@ browserTest("an author builds a pipeline in the form; the JSON follows and leads
     match(await page.locator("#p-0-default").getAttribute("aria-describedby") ?? "", /error/);
     equal(await page.locator("#tab-form").getAttribute("aria-selected"), "true");
     equal(await page.locator("#p-spec").getAttribute("aria-invalid"), "true");
-    deepEqual(await accessibilityProblems(page), []);
+    for (const theme of ["light", "dark"]) {
+      await page.evaluate((t) => document.documentElement.dataset.theme = t, theme);
+      deepEqual(await accessibilityProblems(page), [], theme);
+    }
 
     // Removing the staged node also drops the dependency on it; then the fixed save goes through.
     await page.click("button[aria-label='Remove node seed']");

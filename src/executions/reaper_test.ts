@@ -9,21 +9,12 @@ import { checkEventOrder } from "./event_order.ts";
 import { ExecutionHousekeeping, reapedStats } from "./reaper.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { DurableSink } from "./sink.ts";
-import {
-  addPipelineRow,
-  addUserRow,
-  addWorkspaceRow,
-  runningRecord,
-  succeeded,
-  successFrames,
-} from "./test_fixtures.ts";
+import { addRunRows, runningRecord, succeeded, successFrames } from "./test_fixtures.ts";
 
 const MINUTE = 60_000;
 
 async function world(db: Db) {
-  const workspaceId = await addWorkspaceRow(db);
-  const userId = await addUserRow(db);
-  const pipelineId = await addPipelineRow(db, workspaceId, userId);
+  const ids = await addRunRows(db);
   const shared = new MemoryStore();
   const clock = { now: Date.now() };
   const systemActor = await ensureSystemActor(db);
@@ -40,7 +31,7 @@ async function world(db: Db) {
     });
   const sink = (instanceId: string) =>
     new DurableSink(new ExecutionRepo(db), shared, instanceId, () => clock.now);
-  return { ids: { workspaceId, userId, pipelineId }, shared, clock, systemActor, keeper, sink };
+  return { ids, shared, clock, systemActor, keeper, sink };
 }
 
 forEachStore(

@@ -5,6 +5,7 @@
  */
 import { newId } from "../lib/ids.ts";
 import type { Queryable } from "../store/mod.ts";
+import { insertUser, insertWorkspace } from "../store/row_fixtures.ts";
 import type { EventFrame } from "./event_order.ts";
 import type { ExecutionRecord } from "./types.ts";
 
@@ -22,6 +23,15 @@ export async function addPipelineRow(
     [id, workspaceId, name, ownerId, now],
   );
   return id;
+}
+
+/** A workspace, a user and a pipeline row of theirs: what a stored execution hangs on. */
+export async function addRunRows(
+  db: Queryable,
+): Promise<{ workspaceId: string; userId: string; pipelineId: string }> {
+  const workspaceId = await insertWorkspace(db);
+  const userId = await insertUser(db);
+  return { workspaceId, userId, pipelineId: await addPipelineRow(db, workspaceId, userId) };
 }
 
 export {

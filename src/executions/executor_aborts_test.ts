@@ -123,12 +123,7 @@ forEachWorld(
       const tag = `abort_${reason}_${crypto.randomUUID().slice(0, 8)}`;
       const id = await pipeline(w, [
         ...slowNodes(tag),
-        dql("after", {
-          source: "tempdb",
-          depends_on: ["duck", "lite"],
-          sql: "SELECT 1",
-          output: { target: "tempdb", table: "after" },
-        }),
+        staged("after", "tempdb", "SELECT 1", { depends_on: ["duck", "lite"] }),
       ]);
       const handle = await runs.start(id);
       await allRunning(s, handle, tag);

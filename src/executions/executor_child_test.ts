@@ -17,7 +17,7 @@ import {
 } from "./executor_fixtures.ts";
 import { ResultStore } from "./result_store.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
-import { dql } from "../../tests/support/pipeline_body.ts";
+import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
 forEachWorld(
   "a PIPELINE node runs the released child with lineage; its rows reach the parent",
@@ -93,16 +93,8 @@ forEachWorld(
     sqliteSource(w, "crm");
     addDatasource(w, "mem", openConnector(connectorConfig("DUCKDB", "jdbc:duckdb:")));
     const id = await pipeline(w, [
-      dql("long", {
-        source: "mem",
-        sql: "SELECT count(*) FROM range(100000000000) a",
-        output: { target: "tempdb", table: "l" },
-      }),
-      dql("bad", {
-        source: "crm",
-        sql: "SELECT broken(",
-        output: { target: "tempdb", table: "b" },
-      }),
+      staged("long", "mem", "SELECT count(*) FROM range(100000000000) a", { table: "l" }),
+      staged("bad", "crm", "SELECT broken(", { table: "b" }),
       dql("after", { source: "tempdb", depends_on: ["long", "bad"], sql: "SELECT 1" }),
     ]);
     const { byType, record } = await run(w, id, { expectDataReady: true, ms: 15_000 });
@@ -145,11 +137,7 @@ forEachWorld(
   async (w) => {
     await duckdbFile(w, "many", "CREATE TABLE t AS SELECT range AS i FROM range(10000)");
     const id = await pipeline(w, [
-      dql("read", {
-        source: "many",
-        sql: "SELECT i FROM t ORDER BY i",
-        output: { target: "tempdb", table: "t" },
-      }),
+      staged("read", "many", "SELECT i FROM t ORDER BY i", { table: "t" }),
     ]);
     // Each clock reading advances 100 ms: samples are due every tenth reading at most.
     let now = Date.parse("2026-01-01T00:00:00Z");
@@ -225,15 +213,11 @@ forEachWorld(
 
     // Two columns of one name cannot become a staged table.
     const twice = await pipeline(w, [
-      dql("dup", {
-        source: "crm",
-        sql: "SELECT id AS a, name AS a FROM people",
-        output: { target: "tempdb", table: "dup" },
-      }),
+      staged("dup", "crm", "SELECT id AS a, name AS a FROM people"),
       dql("out", { source: "tempdb", depends_on: ["dup"], sql: "SELECT 1" }),
     ]);
-    const staged = await run(w, twice, { expectDataReady: true });
-    deepEqual([staged.record.failed_node_id, staged.record.error!.code], [
+    const dup = await run(w, twice, { expectDataReady: true });
+    deepEqual([dup.record.failed_node_id, dup.record.error!.code], [
       "dup",
       "pipeline.node.staging_failed",
     ]);

@@ -14,7 +14,7 @@ import { forEachWorld } from "../../tests/support/executor_world.ts";
 import { addDatasource, pipeline, request, sqliteSource, type World } from "./executor_fixtures.ts";
 import { ResultStore } from "./result_store.ts";
 import { assertFailed } from "./stored_run_fixtures.ts";
-import { dql } from "../../tests/support/pipeline_body.ts";
+import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
 async function template(w: World, name: string, body: string): Promise<string> {
   const saved = await w.templates.create(w.ctx, {
@@ -67,11 +67,7 @@ forEachWorld(
       openConnector(connectorConfig("SQLITE", `jdbc:sqlite:${w.dir}/ledger.sqlite`)),
     );
     const unstageable = await pipeline(w, [
-      dql("stage", {
-        source: "ledger",
-        sql: "SELECT v FROM amounts",
-        output: { target: "tempdb", table: "amounts" },
-      }),
+      staged("stage", "ledger", "SELECT v FROM amounts", { table: "amounts" }),
     ]);
     const staging = assertFailed(
       await runs.run(unstageable),

@@ -17,7 +17,7 @@ import { ExecutionHousekeeping } from "./reaper.ts";
 import { ResultStore } from "./result_store.ts";
 import { DurableSink } from "./sink.ts";
 import { assertFailed } from "./stored_run_fixtures.ts";
-import { dql } from "../../tests/support/pipeline_body.ts";
+import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
 const MINUTE = 60_000;
 const LOCK = 4_711_011;
@@ -34,16 +34,10 @@ forEachWorld(
     });
     const repo = runs.repo;
     const id = await pipeline(w, [
-      dql("first", {
-        source: "pg",
-        sql: "SELECT a FROM t",
-        output: { target: "tempdb", table: "t" },
-      }),
-      dql("wait", {
-        source: "pg",
+      staged("first", "pg", "SELECT a FROM t", { table: "t" }),
+      staged("wait", "pg", `SELECT 1 AS x FROM (SELECT pg_advisory_xact_lock(${LOCK})) AS l`, {
+        table: "w",
         depends_on: ["first"],
-        sql: `SELECT 1 AS x FROM (SELECT pg_advisory_xact_lock(${LOCK})) AS l`,
-        output: { target: "tempdb", table: "w" },
       }),
       dql("never", { source: "tempdb", depends_on: ["wait"], sql: "SELECT 1" }),
     ]);
@@ -109,11 +103,7 @@ forEachWorld(
     const shared = new MemoryStore();
     sqliteSource(w, "crm");
     const id = await pipeline(w, [
-      dql("stage", {
-        source: "crm",
-        sql: "SELECT id, name FROM people",
-        output: { target: "tempdb", table: "p" },
-      }),
+      staged("stage", "crm", "SELECT id, name FROM people", { table: "p" }),
       dql("out", { source: "tempdb", depends_on: ["stage"], sql: "SELECT * FROM p" }),
     ]);
     // One shared store for the results and the live fan-out, as an instance has.

@@ -83,18 +83,9 @@ forEachWorld(
     for (const reason of REASONS) {
       const tag = `sleep_${reason}_${crypto.randomUUID().slice(0, 8)}`;
       const id = await pipeline(w, [
-        dql("quick", {
-          source: "slow",
-          sql: "SELECT 1 AS x",
-          output: { target: "tempdb", table: "q" },
-        }),
+        staged("quick", "slow", "SELECT 1 AS x", { table: "q" }),
         dql("sleepy", { source: "slow", sql: `SELECT pg_sleep(60) /* ${tag} */` }),
-        dql("later", {
-          source: "tempdb",
-          depends_on: ["sleepy"],
-          sql: "SELECT 1",
-          output: { target: "tempdb", table: "l" },
-        }),
+        staged("later", "tempdb", "SELECT 1", { table: "l", depends_on: ["sleepy"] }),
       ]);
       const handle = await start(w, id);
       await waitForEvent(

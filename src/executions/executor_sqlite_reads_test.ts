@@ -8,7 +8,7 @@ import { equal, ok } from "node:assert/strict";
 import { forEachWorld } from "../../tests/support/executor_world.ts";
 import { pipeline, sqliteSource } from "./executor_fixtures.ts";
 import { assertFailed } from "./stored_run_fixtures.ts";
-import { dql } from "../../tests/support/pipeline_body.ts";
+import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
 const SERIES = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 4000)";
 const FAILURES = [
@@ -35,11 +35,7 @@ forEachWorld(
         const onSource = await pipeline(w, [dql("read", { source: "crm", sql })]);
         // The same read on the SQLite staging engine, after a staged step.
         const onStaging = await pipeline(w, [
-          dql("stage", {
-            source: "crm",
-            sql: "SELECT id FROM people",
-            output: { target: "tempdb", table: "ids" },
-          }),
+          staged("stage", "crm", "SELECT id FROM people", { table: "ids" }),
           dql("read", { source: "tempdb", depends_on: ["stage"], sql }),
         ], { settings: { staging_engine: "sqlite" } });
         for (const [where, id] of [["datasource", onSource], ["staging", onStaging]]) {

@@ -4,8 +4,8 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { forEachWorld } from "../../tests/support/executor_world.ts";
-import { duckdbFile, pipeline, run } from "./executor_fixtures.ts";
-import { dql } from "../../tests/support/pipeline_body.ts";
+import { duckdbFile, lastSample, pipeline, run } from "./executor_fixtures.ts";
+import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
 forEachWorld(
   "a staged DuckDB read keeps row order, NULLs, and big integers and decimals as strings",
@@ -22,22 +22,16 @@ forEachWorld(
       FROM range(6000) t(i) ORDER BY (i * 7919) % 6000`,
     );
     const id = await pipeline(w, [
-      dql("stage", {
-        source: "facts",
-        sql: "SELECT * FROM facts",
-        output: { target: "tempdb", table: "facts" },
-      }),
+      staged("stage", "facts", "SELECT * FROM facts", { table: "facts" }),
       dql("deliver", { source: "tempdb", depends_on: ["stage"], sql: "SELECT * FROM facts" }),
     ]);
     const { byType, record } = await run(w, id, { expectDataReady: true });
     equal(record.status, "SUCCESS", JSON.stringify(record.error));
     equal(record.result_row_count, 6000);
-    const staged =
-      byType.get("node_progress")!.find((f) =>
-        f.data.node_id === "stage" && f.data.state === "completed"
-      )!.data;
-    equal(staged.rows_fetched, 6000);
-    equal(staged.rows_written, 6000);
+    const stage = lastSample({ byType }, "stage");
+    equal(stage.state, "completed");
+    equal(stage.rows_fetched, 6000);
+    equal(stage.rows_written, 6000);
 
     const expected = (i: number) => [
       String(i),

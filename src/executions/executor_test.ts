@@ -125,11 +125,7 @@ forEachWorld(
   async (w) => {
     sqliteSource(w, "crm");
     const id = await pipeline(w, [
-      dql("ok", {
-        source: "crm",
-        sql: "SELECT 1 AS x",
-        output: { target: "tempdb", table: "x" },
-      }),
+      staged("ok", "crm", "SELECT 1 AS x", { table: "x" }),
       dql("bad", {
         source: "crm",
         depends_on: ["ok"],

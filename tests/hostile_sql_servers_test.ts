@@ -12,7 +12,7 @@ import { pipeline, type World } from "../src/executions/executor_fixtures.ts";
 import { assertFailed, type StoredRuns } from "../src/executions/stored_run_fixtures.ts";
 import type { ServiceName } from "./services.ts";
 import { forEachWorld, mariaSource, postgresSource } from "./support/executor_world.ts";
-import { dql } from "./support/pipeline_body.ts";
+import { dql, staged } from "./support/pipeline_body.ts";
 
 const SERVERS = { services: ["postgres", "mariadb"] satisfies ServiceName[] };
 /** Two connections: a refusal that kept its connection would starve the later reads. */
@@ -45,11 +45,11 @@ async function tryEscapes(
 ): Promise<void> {
   for (const sql of escapes(dialect)) {
     const read = dql("read", { source: "locked", sql });
-    const staged = [
+    const stagedNodes = [
       { ...read, output: { target: "tempdb", table: "stolen" } },
       dql("after", { source: "tempdb", depends_on: ["read"], sql: "SELECT 1" }),
     ];
-    for (const nodes of [[read], staged]) {
+    for (const nodes of [[read], stagedNodes]) {
       const run = await runs.run(await pipeline(w, nodes));
       const error = assertFailed(run, "pipeline.node.readonly_datasource", "read");
       equal(error.details.datasource, "locked", sql);
@@ -60,11 +60,7 @@ async function tryEscapes(
   }
   // Plain reads still work on the same pool after every refusal, delivered and staged.
   const read = await pipeline(w, [
-    dql("stage", {
-      source: "locked",
-      sql: "SELECT a FROM t",
-      output: { target: "tempdb", table: "t" },
-    }),
+    staged("stage", "locked", "SELECT a FROM t", { table: "t" }),
     dql("sum", {
       source: "tempdb",
       depends_on: ["stage"],

@@ -14,6 +14,7 @@ import {
   RecordingSink,
   run,
   sqliteSource,
+  SUCCESS_STATES,
 } from "./executor_fixtures.ts";
 import { ResultStore } from "./result_store.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
@@ -148,14 +149,7 @@ forEachWorld(
     });
     const samples = byType.get("node_progress")!.map((f) => f.data);
     const states = samples.map((s) => s.state);
-    deepEqual([...new Set(states)], [
-      "connecting",
-      "executing",
-      "fetching",
-      "writing",
-      "finalizing",
-      "completed",
-    ]);
+    deepEqual([...new Set(states)], SUCCESS_STATES);
     equal(states.filter((s) => s === "completed").length, 1);
     const firstEntries = new Set<string>();
     let last = -Infinity;

@@ -3,8 +3,6 @@
  * migrated store, real connectors on files and local servers, and draining a stream with a
  * deadline (through the §6 ordering checker).
  */
-import { DatabaseSync } from "node:sqlite";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { AppError } from "../errors/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { MemoryStore } from "../shared/mod.ts";
@@ -16,11 +14,22 @@ import {
   VersionLifecycle,
 } from "../versions/mod.ts";
 import { addUser, addWorkspace } from "../versions/test_fixtures.ts";
+import { makeDuckdbFile, makeSqliteFile } from "../datasources/connectors/test_fixtures.ts";
 import { type Connector, connectorConfig, openConnector } from "../datasources/mod.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
 import { type Connect, type Datasource, Executor, lifecycleCatalog } from "./executor.ts";
 import { ResultStore } from "./result_store.ts";
 import type { ExecutionHandle, ExecutionRecord, ExecutionRequest, ExecutionSink } from "./types.ts";
+
+/** The progress states a read that succeeds enters, in order. */
+export const SUCCESS_STATES = [
+  "connecting",
+  "executing",
+  "fetching",
+  "writing",
+  "finalizing",
+  "completed",
+];
 
 /** Records every sink call, in order; the real sink is the executions service's. */
 export class RecordingSink implements ExecutionSink {
@@ -129,9 +138,7 @@ export function sqliteFile(
   options: { readonly?: boolean; hikari?: Record<string, unknown> } = {},
 ): string {
   const path = `${w.dir}/${name}.sqlite`;
-  const db = new DatabaseSync(path);
-  db.exec(setup);
-  db.close();
+  makeSqliteFile(path, setup);
   const config = connectorConfig("SQLITE", `jdbc:sqlite:${path}`, { hikari: options.hikari });
   addDatasource(w, name, openConnector(config), options.readonly);
   return path;
@@ -145,11 +152,7 @@ export async function duckdbFile(
   options: { readonly?: boolean; hikari?: Record<string, unknown> } = {},
 ): Promise<string> {
   const path = `${w.dir}/${name}.duckdb`;
-  const instance = await DuckDBInstance.create(path);
-  const conn = await instance.connect();
-  await conn.run(setup);
-  conn.closeSync();
-  instance.closeSync();
+  await makeDuckdbFile(path, setup);
   const config = connectorConfig("DUCKDB", `jdbc:duckdb:${path}`, { hikari: options.hikari });
   addDatasource(w, name, openConnector(config), options.readonly);
   return path;

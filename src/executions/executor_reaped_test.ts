@@ -8,15 +8,15 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { ensureSystemActor } from "../identity/mod.ts";
-import { createLogger } from "../lib/log.ts";
 import { MemoryStore } from "../shared/mod.ts";
 import { checkEventOrder } from "./event_order.ts";
 import { forEachWorld, postgresSource } from "../../tests/support/executor_world.ts";
 import { drainStream, pipeline, sqliteSource, start, waitForEvent } from "./executor_fixtures.ts";
-import { ExecutionHousekeeping } from "./reaper.ts";
+
 import { ResultStore } from "./result_store.ts";
 import { DurableSink } from "./sink.ts";
 import { assertFailed } from "./stored_run_fixtures.ts";
+import { housekeepers } from "./test_fixtures.ts";
 import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
 const MINUTE = 60_000;
@@ -44,16 +44,7 @@ forEachWorld(
     const sink = new DurableSink(repo, shared, "stalled");
     const systemActor = await ensureSystemActor(db);
     // Ten minutes on for the other instances: the stalled one has missed every heartbeat.
-    const keeper = (instanceId: string) =>
-      new ExecutionHousekeeping({
-        db,
-        shared,
-        systemActor,
-        logger: createLogger("error", () => {}),
-        instanceId,
-        retentionDays: 7,
-        now: () => Date.now() + 10 * MINUTE,
-      });
+    const keeper = housekeepers({ db, shared, systemActor, now: () => Date.now() + 10 * MINUTE });
     // The lock is the test's until its transaction ends: the run stays inside "wait".
     const handle = await holder.begin(async (tx) => {
       await tx.unsafe(`SELECT pg_advisory_xact_lock(${LOCK})`);

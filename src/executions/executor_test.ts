@@ -8,6 +8,7 @@ import {
   request,
   run,
   sqliteSource,
+  SUCCESS_STATES,
 } from "./executor_fixtures.ts";
 import { DatabaseSync } from "node:sqlite";
 import { dql, staged } from "../../tests/support/pipeline_body.ts";
@@ -37,14 +38,7 @@ forEachWorld(
     equal(sink.calls[0].kind, "started");
     equal(sink.calls.at(-1)!.kind, "finished");
     const samples = byType.get("node_progress")!.map((f) => f.data);
-    deepEqual(samples.map((s) => s.state), [
-      "connecting",
-      "executing",
-      "fetching",
-      "writing",
-      "finalizing",
-      "completed",
-    ]);
+    deepEqual(samples.map((s) => s.state), SUCCESS_STATES);
     const last = samples.at(-1)!;
     equal(last.operation, "materialize");
     deepEqual(last.destination, { kind: "caller" });

@@ -1,15 +1,20 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { queryAudit } from "../audit/mod.ts";
 import { ensureSystemActor } from "../identity/mod.ts";
-import { createLogger } from "../lib/log.ts";
 import { MemoryStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { forEachStore } from "../../tests/stores.ts";
 import { checkEventOrder } from "./event_order.ts";
-import { ExecutionHousekeeping, reapedStats } from "./reaper.ts";
+import { reapedStats } from "./reaper.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { DurableSink } from "./sink.ts";
-import { addRunRows, runningRecord, succeeded, successFrames } from "./test_fixtures.ts";
+import {
+  addRunRows,
+  housekeepers,
+  runningRecord,
+  succeeded,
+  successFrames,
+} from "./test_fixtures.ts";
 
 const MINUTE = 60_000;
 
@@ -18,17 +23,13 @@ async function world(db: Db) {
   const shared = new MemoryStore();
   const clock = { now: Date.now() };
   const systemActor = await ensureSystemActor(db);
-  const keeper = (instanceId: string) =>
-    new ExecutionHousekeeping({
-      db,
-      shared,
-      systemActor,
-      logger: createLogger("error", () => {}),
-      instanceId,
-      retentionDays: 7,
-      heartbeatMs: MINUTE,
-      now: () => clock.now,
-    });
+  const keeper = housekeepers({
+    db,
+    shared,
+    systemActor,
+    heartbeatMs: MINUTE,
+    now: () => clock.now,
+  });
   const sink = (instanceId: string) =>
     new DurableSink(new ExecutionRepo(db), shared, instanceId, () => clock.now);
   return { ids, shared, clock, systemActor, keeper, sink };

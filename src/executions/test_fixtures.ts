@@ -6,7 +6,9 @@
 import { newId } from "../lib/ids.ts";
 import type { Queryable } from "../store/mod.ts";
 import { insertUser, insertWorkspace } from "../store/row_fixtures.ts";
+import { createLogger } from "../lib/log.ts";
 import type { EventFrame } from "./event_order.ts";
+import { ExecutionHousekeeping, type HousekeepingOptions } from "./reaper.ts";
 import type { ExecutionRecord } from "./types.ts";
 
 export async function addPipelineRow(
@@ -32,6 +34,22 @@ export async function addRunRows(
   const workspaceId = await insertWorkspace(db);
   const userId = await insertUser(db);
   return { workspaceId, userId, pipelineId: await addPipelineRow(db, workspaceId, userId) };
+}
+
+/**
+ * Housekeeping instances over one store, as replicas run them: quiet, a week's retention, and
+ * whatever clock and heartbeat the test injects; call the answer with an instance id.
+ */
+export function housekeepers(
+  options: Omit<HousekeepingOptions, "logger" | "instanceId" | "retentionDays">,
+): (instanceId: string) => ExecutionHousekeeping {
+  return (instanceId) =>
+    new ExecutionHousekeeping({
+      ...options,
+      logger: createLogger("error", () => {}),
+      instanceId,
+      retentionDays: 7,
+    });
 }
 
 export {

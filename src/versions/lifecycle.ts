@@ -228,15 +228,8 @@ export async function release(
   ifMatch: string | null | undefined,
   options: ReleaseOptions = {},
 ): Promise<TransitionResult> {
-  const { row, entity, draft, expected } = await openDraft(
-    tx,
-    e,
-    ctx,
-    "release",
-    id,
-    ifMatch,
-    "release",
-  );
+  const opened = await openDraft(tx, e, ctx, "release", id, ifMatch, "release");
+  const { row, entity, draft, expected } = opened;
   const version = await loadVersion(tx, e, entity, draft.version);
   const extras = await runHooks(
     tx,

@@ -35,15 +35,8 @@ export async function purgeDraft(
   ifMatch: string | null | undefined,
   options: PurgeOptions = {},
 ): Promise<PurgeResult> {
-  const { entity, metas, draft, expected } = await openDraft(
-    tx,
-    e,
-    ctx,
-    "purge_draft",
-    id,
-    ifMatch,
-    "purge",
-  );
+  const opened = await openDraft(tx, e, ctx, "purge_draft", id, ifMatch, "purge");
+  const { entity, metas, draft, expected } = opened;
   return await purge(tx, e, ctx, "purge_draft", entity, metas, draft, expected, options);
 }
 
@@ -56,14 +49,8 @@ export async function purgeVersion(
   version: number,
   options: PurgeOptions = {},
 ): Promise<PurgeResult> {
-  const { row, entity, metas, target } = await openVersion(
-    tx,
-    e,
-    ctx,
-    "purge_version",
-    id,
-    version,
-  );
+  const opened = await openVersion(tx, e, ctx, "purge_version", id, version);
+  const { row, entity, metas, target } = opened;
   ensureAdmitted(e, row, entity, target);
   return await purge(tx, e, ctx, "purge_version", entity, metas, target, null, options);
 }

@@ -42,12 +42,37 @@ interface SourceOptions {
   hikari?: Record<string, unknown>;
 }
 
-export interface PostgresSource {
+/** Opens the server database at `jdbcUrl` as datasource `name` of `w`. */
+function register(
+  w: World,
+  name: string,
+  dialect: "POSTGRES" | "MYSQL",
+  jdbcUrl: string,
+  username: string,
+  { hikari, readonly }: SourceOptions,
+): void {
+  addDatasource(
+    w,
+    name,
+    openConnector(connectorConfig(dialect, jdbcUrl, { username, hikari })),
+    readonly,
+  );
+}
+
+/** A server database registered as a datasource, with an administrator's view of it. */
+export interface ServerSource<Admin> {
   url: string;
   /** An administrator's connection to the same database, to set up and to look. */
-  sql: postgres.Sql;
+  sql: Admin;
   /** How many other sessions are running a statement that contains `tag`. */
   running(tag: string): Promise<number>;
+}
+
+export type PostgresSource = ServerSource<postgres.Sql>;
+
+export interface MariaSource extends ServerSource<mysql.Connection> {
+  /** The database's name. */
+  database: string;
 }
 
 /** A fresh PostgreSQL database as datasource `name` of `w`, dropped when the world closes. */
@@ -61,15 +86,8 @@ export async function postgresSource(
   const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
   w.defer(() => sql.end());
   if (options.setup) await sql.unsafe(options.setup);
-  addDatasource(
-    w,
-    name,
-    openConnector(connectorConfig("POSTGRES", pgJdbcUrl(pg.url), {
-      username: new URL(pg.url).username || "postgres",
-      hikari: options.hikari,
-    })),
-    options.readonly,
-  );
+  const username = new URL(pg.url).username || "postgres";
+  register(w, name, "POSTGRES", pgJdbcUrl(pg.url), username, options);
   return {
     url: pg.url,
     sql,
@@ -78,16 +96,6 @@ export async function postgresSource(
         `SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%${tag}%' AND pid <> pg_backend_pid()`,
       )).length,
   };
-}
-
-export interface MariaSource {
-  url: string;
-  /** The database's name. */
-  database: string;
-  /** An administrator's connection to the same database, to set up and to look. */
-  sql: mysql.Connection;
-  /** How many other sessions are running a statement that contains `tag`. */
-  running(tag: string): Promise<number>;
 }
 
 /** A fresh MariaDB database as datasource `name` of `w`, dropped when the world closes. */
@@ -101,15 +109,7 @@ export async function mariaSource(
   const sql = await mariaAdmin(maria.name);
   w.defer(() => sql.end());
   if (options.setup) await sql.query(options.setup);
-  addDatasource(
-    w,
-    name,
-    openConnector(connectorConfig("MYSQL", maria.url, {
-      username: "root",
-      hikari: options.hikari,
-    })),
-    options.readonly,
-  );
+  register(w, name, "MYSQL", maria.url, "root", options);
   return {
     url: maria.url,
     database: maria.name,

@@ -12,6 +12,7 @@ printf '{"version":"%s","commit":"%s","build_time":"%s"}\n' \
 deno compile --allow-all \
   --include migrations \
   --include ui/static \
+  --include ui/site \
   --include docs \
   --include build/build_info.json \
   --include src/datasources/connectors/sqlite_worker.ts \

@@ -26,6 +26,15 @@ const PAGES: Record<string, string> = {
   error_codes: "/docs/errors",
 };
 
+/** Public pages, before sign-in. */
+const PUBLIC_PAGES: Record<string, string> = {
+  site_how_it_works: "/how-it-works",
+  site_published_api: "/published-api",
+  site_compare: "/compare/platformatic-db",
+  docs_index: "/docs",
+  docs_page: "/docs/endpoints",
+};
+
 const server = await demoServer(EMAIL, FIRST);
 const browser = await launchBrowser();
 try {
@@ -34,6 +43,10 @@ try {
   const page = await context.newPage();
   await page.goto(`${server.url}/`);
   await shoot(page, "landing");
+  for (const [name, path] of Object.entries(PUBLIC_PAGES)) {
+    await page.goto(server.url + path);
+    await shoot(page, name);
+  }
   await page.goto(`${server.url}/login`);
   await shoot(page, "login");
   await signIn(page, server.url, EMAIL, FIRST);

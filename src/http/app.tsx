@@ -28,6 +28,7 @@ import * as oidc from "./routes/oidc.ts";
 import * as pages from "./routes/pages.tsx";
 import * as pipelines from "./routes/pipelines.ts";
 import * as platform from "./routes/platform.ts";
+import * as site from "./routes/site.tsx";
 import * as templates from "./routes/templates.ts";
 import * as ui from "./ui/mod.ts";
 import * as workspaces from "./routes/workspaces.ts";
@@ -37,6 +38,7 @@ import { Router } from "./routing.ts";
 const RESOURCES = [
   platform,
   pages,
+  site,
   authPages,
   oidc,
   identityApi,

@@ -29,8 +29,8 @@ const SUBTREES = [
   "/skill/",
 ];
 
-/** GET-only constant marketing pages. */
-const MARKETING = new Set([
+/** GET-only constant marketing pages (DECISIONS.md "marketing pages"); `ui/site/` holds them. */
+export const MARKETING_PAGES = [
   "/faq",
   "/roadmap",
   "/security",
@@ -43,8 +43,10 @@ const MARKETING = new Set([
   "/semantic-layer",
   "/demo-data",
   "/federated-query",
-]);
-const MARKETING_FOLDERS = ["/compare/", "/for/"];
+];
+const MARKETING = new Set(MARKETING_PAGES);
+/** Folders of marketing pages, each page one file of `ui/site/<folder>/`. */
+export const MARKETING_FOLDERS = ["/compare/", "/for/"];
 
 /** True when a request to this path needs no credential. */
 export function isPublicPath(method: string, path: string): boolean {

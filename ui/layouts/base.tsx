@@ -42,16 +42,43 @@ export function Brand() {
   );
 }
 
-/** Pages outside the application: the landing page, error codes, not found. */
+const SITE_NAV = [
+  ["/how-it-works", "How it works"],
+  ["/published-api", "Published API"],
+  ["/mcp-tools", "Agents"],
+  ["/docs", "Docs"],
+  ["/pricing", "Pricing"],
+];
+const FOOTER_NAV = [
+  ["/use-cases", "Use cases"],
+  ["/explore", "Explore the demo"],
+  ["/federated-query", "Federated queries"],
+  ["/semantic-layer", "Semantic layer"],
+  ["/security", "Security"],
+  ["/roadmap", "Roadmap"],
+  ["/faq", "FAQ"],
+  ["/docs/errors", "Error codes"],
+  ["/openapi.json", "OpenAPI"],
+];
+
+/** Pages outside the application: the landing page, the site, docs, error codes, not found. */
 export function BaseLayout(props: { title: string; children: ComponentChildren }) {
   return (
     <Document title={props.title}>
       <body>
         <header class="public-top">
           <Brand />
+          <nav class="public-nav" aria-label="Site">
+            {SITE_NAV.map(([href, label]) => <a href={href} key={href}>{label}</a>)}
+          </nav>
           <a href="/login" class="btn">Sign in</a>
         </header>
         <main class="public">{props.children}</main>
+        <footer class="public-foot">
+          <nav aria-label="More">
+            {FOOTER_NAV.map(([href, label]) => <a href={href} key={href}>{label}</a>)}
+          </nav>
+        </footer>
       </body>
     </Document>
   );

@@ -1,0 +1,176 @@
+/**
+ * The public site around the application: the marketing pages (`ui/site/*.md`), the product
+ * documentation as HTML (`/docs/{id}`) and as Markdown for agents (`/skill/{id}`), `robots.txt`
+ * and `sitemap.xml`. Everything here is public (spec 1 §5.9) and the same for every visitor, so
+ * each page is rendered once, at start-up, except the docs, which are read per request from the
+ * one source the tool endpoint also serves.
+ */
+import { z } from "zod";
+import { getDoc, listDocs } from "../../docs/mod.ts";
+import { markdownToHtml } from "../../../ui/markdown.ts";
+import { ArticlePage } from "../../../ui/pages/article.tsx";
+import { renderPage } from "../../../ui/render.tsx";
+import type { Services } from "../../services.ts";
+import { MARKETING_FOLDERS, MARKETING_PAGES } from "../public_paths.ts";
+import type { Router } from "../routing.ts";
+
+type Deps = Pick<Services, "origin">;
+
+const SITE_ROOT = new URL("../../../ui/site/", import.meta.url);
+// getDoc judges the id itself, so any malformed id is the same 404 as an unknown one.
+// Every route here is for browsers, crawlers and agents reading prose: none belongs in the API
+// document, so all are declared `html` (the kind that stays out of it).
+const DOC_ID = z.object({ id: z.string().max(200) });
+
+interface SitePage {
+  path: string;
+  title: string;
+  html: string;
+}
+
+/** `/faq` is `ui/site/faq.md`; `/compare/x` is `ui/site/compare/x.md`. */
+function sitePages(): SitePage[] {
+  const paths = [...MARKETING_PAGES];
+  for (const folder of MARKETING_FOLDERS) {
+    for (const entry of Deno.readDirSync(new URL(`.${folder}`, SITE_ROOT))) {
+      if (entry.isFile && entry.name.endsWith(".md")) paths.push(folder + entry.name.slice(0, -3));
+    }
+  }
+  return paths.sort().map((path) => {
+    const markdown = Deno.readTextFileSync(new URL(`.${path}.md`, SITE_ROOT));
+    const title = /^# +(.+)$/m.exec(markdown)?.[1] ?? path.slice(1);
+    return { path, title, html: markdownToHtml(markdown) };
+  });
+}
+
+export function registerRoutes(router: Router, deps: Deps): void {
+  const pages = sitePages();
+  for (const page of pages) {
+    const body = renderPage(<ArticlePage title={page.title} html={page.html} />);
+    router.add(
+      {
+        method: "get",
+        path: page.path,
+        tag: "pages",
+        access: "public",
+        summary: page.title,
+        kind: "html",
+      },
+      (c) => c.html(body),
+    );
+  }
+
+  const docsNav = async () => ({
+    heading: "Documentation",
+    links: [
+      ...(await listDocs()).map((d) => ({ href: `/docs/${d.id}`, label: d.title })),
+      { href: "/docs/errors", label: "Error codes" },
+    ],
+  });
+  router.add(
+    {
+      method: "get",
+      path: "/docs",
+      tag: "pages",
+      access: "public",
+      summary: "Documentation",
+      kind: "html",
+    },
+    async (c) => {
+      const nav = await docsNav();
+      const list = nav.links.map((l) => `- [${l.label}](${l.href})`).join("\n");
+      const html = markdownToHtml(
+        "The reference for people who run, author with and build on the service.\n\n" + list,
+      );
+      return c.html(renderPage(<ArticlePage title="Documentation" html={html} nav={nav} />));
+    },
+  );
+  router.add(
+    {
+      method: "get",
+      path: "/docs/:id",
+      tag: "pages",
+      access: "public",
+      summary: "A documentation page",
+      kind: "html",
+      params: DOC_ID,
+    },
+    async (c, { params }) => {
+      const doc = await getDoc(params.id);
+      const page = (
+        <ArticlePage
+          title={doc.title}
+          html={markdownToHtml(doc.markdown)}
+          nav={await docsNav()}
+          current={`/docs/${doc.id}`}
+        />
+      );
+      return c.html(renderPage(page));
+    },
+  );
+  router.add(
+    {
+      method: "get",
+      path: "/skill/:id",
+      tag: "pages",
+      access: "public",
+      summary: "A documentation page as Markdown, for agents",
+      kind: "html",
+      params: DOC_ID,
+    },
+    async (c, { params }) => {
+      const doc = await getDoc(params.id);
+      return c.body(doc.markdown, 200, { "content-type": "text/markdown; charset=utf-8" });
+    },
+  );
+
+  router.add(
+    {
+      method: "get",
+      path: "/robots.txt",
+      tag: "pages",
+      access: "public",
+      summary: "Crawler rules",
+      kind: "html",
+    },
+    (c) =>
+      c.text(
+        [
+          "User-agent: *",
+          ...["/api/", "/mcp", "/partials/", "/settings/", "/login/", "/oauth2/"].map((p) =>
+            `Disallow: ${p}`
+          ),
+          "Allow: /",
+          `Sitemap: ${deps.origin()}/sitemap.xml`,
+          "",
+        ].join("\n"),
+      ),
+  );
+  router.add(
+    {
+      method: "get",
+      path: "/sitemap.xml",
+      tag: "pages",
+      access: "public",
+      summary: "Sitemap",
+      kind: "html",
+    },
+    async (c) => {
+      const paths = ["/", ...pages.map((p) => p.path), "/docs", "/docs/errors"];
+      for (const doc of await listDocs()) paths.push(`/docs/${doc.id}`);
+      const urls = paths.map((p) => `  <url><loc>${xmlEscape(deps.origin() + p)}</loc></url>`);
+      const xml = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
+        ...urls,
+        "</urlset>",
+        "",
+      ].join("\n");
+      return c.body(xml, 200, { "content-type": "application/xml; charset=utf-8" });
+    },
+  );
+}
+
+function xmlEscape(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}

@@ -1,0 +1,44 @@
+import { BaseLayout } from "../layouts/base.tsx";
+
+export interface ArticleLink {
+  href: string;
+  label: string;
+}
+
+/**
+ * A page of prose rendered from Markdown: the site's pages and the product documentation. `html`
+ * comes from `ui/markdown.ts`, which escapes any raw HTML in the source.
+ */
+export function ArticlePage(
+  props: {
+    title: string;
+    html: string;
+    nav?: { heading: string; links: ArticleLink[] };
+    current?: string;
+  },
+) {
+  return (
+    <BaseLayout title={props.title}>
+      <div class={props.nav ? "article-grid" : undefined}>
+        {props.nav && (
+          <nav class="article-nav" aria-label={props.nav.heading}>
+            <div class="section">{props.nav.heading}</div>
+            {props.nav.links.map((link) => (
+              <a
+                href={link.href}
+                key={link.href}
+                aria-current={link.href === props.current ? "page" : undefined}
+              >
+                {link.label}
+              </a>
+            ))}
+          </nav>
+        )}
+        <article class="prose">
+          <h1>{props.title}</h1>
+          <div dangerouslySetInnerHTML={{ __html: props.html }} />
+        </article>
+      </div>
+    </BaseLayout>
+  );
+}

@@ -346,11 +346,8 @@ export class TemplateService {
   }
 
   async #viewAt(db: Queryable, entity: EntityRow, version: number): Promise<TemplateView> {
-    return await this.#view(
-      db,
-      entity,
-      await this.lifecycle.version(entity.workspace_id, entity.id, version, db),
-    );
+    const row = await this.lifecycle.version(entity.workspace_id, entity.id, version, db);
+    return await this.#view(db, entity, row);
   }
 
   async #view(db: Queryable, entity: EntityRow, row: VersionRow): Promise<TemplateView> {

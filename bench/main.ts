@@ -19,6 +19,8 @@
  *     REST read of the same pipeline, p50 (target: page <= 20 ms).
  *  9. A published endpoint over 1,000,000 PostgreSQL rows (bench/endpoints.ts) vs a bare
  *     Deno.serve handler and the raw driver running the same query (target: >= 0.7x the floor).
+ * 10. The tool endpoint (bench/mcp.ts): tools/call of pipelines_list and pipelines_execute on the
+ *     demo content vs the same REST calls, per call (target: <= 1.5x).
  */
 import { readSources } from "../src/config/mod.ts";
 import { resolveConfig } from "../src/config/resolve.ts";
@@ -42,6 +44,7 @@ import { sqliteReadBench } from "./sqlite_reads.ts";
 import { uiPageBench } from "./ui_pages.ts";
 import { type Load, load as runLoad } from "./load_client.ts";
 import { endpointBench } from "./endpoints.ts";
+import { mcpBench } from "./mcp.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
@@ -311,6 +314,7 @@ const GROUPS: Record<string, (() => Promise<void>)[]> = {
   "--probe": [probeBench],
   "--ui": [uiPageBench],
   "--endpoints": [endpointBench],
+  "--mcp": [mcpBench],
 };
 const chosen = Object.keys(GROUPS).find((flag) => Deno.args.includes(flag));
 const all = [
@@ -326,6 +330,7 @@ const all = [
   probeBench,
   uiPageBench,
   endpointBench,
+  mcpBench,
 ];
 for (const run of chosen ? GROUPS[chosen] : all) await run();
 // The template render workers stay up for a minute after their last render; nothing is left to do.

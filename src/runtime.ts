@@ -5,6 +5,7 @@
 import type { ResolvedConfig } from "./config/mod.ts";
 import { buildApp } from "./http/mod.ts";
 import type { Router } from "./http/mod.ts";
+import { createMcpEndpoint } from "./mcp/mod.ts";
 import { openServices, type ServicesOptions } from "./services.ts";
 
 export type { Services } from "./services.ts";
@@ -17,9 +18,14 @@ export interface RuntimeOptions extends ServicesOptions {
 export async function createRuntime(config: ResolvedConfig, options: RuntimeOptions) {
   const { services, lifecycle } = await openServices(config, options);
   try {
-    const { app, router } = buildApp(services, options.extendRoutes);
+    const tools = createMcpEndpoint(services);
+    const { app, router } = buildApp(services, options.extendRoutes, tools);
+    const close = async () => {
+      await tools.close();
+      await lifecycle.close();
+    };
     // Flat, so tests and main.ts reach a service as `runtime.pipelines`, the app as `runtime.app`.
-    return { ...services, ...lifecycle, services, app, router };
+    return { ...services, ...lifecycle, close, services, app, router };
   } catch (e) {
     await lifecycle.close();
     throw e;

@@ -17,7 +17,9 @@ import {
   CredentialCipher,
   DatasourceConnections,
   DatasourceService,
+  LakeTables,
   PoolManager,
+  Semantics,
 } from "./datasources/mod.ts";
 import { LakeConnector } from "./datasources/mod.ts";
 import { lakeTablesOf } from "./datasources/mod.ts";
@@ -42,6 +44,7 @@ import { UserService } from "./identity/mod.ts";
 import type { Logger } from "./lib/log.ts";
 import { createMailService } from "./mail/mod.ts";
 import { PipelineService } from "./pipelines/mod.ts";
+import { PromotionKeys, PromotionReceiver, PromotionSender } from "./promotion/mod.ts";
 import { openSharedStore } from "./shared/mod.ts";
 import { RequestBudget } from "./shared/mod.ts";
 import { seedAccounts, seedBootstrapPlaceholder, seedDemo } from "./startup_seeds.ts";
@@ -268,7 +271,10 @@ async function openDatasources(
       throw e;
     }
   }
-  return { datasources, pools, connections };
+  // Learned facts as a workspace reads and writes them (the semantics_* tools).
+  const semantics = new Semantics({ db, datasources, connections });
+  const lakeTables = new LakeTables({ db, datasources, pools });
+  return { datasources, pools, connections, semantics, lakeTables };
 }
 
 /** Templates and pipelines, their release checks probing through the connections. */
@@ -286,6 +292,48 @@ function openAuthoring(p: Platform, connections: DatasourceConnections) {
       connections.probe(actor, scope, name, statement, limits),
   });
   return { templates, pipelines };
+}
+
+/** The promotion receiver behind its key gate, and the sender towards the configured target. */
+function openPromotion(
+  p: Platform,
+  keys: ApiKeyService,
+  authoring: ReturnType<typeof openAuthoring>,
+  live: LiveEndpoints,
+) {
+  const { config, db, logger } = p;
+  const settings = config.deployment.promotion;
+  if (settings.serverKey !== undefined) {
+    logger.warn("service.deployment.promotion.server-key is deprecated", {
+      advice: "mint a server-kind key (POST /api/v1/auth/api-keys, kind server) and revoke this",
+    });
+  }
+  return {
+    promotionKeys: new PromotionKeys({ db, keys, configured: settings.serverKey }),
+    promotionReceiver: new PromotionReceiver({
+      db,
+      pipelines: authoring.pipelines,
+      live,
+      systemActor: p.systemActor,
+      deploymentName: config.deployment.name,
+      authoringEnabled: config.deployment.authoringEnabled,
+      findWorkspace: async (name) => {
+        const ws = await p.workspaces.get(name);
+        return ws && { id: ws.id, name: ws.name, active: !ws.deactivated_at && !ws.deleted_at };
+      },
+    }),
+    promotionSender: new PromotionSender({
+      db,
+      pipelines: authoring.pipelines,
+      templates: authoring.templates,
+      deploymentName: config.deployment.name,
+      target: {
+        url: settings.targetUrl,
+        key: settings.targetKey,
+        keyFile: settings.targetKeyFile,
+      },
+    }),
+  };
 }
 
 /**
@@ -352,6 +400,7 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
         resultLimits: config.result,
       }),
     };
+    const promotion = openPromotion(platform, identity.keys, authoring, liveEndpoints);
     await seedDemo(config, {
       db,
       dataDir: config.dataDir,
@@ -372,6 +421,7 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       ...authoring,
       ...executions,
       ...endpoints,
+      ...promotion,
       /** The external origin for links: base-url, else where the listener bound. */
       origin: () => origin,
     };

@@ -200,6 +200,13 @@ export const serviceSchema = z.strictObject({
     "max-chars": z.int().min(1000).max(10_000_000).default(20000).describe(
       "Characters of JSON rows a tool returns at most per call; a longer page is cut",
     ),
+    "execute-timeout-seconds": seconds(
+      300,
+      1,
+      3600,
+      "How long pipelines_execute waits for a run's end before answering it RUNNING (the run " +
+        "goes on); a call may ask for less",
+    ),
   }).prefault({}),
   "demo": z.strictObject({
     "enabled": z.boolean().default(true).describe(
@@ -215,6 +222,10 @@ export const serviceSchema = z.strictObject({
     "promotion": z.strictObject({
       "target-url": z.url().optional().describe("Receiving deployment's base URL"),
       "target-key": z.string().min(1).optional().describe("Server key for the target"),
+      "target-key-file": z.string().min(1).optional().describe(
+        "File holding the target's server key, read at every promotion (rotation needs no " +
+          "restart); beats target-key when both are set",
+      ),
       "server-key": z.string().min(1).optional().describe(
         "Deprecated pre-shared receiver key; accepted for one release with a warning",
       ),

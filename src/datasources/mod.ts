@@ -13,6 +13,7 @@ export {
   type TestReport,
 } from "./connections.ts";
 export { PoolManager } from "./connectors/mod.ts";
+export { LakeTables, type LakeTablesOptions } from "./lake_tables.ts";
 export { type ProbeResult, probeRows } from "./probe.ts";
 export { registerReferenceFinder } from "./references.ts";
 export {
@@ -76,3 +77,4 @@ export {
 } from "./lake/mod.ts";
 export { probeLimits, runProbe } from "./probe.ts";
 export { SqliteThread } from "./connectors/sqlite_thread.ts";
+export { visibleDatasourceNames } from "./visible.ts";

@@ -32,6 +32,16 @@ export const requestErrors = {
     message: "This route answers {produces}; the Accept header did not allow it.",
     user_message: "The requested format is not available.",
   },
+  "request.origin_forbidden": {
+    status: 403,
+    message: "Origin {origin} may not call {path}; only {allowed} may.",
+    user_message: "This page may not call the service.",
+  },
+  "request.host_forbidden": {
+    status: 403,
+    message: "Host {host} is not a name this service answers {path} on.",
+    user_message: "This address may not call the service.",
+  },
   "service.unavailable": {
     status: 503,
     message: "The service is not ready: {reason}.",

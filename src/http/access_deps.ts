@@ -5,6 +5,7 @@
 import type { ResolvedConfig } from "../config/mod.ts";
 import type { KeyKind, Principal, Scope, SessionTokens, SystemActor } from "../identity/mod.ts";
 import type { Logger } from "../lib/log.ts";
+import type { PromotionKeys } from "../promotion/mod.ts";
 import type { RequestBudget } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
 import type { AccessDirectory } from "../workspaces/mod.ts";
@@ -38,6 +39,8 @@ export interface AccessDeps {
   budget: RequestBudget;
   secureCookies: boolean;
   systemActor: SystemActor;
+  /** The promotion key gate's decision (promotion domain). */
+  promotionKeys: PromotionKeys;
 }
 
 export type { Principal };

@@ -28,11 +28,13 @@ import * as oidc from "./routes/oidc.ts";
 import * as pages from "./routes/pages.tsx";
 import * as pipelines from "./routes/pipelines.ts";
 import * as platform from "./routes/platform.ts";
+import * as promotion from "./routes/promotion.ts";
 import * as site from "./routes/site.tsx";
 import * as templates from "./routes/templates.ts";
 import * as ui from "./ui/mod.ts";
 import * as workspaces from "./routes/workspaces.ts";
 import { Router } from "./routing.ts";
+import { mountToolEndpoint, type ToolEndpoint } from "./tool_endpoint.ts";
 
 /** Every resource's routes; registration order is the order Hono tries them. */
 const RESOURCES = [
@@ -51,13 +53,19 @@ const RESOURCES = [
   executions,
   pipelines,
   endpoints,
+  promotion,
   ui,
 ];
 
-/** Builds the application; `extend` lets tests add routes through the Router. */
+/**
+ * Builds the application; `extend` lets tests add routes through the Router; `tools` is the tool
+ * endpoint mounted at `/mcp` (src/mcp, handed in by src/runtime.ts: front ends do not import
+ * each other). Without it `/mcp` answers 404 like any unknown path.
+ */
 export function buildApp(
   services: Services,
   extend?: (router: Router) => void,
+  tools?: ToolEndpoint,
 ): { app: Hono<AppEnv>; router: Router } {
   const { config, logger } = services;
   const app = new Hono<AppEnv>();
@@ -73,6 +81,7 @@ export function buildApp(
 
   installPipeline(app, access);
   for (const resource of RESOURCES) resource.registerRoutes(router, services);
+  if (tools) mountToolEndpoint(app, router, tools, services.origin);
   extend?.(router);
 
   router.answerOtherMethods((c, allowed) => {

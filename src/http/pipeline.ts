@@ -20,6 +20,7 @@ import { promotionGate } from "./middleware/promotion_gate.ts";
 import { requestBudget } from "./middleware/request_budget.ts";
 import { securityHeaders } from "./middleware/security_headers.ts";
 import { session } from "./middleware/session.ts";
+import { toolOrigin } from "./middleware/tool_origin.ts";
 import { workspaceResolution } from "./middleware/workspace.ts";
 
 export function installPipeline(app: Hono<AppEnv>, deps: AccessDeps): void {
@@ -32,6 +33,7 @@ export function installPipeline(app: Hono<AppEnv>, deps: AccessDeps): void {
   app.use(bodyLimit(config.http.maxBodyBytes)); //                413 request.body_too_large
 
   app.use(cors(config.auth.baseUrl)); //                       1. CORS
+  app.use(toolOrigin(config.auth.baseUrl, config.http.host)); //    Origin and Host of /mcp
   app.use(csrf()); //                                          2. CSRF
   app.use(promotionGate(deps)); //                             3. promotion key gate
   app.use(loginRateLimit(deps.loginLimiter)); //               4. login rate limit

@@ -204,6 +204,50 @@ export const OPERATIONS = {
     workspace: "required",
     label: "Promote to the higher environment",
   },
+  // The tool endpoint's floors (spec 1 §4.7): one row per distinct (scope, role) of its table, so a
+  // tool names its floor the way a route names its operation and is judged by the same code.
+  "tools.read": {
+    scope: "read",
+    role: "view",
+    workspace: "required",
+    label: "Tools that read the pinned workspace's content",
+  },
+  "tools.read_instance": {
+    scope: "read",
+    role: "view",
+    workspace: "optional",
+    label: "Tools that touch no workspace data (calculators, docs)",
+  },
+  "tools.execute": {
+    scope: "execute",
+    role: "execute",
+    workspace: "required",
+    label: "Tools that run, cancel or check pipelines",
+  },
+  "tools.execute_node": {
+    scope: "author",
+    role: "execute",
+    workspace: "required",
+    label: "Run one node of a pipeline (tool)",
+  },
+  "tools.inspect": {
+    scope: "author",
+    role: "view",
+    workspace: "required",
+    label: "Tools that introspect, preview or probe datasources",
+  },
+  "tools.datasource_test": {
+    scope: "author",
+    role: "ws_admin",
+    workspace: "required",
+    label: "Test a datasource connection (tool)",
+  },
+  "tools.write": {
+    scope: "author",
+    role: "author",
+    workspace: "required",
+    label: "Tools that create and change content",
+  },
   "datasources.grant": {
     scope: "admin",
     role: "super_admin",

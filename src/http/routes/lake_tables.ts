@@ -1,24 +1,16 @@
 /**
  * Lake-table routes (spec 3 §4.2). The named datasource is looked up as the caller's active
  * workspace sees it (else 404 `datasource.not_found`); after a committed write its pool is retired
- * here and elsewhere, so the lake serves the new views. The lake-table service does the rest.
+ * here and elsewhere, so the lake serves the new views. `LakeTables` does all of it.
  * Writes are `lake_tables.manage` (author), the listing is a read.
  */
 import { z } from "zod";
-import {
-  importLakeTables,
-  type LakeDatasource,
-  listLakeTables,
-  registerLakeTable,
-  unregisterLakeTable,
-} from "../../datasources/mod.ts";
 import type { Services } from "../../services.ts";
-import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import { ok } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "db" | "datasources" | "pools">;
+type Deps = Pick<Services, "lakeTables">;
 
 const dsParam = z.object({ name: z.string().max(200) });
 const tableParams = z.object({
@@ -33,40 +25,30 @@ const LAKE_ERRORS = [
 ] as const;
 
 export function registerRoutes(router: Router, deps: Deps): void {
-  const lookup = async (
-    actor: Principal,
-    workspace: WorkspaceContext,
-    name: string,
-  ): Promise<LakeDatasource> => {
-    const found = await deps.datasources.record(actor, workspace, name);
-    return { ...found, global: found.is_global };
-  };
-  const writer = (p: Principal) => ({
-    actor: { userId: p.userId, isSuperAdmin: p.isSuperAdmin },
-    onChange: (changed: LakeDatasource) => deps.pools.publishRetire(changed.name),
-  });
+  const lake = deps.lakeTables;
 
-  router.add({
-    method: "post",
-    path: "/api/v1/datasources/:name/tables",
-    tag: "lake tables",
-    summary: "Register a lake table on a LAKE datasource",
-    access: "lake_tables.manage",
-    status: 201,
-    params: dsParam,
-    body: z.unknown(),
-    errors: [
-      ...LAKE_ERRORS,
-      "datasource.validation.lake_namespace_invalid",
-      "datasource.validation.lake_name_invalid",
-      "datasource.validation.lake_format_invalid",
-      "datasource.validation.lake_location_invalid",
-      "datasource.lake_table_duplicate",
-    ],
-  }, async (c, { actor, workspace, params, body }) => {
-    const ds = await lookup(actor, workspace, params.name);
-    return ok(c, await registerLakeTable(deps.db, ds, body, writer(actor)), 201);
-  });
+  router.add(
+    {
+      method: "post",
+      path: "/api/v1/datasources/:name/tables",
+      tag: "lake tables",
+      summary: "Register a lake table on a LAKE datasource",
+      access: "lake_tables.manage",
+      status: 201,
+      params: dsParam,
+      body: z.unknown(),
+      errors: [
+        ...LAKE_ERRORS,
+        "datasource.validation.lake_namespace_invalid",
+        "datasource.validation.lake_name_invalid",
+        "datasource.validation.lake_format_invalid",
+        "datasource.validation.lake_location_invalid",
+        "datasource.lake_table_duplicate",
+      ],
+    },
+    async (c, { actor, workspace, params, body }) =>
+      ok(c, await lake.register(actor, workspace, params.name, body), 201),
+  );
 
   router.add({
     method: "delete",
@@ -78,43 +60,41 @@ export function registerRoutes(router: Router, deps: Deps): void {
     params: tableParams,
     errors: [...LAKE_ERRORS, "datasource.lake_table_not_found"],
   }, async (c, { actor, workspace, params }) => {
-    const ds = await lookup(actor, workspace, params.name);
-    await unregisterLakeTable(deps.db, ds, params.namespace, params.table, writer(actor));
+    await lake.unregister(actor, workspace, params.name, params.namespace, params.table);
     return c.body(null, 204);
   });
 
-  router.add({
-    method: "post",
-    path: "/api/v1/datasources/:name/tables/import",
-    tag: "lake tables",
-    summary: "Import lake tables from an inline manifest or a manifest_url",
-    access: "lake_tables.manage",
-    params: dsParam,
-    body: z.unknown(),
-    errors: [
-      ...LAKE_ERRORS,
-      "datasource.validation.lake_manifest_url_forbidden",
-      "datasource.lake_table_duplicate",
-      "pipeline.execution.datasource_unreachable",
-    ],
-  }, async (c, { actor, workspace, params, body }) => {
-    const ds = await lookup(actor, workspace, params.name);
-    return ok(
-      c,
-      await importLakeTables(deps.db, ds, body, writer(actor)),
-    );
-  });
+  router.add(
+    {
+      method: "post",
+      path: "/api/v1/datasources/:name/tables/import",
+      tag: "lake tables",
+      summary: "Import lake tables from an inline manifest or a manifest_url",
+      access: "lake_tables.manage",
+      params: dsParam,
+      body: z.unknown(),
+      errors: [
+        ...LAKE_ERRORS,
+        "datasource.validation.lake_manifest_url_forbidden",
+        "datasource.lake_table_duplicate",
+        "pipeline.execution.datasource_unreachable",
+      ],
+    },
+    async (c, { actor, workspace, params, body }) =>
+      ok(c, await lake.import(actor, workspace, params.name, body)),
+  );
 
-  router.add({
-    method: "get",
-    path: "/api/v1/datasources/:name/lake-tables",
-    tag: "lake tables",
-    summary: "The lake tables registered on a LAKE datasource",
-    access: "content.read",
-    params: dsParam,
-    errors: [...LAKE_ERRORS],
-  }, async (c, { actor, workspace, params }) => {
-    const ds = await lookup(actor, workspace, params.name);
-    return ok(c, await listLakeTables(deps.db, ds));
-  });
+  router.add(
+    {
+      method: "get",
+      path: "/api/v1/datasources/:name/lake-tables",
+      tag: "lake tables",
+      summary: "The lake tables registered on a LAKE datasource",
+      access: "content.read",
+      params: dsParam,
+      errors: [...LAKE_ERRORS],
+    },
+    async (c, { actor, workspace, params }) =>
+      ok(c, await lake.list(actor, workspace, params.name)),
+  );
 }

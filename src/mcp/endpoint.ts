@@ -1,0 +1,87 @@
+/**
+ * The tool endpoint's transport: the official SDK's `createMcpHandler` serving both revisions
+ * (DECISIONS.md "MCP revisions") — 2026-07-28 stateless with `server/discover`, and 2025-11-25
+ * (`initialize`) through the SDK's stateless legacy leg, which needs no session ids and answers
+ * GET and DELETE 405. The SDK checks `MCP-Protocol-Version` (unsupported: 400) and the
+ * `Mcp-Method` / `Mcp-Name` headers against the body; credentials, Origin, Host, rate limits and
+ * key kinds are the HTTP front end's steps, run before a request gets here.
+ *
+ * Every request gets a fresh server (the SDK's stateless serving). A `tools/call` naming a
+ * catalogued tool gets a server holding just that tool: registering all of them per request is
+ * most of what a call would otherwise cost (bench/mcp.ts). The body is read once, here, and
+ * handed to the SDK parsed; a body that is not JSON goes to the SDK unread, which answers it.
+ */
+import { createMcpHandler } from "@modelcontextprotocol/server";
+import type { Services } from "../services.ts";
+import type { McpCall } from "./call.ts";
+import { CATALOGUE } from "./catalogue.ts";
+import { buildServer } from "./server.ts";
+import { skillMarkdown } from "./skill.ts";
+import type { ToolDef } from "./tool.ts";
+
+export interface McpEndpoint {
+  /** Serves one POST /mcp (or the 405 of another method) for an authenticated call. */
+  fetch(request: Request, call: McpCall): Promise<Response>;
+  /** `/skill.md`: the agents' guide to these tools, naming `origin` as the service's. */
+  skill(origin: string): string;
+  close(): Promise<void>;
+}
+
+interface PerRequest {
+  call: McpCall;
+  /** The one tool a `tools/call` names, when it is catalogued. */
+  only?: ToolDef;
+}
+
+export function createMcpEndpoint(
+  services: Services,
+  tools: readonly ToolDef[] = CATALOGUE,
+): McpEndpoint {
+  const version = services.buildInfo.version;
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const handler = createMcpHandler(
+    (ctx) => {
+      const { call, only } = ctx.authInfo?.extra?.perRequest as PerRequest;
+      return buildServer(services, only ? [only] : tools, call, version);
+    },
+    {
+      legacy: "stateless",
+      onerror: (e) => services.logger.debug("mcp request rejected", { error: e.message }),
+    },
+  );
+  return {
+    async fetch(request, call) {
+      let parsedBody: unknown;
+      let source = request;
+      if (request.method === "POST") {
+        const text = await request.text();
+        try {
+          parsedBody = JSON.parse(text);
+        } catch {
+          // Not JSON: the SDK reads it again from this copy and answers its parse error.
+          source = new Request(request, { body: text });
+        }
+      }
+      const named = calledTool(parsedBody);
+      const perRequest: PerRequest = { call, only: named ? byName.get(named) : undefined };
+      return await handler.fetch(source, {
+        authInfo: {
+          token: call.actor.keyId ?? "",
+          clientId: call.actor.keyId ?? call.actor.userId,
+          scopes: [...call.actor.scopes],
+          extra: { perRequest },
+        },
+        ...(parsedBody === undefined ? {} : { parsedBody }),
+      });
+    },
+    skill: (origin) => skillMarkdown(tools, origin),
+    close: () => handler.close(),
+  };
+}
+
+/** The tool a single `tools/call` message names; undefined for anything else. */
+function calledTool(body: unknown): string | undefined {
+  if (!body || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
+  return method === "tools/call" && typeof params?.name === "string" ? params.name : undefined;
+}

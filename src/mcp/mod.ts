@@ -1,0 +1,17 @@
+/**
+ * The tool endpoint `/mcp` (spec 1 §4.7): a front end beside src/http over the same services.
+ * src/runtime.ts hands `createMcpEndpoint(services)` to the HTTP app, which runs the request's
+ * access steps and then passes each authenticated call here.
+ */
+export type { McpCall } from "./call.ts";
+export { CATALOGUE } from "./catalogue.ts";
+export { createMcpEndpoint, type McpEndpoint } from "./endpoint.ts";
+export { SERVER_NAME } from "./server.ts";
+export {
+  defineTool,
+  type Floor,
+  FLOORS,
+  type ToolAnnotations,
+  type ToolContext,
+  type ToolDef,
+} from "./tool.ts";

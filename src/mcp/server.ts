@@ -1,0 +1,203 @@
+/**
+ * One `McpServer` per request (the SDK's stateless serving), its tools registered from the
+ * catalogue in order. Every call runs the same steps around the tool's handler:
+ *
+ *  1. arguments validated by the tool's zod schema (a failure is the REST validation code);
+ *  2. the floor judged by identity's `authorizeAudited`, the very decision REST routes take (the
+ *     key's scope, then the issuer's current role in the pinned workspace; denials audited);
+ *  3. the handler, over the services, with the key's owner and pinned workspace;
+ *  4. its output checked against the declared output schema (a mismatch is our bug: logged,
+ *     answered `internal.unexpected`);
+ *  5. `mcp.tool.called` for every call, `mcp.tool.write` for every successful mutating one.
+ *
+ * The SDK is handed schemas that validate nothing (their JSON Schema is the tool's own), so steps
+ * 1 and 4 happen here, once, and a refusal always carries the error envelope's code rather than
+ * the SDK's bare text.
+ */
+import {
+  McpServer,
+  type ServerContext,
+  type StandardSchemaWithJSON,
+} from "@modelcontextprotocol/server";
+import { recordAudit } from "../audit/mod.ts";
+import { AppError } from "../errors/mod.ts";
+import { authorizeAudited } from "../identity/mod.ts";
+import type { Services } from "../services.ts";
+import { toolRefusal, toolSuccess } from "./results.ts";
+import { rowCaps } from "./rows.ts";
+import { type AnyObjectSchema, FLOORS, type Progress, type ToolDef } from "./tool.ts";
+import type { McpCall } from "./call.ts";
+
+export const SERVER_NAME = "pipeline-service";
+
+/**
+ * `schema` as the SDK sees it: its JSON Schema for `tools/list` (converted once per schema and
+ * target, not on every request's fresh server), and a validation that accepts anything (the
+ * wrapper validates, answering our own refusal).
+ */
+const listed = new WeakMap<AnyObjectSchema, StandardSchemaWithJSON>();
+function listedOnly(schema: AnyObjectSchema): StandardSchemaWithJSON {
+  const known = listed.get(schema);
+  if (known) return known;
+  const std = schema["~standard"] as unknown as {
+    jsonSchema: Record<"input" | "output", (o: { target: string }) => Record<string, unknown>>;
+  };
+  const memo = new Map<string, Record<string, unknown>>();
+  const convert = (io: "input" | "output") => (options: { target: string }) => {
+    const key = `${io}:${options.target}`;
+    let json = memo.get(key);
+    if (!json) memo.set(key, json = std.jsonSchema[io](options));
+    // A copy: the SDK may decorate what it is given.
+    return structuredClone(json);
+  };
+  const wrapped = {
+    "~standard": {
+      version: 1,
+      vendor: "pipeline-service",
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: { input: convert("input"), output: convert("output") },
+    },
+  } as unknown as StandardSchemaWithJSON;
+  listed.set(schema, wrapped);
+  return wrapped;
+}
+
+function validationError(issue: { path: PropertyKey[]; message: string }): AppError {
+  return new AppError("pipeline.execution.invalid_parameter_type", {
+    field: issue.path.map(String).join(".") || "arguments",
+    location: "arguments",
+    reason: issue.message,
+  });
+}
+
+function progressOf(ctx: ServerContext): Progress {
+  const token = ctx.mcpReq._meta?.progressToken;
+  if (token === undefined) return () => Promise.resolve();
+  return async (progress, total, message) => {
+    // A client that went away cannot hear progress; the tool's work goes on regardless.
+    await ctx.mcpReq.notify({
+      method: "notifications/progress",
+      params: { progressToken: token, progress, total, message },
+    }).catch(() => {});
+  };
+}
+
+/** Runs one call of `tool` through the steps above. */
+async function callTool(
+  services: Services,
+  tool: ToolDef,
+  call: McpCall,
+  args: unknown,
+  ctx: ServerContext,
+) {
+  const started = performance.now();
+  const { actor, workspace } = call;
+  let outcome = "ok";
+  try {
+    const parsed = tool.input.safeParse(args ?? {});
+    if (!parsed.success) throw validationError(parsed.error.issues[0]);
+    await authorizeAudited(
+      services.db,
+      {
+        operation: FLOORS[tool.floor],
+        principal: actor,
+        // Judged in the pinned workspace even when the tool reads no workspace data: a key whose
+        // issuer lost the workspace has lost its authority (spec 1 §5.6 item 7), for every tool.
+        workspace,
+        membershipCount: call.membershipCount,
+      },
+      { path: `/mcp#${tool.name}`, method: "tools/call" },
+    );
+    const output = await tool.handler(services, {
+      actor,
+      workspace,
+      settings: rowCaps(services),
+      progress: progressOf(ctx),
+      correlationId: call.correlationId,
+      signal: ctx.mcpReq.signal,
+    }, parsed.data);
+    const checked = tool.output.safeParse(output);
+    if (!checked.success) {
+      services.logger.error("tool output does not match its schema", {
+        tool: tool.name,
+        issue: checked.error.issues[0]?.message,
+        path: checked.error.issues[0]?.path.map(String).join("."),
+      });
+      throw new AppError("internal.unexpected");
+    }
+    if (!tool.annotations.readOnlyHint) {
+      await recordAudit(services.db, {
+        event: "mcp.tool.write",
+        userId: actor.userId,
+        provider: actor.provider,
+        workspaceId: workspace.id,
+        details: { tool: tool.name, key_id: actor.keyId },
+      });
+    }
+    return toolSuccess(checked.data);
+  } catch (e) {
+    const error = e instanceof AppError ? e : unexpected(services, tool, e);
+    outcome = error.code;
+    return toolRefusal(error);
+  } finally {
+    await recordAudit(services.db, {
+      event: "mcp.tool.called",
+      userId: actor.userId,
+      provider: actor.provider,
+      workspaceId: tool.workspaceFree ? null : workspace.id,
+      details: {
+        tool: tool.name,
+        key_id: actor.keyId,
+        outcome,
+        elapsed_ms: Math.round(performance.now() - started),
+      },
+    }).catch((e) =>
+      services.logger.error("audit of a tool call failed", {
+        tool: tool.name,
+        error: e instanceof Error ? e.message : String(e),
+      })
+    );
+  }
+}
+
+function unexpected(services: Services, tool: ToolDef, e: unknown): AppError {
+  services.logger.error("unexpected error in a tool", {
+    tool: tool.name,
+    error: e instanceof Error ? e.message : String(e),
+    stack: e instanceof Error ? e.stack : undefined,
+  });
+  return new AppError("internal.unexpected");
+}
+
+/** The server for one request: every catalogued tool, judged and run for `call`. */
+export function buildServer(
+  services: Services,
+  tools: readonly ToolDef[],
+  call: McpCall,
+  version: string,
+): McpServer {
+  const server = new McpServer(
+    { name: SERVER_NAME, version },
+    { instructions: INSTRUCTIONS },
+  );
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: listedOnly(tool.input),
+        outputSchema: listedOnly(tool.output),
+        annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
+      },
+      (args: unknown, ctx: ServerContext) => callTool(services, tool, call, args, ctx),
+    );
+  }
+  return server;
+}
+
+const INSTRUCTIONS =
+  "Tools of a data pipeline service. Everything happens inside the workspace your API key is " +
+  "pinned to. Rows come in pages capped in rows and characters: `truncated` says something was " +
+  "left out, `next_cursor` fetches the next page with executions_get_result. A refusal is a " +
+  "result with isError true and structuredContent.error = {code, message, details}.";

@@ -1,0 +1,133 @@
+/**
+ * What a tool is: a name, the floor it is judged by (spec 1 §4.7), its input and output schemas,
+ * annotations that tell the truth, and a handler over the one `Services` value. A tool is a thin
+ * front end like a REST route: it calls the same service with the key's owner as the actor and the
+ * key's pinned workspace, and never restates a rule the service already enforces.
+ */
+import type { z } from "zod";
+import type { Operation, Principal, WorkspaceContext } from "../identity/mod.ts";
+import type { RowCaps } from "../lib/bounded_rows.ts";
+import type { Services } from "../services.ts";
+
+/**
+ * The floors of spec 1 §4.7, one per distinct (scope, role) pair of its table. Each is a row of the
+ * operation table (identity/operations.ts), so the scope-and-role decision and its audit rows are
+ * the very ones REST uses.
+ */
+export const FLOORS = {
+  /** read / view, inside the pinned workspace */
+  read: "tools.read",
+  /** read / view, touching no workspace data (calculators, docs) */
+  read_instance: "tools.read_instance",
+  /** execute / execute */
+  execute: "tools.execute",
+  /** author / execute (pipelines_execute_node) */
+  execute_node: "tools.execute_node",
+  /** author / view (introspection, previews, probes) */
+  inspect: "tools.inspect",
+  /** author / ws_admin (datasources_test) */
+  datasource_test: "tools.datasource_test",
+  /** author / author */
+  write: "tools.write",
+} as const satisfies Record<string, Operation>;
+
+export type Floor = keyof typeof FLOORS;
+
+/** MCP tool annotations, all three stated for every tool (no defaults to misread). */
+export interface ToolAnnotations {
+  /** The tool changes nothing. */
+  readOnlyHint: boolean;
+  /** The tool removes or overwrites something (only meaningful when not read-only). */
+  destructiveHint: boolean;
+  /** Calling it again with the same arguments has no further effect. */
+  idempotentHint: boolean;
+}
+
+/** Reports progress to the client; a no-op when the client sent no progress token. */
+export type Progress = (progress: number, total?: number, message?: string) => Promise<void>;
+
+/** What a handler receives besides its arguments. */
+export interface ToolContext {
+  /** The key's owner (the principal the HTTP steps resolved). */
+  actor: Principal;
+  /** The key's pinned workspace, with the issuer's flags; workspace-free tools ignore it. */
+  workspace: WorkspaceContext;
+  /** The tool settings of this instance (`service.mcp.*`). */
+  settings: RowCaps;
+  progress: Progress;
+  /** The request's correlation id (executions record it). */
+  correlationId: string;
+  /**
+   * Aborted when the client abandons the call (2026-07-28; the 2025-11-25 stateless leg never
+   * hears of it). A tool stops waiting on it, never the work it started.
+   */
+  signal: AbortSignal;
+}
+
+// deno-lint-ignore no-explicit-any
+export type AnyObjectSchema = z.ZodObject<any>;
+
+export interface ToolDef<
+  I extends AnyObjectSchema = AnyObjectSchema,
+  O extends AnyObjectSchema = AnyObjectSchema,
+> {
+  /** `group_verb`, unique; the order of the catalogue is the order of `tools/list`. */
+  name: string;
+  title: string;
+  /** What the tool does, for the agent: when to use it, what it answers, what it never does. */
+  description: string;
+  floor: Floor;
+  /**
+   * The tool reads no workspace data (calculators, docs). It is still judged in the pinned
+   * workspace: a key whose issuer lost it has lost its authority everywhere.
+   */
+  workspaceFree?: boolean;
+  /** Argument names are the REST field names (DECISIONS.md "MCP tool arguments and results"). */
+  input: I;
+  /** The `structuredContent` shape: the REST `data` shape, or the rows shape (rows.ts). */
+  output: O;
+  annotations: ToolAnnotations;
+  /**
+   * Answers the output. Typed loosely on purpose: services answer their own view types (often
+   * open records), and every answer is checked against `output` at run time before it leaves.
+   */
+  handler: (services: Services, ctx: ToolContext, args: z.output<I>) => Promise<object>;
+}
+
+/** Declares a tool with its handler typed from its schemas. */
+export function defineTool<I extends AnyObjectSchema, O extends AnyObjectSchema>(
+  def: ToolDef<I, O>,
+): ToolDef {
+  return def as unknown as ToolDef;
+}
+
+/** The annotation sets tools use; pick one rather than spelling the three flags each time. */
+export const READ: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+};
+/** Creates something new on every call. */
+export const CREATE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+};
+/** Overwrites something in place (the same call twice leaves the same state). */
+export const OVERWRITE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: true,
+};
+/** Removes something. */
+export const REMOVE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: true,
+};
+/** Starts work (a run, a check) that changes no content but records something new. */
+export const RUN: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+};

@@ -1,0 +1,240 @@
+/**
+ * datasources_* and sql_probe: the registry and the connections as `/api/v1/datasources` reaches
+ * them (spec 3 §4.1), in the key's pinned workspace; there is no tool that writes a datasource.
+ * Introspection, previews and probes open a connection through the datasource's pool; previews
+ * and probes run on the bounded read-only probe path (datasources/probe.ts) and answer the rows
+ * shape under `service.mcp.max-rows` / `max-chars`, reading at most one row past the cap. A probe
+ * is not stored, so its `next_cursor` is always null: narrow the statement to see other rows.
+ */
+import { z } from "zod";
+import { probeRows } from "../../datasources/mod.ts";
+import type { RowCaps } from "../../lib/bounded_rows.ts";
+import { rowsShape } from "../rows.ts";
+import { defineTool, READ } from "../tool.ts";
+import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
+
+const name = z.string().min(1).max(200).describe("The datasource's name");
+const schema = z.string().min(1).max(256).optional().describe(
+  "Exact schema name; absent: the connection's current schema",
+);
+const table = z.string().min(1).max(1024).describe(
+  "Exact table name, as datasources_get_tables lists it",
+);
+const limit = z.int().min(1).optional().describe("Rows wanted (at most service.mcp.max-rows)");
+
+const fact = z.looseObject({
+  id: z.string(),
+  scope: z.string(),
+  kind: z.string(),
+  fact: z.string(),
+});
+const datasource = z.looseObject({
+  name: z.string(),
+  display_name: z.string(),
+  dialect: z.string(),
+  credential: z.looseObject({ kind: z.string() }),
+  workspace: z.string().nullable(),
+  global: z.boolean(),
+  readonly: z.boolean(),
+  last_test: z.looseObject({ tested_at: z.string(), ok: z.boolean() }).nullable(),
+  facts: z.array(fact),
+  definitions: z.array(fact),
+});
+const tableRow = z.looseObject({
+  schema: z.string(),
+  name: z.string(),
+  type: z.enum(["table", "view"]),
+  remarks: z.string().optional(),
+  facts: z.array(fact).optional(),
+});
+const column = z.looseObject({
+  name: z.string(),
+  type: z.string().describe("the canonical wire type"),
+  nullable: z.boolean().optional(),
+  source_type: z.string(),
+});
+
+/** The row cap a call asks for, within the instance's. */
+const capsFor = (settings: RowCaps, asked: number | undefined): RowCaps => ({
+  maxRows: Math.min(asked ?? settings.maxRows, settings.maxRows),
+  maxChars: settings.maxChars,
+});
+
+export const tools = [
+  defineTool({
+    name: "datasources_list",
+    title: "List datasources",
+    description:
+      "Lists the datasources the workspace can use (its own plus global ones granted to it), " +
+      "paged, without secrets, each with its learned facts and definitions. No connection is " +
+      "opened.",
+    floor: "read",
+    input: z.object({ dialect: z.string().max(20).optional(), ...pageArgs }),
+    output: pagedOutput(datasource),
+    annotations: READ,
+    handler: async (s, ctx, args) => {
+      const page = clampPage(s, args);
+      const dialect = args.dialect || undefined;
+      const { items, total } = await s.datasources.list(ctx.actor, ctx.workspace, {
+        ...page,
+        dialect,
+      });
+      return paged(items, page, total);
+    },
+  }),
+  defineTool({
+    name: "datasources_get",
+    title: "Read a datasource",
+    description:
+      "Returns one datasource without its secret: dialect, URL, binding, last test, pool, the " +
+      "datasource-wide learned facts and the workspace's definitions naming it. No connection " +
+      "is opened.",
+    floor: "read",
+    input: z.object({ name }),
+    output: datasource,
+    annotations: READ,
+    handler: (s, ctx, args) => s.datasources.get(ctx.actor, ctx.workspace, args.name),
+  }),
+  defineTool({
+    name: "datasources_get_table_stats",
+    title: "Table statistics",
+    description:
+      "Returns a table's columns with its row count and size where the dialect tells them " +
+      "cheaply (catalog estimates; an exact count for SQLite, lakes and views). " +
+      "`row_count_exact` says which; what the dialect cannot tell within the time is omitted.",
+    floor: "read",
+    input: z.object({ name, table, schema }),
+    output: z.object({
+      schema: z.string(),
+      table: z.string(),
+      type: z.enum(["table", "view"]),
+      columns: z.array(column),
+      row_count: z.number().optional(),
+      row_count_exact: z.boolean().optional(),
+      size_bytes: z.number().optional(),
+      elapsed_ms: z.number(),
+    }),
+    annotations: READ,
+    handler: (s, ctx, args) =>
+      s.connections.tableStats(ctx.actor, ctx.workspace, args.name, {
+        table: args.table,
+        ...(args.schema ? { schema: args.schema } : {}),
+      }),
+  }),
+  defineTool({
+    name: "datasources_get_schemas",
+    title: "List schemas",
+    description:
+      "Lists the datasource's schemas, system schemas left out, at most 2000 (`truncated` says " +
+      "more exist). Empty for schemaless datasources.",
+    floor: "inspect",
+    input: z.object({ name }),
+    output: z.object({ schemas: z.array(z.string()), truncated: z.boolean() }),
+    annotations: READ,
+    handler: (s, ctx, args) => s.connections.schemas(ctx.actor, ctx.workspace, args.name),
+  }),
+  defineTool({
+    name: "datasources_get_tables",
+    title: "List tables",
+    description:
+      "Lists tables and views of one schema (exact name), or of every visible schema when " +
+      "`schema` is absent, at most 2000, each with its table-level learned facts.",
+    floor: "inspect",
+    input: z.object({ name, schema }),
+    output: z.object({ tables: z.array(tableRow), truncated: z.boolean() }),
+    annotations: READ,
+    handler: (s, ctx, args) =>
+      s.connections.tables(ctx.actor, ctx.workspace, args.name, args.schema),
+  }),
+  defineTool({
+    name: "datasources_get_columns",
+    title: "List columns",
+    description:
+      "Lists the columns of one table (named exactly as datasources_get_tables lists it): " +
+      "canonical `type`, `source_type`, nullability, warnings and column-level learned facts. " +
+      "An unknown table is datasource.table_not_found with a near name when one is close.",
+    floor: "inspect",
+    input: z.object({ name, table, schema }),
+    output: z.object({ columns: z.array(column) }),
+    annotations: READ,
+    handler: async (s, ctx, args) => ({
+      columns: await s.connections.columns(
+        ctx.actor,
+        ctx.workspace,
+        args.name,
+        args.table,
+        args.schema,
+      ),
+    }),
+  }),
+  defineTool({
+    name: "datasources_preview_rows",
+    title: "Preview a table's rows",
+    description:
+      "Returns the first rows of one table (read-only, capped in rows and characters) in the " +
+      "rows shape. Not stored: `next_cursor` is null; use sql_probe with a WHERE clause to see " +
+      "other rows.",
+    floor: "inspect",
+    input: z.object({ name, table, schema, limit }),
+    output: rowsShape,
+    annotations: READ,
+    handler: async (s, ctx, args) => {
+      const caps = capsFor(ctx.settings, args.limit);
+      const result = await s.connections.previewRows(ctx.actor, ctx.workspace, args.name, {
+        table: args.table,
+        ...(args.schema ? { schema: args.schema } : {}),
+      }, { maxRows: caps.maxRows });
+      return probeRows(result, caps);
+    },
+  }),
+  defineTool({
+    name: "datasources_test",
+    title: "Test a datasource connection",
+    description:
+      "Connects to the datasource and reports `connected`, latency, server version or the " +
+      "error; never a refusal for an unreachable one. The outcome is stored as the " +
+      "datasource's last_test.",
+    floor: "datasource_test",
+    input: z.object({ name }),
+    output: z.object({
+      connected: z.boolean(),
+      tested_at: z.string(),
+      latency_ms: z.number(),
+      server_version: z.string().nullable(),
+      error: z.string().nullable(),
+      error_class: z.string().nullable(),
+    }),
+    // Stores last_test (the same call again only stores a newer one); removes nothing.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    handler: (s, ctx, args) => s.connections.test(ctx.actor, ctx.workspace, args.name),
+  }),
+  defineTool({
+    name: "sql_probe",
+    title: "Run a read-only SQL probe",
+    description:
+      "Runs one read statement (SELECT, WITH, …) on a datasource, read-only and bounded: at " +
+      "most `limit` rows (service.mcp.max-rows), a character cap, `timeout_ms` (default 10 s, " +
+      "at most 30 s). Bind values as `:name` placeholders with `parameters`. A write or a " +
+      "second statement is datasource.probe.not_read_only. Not stored: `next_cursor` is null.",
+    floor: "inspect",
+    input: z.object({
+      datasource: name,
+      sql: z.string().min(1).max(100_000),
+      parameters: z.record(z.string(), z.unknown()).optional().describe(
+        "Values for :name placeholders",
+      ),
+      limit,
+      timeout_ms: z.int().min(1).optional(),
+    }),
+    output: rowsShape,
+    annotations: READ,
+    handler: async (s, ctx, args) => {
+      const caps = capsFor(ctx.settings, args.limit);
+      const result = await s.connections.probe(ctx.actor, ctx.workspace, args.datasource, {
+        sql: args.sql,
+        ...(args.parameters ? { params: args.parameters } : {}),
+      }, { maxRows: caps.maxRows, ...(args.timeout_ms ? { timeoutMs: args.timeout_ms } : {}) });
+      return probeRows(result, caps);
+    },
+  }),
+];

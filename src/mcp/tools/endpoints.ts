@@ -1,0 +1,93 @@
+/**
+ * endpoints_*: published endpoints (spec 3 §2.4, §4.3) as `/api/v1/endpoints` manages them, in the
+ * key's pinned workspace, addressed by `path` (the pattern). Publishing needs a released,
+ * side-effect-free pipeline; bindings stay with REST.
+ */
+import { z } from "zod";
+import type { EndpointContext } from "../../endpoints/mod.ts";
+import { CREATE, defineTool, READ, REMOVE, type ToolContext } from "../tool.ts";
+import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
+
+const path = z.string().min(1).max(300).describe("The endpoint's path_pattern, e.g. /shop/{id}");
+const endpoint = z.looseObject({
+  path_pattern: z.string(),
+  pipeline_id: z.string(),
+  pipeline_name: z.string().nullable(),
+  workspace: z.string(),
+  timeout_seconds: z.int(),
+  enabled: z.boolean(),
+  description: z.string().nullable(),
+  bindings: z.array(z.object({ path: z.string(), key_id: z.string(), key_name: z.string() })),
+});
+
+const ctxOf = (ctx: ToolContext): EndpointContext => ({
+  actor: ctx.actor,
+  workspaceId: ctx.workspace.id,
+});
+
+export const tools = [
+  defineTool({
+    name: "endpoints_list",
+    title: "List published endpoints",
+    description:
+      "Lists the workspace's published endpoints (GET /api/x/<path>), paged by pattern, each " +
+      "with its pipeline, timeout, state and key bindings.",
+    floor: "read",
+    input: z.object({ ...pageArgs }),
+    output: pagedOutput(endpoint),
+    annotations: READ,
+    handler: async (s, ctx, args) => {
+      const page = clampPage(s, args);
+      const { items, total } = await s.endpoints.list(ctxOf(ctx), page);
+      return paged(items, page, total);
+    },
+  }),
+  defineTool({
+    name: "endpoints_get",
+    title: "Read a published endpoint",
+    description: "Returns one published endpoint of the workspace by its `path` pattern.",
+    floor: "read",
+    input: z.object({ path }),
+    output: endpoint,
+    annotations: READ,
+    handler: (s, ctx, args) => s.endpoints.get(ctxOf(ctx), args.path),
+  }),
+  defineTool({
+    name: "endpoints_create",
+    title: "Publish a pipeline as an endpoint",
+    description:
+      "Publishes the latest released version of a read-only pipeline under `path_pattern` " +
+      "(literal segments and {variables}, each variable a parameter the pipeline declares). " +
+      "The endpoint serves GET /api/x/<path> to keys allowed there. A draft-only pipeline is " +
+      "endpoint.pipeline_not_released; one that writes is endpoint.pipeline_not_readonly.",
+    floor: "write",
+    input: z.object({
+      path_pattern: path,
+      pipeline_id: z.string().min(1).max(200),
+      timeout_seconds: z.int().optional().describe(
+        "Clamped to service.endpoints.timeout-min/max-seconds",
+      ),
+      description: z.string().max(2000).nullable().optional(),
+      enabled: z.boolean().optional(),
+    }),
+    output: endpoint,
+    annotations: CREATE,
+    handler: (s, ctx, args) => s.endpoints.publish(ctxOf(ctx), args),
+  }),
+  defineTool({
+    name: "endpoints_delete",
+    title: "Unpublish an endpoint",
+    description:
+      "Removes a published endpoint by its `path` pattern; its URL answers 404 at once on " +
+      "every instance. The pipeline is untouched.",
+    floor: "write",
+    input: z.object({ path }),
+    output: z.object({ path_pattern: z.string(), deleted: z.literal(true) }),
+    // A second delete of the same path is endpoint.not_found.
+    annotations: { ...REMOVE, idempotentHint: false },
+    handler: async (s, ctx, args) => {
+      await s.endpoints.unpublish(ctxOf(ctx), args.path);
+      return { path_pattern: args.path, deleted: true as const };
+    },
+  }),
+];

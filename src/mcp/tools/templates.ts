@@ -1,0 +1,188 @@
+/**
+ * templates_*: the template service as `/api/v1/templates` reaches it (spec 2 §4.2), in the key's
+ * pinned workspace. A template is addressed by its name (`name` on reads, `id` in a written body,
+ * as REST has it); writes go to the draft and only a release (a promoter's act, not a tool) makes
+ * content servable. `if_match` carries what REST sends as the `If-Match` header: the body_hash of
+ * the version the write is based on.
+ */
+import { z } from "zod";
+import {
+  createTemplateSchema,
+  TEMPLATE_DIALECTS,
+  TEMPLATE_TYPES,
+  updateTemplateSchema,
+} from "../../templates/mod.ts";
+import type { OpContext } from "../../versions/mod.ts";
+import { CREATE, defineTool, READ, REMOVE, type ToolContext } from "../tool.ts";
+import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
+
+const NAME_MAX = 1000;
+const name = z.string().min(1).max(NAME_MAX).describe(
+  "The template's name (its id), e.g. shop/orders",
+);
+const ifMatch = z.string().min(1).max(200).describe(
+  "The body_hash of the version this write is based on (the draft's, else the current release's)",
+);
+const dialects = TEMPLATE_DIALECTS as unknown as [string, ...string[]];
+
+const importRef = z.object({ alias: z.string(), id: z.string(), version: z.int() });
+const template = z.looseObject({
+  id: z.string(),
+  type: z.enum(TEMPLATE_TYPES),
+  dialect: z.string().optional(),
+  display_name: z.string(),
+  description: z.string().nullable(),
+  imports: z.array(importRef),
+  body: z.string(),
+  version: z.int(),
+  status: z.enum(["DRAFT", "RELEASED", "DISCARDED"]),
+  body_hash: z.string(),
+  current_version: z.int().nullable(),
+  draft: z.looseObject({ version: z.int(), body_hash: z.string() }).nullable(),
+  owner: z.string(),
+});
+const listRow = z.looseObject({
+  id: z.string(),
+  type: z.enum(TEMPLATE_TYPES),
+  dialect: z.string().optional(),
+  display_name: z.string(),
+  description: z.string().nullable(),
+  version: z.int().nullable(),
+  status: z.string().nullable(),
+  current_version: z.int().nullable(),
+});
+const pinner = z.object({
+  kind: z.string().describe("pipeline or template"),
+  id: z.string().describe("a pipeline's id, or a template's name"),
+  name: z.string(),
+  version: z.int().describe("the pinning version"),
+  status: z.string().optional(),
+  pinned_version: z.int().describe("the version of this template it pins"),
+});
+
+const op = (ctx: ToolContext): OpContext => ({ actor: ctx.actor, workspaceId: ctx.workspace.id });
+
+export const tools = [
+  defineTool({
+    name: "templates_list",
+    title: "List templates",
+    description:
+      "Lists the workspace's templates, paged and ordered by name, each with its working " +
+      "version (the draft, else the current release). Filter by `dialect`, `type` or a text `q`. " +
+      "Read one with templates_get.",
+    floor: "read",
+    input: z.object({
+      dialect: z.enum(dialects).optional(),
+      type: z.enum(TEMPLATE_TYPES).optional(),
+      q: z.string().max(200).optional().describe("Matches names and display names"),
+      ...pageArgs,
+    }),
+    output: pagedOutput(listRow),
+    annotations: READ,
+    handler: async (s, ctx, args) => {
+      const page = clampPage(s, args);
+      const filter = {
+        dialect: args.dialect as (typeof TEMPLATE_DIALECTS)[number] | undefined,
+        type: args.type,
+        q: args.q || undefined,
+      };
+      const { items, total } = await s.templates.list(ctx.workspace.id, filter, page);
+      return paged(items, page, total);
+    },
+  }),
+  defineTool({
+    name: "templates_get",
+    title: "Read a template",
+    description:
+      "Returns one template: its working version (the draft, else the current release), or " +
+      "the given `version`. The answer's body_hash is what templates_update and " +
+      "templates_purge_draft take as `if_match`.",
+    floor: "read",
+    input: z.object({ name, version: z.int().min(1).optional() }),
+    output: template,
+    annotations: READ,
+    handler: (s, ctx, args) =>
+      args.version === undefined
+        ? s.templates.get(ctx.workspace.id, args.name)
+        : s.templates.getVersion(ctx.workspace.id, args.name, args.version),
+  }),
+  defineTool({
+    name: "templates_used_by",
+    title: "What pins a template",
+    description:
+      "Lists every stored pipeline version (through a node's template) and template version " +
+      "(through an import) that pins this template, at `version` or at any version; pipelines " +
+      "first. Check it before changing what others depend on.",
+    floor: "read",
+    input: z.object({ name, version: z.int().min(1).optional() }),
+    output: z.object({ used_by: z.array(pinner) }),
+    annotations: READ,
+    handler: async (s, ctx, args) => ({
+      used_by: await s.templates.usedBy(ctx.workspace.id, args.name, args.version),
+    }),
+  }),
+  defineTool({
+    name: "templates_create",
+    title: "Create a template",
+    description:
+      "Creates a template at DRAFT version 1 (`id` is its name; generated under test/ when " +
+      "omitted). A draft is not served: a promoter releases it (not a tool). `type` is sql " +
+      "(with a `dialect`) or html; `imports` pin other templates' versions under an alias.",
+    floor: "write",
+    input: createTemplateSchema,
+    output: template,
+    annotations: CREATE,
+    handler: (s, ctx, args) => s.templates.create(op(ctx), args),
+  }),
+  defineTool({
+    name: "templates_update",
+    title: "Save a template draft",
+    description:
+      "Saves the template's full content (`id`, `display_name`, `body`, `imports`, …) as its " +
+      "draft, against `if_match` (the body_hash templates_get gave). Content identical to the " +
+      "current release answers that release unchanged. A stale hash is " +
+      "template.version.conflict: read again and retry.",
+    floor: "write",
+    input: updateTemplateSchema.extend({ if_match: ifMatch }),
+    output: template,
+    // Replaces the draft's content; the same call again is stale (the hash moved on).
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+    handler: (s, ctx, { if_match, ...body }) => s.templates.update(op(ctx), if_match, body),
+  }),
+  defineTool({
+    name: "templates_render",
+    title: "Render a SQL template",
+    description: "Renders a sql template version (the working one when `version` is absent) with " +
+      "`context` values: answers the SQL with its bind placeholders and the imports it used. " +
+      "Values never enter the SQL text; they become placeholders.",
+    floor: "write",
+    input: z.object({
+      name,
+      version: z.int().min(1).optional(),
+      context: z.record(z.string(), z.unknown()).optional().describe("Template variables"),
+    }),
+    output: z.object({
+      sql: z.string(),
+      placeholders: z.array(z.string()),
+      imports: z.array(importRef),
+    }),
+    annotations: READ,
+    handler: (s, ctx, args) => s.templates.render(ctx.workspace.id, args),
+  }),
+  defineTool({
+    name: "templates_purge_draft",
+    title: "Discard a template draft",
+    description:
+      "Deletes the template's draft whose body_hash is `if_match`; a template whose only " +
+      "version is that draft goes with it. Refused while something pins the draft " +
+      "(template.in_use).",
+    floor: "write",
+    input: z.object({ name, if_match: ifMatch }),
+    output: z.object({ name: z.string(), purged: z.literal(true) }),
+    annotations: { ...REMOVE, idempotentHint: false },
+    handler: async (s, ctx, args) => {
+      await s.templates.purgeDraft(op(ctx), args.name, args.if_match);
+      return { name: args.name, purged: true as const };
+    },
+  }),
+];

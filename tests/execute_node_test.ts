@@ -13,12 +13,7 @@ import { dql, pipelineDrafts, staged } from "./support/pipeline_body.ts";
 
 const NODES = [
   staged("base", "tempdb", "SELECT range::INTEGER AS n FROM range(5)"),
-  dql("tens", {
-    source: "tempdb",
-    sql: "SELECT n * 10 AS m FROM base ORDER BY n",
-    output: { target: "tempdb", table: "tens" },
-    depends_on: ["base"],
-  }),
+  staged("tens", "tempdb", "SELECT n * 10 AS m FROM base ORDER BY n", { depends_on: ["base"] }),
   staged("other", "tempdb", "SELECT 1 AS one"),
   dql("total", {
     source: "tempdb",

@@ -206,6 +206,24 @@ export async function insertDraft(
   );
 }
 
+/**
+ * Inserts a version that arrives already RELEASED (an import or a promotion push): created,
+ * updated and released by `actor` at `now`.
+ */
+export async function insertReleased(
+  db: Queryable,
+  k: KindDescriptor,
+  id: string,
+  v: { version: number; canonical: string; body_hash: string; actor: string; now: string },
+): Promise<void> {
+  await db.execute(
+    `INSERT INTO ${k.versionTable} (${k.fk}, version, status, body, body_hash, created_by,
+       created_at, updated_by, updated_at, released_by, released_at)
+     VALUES ($1, $2, 'RELEASED', $3, $4, $5, $6, $5, $6, $5, $6)`,
+    [id, v.version, v.canonical, v.body_hash, v.actor, v.now],
+  );
+}
+
 /** Rewrites the draft whose hash is still `expected`; 1, or 0 when it changed meanwhile. */
 export function overwriteDraft(
   db: Queryable,

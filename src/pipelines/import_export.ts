@@ -21,7 +21,7 @@ import { canonicalJson, hashCanonical } from "../lib/canonical_json.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Queryable } from "../store/mod.ts";
-import { insertReleased, type OpContext, PIPELINE_KIND } from "../versions/mod.ts";
+import { insertVersion, type OpContext, PIPELINE_KIND } from "../versions/mod.ts";
 import { parseBody, type PipelineBody } from "./body.ts";
 import { checkReferences } from "./references.ts";
 import * as repo from "./repo.ts";
@@ -206,7 +206,7 @@ export async function applyReleasedImport(
       ],
     );
   }
-  await insertReleased(tx, PIPELINE_KIND, id, {
+  await insertVersion(tx, PIPELINE_KIND, id, "RELEASED", {
     version,
     canonical,
     body_hash: computed,

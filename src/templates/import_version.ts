@@ -19,7 +19,7 @@ import { bodyHash, canonicalJson } from "../lib/canonical_json.ts";
 import { newId } from "../lib/ids.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Queryable } from "../store/mod.ts";
-import { insertReleased, type OpContext, TEMPLATE_KIND } from "../versions/mod.ts";
+import { insertVersion, type OpContext, TEMPLATE_KIND } from "../versions/mod.ts";
 import { checkBody, checkDialect, checkId, contentOf } from "./content.ts";
 import { recordPins, resolvePins } from "./pins.ts";
 import type { ImportRef } from "./render.ts";
@@ -126,7 +126,7 @@ export async function importTemplateVersion(
       ],
     );
   }
-  await insertReleased(tx, TEMPLATE_KIND, id, {
+  await insertVersion(tx, TEMPLATE_KIND, id, "RELEASED", {
     version: p.version,
     canonical: canonicalJson(content),
     body_hash: computed,

@@ -102,7 +102,7 @@ export async function create(
   }
   try {
     await repo.insertEntity(tx, e.kind, entity);
-    await repo.insertDraft(tx, e.kind, entity.id, {
+    await repo.insertVersion(tx, e.kind, entity.id, "DRAFT", {
       version: 1,
       canonical,
       body_hash,
@@ -193,7 +193,7 @@ export async function update(
     version = { ...base, canonical, body: JSON.parse(canonical) };
   } else {
     const next = Math.max(...metas.map((m) => m.version)) + 1;
-    await repo.insertDraft(tx, e.kind, entity.id, {
+    await repo.insertVersion(tx, e.kind, entity.id, "DRAFT", {
       version: next,
       canonical,
       body_hash,

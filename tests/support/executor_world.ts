@@ -75,12 +75,11 @@ export interface MariaSource extends ServerSource<mysql.Connection> {
   database: string;
 }
 
-/** A fresh PostgreSQL database as datasource `name` of `w`, dropped when the world closes. */
-export async function postgresSource(
-  w: World,
-  name: string,
-  options: SourceOptions = {},
-): Promise<PostgresSource> {
+/** Opens a fresh server database as datasource `name` of `w`, dropped when the world closes. */
+type SourceOpener<S> = (w: World, name: string, options?: SourceOptions) => Promise<S>;
+
+/** A fresh PostgreSQL database (a `SourceOpener`). */
+export const postgresSource: SourceOpener<PostgresSource> = async (w, name, options = {}) => {
   const pg = await freshPostgresDatabase();
   w.defer(() => pg.drop());
   const sql = postgres(pg.url, { max: 1, onnotice: () => {} });
@@ -96,14 +95,10 @@ export async function postgresSource(
         `SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%${tag}%' AND pid <> pg_backend_pid()`,
       )).length,
   };
-}
+};
 
-/** A fresh MariaDB database as datasource `name` of `w`, dropped when the world closes. */
-export async function mariaSource(
-  w: World,
-  name: string,
-  options: SourceOptions = {},
-): Promise<MariaSource> {
+/** A fresh MariaDB database (a `SourceOpener`). */
+export const mariaSource: SourceOpener<MariaSource> = async (w, name, options = {}) => {
   const maria = await freshMariaDatabase();
   w.defer(() => maria.drop());
   const sql = await mariaAdmin(maria.name);
@@ -122,4 +117,4 @@ export async function mariaSource(
       return (rows as unknown[]).length;
     },
   };
-}
+};

@@ -178,6 +178,15 @@ export class ExecutionRepo {
     return { items: rows.map((r) => fromRow(r).record), total: Number(total?.n ?? 0) };
   }
 
+  /** Who triggered executions in a workspace (the history's "who" choices), at most `limit`. */
+  async triggerers(workspaceId: string, limit = 500): Promise<string[]> {
+    const rows = await this.db.query(
+      `SELECT DISTINCT triggered_by FROM executions WHERE workspace_id = $1 LIMIT ${limit}`,
+      [workspaceId],
+    );
+    return rows.map((r) => String(r.triggered_by));
+  }
+
   /** RUNNING executions of one user, on every instance but `exceptInstance` when given. */
   async countRunning(userId: string, exceptInstance?: string): Promise<number> {
     const row = await this.db.first<{ n: unknown }>(

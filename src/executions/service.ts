@@ -248,17 +248,26 @@ export class ExecutionService {
     return stored.record;
   }
 
+  /**
+   * A page of the history. A super admin sees every execution in the workspace and may narrow it
+   * to one user's (`triggeredBy`); anyone else sees only their own, whatever they ask for.
+   */
   async list(
     caller: Caller,
-    filter: Omit<ExecutionFilter, "triggeredBy">,
+    filter: ExecutionFilter,
     offset: number,
     limit: number,
   ) {
     return await this.repo.list(
-      { ...filter, triggeredBy: caller.isSuperAdmin ? undefined : caller.userId },
+      { ...filter, triggeredBy: caller.isSuperAdmin ? filter.triggeredBy : caller.userId },
       offset,
       limit,
     );
+  }
+
+  /** Whose executions the caller may filter the history by: everyone's for a super admin. */
+  async triggerers(caller: Caller, workspaceId: string): Promise<string[]> {
+    return caller.isSuperAdmin ? await this.repo.triggerers(workspaceId) : [caller.userId];
   }
 
   /** The record; `result_url` and `result_expires_at` only while the result is readable. */

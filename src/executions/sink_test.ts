@@ -99,6 +99,9 @@ forEachStore("list filters by pipeline, status, start window and triggering user
   deepEqual(await ids({ status: "SUCCESS" }), [a.execution_id]);
   deepEqual(await ids({ startedAfter: at(1) }), [b.execution_id]);
   deepEqual(await ids({ startedBefore: at(2) }), [a.execution_id]);
+  // Who triggered runs in the workspace: each once, none from another workspace's runs.
+  deepEqual((await repo.triggerers(workspaceId)).sort(), [alice, bob].sort());
+  deepEqual(await repo.triggerers(other), [alice]);
   const page = await repo.list({ workspaceId }, 1, 1);
   equal(page.total, 2);
   deepEqual(page.items.map((r) => r.execution_id), [a.execution_id]);

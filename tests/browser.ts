@@ -2,7 +2,9 @@
  * A real browser for UI tests and screenshots: Debian's chromium driven by playwright-core.
  * The networking flags keep chromium from dialling out, which stalls it on a closed network.
  */
-import { type Browser, chromium, type Page } from "playwright-core";
+import { deepEqual } from "node:assert/strict";
+import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
+import { createUser, type TestUser } from "./access_fixtures.ts";
 import { startTestServer, type TestServer } from "./harness.ts";
 
 export const CHROMIUM = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
@@ -117,4 +119,55 @@ export function demoServer(admin: string, password?: string): Promise<TestServer
       ...password ? { SERVICE_AUTH_LOCAL_BOOTSTRAP_PASSWORD: password } : {},
     },
   });
+}
+
+/**
+ * A demo instance (see `demoServer`) and a browser for one test; both are closed after `fn`,
+ * however it ends.
+ */
+export async function withDemoBrowser(
+  fn: (server: TestServer, browser: Browser) => Promise<void>,
+  admin = "root@example.com",
+  password?: string,
+): Promise<void> {
+  const server = await demoServer(admin, password);
+  const browser = await launchBrowser();
+  try {
+    await fn(server, browser);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+/** A page of its own for `user`, its console watched from the start, signed in. */
+export async function userPage(
+  browser: Browser,
+  baseUrl: string,
+  user: { email: string; password: string },
+  options?: BrowserContextOptions,
+): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage(options);
+  const problems = watchConsole(page);
+  await signIn(page, baseUrl, user.email, user.password);
+  return { page, problems };
+}
+
+/** A new local user of `server` (a super admin when `isAdmin`), signed in on a page of their own. */
+export async function newUserPage(
+  server: TestServer,
+  browser: Browser,
+  email: string,
+  isAdmin = false,
+): Promise<{ user: TestUser; page: Page; problems: string[] }> {
+  const user = await createUser(server.runtime, email, { isAdmin });
+  return { user, ...await userPage(browser, server.url, user) };
+}
+
+/** The page as it is passes axe in the light theme and then in the dark one (left on dark). */
+export async function accessibleInBothThemes(page: Page, label = ""): Promise<void> {
+  for (const theme of ["light", "dark"]) {
+    await page.evaluate((t) => document.documentElement.dataset.theme = t, theme);
+    deepEqual(await accessibilityProblems(page), [], `${label} (${theme})`);
+  }
 }

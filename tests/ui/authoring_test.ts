@@ -5,37 +5,38 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { createUser } from "../access_fixtures.ts";
-import {
-  browserTest,
-  demoServer,
-  fillEditor,
-  launchBrowser,
-  signIn,
-  watchConsole,
-} from "../browser.ts";
+import { browserTest, fillEditor, newUserPage, withDemoBrowser } from "../browser.ts";
 import type { TestServer } from "../harness.ts";
 import { dql } from "../support/pipeline_body.ts";
 
-async function withAuthor(fn: (s: TestServer, browser: Browser, page: Page) => Promise<void>) {
-  const server = await demoServer("root@example.com");
-  const browser = await launchBrowser();
-  try {
-    const admin = await createUser(server.runtime, "author@example.com", { isAdmin: true });
-    const page = await browser.newPage();
-    await signIn(page, server.url, admin.email, admin.password);
-    await fn(server, browser, page);
-  } finally {
-    await browser.close();
-    await server.close();
-  }
+type AuthorTest = (
+  s: TestServer,
+  browser: Browser,
+  page: Page,
+  problems: string[],
+) => Promise<void>;
+
+function withAuthor(fn: AuthorTest): Promise<void> {
+  return withDemoBrowser(async (server, browser) => {
+    const { page, problems } = await newUserPage(server, browser, "author@example.com", true);
+    await fn(server, browser, page, problems);
+  });
+}
+
+/** Types `spec` into the pipeline editor's JSON view. */
+function fillSpec(page: Page, spec: unknown): Promise<void> {
+  return fillEditor(page, "p-spec", JSON.stringify(spec));
+}
+
+/** A spec of one DQL node `id` running `sql` on the temp database. */
+function oneNode(id: string, sql: string, parameters?: Record<string, unknown>) {
+  return { ...parameters ? { parameters } : {}, nodes: [dql(id, { source: "tempdb", sql })] };
 }
 
 browserTest(
   "an author writes a template, pins it in a new pipeline, releases both and runs it",
   () =>
-    withAuthor(async (s, _b, page) => {
-      const problems = watchConsole(page);
+    withAuthor(async (s, _b, page, problems) => {
       await page.goto(`${s.url}/templates`);
       await page.click("a:has-text('New template')");
       await page.fill("#t-id", "team/orders/sizes");
@@ -64,16 +65,12 @@ browserTest(
       await page.click("a:has-text('New pipeline')");
       await page.fill("#p-name", "team/order_sizes");
       await page.fill("#p-display", "Order sizes");
-      await fillEditor(
-        page,
-        "p-spec",
-        JSON.stringify({
-          parameters: { factor: { type: "integer", default: 10 } },
-          nodes: [
-            dql("sizes", { source: "tempdb", template: { id: "team/orders/sizes", version: 1 } }),
-          ],
-        }),
-      );
+      await fillSpec(page, {
+        parameters: { factor: { type: "integer", default: 10 } },
+        nodes: [
+          dql("sizes", { source: "tempdb", template: { id: "team/orders/sizes", version: 1 } }),
+        ],
+      });
       await page.click("button:has-text('Create draft')");
       await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
       await page.click("button:has-text('Release v1')");
@@ -97,13 +94,7 @@ browserTest(
     withAuthor(async (s, browser, page) => {
       await page.goto(`${s.url}/pipelines/new`);
       await page.fill("#p-name", "team/broken");
-      await fillEditor(
-        page,
-        "p-spec",
-        JSON.stringify({
-          nodes: [dql("Bad Id", { source: "tempdb", sql: "SELECT 1" })],
-        }),
-      );
+      await fillSpec(page, oneNode("Bad Id", "SELECT 1"));
       await page.click("button:has-text('Create draft')");
       const error = page.locator("#p-spec-error");
       match(await error.textContent() ?? "", /pipeline\.validation\./);
@@ -111,13 +102,7 @@ browserTest(
       match(await page.locator("#p-spec").inputValue(), /Bad Id/);
 
       await page.fill("#p-name", "team/shared");
-      await fillEditor(
-        page,
-        "p-spec",
-        JSON.stringify({
-          nodes: [dql("one", { source: "tempdb", sql: "SELECT 1 AS n" })],
-        }),
-      );
+      await fillSpec(page, oneNode("one", "SELECT 1 AS n"));
       await page.click("button:has-text('Create draft')");
       await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
       const pipelineUrl = page.url().replace(/\?.*$/, "");
@@ -126,22 +111,10 @@ browserTest(
       const other = await browser.newPage({ storageState: await page.context().storageState() });
       await page.goto(`${pipelineUrl}/edit`);
       await other.goto(`${pipelineUrl}/edit`);
-      await fillEditor(
-        page,
-        "p-spec",
-        JSON.stringify({
-          nodes: [dql("one", { source: "tempdb", sql: "SELECT 2 AS n" })],
-        }),
-      );
+      await fillSpec(page, oneNode("one", "SELECT 2 AS n"));
       await page.click("button:has-text('Save draft')");
       await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
-      await fillEditor(
-        other,
-        "p-spec",
-        JSON.stringify({
-          nodes: [dql("one", { source: "tempdb", sql: "SELECT 3 AS n" })],
-        }),
-      );
+      await fillSpec(other, oneNode("one", "SELECT 3 AS n"));
       await other.click("button:has-text('Save draft')");
       const conflict = other.locator(".conflict");
       await conflict.waitFor();
@@ -157,29 +130,18 @@ browserTest(
 browserTest(
   "versions compare by parameters and body, and an older release can be made current",
   () =>
-    withAuthor(async (s, _b, page) => {
-      const problems = watchConsole(page);
+    withAuthor(async (s, _b, page, problems) => {
       await page.goto(`${s.url}/pipelines/new`);
       await page.fill("#p-name", "team/versions");
-      await fillEditor(
-        page,
-        "p-spec",
-        JSON.stringify({
-          nodes: [dql("one", { source: "tempdb", sql: "SELECT 1 AS n" })],
-        }),
-      );
+      await fillSpec(page, oneNode("one", "SELECT 1 AS n"));
       await page.click("button:has-text('Create draft')");
       await page.click("button:has-text('Release v1')");
       await page.locator(".banner.ok:has-text('Released v1')").waitFor();
 
       await page.click("a:has-text('Edit')");
-      await fillEditor(
+      await fillSpec(
         page,
-        "p-spec",
-        JSON.stringify({
-          parameters: { n: { type: "integer", default: 2 } },
-          nodes: [dql("one", { source: "tempdb", sql: "SELECT :n AS n" })],
-        }),
+        oneNode("one", "SELECT :n AS n", { n: { type: "integer", default: 2 } }),
       );
       await page.click("button:has-text('Save draft')");
       await page.locator(".banner.ok:has-text('Draft saved')").waitFor();

@@ -4,8 +4,7 @@
  * the password empty keeps the stored secret working.
  */
 import { equal, match, ok } from "node:assert/strict";
-import { createUser } from "../access_fixtures.ts";
-import { browserTest, demoServer, launchBrowser, signIn, watchConsole } from "../browser.ts";
+import { browserTest, newUserPage, withDemoBrowser } from "../browser.ts";
 import { assertServices } from "../services.ts";
 
 const SECRET = "canary-password-5f1c";
@@ -14,13 +13,8 @@ browserTest(
   "a datasource registered and edited from the browser keeps its secret write-only",
   async () => {
     assertServices("postgres");
-    const server = await demoServer("root@example.com");
-    const browser = await launchBrowser();
-    try {
-      const admin = await createUser(server.runtime, "ops@example.com", { isAdmin: true });
-      const page = await browser.newPage();
-      const problems = watchConsole(page);
-      await signIn(page, server.url, admin.email, admin.password);
+    await withDemoBrowser(async (server, browser) => {
+      const { page, problems } = await newUserPage(server, browser, "ops@example.com", true);
       await page.goto(`${server.url}/datasources`);
       await page.click("a:has-text('Register datasource')");
 
@@ -51,9 +45,6 @@ browserTest(
       await page.click("button:has-text('Test connection')");
       await page.locator("#test-outcome .badge:has-text('reachable')").waitFor();
       equal(problems.length, 0, problems.join("\n"));
-    } finally {
-      await browser.close();
-      await server.close();
-    }
+    });
   },
 );

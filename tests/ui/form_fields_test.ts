@@ -5,15 +5,7 @@
  */
 import { deepEqual, equal, match } from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { createUser } from "../access_fixtures.ts";
-import {
-  accessibilityProblems,
-  browserTest,
-  demoServer,
-  launchBrowser,
-  signIn,
-  watchConsole,
-} from "../browser.ts";
+import { accessibleInBothThemes, browserTest, newUserPage, withDemoBrowser } from "../browser.ts";
 
 /** The control's error is there, described by it, and announced. */
 async function errorOn(page: Page, id: string): Promise<string> {
@@ -28,43 +20,31 @@ async function errorOn(page: Page, id: string): Promise<string> {
   return await error.textContent() ?? "";
 }
 
-browserTest("template and datasource forms place a refusal on its field, accessibly", async () => {
-  const server = await demoServer("root@example.com");
-  const browser = await launchBrowser();
-  try {
-    const admin = await createUser(server.runtime, "ops@example.com", { isAdmin: true });
-    const page = await browser.newPage();
-    const problems = watchConsole(page);
-    await signIn(page, server.url, admin.email, admin.password);
+browserTest(
+  "template and datasource forms place a refusal on its field, accessibly",
+  () =>
+    withDemoBrowser(async (server, browser) => {
+      const { page, problems } = await newUserPage(server, browser, "ops@example.com", true);
 
-    await page.goto(`${server.url}/templates/new`);
-    await page.fill("#t-id", "nofolder");
-    await page.fill("#t-name", "No folder");
-    await page.click("button:has-text('Create draft')");
-    match(await errorOn(page, "t-id"), /./);
-    for (const theme of ["light", "dark"]) {
-      await page.evaluate((t) => document.documentElement.dataset.theme = t, theme);
-      deepEqual(await accessibilityProblems(page), [], `template editor (${theme})`);
-    }
+      await page.goto(`${server.url}/templates/new`);
+      await page.fill("#t-id", "nofolder");
+      await page.fill("#t-name", "No folder");
+      await page.click("button:has-text('Create draft')");
+      match(await errorOn(page, "t-id"), /./);
+      await accessibleInBothThemes(page, "template editor");
 
-    await page.goto(`${server.url}/datasources/new`);
-    await page.fill("#d-name", "Bad Name");
-    await page.fill("#d-url", "jdbc:duckdb:");
-    await page.click("button:has-text('Register')");
-    match(await errorOn(page, "d-name"), /./);
-    // The password field says what happens to it, through its hint.
-    match(
-      await page.locator("#d-password").getAttribute("aria-describedby") ?? "",
-      /d-password-hint/,
-    );
-    for (const theme of ["light", "dark"]) {
-      await page.evaluate((t) => document.documentElement.dataset.theme = t, theme);
-      deepEqual(await accessibilityProblems(page), [], `datasource form (${theme})`);
-    }
-    // The two refusals answered 400 on purpose (the browser logs each twice); nothing else.
-    deepEqual(problems.filter((p) => !/\b400\b/.test(p)), []);
-  } finally {
-    await browser.close();
-    await server.close();
-  }
-});
+      await page.goto(`${server.url}/datasources/new`);
+      await page.fill("#d-name", "Bad Name");
+      await page.fill("#d-url", "jdbc:duckdb:");
+      await page.click("button:has-text('Register')");
+      match(await errorOn(page, "d-name"), /./);
+      // The password field says what happens to it, through its hint.
+      match(
+        await page.locator("#d-password").getAttribute("aria-describedby") ?? "",
+        /d-password-hint/,
+      );
+      await accessibleInBothThemes(page, "datasource form");
+      // The two refusals answered 400 on purpose (the browser logs each twice); nothing else.
+      deepEqual(problems.filter((p) => !/\b400\b/.test(p)), []);
+    }),
+);

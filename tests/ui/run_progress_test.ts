@@ -5,15 +5,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { createUser } from "../access_fixtures.ts";
-import {
-  accessibilityProblems,
-  browserTest,
-  demoServer,
-  launchBrowser,
-  signIn,
-  watchConsole,
-} from "../browser.ts";
+import { accessibilityProblems, browserTest, newUserPage, withDemoBrowser } from "../browser.ts";
 
 interface BarChange {
   run: boolean;
@@ -48,14 +40,9 @@ function barChanges(page: Page): Promise<BarChange[]> {
 
 browserTest(
   "the run view counts finished nodes and shows row progress where it is known",
-  async () => {
-    const server = await demoServer("root@example.com");
-    const browser = await launchBrowser();
-    try {
-      const admin = await createUser(server.runtime, "boss@example.com", { isAdmin: true });
-      const page = await browser.newPage();
-      const problems = watchConsole(page);
-      await signIn(page, server.url, admin.email, admin.password);
+  () =>
+    withDemoBrowser(async (server, browser) => {
+      const { page, problems } = await newUserPage(server, browser, "boss@example.com", true);
       await page.goto(`${server.url}/pipelines?prefix=demo/`);
       await page.click("text=Revenue against target");
       await page.click(".page-head a.btn.primary:has-text('Run')");
@@ -96,9 +83,5 @@ browserTest(
       }
       deepEqual(await accessibilityProblems(page), []);
       deepEqual(problems, []);
-    } finally {
-      await browser.close();
-      await server.close();
-    }
-  },
+    }),
 );

@@ -6,34 +6,27 @@
 import { deepEqual, equal, match } from "node:assert/strict";
 import type { Page } from "playwright-core";
 import type { Principal } from "../../src/identity/mod.ts";
-import {
-  accessibilityProblems,
-  browserTest,
-  demoServer,
-  launchBrowser,
-  signIn,
-  watchConsole,
-} from "../browser.ts";
+import { accessibilityProblems, browserTest, userPage, withDemoBrowser } from "../browser.ts";
 import type { TestServer } from "../harness.ts";
 
 const EMAIL = "admin@example.com";
 const PASSWORD = "first-password-123";
 
-async function withDemo(fn: (s: TestServer, page: Page, problems: string[]) => Promise<void>) {
-  const server = await demoServer(EMAIL, PASSWORD);
-  const browser = await launchBrowser();
-  try {
-    const page = await browser.newPage({ acceptDownloads: true });
-    const problems = watchConsole(page);
-    await signIn(page, server.url, EMAIL, PASSWORD);
-    await page.fill("input[name=current_password]", PASSWORD);
-    await page.fill("input[name=new_password]", "another-password-789");
-    await Promise.all([page.waitForURL("**/dashboard"), page.click("button[type=submit]")]);
-    await fn(server, page, problems);
-  } finally {
-    await browser.close();
-    await server.close();
-  }
+function withDemo(fn: (s: TestServer, page: Page, problems: string[]) => Promise<void>) {
+  return withDemoBrowser(
+    async (server, browser) => {
+      const admin = { email: EMAIL, password: PASSWORD };
+      const { page, problems } = await userPage(browser, server.url, admin, {
+        acceptDownloads: true,
+      });
+      await page.fill("input[name=current_password]", PASSWORD);
+      await page.fill("input[name=new_password]", "another-password-789");
+      await Promise.all([page.waitForURL("**/dashboard"), page.click("button[type=submit]")]);
+      await fn(server, page, problems);
+    },
+    EMAIL,
+    PASSWORD,
+  );
 }
 
 browserTest(

@@ -8,17 +8,16 @@ import type { Browser, Page } from "playwright-core";
 import { createUser, type TestUser } from "../access_fixtures.ts";
 import {
   accessibilityProblems,
+  accessibleInBothThemes,
   browserTest,
-  demoServer,
-  launchBrowser,
-  signIn,
+  userPage,
   watchConsole,
+  withDemoBrowser,
 } from "../browser.ts";
 
 /** Signs `user` in on a page of their own and runs the demo report once, to its result. */
 async function runReport(browser: Browser, base: string, user: TestUser): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await signIn(page, base, user.email, user.password);
+  const { page } = await userPage(browser, base, user);
   await page.goto(`${base}/pipelines?prefix=demo/`);
   await page.click("text=Revenue against target");
   await page.click(".page-head a.btn.primary:has-text('Run')");
@@ -30,10 +29,8 @@ async function runReport(browser: Browser, base: string, user: TestUser): Promis
 
 browserTest(
   "a super admin filters the run history by who started them; others see their own",
-  async () => {
-    const server = await demoServer("root@example.com");
-    const browser = await launchBrowser();
-    try {
+  () =>
+    withDemoBrowser(async (server, browser) => {
       const admin = await createUser(server.runtime, "boss@example.com", { isAdmin: true });
       const viewer = await createUser(server.runtime, "looker@example.com");
       const adminPage = await runReport(browser, server.url, admin);
@@ -54,10 +51,7 @@ browserTest(
         "looker",
         "looker",
       ]);
-      for (const theme of ["light", "dark"]) {
-        await adminPage.evaluate((t) => document.documentElement.dataset.theme = t, theme);
-        deepEqual(await accessibilityProblems(adminPage), [], theme);
-      }
+      await accessibleInBothThemes(adminPage, "filtered runs");
       await adminPage.selectOption("select[name=who]", admin.id);
       await adminPage.click("button:has-text('Filter')");
       await adminPage.waitForURL(new RegExp(`who=${admin.id}`));
@@ -72,9 +66,5 @@ browserTest(
       await viewerPage.goto(`${server.url}/runs?who=${admin.id}`);
       equal(await viewerPage.locator("tbody tr").count(), 2);
       deepEqual(await accessibilityProblems(viewerPage), []);
-    } finally {
-      await browser.close();
-      await server.close();
-    }
-  },
+    }),
 );

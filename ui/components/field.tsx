@@ -70,3 +70,13 @@ export function CheckField(props: {
     </div>
   );
 }
+
+/** A form's last row: its submit button, and a way back that saves nothing. */
+export function FormActions(props: { submit: ComponentChildren; cancel: string }) {
+  return (
+    <div class="actions">
+      <button type="submit" class="primary">{props.submit}</button>
+      <a class="btn ghost" href={props.cancel}>Cancel</a>
+    </div>
+  );
+}

@@ -2,6 +2,7 @@ import type { ComponentChildren } from "preact";
 import { Pager } from "./paging.tsx";
 import { Ago, StatusBadge } from "./status.tsx";
 import { Head } from "./head.tsx";
+import type { Crumb } from "./page_head.tsx";
 
 /** One entry of a versioned folder tree: a pipeline or a template. */
 export interface FolderEntry {
@@ -30,26 +31,24 @@ export interface FolderListProps {
   children?: ComponentChildren;
 }
 
-/** The crumbs of a folder path: the root, then each segment. */
-export function FolderCrumbs(props: { base: string; root: string; prefix: string }) {
-  const parts = props.prefix.split("/").filter(Boolean);
-  return (
-    <div class="crumbs">
-      <a href={props.base}>{props.root}</a>
-      {parts.map((p, i) => (
-        <span key={i}>
-          {" / "}
-          <a
-            href={`${props.base}?prefix=${
-              encodeURIComponent(parts.slice(0, i + 1).join("/") + "/")
-            }`}
-          >
-            {p}
-          </a>
-        </span>
-      ))}
-    </div>
-  );
+function folderHref(base: string, folder: string): string {
+  return `${base}?prefix=${encodeURIComponent(folder)}`;
+}
+
+/** The trail to a folder of the tree at `base`: the root, then each segment. */
+export function folderTrail(base: string, root: string, prefix: string): Crumb[] {
+  const parts = prefix.split("/").filter(Boolean);
+  const segments = parts.map((
+    p,
+    i,
+  ): Crumb => [folderHref(base, parts.slice(0, i + 1).join("/") + "/"), p]);
+  return [[base, root], ...segments];
+}
+
+/** The trail to one entry of the tree at `base`: the root, then the entry's folder as one step. */
+export function entryTrail(base: string, root: string, path: string): Crumb[] {
+  const folder = path.slice(0, path.lastIndexOf("/") + 1);
+  return folder ? [[base, root], [folderHref(base, folder), folder]] : [[base, root]];
 }
 
 /**

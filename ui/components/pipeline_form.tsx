@@ -2,18 +2,6 @@ import { Field } from "./field.tsx";
 import { NodeCard } from "./pipeline_node_card.tsx";
 import { Choice, type Obj, RemoveButton, text } from "./form_parts.tsx";
 
-// The spec's parameter types (DECISIONS.md "parameter declaration"), as choices.
-const PARAMETER_TYPES = [
-  "string",
-  "integer",
-  "number",
-  "boolean",
-  "date",
-  "timestamp",
-  "string_list",
-  "integer_list",
-];
-
 export interface PipelineFormProps {
   /** The spec the fields show; the JSON editor's text when it last parsed. */
   spec: Obj;
@@ -23,6 +11,8 @@ export interface PipelineFormProps {
   error?: { field: string; message: string };
   datasources: string[];
   templates: string[];
+  /** The spec's parameter types (DECISIONS.md "parameter declaration"), as the domain lists them. */
+  parameterTypes: readonly string[];
   /** In a redraw for the script: the spec as pretty JSON, for the JSON editor to take. */
   specJson?: string;
 }
@@ -95,7 +85,7 @@ export function Parameters(props: PipelineFormProps & { err: (f: string) => stri
                             <Choice
                               value=""
                               current={d?.type ?? "string"}
-                              options={PARAMETER_TYPES.map((t) => [t, t])}
+                              options={props.parameterTypes.map((t) => [t, t])}
                             />
                           </select>
                         )}

@@ -1,13 +1,20 @@
+/** Someone else's save that an editor's save ran into (If-Match), as the editors hold it. */
+export interface Conflict {
+  version: number;
+  status: string;
+  author: string;
+  body_hash: string;
+}
+
 /** A refused save's two halves: the author's text stays in the form; theirs is shown here. */
-export function SaveConflict(
-  props: { noun: string; version: number; status: string; author: string; text: string },
-) {
+export function SaveConflict(props: { noun: string; conflict: Conflict; text: string }) {
+  const { conflict } = props;
   return (
     <section class="card conflict" role="alert">
       <header>
         <h2>Someone saved this {props.noun} while you edited it</h2>
         <span class="muted small">
-          v{props.version} ({props.status.toLowerCase()}) by {props.author}
+          v{conflict.version} ({conflict.status.toLowerCase()}) by {conflict.author}
         </span>
       </header>
       <div class="body">
@@ -28,4 +35,13 @@ export function FormError(props: { code: string; message: string }) {
       <strong class="mono">{props.code}</strong> {props.message}
     </div>
   );
+}
+
+/**
+ * The hash the edit started from, sent back as If-Match; after a conflict, theirs, so that saving
+ * again is a deliberate write over it. Nothing when creating.
+ */
+export function BodyHash(props: { hash?: string; conflict?: Conflict }) {
+  if (!props.hash) return null;
+  return <input type="hidden" name="body_hash" value={props.conflict?.body_hash ?? props.hash} />;
 }

@@ -1,4 +1,5 @@
 import { Ago, duration, StatusBadge } from "../components/status.tsx";
+import { PageHead } from "../components/page_head.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 
 export interface DashboardRun {
@@ -36,26 +37,25 @@ export function DashboardPage(props: DashboardProps) {
   const { ctx, data } = props;
   return (
     <AppShell title="Dashboard" nav="dashboard" ctx={ctx}>
-      <div class="page-head">
-        <div>
-          <h1>Good to see you, {ctx.user.displayName}</h1>
-          <p>
-            {ctx.workspace
-              ? (
-                <>
-                  Workspace <strong>{ctx.workspace}</strong>
-                </>
-              )
-              : "You are not in a workspace yet."}
-          </p>
-        </div>
-        {ctx.workspace && (
-          <div class="actions">
+      <PageHead
+        title={`Good to see you, ${ctx.user.displayName}`}
+        actions={ctx.workspace && (
+          <>
             <a class="btn" href="/runs">All runs</a>
             <a class="btn primary" href="/pipelines">Open pipelines</a>
-          </div>
+          </>
         )}
-      </div>
+      >
+        <p>
+          {ctx.workspace
+            ? (
+              <>
+                Workspace <strong>{ctx.workspace}</strong>
+              </>
+            )
+            : "You are not in a workspace yet."}
+        </p>
+      </PageHead>
       {data === null
         ? (
           <section class="card">

@@ -1,7 +1,8 @@
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { EditorError } from "./template_editor.tsx";
 import { FormError } from "../components/save_conflict.tsx";
-import { CheckField, Field } from "../components/field.tsx";
+import { PageHead } from "../components/page_head.tsx";
+import { CheckField, Field, FormActions } from "../components/field.tsx";
 
 export interface DatasourceDraft {
   name: string;
@@ -29,17 +30,11 @@ export function DatasourceFormPage(props: {
   const err = (field: string) => error?.field === field ? error.message : undefined;
   return (
     <AppShell title={title} nav="datasources" ctx={props.ctx}>
-      <div class="page-head">
-        <div>
-          <div class="crumbs">
-            <a href="/datasources">Datasources</a>
-          </div>
-          <h1>{title}</h1>
-          <p>
-            Bound to this workspace. The password is stored encrypted and never shown again.
-          </p>
-        </div>
-      </div>
+      <PageHead trail={[["/datasources", "Datasources"]]} title={title}>
+        <p>
+          Bound to this workspace. The password is stored encrypted and never shown again.
+        </p>
+      </PageHead>
       {error && !error.field && <FormError code={error.code} message={error.message} />}
       <form
         method="post"
@@ -121,17 +116,10 @@ export function DatasourceFormPage(props: {
             error={err("readonly")}
             label="Read-only: pipelines may read but never write through it"
           />
-          <div class="actions">
-            <button type="submit" class="primary">
-              {props.mode === "new" ? "Register" : "Save"}
-            </button>
-            <a
-              class="btn ghost"
-              href={props.mode === "new" ? "/datasources" : `/datasources/${draft.name}`}
-            >
-              Cancel
-            </a>
-          </div>
+          <FormActions
+            submit={props.mode === "new" ? "Register" : "Save"}
+            cancel={props.mode === "new" ? "/datasources" : `/datasources/${draft.name}`}
+          />
         </div>
       </form>
     </AppShell>

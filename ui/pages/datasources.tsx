@@ -1,4 +1,5 @@
 import { Ago } from "../components/status.tsx";
+import { PageHead } from "../components/page_head.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { Head } from "../components/head.tsx";
 
@@ -52,17 +53,14 @@ export function DatasourcesPage(
 ) {
   return (
     <AppShell title="Datasources" nav="datasources" ctx={props.ctx}>
-      <div class="page-head">
-        <div>
-          <h1>Datasources</h1>
-          <p>The databases and lakes this workspace's pipelines read from and write to.</p>
-        </div>
-        {props.canRegister && (
-          <div class="actions">
-            <a class="btn primary" href="/datasources/new">Register datasource</a>
-          </div>
+      <PageHead
+        title="Datasources"
+        actions={props.canRegister && (
+          <a class="btn primary" href="/datasources/new">Register datasource</a>
         )}
-      </div>
+      >
+        <p>The databases and lakes this workspace's pipelines read from and write to.</p>
+      </PageHead>
       <section class="card">
         {props.datasources.length === 0
           ? (
@@ -113,30 +111,29 @@ export function DatasourcePage(props: {
   const pool = (d.properties.hikari ?? {}) as Record<string, unknown>;
   return (
     <AppShell title={d.display_name} nav="datasources" ctx={props.ctx}>
-      <div class="page-head">
-        <div>
-          <div class="crumbs">
-            <a href="/datasources">Datasources</a>
-          </div>
-          <h1>{d.display_name}</h1>
-          <p>
-            <span class="mono small">{d.name}</span> <Flags d={d} />
-          </p>
-        </div>
-        <div class="actions">
-          {props.can.edit && <a class="btn" href={`/datasources/${d.name}/edit`}>Edit</a>}
-          {props.can.test && (
-            <button
-              type="button"
-              class="primary"
-              hx-post={`/partials/datasources/${d.name}/test`}
-              hx-target="#test-outcome"
-            >
-              Test connection
-            </button>
-          )}
-        </div>
-      </div>
+      <PageHead
+        trail={[["/datasources", "Datasources"]]}
+        title={d.display_name}
+        actions={
+          <>
+            {props.can.edit && <a class="btn" href={`/datasources/${d.name}/edit`}>Edit</a>}
+            {props.can.test && (
+              <button
+                type="button"
+                class="primary"
+                hx-post={`/partials/datasources/${d.name}/test`}
+                hx-target="#test-outcome"
+              >
+                Test connection
+              </button>
+            )}
+          </>
+        }
+      >
+        <p>
+          <span class="mono small">{d.name}</span> <Flags d={d} />
+        </p>
+      </PageHead>
       {props.saved && <div class="banner ok" role="status">Datasource saved.</div>}
       <div class="grid cols-2">
         <section class="card">

@@ -1,4 +1,5 @@
-import { FolderCrumbs, FolderList, type FolderListProps } from "../components/folder_list.tsx";
+import { FolderList, type FolderListProps, folderTrail } from "../components/folder_list.tsx";
+import { PageHead } from "../components/page_head.tsx";
 import { AppShell, type NavItem, type ShellContext } from "../layouts/shell.tsx";
 
 export interface FolderPageProps extends FolderListProps {
@@ -15,18 +16,13 @@ export function FolderPage(props: FolderPageProps) {
   const { ctx, nav, title, lead, newHref, ...list } = props;
   return (
     <AppShell title={title} nav={nav} ctx={ctx}>
-      <div class="page-head">
-        <div>
-          <FolderCrumbs base={list.base} root={title} prefix={list.prefix} />
-          <h1>{title}</h1>
-          <p>{lead}</p>
-        </div>
-        {newHref && (
-          <div class="actions">
-            <a class="btn primary" href={newHref}>New {list.noun}</a>
-          </div>
-        )}
-      </div>
+      <PageHead
+        trail={folderTrail(list.base, title, list.prefix)}
+        title={title}
+        actions={newHref && <a class="btn primary" href={newHref}>New {list.noun}</a>}
+      >
+        <p>{lead}</p>
+      </PageHead>
       <FolderList {...list}>
         {title} appear here once someone in the workspace creates one.
       </FolderList>

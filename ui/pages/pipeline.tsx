@@ -1,4 +1,6 @@
 import { Dag, type DagNode } from "../components/dag.tsx";
+import { entryTrail } from "../components/folder_list.tsx";
+import { PageHead } from "../components/page_head.tsx";
 import { StatusBadge } from "../components/status.tsx";
 import { type VersionRow, VersionsCard } from "../components/versions_card.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
@@ -59,46 +61,40 @@ function shortName(name: string): string {
 /** `/pipelines/{id}`: the working version — graph, parameters, nodes — and every version. */
 export function PipelinePage(props: PipelinePageProps) {
   const p = props.pipeline;
-  const folder = p.name.includes("/") ? p.name.slice(0, p.name.lastIndexOf("/") + 1) : "";
   return (
     <AppShell title={p.display_name ?? shortName(p.name)} nav="pipelines" ctx={props.ctx}>
-      <div class="page-head">
-        <div>
-          <div class="crumbs">
-            <a href="/pipelines">Pipelines</a>
-            {folder && (
-              <>
-                {" / "}
-                <a href={`/pipelines?prefix=${encodeURIComponent(folder)}`}>{folder}</a>
-              </>
-            )}
-          </div>
-          <h1>
+      <PageHead
+        trail={entryTrail("/pipelines", "Pipelines", p.name)}
+        title={
+          <>
             {p.display_name ?? shortName(p.name)} <StatusBadge status={p.status} />
-          </h1>
-          <p class="mono small">{p.name} · v{p.version}</p>
-        </div>
-        <div class="actions">
-          <a class="btn" href={`/api/v1/pipelines/${p.id}/export`}>Export</a>
-          {props.can.author && <a class="btn" href={`/pipelines/${p.id}/edit`}>Edit</a>}
-          {props.can.author && p.status === "DRAFT" && (
-            <form method="post" action={`/partials/pipelines/${p.id}/discard`} class="inline">
-              <input type="hidden" name="_csrf" value={props.ctx.csrf} />
-              <input type="hidden" name="body_hash" value={p.body_hash} />
-              <button type="submit" class="danger">Discard draft</button>
-            </form>
-          )}
-          {props.can.release && p.status === "DRAFT" && (
-            <form method="post" action={`/partials/pipelines/${p.id}/release`} class="inline">
-              <input type="hidden" name="_csrf" value={props.ctx.csrf} />
-              <input type="hidden" name="body_hash" value={p.body_hash} />
-              <input type="hidden" name="release_pinned_templates" value="true" />
-              <button type="submit">Release v{p.version}</button>
-            </form>
-          )}
-          {props.can.execute && <a class="btn primary" href={`/pipelines/${p.id}/run`}>Run</a>}
-        </div>
-      </div>
+          </>
+        }
+        actions={
+          <>
+            <a class="btn" href={`/api/v1/pipelines/${p.id}/export`}>Export</a>
+            {props.can.author && <a class="btn" href={`/pipelines/${p.id}/edit`}>Edit</a>}
+            {props.can.author && p.status === "DRAFT" && (
+              <form method="post" action={`/partials/pipelines/${p.id}/discard`} class="inline">
+                <input type="hidden" name="_csrf" value={props.ctx.csrf} />
+                <input type="hidden" name="body_hash" value={p.body_hash} />
+                <button type="submit" class="danger">Discard draft</button>
+              </form>
+            )}
+            {props.can.release && p.status === "DRAFT" && (
+              <form method="post" action={`/partials/pipelines/${p.id}/release`} class="inline">
+                <input type="hidden" name="_csrf" value={props.ctx.csrf} />
+                <input type="hidden" name="body_hash" value={p.body_hash} />
+                <input type="hidden" name="release_pinned_templates" value="true" />
+                <button type="submit">Release v{p.version}</button>
+              </form>
+            )}
+            {props.can.execute && <a class="btn primary" href={`/pipelines/${p.id}/run`}>Run</a>}
+          </>
+        }
+      >
+        <p class="mono small">{p.name} · v{p.version}</p>
+      </PageHead>
       {props.flash.saved && <div class="banner ok" role="status">Draft saved.</div>}
       {props.flash.released && (
         <div class="banner ok" role="status">

@@ -1,6 +1,7 @@
 import type { DiffLine } from "../components/line_diff.ts";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { Head } from "../components/head.tsx";
+import { PageHead } from "../components/page_head.tsx";
 
 export interface ParameterChange {
   name: string;
@@ -23,32 +24,29 @@ export function PipelineComparePage(props: {
   const changed = props.diff.filter((l) => l.op !== " ").length;
   return (
     <AppShell title={`Compare ${p.name}`} nav="pipelines" ctx={props.ctx}>
-      <div class="page-head">
-        <div>
-          <div class="crumbs">
-            <a href="/pipelines">Pipelines</a> / <a href={`/pipelines/${p.id}`}>{p.name}</a>
-          </div>
-          <h1>
-            v{props.from} → v{props.to}
-          </h1>
-          <p>{changed === 0 ? "The two versions are identical." : `${changed} lines differ.`}</p>
-        </div>
-        <form method="get" action={`/pipelines/${p.id}/compare`} class="toolbar">
-          <label class="muted small" for="cmp-from">From</label>
-          <select id="cmp-from" name="from">
-            {props.versions.map((v) => (
-              <option key={v} value={v} selected={v === props.from}>v{v}</option>
-            ))}
-          </select>
-          <label class="muted small" for="cmp-to">to</label>
-          <select id="cmp-to" name="to">
-            {props.versions.map((v) => (
-              <option key={v} value={v} selected={v === props.to}>v{v}</option>
-            ))}
-          </select>
-          <button type="submit">Compare</button>
-        </form>
-      </div>
+      <PageHead
+        trail={[["/pipelines", "Pipelines"], [`/pipelines/${p.id}`, p.name]]}
+        title={`v${props.from} → v${props.to}`}
+        side={
+          <form method="get" action={`/pipelines/${p.id}/compare`} class="toolbar">
+            <label class="muted small" for="cmp-from">From</label>
+            <select id="cmp-from" name="from">
+              {props.versions.map((v) => (
+                <option key={v} value={v} selected={v === props.from}>v{v}</option>
+              ))}
+            </select>
+            <label class="muted small" for="cmp-to">to</label>
+            <select id="cmp-to" name="to">
+              {props.versions.map((v) => (
+                <option key={v} value={v} selected={v === props.to}>v{v}</option>
+              ))}
+            </select>
+            <button type="submit">Compare</button>
+          </form>
+        }
+      >
+        <p>{changed === 0 ? "The two versions are identical." : `${changed} lines differ.`}</p>
+      </PageHead>
       <section class="card">
         <header>
           <h2>Parameters</h2>

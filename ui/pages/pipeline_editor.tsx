@@ -1,7 +1,8 @@
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { EditorError } from "./template_editor.tsx";
-import { FormError, SaveConflict } from "../components/save_conflict.tsx";
-import { Field } from "../components/field.tsx";
+import { BodyHash, type Conflict, FormError, SaveConflict } from "../components/save_conflict.tsx";
+import { Field, FormActions } from "../components/field.tsx";
+import { PageHead } from "../components/page_head.tsx";
 import { PipelineForm } from "../components/pipeline_form.tsx";
 
 export interface PipelineDraft {
@@ -23,11 +24,11 @@ export interface PipelineEditorProps {
   /** What the form view shows: the draft's spec when it parses, else the last one that did. */
   form: { spec: Record<string, unknown>; base: string };
   /** Datasource names and template ids the fields suggest. */
-  choices: { datasources: string[]; templates: string[] };
+  choices: { datasources: string[]; templates: string[]; parameterTypes: readonly string[] };
   bodyHash?: string;
   /** A refusal; `form_field` is the form field it lands on when the form shows that field. */
   error?: EditorError & { node_id?: string; form_field?: string; detail?: string };
-  conflict?: { version: number; status: string; author: string; spec: string; body_hash: string };
+  conflict?: Conflict & { spec: string };
 }
 
 /** A new pipeline's starting point: one read delivered to the caller. */
@@ -74,24 +75,15 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
   return (
     <AppShell title={title} nav="pipelines" ctx={props.ctx} importMap={props.importMap}>
       <script type="module" src="/js/pipeline_editor.js"></script>
-      <div class="page-head">
-        <div>
-          <div class="crumbs">
-            <a href="/pipelines">Pipelines</a>
-            {props.id && (
-              <>
-                {" / "}
-                <a href={`/pipelines/${props.id}`}>{draft.name}</a>
-              </>
-            )}
-          </div>
-          <h1>{title}</h1>
-          <p>
-            Nodes read from datasources or{" "}
-            <code>tempdb</code>, stage into tempdb, and one node delivers the result.
-          </p>
-        </div>
-      </div>
+      <PageHead
+        trail={[["/pipelines", "Pipelines"], props.id && [`/pipelines/${props.id}`, draft.name]]}
+        title={title}
+      >
+        <p>
+          Nodes read from datasources or{" "}
+          <code>tempdb</code>, stage into tempdb, and one node delivers the result.
+        </p>
+      </PageHead>
       {error && !error.field && !error.node_id && !props.conflict && (
         <FormError code={error.code} message={error.message} />
       )}
@@ -102,13 +94,7 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
         </div>
       )}
       {props.conflict && (
-        <SaveConflict
-          noun="pipeline"
-          version={props.conflict.version}
-          status={props.conflict.status}
-          author={props.conflict.author}
-          text={props.conflict.spec}
-        />
+        <SaveConflict noun="pipeline" conflict={props.conflict} text={props.conflict.spec} />
       )}
       <form
         method="post"
@@ -122,13 +108,7 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
         <input type="hidden" name="_csrf" value={props.ctx.csrf} />
         {/* Set by the script: "form" or "json", the view typed in last. */}
         <input type="hidden" name="last_edit" value="" />
-        {props.bodyHash && (
-          <input
-            type="hidden"
-            name="body_hash"
-            value={props.conflict?.body_hash ?? props.bodyHash}
-          />
-        )}
+        <BodyHash hash={props.bodyHash} conflict={props.conflict} />
         <div class="body">
           <div class="grid cols-3">
             <Field id="p-name" label="Name (folder path)" error={nameError}>
@@ -178,6 +158,7 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
             base={props.form.base}
             datasources={props.choices.datasources}
             templates={props.choices.templates}
+            parameterTypes={props.choices.parameterTypes}
             error={error?.form_field
               ? { field: error.form_field, message: error.detail ?? error.message }
               : undefined}
@@ -208,14 +189,10 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
           </span>
         </div>
         <div class="body">
-          <div class="actions">
-            <button type="submit" class="primary">
-              {props.mode === "new" ? "Create draft" : "Save draft"}
-            </button>
-            <a class="btn ghost" href={props.id ? `/pipelines/${props.id}` : "/pipelines"}>
-              Cancel
-            </a>
-          </div>
+          <FormActions
+            submit={props.mode === "new" ? "Create draft" : "Save draft"}
+            cancel={props.id ? `/pipelines/${props.id}` : "/pipelines"}
+          />
         </div>
       </form>
     </AppShell>

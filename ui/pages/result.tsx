@@ -1,5 +1,6 @@
 import { type ResultPage, ResultTable } from "../components/result_table.tsx";
 import type { RunRecord } from "../components/run_view.tsx";
+import { PageHead } from "../components/page_head.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 
 const NUMERIC = new Set(["integer", "bigint", "decimal", "double"]);
@@ -37,32 +38,24 @@ export function ResultPageView(
   const chart = page ? chartSpec(page) : null;
   return (
     <AppShell title={`Result of ${run.pipeline_name}`} nav="runs" ctx={props.ctx}>
-      <div class="page-head">
-        <div>
-          <div class="crumbs">
-            <a href="/runs">Runs</a> / <a href={`/runs/${run.execution_id}`}>{run.pipeline_name}</a>
-          </div>
-          <h1>Result</h1>
-          {page && (
-            <p>
-              {page.total_rows} rows · {page.schema.length} columns · kept until{" "}
-              <time datetime={page.expires_at}>
-                {page.expires_at.replace("T", " ").slice(0, 19)} UTC
-              </time>
-            </p>
-          )}
-        </div>
-        {page && (
-          <div class="actions">
-            <a
-              class="btn primary"
-              href={`/api/v1/executions/${run.execution_id}/result?format=csv`}
-            >
-              Download CSV
-            </a>
-          </div>
+      <PageHead
+        trail={[["/runs", "Runs"], [`/runs/${run.execution_id}`, run.pipeline_name]]}
+        title="Result"
+        actions={page && (
+          <a class="btn primary" href={`/api/v1/executions/${run.execution_id}/result?format=csv`}>
+            Download CSV
+          </a>
         )}
-      </div>
+      >
+        {page && (
+          <p>
+            {page.total_rows} rows · {page.schema.length} columns · kept until{" "}
+            <time datetime={page.expires_at}>
+              {page.expires_at.replace("T", " ").slice(0, 19)} UTC
+            </time>
+          </p>
+        )}
+      </PageHead>
       {chart && (
         <section class="card chart-card">
           <header>

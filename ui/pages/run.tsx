@@ -1,17 +1,13 @@
 import type { DagNode } from "../components/dag.tsx";
+import { type Crumb, PageHead } from "../components/page_head.tsx";
 import { ParameterForm } from "../components/parameter_form.tsx";
 import type { ResultPage } from "../components/result_table.tsx";
 import { type RunRecord, RunView } from "../components/run_view.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { ParameterDecl } from "./pipeline.tsx";
 
-function Crumbs(props: { pipelineId: string; name: string }) {
-  return (
-    <div class="crumbs">
-      <a href="/pipelines">Pipelines</a> /{" "}
-      <a href={`/pipelines/${props.pipelineId}`}>{props.name}</a>
-    </div>
-  );
+function trail(pipelineId: string, name: string): Crumb[] {
+  return [["/pipelines", "Pipelines"], [`/pipelines/${pipelineId}`, name]];
 }
 
 /** `/pipelines/{id}/run`: the parameter form; the run's live view replaces it once started. */
@@ -24,15 +20,11 @@ export function RunFormPage(props: {
   return (
     <AppShell title={`Run ${p.title}`} nav="pipelines" ctx={props.ctx}>
       <script src="/js/run.js" defer></script>
-      <div class="page-head">
-        <div>
-          <Crumbs pipelineId={p.id} name={p.name} />
-          <h1>Run {p.title}</h1>
-          <p>
-            Runs v{p.version} ({p.status.toLowerCase()}). Progress streams in as it happens.
-          </p>
-        </div>
-      </div>
+      <PageHead trail={trail(p.id, p.name)} title={`Run ${p.title}`}>
+        <p>
+          Runs v{p.version} ({p.status.toLowerCase()}). Progress streams in as it happens.
+        </p>
+      </PageHead>
       <section class="card" data-run-start={`/api/v1/pipelines/${p.id}/execute`}>
         <header>
           <h2>Parameters</h2>
@@ -63,16 +55,13 @@ export function RunPage(props: {
   return (
     <AppShell title={`Run of ${props.run.pipeline_name}`} nav="runs" ctx={props.ctx}>
       <script src="/js/run.js" defer></script>
-      <div class="page-head">
-        <div>
-          <Crumbs pipelineId={props.run.pipeline_id} name={props.run.pipeline_name} />
-          <h1>Run of {props.run.pipeline_name}</h1>
-          <p class="mono small">{props.run.execution_id}</p>
-        </div>
-        <div class="actions">
-          <a class="btn" href={`/pipelines/${props.run.pipeline_id}/run`}>Run again</a>
-        </div>
-      </div>
+      <PageHead
+        trail={trail(props.run.pipeline_id, props.run.pipeline_name)}
+        title={`Run of ${props.run.pipeline_name}`}
+        actions={<a class="btn" href={`/pipelines/${props.run.pipeline_id}/run`}>Run again</a>}
+      >
+        <p class="mono small">{props.run.execution_id}</p>
+      </PageHead>
       <RunView
         run={props.run}
         nodes={props.nodes}

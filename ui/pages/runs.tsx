@@ -1,5 +1,6 @@
 import { Pager } from "../components/paging.tsx";
 import { Ago, duration, StatusBadge } from "../components/status.tsx";
+import { PageHead } from "../components/page_head.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { Head } from "../components/head.tsx";
 import type { RunRecord } from "../components/run_view.tsx";
@@ -37,16 +38,13 @@ export function RunsPage(props: {
   const f = props.filters;
   return (
     <AppShell title="Runs" nav="runs" ctx={props.ctx}>
-      <div class="page-head">
-        <div>
-          <h1>Runs</h1>
-          <p>
-            {props.people
-              ? "Every execution in this workspace, newest first."
-              : "The executions you started in this workspace, newest first."}
-          </p>
-        </div>
-      </div>
+      <PageHead title="Runs">
+        <p>
+          {props.people
+            ? "Every execution in this workspace, newest first."
+            : "The executions you started in this workspace, newest first."}
+        </p>
+      </PageHead>
       <form method="get" action="/runs" class="toolbar filters">
         <label>
           <span class="sr-only">Pipeline</span>

@@ -1,3 +1,5 @@
+import { entryTrail } from "../components/folder_list.tsx";
+import { PageHead } from "../components/page_head.tsx";
 import { StatusBadge } from "../components/status.tsx";
 import { type VersionRow, VersionsCard } from "../components/versions_card.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
@@ -30,42 +32,36 @@ export interface TemplatePageProps {
 /** `/templates/view?id=`: the working version's body, its imports, versions and users. */
 export function TemplatePage(props: TemplatePageProps) {
   const t = props.template;
-  const folder = t.id.includes("/") ? t.id.slice(0, t.id.lastIndexOf("/") + 1) : "";
   return (
     <AppShell title={t.display_name} nav="templates" ctx={props.ctx}>
-      <div class="page-head">
-        <div>
-          <div class="crumbs">
-            <a href="/templates">Templates</a>
-            {folder && (
-              <>
-                {" / "}
-                <a href={`/templates?prefix=${encodeURIComponent(folder)}`}>{folder}</a>
-              </>
-            )}
-          </div>
-          <h1>
+      <PageHead
+        trail={entryTrail("/templates", "Templates", t.id)}
+        title={
+          <>
             {t.display_name} <StatusBadge status={t.status} />
-          </h1>
-          <p class="mono small">
-            {t.id} · v{t.version} · {t.type}
-            {t.dialect ? ` · ${t.dialect.toLowerCase()}` : ""}
-          </p>
-        </div>
-        <div class="actions">
-          {props.can.write && (
-            <a class="btn" href={`/templates/edit?id=${encodeURIComponent(t.id)}`}>Edit</a>
-          )}
-          {props.can.release && t.status === "DRAFT" && (
-            <form method="post" action="/partials/templates/release" class="inline">
-              <input type="hidden" name="_csrf" value={props.ctx.csrf} />
-              <input type="hidden" name="id" value={t.id} />
-              <input type="hidden" name="body_hash" value={t.body_hash} />
-              <button type="submit" class="primary">Release v{t.version}</button>
-            </form>
-          )}
-        </div>
-      </div>
+          </>
+        }
+        actions={
+          <>
+            {props.can.write && (
+              <a class="btn" href={`/templates/edit?id=${encodeURIComponent(t.id)}`}>Edit</a>
+            )}
+            {props.can.release && t.status === "DRAFT" && (
+              <form method="post" action="/partials/templates/release" class="inline">
+                <input type="hidden" name="_csrf" value={props.ctx.csrf} />
+                <input type="hidden" name="id" value={t.id} />
+                <input type="hidden" name="body_hash" value={t.body_hash} />
+                <button type="submit" class="primary">Release v{t.version}</button>
+              </form>
+            )}
+          </>
+        }
+      >
+        <p class="mono small">
+          {t.id} · v{t.version} · {t.type}
+          {t.dialect ? ` · ${t.dialect.toLowerCase()}` : ""}
+        </p>
+      </PageHead>
       {props.flash.saved && <div class="banner ok" role="status">Draft saved.</div>}
       {props.flash.released && (
         <div class="banner ok" role="status">Released v{props.flash.released}.</div>

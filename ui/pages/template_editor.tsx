@@ -1,6 +1,7 @@
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
-import { FormError, SaveConflict } from "../components/save_conflict.tsx";
-import { Field } from "../components/field.tsx";
+import { BodyHash, type Conflict, FormError, SaveConflict } from "../components/save_conflict.tsx";
+import { Field, FormActions } from "../components/field.tsx";
+import { PageHead } from "../components/page_head.tsx";
 
 export interface TemplateDraft {
   id: string;
@@ -30,7 +31,7 @@ export interface TemplateEditorProps {
   dialects: readonly string[];
   error?: EditorError;
   /** On a conflicting save: the version someone else saved, to compare with yours. */
-  conflict?: { version: number; status: string; author: string; body: string; body_hash: string };
+  conflict?: Conflict & { body: string };
 }
 
 /** `/templates/new` and `/templates/edit?id=`: the whole template in one form. */
@@ -38,49 +39,29 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
   const { draft, error } = props;
   const title = props.mode === "new" ? "New template" : `Edit ${draft.id}`;
   const err = (field: string) => error?.field === field ? error.message : undefined;
+  const view = `/templates/view?id=${encodeURIComponent(draft.id)}`;
   return (
     <AppShell title={title} nav="templates" ctx={props.ctx} importMap={props.importMap}>
       <script type="module" src="/js/editor.js"></script>
-      <div class="page-head">
-        <div>
-          <div class="crumbs">
-            <a href="/templates">Templates</a>
-            {props.mode === "edit" && (
-              <>
-                {" / "}
-                <a href={`/templates/view?id=${encodeURIComponent(draft.id)}`}>{draft.id}</a>
-              </>
-            )}
-          </div>
-          <h1>{title}</h1>
-          <p>
-            Liquid SQL: refer to parameters as <code>:name</code>, test them in{" "}
-            <code>{"{% if params.x %}"}</code>, and import released snippets by alias.
-          </p>
-        </div>
-      </div>
+      <PageHead
+        trail={[["/templates", "Templates"], props.mode === "edit" && [view, draft.id]]}
+        title={title}
+      >
+        <p>
+          Liquid SQL: refer to parameters as <code>:name</code>, test them in{" "}
+          <code>{"{% if params.x %}"}</code>, and import released snippets by alias.
+        </p>
+      </PageHead>
       {error && !error.field && !props.conflict && (
         <FormError code={error.code} message={error.message} />
       )}
       {props.conflict && (
-        <SaveConflict
-          noun="template"
-          version={props.conflict.version}
-          status={props.conflict.status}
-          author={props.conflict.author}
-          text={props.conflict.body}
-        />
+        <SaveConflict noun="template" conflict={props.conflict} text={props.conflict.body} />
       )}
       <form method="post" action="/partials/templates/save" class="card editor-form">
         <input type="hidden" name="_csrf" value={props.ctx.csrf} />
         <input type="hidden" name="mode" value={props.mode} />
-        {props.bodyHash && (
-          <input
-            type="hidden"
-            name="body_hash"
-            value={props.conflict?.body_hash ?? props.bodyHash}
-          />
-        )}
+        <BodyHash hash={props.bodyHash} conflict={props.conflict} />
         <div class="body">
           <div class="grid cols-2">
             <Field id="t-id" label="Id (folder path)" error={err("id")}>
@@ -170,19 +151,10 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
               <div class="empty">The rendered SQL appears here.</div>
             </div>
           </div>
-          <div class="actions">
-            <button type="submit" class="primary">
-              {props.mode === "new" ? "Create draft" : "Save draft"}
-            </button>
-            <a
-              class="btn ghost"
-              href={props.mode === "new"
-                ? "/templates"
-                : `/templates/view?id=${encodeURIComponent(draft.id)}`}
-            >
-              Cancel
-            </a>
-          </div>
+          <FormActions
+            submit={props.mode === "new" ? "Create draft" : "Save draft"}
+            cancel={props.mode === "new" ? "/templates" : view}
+          />
         </div>
       </form>
     </AppShell>

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { renderToString } from "preact-render-to-string";
 import { AppError } from "../../errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
+import { PARAMETER_TYPES } from "../../pipelines/mod.ts";
 import { PipelineForm } from "../../../ui/components/pipeline_form.tsx";
 import {
   type PipelineDraft,
@@ -122,6 +123,7 @@ export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
       datasources: sources.items.map((d) => d.name),
       // deno-lint-ignore no-explicit-any
       templates: templates.items.map((t: any) => String(t.id ?? t.name)),
+      parameterTypes: PARAMETER_TYPES,
     };
   };
   const editor = async (c: AppContext, at: At, props: EditorInput, status = 200) => {
@@ -326,6 +328,7 @@ export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
         specJson={JSON.stringify(spec, null, 2)}
         datasources={lists.datasources}
         templates={lists.templates}
+        parameterTypes={lists.parameterTypes}
       />,
     ));
   });

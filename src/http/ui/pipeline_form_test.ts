@@ -2,6 +2,7 @@ import { deepEqual, equal, throws } from "node:assert/strict";
 import { renderToString } from "preact-render-to-string";
 import { h } from "preact";
 import { PipelineForm } from "../../../ui/components/pipeline_form.tsx";
+import { PARAMETER_TYPES } from "../../pipelines/mod.ts";
 import { applyOp, canonical, formFieldOf, specFromForm, specFromPost } from "./pipeline_form.ts";
 
 const SPEC = {
@@ -64,6 +65,7 @@ function rendered(spec: Record<string, unknown>) {
     base: JSON.stringify(spec),
     datasources: ["sales"],
     templates: ["t/x"],
+    parameterTypes: PARAMETER_TYPES,
   })));
 }
 

@@ -142,136 +142,122 @@ const country = (def: string) => ({
   description: "Customer country (ISO code)",
 });
 
+/**
+ * A demo pipeline: its name written once, the body's head filled in (`name`, the two titles,
+ * `schema_version`), then what `rest` adds given the pins.
+ */
+function demoPipeline(
+  name: string,
+  titles: { display_name: string; description: string },
+  rest: (pins: DemoPins) => Record<string, unknown>,
+): DemoPipeline {
+  return { name, body: (pins) => ({ name, ...titles, schema_version: 1, ...rest(pins) }) };
+}
+
+/** A DQL node on `source` that renders the pinned template `template`, with `more` after. */
+function templated(
+  pins: DemoPins,
+  id: string,
+  source: string,
+  template: string,
+  more: Record<string, unknown> = {},
+) {
+  return { id, type: "DQL", source, template: pins.template(template), ...more };
+}
+
+/** A CALCULATOR node: `calculator` over `inputs`, its value written to the parameter `id`. */
+function derive(
+  id: string,
+  calculator: string,
+  inputs: Record<string, unknown>,
+  more: Record<string, unknown> = {},
+) {
+  return {
+    id,
+    type: "CALCULATOR",
+    calculator: { name: calculator, inputs, writes: { value: id } },
+    ...more,
+  };
+}
+
 /** In dependency order: a child pipeline comes before its parents. */
 export const DEMO_PIPELINES: DemoPipeline[] = [
-  {
-    name: "demo/top_customers",
-    body: (pins) => ({
-      name: "demo/top_customers",
-      display_name: "Top customers (report)",
-      description: "A parameterised report: the best customers of a country by revenue.",
-      schema_version: 1,
-      parameters: {
-        country: country("DE"),
-        segment: {
-          type: "string",
-          required: false,
-          enum: [...DEMO_SEGMENTS],
-          description: "Only this customer segment (optional)",
-        },
-        min_orders: {
-          type: "integer",
-          default: 1,
-          min: 1,
-          description: "Least completed orders a customer needs",
-        },
-        limit: { type: "integer", default: 10, min: 1, max: 100, description: "Rows to return" },
+  demoPipeline("demo/top_customers", {
+    display_name: "Top customers (report)",
+    description: "A parameterised report: the best customers of a country by revenue.",
+  }, (pins) => ({
+    parameters: {
+      country: country("DE"),
+      segment: {
+        type: "string",
+        required: false,
+        enum: [...DEMO_SEGMENTS],
+        description: "Only this customer segment (optional)",
       },
-      nodes: [{
-        id: "top_customers",
+      min_orders: {
+        type: "integer",
+        default: 1,
+        min: 1,
+        description: "Least completed orders a customer needs",
+      },
+      limit: { type: "integer", default: 10, min: 1, max: 100, description: "Rows to return" },
+    },
+    nodes: [templated(pins, "top_customers", SHOP, "demo/shop/top_customers")],
+  })),
+  demoPipeline("demo/revenue_vs_target", {
+    display_name: "Revenue against target",
+    description: "Two staged reads (DuckDB shop, SQLite CRM) joined in the staging database.",
+  }, (pins) => ({
+    nodes: [
+      templated(pins, "revenue", SHOP, "demo/shop/revenue_by_country", {
+        output: { target: "tempdb", table: "revenue" },
+      }),
+      templated(pins, "targets", CRM, "demo/crm/targets_by_country", {
+        output: { target: "tempdb", table: "targets" },
+      }),
+      templated(pins, "report", "tempdb", "demo/staging/revenue_vs_target", {
+        depends_on: ["revenue", "targets"],
+      }),
+    ],
+  })),
+  demoPipeline("demo/monthly_revenue", {
+    display_name: "Monthly revenue by day",
+    description: "Calculators derive the month around `day`; the read uses both derived dates.",
+  }, (pins) => ({
+    parameters: {
+      day: { type: "date", default: "2025-06-15", description: "Any day of the month to show" },
+    },
+    nodes: [
+      derive("month_start", "date_trunc", { date: { param: "day" }, unit: "month" }),
+      derive("month_end", "date_add", { date: { param: "month_start" }, months: 1, days: -1 }, {
+        depends_on: ["month_start"],
+      }),
+      templated(pins, "daily", SHOP, "demo/shop/daily_revenue", {
+        depends_on: ["month_start", "month_end"],
+      }),
+    ],
+  })),
+  demoPipeline("demo/top_customers_summary", {
+    display_name: "Top five customers, summarised",
+    description: "Runs the pinned top-customers report as a child, then totals its rows.",
+  }, (pins) => ({
+    parameters: { country: country("FR") },
+    nodes: [
+      {
+        id: "top",
+        type: "PIPELINE",
+        pipeline: pins.pipeline("demo/top_customers"),
+        parameters: { country: { param: "country" }, limit: 5 },
+        output: { target: "tempdb", table: "top_customers" },
+      },
+      {
+        id: "summary",
         type: "DQL",
-        source: SHOP,
-        template: pins.template("demo/shop/top_customers"),
-      }],
-    }),
-  },
-  {
-    name: "demo/revenue_vs_target",
-    body: (pins) => ({
-      name: "demo/revenue_vs_target",
-      display_name: "Revenue against target",
-      description: "Two staged reads (DuckDB shop, SQLite CRM) joined in the staging database.",
-      schema_version: 1,
-      nodes: [
-        {
-          id: "revenue",
-          type: "DQL",
-          source: SHOP,
-          template: pins.template("demo/shop/revenue_by_country"),
-          output: { target: "tempdb", table: "revenue" },
-        },
-        {
-          id: "targets",
-          type: "DQL",
-          source: CRM,
-          template: pins.template("demo/crm/targets_by_country"),
-          output: { target: "tempdb", table: "targets" },
-        },
-        {
-          id: "report",
-          type: "DQL",
-          source: "tempdb",
-          template: pins.template("demo/staging/revenue_vs_target"),
-          depends_on: ["revenue", "targets"],
-        },
-      ],
-    }),
-  },
-  {
-    name: "demo/monthly_revenue",
-    body: (pins) => ({
-      name: "demo/monthly_revenue",
-      display_name: "Monthly revenue by day",
-      description: "Calculators derive the month around `day`; the read uses both derived dates.",
-      schema_version: 1,
-      parameters: {
-        day: { type: "date", default: "2025-06-15", description: "Any day of the month to show" },
+        source: "tempdb",
+        sql: "SELECT count(*) AS customers, sum(orders) AS orders, sum(revenue) AS revenue " +
+          "FROM top_customers",
+        depends_on: ["top"],
       },
-      nodes: [
-        {
-          id: "month_start",
-          type: "CALCULATOR",
-          calculator: {
-            name: "date_trunc",
-            inputs: { date: { param: "day" }, unit: "month" },
-            writes: { value: "month_start" },
-          },
-        },
-        {
-          id: "month_end",
-          type: "CALCULATOR",
-          calculator: {
-            name: "date_add",
-            inputs: { date: { param: "month_start" }, months: 1, days: -1 },
-            writes: { value: "month_end" },
-          },
-          depends_on: ["month_start"],
-        },
-        {
-          id: "daily",
-          type: "DQL",
-          source: SHOP,
-          template: pins.template("demo/shop/daily_revenue"),
-          depends_on: ["month_start", "month_end"],
-        },
-      ],
-    }),
-  },
-  {
-    name: "demo/top_customers_summary",
-    body: (pins) => ({
-      name: "demo/top_customers_summary",
-      display_name: "Top five customers, summarised",
-      description: "Runs the pinned top-customers report as a child, then totals its rows.",
-      schema_version: 1,
-      parameters: { country: country("FR") },
-      nodes: [
-        {
-          id: "top",
-          type: "PIPELINE",
-          pipeline: pins.pipeline("demo/top_customers"),
-          parameters: { country: { param: "country" }, limit: 5 },
-          output: { target: "tempdb", table: "top_customers" },
-        },
-        {
-          id: "summary",
-          type: "DQL",
-          source: "tempdb",
-          sql: "SELECT count(*) AS customers, sum(orders) AS orders, sum(revenue) AS revenue " +
-            "FROM top_customers",
-          depends_on: ["top"],
-        },
-      ],
-    }),
-  },
+    ],
+  })),
 ];

@@ -101,6 +101,40 @@ export function folderLevelPage(
   };
 }
 
+/** A level as the API answers it: sub-folders counting `{noun}_count`, then the `{noun}s` in it. */
+export type FolderLevelAnswer<N extends string, Row> =
+  & {
+    prefix: string;
+    folders: ({ path: string; segment: string } & Record<`${N}_count`, number>)[];
+  }
+  & Record<`${N}s`, Row[]>
+  & { total: number; has_more: boolean };
+
+/**
+ * One level of a folder tree of `noun`s (spec 2 §4.1 `GET /pipelines?prefix=`, §4.2 templates),
+ * paged as `folderLevelPage` pages it; `rows` reads the entries directly in it by name.
+ */
+export async function folderLevelAnswer<N extends string, Row>(
+  noun: N,
+  prefix: string,
+  names: readonly string[],
+  page: { offset: number; limit: number },
+  rows: (names: string[]) => Promise<Row[]>,
+): Promise<FolderLevelAnswer<N, Row>> {
+  const level = folderLevelPage(prefix, names, page);
+  return {
+    prefix,
+    folders: level.folders.map((f) => ({
+      path: f.path,
+      segment: f.segment,
+      [`${noun}_count`]: f.count,
+    })),
+    [`${noun}s`]: await rows(level.leaves),
+    total: level.total,
+    has_more: level.has_more,
+  } as FolderLevelAnswer<N, Row>;
+}
+
 /** `LIKE` pattern text for a literal (with `ESCAPE '\'`): `%`, `_` and `\` match themselves. */
 export function likeLiteral(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);

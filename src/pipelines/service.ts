@@ -15,7 +15,7 @@
  */
 import { AppError } from "../errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../identity/mod.ts";
-import { normalisePrefix } from "../lib/folder_path.ts";
+import { folderLevelAnswer, normalisePrefix } from "../lib/folder_path.ts";
 import type { Db, Queryable } from "../store/mod.ts";
 import { dropPins, recordPins, type TemplateService } from "../templates/mod.ts";
 import {
@@ -31,7 +31,6 @@ import {
 } from "../versions/mod.ts";
 import { parseBody, type PipelineBody } from "./body.ts";
 import { type CheckProbe, runChecks } from "./checks.ts";
-import { folderPage } from "./folders.ts";
 import { checkReferences, type ReferenceCodes } from "./references.ts";
 import * as repo from "./repo.ts";
 import { exclusiveDraftTemplates, livePinners } from "./dependants.ts";
@@ -325,7 +324,8 @@ export class PipelineService {
   async folder(workspaceId: string, prefix: string, page: { offset: number; limit: number }) {
     const at = normalisePrefix(prefix);
     const names = await repo.namesUnder(this.db, workspaceId, at);
-    return await folderPage(
+    return await folderLevelAnswer(
+      "pipeline",
       at,
       names,
       page,

@@ -13,7 +13,7 @@
  *   pinner would otherwise point at nothing), then the purged version's own import pins go.
  */
 import { AppError } from "../errors/mod.ts";
-import { normalisePrefix } from "../lib/folder_path.ts";
+import { folderLevelAnswer, normalisePrefix } from "../lib/folder_path.ts";
 import type { Db, Queryable } from "../store/mod.ts";
 import { registerContentCounter } from "../workspaces/mod.ts";
 import {
@@ -37,7 +37,6 @@ import {
   resolveImports,
   storedContent,
 } from "./content.ts";
-import { folderPage } from "./folders.ts";
 import { importLibrary } from "./library.ts";
 import { dropPins, pinnersOf, recordPins, resolvePins } from "./pins.ts";
 import type { RenderedSql } from "./render.ts";
@@ -291,7 +290,8 @@ export class TemplateService {
   ): Promise<TemplateFolderLevel> {
     const at = normalisePrefix(prefix);
     const names = await repo.namesUnder(this.#db, workspaceId, at, filter);
-    return await folderPage(
+    return await folderLevelAnswer(
+      "template",
       at,
       names,
       page,

@@ -17,18 +17,38 @@ function moved(meta: VersionMeta, patch: Partial<VersionMeta>): VersionMeta {
   return { ...meta, ...patch };
 }
 
-/**
- * RELEASED → DISCARDED, refused while a live parent exact-pins the version (the `pinnedBy` hooks
- * answer who). When it held the pointer, the pointer goes to the highest eligible live version,
- * else null.
- */
-export async function discard(
+/** One of the moves: version `version` of the entity `id`, in the caller's transaction. */
+type Move = (
   tx: Queryable,
   e: Engine,
   ctx: OpContext,
   id: string,
   version: number,
-): Promise<TransitionResult> {
+) => Promise<TransitionResult>;
+
+/** Sets the entity's pointer to `pointer` and writes the audit row with `details`. */
+async function repoint(
+  tx: Queryable,
+  e: Engine,
+  ctx: OpContext,
+  row: TransitionRule,
+  entity: EntityRow,
+  pointer: number | null,
+  now: string,
+  details: Record<string, unknown>,
+): Promise<EntityRow> {
+  await repo.updateEntity(tx, e.kind, entity.id, { current_version: pointer, updated_at: now });
+  const after: EntityRow = { ...entity, current_version: pointer, updated_at: now };
+  await audit(tx, e, row, ctx, after, details);
+  return after;
+}
+
+/**
+ * RELEASED → DISCARDED, refused while a live parent exact-pins the version (the `pinnedBy` hooks
+ * answer who). When it held the pointer, the pointer goes to the highest eligible live version,
+ * else null.
+ */
+export const discard: Move = async (tx, e, ctx, id, version) => {
   const { row, entity, metas, target } = await openVersion(tx, e, ctx, "discard", id, version);
   ensureAdmitted(e, row, entity, target);
   const body = await loadVersion(tx, e, entity, target.version);
@@ -69,7 +89,7 @@ export async function discard(
       discarded_at: now,
     }),
   );
-}
+};
 
 /**
  * The end of a discard or restore: the entity's pointer is `pointer` (perhaps as it was) and the
@@ -85,9 +105,7 @@ async function pointTo(
   now: string,
   version: VersionMeta,
 ): Promise<TransitionResult> {
-  await repo.updateEntity(tx, e.kind, entity.id, { current_version: pointer, updated_at: now });
-  const after: EntityRow = { ...entity, current_version: pointer, updated_at: now };
-  await audit(tx, e, row, ctx, after, {
+  const after = await repoint(tx, e, ctx, row, entity, pointer, now, {
     version: version.version,
     previous_current: entity.current_version,
     current_version: pointer,
@@ -99,13 +117,7 @@ async function pointTo(
  * DISCARDED → RELEASED with the original release stamps. The pointer moves to it only when it is
  * newer than the current version or there is none.
  */
-export async function restore(
-  tx: Queryable,
-  e: Engine,
-  ctx: OpContext,
-  id: string,
-  version: number,
-): Promise<TransitionResult> {
+export const restore: Move = async (tx, e, ctx, id, version) => {
   const { row, entity, target } = await openVersion(tx, e, ctx, "restore", id, version);
   ensureAdmitted(e, row, entity, target);
   if (await repo.restoreVersion(tx, e.kind, entity.id, target.version) !== 1) {
@@ -116,20 +128,14 @@ export async function restore(
   const pointer = previous === null || target.version > previous ? target.version : previous;
   const restored = moved(target, { status: "RELEASED", discarded_by: null, discarded_at: null });
   return await pointTo(tx, e, ctx, row, entity, pointer, now, restored);
-}
+};
 
 /**
  * Points `current_version` at `version`: never a discarded one, a draft only under the
  * development posture. Switching to the version already current changes nothing and writes no
  * audit row.
  */
-export async function switchCurrent(
-  tx: Queryable,
-  e: Engine,
-  ctx: OpContext,
-  id: string,
-  version: number,
-): Promise<TransitionResult> {
+export const switchCurrent: Move = async (tx, e, ctx, id, version) => {
   const { row, entity, target } = await openVersion(tx, e, ctx, "switch_current", id, version);
   ensureAdmitted(e, row, entity, target, {
     reason: target.status === "DISCARDED"
@@ -137,16 +143,10 @@ export async function switchCurrent(
       : "a draft cannot be current under the hardened posture",
   });
   if (entity.current_version === target.version) return { entity, version: target, extras: {} };
-  const now = nowIso();
-  await repo.updateEntity(tx, e.kind, entity.id, {
-    current_version: target.version,
-    updated_at: now,
-  });
-  const after: EntityRow = { ...entity, current_version: target.version, updated_at: now };
-  await audit(tx, e, row, ctx, after, {
+  const after = await repoint(tx, e, ctx, row, entity, target.version, nowIso(), {
     from: entity.current_version,
     to: target.version,
     status: target.status,
   });
   return { entity: after, version: target, extras: {} };
-}
+};

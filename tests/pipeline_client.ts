@@ -25,6 +25,19 @@ export const pipe = (name: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** The create body of a SQLite datasource `name` over `file`, bound to workspace `acme`. */
+export function sqliteSource(name: string, file: string, more: Record<string, unknown> = {}) {
+  return {
+    name,
+    display_name: name,
+    dialect: "SQLITE",
+    jdbc_url: `jdbc:sqlite:${file}`,
+    credential: { kind: "none" },
+    workspace: "acme",
+    ...more,
+  };
+}
+
 export async function sqliteFile(): Promise<string> {
   const path = `${await Deno.makeTempDir({ prefix: "svc_chk_" })}/warehouse.db`;
   const db = new DatabaseSync(path);

@@ -7,7 +7,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { sessionHeaders } from "./access_fixtures.ts";
 import { call } from "./harness.ts";
-import { bothStores, dql, P, pipe, sqliteFile } from "./pipeline_client.ts";
+import { bothStores, dql, P, pipe, sqliteFile, sqliteSource } from "./pipeline_client.ts";
 import { expectError } from "./template_client.ts";
 
 bothStores(
@@ -17,15 +17,12 @@ bothStores(
       const admin = await sessionHeaders(s.runtime, f.users.super_admin, "acme");
       const file = await sqliteFile();
       for (const [name, readonly] of [["wh", false], ["ro", true]] as const) {
-        const ds = await req("POST", "/api/v1/datasources", admin, {
-          name,
-          display_name: name,
-          dialect: "SQLITE",
-          jdbc_url: `jdbc:sqlite:${file}`,
-          credential: { kind: "none" },
-          workspace: "acme",
-          readonly,
-        });
+        const ds = await req(
+          "POST",
+          "/api/v1/datasources",
+          admin,
+          sqliteSource(name, file, { readonly }),
+        );
         equal(ds.status, 201, JSON.stringify(ds.body));
       }
       const graph = async (body: unknown, reason: string) =>
@@ -150,14 +147,7 @@ bothStores(
     await withWorld(async ({ s, f, h, req }) => {
       const admin = await sessionHeaders(s.runtime, f.users.super_admin, "acme");
       const file = await sqliteFile();
-      await req("POST", "/api/v1/datasources", admin, {
-        name: "wh",
-        display_name: "wh",
-        dialect: "SQLITE",
-        jdbc_url: `jdbc:sqlite:${file}`,
-        credential: { kind: "none" },
-        workspace: "acme",
-      });
+      await req("POST", "/api/v1/datasources", admin, sqliteSource("wh", file));
       const t = await req("POST", "/api/v1/templates", h.author, {
         id: "sql/orders",
         dialect: "SQLITE",

@@ -6,7 +6,7 @@
 import { equal } from "node:assert/strict";
 import { type AccessFixture, seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { call, type Json, startTestServer, type TestServer } from "./harness.ts";
-import { sqliteFile } from "./pipeline_client.ts";
+import { sqliteFile, sqliteSource } from "./pipeline_client.ts";
 import type { StoreKind } from "./stores.ts";
 
 export interface Deployment {
@@ -33,14 +33,7 @@ export async function deployment(
   const promoter = await sessionHeaders(s.runtime, f.users.promoter, "acme");
   const file = await sqliteFile();
   for (const name of datasources) {
-    const ds = await call(s, "POST", "/api/v1/datasources", admin, {
-      name,
-      display_name: name,
-      dialect: "SQLITE",
-      jdbc_url: `jdbc:sqlite:${file}`,
-      credential: { kind: "none" },
-      workspace: "acme",
-    });
+    const ds = await call(s, "POST", "/api/v1/datasources", admin, sqliteSource(name, file));
     equal(ds.status, 201, JSON.stringify(ds.body));
   }
   return { s, f, admin, promoter, req: (m, p, h, b) => call(s, m, p, h, b) };

@@ -7,7 +7,7 @@
 import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
 import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
 import { call, type Json, startTestServer, type TestServer } from "./harness.ts";
-import { sqliteFile } from "./pipeline_client.ts";
+import { sqliteFile, sqliteSource } from "./pipeline_client.ts";
 import {
   FIXED_CORRELATION,
   ordersPipeline,
@@ -50,14 +50,7 @@ async function receiver(kind: StoreKind, env: Record<string, string> = {}) {
   });
   equal(minted.status, 201, JSON.stringify(minted.body));
   const file = await sqliteFile();
-  const ds = await call(s, "POST", "/api/v1/datasources", admin, {
-    name: "wh",
-    display_name: "wh",
-    dialect: "SQLITE",
-    jdbc_url: `jdbc:sqlite:${file}`,
-    credential: { kind: "none" },
-    workspace: "acme",
-  });
+  const ds = await call(s, "POST", "/api/v1/datasources", admin, sqliteSource("wh", file));
   equal(ds.status, 201, JSON.stringify(ds.body));
   return { s, f, admin, key: String(minted.body.data.key), keyId: String(minted.body.data.id) };
 }

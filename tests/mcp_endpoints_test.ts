@@ -5,8 +5,14 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { userKey } from "./access_fixtures.ts";
-import { startTestServer, type TestServer } from "./harness.ts";
-import { floorsHold, refuses, toolFixture, withClients } from "./mcp_tools_fixtures.ts";
+import type { TestServer } from "./harness.ts";
+import {
+  floorsHold,
+  refuses,
+  usualKeys,
+  withClients,
+  withToolServer,
+} from "./mcp_tools_fixtures.ts";
 import { forEachStoreKind } from "./stores.ts";
 
 /** A pipeline saved (and released unless `draft`) in `workspaceId` by `actor`. */
@@ -33,10 +39,8 @@ async function pipeline(
 
 forEachStoreKind(
   "endpoint tools: publish, read, list, unpublish; floors and workspace",
-  async (store) => {
-    const s = await startTestServer({ store });
-    try {
-      const f = await toolFixture(s);
+  (store) =>
+    withToolServer(store, async (s, f) => {
       const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
       const released = await pipeline(s, ctx, "api/teams");
       const draftOnly = await pipeline(s, ctx, "api/draft", true);
@@ -45,8 +49,7 @@ forEachStoreKind(
         { actor: f.other.users.author.principal, workspaceId: f.other.workspace.id },
         "api/theirs",
       );
-      const { author, viewer, read, execute, gone, other } = f.keys;
-      await withClients(s, { author, viewer, read, execute, gone, other }, async (c) => {
+      await withClients(s, usualKeys(f), async (c) => {
         const made = await c.author.call("endpoints_create", {
           path_pattern: "/teams/{team}",
           pipeline_id: released,
@@ -56,22 +59,14 @@ forEachStoreKind(
           [made.path_pattern, made.pipeline_id, made.pipeline_name, made.workspace, made.enabled],
           ["/teams/{team}", released, "api/teams", "acme", true],
         );
-        await refuses(c.author, "endpoints_create", {
-          path_pattern: "/teams/red",
-          pipeline_id: released,
-        }, "endpoint.path_conflict");
-        await refuses(c.author, "endpoints_create", {
-          path_pattern: "/drafts/{team}",
-          pipeline_id: draftOnly,
-        }, "endpoint.pipeline_not_released");
-        await refuses(c.author, "endpoints_create", {
-          path_pattern: "/teams2/{nobody}",
-          pipeline_id: released,
-        }, "endpoint.path_variable_unknown");
-        await refuses(c.author, "endpoints_create", {
-          path_pattern: "no-slash",
-          pipeline_id: released,
-        }, "endpoint.validation.path_invalid");
+        for (
+          const [path_pattern, pipeline_id, code] of [
+            ["/teams/red", released, "endpoint.path_conflict"],
+            ["/drafts/{team}", draftOnly, "endpoint.pipeline_not_released"],
+            ["/teams2/{nobody}", released, "endpoint.path_variable_unknown"],
+            ["no-slash", released, "endpoint.validation.path_invalid"],
+          ]
+        ) await refuses(c.author, "endpoints_create", { path_pattern, pipeline_id }, code);
 
         // Reads with a read key; the endpoint serves.
         const listed = await c.read.call("endpoints_list", {});
@@ -128,8 +123,5 @@ forEachStoreKind(
         equal(gone404.status, 404);
         await gone404.body?.cancel();
       });
-    } finally {
-      await s.close();
-    }
-  },
+    }),
 );

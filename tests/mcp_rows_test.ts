@@ -6,11 +6,9 @@
  * character cap before the row cap. Once per store, each on one revision.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { seedRoles, userKey } from "./access_fixtures.ts";
-import { startTestServer } from "./harness.ts";
 import { STORE_KINDS } from "./stores.ts";
 import { skipUnless } from "./services.ts";
-import { connect, ERAS, type Json, keyHeaders } from "./support/mcp_client.ts";
+import { ERAS, type Json, withAuthorClient } from "./support/mcp_client.ts";
 import { dql } from "./support/pipeline_body.ts";
 
 const MILLION = [
@@ -33,50 +31,39 @@ for (const [i, store] of STORE_KINDS.entries()) {
   Deno.test({
     name: `[${store}] [${era}] a 1,000,000-row result comes back truncated within the caps`,
     ignore: store === "postgres" && skipUnless("postgres"),
-    fn: async () => {
-      const s = await startTestServer({ store });
-      try {
-        const f = await seedRoles(s.runtime);
-        const key = await userKey(s.runtime, f.users.author, f.workspace.id, ["author"]);
-        const c = await connect(s, era, keyHeaders(key));
-        try {
-          const million = await c.call("pipelines_create", {
-            name: "team/million",
-            nodes: MILLION,
-          });
-          const run = await c.call("pipelines_execute", { id: million.id });
-          equal(run.execution.status, "SUCCESS");
-          equal(run.execution.result_row_count, 1_000_000);
-          const first = run.result as Json;
-          deepEqual(first.columns.map((col: Json) => col.name), ["n", "label"]);
-          // The default caps: 200 rows, 20,000 characters; these rows are small, so rows bind.
-          equal(first.row_count, 200);
-          equal(first.rows.length, 200);
-          ok(chars(first.rows) <= 20_000, `${chars(first.rows)} characters`);
-          equal(first.truncated, true);
-          deepEqual(first.rows[0], [0, "row 0"]);
-          deepEqual(first.rows[199], [199, "row 199"]);
-          ok(first.next_cursor);
-          const second = await c.call("executions_get_result", { cursor: first.next_cursor });
-          deepEqual(second.rows[0], [200, "row 200"]);
-          equal(second.row_count, 200);
-          ok(second.next_cursor && second.next_cursor !== first.next_cursor);
-          ok(typeof second.elapsed_ms === "number");
+    fn: () =>
+      withAuthorClient({ store }, era, async (c) => {
+        const million = await c.call("pipelines_create", {
+          name: "team/million",
+          nodes: MILLION,
+        });
+        const run = await c.call("pipelines_execute", { id: million.id });
+        equal(run.execution.status, "SUCCESS");
+        equal(run.execution.result_row_count, 1_000_000);
+        const first = run.result as Json;
+        deepEqual(first.columns.map((col: Json) => col.name), ["n", "label"]);
+        // The default caps: 200 rows, 20,000 characters; these rows are small, so rows bind.
+        equal(first.row_count, 200);
+        equal(first.rows.length, 200);
+        ok(chars(first.rows) <= 20_000, `${chars(first.rows)} characters`);
+        equal(first.truncated, true);
+        deepEqual(first.rows[0], [0, "row 0"]);
+        deepEqual(first.rows[199], [199, "row 199"]);
+        ok(first.next_cursor);
+        const second = await c.call("executions_get_result", { cursor: first.next_cursor });
+        deepEqual(second.rows[0], [200, "row 200"]);
+        equal(second.row_count, 200);
+        ok(second.next_cursor && second.next_cursor !== first.next_cursor);
+        ok(typeof second.elapsed_ms === "number");
 
-          // Wide rows: the character cap binds first, and a page never exceeds it.
-          const wide = await c.call("pipelines_create", { name: "team/wide", nodes: WIDE });
-          const w = (await c.call("pipelines_execute", { id: wide.id })).result as Json;
-          ok(w.row_count > 0 && w.row_count < 200, `${w.row_count} rows`);
-          ok(chars(w.rows) <= 20_000, `${chars(w.rows)} characters`);
-          equal(w.truncated, true);
-          const next = await c.call("executions_get_result", { cursor: w.next_cursor });
-          equal(next.rows[0][0], w.row_count);
-        } finally {
-          await c.close();
-        }
-      } finally {
-        await s.close();
-      }
-    },
+        // Wide rows: the character cap binds first, and a page never exceeds it.
+        const wide = await c.call("pipelines_create", { name: "team/wide", nodes: WIDE });
+        const w = (await c.call("pipelines_execute", { id: wide.id })).result as Json;
+        ok(w.row_count > 0 && w.row_count < 200, `${w.row_count} rows`);
+        ok(chars(w.rows) <= 20_000, `${chars(w.rows)} characters`);
+        equal(w.truncated, true);
+        const next = await c.call("executions_get_result", { cursor: w.next_cursor });
+        equal(next.rows[0][0], w.row_count);
+      }),
   });
 }

@@ -4,20 +4,22 @@
  * tool's refusal for a key short of its floor, the codes REST gives, and the pinned workspace.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { startTestServer } from "./harness.ts";
-import { floorsHold, refuses, toolFixture, withClients } from "./mcp_tools_fixtures.ts";
+import {
+  floorsHold,
+  refuses,
+  usualKeys,
+  withClients,
+  withToolServer,
+} from "./mcp_tools_fixtures.ts";
 import { forEachStoreKind } from "./stores.ts";
 
 const BODY = "SELECT * FROM orders {% if params.region %}WHERE region = :region{% endif %}";
 
 forEachStoreKind(
   "template tools: the authoring walk, floors and the pinned workspace",
-  async (store) => {
-    const s = await startTestServer({ store });
-    try {
-      const f = await toolFixture(s);
-      const { author, viewer, read, execute, gone, other } = f.keys;
-      await withClients(s, { author, viewer, read, execute, gone, other }, async (c) => {
+  (store) =>
+    withToolServer(store, async (s, f) => {
+      await withClients(s, usualKeys(f), async (c) => {
         const made = await c.author.call("templates_create", {
           id: "sales/orders",
           dialect: "SQLITE",
@@ -212,8 +214,5 @@ forEachStoreKind(
         equal(theirs.dialect, "POSTGRES");
         equal((await c.read.call("templates_get", { name: "sales/orders" })).dialect, "SQLITE");
       });
-    } finally {
-      await s.close();
-    }
-  },
+    }),
 );

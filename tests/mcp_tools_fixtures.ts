@@ -10,7 +10,8 @@ import {
   seedRoles,
   userKey,
 } from "./access_fixtures.ts";
-import type { TestServer } from "./harness.ts";
+import { startTestServer, type TestServer } from "./harness.ts";
+import type { StoreKind } from "./stores.ts";
 import { connect, type Era, keyHeaders, type ToolClient } from "./support/mcp_client.ts";
 
 export type { Era, ToolClient };
@@ -63,6 +64,25 @@ export async function toolFixture(s: TestServer): Promise<ToolFixture> {
   await s.runtime.workspaces.removeMember(root, "acme", leaver.id);
   s.runtime.directory.forgetUser(leaver.id);
   return { ...f, keys, other };
+}
+
+/** A test server on `store` with the tool fixture seeded, closed after `fn`. */
+export async function withToolServer(
+  store: StoreKind,
+  fn: (s: TestServer, f: ToolFixture) => Promise<void>,
+): Promise<void> {
+  const s = await startTestServer({ store });
+  try {
+    await fn(s, await toolFixture(s));
+  } finally {
+    await s.close();
+  }
+}
+
+/** The keys most tool tests drive: author, viewer, read, execute, the gone issuer's, other's. */
+export function usualKeys(f: ToolFixture) {
+  const { author, viewer, read, execute, gone, other } = f.keys;
+  return { author, viewer, read, execute, gone, other };
 }
 
 /**

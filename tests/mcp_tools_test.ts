@@ -10,7 +10,15 @@ import { seedRoles, userKey } from "./access_fixtures.ts";
 import { startTestServer } from "./harness.ts";
 import { forEachStoreKind } from "./stores.ts";
 import { audits } from "./support/refusals.ts";
-import { connect, ERAS, type Json, keyHeaders, NODES, SLOW } from "./support/mcp_client.ts";
+import {
+  connect,
+  ERAS,
+  type Json,
+  keyHeaders,
+  NODES,
+  SLOW,
+  withAuthorClient,
+} from "./support/mcp_client.ts";
 import { eventually } from "./wait.ts";
 
 const WRITE_TOOLS = [
@@ -152,40 +160,30 @@ for (const era of ERAS) {
   forEachStoreKind(
     `[${era}] abandoning pipelines_execute does not cancel the run; executions_cancel does`,
     async (store) => {
-      const s = await startTestServer({ store });
-      try {
-        const f = await seedRoles(s.runtime);
-        const key = await userKey(s.runtime, f.users.author, f.workspace.id, ["author"]);
-        const c = await connect(s, era, keyHeaders(key));
-        try {
-          const slow = await c.call("pipelines_create", { name: "team/slow", nodes: SLOW });
-          // The client gives up as soon as the node has started.
-          const abandon = new AbortController();
-          const gaveUp = await c.client.callTool({
-            name: "pipelines_execute",
-            arguments: { id: slow.id },
-          }, {
-            signal: abandon.signal,
-            onprogress: () => abandon.abort(),
-          }).then(() => false, () => true);
-          ok(gaveUp, "the abandoned call resolved");
-          const running = await c.call("executions_list", { pipeline_id: slow.id });
-          deepEqual(running.items.map((e: Json) => e.status), ["RUNNING"]);
-          const id = running.items[0].execution_id;
-          await c.call("executions_cancel", { id });
-          let record: Json = {};
-          await eventually(async () => {
-            record = await c.call("executions_get", { id });
-            return record.status === "ABORTED";
-          }, 20_000);
-          // Stopped by the cancel, not by the client leaving.
-          equal(record.abort_reason, "cancelled");
-        } finally {
-          await c.close();
-        }
-      } finally {
-        await s.close();
-      }
+      await withAuthorClient({ store }, era, async (c) => {
+        const slow = await c.call("pipelines_create", { name: "team/slow", nodes: SLOW });
+        // The client gives up as soon as the node has started.
+        const abandon = new AbortController();
+        const gaveUp = await c.client.callTool({
+          name: "pipelines_execute",
+          arguments: { id: slow.id },
+        }, {
+          signal: abandon.signal,
+          onprogress: () => abandon.abort(),
+        }).then(() => false, () => true);
+        ok(gaveUp, "the abandoned call resolved");
+        const running = await c.call("executions_list", { pipeline_id: slow.id });
+        deepEqual(running.items.map((e: Json) => e.status), ["RUNNING"]);
+        const id = running.items[0].execution_id;
+        await c.call("executions_cancel", { id });
+        let record: Json = {};
+        await eventually(async () => {
+          record = await c.call("executions_get", { id });
+          return record.status === "ABORTED";
+        }, 20_000);
+        // Stopped by the cancel, not by the client leaving.
+        equal(record.abort_reason, "cancelled");
+      });
     },
   );
 }

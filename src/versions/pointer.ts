@@ -75,42 +75,19 @@ export const discard: Move = async (tx, e, ctx, id, version) => {
   const pointer = previous === target.version
     ? recomputePointer(metas, target.version, e.posture)
     : previous;
-  return await pointTo(
-    tx,
-    e,
-    ctx,
-    row,
-    entity,
-    pointer,
-    now,
-    moved(target, {
-      status: "DISCARDED",
-      discarded_by: ctx.actor.userId,
-      discarded_at: now,
-    }),
-  );
+  const details = moveDetails(entity, pointer, target.version);
+  const after = await repoint(tx, e, ctx, row, entity, pointer, now, details);
+  const discarded = moved(target, {
+    status: "DISCARDED",
+    discarded_by: ctx.actor.userId,
+    discarded_at: now,
+  });
+  return { entity: after, version: discarded, extras: {} };
 };
 
-/**
- * The end of a discard or restore: the entity's pointer is `pointer` (perhaps as it was) and the
- * audit row names the version moved, the pointer before and after.
- */
-async function pointTo(
-  tx: Queryable,
-  e: Engine,
-  ctx: OpContext,
-  row: TransitionRule,
-  entity: EntityRow,
-  pointer: number | null,
-  now: string,
-  version: VersionMeta,
-): Promise<TransitionResult> {
-  const after = await repoint(tx, e, ctx, row, entity, pointer, now, {
-    version: version.version,
-    previous_current: entity.current_version,
-    current_version: pointer,
-  });
-  return { entity: after, version, extras: {} };
+/** The audit details of a discard or restore: the version moved, the pointer before and after. */
+function moveDetails(entity: EntityRow, pointer: number | null, version: number) {
+  return { version, previous_current: entity.current_version, current_version: pointer };
 }
 
 /**
@@ -127,7 +104,9 @@ export const restore: Move = async (tx, e, ctx, id, version) => {
   const previous = entity.current_version;
   const pointer = previous === null || target.version > previous ? target.version : previous;
   const restored = moved(target, { status: "RELEASED", discarded_by: null, discarded_at: null });
-  return await pointTo(tx, e, ctx, row, entity, pointer, now, restored);
+  const details = moveDetails(entity, pointer, target.version);
+  const after = await repoint(tx, e, ctx, row, entity, pointer, now, details);
+  return { entity: after, version: restored, extras: {} };
 };
 
 /**

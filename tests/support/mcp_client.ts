@@ -5,7 +5,8 @@
  */
 import { equal, ok } from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import type { TestServer } from "../harness.ts";
+import { type AccessFixture, seedRoles, userKey } from "../access_fixtures.ts";
+import { startTestServer, type TestServer, type TestServerOptions } from "../harness.ts";
 import { dql, staged } from "./pipeline_body.ts";
 
 export type Era = "2025-11-25" | "2026-07-28";
@@ -62,6 +63,31 @@ export async function connect(
     },
     close: () => client.close(),
   };
+}
+
+/**
+ * A test server started with `options`, the seeded roles, and a client of revision `era` holding
+ * an author's key in `acme` (sent as `carrier`); the client and the server are closed after `fn`.
+ */
+export async function withAuthorClient(
+  options: TestServerOptions,
+  era: Era,
+  fn: (c: ToolClient, s: TestServer, f: AccessFixture) => Promise<void>,
+  carrier?: "svc" | "bearer",
+): Promise<void> {
+  const s = await startTestServer(options);
+  try {
+    const f = await seedRoles(s.runtime);
+    const key = await userKey(s.runtime, f.users.author, f.workspace.id, ["author"]);
+    const c = await connect(s, era, keyHeaders(key, carrier));
+    try {
+      await fn(c, s, f);
+    } finally {
+      await c.close();
+    }
+  } finally {
+    await s.close();
+  }
 }
 
 /** A key's headers, either carrier. */

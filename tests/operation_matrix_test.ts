@@ -71,6 +71,12 @@ const op = (
   body?: (caller: Caller) => unknown,
 ): Row => ({ method, path: typeof path === "string" ? () => path : path, expect, body });
 
+/** A one-node pipeline body per caller, named under `folder` so that no two callers collide. */
+const onePipeline = (folder: string) => (c: Caller) => ({
+  name: `${folder}/${c.replace("_", "-")}`,
+  nodes: [dql("a", { sql: "SELECT 1", source: "tempdb" })],
+});
+
 const ROWS: Row[] = [
   op("GET", "/api/v1/auth/me", all(200)),
   op("GET", "/api/v1/auth/api-keys", all(200)),
@@ -258,24 +264,13 @@ const ROWS: Row[] = [
   op("GET", () => `/api/v1/pipelines/${absent}/export`, all(PNF)),
   op("GET", "/api/v1/pipelines?prefix=absent", all(200)),
   op("GET", "/api/v1/pipelines?q=absent", all(200)),
-  {
-    method: "POST",
-    path: () => "/api/v1/pipelines",
-    body: (c) => ({
-      name: `matrix/${c.replace("_", "-")}`,
-      nodes: [dql("a", { sql: "SELECT 1", source: "tempdb" })],
-    }),
-    expect: row(R, 201, R, 201, 201, S, S, 201),
-  },
-  {
-    method: "POST",
-    path: () => "/api/v1/pipelines/import",
-    body: (c) => ({
-      name: `imported/${c.replace("_", "-")}`,
-      nodes: [dql("a", { sql: "SELECT 1", source: "tempdb" })],
-    }),
-    expect: row(R, 201, R, 201, 201, S, S, 201),
-  },
+  op("POST", "/api/v1/pipelines", row(R, 201, R, 201, 201, S, S, 201), onePipeline("matrix")),
+  op(
+    "POST",
+    "/api/v1/pipelines/import",
+    row(R, 201, R, 201, 201, S, S, 201),
+    onePipeline("imported"),
+  ),
   op(
     "PUT",
     () => `/api/v1/pipelines/${absent}`,

@@ -140,6 +140,16 @@ export async function withDemoBrowser(
   }
 }
 
+/** A browser test (see `browserTest`) run in `withDemoBrowser`. */
+export function demoBrowserTest(
+  name: string,
+  fn: (server: TestServer, browser: Browser) => Promise<void>,
+  admin?: string,
+  password?: string,
+): void {
+  browserTest(name, () => withDemoBrowser(fn, admin, password));
+}
+
 /** A page of its own for `user`, its console watched from the start, signed in. */
 export async function userPage(
   browser: Browser,

@@ -7,47 +7,43 @@ import { deepEqual, equal, match } from "node:assert/strict";
 import {
   accessibilityProblems,
   accessibleInBothThemes,
-  browserTest,
+  demoBrowserTest,
   signIn,
   watchConsole,
-  withDemoBrowser,
 } from "../browser.ts";
 
 const EMAIL = "admin@example.com";
 const FIRST = "first-password-123";
 
-browserTest(
+demoBrowserTest(
   "a first sign-in changes the password and lands on the demo dashboard",
-  () =>
-    withDemoBrowser(
-      async (server, browser) => {
-        const page = await browser.newPage();
-        const problems = watchConsole(page);
-        await page.goto(`${server.url}/login`);
-        deepEqual(await accessibilityProblems(page), []);
-        await signIn(page, server.url, EMAIL, FIRST);
-        equal(new URL(page.url()).pathname, "/settings/password");
-        deepEqual(await accessibilityProblems(page), []);
-        await page.fill("input[name=current_password]", FIRST);
-        await page.fill("input[name=new_password]", "a-better-password-456");
-        await Promise.all([page.waitForURL("**/dashboard"), page.click("button[type=submit]")]);
+  async (server, browser) => {
+    const page = await browser.newPage();
+    const problems = watchConsole(page);
+    await page.goto(`${server.url}/login`);
+    deepEqual(await accessibilityProblems(page), []);
+    await signIn(page, server.url, EMAIL, FIRST);
+    equal(new URL(page.url()).pathname, "/settings/password");
+    deepEqual(await accessibilityProblems(page), []);
+    await page.fill("input[name=current_password]", FIRST);
+    await page.fill("input[name=new_password]", "a-better-password-456");
+    await Promise.all([page.waitForURL("**/dashboard"), page.click("button[type=submit]")]);
 
-        // The super admin lands in the only active workspace: the demo, with its four pipelines.
-        equal(await page.locator("#workspace-switch").inputValue(), "demo");
-        equal(await page.locator(".stat .value").first().textContent(), "4");
-        match(await page.title(), /Dashboard/);
-        await accessibleInBothThemes(page, "dashboard");
+    // The super admin lands in the only active workspace: the demo, with its four pipelines.
+    equal(await page.locator("#workspace-switch").inputValue(), "demo");
+    equal(await page.locator(".stat .value").first().textContent(), "4");
+    match(await page.title(), /Dashboard/);
+    await accessibleInBothThemes(page, "dashboard");
 
-        // The theme choice is stored through the partial and survives a reload.
-        await Promise.all([
-          page.waitForResponse((r) => r.url().endsWith("/partials/profile/theme") && r.ok()),
-          page.click("[data-theme-choice=dark]"),
-        ]);
-        await page.reload();
-        equal(await page.locator("html").getAttribute("data-theme"), "dark");
-        deepEqual(problems, []);
-      },
-      EMAIL,
-      FIRST,
-    ),
+    // The theme choice is stored through the partial and survives a reload.
+    await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/partials/profile/theme") && r.ok()),
+      page.click("[data-theme-choice=dark]"),
+    ]);
+    await page.reload();
+    equal(await page.locator("html").getAttribute("data-theme"), "dark");
+    deepEqual(problems, []);
+  },
+  EMAIL,
+  FIRST,
 );

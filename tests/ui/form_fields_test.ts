@@ -5,7 +5,7 @@
  */
 import { deepEqual, equal, match } from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { accessibleInBothThemes, browserTest, newUserPage, withDemoBrowser } from "../browser.ts";
+import { accessibleInBothThemes, demoBrowserTest, newUserPage } from "../browser.ts";
 
 /** The control's error is there, described by it, and announced. */
 async function errorOn(page: Page, id: string): Promise<string> {
@@ -20,31 +20,30 @@ async function errorOn(page: Page, id: string): Promise<string> {
   return await error.textContent() ?? "";
 }
 
-browserTest(
+demoBrowserTest(
   "template and datasource forms place a refusal on its field, accessibly",
-  () =>
-    withDemoBrowser(async (server, browser) => {
-      const { page, problems } = await newUserPage(server, browser, "ops@example.com", true);
+  async (server, browser) => {
+    const { page, problems } = await newUserPage(server, browser, "ops@example.com", true);
 
-      await page.goto(`${server.url}/templates/new`);
-      await page.fill("#t-id", "nofolder");
-      await page.fill("#t-name", "No folder");
-      await page.click("button:has-text('Create draft')");
-      match(await errorOn(page, "t-id"), /./);
-      await accessibleInBothThemes(page, "template editor");
+    await page.goto(`${server.url}/templates/new`);
+    await page.fill("#t-id", "nofolder");
+    await page.fill("#t-name", "No folder");
+    await page.click("button:has-text('Create draft')");
+    match(await errorOn(page, "t-id"), /./);
+    await accessibleInBothThemes(page, "template editor");
 
-      await page.goto(`${server.url}/datasources/new`);
-      await page.fill("#d-name", "Bad Name");
-      await page.fill("#d-url", "jdbc:duckdb:");
-      await page.click("button:has-text('Register')");
-      match(await errorOn(page, "d-name"), /./);
-      // The password field says what happens to it, through its hint.
-      match(
-        await page.locator("#d-password").getAttribute("aria-describedby") ?? "",
-        /d-password-hint/,
-      );
-      await accessibleInBothThemes(page, "datasource form");
-      // The two refusals answered 400 on purpose (the browser logs each twice); nothing else.
-      deepEqual(problems.filter((p) => !/\b400\b/.test(p)), []);
-    }),
+    await page.goto(`${server.url}/datasources/new`);
+    await page.fill("#d-name", "Bad Name");
+    await page.fill("#d-url", "jdbc:duckdb:");
+    await page.click("button:has-text('Register')");
+    match(await errorOn(page, "d-name"), /./);
+    // The password field says what happens to it, through its hint.
+    match(
+      await page.locator("#d-password").getAttribute("aria-describedby") ?? "",
+      /d-password-hint/,
+    );
+    await accessibleInBothThemes(page, "datasource form");
+    // The two refusals answered 400 on purpose (the browser logs each twice); nothing else.
+    deepEqual(problems.filter((p) => !/\b400\b/.test(p)), []);
+  },
 );

@@ -6,13 +6,7 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { createUser } from "../access_fixtures.ts";
-import {
-  accessibleInBothThemes,
-  browserTest,
-  newUserPage,
-  userPage,
-  withDemoBrowser,
-} from "../browser.ts";
+import { accessibleInBothThemes, demoBrowserTest, newUserPage, userPage } from "../browser.ts";
 
 const PAGES = [
   "/dashboard",
@@ -32,60 +26,58 @@ async function pipelineHref(page: Page, base: string, title: string): Promise<st
   return (await page.locator(`a.title:has-text("${title}")`).getAttribute("href"))!;
 }
 
-browserTest(
+demoBrowserTest(
   "every page renders cleanly for a super admin and for a viewer",
-  () =>
-    withDemoBrowser(async (s, browser) => {
-      const admin = await createUser(s.runtime, "boss@example.com", { isAdmin: true });
-      const viewer = await createUser(s.runtime, "looker@example.com");
-      for (const user of [admin, viewer]) {
-        const { page, problems } = await userPage(browser, s.url, user);
-        const report = await pipelineHref(page, s.url, "Revenue against target");
-        for (const path of [...PAGES, report, `${report}/run`]) {
-          await page.goto(s.url + path);
-          await accessibleInBothThemes(page, path);
-        }
-        deepEqual(problems, [], user.email);
+  async (s, browser) => {
+    const admin = await createUser(s.runtime, "boss@example.com", { isAdmin: true });
+    const viewer = await createUser(s.runtime, "looker@example.com");
+    for (const user of [admin, viewer]) {
+      const { page, problems } = await userPage(browser, s.url, user);
+      const report = await pipelineHref(page, s.url, "Revenue against target");
+      for (const path of [...PAGES, report, `${report}/run`]) {
+        await page.goto(s.url + path);
+        await accessibleInBothThemes(page, path);
       }
-    }),
+      deepEqual(problems, [], user.email);
+    }
+  },
 );
 
-browserTest(
+demoBrowserTest(
   "a viewer may run what they read, and sees no control their role lacks",
-  () =>
-    withDemoBrowser(async (s, browser) => {
-      const { page } = await newUserPage(s, browser, "looker@example.com");
-      // A first login without membership joins the demo as a viewer (spec 1 §5.2).
-      equal(await page.locator("#workspace-switch").inputValue(), "demo");
-      const report = await pipelineHref(page, s.url, "Revenue against target");
-      await page.goto(s.url + report);
-      ok(await page.locator(".page-head a:has-text('Run')").isVisible());
-      for (const verb of ["Edit", "Save", "Release", "Discard", "Delete"]) {
-        equal(await page.locator(`main :is(a, button):has-text("${verb}")`).count(), 0, verb);
-      }
-      await page.goto(`${s.url}/datasources/demo_shop`);
-      equal(await page.locator("button:has-text('Test connection')").count(), 0);
-      equal(await page.locator(".schema-list").count(), 0);
+  async (s, browser) => {
+    const { page } = await newUserPage(s, browser, "looker@example.com");
+    // A first login without membership joins the demo as a viewer (spec 1 §5.2).
+    equal(await page.locator("#workspace-switch").inputValue(), "demo");
+    const report = await pipelineHref(page, s.url, "Revenue against target");
+    await page.goto(s.url + report);
+    ok(await page.locator(".page-head a:has-text('Run')").isVisible());
+    for (const verb of ["Edit", "Save", "Release", "Discard", "Delete"]) {
+      equal(await page.locator(`main :is(a, button):has-text("${verb}")`).count(), 0, verb);
+    }
+    await page.goto(`${s.url}/datasources/demo_shop`);
+    equal(await page.locator("button:has-text('Test connection')").count(), 0);
+    equal(await page.locator(".schema-list").count(), 0);
 
-      // The partials behind those controls refuse the viewer just as REST does.
-      const csrf = (await page.context().cookies()).find((c) => c.name === "svc_csrf")!.value;
-      const refused = await page.evaluate(async (token) => {
-        const test = await fetch("/partials/datasources/demo_shop/test", {
-          method: "POST",
-          headers: { "SVC-CSRF-Token": token },
-        });
-        const tables = await fetch("/partials/datasources/demo_shop/tables?schema=main");
-        return [test.status, tables.status];
-      }, csrf);
-      deepEqual(refused, [403, 403]);
+    // The partials behind those controls refuse the viewer just as REST does.
+    const csrf = (await page.context().cookies()).find((c) => c.name === "svc_csrf")!.value;
+    const refused = await page.evaluate(async (token) => {
+      const test = await fetch("/partials/datasources/demo_shop/test", {
+        method: "POST",
+        headers: { "SVC-CSRF-Token": token },
+      });
+      const tables = await fetch("/partials/datasources/demo_shop/tables?schema=main");
+      return [test.status, tables.status];
+    }, csrf);
+    deepEqual(refused, [403, 403]);
 
-      // A page that cannot be shown says why in the envelope's words, as a page.
-      const missing = await page.goto(`${s.url}/pipelines/${crypto.randomUUID()}`);
-      equal(missing?.status(), 404);
-      ok((await page.locator("h1").textContent())?.length);
-      match(
-        await page.locator(".error-page .mono").first().textContent() ?? "",
-        /pipeline\.not_found/,
-      );
-    }),
+    // A page that cannot be shown says why in the envelope's words, as a page.
+    const missing = await page.goto(`${s.url}/pipelines/${crypto.randomUUID()}`);
+    equal(missing?.status(), 404);
+    ok((await page.locator("h1").textContent())?.length);
+    match(
+      await page.locator(".error-page .mono").first().textContent() ?? "",
+      /pipeline\.not_found/,
+    );
+  },
 );

@@ -5,7 +5,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { accessibilityProblems, browserTest, newUserPage, withDemoBrowser } from "../browser.ts";
+import { accessibilityProblems, demoBrowserTest, newUserPage } from "../browser.ts";
 
 interface BarChange {
   run: boolean;
@@ -38,50 +38,49 @@ function barChanges(page: Page): Promise<BarChange[]> {
   return page.evaluate(() => (globalThis as unknown as { barChanges: BarChange[] }).barChanges);
 }
 
-browserTest(
+demoBrowserTest(
   "the run view counts finished nodes and shows row progress where it is known",
-  () =>
-    withDemoBrowser(async (server, browser) => {
-      const { page, problems } = await newUserPage(server, browser, "boss@example.com", true);
-      await page.goto(`${server.url}/pipelines?prefix=demo/`);
-      await page.click("text=Revenue against target");
-      await page.click(".page-head a.btn.primary:has-text('Run')");
-      await page.locator("[data-run-form]").waitFor();
-      await recordBars(page);
-      await page.click("button:has-text('Run pipeline')");
-      await page.locator("#run-live .result-table").waitFor();
+  async (server, browser) => {
+    const { page, problems } = await newUserPage(server, browser, "boss@example.com", true);
+    await page.goto(`${server.url}/pipelines?prefix=demo/`);
+    await page.click("text=Revenue against target");
+    await page.click(".page-head a.btn.primary:has-text('Run')");
+    await page.locator("[data-run-form]").waitFor();
+    await recordBars(page);
+    await page.click("button:has-text('Run pipeline')");
+    await page.locator("#run-live .result-table").waitFor();
 
-      // Live: the summary bar climbed to every node finished, out of the graph's three.
-      const live = await barChanges(page);
-      const runBar = live.filter((c) => c.run);
-      deepEqual(runBar.map((c) => c.max), runBar.map(() => "3"));
-      equal(runBar.at(-1)?.value, "3");
-      // None of the demo's nodes writes back, so no live node bar claimed a total it cannot know.
-      deepEqual(live.filter((c) => !c.run && c.value !== null), []);
+    // Live: the summary bar climbed to every node finished, out of the graph's three.
+    const live = await barChanges(page);
+    const runBar = live.filter((c) => c.run);
+    deepEqual(runBar.map((c) => c.max), runBar.map(() => "3"));
+    equal(runBar.at(-1)?.value, "3");
+    // None of the demo's nodes writes back, so no live node bar claimed a total it cannot know.
+    deepEqual(live.filter((c) => !c.run && c.value !== null), []);
 
-      // Replay: the stored stream ends with each node's row count, so the bars know their totals.
-      const totals = new Map<string, string>();
-      for (const row of await page.locator("[data-node-row]").all()) {
-        const rows = (await row.locator("[data-node-rows]").textContent())!.trim();
-        if (/^\d+$/.test(rows) && rows !== "0") {
-          totals.set(
-            (await row.getAttribute("data-node-row"))!,
-            rows,
-          );
-        }
+    // Replay: the stored stream ends with each node's row count, so the bars know their totals.
+    const totals = new Map<string, string>();
+    for (const row of await page.locator("[data-node-row]").all()) {
+      const rows = (await row.locator("[data-node-rows]").textContent())!.trim();
+      if (/^\d+$/.test(rows) && rows !== "0") {
+        totals.set(
+          (await row.getAttribute("data-node-row"))!,
+          rows,
+        );
       }
-      ok(totals.size > 0, "some node returned rows");
-      await recordBars(page);
-      await page.click("button[data-replay]");
-      await page.locator("button[data-replay]:not([disabled])").waitFor();
-      await page.locator("[data-run-progress-text]:has-text('3 of 3 nodes finished')").waitFor();
-      const replay = (await barChanges(page)).filter((c) => !c.run && c.value !== null);
-      ok(replay.length > 0, "a node bar was determinate during the replay");
-      for (const c of replay) {
-        equal(c.max, totals.get(c.node!), `${c.node}'s total is its stored row count`);
-        ok(Number(c.value) <= Number(c.max));
-      }
-      deepEqual(await accessibilityProblems(page), []);
-      deepEqual(problems, []);
-    }),
+    }
+    ok(totals.size > 0, "some node returned rows");
+    await recordBars(page);
+    await page.click("button[data-replay]");
+    await page.locator("button[data-replay]:not([disabled])").waitFor();
+    await page.locator("[data-run-progress-text]:has-text('3 of 3 nodes finished')").waitFor();
+    const replay = (await barChanges(page)).filter((c) => !c.run && c.value !== null);
+    ok(replay.length > 0, "a node bar was determinate during the replay");
+    for (const c of replay) {
+      equal(c.max, totals.get(c.node!), `${c.node}'s total is its stored row count`);
+      ok(Number(c.value) <= Number(c.max));
+    }
+    deepEqual(await accessibilityProblems(page), []);
+    deepEqual(problems, []);
+  },
 );

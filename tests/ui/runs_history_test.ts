@@ -9,10 +9,9 @@ import { createUser, type TestUser } from "../access_fixtures.ts";
 import {
   accessibilityProblems,
   accessibleInBothThemes,
-  browserTest,
+  demoBrowserTest,
   userPage,
   watchConsole,
-  withDemoBrowser,
 } from "../browser.ts";
 
 /** Signs `user` in on a page of their own and runs the demo report once, to its result. */
@@ -27,44 +26,43 @@ async function runReport(browser: Browser, base: string, user: TestUser): Promis
   return page;
 }
 
-browserTest(
+demoBrowserTest(
   "a super admin filters the run history by who started them; others see their own",
-  () =>
-    withDemoBrowser(async (server, browser) => {
-      const admin = await createUser(server.runtime, "boss@example.com", { isAdmin: true });
-      const viewer = await createUser(server.runtime, "looker@example.com");
-      const adminPage = await runReport(browser, server.url, admin);
-      const viewerPage = await runReport(browser, server.url, viewer);
-      await runReport(browser, server.url, viewer);
-      const problems = watchConsole(adminPage);
+  async (server, browser) => {
+    const admin = await createUser(server.runtime, "boss@example.com", { isAdmin: true });
+    const viewer = await createUser(server.runtime, "looker@example.com");
+    const adminPage = await runReport(browser, server.url, admin);
+    const viewerPage = await runReport(browser, server.url, viewer);
+    await runReport(browser, server.url, viewer);
+    const problems = watchConsole(adminPage);
 
-      await adminPage.goto(`${server.url}/runs`);
-      equal(await adminPage.locator("tbody tr").count(), 3);
-      deepEqual(
-        await adminPage.locator("select[name=who] option").allTextContents(),
-        ["Started by anyone", "You", "looker"],
-      );
-      await adminPage.selectOption("select[name=who]", viewer.id);
-      await adminPage.click("button:has-text('Filter')");
-      await adminPage.waitForURL(/who=/);
-      deepEqual(await adminPage.locator("tbody tr td:nth-child(4)").allTextContents(), [
-        "looker",
-        "looker",
-      ]);
-      await accessibleInBothThemes(adminPage, "filtered runs");
-      await adminPage.selectOption("select[name=who]", admin.id);
-      await adminPage.click("button:has-text('Filter')");
-      await adminPage.waitForURL(new RegExp(`who=${admin.id}`));
-      equal(await adminPage.locator("tbody tr").count(), 1);
-      deepEqual(problems, []);
+    await adminPage.goto(`${server.url}/runs`);
+    equal(await adminPage.locator("tbody tr").count(), 3);
+    deepEqual(
+      await adminPage.locator("select[name=who] option").allTextContents(),
+      ["Started by anyone", "You", "looker"],
+    );
+    await adminPage.selectOption("select[name=who]", viewer.id);
+    await adminPage.click("button:has-text('Filter')");
+    await adminPage.waitForURL(/who=/);
+    deepEqual(await adminPage.locator("tbody tr td:nth-child(4)").allTextContents(), [
+      "looker",
+      "looker",
+    ]);
+    await accessibleInBothThemes(adminPage, "filtered runs");
+    await adminPage.selectOption("select[name=who]", admin.id);
+    await adminPage.click("button:has-text('Filter')");
+    await adminPage.waitForURL(new RegExp(`who=${admin.id}`));
+    equal(await adminPage.locator("tbody tr").count(), 1);
+    deepEqual(problems, []);
 
-      // The viewer: their own two runs, no "who" filter, no "By" column, and the URL cannot widen it.
-      await viewerPage.goto(`${server.url}/runs`);
-      equal(await viewerPage.locator("select[name=who]").count(), 0);
-      equal(await viewerPage.locator("th:has-text('By')").count(), 0);
-      equal(await viewerPage.locator("tbody tr").count(), 2);
-      await viewerPage.goto(`${server.url}/runs?who=${admin.id}`);
-      equal(await viewerPage.locator("tbody tr").count(), 2);
-      deepEqual(await accessibilityProblems(viewerPage), []);
-    }),
+    // The viewer: their own two runs, no "who" filter, no "By" column, and the URL cannot widen it.
+    await viewerPage.goto(`${server.url}/runs`);
+    equal(await viewerPage.locator("select[name=who]").count(), 0);
+    equal(await viewerPage.locator("th:has-text('By')").count(), 0);
+    equal(await viewerPage.locator("tbody tr").count(), 2);
+    await viewerPage.goto(`${server.url}/runs?who=${admin.id}`);
+    equal(await viewerPage.locator("tbody tr").count(), 2);
+    deepEqual(await accessibilityProblems(viewerPage), []);
+  },
 );

@@ -85,6 +85,16 @@ export function usualKeys(f: ToolFixture) {
   return { author, viewer, read, execute, gone, other };
 }
 
+type UsualClients = Record<keyof ReturnType<typeof usualKeys>, ToolClient>;
+
+/** `withToolServer` with a client per usual key, all closed after `fn`. */
+export function withUsualClients(
+  store: StoreKind,
+  fn: (c: UsualClients, s: TestServer, f: ToolFixture) => Promise<void>,
+): Promise<void> {
+  return withToolServer(store, (s, f) => withClients(s, usualKeys(f), (c) => fn(c, s, f)));
+}
+
 /**
  * Opens one client per key name, closing them all after `fn`. Unless told, the revision follows
  * the store (SQLite: 2025-11-25, PostgreSQL: 2026-07-28), so a test run on both stores drives

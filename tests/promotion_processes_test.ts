@@ -121,6 +121,19 @@ Deno.test({
         await sessionHeaders(prodSetup, pf.users.super_admin, "acme"),
       );
       const D = client(() => dev.url, await sessionHeaders(devSetup, df.users.super_admin, "acme"));
+      /** Saves `body` as lib/orders' next draft over the one stored; answers its version. */
+      const reviseOrders = async (body: string) => {
+        const stored = await D("GET", "/api/v1/templates?name=lib/orders");
+        const t = await D("PUT", "/api/v1/templates", {
+          id: "lib/orders",
+          display_name: "orders",
+          body,
+        }, {
+          "If-Match": String(stored.body.data.body_hash),
+        });
+        equal(t.status, 200, JSON.stringify(t.body));
+        return Number(t.body.data.version);
+      };
       const promoter = client(
         () => dev.url,
         await sessionHeaders(devSetup, df.users.promoter, "acme"),
@@ -275,17 +288,10 @@ Deno.test({
 
       // A breaking v2 (a new required parameter, a column gone), run once on development so its
       // result columns are known; the preview flags it and changes nothing on production.
-      const t2 = await D("PUT", "/api/v1/templates", {
-        id: "lib/orders",
-        display_name: "orders",
-        body: "SELECT id FROM orders WHERE id = :customer_id AND :region IS NOT NULL",
-      }, {
-        "If-Match": String(
-          (await D("GET", "/api/v1/templates?name=lib/orders")).body.data.body_hash,
-        ),
-      });
-      equal(t2.status, 200, JSON.stringify(t2.body));
-      await save(orders(Number(t2.body.data.version), {
+      const t2 = await reviseOrders(
+        "SELECT id FROM orders WHERE id = :customer_id AND :region IS NOT NULL",
+      );
+      await save(orders(t2, {
         parameters: {
           customer_id: { type: "integer", required: true },
           region: { type: "string", required: true },
@@ -337,17 +343,8 @@ Deno.test({
 
       // A push killed midway: v3 with a new template version; the receiver's transaction writes
       // the template version, then waits on a lock held here; the receiver process is killed.
-      const t3 = await D("PUT", "/api/v1/templates", {
-        id: "lib/orders",
-        display_name: "orders",
-        body: "SELECT id, amount FROM orders WHERE id = :customer_id",
-      }, {
-        "If-Match": String(
-          (await D("GET", "/api/v1/templates?name=lib/orders")).body.data.body_hash,
-        ),
-      });
-      equal(t3.status, 200, JSON.stringify(t3.body));
-      await save(orders(Number(t3.body.data.version), { description: "v3" }));
+      const t3 = await reviseOrders("SELECT id, amount FROM orders WHERE id = :customer_id");
+      await save(orders(t3, { description: "v3" }));
       const v3 = await releaseNow();
       const beforeKill = await productionState(sql);
       const reserved = await locker.reserve();

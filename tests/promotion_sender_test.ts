@@ -33,6 +33,21 @@ async function pair(kind: StoreKind, targetEnv: Record<string, string> = HARDENE
   return { prod, dev, key };
 }
 
+/** `pair`, both deployments closed after `fn`. */
+async function withPair(
+  kind: StoreKind,
+  fn: (p: Awaited<ReturnType<typeof pair>>) => Promise<void>,
+  targetEnv?: Record<string, string>,
+): Promise<void> {
+  const p = await pair(kind, targetEnv);
+  try {
+    await fn(p);
+  } finally {
+    await p.dev.s.close();
+    await p.prod.s.close();
+  }
+}
+
 async function inventory(prod: Deployment, key: string): Promise<Json> {
   const r = await prod.req("GET", "/api/v1/promotion/inventory?workspace=acme", {
     "SVC-Promotion-Key": key,
@@ -41,6 +56,8 @@ async function inventory(prod: Deployment, key: string): Promise<Json> {
   return r.body.data;
 }
 
+const ORDERS_SQL = "SELECT id, amount FROM orders WHERE id = :customer_id";
+
 const orders = (name: string, tv: number, extra: Json = {}) => ({
   name,
   parameters: { customer_id: { type: "integer", required: true } },
@@ -48,152 +65,155 @@ const orders = (name: string, tv: number, extra: Json = {}) => ({
   ...extra,
 });
 
-forEachStoreKind("promotion sender: promote, re-promote, newer release, refusals", async (kind) => {
-  const { prod, dev, key } = await pair(kind);
-  try {
-    await template(dev, "lib/orders", "SELECT id, amount FROM orders WHERE id = :customer_id");
-    const child = await release(dev, orders("shop/orders", 1));
-    const parent = await release(dev, {
-      name: "shop/report",
-      nodes: [{ id: "c", type: "PIPELINE", pipeline: { id: child.id, version: child.version } }],
-    });
+/** lib/orders and the pipeline shop/orders over it, both released on `dev`. */
+async function releaseOrders(dev: Deployment) {
+  await template(dev, "lib/orders", ORDERS_SQL);
+  return await release(dev, orders("shop/orders", 1));
+}
 
-    // The matrix: an author without the promote flag is refused; a viewer too.
-    const author = await dev.req("POST", PROMOTE, await headersOf(dev, "author"), {
-      pipeline_id: parent.id,
-    });
-    equal(author.status, 403, JSON.stringify(author.body));
-    const viewerKey = await userKey(dev.s.runtime, dev.f.users.viewer, dev.f.workspace.id, [
-      "read",
-    ]);
-    equal(
-      (await dev.req("POST", PROMOTE, { "SVC-API-Key": viewerKey }, { pipeline_id: parent.id }))
-        .status,
-      403,
-    );
+forEachStoreKind(
+  "promotion sender: promote, re-promote, newer release, refusals",
+  (kind) =>
+    withPair(kind, async ({ prod, dev, key }) => {
+      const child = await releaseOrders(dev);
+      const parent = await release(dev, {
+        name: "shop/report",
+        nodes: [{ id: "c", type: "PIPELINE", pipeline: { id: child.id, version: child.version } }],
+      });
 
-    // A key: author scope and an issuer holding the promote flag; execute scope is not enough.
-    const rt = dev.s.runtime;
-    const executeKey = await userKey(rt, dev.f.users.promoter, dev.f.workspace.id, ["execute"]);
-    const ex = await dev.req("POST", PROMOTE, { "SVC-API-Key": executeKey }, {
-      pipeline_id: parent.id,
-    });
-    deepEqual([ex.status, ex.body.error.code], [403, "auth.scope.insufficient"]);
-    const authorKey = await userKey(rt, dev.f.users.promoter, dev.f.workspace.id, ["author"]);
-    const first = await dev.req("POST", PROMOTE, { "SVC-API-Key": authorKey }, {
-      pipeline_id: parent.id,
-    });
-    equal(first.status, 200, JSON.stringify(first.body));
-    deepEqual(
-      [first.body.data.target, first.body.data.pipeline.version, first.body.data.previous_version],
-      ["production", parent.version, null],
-    );
-    deepEqual(first.body.data.pushed.applied, { templates: 1, pipelines: 2, endpoints: 0 });
-    let inv = await inventory(prod, key);
-    deepEqual(inv.pipelines.map((p: Json) => [p.name, p.current_version]), [
-      ["shop/orders", child.version],
-      ["shop/report", parent.version],
-    ]);
-    deepEqual(inv.templates.map((p: Json) => [p.name, p.current_version]), [["lib/orders", 1]]);
+      // The matrix: an author without the promote flag is refused; a viewer too.
+      const author = await dev.req("POST", PROMOTE, await headersOf(dev, "author"), {
+        pipeline_id: parent.id,
+      });
+      equal(author.status, 403, JSON.stringify(author.body));
+      const viewerKey = await userKey(dev.s.runtime, dev.f.users.viewer, dev.f.workspace.id, [
+        "read",
+      ]);
+      equal(
+        (await dev.req("POST", PROMOTE, { "SVC-API-Key": viewerKey }, { pipeline_id: parent.id }))
+          .status,
+        403,
+      );
 
-    // Re-promotion: accepted, nothing applied.
-    const again = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: parent.id });
-    equal(again.status, 200, JSON.stringify(again.body));
-    deepEqual(again.body.data.pushed.applied, { templates: 0, pipelines: 0, endpoints: 0 });
+      // A key: author scope and an issuer holding the promote flag; execute scope is not enough.
+      const rt = dev.s.runtime;
+      const executeKey = await userKey(rt, dev.f.users.promoter, dev.f.workspace.id, ["execute"]);
+      const ex = await dev.req("POST", PROMOTE, { "SVC-API-Key": executeKey }, {
+        pipeline_id: parent.id,
+      });
+      deepEqual([ex.status, ex.body.error.code], [403, "auth.scope.insufficient"]);
+      const authorKey = await userKey(rt, dev.f.users.promoter, dev.f.workspace.id, ["author"]);
+      const first = await dev.req("POST", PROMOTE, { "SVC-API-Key": authorKey }, {
+        pipeline_id: parent.id,
+      });
+      equal(first.status, 200, JSON.stringify(first.body));
+      deepEqual(
+        [
+          first.body.data.target,
+          first.body.data.pipeline.version,
+          first.body.data.previous_version,
+        ],
+        ["production", parent.version, null],
+      );
+      deepEqual(first.body.data.pushed.applied, { templates: 1, pipelines: 2, endpoints: 0 });
+      let inv = await inventory(prod, key);
+      deepEqual(inv.pipelines.map((p: Json) => [p.name, p.current_version]), [
+        ["shop/orders", child.version],
+        ["shop/report", parent.version],
+      ]);
+      deepEqual(inv.templates.map((p: Json) => [p.name, p.current_version]), [["lib/orders", 1]]);
 
-    // A newer release of the child arrives with its own number.
-    const child2 = await release(dev, orders("shop/orders", 1, { description: "v2" }), child.id);
-    const newer = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: child.id });
-    equal(newer.status, 200, JSON.stringify(newer.body));
-    equal(newer.body.data.previous_version, child.version);
-    inv = await inventory(prod, key);
-    equal(
-      inv.pipelines.find((p: Json) => p.name === "shop/orders").current_version,
-      child2.version,
-    );
+      // Re-promotion: accepted, nothing applied.
+      const again = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: parent.id });
+      equal(again.status, 200, JSON.stringify(again.body));
+      deepEqual(again.body.data.pushed.applied, { templates: 0, pipelines: 0, endpoints: 0 });
 
-    // not_newer: development serves the older release again.
-    const back = await dev.req("POST", `/api/v1/pipelines/${child.id}/current`, dev.admin, {
-      version: child.version,
-    });
-    equal(back.status, 200, JSON.stringify(back.body));
-    const stale = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: child.id });
-    deepEqual([stale.status, stale.body.error.code], [409, "pipeline.promotion.not_newer"]);
+      // A newer release of the child arrives with its own number.
+      const child2 = await release(dev, orders("shop/orders", 1, { description: "v2" }), child.id);
+      const newer = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: child.id });
+      equal(newer.status, 200, JSON.stringify(newer.body));
+      equal(newer.body.data.previous_version, child.version);
+      inv = await inventory(prod, key);
+      equal(
+        inv.pipelines.find((p: Json) => p.name === "shop/orders").current_version,
+        child2.version,
+      );
 
-    // not_released: a pipeline with only a draft.
-    const draft = await dev.req("POST", "/api/v1/pipelines", dev.admin, orders("shop/draft", 1));
-    const nr = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: draft.body.data.id });
-    deepEqual([nr.status, nr.body.error.code], [409, "pipeline.promotion.not_released"]);
+      // not_newer: development serves the older release again.
+      const back = await dev.req("POST", `/api/v1/pipelines/${child.id}/current`, dev.admin, {
+        version: child.version,
+      });
+      equal(back.status, 200, JSON.stringify(back.body));
+      const stale = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: child.id });
+      deepEqual([stale.status, stale.body.error.code], [409, "pipeline.promotion.not_newer"]);
 
-    // missing_datasources: production has no `wh2`.
-    const other = await release(dev, {
-      name: "shop/other",
-      nodes: [{ id: "a", type: "DQL", source: "wh2", sql: "SELECT 1 AS x" }],
-    });
-    const md = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: other.id });
-    deepEqual([md.status, md.body.error.code, md.body.error.details.missing], [
-      409,
-      "pipeline.promotion.missing_datasources",
-      ["wh2"],
-    ]);
-    // Nothing of the refused promotions reached production.
-    inv = await inventory(prod, key);
-    deepEqual(inv.pipelines.map((p: Json) => p.name), ["shop/orders", "shop/report"]);
-    equal(
-      inv.pipelines.find((p: Json) => p.name === "shop/orders").current_version,
-      child2.version,
-    );
+      // not_released: a pipeline with only a draft.
+      const draft = await dev.req("POST", "/api/v1/pipelines", dev.admin, orders("shop/draft", 1));
+      const nr = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: draft.body.data.id });
+      deepEqual([nr.status, nr.body.error.code], [409, "pipeline.promotion.not_released"]);
 
-    // The hardened posture: authoring routes refused, promotion accepted (above).
-    const refused = await prod.req("POST", "/api/v1/pipelines", prod.admin, orders("shop/x", 1));
-    deepEqual([refused.status, refused.body.error.code], [403, "pipeline.authoring.disabled"]);
-    const imported = await prod.req("POST", "/api/v1/pipelines/import", prod.admin, {
-      ...orders("shop/y", 1),
-    });
-    deepEqual([imported.status, imported.body.error.code], [403, "pipeline.authoring.disabled"]);
-    const tpl = await prod.req("POST", "/api/v1/templates", prod.admin, {
-      id: "lib/x",
-      dialect: "SQLITE",
-      display_name: "x",
-      body: "SELECT 1",
-    });
-    deepEqual([tpl.status, tpl.body.error.code], [403, "pipeline.authoring.disabled"]);
-    // What arrived runs on production.
-    const prodOrders = inv.pipelines.find((p: Json) => p.name === "shop/orders");
-    const run = await prod.req(
-      "POST",
-      `/api/v1/pipelines/${prodOrders.id}/execute`,
-      { ...prod.admin, accept: "text/event-stream" },
-      { parameters: { customer_id: 1 } },
-    );
-    equal(run.status, 200);
-  } finally {
-    await dev.s.close();
-    await prod.s.close();
-  }
-});
+      // missing_datasources: production has no `wh2`.
+      const other = await release(dev, {
+        name: "shop/other",
+        nodes: [{ id: "a", type: "DQL", source: "wh2", sql: "SELECT 1 AS x" }],
+      });
+      const md = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: other.id });
+      deepEqual([md.status, md.body.error.code, md.body.error.details.missing], [
+        409,
+        "pipeline.promotion.missing_datasources",
+        ["wh2"],
+      ]);
+      // Nothing of the refused promotions reached production.
+      inv = await inventory(prod, key);
+      deepEqual(inv.pipelines.map((p: Json) => p.name), ["shop/orders", "shop/report"]);
+      equal(
+        inv.pipelines.find((p: Json) => p.name === "shop/orders").current_version,
+        child2.version,
+      );
 
-forEachStoreKind("promotion sender: a target with authoring enabled is refused", async (kind) => {
-  const { prod, dev, key } = await pair(kind, { SERVICE_DEPLOYMENT_NAME: "staging" });
-  try {
-    await template(dev, "lib/orders", "SELECT id FROM orders");
-    const p = await release(dev, orders("shop/orders", 1));
-    const r = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: p.id });
-    deepEqual([r.status, r.body.error.code], [409, "pipeline.promotion.target_is_authoring"]);
-    deepEqual((await inventory(prod, key)).pipelines, []);
-  } finally {
-    await dev.s.close();
-    await prod.s.close();
-  }
-});
+      // The hardened posture: authoring routes refused, promotion accepted (above).
+      const refused = await prod.req("POST", "/api/v1/pipelines", prod.admin, orders("shop/x", 1));
+      deepEqual([refused.status, refused.body.error.code], [403, "pipeline.authoring.disabled"]);
+      const imported = await prod.req("POST", "/api/v1/pipelines/import", prod.admin, {
+        ...orders("shop/y", 1),
+      });
+      deepEqual([imported.status, imported.body.error.code], [403, "pipeline.authoring.disabled"]);
+      const tpl = await prod.req("POST", "/api/v1/templates", prod.admin, {
+        id: "lib/x",
+        dialect: "SQLITE",
+        display_name: "x",
+        body: "SELECT 1",
+      });
+      deepEqual([tpl.status, tpl.body.error.code], [403, "pipeline.authoring.disabled"]);
+      // What arrived runs on production.
+      const prodOrders = inv.pipelines.find((p: Json) => p.name === "shop/orders");
+      const run = await prod.req(
+        "POST",
+        `/api/v1/pipelines/${prodOrders.id}/execute`,
+        { ...prod.admin, accept: "text/event-stream" },
+        { parameters: { customer_id: 1 } },
+      );
+      equal(run.status, 200);
+    }),
+);
+
+forEachStoreKind(
+  "promotion sender: a target with authoring enabled is refused",
+  (kind) =>
+    withPair(kind, async ({ prod, dev, key }) => {
+      await template(dev, "lib/orders", "SELECT id FROM orders");
+      const p = await release(dev, orders("shop/orders", 1));
+      const r = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: p.id });
+      deepEqual([r.status, r.body.error.code], [409, "pipeline.promotion.target_is_authoring"]);
+      deepEqual((await inventory(prod, key)).pipelines, []);
+    }, { SERVICE_DEPLOYMENT_NAME: "staging" }),
+);
 
 forEachStoreKind(
   "promotion sender: endpoints travel with their bindings by key name",
-  async (kind) => {
-    const { prod, dev, key } = await pair(kind);
-    try {
-      await template(dev, "lib/orders", "SELECT id, amount FROM orders WHERE id = :customer_id");
-      const p = await release(dev, orders("shop/orders", 1));
+  (kind) =>
+    withPair(kind, async ({ prod, dev, key }) => {
+      const p = await releaseOrders(dev);
       const authorDev = await headersOf(dev, "super_admin");
       const pub = await dev.req("POST", "/api/v1/endpoints", authorDev, {
         path_pattern: "/shop/orders/{customer_id}",
@@ -246,11 +266,7 @@ forEachStoreKind(
       equal(served.status, 200, await served.clone().text());
       const rows = (await served.json()).rows;
       deepEqual(rows.length, 1);
-    } finally {
-      await dev.s.close();
-      await prod.s.close();
-    }
-  },
+    }),
 );
 
 function headersOf(d: Deployment, role: "author" | "super_admin") {
@@ -259,10 +275,9 @@ function headersOf(d: Deployment, role: "author" | "super_admin") {
 
 forEachStoreKind(
   "promotion preview: the diff with breaking changes, and nothing changes",
-  async (kind) => {
-    const { prod, dev, key } = await pair(kind);
-    try {
-      await template(dev, "lib/orders", "SELECT id, amount FROM orders WHERE id = :customer_id");
+  (kind) =>
+    withPair(kind, async ({ prod, dev, key }) => {
+      await template(dev, "lib/orders", ORDERS_SQL);
       const p = await release(
         dev,
         orders("shop/orders", 1, {
@@ -343,11 +358,7 @@ forEachStoreKind(
         (await dev.req("GET", `/api/v1/promotion/preview?pipeline_id=${p.id}`, viewer)).status,
         403,
       );
-    } finally {
-      await dev.s.close();
-      await prod.s.close();
-    }
-  },
+    }),
 );
 
 forEachStoreKind("promotion sender: no target, an unreachable one, a refused key", async (kind) => {

@@ -236,6 +236,15 @@ export function findCycle(nodes: PipelineNode[]): string[] | undefined {
   return undefined;
 }
 
+/** The refusal of a body the schema does not take: its first issue, where and why. */
+export function bodyRefusal(error: z.ZodError): AppError {
+  const issue = error.issues[0];
+  return new AppError("pipeline.execution.invalid_parameter_type", {
+    field: issue.path.map(String).join(".") || "body",
+    reason: issue.message,
+  });
+}
+
 /**
  * Parses and checks a body. `selfId` (the pipeline's own id, when it has one) refuses a PIPELINE
  * node pinning it directly; transitive pins and datasource references need the store and are
@@ -243,13 +252,7 @@ export function findCycle(nodes: PipelineNode[]): string[] | undefined {
  */
 export function parseBody(input: unknown, selfId?: string): PipelineBody {
   const parsed = body.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new AppError("pipeline.execution.invalid_parameter_type", {
-      field: issue.path.map(String).join(".") || "body",
-      reason: issue.message,
-    });
-  }
+  if (!parsed.success) throw bodyRefusal(parsed.error);
   const raw = parsed.data;
   checkPipelineName(raw.name);
   const nodes = raw.nodes.map((candidate, i) => {

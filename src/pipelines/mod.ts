@@ -48,6 +48,7 @@ export {
   runCalculator,
 } from "./calculators.ts";
 export {
+  bodyRefusal,
   checkPipelineName,
   derivedParameters,
   findCycle,

@@ -34,6 +34,7 @@ import type { Principal, SystemActor } from "../identity/mod.ts";
 import { nowIso } from "../lib/time.ts";
 import {
   applyReleasedImport,
+  bodyRefusal,
   type PipelineService,
   verifyReleasedImport,
 } from "../pipelines/mod.ts";
@@ -155,13 +156,7 @@ export class PromotionReceiver {
       });
     let workspaceId: string | null = null;
     try {
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new AppError("pipeline.execution.invalid_parameter_type", {
-          field: issue.path.map(String).join(".") || "body",
-          reason: issue.message,
-        });
-      }
+      if (!parsed.success) throw bodyRefusal(parsed.error);
       const body = parsed.data;
       const ws = await this.#workspace(body.workspace);
       workspaceId = ws.id;

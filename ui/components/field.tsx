@@ -1,4 +1,4 @@
-import type { ComponentChildren } from "preact";
+import type { ComponentChildren, JSX } from "preact";
 
 /** What a control needs to be tied to its label, hint and error. */
 export interface FieldControl {
@@ -79,4 +79,14 @@ export function FormActions(props: { submit: ComponentChildren; cancel: string }
       <a class="btn ghost" href={props.cancel}>Cancel</a>
     </div>
   );
+}
+
+/** A Field whose control is one `<input>`, drawn with the attributes `input` gives it. */
+export function InputField(
+  props: Omit<Parameters<typeof Field>[0], "children"> & {
+    input: JSX.IntrinsicElements["input"] & Record<`data-${string}`, unknown>;
+  },
+) {
+  const { input, ...field } = props;
+  return <Field {...field}>{(a) => <input {...a} {...input} />}</Field>;
 }

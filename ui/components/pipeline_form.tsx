@@ -1,4 +1,4 @@
-import { Field } from "./field.tsx";
+import { Field, InputField } from "./field.tsx";
 import { NodeCard } from "./pipeline_node_card.tsx";
 import { Choice, type Obj, RemoveButton, text } from "./form_parts.tsx";
 
@@ -54,24 +54,20 @@ export function Parameters(props: PipelineFormProps & { err: (f: string) => stri
                 return (
                   <tr key={i}>
                     <td>
-                      <Field
+                      <InputField
                         id={`p-${i}-name`}
                         label={`Parameter ${i + 1} name`}
                         labelHidden
                         error={props.err(`p.${i}.name`)}
                         hint={extra.length ? `also ${extra.join(", ")} (JSON)` : undefined}
-                      >
-                        {(a) => (
-                          <input
-                            {...a}
-                            name={`p.${i}.name`}
-                            value={name}
-                            class="mono"
-                            pattern="[a-z_][a-z0-9_]{0,63}"
-                            required
-                          />
-                        )}
-                      </Field>
+                        input={{
+                          name: `p.${i}.name`,
+                          value: name,
+                          class: "mono",
+                          pattern: "[a-z_][a-z0-9_]{0,63}",
+                          required: true,
+                        }}
+                      />
                     </td>
                     <td>
                       <Field
@@ -102,37 +98,26 @@ export function Parameters(props: PipelineFormProps & { err: (f: string) => stri
                       />
                     </td>
                     <td>
-                      <Field
+                      <InputField
                         id={`p-${i}-default`}
                         label={`${name} default`}
                         labelHidden
                         error={props.err(`p.${i}.default`)}
-                      >
-                        {(a) => (
-                          <input
-                            {...a}
-                            name={`p.${i}.default`}
-                            value={text(d?.default)}
-                            placeholder="none"
-                          />
-                        )}
-                      </Field>
+                        input={{
+                          name: `p.${i}.default`,
+                          value: text(d?.default),
+                          placeholder: "none",
+                        }}
+                      />
                     </td>
                     <td>
-                      <Field
+                      <InputField
                         id={`p-${i}-description`}
                         label={`${name} description`}
                         labelHidden
                         error={props.err(`p.${i}.description`)}
-                      >
-                        {(a) => (
-                          <input
-                            {...a}
-                            name={`p.${i}.description`}
-                            value={text(d?.description)}
-                          />
-                        )}
-                      </Field>
+                        input={{ name: `p.${i}.description`, value: text(d?.description) }}
+                      />
                     </td>
                     <td class="row-actions">
                       <RemoveButton op={`remove_param:${i}`} label={`Remove parameter ${name}`} />
@@ -218,22 +203,18 @@ export function PipelineForm(props: PipelineFormProps) {
               </select>
             )}
           </Field>
-          <Field
+          <InputField
             id="s-max_parallel_nodes"
             label="Nodes at once"
             hint="1–16, default 4"
             error={err("s.max_parallel_nodes")}
-          >
-            {(a) => (
-              <input
-                {...a}
-                name="s.max_parallel_nodes"
-                value={text(settings.max_parallel_nodes)}
-                inputMode="numeric"
-                placeholder="4"
-              />
-            )}
-          </Field>
+            input={{
+              name: "s.max_parallel_nodes",
+              value: text(settings.max_parallel_nodes),
+              inputMode: "numeric",
+              placeholder: "4",
+            }}
+          />
         </div>
       </section>
     </div>

@@ -1,4 +1,4 @@
-import { Field } from "./field.tsx";
+import { Field, InputField } from "./field.tsx";
 import { Choice, type Obj, RemoveButton, text } from "./form_parts.tsx";
 import type { PipelineFormProps } from "./pipeline_form.tsx";
 
@@ -10,6 +10,9 @@ const NODE_TYPES: [string, string][] = [
   ["DML", "DML · write rows"],
   ["DDL", "DDL · change tables"],
 ];
+
+/** Where a node's query comes from, as the radio choices offer it. */
+const QUERY_FROM = [["template", "A template"], ["sql", "Inline SQL"]] as const;
 
 /** Up to this many nodes, dependencies are picked as chips; beyond, typed as ids. */
 export const CHIP_LIMIT = 16;
@@ -34,6 +37,8 @@ export function NodeCard(
   const { node, i } = props;
   const f = (k: string) => `n.${i}.${k}`;
   const id = (k: string) => `n-${i}-${k}`;
+  // A field's id and the refusal placed on it, both from its key.
+  const at = (k: string) => ({ id: id(k), error: props.err(f(k)) });
   const type = String(node.type ?? "DQL");
   // A group of another type's fields stays hidden unless the node carries such a field anyway.
   const carries: Record<keyof typeof FOR, unknown[]> = {
@@ -63,20 +68,19 @@ export function NodeCard(
         <RemoveButton op={`remove_node:${i}`} label={`Remove node ${text(node.id)}`} />
       </legend>
       <div class="grid cols-3">
-        <Field id={id("id")} label="Id" error={props.err(f("id"))}>
-          {(a) => (
-            <input
-              {...a}
-              name={f("id")}
-              value={text(node.id)}
-              class="mono"
-              required
-              pattern="[a-z][a-z0-9_]{0,63}"
-              data-node-id={i}
-            />
-          )}
-        </Field>
-        <Field id={id("type")} label="Type" error={props.err(f("type"))}>
+        <InputField
+          {...at("id")}
+          label="Id"
+          input={{
+            name: f("id"),
+            value: text(node.id),
+            class: "mono",
+            required: true,
+            pattern: "[a-z][a-z0-9_]{0,63}",
+            "data-node-id": i,
+          }}
+        />
+        <Field {...at("type")} label="Type">
           {(a) => (
             <select {...a} name={f("type")} data-node-type>
               <Choice value="" current={type} options={NODE_TYPES} />
@@ -84,57 +88,36 @@ export function NodeCard(
           )}
         </Field>
         <div data-for-types={FOR.source} hidden={shown("source")}>
-          <Field
-            id={id("source")}
+          <InputField
+            {...at("source")}
             label="Source"
             hint="A datasource, or tempdb for staged tables"
-            error={props.err(f("source"))}
-          >
-            {(a) => (
-              <input {...a} name={f("source")} value={text(node.source)} list="pf-datasources" />
-            )}
-          </Field>
+            input={{ name: f("source"), value: text(node.source), list: "pf-datasources" }}
+          />
         </div>
         <div data-for-types={FOR.pipeline} hidden={shown("pipeline")}>
-          <Field
-            id={id("pipeline_id")}
+          <InputField
+            {...at("pipeline_id")}
             label="Child pipeline id"
-            error={props.err(f("pipeline_id"))}
-          >
-            {(a) => (
-              <input
-                {...a}
-                name={f("pipeline_id")}
-                value={text(node.pipeline?.id)}
-                class="mono"
-              />
-            )}
-          </Field>
+            input={{ name: f("pipeline_id"), value: text(node.pipeline?.id), class: "mono" }}
+          />
         </div>
       </div>
       <div data-for-types={FOR.template} hidden={shown("template")}>
         <div class="query-choice" role="radiogroup" aria-label={`${text(node.id)} query from`}>
           <span class="label">Query from</span>
-          <label class="chip">
-            <input
-              type="radio"
-              name={f("query")}
-              value="template"
-              checked={query === "template"}
-              data-query-choice
-            />
-            A template
-          </label>
-          <label class="chip">
-            <input
-              type="radio"
-              name={f("query")}
-              value="sql"
-              checked={query === "sql"}
-              data-query-choice
-            />
-            Inline SQL
-          </label>
+          {QUERY_FROM.map(([value, label]) => (
+            <label class="chip" key={value}>
+              <input
+                type="radio"
+                name={f("query")}
+                value={value}
+                checked={query === value}
+                data-query-choice
+              />
+              {label}
+            </label>
+          ))}
         </div>
         <div
           class="grid cols-3"
@@ -142,40 +125,30 @@ export function NodeCard(
           hidden={query !== "template" && !props.err(f("template_id")) &&
             !props.err(f("template_version"))}
         >
-          <Field
-            id={id("template_id")}
+          <InputField
+            {...at("template_id")}
             label="Template"
             hint="A released SQL template, pinned by version"
             class="span-2"
-            error={props.err(f("template_id"))}
-          >
-            {(a) => (
-              <input
-                {...a}
-                name={f("template_id")}
-                value={text(node.template?.id)}
-                list="pf-templates"
-                class="mono"
-              />
-            )}
-          </Field>
-          <Field
-            id={id("template_version")}
+            input={{
+              name: f("template_id"),
+              value: text(node.template?.id),
+              list: "pf-templates",
+              class: "mono",
+            }}
+          />
+          <InputField
+            {...at("template_version")}
             label="Version"
-            error={props.err(f("template_version"))}
-          >
-            {(a) => (
-              <input
-                {...a}
-                name={f("template_version")}
-                value={text(node.template?.version)}
-                inputMode="numeric"
-              />
-            )}
-          </Field>
+            input={{
+              name: f("template_version"),
+              value: text(node.template?.version),
+              inputMode: "numeric",
+            }}
+          />
         </div>
         <div data-query="sql" hidden={query !== "sql" && !props.err(f("sql"))}>
-          <Field id={id("sql")} label="SQL" error={props.err(f("sql"))}>
+          <Field {...at("sql")} label="SQL">
             {(a) => (
               <textarea {...a} name={f("sql")} rows={4} spellcheck={false} data-editor="sql">
                 {text(node.sql)}
@@ -185,21 +158,16 @@ export function NodeCard(
         </div>
       </div>
       <div data-for-types={FOR.pipeline} hidden={shown("pipeline")}>
-        <Field
-          id={id("pipeline_version")}
+        <InputField
+          {...at("pipeline_version")}
           label="Child version"
           hint="Empty follows the child's current version"
-          error={props.err(f("pipeline_version"))}
-        >
-          {(a) => (
-            <input
-              {...a}
-              name={f("pipeline_version")}
-              value={text(node.pipeline?.version)}
-              inputMode="numeric"
-            />
-          )}
-        </Field>
+          input={{
+            name: f("pipeline_version"),
+            value: text(node.pipeline?.version),
+            inputMode: "numeric",
+          }}
+        />
       </div>
       {type === "CALCULATOR" && (
         <p class="muted small">
@@ -209,14 +177,13 @@ export function NodeCard(
       {props.ids.length > CHIP_LIMIT
         ? (
           // A big graph: one chip per other node on every card would grow as the square of it.
-          <Field
+          <InputField
             id={id("depends_on")}
             label="Depends on"
             hint="Node ids, comma-separated"
             error={depsError}
-          >
-            {(a) => <input {...a} name={f("depends_on")} value={deps.join(", ")} class="mono" />}
-          </Field>
+            input={{ name: f("depends_on"), value: deps.join(", "), class: "mono" }}
+          />
         )
         : (
           <fieldset
@@ -249,7 +216,7 @@ export function NodeCard(
           </fieldset>
         )}
       <div class="grid cols-4 output" data-for-types={FOR.output} hidden={shown("output")}>
-        <Field id={id("target")} label="Output" error={props.err(f("target"))}>
+        <Field {...at("target")} label="Output">
           {(a) => (
             <select {...a} name={f("target")} data-node-target>
               <Choice
@@ -268,34 +235,28 @@ export function NodeCard(
           data-for-targets="tempdb datasource"
           hidden={forTarget("tempdb datasource", node.output?.table)}
         >
-          <Field id={id("table")} label="Table" error={props.err(f("table"))}>
-            {(a) => (
-              <input
-                {...a}
-                name={f("table")}
-                value={text(node.output?.table)}
-                class="mono"
-              />
-            )}
-          </Field>
+          <InputField
+            {...at("table")}
+            label="Table"
+            input={{ name: f("table"), value: text(node.output?.table), class: "mono" }}
+          />
         </div>
         <div
           data-for-targets="datasource"
           hidden={forTarget("datasource", node.output?.datasource)}
         >
-          <Field id={id("datasource")} label="Into datasource" error={props.err(f("datasource"))}>
-            {(a) => (
-              <input
-                {...a}
-                name={f("datasource")}
-                value={text(node.output?.datasource)}
-                list="pf-datasources"
-              />
-            )}
-          </Field>
+          <InputField
+            {...at("datasource")}
+            label="Into datasource"
+            input={{
+              name: f("datasource"),
+              value: text(node.output?.datasource),
+              list: "pf-datasources",
+            }}
+          />
         </div>
         <div data-for-targets="datasource" hidden={forTarget("datasource", node.output?.mode)}>
-          <Field id={id("mode")} label="Write mode" error={props.err(f("mode"))}>
+          <Field {...at("mode")} label="Write mode">
             {(a) => (
               <select {...a} name={f("mode")}>
                 <Choice
@@ -309,9 +270,11 @@ export function NodeCard(
           </Field>
         </div>
       </div>
-      <Field id={id("description")} label="Description" error={props.err(f("description"))}>
-        {(a) => <input {...a} name={f("description")} value={text(node.description)} />}
-      </Field>
+      <InputField
+        {...at("description")}
+        label="Description"
+        input={{ name: f("description"), value: text(node.description) }}
+      />
     </fieldset>
   );
 }

@@ -91,20 +91,23 @@ function DashboardBody(
         </section>
       </div>
       <div class="grid cols-2 dashboard-lists">
-        <section class="card">
-          <header>
-            <h2>Recent runs</h2>
-            <a href="/runs" class="small">View all</a>
-          </header>
-          <RunList runs={data.recent} now={now} empty="No runs yet. Open a pipeline and run it." />
-        </section>
-        <section class="card">
-          <header>
-            <h2>Failed runs</h2>
-            <a href="/runs?status=FAILED" class="small">View all</a>
-          </header>
-          <RunList runs={data.failed} now={now} empty="Nothing failed recently." />
-        </section>
+        {[
+          [
+            "Recent runs",
+            "/runs",
+            data.recent,
+            "No runs yet. Open a pipeline and run it.",
+          ] as const,
+          ["Failed runs", "/runs?status=FAILED", data.failed, "Nothing failed recently."] as const,
+        ].map(([title, href, runs, empty]) => (
+          <section class="card" key={title}>
+            <header>
+              <h2>{title}</h2>
+              <a href={href} class="small">View all</a>
+            </header>
+            <RunList runs={runs} now={now} empty={empty} />
+          </section>
+        ))}
       </div>
       <section class="card dashboard-drafts">
         <header>

@@ -2,7 +2,7 @@ import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { EditorError } from "./template_editor.tsx";
 import { FormError } from "../components/save_conflict.tsx";
 import { PageHead } from "../components/page_head.tsx";
-import { CheckField, Field, FormActions } from "../components/field.tsx";
+import { CheckField, Field, FormActions, InputField } from "../components/field.tsx";
 
 export interface DatasourceDraft {
   name: string;
@@ -46,27 +46,26 @@ export function DatasourceFormPage(props: {
         <input type="hidden" name="_csrf" value={props.ctx.csrf} />
         <div class="body">
           <div class="grid cols-2">
-            <Field
+            <InputField
               id="d-name"
               label="Name"
               error={err("name")}
               hint={props.mode === "edit" ? "A datasource keeps its name" : undefined}
-            >
-              {(a) => (
-                <input
-                  {...a}
-                  name="name"
-                  value={draft.name}
-                  required
-                  class="mono"
-                  disabled={props.mode === "edit"}
-                  placeholder="sales_db"
-                />
-              )}
-            </Field>
-            <Field id="d-display" label="Display name" error={err("display_name")}>
-              {(a) => <input {...a} name="display_name" value={draft.display_name} />}
-            </Field>
+              input={{
+                name: "name",
+                value: draft.name,
+                required: true,
+                class: "mono",
+                disabled: props.mode === "edit",
+                placeholder: "sales_db",
+              }}
+            />
+            <InputField
+              id="d-display"
+              label="Display name"
+              error={err("display_name")}
+              input={{ name: "display_name", value: draft.display_name }}
+            />
             <Field id="d-dialect" label="Dialect" error={err("dialect")}>
               {(a) => (
                 <select {...a} name="dialect">
@@ -88,26 +87,21 @@ export function DatasourceFormPage(props: {
                 />
               )}
             </Field>
-            <Field id="d-user" label="Username" error={err("username")}>
-              {(a) => <input {...a} name="username" value={draft.username} autocomplete="off" />}
-            </Field>
-            <Field
+            <InputField
+              id="d-user"
+              label="Username"
+              error={err("username")}
+              input={{ name: "username", value: draft.username, autocomplete: "off" }}
+            />
+            <InputField
               id="d-password"
               label="Password"
               error={err("password")}
               hint={props.passwordSet
                 ? "A password is stored. Leave this empty to keep it."
                 : "Write-only: it is stored encrypted and never shown again."}
-            >
-              {(a) => (
-                <input
-                  {...a}
-                  name="password"
-                  type="password"
-                  autocomplete="new-password"
-                />
-              )}
-            </Field>
+              input={{ name: "password", type: "password", autocomplete: "new-password" }}
+            />
           </div>
           <CheckField
             id="d-readonly"

@@ -212,27 +212,17 @@ export function DatasourcePage(props: {
           {props.schemaError
             ? <div class="banner error schema-error">{props.schemaError}</div>
             : (
-              <div class="browser">
-                <ul class="list schema-list">
-                  {(props.schemas ?? []).map((s) => (
-                    <li key={s}>
-                      <a
-                        href={`/datasources/${d.name}?schema=${encodeURIComponent(s)}`}
-                        hx-get={`/partials/datasources/${d.name}/tables?schema=${
-                          encodeURIComponent(s)
-                        }`}
-                        hx-target="#tables"
-                        hx-push-url="false"
-                      >
-                        {s}
-                      </a>
-                    </li>
-                  ))}
-                </ul>
-                <div id="tables" class="browser-pane">
-                  <div class="empty">Pick a schema to list its tables.</div>
-                </div>
-              </div>
+              <BrowserLevel
+                listClass="list schema-list"
+                items={(props.schemas ?? []).map((s) => ({
+                  label: s,
+                  href: `/datasources/${d.name}?schema=${encodeURIComponent(s)}`,
+                  get: `/partials/datasources/${d.name}/tables?schema=${encodeURIComponent(s)}`,
+                }))}
+                pane="tables"
+                waiting="Pick a schema to list its tables."
+                pushUrl="false"
+              />
             )}
         </section>
       )}
@@ -245,26 +235,54 @@ export function TablesPartial(
   props: { name: string; schema: string; tables: { name: string; type: string }[] },
 ) {
   if (props.tables.length === 0) return <div class="empty">No tables in {props.schema}.</div>;
+  const schema = encodeURIComponent(props.schema);
+  return (
+    <BrowserLevel
+      listClass="list"
+      items={props.tables.map((t) => ({
+        label: t.name,
+        href: "#columns",
+        get: `/partials/datasources/${props.name}/columns?schema=${schema}&table=${
+          encodeURIComponent(t.name)
+        }`,
+        meta: t.type,
+      }))}
+      pane="columns"
+      waiting="Pick a table to see its columns."
+    />
+  );
+}
+
+/**
+ * One level of the schema browser: a list whose links load the next level (`get`) into the pane
+ * beside it, which says what to pick until then.
+ */
+function BrowserLevel(props: {
+  listClass: string;
+  items: { label: string; href: string; get: string; meta?: string }[];
+  pane: string;
+  waiting: string;
+  pushUrl?: "false";
+}) {
   return (
     <div class="browser">
-      <ul class="list">
-        {props.tables.map((t) => (
-          <li key={t.name}>
+      <ul class={props.listClass}>
+        {props.items.map((i) => (
+          <li key={i.label}>
             <a
-              href="#columns"
-              hx-get={`/partials/datasources/${props.name}/columns?schema=${
-                encodeURIComponent(props.schema)
-              }&table=${encodeURIComponent(t.name)}`}
-              hx-target="#columns"
+              href={i.href}
+              hx-get={i.get}
+              hx-target={`#${props.pane}`}
+              hx-push-url={props.pushUrl}
             >
-              {t.name}
+              {i.label}
             </a>
-            <span class="meta">{t.type}</span>
+            {i.meta !== undefined && <span class="meta">{i.meta}</span>}
           </li>
         ))}
       </ul>
-      <div id="columns" class="browser-pane">
-        <div class="empty">Pick a table to see its columns.</div>
+      <div id={props.pane} class="browser-pane">
+        <div class="empty">{props.waiting}</div>
       </div>
     </div>
   );

@@ -1,7 +1,7 @@
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { EditorError } from "./template_editor.tsx";
 import { BodyHash, type Conflict, FormError, SaveConflict } from "../components/save_conflict.tsx";
-import { Field, FormActions } from "../components/field.tsx";
+import { Field, FormActions, InputField } from "../components/field.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { PipelineForm } from "../components/pipeline_form.tsx";
 
@@ -72,6 +72,7 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
     (error.field === "spec" || error.node_id !== undefined ||
       (error.field !== undefined && error.field !== "name"));
   const jsonFirst = Boolean(specError) && !error?.form_field;
+  const tabs = [["form", "Form", !jsonFirst], ["json", "JSON", jsonFirst]] as const;
   return (
     <AppShell title={title} nav="pipelines" ctx={props.ctx} importMap={props.importMap}>
       <script type="module" src="/js/pipeline_editor.js"></script>
@@ -124,33 +125,31 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
                 />
               )}
             </Field>
-            <Field id="p-display" label="Display name">
-              {(a) => <input {...a} name="display_name" value={draft.display_name} />}
-            </Field>
-            <Field id="p-description" label="Description">
-              {(a) => <input {...a} name="description" value={draft.description} />}
-            </Field>
+            <InputField
+              id="p-display"
+              label="Display name"
+              input={{ name: "display_name", value: draft.display_name }}
+            />
+            <InputField
+              id="p-description"
+              label="Description"
+              input={{ name: "description", value: draft.description }}
+            />
           </div>
         </div>
         <div class="tabs" role="tablist" aria-label="Edit the graph as" data-tabs hidden>
-          <button
-            type="button"
-            role="tab"
-            id="tab-form"
-            aria-controls="panel-form"
-            aria-selected={jsonFirst ? "false" : "true"}
-          >
-            Form
-          </button>
-          <button
-            type="button"
-            role="tab"
-            id="tab-json"
-            aria-controls="panel-json"
-            aria-selected={jsonFirst ? "true" : "false"}
-          >
-            JSON
-          </button>
+          {tabs.map(([view, label, first]) => (
+            <button
+              type="button"
+              role="tab"
+              key={view}
+              id={`tab-${view}`}
+              aria-controls={`panel-${view}`}
+              aria-selected={first ? "true" : "false"}
+            >
+              {label}
+            </button>
+          ))}
         </div>
         <div class="body panel" id="panel-form" role="tabpanel" aria-labelledby="tab-form">
           <PipelineForm

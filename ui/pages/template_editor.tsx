@@ -1,6 +1,6 @@
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { BodyHash, type Conflict, FormError, SaveConflict } from "../components/save_conflict.tsx";
-import { Field, FormActions } from "../components/field.tsx";
+import { Field, FormActions, InputField } from "../components/field.tsx";
 import { PageHead } from "../components/page_head.tsx";
 
 export interface TemplateDraft {
@@ -84,9 +84,12 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
                     </>
                   )}
             </Field>
-            <Field id="t-name" label="Display name" error={err("display_name")}>
-              {(a) => <input {...a} name="display_name" value={draft.display_name} required />}
-            </Field>
+            <InputField
+              id="t-name"
+              label="Display name"
+              error={err("display_name")}
+              input={{ name: "display_name", value: draft.display_name, required: true }}
+            />
             <Field
               id="t-dialect"
               label="Dialect"
@@ -108,9 +111,12 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
                 </>
               )}
             </Field>
-            <Field id="t-description" label="Description" error={err("description")}>
-              {(a) => <input {...a} name="description" value={draft.description} />}
-            </Field>
+            <InputField
+              id="t-description"
+              label="Description"
+              error={err("description")}
+              input={{ name: "description", value: draft.description }}
+            />
           </div>
           <Field id="t-body" label="Body" error={err("body")}>
             {(a) => (

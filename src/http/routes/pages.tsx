@@ -6,6 +6,7 @@ import { LandingPage } from "../../../ui/pages/landing.tsx";
 import { ErrorCodesPage } from "../../../ui/pages/error_codes.tsx";
 import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
+import { pageRoute } from "../ui/shell.ts";
 import { vendorFile } from "../vendor.ts";
 
 /** What these routes need of the services. */
@@ -24,14 +25,12 @@ const CONTENT_TYPES: Record<string, string> = {
 export function registerRoutes(router: Router, deps: Deps): void {
   const landing = renderPage(<LandingPage version={deps.buildInfo.version} />);
   router.add(
-    {
+    pageRoute({
       method: "get",
       path: "/",
-      tag: "pages",
       access: "public",
       summary: "Landing page",
-      kind: "html",
-    },
+    }),
     // Sign-in lands on `/` (spec 1 §4.1); a signed-in person wants the application there.
     (c) => c.get("principal") ? c.redirect("/dashboard", 302) : c.html(landing),
   );
@@ -40,71 +39,72 @@ export function registerRoutes(router: Router, deps: Deps): void {
     .sort((a, b) => a.code.localeCompare(b.code));
   const errorsPage = renderPage(<ErrorCodesPage rows={errorRows} />);
   router.add(
-    {
+    pageRoute({
       method: "get",
       path: "/docs/errors",
-      tag: "pages",
       access: "public",
       summary: "Error code reference",
-      kind: "html",
-    },
+    }),
     (c) => c.html(errorsPage),
   );
 
   const favicon = Deno.readFileSync(new URL("favicon.svg", STATIC_ROOT));
-  router.add({
-    method: "get",
-    path: "/favicon.ico",
-    tag: "pages",
-    access: "public",
-    summary: "The site icon (SVG)",
-    kind: "html",
-  }, (c) =>
-    c.body(favicon, 200, {
-      "content-type": "image/svg+xml",
-      "cache-control": "public, max-age=86400",
-    }));
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/favicon.ico",
+      access: "public",
+      summary: "The site icon (SVG)",
+    }),
+    (c) =>
+      c.body(favicon, 200, {
+        "content-type": "image/svg+xml",
+        "cache-control": "public, max-age=86400",
+      }),
+  );
 
-  router.add({
-    method: "get",
-    path: "/vendor/:file",
-    tag: "pages",
-    access: "public",
-    summary: "Browser library from its npm package",
-    kind: "html",
-    params: z.object({ file: z.string().max(100) }),
-  }, (c, { params }) => {
-    const file = vendorFile(params.file);
-    if (!file) return c.notFound();
-    return c.body(file.body, 200, {
-      "content-type": file.type,
-      "cache-control": "public, max-age=86400",
-    });
-  });
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/vendor/:file",
+      access: "public",
+      summary: "Browser library from its npm package",
+      params: z.object({ file: z.string().max(100) }),
+    }),
+    (c, { params }) => {
+      const file = vendorFile(params.file);
+      if (!file) return c.notFound();
+      return c.body(file.body, 200, {
+        "content-type": file.type,
+        "cache-control": "public, max-age=86400",
+      });
+    },
+  );
 
   for (const folder of ["css", "js"]) {
-    router.add({
-      method: "get",
-      path: `/${folder}/:file`,
-      tag: "pages",
-      access: "public",
-      summary: "Static asset",
-      kind: "html",
-      params: z.object({
-        file: z.string().regex(/^[A-Za-z0-9_.-]+\.[a-z0-9]+$/).refine((f) => !f.startsWith(".")),
+    router.add(
+      pageRoute({
+        method: "get",
+        path: `/${folder}/:file`,
+        access: "public",
+        summary: "Static asset",
+        params: z.object({
+          file: z.string().regex(/^[A-Za-z0-9_.-]+\.[a-z0-9]+$/).refine((f) => !f.startsWith(".")),
+        }),
       }),
-    }, async (c, { params }) => {
-      try {
-        const bytes = await Deno.readFile(new URL(`${folder}/${params.file}`, STATIC_ROOT));
-        const ext = params.file.slice(params.file.lastIndexOf(".") + 1);
-        return c.body(bytes, 200, {
-          "content-type": CONTENT_TYPES[ext] ?? "application/octet-stream",
-          "cache-control": "public, max-age=3600",
-        });
-      } catch (e) {
-        if (e instanceof Deno.errors.NotFound) return c.notFound();
-        throw e;
-      }
-    });
+      async (c, { params }) => {
+        try {
+          const bytes = await Deno.readFile(new URL(`${folder}/${params.file}`, STATIC_ROOT));
+          const ext = params.file.slice(params.file.lastIndexOf(".") + 1);
+          return c.body(bytes, 200, {
+            "content-type": CONTENT_TYPES[ext] ?? "application/octet-stream",
+            "cache-control": "public, max-age=3600",
+          });
+        } catch (e) {
+          if (e instanceof Deno.errors.NotFound) return c.notFound();
+          throw e;
+        }
+      },
+    );
   }
 }

@@ -13,6 +13,7 @@ import { renderPage } from "../../../ui/render.tsx";
 import type { Services } from "../../services.ts";
 import { MARKETING_FOLDERS, MARKETING_PAGES } from "../public_paths.ts";
 import type { Router } from "../routing.ts";
+import { pageRoute } from "../ui/shell.ts";
 
 type Deps = Pick<Services, "origin">;
 
@@ -48,14 +49,12 @@ export function registerRoutes(router: Router, deps: Deps): void {
   for (const page of pages) {
     const body = renderPage(<ArticlePage title={page.title} html={page.html} />);
     router.add(
-      {
+      pageRoute({
         method: "get",
         path: page.path,
-        tag: "pages",
         access: "public",
         summary: page.title,
-        kind: "html",
-      },
+      }),
       (c) => c.html(body),
     );
   }
@@ -68,14 +67,12 @@ export function registerRoutes(router: Router, deps: Deps): void {
     ],
   });
   router.add(
-    {
+    pageRoute({
       method: "get",
       path: "/docs",
-      tag: "pages",
       access: "public",
       summary: "Documentation",
-      kind: "html",
-    },
+    }),
     async (c) => {
       const nav = await docsNav();
       const list = nav.links.map((l) => `- [${l.label}](${l.href})`).join("\n");
@@ -86,15 +83,13 @@ export function registerRoutes(router: Router, deps: Deps): void {
     },
   );
   router.add(
-    {
+    pageRoute({
       method: "get",
       path: "/docs/:id",
-      tag: "pages",
       access: "public",
       summary: "A documentation page",
-      kind: "html",
       params: DOC_ID,
-    },
+    }),
     async (c, { params }) => {
       const doc = await getDoc(params.id);
       const page = (
@@ -109,15 +104,13 @@ export function registerRoutes(router: Router, deps: Deps): void {
     },
   );
   router.add(
-    {
+    pageRoute({
       method: "get",
       path: "/skill/:id",
-      tag: "pages",
       access: "public",
       summary: "A documentation page as Markdown, for agents",
-      kind: "html",
       params: DOC_ID,
-    },
+    }),
     async (c, { params }) => {
       const doc = await getDoc(params.id);
       return c.body(doc.markdown, 200, { "content-type": "text/markdown; charset=utf-8" });
@@ -125,14 +118,12 @@ export function registerRoutes(router: Router, deps: Deps): void {
   );
 
   router.add(
-    {
+    pageRoute({
       method: "get",
       path: "/robots.txt",
-      tag: "pages",
       access: "public",
       summary: "Crawler rules",
-      kind: "html",
-    },
+    }),
     (c) =>
       c.text(
         [
@@ -147,14 +138,12 @@ export function registerRoutes(router: Router, deps: Deps): void {
       ),
   );
   router.add(
-    {
+    pageRoute({
       method: "get",
       path: "/sitemap.xml",
-      tag: "pages",
       access: "public",
       summary: "Sitemap",
-      kind: "html",
-    },
+    }),
     async (c) => {
       const paths = ["/", ...pages.map((p) => p.path), "/docs", "/docs/errors"];
       for (const doc of await listDocs()) paths.push(`/docs/${doc.id}`);

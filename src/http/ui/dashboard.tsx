@@ -3,7 +3,7 @@ import type { Principal } from "../../identity/mod.ts";
 import { DashboardPage, type DashboardProps } from "../../../ui/pages/dashboard.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { Router } from "../routing.ts";
-import { shellContext, type UiPageDeps } from "./shell.ts";
+import { pageRoute, shellContext, type UiPageDeps } from "./shell.ts";
 
 const DASHBOARD_ROWS = 6;
 
@@ -44,16 +44,17 @@ async function dashboardData(
 }
 
 export function dashboardRoutes(router: Router, deps: UiPageDeps): void {
-  router.add({
-    method: "get",
-    path: "/dashboard",
-    tag: "pages",
-    summary: "Dashboard",
-    kind: "html",
-    access: "me.read",
-  }, async (c, { actor, workspace }) => {
-    const ctx = await shellContext(c, deps, actor);
-    const data = workspace ? await dashboardData(deps, actor, workspace.id) : null;
-    return c.html(renderPage(<DashboardPage ctx={ctx} now={new Date()} data={data} />));
-  });
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/dashboard",
+      summary: "Dashboard",
+      access: "me.read",
+    }),
+    async (c, { actor, workspace }) => {
+      const ctx = await shellContext(c, deps, actor);
+      const data = workspace ? await dashboardData(deps, actor, workspace.id) : null;
+      return c.html(renderPage(<DashboardPage ctx={ctx} now={new Date()} data={data} />));
+    },
+  );
 }

@@ -13,7 +13,7 @@ import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
 import { formText } from "../input.ts";
 import type { AccessFor, Router } from "../routing.ts";
-import { shellContext, type UiPageDeps } from "./shell.ts";
+import { pageRoute, shellContext, type UiPageDeps } from "./shell.ts";
 
 const name = z.object({ name: z.string().min(1).max(200) });
 
@@ -70,90 +70,99 @@ export function datasourceFormRoutes(router: Router, deps: UiPageDeps): void {
       ? { access: "datasources.write_instance" }
       : undefined;
 
-  router.add({
-    method: "get",
-    path: "/datasources/new",
-    tag: "pages",
-    summary: "The form to register a datasource in this workspace",
-    kind: "html",
-    access: "datasources.write",
-  }, (c, { actor }) =>
-    page(c, actor, {
-      mode: "new",
-      draft: {
-        name: "",
-        display_name: "",
-        dialect: "POSTGRES",
-        jdbc_url: "",
-        username: "",
-        readonly: false,
-      },
-    }));
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/datasources/new",
+      summary: "The form to register a datasource in this workspace",
+      access: "datasources.write",
+    }),
+    (c, { actor }) =>
+      page(c, actor, {
+        mode: "new",
+        draft: {
+          name: "",
+          display_name: "",
+          dialect: "POSTGRES",
+          jdbc_url: "",
+          username: "",
+          readonly: false,
+        },
+      }),
+  );
 
-  router.add({
-    method: "post",
-    path: "/partials/datasources/create",
-    tag: "pages",
-    summary: "Register a datasource from the form",
-    kind: "html",
-    access: "datasources.write",
-  }, async (c, { actor, workspace }) => {
-    const f = await formText(c);
-    const draft = draftOf(f);
-    try {
-      const made = await deps.datasources.create(actor, workspace, bodyOf(draft, f.password));
-      return c.redirect(`/datasources/${made.name}?saved=1`, 303);
-    } catch (e) {
-      if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
-      return page(c, actor, { mode: "new", draft, error: placed(e) }, e.status);
-    }
-  });
+  router.add(
+    pageRoute({
+      method: "post",
+      path: "/partials/datasources/create",
+      summary: "Register a datasource from the form",
+      access: "datasources.write",
+    }),
+    async (c, { actor, workspace }) => {
+      const f = await formText(c);
+      const draft = draftOf(f);
+      try {
+        const made = await deps.datasources.create(actor, workspace, bodyOf(draft, f.password));
+        return c.redirect(`/datasources/${made.name}?saved=1`, 303);
+      } catch (e) {
+        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+        return page(c, actor, { mode: "new", draft, error: placed(e) }, e.status);
+      }
+    },
+  );
 
-  router.add({
-    method: "get",
-    path: "/datasources/:name/edit",
-    tag: "pages",
-    summary: "The form to edit a datasource",
-    kind: "html",
-    access: "datasources.write",
-    accessFor: target,
-    params: name,
-    errors: ["datasource.not_found"],
-  }, async (c, { actor, workspace, params }) => {
-    const d = await deps.datasources.get(actor, workspace, params.name);
-    return page(c, actor, {
-      mode: "edit",
-      passwordSet: d.password_set,
-      draft: {
-        name: d.name,
-        display_name: d.display_name,
-        dialect: d.dialect,
-        jdbc_url: d.jdbc_url,
-        username: d.credential.username ?? d.username ?? "",
-        readonly: d.readonly,
-      },
-    });
-  });
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/datasources/:name/edit",
+      summary: "The form to edit a datasource",
+      access: "datasources.write",
+      accessFor: target,
+      params: name,
+      errors: ["datasource.not_found"],
+    }),
+    async (c, { actor, workspace, params }) => {
+      const d = await deps.datasources.get(actor, workspace, params.name);
+      return page(c, actor, {
+        mode: "edit",
+        passwordSet: d.password_set,
+        draft: {
+          name: d.name,
+          display_name: d.display_name,
+          dialect: d.dialect,
+          jdbc_url: d.jdbc_url,
+          username: d.credential.username ?? d.username ?? "",
+          readonly: d.readonly,
+        },
+      });
+    },
+  );
 
-  router.add({
-    method: "post",
-    path: "/partials/datasources/:name/save",
-    tag: "pages",
-    summary: "Save a datasource from the form",
-    kind: "html",
-    access: "datasources.write",
-    accessFor: target,
-    params: name,
-    errors: ["datasource.not_found"],
-  }, async (c, { actor, workspace, params }) => {
-    const f = await formText(c);
-    const draft = draftOf(f, params.name);
-    try {
-      await deps.datasources.update(actor, workspace, params.name, bodyOf(draft, f.password));
-      return c.redirect(`/datasources/${params.name}?saved=1`, 303);
-    } catch (e) {
-      if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
-      return page(c, actor, { mode: "edit", passwordSet: true, draft, error: placed(e) }, e.status);
-    }
-  });
+  router.add(
+    pageRoute({
+      method: "post",
+      path: "/partials/datasources/:name/save",
+      summary: "Save a datasource from the form",
+      access: "datasources.write",
+      accessFor: target,
+      params: name,
+      errors: ["datasource.not_found"],
+    }),
+    async (c, { actor, workspace, params }) => {
+      const f = await formText(c);
+      const draft = draftOf(f, params.name);
+      try {
+        await deps.datasources.update(actor, workspace, params.name, bodyOf(draft, f.password));
+        return c.redirect(`/datasources/${params.name}?saved=1`, 303);
+      } catch (e) {
+        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+        return page(
+          c,
+          actor,
+          { mode: "edit", passwordSet: true, draft, error: placed(e) },
+          e.status,
+        );
+      }
+    },
+  );
 }

@@ -9,7 +9,7 @@ import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
 import { pipelineEditorRoutes } from "./pipeline_editor.tsx";
-import type { UiPageDeps } from "./shell.ts";
+import { pageRoute, type UiPageDeps } from "./shell.ts";
 
 const id = z.object({ id: z.uuid() });
 
@@ -23,97 +23,104 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
   pipelineEditorRoutes(router, deps);
   const op = (at: At) => ({ actor: at.actor, workspaceId: at.workspace.id });
 
-  router.add({
-    method: "post",
-    path: "/partials/pipelines/:id/release",
-    tag: "pages",
-    summary: "Release a pipeline's draft, its release checks run first",
-    kind: "html",
-    access: "versions.release",
-    params: id,
-    errors: ["pipeline.not_found"],
-  }, async (c, { actor, workspace, params }) => {
-    const f = await formText(c);
-    const back = `/pipelines/${params.id}`;
-    try {
-      const done = await deps.pipelines.release(
-        { ...op({ actor, workspace }), scope: workspace },
-        params.id,
-        f.body_hash,
-        {
-          releasePinnedTemplates: f.release_pinned_templates === "true",
-          overrideChecksReason: f.override_checks_reason || undefined,
-        },
-      );
-      // deno-lint-ignore no-explicit-any
-      return c.redirect(`${back}?released=${(done as any).version}`, 303);
-    } catch (e) {
-      if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
-      return c.redirect(`${back}?error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`, 303);
-    }
-  });
+  router.add(
+    pageRoute({
+      method: "post",
+      path: "/partials/pipelines/:id/release",
+      summary: "Release a pipeline's draft, its release checks run first",
+      access: "versions.release",
+      params: id,
+      errors: ["pipeline.not_found"],
+    }),
+    async (c, { actor, workspace, params }) => {
+      const f = await formText(c);
+      const back = `/pipelines/${params.id}`;
+      try {
+        const done = await deps.pipelines.release(
+          { ...op({ actor, workspace }), scope: workspace },
+          params.id,
+          f.body_hash,
+          {
+            releasePinnedTemplates: f.release_pinned_templates === "true",
+            overrideChecksReason: f.override_checks_reason || undefined,
+          },
+        );
+        // deno-lint-ignore no-explicit-any
+        return c.redirect(`${back}?released=${(done as any).version}`, 303);
+      } catch (e) {
+        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+        return c.redirect(
+          `${back}?error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`,
+          303,
+        );
+      }
+    },
+  );
 
-  router.add({
-    method: "post",
-    path: "/partials/pipelines/:id/discard",
-    tag: "pages",
-    summary: "Purge a pipeline's draft",
-    kind: "html",
-    access: "content.write_session",
-    params: id,
-    errors: ["pipeline.not_found"],
-  }, async (c, { actor, workspace, params }) => {
-    const f = await formText(c);
-    try {
-      await deps.pipelines.purgeDraft(op({ actor, workspace }), params.id, f.body_hash);
-      // A sole draft takes the pipeline with it: then there is no page to go back to.
-      const left = await deps.pipelines.get(op({ actor, workspace }).workspaceId, params.id).catch(
-        () => null,
-      );
-      return c.redirect(left ? `/pipelines/${params.id}?discarded=1` : "/pipelines", 303);
-    } catch (e) {
-      if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
-      return c.redirect(
-        `/pipelines/${params.id}?error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`,
-        303,
-      );
-    }
-  });
+  router.add(
+    pageRoute({
+      method: "post",
+      path: "/partials/pipelines/:id/discard",
+      summary: "Purge a pipeline's draft",
+      access: "content.write_session",
+      params: id,
+      errors: ["pipeline.not_found"],
+    }),
+    async (c, { actor, workspace, params }) => {
+      const f = await formText(c);
+      try {
+        await deps.pipelines.purgeDraft(op({ actor, workspace }), params.id, f.body_hash);
+        // A sole draft takes the pipeline with it: then there is no page to go back to.
+        const left = await deps.pipelines.get(op({ actor, workspace }).workspaceId, params.id)
+          .catch(
+            () => null,
+          );
+        return c.redirect(left ? `/pipelines/${params.id}?discarded=1` : "/pipelines", 303);
+      } catch (e) {
+        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+        return c.redirect(
+          `/pipelines/${params.id}?error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`,
+          303,
+        );
+      }
+    },
+  );
 
   const versionMove = (
     verb: "restore" | "discard" | "current",
     summary: string,
     access: "content.write_session" | "versions.switch",
   ) =>
-    router.add({
-      method: "post",
-      path: `/partials/pipelines/:id/versions/:version/${verb}`,
-      tag: "pages",
-      summary,
-      kind: "html",
-      access,
-      params: z.object({ id: z.uuid(), version: z.coerce.number().int().min(1) }),
-      errors: ["pipeline.not_found"],
-    }, async (c, { actor, workspace, params }) => {
-      const back = `/pipelines/${params.id}`;
-      try {
-        const move = verb === "restore"
-          ? deps.pipelines.restore
-          : verb === "discard"
-          ? deps.pipelines.discard
-          : deps.pipelines.switchCurrent;
-        await move.call(deps.pipelines, op({ actor, workspace }), params.id, params.version);
-        return c.redirect(`${back}?moved=${verb}-${params.version}`, 303);
-      } catch (e) {
-        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) {
-          throw e;
+    router.add(
+      pageRoute({
+        method: "post",
+        path: `/partials/pipelines/:id/versions/:version/${verb}`,
+        summary,
+        access,
+        params: z.object({ id: z.uuid(), version: z.coerce.number().int().min(1) }),
+        errors: ["pipeline.not_found"],
+      }),
+      async (c, { actor, workspace, params }) => {
+        const back = `/pipelines/${params.id}`;
+        try {
+          const move = verb === "restore"
+            ? deps.pipelines.restore
+            : verb === "discard"
+            ? deps.pipelines.discard
+            : deps.pipelines.switchCurrent;
+          await move.call(deps.pipelines, op({ actor, workspace }), params.id, params.version);
+          return c.redirect(`${back}?moved=${verb}-${params.version}`, 303);
+        } catch (e) {
+          if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) {
+            throw e;
+          }
+          return c.redirect(
+            `${back}?error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`,
+            303,
+          );
         }
-        return c.redirect(
-          `${back}?error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`,
-          303,
-        );
-      }
-    });
+      },
+    );
   versionMove("restore", "Restore a discarded version", "content.write_session");
   versionMove("discard", "Discard a released version", "content.write_session");
   versionMove("current", "Make a released version the current one", "versions.switch");

@@ -30,7 +30,7 @@ import {
   specFromForm,
   specFromPost,
 } from "./pipeline_form.ts";
-import { shellContext, type UiPageDeps, userNames } from "./shell.ts";
+import { pageRoute, shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
 const id = z.object({ id: z.uuid() });
 const SPEC_KEYS = ["parameters", "nodes", "settings", "checks"] as const;
@@ -171,48 +171,50 @@ export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
     }
   };
 
-  router.add({
-    method: "get",
-    path: "/pipelines/new",
-    tag: "pages",
-    summary: "The editor for a new pipeline",
-    kind: "html",
-    access: "content.write",
-  }, (c, { actor, workspace }) =>
-    editor(c, { actor, workspace }, {
-      mode: "new",
-      draft: {
-        name: "",
-        display_name: "",
-        description: "",
-        spec: JSON.stringify(STARTER_SPEC, null, 2),
-      },
-    }));
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/pipelines/new",
+      summary: "The editor for a new pipeline",
+      access: "content.write",
+    }),
+    (c, { actor, workspace }) =>
+      editor(c, { actor, workspace }, {
+        mode: "new",
+        draft: {
+          name: "",
+          display_name: "",
+          description: "",
+          spec: JSON.stringify(STARTER_SPEC, null, 2),
+        },
+      }),
+  );
 
-  router.add({
-    method: "get",
-    path: "/pipelines/:id/edit",
-    tag: "pages",
-    summary: "The editor for a pipeline's working version",
-    kind: "html",
-    access: "content.write",
-    params: id,
-    errors: ["pipeline.not_found"],
-  }, async (c, { actor, workspace, params }) => {
-    // deno-lint-ignore no-explicit-any
-    const v: any = await deps.pipelines.get(workspace.id, params.id);
-    return editor(c, { actor, workspace }, {
-      mode: "edit",
-      id: params.id,
-      bodyHash: v.body_hash,
-      draft: {
-        name: v.name,
-        display_name: v.display_name ?? "",
-        description: v.description ?? "",
-        spec: specOf(v),
-      },
-    });
-  });
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/pipelines/:id/edit",
+      summary: "The editor for a pipeline's working version",
+      access: "content.write",
+      params: id,
+      errors: ["pipeline.not_found"],
+    }),
+    async (c, { actor, workspace, params }) => {
+      // deno-lint-ignore no-explicit-any
+      const v: any = await deps.pipelines.get(workspace.id, params.id);
+      return editor(c, { actor, workspace }, {
+        mode: "edit",
+        id: params.id,
+        bodyHash: v.body_hash,
+        draft: {
+          name: v.name,
+          display_name: v.display_name ?? "",
+          description: v.description ?? "",
+          spec: specOf(v),
+        },
+      });
+    },
+  );
 
   const refused = async (
     c: AppContext,
@@ -278,58 +280,61 @@ export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
   const create = post("new");
   const save = post("edit");
 
-  router.add({
-    method: "post",
-    path: "/partials/pipelines/create",
-    tag: "pages",
-    summary: "Create a pipeline from the editor form",
-    kind: "html",
-    access: "content.write",
-  }, (c, { actor, workspace }) => create(c, { actor, workspace }));
+  router.add(
+    pageRoute({
+      method: "post",
+      path: "/partials/pipelines/create",
+      summary: "Create a pipeline from the editor form",
+      access: "content.write",
+    }),
+    (c, { actor, workspace }) => create(c, { actor, workspace }),
+  );
 
-  router.add({
-    method: "post",
-    path: "/partials/pipelines/:id/save",
-    tag: "pages",
-    summary: "Save a pipeline's draft from the editor form",
-    kind: "html",
-    access: "content.write",
-    params: id,
-    errors: ["pipeline.not_found"],
-  }, (c, { actor, workspace, params }) => save(c, { actor, workspace }, params.id));
+  router.add(
+    pageRoute({
+      method: "post",
+      path: "/partials/pipelines/:id/save",
+      summary: "Save a pipeline's draft from the editor form",
+      access: "content.write",
+      params: id,
+      errors: ["pipeline.not_found"],
+    }),
+    (c, { actor, workspace, params }) => save(c, { actor, workspace }, params.id),
+  );
 
-  router.add({
-    method: "post",
-    path: "/partials/pipelines/editor/form",
-    tag: "pages",
-    summary: "The editor's form view redrawn from its JSON or its own fields",
-    kind: "html",
-    access: "content.write",
-  }, async (c, { actor, workspace }) => {
-    const f = await formText(c);
-    let spec: Spec;
-    try {
-      // `from=json`: the author is typing JSON (half-typed JSON leaves the form as it is).
-      // A shape edit applies to the view typed in last, as a save would read it.
-      spec = f.from === "json"
-        ? parseSpec(f.spec ?? "")
-        : f.op
-        ? specFromPost(f)
-        : specFromForm(f, parseSpec(f.spec_base ?? ""));
-    } catch {
-      return c.body(null, 204);
-    }
-    if (f.op) spec = applyOp(spec, f.op);
-    const lists = await choices({ actor, workspace });
-    return c.html(renderToString(
-      <PipelineForm
-        spec={spec}
-        base={JSON.stringify(spec)}
-        specJson={JSON.stringify(spec, null, 2)}
-        datasources={lists.datasources}
-        templates={lists.templates}
-        parameterTypes={lists.parameterTypes}
-      />,
-    ));
-  });
+  router.add(
+    pageRoute({
+      method: "post",
+      path: "/partials/pipelines/editor/form",
+      summary: "The editor's form view redrawn from its JSON or its own fields",
+      access: "content.write",
+    }),
+    async (c, { actor, workspace }) => {
+      const f = await formText(c);
+      let spec: Spec;
+      try {
+        // `from=json`: the author is typing JSON (half-typed JSON leaves the form as it is).
+        // A shape edit applies to the view typed in last, as a save would read it.
+        spec = f.from === "json"
+          ? parseSpec(f.spec ?? "")
+          : f.op
+          ? specFromPost(f)
+          : specFromForm(f, parseSpec(f.spec_base ?? ""));
+      } catch {
+        return c.body(null, 204);
+      }
+      if (f.op) spec = applyOp(spec, f.op);
+      const lists = await choices({ actor, workspace });
+      return c.html(renderToString(
+        <PipelineForm
+          spec={spec}
+          base={JSON.stringify(spec)}
+          specJson={JSON.stringify(spec, null, 2)}
+          datasources={lists.datasources}
+          templates={lists.templates}
+          parameterTypes={lists.parameterTypes}
+        />,
+      ));
+    },
+  );
 }

@@ -7,7 +7,7 @@ import { specOf } from "./pipeline_editor.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { Router } from "../routing.ts";
 import { folderListRoute } from "./folder_route.tsx";
-import { allows, shellContext, type UiPageDeps, userNames } from "./shell.ts";
+import { allows, pageRoute, shellContext, type UiPageDeps, versionRows } from "./shell.ts";
 
 export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
   folderListRoute(router, deps, {
@@ -16,140 +16,122 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
     title: "Pipelines",
     lead: "DAGs of SQL that read, stage and deliver one result.",
     newHref: "/pipelines/new",
-    load: async (workspaceId, { q, prefix, page }) => {
-      const level = q
-        ? { prefix: "", folders: [], ...(await deps.pipelines.list(workspaceId, { q }, page)) }
-        : await deps.pipelines.folder(workspaceId, prefix, page).then((l) => ({
-          prefix: l.prefix,
-          folders: l.folders.map((f) => ({ ...f, count: f.pipeline_count })),
-          items: l.pipelines,
-          total: l.total,
-        }));
-      return {
-        prefix: level.prefix,
-        folders: level.folders,
-        total: level.total,
-        entries: level.items.map((x) => ({
-          href: `/pipelines/${x.id}`,
-          title: x.display_name ?? x.name.slice(x.name.lastIndexOf("/") + 1),
-          path: x.name,
-          status: x.status,
-          current_version: x.current_version,
-          updated_at: x.updated_at,
-        })),
-      };
-    },
+    search: (workspaceId, q, page) => deps.pipelines.list(workspaceId, { q }, page),
+    level: (workspaceId, prefix, page) => deps.pipelines.folder(workspaceId, prefix, page),
+    entry: (x) => ({
+      href: `/pipelines/${x.id}`,
+      title: x.display_name ?? x.name.slice(x.name.lastIndexOf("/") + 1),
+      path: x.name,
+      status: x.status,
+      current_version: x.current_version,
+      updated_at: x.updated_at,
+    }),
   });
 
-  router.add({
-    method: "get",
-    path: "/pipelines/:id",
-    tag: "pages",
-    summary: "A pipeline: graph, parameters, nodes and versions",
-    kind: "html",
-    access: "content.read",
-    params: z.object({ id: z.uuid() }),
-    query: z.object({
-      saved: z.string().max(4).optional(),
-      released: z.coerce.number().int().optional(),
-      discarded: z.string().max(4).optional(),
-      moved: z.string().max(40).optional(),
-      error: z.string().max(400).optional(),
-    }),
-    errors: ["pipeline.not_found"],
-  }, async (c, { actor, workspace, params, query }) => {
-    const workspaceId = workspace.id;
-    const [ctx, view, versions] = await Promise.all([
-      shellContext(c, deps, actor),
-      deps.pipelines.get(workspaceId, params.id),
-      deps.pipelines.versions(workspaceId, params.id),
-    ]);
-    // deno-lint-ignore no-explicit-any
-    const pipeline = view as any;
-    const nodes: PipelineNodeView[] = await Promise.all(
-      (pipeline.nodes ?? []).map(async (n: PipelineNodeView) => {
-        if (!n.template) return n;
-        const t = await deps.templates.getVersion(workspaceId, n.template.id, n.template.version)
-          .catch(() => undefined);
-        return { ...n, template_body: t?.body };
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/pipelines/:id",
+      summary: "A pipeline: graph, parameters, nodes and versions",
+      access: "content.read",
+      params: z.object({ id: z.uuid() }),
+      query: z.object({
+        saved: z.string().max(4).optional(),
+        released: z.coerce.number().int().optional(),
+        discarded: z.string().max(4).optional(),
+        moved: z.string().max(40).optional(),
+        error: z.string().max(400).optional(),
       }),
-    );
-    const names = await userNames(deps, versions.map((v) => v.created_by));
-    return c.html(renderPage(
-      <PipelinePage
-        ctx={ctx}
-        now={new Date()}
-        pipeline={{ ...pipeline, nodes }}
-        versions={versions.map((v) => ({
-          version: v.version,
-          status: v.status,
-          created_by_name: names.get(v.created_by) ?? "unknown",
-          created_at: v.created_at,
-          released_at: v.released_at,
-        })).reverse()}
-        can={{
-          execute: allows({ actor, workspace }, "pipelines.execute"),
-          author: allows({ actor, workspace }, "content.write"),
-          release: allows({ actor, workspace }, "versions.release"),
-          restore: allows({ actor, workspace }, "content.write_session"),
-          switch: allows({ actor, workspace }, "versions.switch"),
-        }}
-        flash={{
-          saved: query.saved !== undefined,
-          released: query.released,
-          discarded: query.discarded !== undefined,
-          moved: query.moved,
-          error: query.error,
-        }}
-      />,
-    ));
-  });
-
-  router.add({
-    method: "get",
-    path: "/pipelines/:id/compare",
-    tag: "pages",
-    summary: "What changed between two versions: parameters and the body",
-    kind: "html",
-    access: "content.read",
-    params: z.object({ id: z.uuid() }),
-    query: z.object({
-      from: z.coerce.number().int().min(1).optional(),
-      to: z.coerce.number().int().min(1).optional(),
+      errors: ["pipeline.not_found"],
     }),
-    errors: ["pipeline.not_found", "pipeline.execution.not_found"],
-  }, async (c, { actor, workspace, params, query }) => {
-    const workspaceId = workspace.id;
-    const [ctx, working, versions] = await Promise.all([
-      shellContext(c, deps, actor),
-      deps.pipelines.get(workspaceId, params.id),
-      deps.pipelines.versions(workspaceId, params.id),
-    ]);
-    const numbers = versions.map((v) => v.version);
-    // deno-lint-ignore no-explicit-any
-    const w = working as any;
-    const to = query.to ?? w.version;
-    const from = query.from ??
-      (w.current_version !== null && w.current_version !== to
-        ? w.current_version
-        : numbers.filter((n) => n < to).at(-1) ?? to);
-    // deno-lint-ignore no-explicit-any
-    const [a, b]: any[] = await Promise.all([
-      deps.pipelines.getVersion(workspaceId, params.id, from),
-      deps.pipelines.getVersion(workspaceId, params.id, to),
-    ]);
-    return c.html(renderPage(
-      <PipelineComparePage
-        ctx={ctx}
-        pipeline={{ id: params.id, name: b.name }}
-        from={from}
-        to={to}
-        versions={numbers}
-        parameters={parameterChanges(a.parameters ?? {}, b.parameters ?? {})}
-        diff={lineDiff(compareText(a), compareText(b))}
-      />,
-    ));
-  });
+    async (c, { actor, workspace, params, query }) => {
+      const workspaceId = workspace.id;
+      const [ctx, view, versions] = await Promise.all([
+        shellContext(c, deps, actor),
+        deps.pipelines.get(workspaceId, params.id),
+        deps.pipelines.versions(workspaceId, params.id),
+      ]);
+      // deno-lint-ignore no-explicit-any
+      const pipeline = view as any;
+      const nodes: PipelineNodeView[] = await Promise.all(
+        (pipeline.nodes ?? []).map(async (n: PipelineNodeView) => {
+          if (!n.template) return n;
+          const t = await deps.templates.getVersion(workspaceId, n.template.id, n.template.version)
+            .catch(() => undefined);
+          return { ...n, template_body: t?.body };
+        }),
+      );
+      return c.html(renderPage(
+        <PipelinePage
+          ctx={ctx}
+          now={new Date()}
+          pipeline={{ ...pipeline, nodes }}
+          versions={await versionRows(deps, versions)}
+          can={{
+            execute: allows({ actor, workspace }, "pipelines.execute"),
+            author: allows({ actor, workspace }, "content.write"),
+            release: allows({ actor, workspace }, "versions.release"),
+            restore: allows({ actor, workspace }, "content.write_session"),
+            switch: allows({ actor, workspace }, "versions.switch"),
+          }}
+          flash={{
+            saved: query.saved !== undefined,
+            released: query.released,
+            discarded: query.discarded !== undefined,
+            moved: query.moved,
+            error: query.error,
+          }}
+        />,
+      ));
+    },
+  );
+
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/pipelines/:id/compare",
+      summary: "What changed between two versions: parameters and the body",
+      access: "content.read",
+      params: z.object({ id: z.uuid() }),
+      query: z.object({
+        from: z.coerce.number().int().min(1).optional(),
+        to: z.coerce.number().int().min(1).optional(),
+      }),
+      errors: ["pipeline.not_found", "pipeline.execution.not_found"],
+    }),
+    async (c, { actor, workspace, params, query }) => {
+      const workspaceId = workspace.id;
+      const [ctx, working, versions] = await Promise.all([
+        shellContext(c, deps, actor),
+        deps.pipelines.get(workspaceId, params.id),
+        deps.pipelines.versions(workspaceId, params.id),
+      ]);
+      const numbers = versions.map((v) => v.version);
+      // deno-lint-ignore no-explicit-any
+      const w = working as any;
+      const to = query.to ?? w.version;
+      const from = query.from ??
+        (w.current_version !== null && w.current_version !== to
+          ? w.current_version
+          : numbers.filter((n) => n < to).at(-1) ?? to);
+      // deno-lint-ignore no-explicit-any
+      const [a, b]: any[] = await Promise.all([
+        deps.pipelines.getVersion(workspaceId, params.id, from),
+        deps.pipelines.getVersion(workspaceId, params.id, to),
+      ]);
+      return c.html(renderPage(
+        <PipelineComparePage
+          ctx={ctx}
+          pipeline={{ id: params.id, name: b.name }}
+          from={from}
+          to={to}
+          versions={numbers}
+          parameters={parameterChanges(a.parameters ?? {}, b.parameters ?? {})}
+          diff={lineDiff(compareText(a), compareText(b))}
+        />,
+      ));
+    },
+  );
 }
 
 /** Declared parameters added, removed or changed between two versions (derived ones aside). */

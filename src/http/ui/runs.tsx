@@ -16,7 +16,7 @@ import { RunsPage } from "../../../ui/pages/runs.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import { renderToString } from "preact-render-to-string";
 import type { Router } from "../routing.ts";
-import { allows, shellContext, type UiPageDeps, userNames } from "./shell.ts";
+import { allows, pageRoute, shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
 const id = z.object({ id: z.uuid() });
 const PREVIEW_ROWS = 50;
@@ -90,190 +90,195 @@ async function resultPage(
 }
 
 export function runPageRoutes(router: Router, deps: UiPageDeps): void {
-  router.add({
-    method: "get",
-    path: "/pipelines/:id/run",
-    tag: "pages",
-    summary: "The run form of a pipeline's working version",
-    kind: "html",
-    access: "pipelines.execute",
-    params: id,
-    errors: ["pipeline.not_found"],
-  }, async (c, { actor, workspace, params }) => {
-    const [ctx, view] = await Promise.all([
-      shellContext(c, deps, actor),
-      deps.pipelines.get(workspace.id, params.id),
-    ]);
-    // deno-lint-ignore no-explicit-any
-    const v = view as any;
-    return c.html(renderPage(
-      <RunFormPage
-        ctx={ctx}
-        pipeline={{
-          id: v.id,
-          name: v.name,
-          title: v.display_name ?? shortName(v.name),
-          version: v.version,
-          status: v.status,
-        }}
-        parameters={v.parameters as Record<string, ParameterDecl>}
-      />,
-    ));
-  });
-
-  router.add({
-    method: "get",
-    path: "/runs/:id",
-    tag: "pages",
-    summary: "One run: live while it runs, else as stored",
-    kind: "html",
-    access: "content.read",
-    params: id,
-    errors: ["result.execution_not_found"],
-  }, async (c, { actor, workspace, params }) => {
-    const [ctx, loaded] = await Promise.all([
-      shellContext(c, deps, actor),
-      loadRun(deps, { actor, workspace }, params.id),
-    ]);
-    return c.html(renderPage(
-      <RunPage
-        ctx={ctx}
-        now={new Date()}
-        {...loaded}
-        canCancel={allows({ actor, workspace }, "executions.cancel")}
-      />,
-    ));
-  });
-
-  router.add({
-    method: "get",
-    path: "/partials/runs/:id",
-    tag: "pages",
-    summary: "One run's view, for the run form to show once a run has started",
-    kind: "html",
-    access: "content.read",
-    params: id,
-    errors: ["result.execution_not_found"],
-  }, async (c, { actor, workspace, params }) => {
-    const loaded = await loadRun(deps, { actor, workspace }, params.id);
-    return c.html(renderToString(
-      <RunView
-        {...loaded}
-        now={new Date()}
-        canCancel={allows({ actor, workspace }, "executions.cancel")}
-      />,
-    ));
-  });
-
-  router.add({
-    method: "get",
-    path: "/runs/:id/result",
-    tag: "pages",
-    summary: "A run's result, paged, with CSV download and a chart",
-    kind: "html",
-    access: "results.read",
-    params: id,
-    page: { defaultLimit: RESULT_ROWS, maxLimit: RESULT_ROWS },
-    errors: ["result.execution_not_found"],
-  }, async (c, { actor, workspace, params, page }) => {
-    const [ctx, loaded] = await Promise.all([
-      shellContext(c, deps, actor),
-      loadRun(deps, { actor, workspace }, params.id),
-    ]);
-    const result = loaded.run.status === "SUCCESS"
-      ? await resultPage(
-        deps,
-        { actor, workspace },
-        loaded.run as unknown as ExecutionRecord,
-        page.offset,
-        page.limit,
-      )
-      : null;
-    return c.html(renderPage(<ResultPageView ctx={ctx} run={loaded.run} page={result} />));
-  });
-
-  router.add({
-    method: "get",
-    path: "/runs",
-    tag: "pages",
-    summary: "Run history with filters",
-    kind: "html",
-    access: "content.read",
-    query: z.object({
-      pipeline: z.string().max(64).optional(),
-      status: z.enum(EXECUTION_STATUSES).or(z.literal("")).optional(),
-      from: z.string().max(40).optional(),
-      to: z.string().max(40).optional(),
-      who: z.string().max(64).optional(),
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/pipelines/:id/run",
+      summary: "The run form of a pipeline's working version",
+      access: "pipelines.execute",
+      params: id,
+      errors: ["pipeline.not_found"],
     }),
-    page: { defaultLimit: HISTORY_ROWS, maxLimit: HISTORY_ROWS },
-  }, async (c, { actor, workspace, query, page }) => {
-    const workspaceId = workspace.id;
-    const day = (v: string | undefined, end: boolean) =>
-      v && /^\d{4}-\d{2}-\d{2}$/.test(v)
-        ? `${v}T${end ? "23:59:59.999" : "00:00:00.000"}Z`
-        : undefined;
-    const { offset } = page;
-    const pipelineId = query.pipeline && z.uuid().safeParse(query.pipeline).success
-      ? query.pipeline
-      : undefined;
-    // Whose runs: a super admin sees everyone's and may pick one person; anyone else sees only
-    // their own (spec 2 §4.5), so they get no such filter and a `who` in the URL is ignored.
-    const whoId = actor.isSuperAdmin && query.who && z.uuid().safeParse(query.who).success
-      ? query.who
-      : undefined;
-    const [ctx, runs, pipelines, triggerers] = await Promise.all([
-      shellContext(c, deps, actor),
-      deps.executions.list(
-        callerOf(actor),
-        {
-          workspaceId,
-          pipelineId,
-          status: query.status || undefined,
-          startedAfter: day(query.from, false),
-          startedBefore: day(query.to, true),
-          triggeredBy: whoId,
-        },
-        offset,
-        HISTORY_ROWS,
-      ),
-      deps.pipelines.list(workspaceId, {}, { offset: 0, limit: 200 }),
-      actor.isSuperAdmin
-        ? deps.executions.triggerers(callerOf(actor), workspaceId)
-        : Promise.resolve([]),
-    ]);
-    const names = new Map(pipelines.items.map((x) => [x.id, x.name]));
-    const who = await userNames(deps, [...runs.items.map((r) => r.triggered_by), ...triggerers]);
-    const nameOf = (id: string) => id === actor.userId ? "you" : who.get(id) ?? "someone";
-    const people = actor.isSuperAdmin
-      ? triggerers
-        .map((id) => ({ id, name: id === actor.userId ? "You" : who.get(id) ?? id }))
-        .sort((a, b) =>
-          a.id === actor.userId ? -1 : b.id === actor.userId ? 1 : a.name.localeCompare(b.name)
+    async (c, { actor, workspace, params }) => {
+      const [ctx, view] = await Promise.all([
+        shellContext(c, deps, actor),
+        deps.pipelines.get(workspace.id, params.id),
+      ]);
+      // deno-lint-ignore no-explicit-any
+      const v = view as any;
+      return c.html(renderPage(
+        <RunFormPage
+          ctx={ctx}
+          pipeline={{
+            id: v.id,
+            name: v.name,
+            title: v.display_name ?? shortName(v.name),
+            version: v.version,
+            status: v.status,
+          }}
+          parameters={v.parameters as Record<string, ParameterDecl>}
+        />,
+      ));
+    },
+  );
+
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/runs/:id",
+      summary: "One run: live while it runs, else as stored",
+      access: "content.read",
+      params: id,
+      errors: ["result.execution_not_found"],
+    }),
+    async (c, { actor, workspace, params }) => {
+      const [ctx, loaded] = await Promise.all([
+        shellContext(c, deps, actor),
+        loadRun(deps, { actor, workspace }, params.id),
+      ]);
+      return c.html(renderPage(
+        <RunPage
+          ctx={ctx}
+          now={new Date()}
+          {...loaded}
+          canCancel={allows({ actor, workspace }, "executions.cancel")}
+        />,
+      ));
+    },
+  );
+
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/partials/runs/:id",
+      summary: "One run's view, for the run form to show once a run has started",
+      access: "content.read",
+      params: id,
+      errors: ["result.execution_not_found"],
+    }),
+    async (c, { actor, workspace, params }) => {
+      const loaded = await loadRun(deps, { actor, workspace }, params.id);
+      return c.html(renderToString(
+        <RunView
+          {...loaded}
+          now={new Date()}
+          canCancel={allows({ actor, workspace }, "executions.cancel")}
+        />,
+      ));
+    },
+  );
+
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/runs/:id/result",
+      summary: "A run's result, paged, with CSV download and a chart",
+      access: "results.read",
+      params: id,
+      page: { defaultLimit: RESULT_ROWS, maxLimit: RESULT_ROWS },
+      errors: ["result.execution_not_found"],
+    }),
+    async (c, { actor, workspace, params, page }) => {
+      const [ctx, loaded] = await Promise.all([
+        shellContext(c, deps, actor),
+        loadRun(deps, { actor, workspace }, params.id),
+      ]);
+      const result = loaded.run.status === "SUCCESS"
+        ? await resultPage(
+          deps,
+          { actor, workspace },
+          loaded.run as unknown as ExecutionRecord,
+          page.offset,
+          page.limit,
         )
-      : null;
-    return c.html(renderPage(
-      <RunsPage
-        ctx={ctx}
-        now={new Date()}
-        filters={{
-          pipeline: pipelineId ?? "",
-          status: query.status ?? "",
-          from: query.from ?? "",
-          to: query.to ?? "",
-          who: whoId ?? "",
-        }}
-        people={people}
-        pipelines={pipelines.items.map((x) => ({ id: x.id, name: x.name }))}
-        runs={runs.items.map((r) => ({
-          ...r,
-          pipeline_name: names.get(r.pipeline_id) ?? r.pipeline_id,
-          triggered_by_name: nameOf(r.triggered_by),
-        }))}
-        offset={offset}
-        limit={HISTORY_ROWS}
-        total={runs.total}
-      />,
-    ));
-  });
+        : null;
+      return c.html(renderPage(<ResultPageView ctx={ctx} run={loaded.run} page={result} />));
+    },
+  );
+
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/runs",
+      summary: "Run history with filters",
+      access: "content.read",
+      query: z.object({
+        pipeline: z.string().max(64).optional(),
+        status: z.enum(EXECUTION_STATUSES).or(z.literal("")).optional(),
+        from: z.string().max(40).optional(),
+        to: z.string().max(40).optional(),
+        who: z.string().max(64).optional(),
+      }),
+      page: { defaultLimit: HISTORY_ROWS, maxLimit: HISTORY_ROWS },
+    }),
+    async (c, { actor, workspace, query, page }) => {
+      const workspaceId = workspace.id;
+      const day = (v: string | undefined, end: boolean) =>
+        v && /^\d{4}-\d{2}-\d{2}$/.test(v)
+          ? `${v}T${end ? "23:59:59.999" : "00:00:00.000"}Z`
+          : undefined;
+      const { offset } = page;
+      const pipelineId = query.pipeline && z.uuid().safeParse(query.pipeline).success
+        ? query.pipeline
+        : undefined;
+      // Whose runs: a super admin sees everyone's and may pick one person; anyone else sees only
+      // their own (spec 2 §4.5), so they get no such filter and a `who` in the URL is ignored.
+      const whoId = actor.isSuperAdmin && query.who && z.uuid().safeParse(query.who).success
+        ? query.who
+        : undefined;
+      const [ctx, runs, pipelines, triggerers] = await Promise.all([
+        shellContext(c, deps, actor),
+        deps.executions.list(
+          callerOf(actor),
+          {
+            workspaceId,
+            pipelineId,
+            status: query.status || undefined,
+            startedAfter: day(query.from, false),
+            startedBefore: day(query.to, true),
+            triggeredBy: whoId,
+          },
+          offset,
+          HISTORY_ROWS,
+        ),
+        deps.pipelines.list(workspaceId, {}, { offset: 0, limit: 200 }),
+        actor.isSuperAdmin
+          ? deps.executions.triggerers(callerOf(actor), workspaceId)
+          : Promise.resolve([]),
+      ]);
+      const names = new Map(pipelines.items.map((x) => [x.id, x.name]));
+      const who = await userNames(deps, [...runs.items.map((r) => r.triggered_by), ...triggerers]);
+      const nameOf = (id: string) => id === actor.userId ? "you" : who.get(id) ?? "someone";
+      const people = actor.isSuperAdmin
+        ? triggerers
+          .map((id) => ({ id, name: id === actor.userId ? "You" : who.get(id) ?? id }))
+          .sort((a, b) =>
+            a.id === actor.userId ? -1 : b.id === actor.userId ? 1 : a.name.localeCompare(b.name)
+          )
+        : null;
+      return c.html(renderPage(
+        <RunsPage
+          ctx={ctx}
+          now={new Date()}
+          filters={{
+            pipeline: pipelineId ?? "",
+            status: query.status ?? "",
+            from: query.from ?? "",
+            to: query.to ?? "",
+            who: whoId ?? "",
+          }}
+          people={people}
+          pipelines={pipelines.items.map((x) => ({ id: x.id, name: x.name }))}
+          runs={runs.items.map((r) => ({
+            ...r,
+            pipeline_name: names.get(r.pipeline_id) ?? r.pipeline_id,
+            triggered_by_name: nameOf(r.triggered_by),
+          }))}
+          offset={offset}
+          limit={HISTORY_ROWS}
+          total={runs.total}
+        />,
+      ));
+    },
+  );
 }

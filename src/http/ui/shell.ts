@@ -12,7 +12,9 @@ import {
 import type { Services } from "../../services.ts";
 import type { Theme } from "../../../ui/layouts/base.tsx";
 import type { ShellContext } from "../../../ui/layouts/shell.tsx";
+import type { VersionRow } from "../../../ui/components/versions_card.tsx";
 import type { AppContext } from "../context.ts";
+import type { RouteSpec } from "../routing.ts";
 import { ensureCsrfToken } from "../cookies.ts";
 
 /** The UI's share of the one `Services` value, and whether cookies go out `Secure`. */
@@ -74,4 +76,35 @@ export async function userNames(
     if (u) names.set(unique[i], u.display_name ?? u.email);
   });
   return names;
+}
+
+/** Versions as the versions card lists them: newest first, each with its author's name. */
+export async function versionRows(
+  deps: UiPageDeps,
+  versions: readonly {
+    version: number;
+    status: string;
+    created_by: string;
+    created_at: string;
+    released_at: string | null;
+  }[],
+): Promise<VersionRow[]> {
+  const names = await userNames(deps, versions.map((v) => v.created_by));
+  return versions.map((v) => ({
+    version: v.version,
+    status: v.status,
+    created_by_name: names.get(v.created_by) ?? "unknown",
+    created_at: v.created_at,
+    released_at: v.released_at,
+  })).reverse();
+}
+
+/**
+ * A browser page or partial: every one is answered as HTML (so it stays out of the API document)
+ * and listed under the `pages` tag; the route states only what is its own.
+ */
+export function pageRoute<S extends Omit<RouteSpec, "tag" | "kind">>(
+  spec: S,
+): S & { tag: "pages"; kind: "html" } {
+  return { ...spec, tag: "pages", kind: "html" };
 }

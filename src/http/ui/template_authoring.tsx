@@ -19,7 +19,7 @@ import type { AppContext } from "../context.ts";
 import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
 import { IMPORT_MAP } from "../vendor.ts";
-import { shellContext, type UiPageDeps, userNames } from "./shell.ts";
+import { pageRoute, shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
 const IMPORT_LINE = /^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)@(\d+)$/;
 
@@ -74,155 +74,163 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     );
   };
 
-  router.add({
-    method: "get",
-    path: "/templates/new",
-    tag: "pages",
-    summary: "The editor for a new template",
-    kind: "html",
-    access: "content.write",
-  }, (c, { actor }) =>
-    editor(c, actor, {
-      mode: "new",
-      draft: {
-        id: "",
-        display_name: "",
-        description: "",
-        dialect: dialects[0],
-        body: "SELECT 1 AS answer",
-        imports: "",
-      },
-    }));
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/templates/new",
+      summary: "The editor for a new template",
+      access: "content.write",
+    }),
+    (c, { actor }) =>
+      editor(c, actor, {
+        mode: "new",
+        draft: {
+          id: "",
+          display_name: "",
+          description: "",
+          dialect: dialects[0],
+          body: "SELECT 1 AS answer",
+          imports: "",
+        },
+      }),
+  );
 
-  router.add({
-    method: "get",
-    path: "/templates/edit",
-    tag: "pages",
-    summary: "The editor for a template's working version",
-    kind: "html",
-    access: "content.write",
-    query: z.object({ id: z.string().min(1).max(200) }),
-    errors: ["template.not_found"],
-  }, async (c, { actor, workspace, query }) => {
-    const t = await deps.templates.get(workspace.id, query.id);
-    return editor(c, actor, {
-      mode: "edit",
-      bodyHash: t.body_hash,
-      draft: {
-        id: t.id,
-        display_name: t.display_name,
-        description: t.description ?? "",
-        dialect: t.dialect ?? dialects[0],
-        body: t.body,
-        imports: importsText(t.imports),
-      },
-    });
-  });
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/templates/edit",
+      summary: "The editor for a template's working version",
+      access: "content.write",
+      query: z.object({ id: z.string().min(1).max(200) }),
+      errors: ["template.not_found"],
+    }),
+    async (c, { actor, workspace, query }) => {
+      const t = await deps.templates.get(workspace.id, query.id);
+      return editor(c, actor, {
+        mode: "edit",
+        bodyHash: t.body_hash,
+        draft: {
+          id: t.id,
+          display_name: t.display_name,
+          description: t.description ?? "",
+          dialect: t.dialect ?? dialects[0],
+          body: t.body,
+          imports: importsText(t.imports),
+        },
+      });
+    },
+  );
 
-  router.add({
-    method: "post",
-    path: "/partials/templates/save",
-    tag: "pages",
-    summary: "Create or save a template from the editor form",
-    kind: "html",
-    access: "content.write",
-  }, async (c, { actor, workspace }) => {
-    const f = await formText(c);
-    const mode = f.mode === "edit" ? "edit" : "new";
-    const draft: TemplateDraft = {
-      id: f.id ?? "",
-      display_name: f.display_name ?? "",
-      description: f.description ?? "",
-      dialect: f.dialect ?? dialects[0],
-      body: f.body ?? "",
-      imports: f.imports ?? "",
-    };
-    const op = { actor: actor, workspaceId: workspace.id };
-    try {
-      const input = {
-        id: draft.id,
-        display_name: draft.display_name,
-        description: draft.description || null,
-        dialect: draft.dialect,
-        body: draft.body,
-        imports: parseImports(draft.imports),
-      };
-      const saved = mode === "new"
-        ? await deps.templates.create(op, input)
-        : await deps.templates.update(op, f.body_hash, input);
-      return c.redirect(`/templates/view?id=${encodeURIComponent(saved.id)}&saved=1`, 303);
-    } catch (e) {
-      if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
-      const error = { field: fieldOf(e), code: e.code, message: e.userMessage };
-      if (e.code === "template.version.conflict") {
-        const theirs = await deps.templates.get(op.workspaceId, draft.id);
-        const names = await userNames(deps, [theirs.updated_by]);
-        return editor(c, actor, {
-          mode,
-          draft,
-          bodyHash: f.body_hash,
-          error,
-          conflict: {
-            version: theirs.version,
-            status: theirs.status,
-            author: names.get(theirs.updated_by) ?? "someone",
-            body: theirs.body,
-            body_hash: theirs.body_hash,
-          },
-        }, 409);
-      }
-      return editor(
-        c,
-        actor,
-        { mode, draft, bodyHash: f.body_hash, error },
-        e.status as 400 | 404 | 409,
-      );
-    }
-  });
-
-  router.add({
-    method: "post",
-    path: "/partials/templates/release",
-    tag: "pages",
-    summary: "Release a template's draft from its page",
-    kind: "html",
-    access: "versions.release",
-  }, async (c, { actor, workspace }) => {
-    const f = await formText(c);
-    const op = { actor: actor, workspaceId: workspace.id };
-    const back = `/templates/view?id=${encodeURIComponent(f.id ?? "")}`;
-    try {
-      const done = await deps.templates.release(op, f.id ?? "", f.body_hash);
-      return c.redirect(`${back}&released=${done.version}`, 303);
-    } catch (e) {
-      if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
-      return c.redirect(`${back}&error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`, 303);
-    }
-  });
-
-  router.add({
-    method: "post",
-    path: "/partials/templates/preview",
-    tag: "pages",
-    summary: "Render the editor's unsaved text: the SQL and the placeholders it binds",
-    kind: "html",
-    access: "content.write",
-  }, async (c, { workspace }) => {
-    const f = await formText(c);
-    try {
-      const out = await deps.templates.preview(workspace.id, {
-        id: f.id,
+  router.add(
+    pageRoute({
+      method: "post",
+      path: "/partials/templates/save",
+      summary: "Create or save a template from the editor form",
+      access: "content.write",
+    }),
+    async (c, { actor, workspace }) => {
+      const f = await formText(c);
+      const mode = f.mode === "edit" ? "edit" : "new";
+      const draft: TemplateDraft = {
+        id: f.id ?? "",
+        display_name: f.display_name ?? "",
+        description: f.description ?? "",
         dialect: f.dialect ?? dialects[0],
         body: f.body ?? "",
-        imports: parseImports(f.imports ?? ""),
-      });
-      return c.html(
-        renderToString(<RenderPreview sql={out.sql} placeholders={out.placeholders} />),
-      );
-    } catch (e) {
-      if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
-      // The preview answers 200 either way: htmx swaps only successes, and a refusal is content.
-      return c.html(renderToString(<RenderPreview error={`${e.code}: ${e.userMessage}`} />));
-    }
-  });
+        imports: f.imports ?? "",
+      };
+      const op = { actor: actor, workspaceId: workspace.id };
+      try {
+        const input = {
+          id: draft.id,
+          display_name: draft.display_name,
+          description: draft.description || null,
+          dialect: draft.dialect,
+          body: draft.body,
+          imports: parseImports(draft.imports),
+        };
+        const saved = mode === "new"
+          ? await deps.templates.create(op, input)
+          : await deps.templates.update(op, f.body_hash, input);
+        return c.redirect(`/templates/view?id=${encodeURIComponent(saved.id)}&saved=1`, 303);
+      } catch (e) {
+        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+        const error = { field: fieldOf(e), code: e.code, message: e.userMessage };
+        if (e.code === "template.version.conflict") {
+          const theirs = await deps.templates.get(op.workspaceId, draft.id);
+          const names = await userNames(deps, [theirs.updated_by]);
+          return editor(c, actor, {
+            mode,
+            draft,
+            bodyHash: f.body_hash,
+            error,
+            conflict: {
+              version: theirs.version,
+              status: theirs.status,
+              author: names.get(theirs.updated_by) ?? "someone",
+              body: theirs.body,
+              body_hash: theirs.body_hash,
+            },
+          }, 409);
+        }
+        return editor(
+          c,
+          actor,
+          { mode, draft, bodyHash: f.body_hash, error },
+          e.status as 400 | 404 | 409,
+        );
+      }
+    },
+  );
+
+  router.add(
+    pageRoute({
+      method: "post",
+      path: "/partials/templates/release",
+      summary: "Release a template's draft from its page",
+      access: "versions.release",
+    }),
+    async (c, { actor, workspace }) => {
+      const f = await formText(c);
+      const op = { actor: actor, workspaceId: workspace.id };
+      const back = `/templates/view?id=${encodeURIComponent(f.id ?? "")}`;
+      try {
+        const done = await deps.templates.release(op, f.id ?? "", f.body_hash);
+        return c.redirect(`${back}&released=${done.version}`, 303);
+      } catch (e) {
+        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+        return c.redirect(
+          `${back}&error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`,
+          303,
+        );
+      }
+    },
+  );
+
+  router.add(
+    pageRoute({
+      method: "post",
+      path: "/partials/templates/preview",
+      summary: "Render the editor's unsaved text: the SQL and the placeholders it binds",
+      access: "content.write",
+    }),
+    async (c, { workspace }) => {
+      const f = await formText(c);
+      try {
+        const out = await deps.templates.preview(workspace.id, {
+          id: f.id,
+          dialect: f.dialect ?? dialects[0],
+          body: f.body ?? "",
+          imports: parseImports(f.imports ?? ""),
+        });
+        return c.html(
+          renderToString(<RenderPreview sql={out.sql} placeholders={out.placeholders} />),
+        );
+      } catch (e) {
+        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+        // The preview answers 200 either way: htmx swaps only successes, and a refusal is content.
+        return c.html(renderToString(<RenderPreview error={`${e.code}: ${e.userMessage}`} />));
+      }
+    },
+  );
 }

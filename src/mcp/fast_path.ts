@@ -1,0 +1,134 @@
+/**
+ * The fast path of `/mcp` (docs/mcp.md "Fast path"): the one request shape agents send most — a
+ * single JSON-RPC `tools/call` of a catalogued tool, no progress token, no session — answered
+ * without building an SDK server for it. The SDK's per-request server, transport and wire-schema
+ * parsing cost about as much as the whole REST call they front (bench/mcp.ts), which no caching
+ * inside the SDK path removes.
+ *
+ * The rule: this path only ever *accepts* a request, never refuses one. `accept` answers the call
+ * to run only when every check the SDK makes on that shape positively passes, each at least as
+ * strictly as the SDK makes it (the SDK's own exported `classifyInboundRequest`,
+ * `isJsonContentType` and spec schemas do the checks that are its to define); anything else —
+ * a bad header, a version mismatch, an extra field, a batch, a notification — returns undefined
+ * and goes to the SDK unchanged, which answers it. The call itself runs through `runTool`, the
+ * runner the SDK path hands its calls to, so floors, validation, audit rows and refusals are the
+ * same code. tests/mcp_fast_path_test.ts sends each variant both ways and compares the answers.
+ */
+import {
+  classifyInboundRequest,
+  isJsonContentType,
+  isSpecType,
+  SERVER_INFO_META_KEY,
+} from "@modelcontextprotocol/server";
+import type { ToolDef } from "./tool.ts";
+
+const MODERN = "2026-07-28";
+const LEGACY = "2025-11-25";
+
+/** The envelope keys a 2026-07-28 request carries; any other `_meta` key goes to the SDK. */
+const ENVELOPE_KEYS = new Set([
+  "io.modelcontextprotocol/protocolVersion",
+  "io.modelcontextprotocol/clientInfo",
+  "io.modelcontextprotocol/clientCapabilities",
+]);
+const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+const PARAM_KEYS = new Set(["name", "arguments", "_meta"]);
+
+/** A call the fast path serves. */
+export interface FastCall {
+  era: typeof MODERN | typeof LEGACY;
+  id: string | number;
+  tool: ToolDef;
+  args: Record<string, unknown>;
+}
+
+type Plain = Record<string, unknown>;
+
+function isPlain(value: unknown): value is Plain {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function onlyKeys(value: Plain, allowed: Set<string>): boolean {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+}
+
+/** The call, when `request` + `body` is the shape this path serves; undefined sends it to the SDK. */
+export function accept(
+  request: Request,
+  body: unknown,
+  byName: ReadonlyMap<string, ToolDef>,
+): FastCall | undefined {
+  if (request.method !== "POST" || !isJsonContentType(request.headers.get("content-type"))) return;
+  if (!isPlain(body) || !onlyKeys(body, MESSAGE_KEYS)) return;
+  const { jsonrpc, id, method, params } = body;
+  if (jsonrpc !== "2.0" || method !== "tools/call") return;
+  if (!(typeof id === "string" && id !== "") && !Number.isSafeInteger(id)) return;
+  if (!isPlain(params) || !onlyKeys(params, PARAM_KEYS)) return;
+  const { name, arguments: args, _meta } = params;
+  if (typeof name !== "string") return;
+  const tool = byName.get(name);
+  if (!tool) return; // the SDK answers an unknown tool (-32602)
+  if (args !== undefined && !isPlain(args)) return;
+  if (!isSpecType.CallToolRequest({ method, params })) return;
+  const headers = request.headers;
+  const version = headers.get("mcp-protocol-version");
+  if (headers.has("mcp-session-id")) return;
+  if (version === MODERN) {
+    // The envelope, the header/body cross-checks and the standard headers, as the SDK rules them.
+    if (!isPlain(_meta) || !onlyKeys(_meta, ENVELOPE_KEYS)) return;
+    if (headers.get("mcp-method") !== method || headers.get("mcp-name") !== name) return;
+    const route = classifyInboundRequest({
+      httpMethod: "POST",
+      protocolVersionHeader: version,
+      mcpMethodHeader: "tools/call",
+      mcpNameHeader: name,
+      body,
+    });
+    if (
+      route.kind !== "modern" || route.messageKind !== "request" ||
+      route.classification.revision !== MODERN
+    ) return;
+  } else if (version === LEGACY) {
+    // The stateless legacy leg: the transport's Accept check, no envelope, no modern headers.
+    if (_meta !== undefined || headers.has("mcp-method") || headers.has("mcp-name")) return;
+    const accepts = headers.get("accept");
+    if (!accepts?.includes("application/json") || !accepts.includes("text/event-stream")) return;
+    const route = classifyInboundRequest({
+      httpMethod: "POST",
+      protocolVersionHeader: version,
+      body,
+    });
+    if (route.kind !== "legacy" || route.reason !== "no-claim") return;
+  } else return;
+  return { era: version, id: id as string | number, tool, args: (args ?? {}) as Plain };
+}
+
+/**
+ * The HTTP answer the SDK gives for a `tools/call` result on `call.era`: on 2026-07-28 a JSON body
+ * whose result carries `resultType` and the server's identity; on 2025-11-25 (the SDK's stateless
+ * leg) one SSE `message` event.
+ */
+export function answer(call: FastCall, result: object, server: { name: string; version: string }) {
+  if (call.era === MODERN) {
+    const message = {
+      result: { ...result, resultType: "complete", _meta: { [SERVER_INFO_META_KEY]: server } },
+      jsonrpc: "2.0",
+      id: call.id,
+    };
+    return new Response(JSON.stringify(message), {
+      status: 200,
+      headers: { "Content-Type": "application/json" },
+    });
+  }
+  const message = { result, jsonrpc: "2.0", id: call.id };
+  return new Response(`event: message\ndata: ${JSON.stringify(message)}\n\n`, {
+    status: 200,
+    headers: {
+      "Content-Type": "text/event-stream",
+      "Cache-Control": "no-cache, no-transform",
+      Connection: "keep-alive",
+      "X-Accel-Buffering": "no",
+    },
+  });
+}

@@ -81,7 +81,9 @@ export function createMcpEndpoint(
       if (fast) {
         const result = await runTool(services, fast.tool, call, fast.args, {
           progress: NO_PROGRESS,
-          signal: request.signal,
+          get signal() {
+            return request.signal;
+          },
         });
         return answer(fast, result, serverInfo);
       }

@@ -53,6 +53,38 @@ function onlyKeys(value: Plain, allowed: Set<string>): boolean {
   return true;
 }
 
+/**
+ * The SDK's verdict on a 2026-07-28 `tools/call` of this path's shape, remembered per envelope.
+ * Here, with the headers fixed to the version and method, `classifyInboundRequest` depends on the
+ * body only through the envelope (`_meta`: validated with the SDK's zod schema, its claimed
+ * version) and the JSON-RPC frame, which `accept` has already held to `jsonrpc` "2.0", a string
+ * or integer id and `method` "tools/call"; `params.name` and `arguments` play no part in it. A
+ * client sends the same envelope on every call, so the schema runs once per envelope, not per
+ * call (it was a tenth of the fast path's cost).
+ */
+const envelopeVerdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 256;
+
+function modernEnvelope(meta: Plain, body: Plain): boolean {
+  const key = JSON.stringify(meta);
+  let verdict = envelopeVerdicts.get(key);
+  if (verdict === undefined) {
+    const route = classifyInboundRequest({
+      httpMethod: "POST",
+      protocolVersionHeader: MODERN,
+      mcpMethodHeader: "tools/call",
+      mcpNameHeader: (body.params as Plain).name as string,
+      body,
+    });
+    verdict = route.kind === "modern" && route.messageKind === "request" &&
+      route.classification.revision === MODERN;
+    // Bounded: envelopes differ per client, not per call; a flood of distinct ones starts over.
+    if (envelopeVerdicts.size >= MAX_VERDICTS) envelopeVerdicts.clear();
+    envelopeVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
 /** The call, when `request` + `body` is the shape this path serves; undefined sends it to the SDK. */
 export function accept(
   request: Request,
@@ -78,17 +110,7 @@ export function accept(
     // The envelope, the header/body cross-checks and the standard headers, as the SDK rules them.
     if (!isPlain(_meta) || !onlyKeys(_meta, ENVELOPE_KEYS)) return;
     if (headers.get("mcp-method") !== method || headers.get("mcp-name") !== name) return;
-    const route = classifyInboundRequest({
-      httpMethod: "POST",
-      protocolVersionHeader: version,
-      mcpMethodHeader: "tools/call",
-      mcpNameHeader: name,
-      body,
-    });
-    if (
-      route.kind !== "modern" || route.messageKind !== "request" ||
-      route.classification.revision !== MODERN
-    ) return;
+    if (!modernEnvelope(_meta, body)) return;
   } else if (version === LEGACY) {
     // The stateless legacy leg: the transport's Accept check, no envelope, no modern headers.
     if (_meta !== undefined || headers.has("mcp-method") || headers.has("mcp-name")) return;

@@ -45,6 +45,7 @@ import { UserService } from "./identity/mod.ts";
 import type { Logger } from "./lib/log.ts";
 import { createMailService } from "./mail/mod.ts";
 import { PipelineService } from "./pipelines/mod.ts";
+import { PromotionKeys, PromotionReceiver, PromotionSender } from "./promotion/mod.ts";
 import { openSharedStore } from "./shared/mod.ts";
 import { RequestBudget } from "./shared/mod.ts";
 import { seedAccounts, seedBootstrapPlaceholder, seedDemo } from "./startup_seeds.ts";
@@ -293,6 +294,48 @@ function openAuthoring(p: Platform, connections: DatasourceConnections) {
   return { templates, pipelines };
 }
 
+/** The promotion receiver behind its key gate, and the sender towards the configured target. */
+function openPromotion(
+  p: Platform,
+  keys: ApiKeyService,
+  authoring: ReturnType<typeof openAuthoring>,
+  live: LiveEndpoints,
+) {
+  const { config, db, logger } = p;
+  const settings = config.deployment.promotion;
+  if (settings.serverKey !== undefined) {
+    logger.warn("service.deployment.promotion.server-key is deprecated", {
+      advice: "mint a server-kind key (POST /api/v1/auth/api-keys, kind server) and revoke this",
+    });
+  }
+  return {
+    promotionKeys: new PromotionKeys({ db, keys, configured: settings.serverKey }),
+    promotionReceiver: new PromotionReceiver({
+      db,
+      pipelines: authoring.pipelines,
+      live,
+      systemActor: p.systemActor,
+      deploymentName: config.deployment.name,
+      authoringEnabled: config.deployment.authoringEnabled,
+      findWorkspace: async (name) => {
+        const ws = await p.workspaces.get(name);
+        return ws && { id: ws.id, name: ws.name, active: !ws.deactivated_at && !ws.deleted_at };
+      },
+    }),
+    promotionSender: new PromotionSender({
+      db,
+      pipelines: authoring.pipelines,
+      templates: authoring.templates,
+      deploymentName: config.deployment.name,
+      target: {
+        url: settings.targetUrl,
+        key: settings.targetKey,
+        keyFile: settings.targetKeyFile,
+      },
+    }),
+  };
+}
+
 /**
  * Builds every group in order; a failure half-way closes what was opened. The second value is the
  * instance's lifecycle, kept apart from what front ends receive.
@@ -357,6 +400,7 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
         resultLimits: config.result,
       }),
     };
+    const promotion = openPromotion(platform, identity.keys, authoring, liveEndpoints);
     await seedDemo(config, {
       db,
       dataDir: config.dataDir,
@@ -377,6 +421,7 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       ...authoring,
       ...executions,
       ...endpoints,
+      ...promotion,
       /** The external origin for links: base-url, else where the listener bound. */
       origin: () => origin,
     };

@@ -5,7 +5,7 @@
  * at absent targets, so "allowed" shows as the handler's own answer (a 404 behind the gate). The
  * matrix runs on both stores.
  */
-import { equal, ok } from "node:assert/strict";
+import { deepEqual, equal, ok } from "node:assert/strict";
 import {
   type AccessFixture,
   ROLE_NAMES,
@@ -404,9 +404,15 @@ Deno.test("default-deny: every registered route declares an operation or is publ
     ok(routes.length > 20);
     const undeclared = routes.filter((r) => !r.access);
     equal(undeclared.length, 0, JSON.stringify(undeclared));
-    const publicOnes = routes.filter((r) => r.access === "public").map((r) =>
-      `${r.method} ${r.path}`
+    // The promotion receiver routes name no matrix row: step 3, the promotion key gate, opens
+    // them to a server key only, and they refuse any request the gate did not pass.
+    deepEqual(
+      routes.filter((r) => r.promotionReceiver).map((r) => `${r.access} ${r.method} ${r.path}`),
+      ["public GET /api/v1/promotion/inventory", "public POST /api/v1/promotion/push"],
     );
+    const publicOnes = routes.filter((r) => r.access === "public" && !r.promotionReceiver).map((
+      r,
+    ) => `${r.method} ${r.path}`);
     // /api/x is declared public to the router because endpoint-kind keys carry no scopes: its
     // handlers require a key themselves, judge user keys on `endpoints.serve`, and the binding
     // walk gates endpoint keys (src/http/routes/endpoints.ts).

@@ -82,6 +82,8 @@ export const AUDIT_EVENTS = [
   "mcp.tool.write",
   // Content and executions
   "pipeline.version.imported",
+  "pipeline.promoted",
+  "template.version.imported",
   "execution_aborted",
   "execution.reaped",
   "execution.events_swept",

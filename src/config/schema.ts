@@ -222,6 +222,10 @@ export const serviceSchema = z.strictObject({
     "promotion": z.strictObject({
       "target-url": z.url().optional().describe("Receiving deployment's base URL"),
       "target-key": z.string().min(1).optional().describe("Server key for the target"),
+      "target-key-file": z.string().min(1).optional().describe(
+        "File holding the target's server key, read at every promotion (rotation needs no " +
+          "restart); beats target-key when both are set",
+      ),
       "server-key": z.string().min(1).optional().describe(
         "Deprecated pre-shared receiver key; accepted for one release with a warning",
       ),

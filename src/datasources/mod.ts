@@ -77,3 +77,4 @@ export {
 } from "./lake/mod.ts";
 export { probeLimits, runProbe } from "./probe.ts";
 export { SqliteThread } from "./connectors/sqlite_thread.ts";
+export { visibleDatasourceNames } from "./visible.ts";

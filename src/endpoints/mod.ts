@@ -40,3 +40,10 @@ export {
   type EndpointServiceOptions,
   type EndpointView,
 } from "./service.ts";
+export {
+  applyPromotedEndpoints,
+  endpointKeyNames,
+  missingKey,
+  type PromotedEndpoint,
+  promotedEndpointsOf,
+} from "./promoted.ts";

@@ -58,6 +58,12 @@ export const endpointErrors = {
     message: "You own {count} live endpoint-kind keys named {key_name}; rename or revoke one.",
     user_message: "More than one of your keys has this name.",
   },
+  "endpoint.promotion.key_missing": {
+    status: 409,
+    message:
+      "The target workspace has no live endpoint-kind key named {key_name} (bound at {path}); nothing was pushed.",
+    user_message: "A key the endpoint is bound to is missing on the target.",
+  },
   "endpoint.binding_not_found": {
     status: 404,
     message: "Key {key_name} is not bound to {path}.",

@@ -126,4 +126,31 @@ export const pipelineErrors = {
     message: "Pipeline {pipeline_id} has no released version to export.",
     user_message: "Release the pipeline first.",
   },
+  "pipeline.promotion.not_newer": {
+    status: 409,
+    message: "{name} is at version {target_version} on {target}; version {version} is not newer.",
+    user_message: "The target already has this release or a newer one.",
+  },
+  "pipeline.promotion.missing_datasources": {
+    status: 409,
+    message: "The target workspace {workspace} has no datasource named {missing}.",
+    user_message: "Register the datasources on the target first.",
+  },
+  "pipeline.promotion.target_is_authoring": {
+    status: 409,
+    message:
+      "The target deployment {target} has authoring enabled; promotion goes only into a hardened deployment.",
+    user_message: "The target is not a production (hardened) deployment.",
+  },
+  "pipeline.promotion.target_not_configured": {
+    status: 409,
+    message:
+      "No promotion target is configured: set service.deployment.promotion.target-url and target-key.",
+    user_message: "This deployment has no promotion target.",
+  },
+  "pipeline.promotion.target_unreachable": {
+    status: 502,
+    message: "The promotion target answered {status}: {reason}.",
+    user_message: "The promotion target could not be reached.",
+  },
 } as const satisfies Record<string, CatalogueEntry>;

@@ -12,6 +12,7 @@ import type {
   WorkspaceContext,
 } from "../identity/mod.ts";
 import type { Logger } from "../lib/log.ts";
+import type { PromotionKeys } from "../promotion/mod.ts";
 import type { RequestBudget } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
 import type { LoginRateLimiter } from "./middleware/login_rate_limit.ts";
@@ -79,6 +80,8 @@ export interface AccessDeps {
   budget: RequestBudget;
   secureCookies: boolean;
   systemActor: SystemActor;
+  /** The promotion key gate's decision (promotion domain). */
+  promotionKeys: PromotionKeys;
 }
 
 export type { Principal };

@@ -28,6 +28,7 @@ import * as oidc from "./routes/oidc.ts";
 import * as pages from "./routes/pages.tsx";
 import * as pipelines from "./routes/pipelines.ts";
 import * as platform from "./routes/platform.ts";
+import * as promotion from "./routes/promotion.ts";
 import * as site from "./routes/site.tsx";
 import * as templates from "./routes/templates.ts";
 import * as ui from "./ui/mod.ts";
@@ -52,6 +53,7 @@ const RESOURCES = [
   executions,
   pipelines,
   endpoints,
+  promotion,
   ui,
 ];
 

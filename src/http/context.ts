@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import type { AppError } from "../errors/mod.ts";
+import type { PromotionCaller } from "../promotion/mod.ts";
 
 /** Per-request values every handler and middleware may read. */
 export interface AppEnv {
@@ -16,6 +17,8 @@ export interface AppEnv {
     membershipCount: number;
     /** Why a presented session was dropped, answered when the route needs a credential. */
     sessionFailure: AppError | undefined;
+    /** Set by the promotion key gate on the receiver routes: who pushes. */
+    promotionCaller: PromotionCaller | undefined;
   };
 }
 

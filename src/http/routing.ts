@@ -190,11 +190,17 @@ export class Router {
   }
 
   /** Every registered route, for the default-deny walk in tests. */
-  routes(): { method: string; path: string; access: RouteAccess | undefined }[] {
+  routes(): {
+    method: string;
+    path: string;
+    access: RouteAccess | undefined;
+    promotionReceiver: boolean;
+  }[] {
     return this.#routes.map((r) => ({
       method: r.method.toUpperCase(),
       path: r.path,
       access: r.access,
+      promotionReceiver: r.promotionReceiver === true,
     }));
   }
 

@@ -212,3 +212,23 @@ export async function liveEndpointKeyBindings(
     bindings: jsonArray<ApiKeyBinding>(r.bindings),
   }));
 }
+
+/**
+ * Every live endpoint-kind key pinned to a workspace, whoever owns it, with its bindings: what a
+ * promotion binds endpoints to by key name (spec 3 §4.4).
+ */
+export async function liveEndpointKeysIn(
+  db: Queryable,
+  workspaceId: string,
+): Promise<{ id: string; name: string; bindings: ApiKeyBinding[] }[]> {
+  const rows = await db.query<Record<string, unknown>>(
+    `SELECT id, name, bindings FROM api_keys
+     WHERE kind = 'endpoint' AND is_revoked = $1 AND workspace_id = $2 ORDER BY created_at, id`,
+    [false, workspaceId],
+  );
+  return rows.map((r) => ({
+    id: String(r.id),
+    name: String(r.name),
+    bindings: jsonArray<ApiKeyBinding>(r.bindings),
+  }));
+}

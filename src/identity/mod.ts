@@ -18,7 +18,12 @@ export {
   PRESENTED_KEY_PATTERN,
   type ValidatedKey,
 } from "./api_keys.ts";
-export { findOwnLiveKeysByName, liveEndpointKeyBindings, setKeyBindings } from "./api_keys_repo.ts";
+export {
+  findOwnLiveKeysByName,
+  liveEndpointKeyBindings,
+  liveEndpointKeysIn,
+  setKeyBindings,
+} from "./api_keys_repo.ts";
 export { KEY_PREFIX } from "./api_key_types.ts";
 export { type AccessRequest, authorizeAudited, refuseWorkspaceHeader } from "./access_audit.ts";
 export { BOOTSTRAP_PROVIDER, ensureBootstrapPlaceholder } from "./bootstrap_admin.ts";

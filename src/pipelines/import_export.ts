@@ -20,8 +20,9 @@ import { AppError } from "../errors/mod.ts";
 import { canonicalJson, hashCanonical } from "../lib/canonical_json.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import { nowIso } from "../lib/time.ts";
+import type { Queryable } from "../store/mod.ts";
 import type { OpContext } from "../versions/mod.ts";
-import { parseBody } from "./body.ts";
+import { parseBody, type PipelineBody } from "./body.ts";
 import { checkReferences } from "./references.ts";
 import * as repo from "./repo.ts";
 import type { PipelineService, PipelineView } from "./service.ts";
@@ -84,6 +85,8 @@ export async function importPipeline(
   ctx: OpContext,
   payload: Record<string, unknown>,
 ): Promise<{ created: boolean; pipeline: PipelineView }> {
+  // Under the hardened posture content arrives only by promotion (the receiver applies it).
+  svc.lifecycle.guardAuthoring("create");
   const input: Record<string, unknown> = { ...payload };
   for (const k of PORTABLE_EXTRAS) delete input[k];
   const body = parseBody(input);
@@ -101,6 +104,28 @@ export async function importPipeline(
       pipeline: await svc.update(ctx, existing.id, String(working.body_hash), input),
     };
   }
+  const verified = verifyReleasedImport(payload);
+  return await svc.db.transaction((tx) => applyReleasedImport(svc, tx, ctx, verified));
+}
+
+/** A released import payload whose hash matched its body (see `verifyReleasedImport`). */
+export interface VerifiedImport {
+  payload: Record<string, unknown>;
+  body: PipelineBody;
+  version: number;
+  canonical: string;
+  computed: string;
+}
+
+/**
+ * Checks an import payload that names its version: a positive integer version and a body_hash
+ * equal to the hash recomputed from the portable body (409 `pipeline.import.hash_mismatch`).
+ */
+export function verifyReleasedImport(payload: Record<string, unknown>): VerifiedImport {
+  const input: Record<string, unknown> = { ...payload };
+  for (const k of PORTABLE_EXTRAS) delete input[k];
+  const body = parseBody(input);
+  const version = payload.version;
   if (typeof version !== "number" || !Number.isSafeInteger(version) || version < 1) {
     throw new AppError("pipeline.execution.invalid_parameter_type", {
       field: "version",
@@ -121,74 +146,91 @@ export async function importPipeline(
       computed_hash: computed,
     });
   }
-  return await svc.db.transaction(async (tx) => {
-    const refs = await checkReferences(tx, ctx.workspaceId, existing?.id, body, codes);
-    const at = await tx.first<{ status: string; body_hash: string }>(
-      "SELECT status, body_hash FROM pipeline_versions WHERE pipeline_id = $1 AND version = $2",
-      [existing?.id ?? newId(), version],
-    );
-    if (existing && at) {
-      if (at.status === "RELEASED" && at.body_hash === computed) {
-        // Read inside the transaction: on SQLite another connection would wait for this one.
-        const row = await svc.lifecycle.version(ctx.workspaceId, existing.id, version, tx);
-        const view = await svc.lifecycle.view(ctx.workspaceId, existing.id, tx);
-        return { created: false, pipeline: viewOf(view.entity, row, view.draft) };
-      }
-      throw new AppError("pipeline.import.version_conflict", {
-        name: body.name,
-        version,
-        status: at.status,
-        body_hash: at.body_hash,
-      });
+  return { payload, body, version, canonical, computed };
+}
+
+/**
+ * Applies a verified released import inside the caller's transaction (the import route's own, or
+ * a promotion push's one transaction for the whole batch).
+ */
+export async function applyReleasedImport(
+  svc: PipelineService,
+  tx: Queryable,
+  ctx: OpContext,
+  verified: VerifiedImport,
+): Promise<{ created: boolean; applied: boolean; pipeline: PipelineView }> {
+  const { payload, body, version, canonical, computed } = verified;
+  const codes = {
+    missingDatasource: "pipeline.import.missing_datasource",
+    missingTemplate: "pipeline.import.missing_template",
+  } as const;
+  const existing = await svc.lifecycle.findByName(ctx.workspaceId, body.name, tx);
+  const refs = await checkReferences(tx, ctx.workspaceId, existing?.id, body, codes);
+  const at = await tx.first<{ status: string; body_hash: string }>(
+    "SELECT status, body_hash FROM pipeline_versions WHERE pipeline_id = $1 AND version = $2",
+    [existing?.id ?? newId(), version],
+  );
+  if (existing && at) {
+    if (at.status === "RELEASED" && at.body_hash === computed) {
+      // Read inside the transaction: on SQLite another connection would wait for this one.
+      const row = await svc.lifecycle.version(ctx.workspaceId, existing.id, version, tx);
+      const view = await svc.lifecycle.view(ctx.workspaceId, existing.id, tx);
+      return { created: false, applied: false, pipeline: viewOf(view.entity, row, view.draft) };
     }
-    const now = nowIso();
-    const actor = ctx.actor.userId;
-    let id = existing?.id;
-    if (!id) {
-      const wanted = typeof payload.id === "string" && isUuid(payload.id) ? payload.id : undefined;
-      const taken = wanted &&
-        await tx.first("SELECT 1 AS one FROM pipelines WHERE CAST(id AS TEXT) = $1", [wanted]);
-      id = wanted && !taken ? wanted : newId();
-      await tx.execute(
-        `INSERT INTO pipelines (id, workspace_id, name, display_name, description, current_version,
-           owner_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, NULL, $6, $7, $7)`,
-        [
-          id,
-          ctx.workspaceId,
-          body.name,
-          body.display_name ?? null,
-          body.description ?? null,
-          actor,
-          now,
-        ],
-      );
-    }
-    await tx.execute(
-      `INSERT INTO pipeline_versions (pipeline_id, version, status, body, body_hash, created_by,
-         created_at, updated_by, updated_at, released_by, released_at)
-       VALUES ($1, $2, 'RELEASED', $3, $4, $5, $6, $5, $6, $5, $6)`,
-      [id, version, canonical, computed, actor, now],
-    );
-    await recordPins(tx, { kind: "pipeline", id, version }, refs.templatePins);
-    await repo.recordDatasourceRefs(tx, id, version, refs.datasourceRefs);
-    const current = existing?.current_version ?? null;
-    if (current === null || version > current) {
-      await tx.execute(
-        `UPDATE pipelines SET current_version = $2, name = $3, display_name = $4, description = $5,
-           updated_at = $6 WHERE id = $1`,
-        [id, version, body.name, body.display_name ?? null, body.description ?? null, now],
-      );
-    }
-    await recordAudit(tx, {
-      event: "pipeline.version.imported",
-      userId: actor,
-      provider: ctx.actor.provider,
-      workspaceId: ctx.workspaceId,
-      details: { pipeline_id: id, name: body.name, version, body_hash: computed },
+    throw new AppError("pipeline.import.version_conflict", {
+      name: body.name,
+      version,
+      status: at.status,
+      body_hash: at.body_hash,
     });
-    const entity = (await svc.lifecycle.findByName(ctx.workspaceId, body.name, tx))!;
-    const row = await svc.lifecycle.version(ctx.workspaceId, id, version, tx);
-    const view = await svc.lifecycle.view(ctx.workspaceId, id, tx);
-    return { created: !existing, pipeline: viewOf(entity, row, view.draft) };
+  }
+  const now = nowIso();
+  const actor = ctx.actor.userId;
+  let id = existing?.id;
+  if (!id) {
+    const wanted = typeof payload.id === "string" && isUuid(payload.id) ? payload.id : undefined;
+    const taken = wanted &&
+      await tx.first("SELECT 1 AS one FROM pipelines WHERE CAST(id AS TEXT) = $1", [wanted]);
+    id = wanted && !taken ? wanted : newId();
+    await tx.execute(
+      `INSERT INTO pipelines (id, workspace_id, name, display_name, description, current_version,
+         owner_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, NULL, $6, $7, $7)`,
+      [
+        id,
+        ctx.workspaceId,
+        body.name,
+        body.display_name ?? null,
+        body.description ?? null,
+        actor,
+        now,
+      ],
+    );
+  }
+  await tx.execute(
+    `INSERT INTO pipeline_versions (pipeline_id, version, status, body, body_hash, created_by,
+       created_at, updated_by, updated_at, released_by, released_at)
+     VALUES ($1, $2, 'RELEASED', $3, $4, $5, $6, $5, $6, $5, $6)`,
+    [id, version, canonical, computed, actor, now],
+  );
+  await recordPins(tx, { kind: "pipeline", id, version }, refs.templatePins);
+  await repo.recordDatasourceRefs(tx, id, version, refs.datasourceRefs);
+  const current = existing?.current_version ?? null;
+  if (current === null || version > current) {
+    await tx.execute(
+      `UPDATE pipelines SET current_version = $2, name = $3, display_name = $4, description = $5,
+         updated_at = $6 WHERE id = $1`,
+      [id, version, body.name, body.display_name ?? null, body.description ?? null, now],
+    );
+  }
+  await recordAudit(tx, {
+    event: "pipeline.version.imported",
+    userId: actor,
+    provider: ctx.actor.provider,
+    workspaceId: ctx.workspaceId,
+    details: { pipeline_id: id, name: body.name, version, body_hash: computed },
   });
+  const entity = (await svc.lifecycle.findByName(ctx.workspaceId, body.name, tx))!;
+  const row = await svc.lifecycle.version(ctx.workspaceId, id, version, tx);
+  const view = await svc.lifecycle.view(ctx.workspaceId, id, tx);
+  return { created: !existing, applied: true, pipeline: viewOf(entity, row, view.draft) };
 }

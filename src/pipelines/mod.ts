@@ -12,7 +12,13 @@ registerContentCounter("pipelines", countPipelines);
 registerReferenceFinder("pipelines", referencesTo);
 
 export { type CheckProbe, runChecks } from "./checks.ts";
-export { exportPipeline, importPipeline } from "./import_export.ts";
+export {
+  applyReleasedImport,
+  exportPipeline,
+  importPipeline,
+  type VerifiedImport,
+  verifyReleasedImport,
+} from "./import_export.ts";
 export type { CheckRun, ListFilter, PipelineListRow } from "./repo.ts";
 export {
   PipelineService,

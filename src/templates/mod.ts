@@ -44,3 +44,8 @@ export {
   type TemplateView,
   updateTemplateSchema,
 } from "./types.ts";
+export {
+  importTemplateVersion,
+  type TemplateVersionPayload,
+  verifyTemplateVersion,
+} from "./import_version.ts";

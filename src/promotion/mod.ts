@@ -1,0 +1,16 @@
+/**
+ * Promotion (spec 3 §4.4): the receiver (inventory and push, behind the server-key gate) and the
+ * sender (promote and preview, through the operation matrix) of released content between a
+ * development and a hardened production deployment.
+ */
+export { keyFingerprint, type PromotionCaller, PromotionKeys } from "./keys.ts";
+export { PromotionReceiver, type PromotionReceiverOptions } from "./receiver.ts";
+export {
+  type PromoteContext,
+  type PromoteResult,
+  PromotionSender,
+  type PromotionSenderOptions,
+  type PromotionTarget,
+} from "./sender.ts";
+export type { PreviewResult } from "./diff.ts";
+export type { Inventory, PushResult } from "./types.ts";

@@ -9,7 +9,8 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { seedRoles, userKey } from "./access_fixtures.ts";
 import { startTestServer, type TestServer } from "./harness.ts";
 import { type Json, NODES } from "./support/mcp_client.ts";
-import { CATALOGUE } from "../src/mcp/mod.ts";
+import { z } from "zod";
+import { CATALOGUE, defineTool } from "../src/mcp/mod.ts";
 import { accept } from "../src/mcp/fast_path.ts";
 import { queryAudit } from "../src/audit/mod.ts";
 
@@ -368,4 +369,29 @@ Deno.test("the fast path answers every variant as the SDK path does", async () =
     await fast.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("a tool declaring x-mcp-header parameters stays on the SDK path", () => {
+  const plain = defineTool({
+    ...byName.get("pipelines_list")!,
+    name: "plain",
+    input: z.object({ region: z.string() }),
+  });
+  const headed = defineTool({
+    ...plain,
+    name: "headed",
+    input: z.object({ region: z.string().meta({ "x-mcp-header": "Region" }) }),
+  });
+  const tools = new Map([[plain.name, plain], [headed.name, headed]]);
+  const ask = (name: string) =>
+    accept(
+      new Request("http://127.0.0.1/mcp", {
+        method: "POST",
+        headers: { ...modernHeaders(name), "mcp-param-region": "eu" },
+      }),
+      call(1, name, { region: "eu" }, envelope),
+      tools,
+    );
+  ok(ask("plain"), "a plain tool takes the fast path");
+  equal(ask("headed"), undefined);
 });

@@ -13,6 +13,10 @@
  * and goes to the SDK unchanged, which answers it. The call itself runs through `runTool`, the
  * runner the SDK path hands its calls to, so floors, validation, audit rows and refusals are the
  * same code. tests/mcp_fast_path_test.ts sends each variant both ways and compares the answers.
+ *
+ * Two SDK steps have nothing to do for this service's tools, and the fast path says so rather than
+ * repeat them: `x-mcp-header` parameter checks (a tool declaring such parameters stays on the SDK
+ * path) and scope challenges (no tool registers one: the floor check is ours, in `runTool`).
  */
 import {
   classifyInboundRequest,
@@ -51,6 +55,25 @@ function isPlain(value: unknown): value is Plain {
 function onlyKeys(value: Plain, allowed: Set<string>): boolean {
   for (const key in value) if (!allowed.has(key)) return false;
   return true;
+}
+
+/**
+ * Whether a tool's input declares `x-mcp-header` parameters, whose headers the SDK checks against
+ * the arguments on every call. No catalogued tool does (docs/mcp.md, conformance); one that did
+ * would simply stay on the SDK path.
+ */
+const paramHeaders = new WeakMap<ToolDef, boolean>();
+function declaresParamHeaders(tool: ToolDef): boolean {
+  let declares = paramHeaders.get(tool);
+  if (declares === undefined) {
+    const std = tool.input["~standard"] as unknown as {
+      jsonSchema: { input: (o: { target: string }) => unknown };
+    };
+    declares = JSON.stringify(std.jsonSchema.input({ target: "draft-2020-12" }))
+      .includes("x-mcp-header");
+    paramHeaders.set(tool, declares);
+  }
+  return declares;
 }
 
 /**
@@ -102,6 +125,7 @@ export function accept(
   const tool = byName.get(name);
   if (!tool) return; // the SDK answers an unknown tool (-32602)
   if (args !== undefined && !isPlain(args)) return;
+  if (declaresParamHeaders(tool)) return; // the SDK checks those headers against the arguments
   if (!isSpecType.CallToolRequest({ method, params })) return;
   const headers = request.headers;
   const version = headers.get("mcp-protocol-version");

@@ -19,7 +19,7 @@ import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Services } from "../services.ts";
 import type { McpCall } from "./call.ts";
 import { CATALOGUE } from "./catalogue.ts";
-import { accept, answer } from "./fast_path.ts";
+import { accept, serve } from "./fast_path.ts";
 import { buildServer, NO_PROGRESS, runTool, SERVER_NAME } from "./server.ts";
 import { skillMarkdown } from "./skill.ts";
 import type { ToolDef } from "./tool.ts";
@@ -79,13 +79,13 @@ export function createMcpEndpoint(
         ? accept(request, parsedBody, byName)
         : undefined;
       if (fast) {
-        const result = await runTool(services, fast.tool, call, fast.args, {
-          progress: NO_PROGRESS,
-          get signal() {
-            return request.signal;
-          },
-        });
-        return answer(fast, result, serverInfo);
+        return await serve(
+          fast,
+          (signal) =>
+            runTool(services, fast.tool, call, fast.args, { progress: NO_PROGRESS, signal }),
+          serverInfo,
+          request,
+        );
       }
       const named = calledTool(parsedBody);
       const perRequest: PerRequest = { call, only: named ? byName.get(named) : undefined };

@@ -151,24 +151,69 @@ export function accept(
 }
 
 /**
- * The HTTP answer the SDK gives for a `tools/call` result on `call.era`: on 2026-07-28 a JSON body
- * whose result carries `resultType` and the server's identity; on 2025-11-25 (the SDK's stateless
- * leg) one SSE `message` event.
+ * Serves `call` as the SDK would: on 2026-07-28 (the SDK's per-request transport in its default
+ * mode) one JSON body once the tool is done, its result carrying `resultType` and the server's
+ * identity, and for a tool that `waits` the request's signal (a client that abandons the call is
+ * heard; the other tools never look); on
+ * 2025-11-25 (the SDK's stateless leg) an SSE stream opened at once, a keep-alive comment every
+ * 15 s while the tool runs, then one `message` event, the tool's signal aborted when the client
+ * cancels the stream (as that leg's teardown does).
  */
-export function answer(call: FastCall, result: object, server: { name: string; version: string }) {
+export function serve(
+  call: FastCall,
+  run: (signal: AbortSignal) => Promise<object>,
+  server: { name: string; version: string },
+  request: Request,
+): Promise<Response> | Response {
   if (call.era === MODERN) {
-    const message = {
-      result: { ...result, resultType: "complete", _meta: { [SERVER_INFO_META_KEY]: server } },
-      jsonrpc: "2.0",
-      id: call.id,
-    };
-    return new Response(JSON.stringify(message), {
-      status: 200,
-      headers: { "Content-Type": "application/json" },
+    // Read now or never: Deno makes the signal on first read (and aborts it with a fresh
+    // DOMException once answered, a cost every call would pay), and one made after the client
+    // left is never aborted. So only a tool that waits gets it, read before the tool starts.
+    return run(call.tool.waits ? request.signal : NEVER).then((result) => {
+      const message = {
+        result: { ...result, resultType: "complete", _meta: { [SERVER_INFO_META_KEY]: server } },
+        jsonrpc: "2.0",
+        id: call.id,
+      };
+      return new Response(JSON.stringify(message), {
+        status: 200,
+        headers: { "Content-Type": "application/json" },
+      });
     });
   }
-  const message = { result, jsonrpc: "2.0", id: call.id };
-  return new Response(`event: message\ndata: ${JSON.stringify(message)}\n\n`, {
+  const encoder = new TextEncoder();
+  let keepAlive: ReturnType<typeof setInterval> | undefined;
+  // The SDK's leg tears the exchange down when the client cancels the stream, which aborts the
+  // handler's signal: so does this.
+  const gone = new AbortController();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const write = (frame: string) => {
+        try {
+          controller.enqueue(encoder.encode(frame));
+        } catch {
+          // The client went away; the tool's work goes on regardless.
+        }
+      };
+      keepAlive = setInterval(() => write(": keepalive\n\n"), KEEP_ALIVE_MS);
+      run(gone.signal).then((result) => {
+        clearInterval(keepAlive);
+        write(
+          `event: message\ndata: ${JSON.stringify({ result, jsonrpc: "2.0", id: call.id })}\n\n`,
+        );
+        try {
+          controller.close();
+        } catch {
+          // already cancelled
+        }
+      });
+    },
+    cancel() {
+      clearInterval(keepAlive);
+      gone.abort();
+    },
+  });
+  return new Response(body, {
     status: 200,
     headers: {
       "Content-Type": "text/event-stream",
@@ -178,3 +223,8 @@ export function answer(call: FastCall, result: object, server: { name: string; v
     },
   });
 }
+
+/** The SDK's SSE keep-alive interval (`DEFAULT_SSE_KEEP_ALIVE_MS`). */
+const KEEP_ALIVE_MS = 15_000;
+/** The signal of a tool that does not wait: nothing reads it. */
+const NEVER = new AbortController().signal;

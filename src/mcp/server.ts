@@ -80,13 +80,10 @@ function validationError(issue: { path: PropertyKey[]; message: string }): AppEr
   });
 }
 
-/**
- * What a call hears from its transport: where progress goes, and the client's abandonment (read
- * lazily: only the tools that wait read it).
- */
+/** What a call hears from its transport: where progress goes, and the client's abandonment. */
 export interface CallIo {
   progress: Progress;
-  readonly signal: AbortSignal;
+  signal: AbortSignal;
 }
 
 /** Progress of a call that asked for none (the fast path serves only such calls). */
@@ -139,11 +136,7 @@ export async function runTool(
       settings: rowCaps(services),
       progress: io.progress,
       correlationId: call.correlationId,
-      // Read when a tool asks for it: on the fast path it is the request's own signal, and Deno
-      // makes (and on answering, aborts with a fresh DOMException) one only once it is read.
-      get signal() {
-        return io.signal;
-      },
+      signal: io.signal,
     }, parsed.data);
     const checked = tool.output.safeParse(output);
     if (!checked.success) {

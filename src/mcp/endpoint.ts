@@ -19,7 +19,7 @@ import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Services } from "../services.ts";
 import type { McpCall } from "./call.ts";
 import { CATALOGUE } from "./catalogue.ts";
-import { accept, serve } from "./fast_path.ts";
+import { accept, LegacyAnswers, serve } from "./fast_path.ts";
 import { buildServer, NO_PROGRESS, runTool, SERVER_NAME } from "./server.ts";
 import { skillMarkdown } from "./skill.ts";
 import type { ToolDef } from "./tool.ts";
@@ -51,6 +51,7 @@ export function createMcpEndpoint(
   const version = services.buildInfo.version;
   const serverInfo = { name: SERVER_NAME, version };
   const fastPath = options.fastPath ?? true;
+  const legacyAnswers = new LegacyAnswers();
   const byName = new Map(tools.map((t) => [t.name, t]));
   const handler = createMcpHandler(
     (ctx) => {
@@ -85,6 +86,7 @@ export function createMcpEndpoint(
             runTool(services, fast.tool, call, fast.args, { progress: NO_PROGRESS, signal }),
           serverInfo,
           request,
+          legacyAnswers,
         );
       }
       const named = calledTool(parsedBody);
@@ -100,7 +102,10 @@ export function createMcpEndpoint(
       });
     },
     skill: (origin) => skillMarkdown(tools, origin),
-    close: () => handler.close(),
+    close: () => {
+      legacyAnswers.close();
+      return handler.close();
+    },
   };
 }
 

@@ -154,53 +154,123 @@ export function accept(
  * Serves `call` as the SDK would: on 2026-07-28 (the SDK's per-request transport in its default
  * mode) one JSON body once the tool is done, its result carrying `resultType` and the server's
  * identity, and for a tool that `waits` the request's signal (a client that abandons the call is
- * heard; the other tools never look); on
- * 2025-11-25 (the SDK's stateless leg) an SSE stream opened at once, a keep-alive comment every
- * 15 s while the tool runs, then one `message` event, the tool's signal aborted when the client
- * cancels the stream (as that leg's teardown does).
+ * heard; the other tools never look); on 2025-11-25 (the SDK's stateless leg) an SSE answer, see
+ * `LegacyAnswers`.
  */
 export function serve(
   call: FastCall,
   run: (signal: AbortSignal) => Promise<object>,
   server: { name: string; version: string },
   request: Request,
-): Promise<Response> | Response {
-  if (call.era === MODERN) {
-    // Read now or never: Deno makes the signal on first read (and aborts it with a fresh
-    // DOMException once answered, a cost every call would pay), and one made after the client
-    // left is never aborted. So only a tool that waits gets it, read before the tool starts.
-    return run(call.tool.waits ? request.signal : NEVER).then((result) => {
-      const message = {
-        result: { ...result, resultType: "complete", _meta: { [SERVER_INFO_META_KEY]: server } },
-        jsonrpc: "2.0",
-        id: call.id,
+  legacy: LegacyAnswers,
+): Promise<Response> {
+  if (call.era === LEGACY) return legacy.answer(call, run);
+  // Read now or never: Deno makes the signal on first read (and aborts it with a fresh
+  // DOMException once answered, a cost every call would pay), and one made after the client left
+  // is never aborted. So only a tool that waits gets it, read before the tool starts.
+  return run(call.tool.waits ? request.signal : NEVER).then((result) => {
+    const message = {
+      result: { ...result, resultType: "complete", _meta: { [SERVER_INFO_META_KEY]: server } },
+      jsonrpc: "2.0",
+      id: call.id,
+    };
+    return new Response(JSON.stringify(message), {
+      status: 200,
+      headers: { "Content-Type": "application/json" },
+    });
+  });
+}
+
+const SSE_HEADERS = {
+  "Content-Type": "text/event-stream",
+  "Cache-Control": "no-cache, no-transform",
+  Connection: "keep-alive",
+  "X-Accel-Buffering": "no",
+};
+
+/** The SDK's SSE keep-alive interval (`DEFAULT_SSE_KEEP_ALIVE_MS`). */
+const KEEP_ALIVE_MS = 15_000;
+/** How long a 2025-11-25 call may run before its answer's stream opens (at most twice this). */
+const STREAM_AFTER_MS = 25;
+/** The signal of a tool that does not wait: nothing reads it. */
+const NEVER = new AbortController().signal;
+
+/**
+ * The 2025-11-25 answers. The SDK's leg opens an SSE stream at once, sends a keep-alive comment
+ * every 15 s while the tool runs, then one `message` event, and the client cancelling the stream
+ * aborts the tool's signal. A stream costs a short call more than the rest of it (it took the
+ * fast path back to the SDK path's figure), and nothing tells a stream opened at once from one
+ * opened a few milliseconds later, well inside the first keep-alive: so a call done within
+ * `STREAM_AFTER_MS` is answered with the same bytes in one body, and a longer one gets the stream
+ * then. One ticker per endpoint (not a timer per call, which cost as much again) finds them.
+ */
+export class LegacyAnswers {
+  #pending = new Set<{ since: number; open(): void }>();
+  #ticker: ReturnType<typeof setInterval> | undefined;
+
+  answer(call: FastCall, run: (signal: AbortSignal) => Promise<object>): Promise<Response> {
+    const gone = new AbortController();
+    const done = run(gone.signal);
+    return new Promise((resolve) => {
+      const entry = {
+        since: performance.now(),
+        open: () => resolve(stream(call, done, gone)),
       };
-      return new Response(JSON.stringify(message), {
-        status: 200,
-        headers: { "Content-Type": "application/json" },
+      this.#pending.add(entry);
+      this.#watch();
+      done.then((result) => {
+        if (this.#pending.delete(entry)) {
+          resolve(new Response(frame(call, result), { status: 200, headers: SSE_HEADERS }));
+        }
       });
     });
   }
+
+  /** Opens the streams of calls still running; every pending call is opened at once. */
+  close(): void {
+    clearInterval(this.#ticker);
+    this.#ticker = undefined;
+    for (const entry of this.#pending) entry.open();
+    this.#pending.clear();
+  }
+
+  #watch(): void {
+    if (this.#ticker !== undefined) return;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      for (const entry of this.#pending) {
+        if (now - entry.since < STREAM_AFTER_MS) continue;
+        this.#pending.delete(entry);
+        entry.open();
+      }
+    }, STREAM_AFTER_MS);
+    // Never what keeps the process up.
+    Deno.unrefTimer(ticker);
+    this.#ticker = ticker;
+  }
+}
+
+function frame(call: FastCall, result: object): string {
+  return `event: message\ndata: ${JSON.stringify({ result, jsonrpc: "2.0", id: call.id })}\n\n`;
+}
+
+/** The answer's SSE stream for a call still running. */
+function stream(call: FastCall, done: Promise<object>, gone: AbortController): Response {
   const encoder = new TextEncoder();
   let keepAlive: ReturnType<typeof setInterval> | undefined;
-  // The SDK's leg tears the exchange down when the client cancels the stream, which aborts the
-  // handler's signal: so does this.
-  const gone = new AbortController();
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const write = (frame: string) => {
+      const write = (text: string) => {
         try {
-          controller.enqueue(encoder.encode(frame));
+          controller.enqueue(encoder.encode(text));
         } catch {
           // The client went away; the tool's work goes on regardless.
         }
       };
       keepAlive = setInterval(() => write(": keepalive\n\n"), KEEP_ALIVE_MS);
-      run(gone.signal).then((result) => {
+      done.then((result) => {
         clearInterval(keepAlive);
-        write(
-          `event: message\ndata: ${JSON.stringify({ result, jsonrpc: "2.0", id: call.id })}\n\n`,
-        );
+        write(frame(call, result));
         try {
           controller.close();
         } catch {
@@ -209,22 +279,10 @@ export function serve(
       });
     },
     cancel() {
+      // The SDK's leg tears the exchange down when the client cancels, aborting the signal.
       clearInterval(keepAlive);
       gone.abort();
     },
   });
-  return new Response(body, {
-    status: 200,
-    headers: {
-      "Content-Type": "text/event-stream",
-      "Cache-Control": "no-cache, no-transform",
-      Connection: "keep-alive",
-      "X-Accel-Buffering": "no",
-    },
-  });
+  return new Response(body, { status: 200, headers: SSE_HEADERS });
 }
-
-/** The SDK's SSE keep-alive interval (`DEFAULT_SSE_KEEP_ALIVE_MS`). */
-const KEEP_ALIVE_MS = 15_000;
-/** The signal of a tool that does not wait: nothing reads it. */
-const NEVER = new AbortController().signal;

@@ -6,13 +6,15 @@
  *  (b) a minimal `Deno.serve` handler running it and answering the same JSON (the floor).
  * Prints req/s, p50, p99 and server CPU ms per request for each, the ratios, and the p50 overhead
  * over the floor at 10 clients. Targets: endpoint >= 0.7x the floor's req/s; p50 overhead <= 2 ms
- * at 10 clients. (The Platformatic DB peer row of the issue is not built yet.)
+ * at 10 clients. With `--peer`, a third row: Platformatic DB on the same table (see
+ * endpoints_peer.ts); the endpoint should beat it on req/s and on CPU per request.
  */
 import process from "node:process";
 import postgres from "postgres";
 import { seedRoles, sessionHeaders, userKey } from "../tests/access_fixtures.ts";
 import { call, startTestServer } from "../tests/harness.ts";
 import { freshPostgresDatabase } from "../tests/stores.ts";
+import { installPeer, type Peer, startPeer } from "./endpoints_peer.ts";
 import { load } from "./load_client.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
@@ -27,7 +29,7 @@ async function measured(url: string, seconds: number, concurrency: number, heade
   return { ...result, cpu_ms: (cpu.user + cpu.system) / 1000 / Math.max(1, result.requests) };
 }
 
-async function seedOrders(url: string): Promise<void> {
+export async function seedOrders(url: string): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await sql.unsafe(`CREATE TABLE orders (
@@ -94,7 +96,8 @@ function floorServer(url: string) {
   };
 }
 
-export async function endpointBench(): Promise<void> {
+/** The bench's server with `/orders/{customer_id}` published over a fresh 1,000,000-row table. */
+export async function publishedOrders(env: Record<string, string> = {}) {
   const db = await freshPostgresDatabase();
   const s = await startTestServer({
     env: {
@@ -102,9 +105,13 @@ export async function endpointBench(): Promise<void> {
       SERVICE_RATE_LIMIT_REQUESTS_PER_SECOND: "1000000000",
       SERVICE_RATE_LIMIT_REQUESTS_PER_MINUTE: "1000000000",
       SERVICE_EXECUTOR_MAX_CONCURRENT_EXECUTIONS_PER_USER: "1000",
+      ...env,
     },
   });
-  const floor = floorServer(db.url);
+  const close = async () => {
+    await s.close();
+    await db.drop();
+  };
   try {
     await seedOrders(db.url);
     const f = await seedRoles(s.runtime);
@@ -143,18 +150,31 @@ export async function endpointBench(): Promise<void> {
       pipeline_id: id,
     });
     if (published.status !== 201) throw new Error(`publish: ${JSON.stringify(published.body)}`);
-    const key = await userKey(s.runtime, admin, f.workspace.id, ["execute"]);
+    // A member's key, as a real caller holds: a super admin acting without membership would add
+    // an \`auth.super_admin_acting\` audit row to every request.
+    const key = await userKey(s.runtime, f.users.viewer, f.workspace.id, ["read", "execute"]);
     const headers = { "SVC-API-Key": key };
     const endpointUrl = `${s.url}/api/x/orders/42`;
     const probe = await fetch(endpointUrl, { headers });
     if (probe.status !== 200) throw new Error(`serve: ${probe.status} ${await probe.text()}`);
     await probe.arrayBuffer();
+    return { db, server: s, endpointUrl, headers, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
 
+export async function endpointBench(): Promise<void> {
+  const { db, endpointUrl, headers, close } = await publishedOrders();
+  const floor = floorServer(db.url);
+  try {
     await load(endpointUrl, 2, 10, headers); // warm-up
     await load(floor.url, 2, 10);
     const endpoint = await measured(endpointUrl, SECONDS, 50, headers);
     const bare = await measured(floor.url, SECONDS, 50);
     const raw = await rawDriver(db.url, SECONDS, 50);
+    const peer = Deno.args.includes("--peer") ? await peerRow(db.url) : null;
     const endpoint10 = await measured(endpointUrl, Math.max(3, SECONDS / 2), 10, headers);
     const bare10 = await measured(floor.url, Math.max(3, SECONDS / 2), 10);
 
@@ -177,11 +197,20 @@ export async function endpointBench(): Promise<void> {
     row("GET /api/x/orders/42 (with a key)", endpoint);
     row("(b) bare Deno.serve + postgres", bare);
     row("(a) raw postgres driver, no HTTP", raw);
+    if (peer && "rps" in peer) row("(peer) Platformatic DB, GET /orders", peer);
+    if (peer && "error" in peer) console.log(`  (peer) not measured: ${peer.error}`);
     console.log(
       `  endpoint / floor req/s              ${
         (endpoint.rps / bare.rps).toFixed(2).padStart(8)
       }  (target >= 0.7)`,
     );
+    if (peer && "rps" in peer) {
+      console.log(
+        `  endpoint / peer req/s, cpu/req       ${
+          (endpoint.rps / peer.rps).toFixed(2).padStart(8)
+        }, ${(endpoint.cpu_ms / peer.cpu_ms).toFixed(2)}  (target: > 1 and < 1)`,
+      );
+    }
     console.log(
       `  floor / raw driver req/s            ${(bare.rps / raw.rps).toFixed(2).padStart(8)}`,
     );
@@ -197,8 +226,24 @@ export async function endpointBench(): Promise<void> {
     }
   } finally {
     await floor.close();
-    await s.close();
-    await db.drop();
+    await close();
+  }
+}
+
+/** The `--peer` row: Platformatic DB on the same table (bench/endpoints_peer.ts). */
+async function peerRow(databaseUrl: string) {
+  let peer: Peer | undefined;
+  try {
+    peer = await startPeer(await installPeer(), databaseUrl);
+    await load(peer.url, 2, 10);
+    const before = await peer.cpuSeconds();
+    const result = await load(peer.url, SECONDS, 50);
+    const cpu = await peer.cpuSeconds() - before;
+    return { ...result, cpu_ms: cpu * 1000 / Math.max(1, result.requests) };
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) };
+  } finally {
+    await peer?.close();
   }
 }
 

@@ -18,7 +18,8 @@
  *  8. The heaviest browser page (bench/ui_pages.ts): a 50-node pipeline page over HTTP vs the
  *     REST read of the same pipeline, p50 (target: page <= 20 ms).
  *  9. A published endpoint over 1,000,000 PostgreSQL rows (bench/endpoints.ts) vs a bare
- *     Deno.serve handler and the raw driver running the same query (target: >= 0.7x the floor).
+ *     Deno.serve handler and the raw driver running the same query (target: >= 0.7x the floor);
+ *     `--endpoints --peer` adds Platformatic DB on the same table (bench/endpoints_peer.ts).
  * 10. The tool endpoint (bench/mcp.ts): tools/call of pipelines_list and pipelines_execute on the
  *     demo content vs the same REST calls, per call (target: <= 1.5x).
  */

@@ -1,7 +1,8 @@
 /**
  * Server-render time of the heaviest page — a pipeline with a 50-node DAG, drawn as SVG with its
  * parameters, versions and every node's SQL — over HTTP with a session, p50, against the REST
- * read of the same pipeline in the same run (target: page p50 <= 20 ms).
+ * read of the same pipeline in the same run (target: page p50 <= 20 ms). The editor of the same
+ * pipeline (a form card per node beside the JSON) is measured too, being as heavy.
  */
 import { createUser, sessionHeaders } from "../tests/access_fixtures.ts";
 import { startTestServer } from "../tests/harness.ts";
@@ -58,12 +59,15 @@ export async function uiPageBench(): Promise<void> {
     const api = `${s.url}/api/v1/pipelines/${created.id}`;
     await p50(page, { ...h, accept: "text/html" }); // warm both paths
     await p50(api, h);
+    await p50(`${page}/edit`, { ...h, accept: "text/html" });
     const html = await p50(page, { ...h, accept: "text/html" });
+    const editor = await p50(`${page}/edit`, { ...h, accept: "text/html" });
     const json = await p50(api, h);
     console.log("\nUI: the pipeline page of a 50-node DAG over HTTP with a session, p50");
     console.log(
       `  page (SVG graph, nodes, versions)   ${html.toFixed(2).padStart(8)} ms  (target <= 20)`,
     );
+    console.log(`  editor (form cards and JSON)        ${editor.toFixed(2).padStart(8)} ms`);
     console.log(`  REST GET of the same pipeline       ${json.toFixed(2).padStart(8)} ms`);
     console.log(`  page / REST                         ${(html / json).toFixed(2).padStart(8)}`);
   } finally {

@@ -2,6 +2,7 @@
  * `deno task screenshots`: a PNG of every page in the light and the dark theme, written to
  * `screenshots/` (git-ignored), so anyone can look at the product without clicking through it.
  * It boots a fresh instance with the demo content and signs in as its quick-start admin.
+ * Names given as arguments (`deno task screenshots pipeline_editor runs`) limit which are written.
  */
 import { demoServer, launchBrowser, signIn } from "../tests/browser.ts";
 
@@ -9,6 +10,7 @@ const EMAIL = "admin@example.com";
 const FIRST = "first-password-123";
 const PASSWORD = "a-better-password-456";
 const OUT = new URL("../screenshots/", import.meta.url);
+const ONLY = new Set(Deno.args);
 
 /** The pages after sign-in, by file name. */
 const PAGES: Record<string, string> = {
@@ -93,6 +95,17 @@ try {
   await page.click("text=Top customers (report)");
   const pipelineUrl = page.url();
   await page.click("a:has-text('Edit')");
+  await page.locator("[role=tab][aria-selected=true]").waitFor();
+  await shoot(page, "pipeline_editor");
+  await page.click("[role=tab]:has-text('JSON')");
+  await shoot(page, "pipeline_editor_json");
+  await page.click("[role=tab]:has-text('Form')");
+  // A refused save: the error under the parameter default it names.
+  await page.fill("#p-1-default", "lots");
+  await page.click("button:has-text('Save draft')");
+  await page.locator("#p-1-default-error").waitFor();
+  await shoot(page, "pipeline_editor_error");
+  await page.goto(`${pipelineUrl}/edit`);
   await page.fill("#p-description", "Top customers by revenue, with a segment filter.");
   await page.click("button:has-text('Save draft')");
   await page.goto(`${pipelineUrl}/compare`);
@@ -104,6 +117,7 @@ try {
 }
 
 async function shoot(page: import("playwright-core").Page, name: string) {
+  if (ONLY.size > 0 && !ONLY.has(name)) return;
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.evaluate((s) => document.documentElement.dataset.theme = s, scheme);

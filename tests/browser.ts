@@ -74,8 +74,14 @@ export async function signIn(page: Page, baseUrl: string, email: string, passwor
 export async function accessibilityProblems(page: Page): Promise<string[]> {
   const { default: source } = await import("axe-core/axe.min.js", { with: { type: "text" } });
   await page.evaluate(source);
+  // No CSSOM preload: axe would re-parse the code editors' shadow-root stylesheets through <style>
+  // elements, which the page's Content-Security-Policy blocks (console errors of the tool, not
+  // of the page). Only css-orientation-lock reads the CSSOM.
   // deno-lint-ignore no-explicit-any
-  const result: any = await page.evaluate(() => (globalThis as any).axe.run(document));
+  const result: any = await page.evaluate(() =>
+    // deno-lint-ignore no-explicit-any
+    (globalThis as any).axe.run(document, { preload: false })
+  );
   // deno-lint-ignore no-explicit-any
   return result.violations.filter((v: any) => v.impact === "serious" || v.impact === "critical")
     // deno-lint-ignore no-explicit-any
@@ -87,6 +93,11 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
  * the locator pierces), as a person would: select all, then type over it.
  */
 export async function fillEditor(page: Page, id: string, text: string): Promise<void> {
+  // An editor on a tab not shown (the pipeline editor's JSON view): open its tab first.
+  const panel = page.locator(`[role=tabpanel]:has(#${id})`);
+  if (await panel.count() > 0 && await panel.isHidden()) {
+    await page.click(`[role=tab][aria-controls="${await panel.getAttribute("id")}"]`);
+  }
   const content = page.locator(`#${id} + .editor-host .cm-content`);
   await content.click();
   await page.keyboard.press("Control+A");

@@ -131,12 +131,10 @@ forEachStoreKind(
       const fed = await s.fetch("/api/x/demo/blue", { headers: feed });
       equal(fed.status, 200);
       const fedId = (await fed.json()).execution_id;
-      // The endpoint key reads the execution it started and its result, and nothing else.
-      // data_ready precedes the record's final write: the status may still read RUNNING.
-      equal(
-        (await call(s, "GET", `/api/v1/executions/${fedId}`, feed)).body.data.execution_id,
-        fedId,
-      );
+      // The endpoint key reads the execution it started and its result, and nothing else; a 200
+      // comes once the run's record is stored, so it reads SUCCESS at once.
+      const record = (await call(s, "GET", `/api/v1/executions/${fedId}`, feed)).body.data;
+      deepEqual([record.execution_id, record.status], [fedId, "SUCCESS"]);
       equal((await call(s, "GET", `/api/v1/executions/${fedId}/result`, feed)).status, 200);
       const theirs = await call(s, "GET", `/api/v1/executions/${payload.execution_id}`, feed);
       deepEqual([theirs.status, theirs.body.error.code], [404, "result.execution_not_found"]);

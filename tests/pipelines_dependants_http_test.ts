@@ -9,6 +9,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { call, startTestServer } from "./harness.ts";
 import { bodyHash } from "../src/lib/canonical_json.ts";
+import { applyReleasedImport, verifyReleasedImport } from "../src/pipelines/mod.ts";
 import { bothStores, dql, P, pipe, sqliteFile } from "./pipeline_client.ts";
 import { forEachStoreKind } from "./stores.ts";
 import { create, expectError, T } from "./template_client.ts";
@@ -111,7 +112,7 @@ bothStores("a workspace holding pipelines or templates is in use", async (withWo
 });
 
 forEachStoreKind(
-  "hardened posture: authoring routes are 403 pipeline.authoring.disabled; import, switch and reads answer",
+  "hardened posture: authoring routes and import are 403 pipeline.authoring.disabled; switch and reads answer",
   async (store) => {
     const s = await startTestServer({
       store,
@@ -123,16 +124,18 @@ forEachStoreKind(
       const promoter = await sessionHeaders(s.runtime, f.users.promoter, "acme");
       const off = "pipeline.authoring.disabled";
       expectError(await call(s, "POST", P, author, pipe("hard/one")), 403, off);
-      // Content reaches a hardened deployment released, through import.
+      // Content reaches a hardened deployment released, only by promotion: the import route is
+      // refused like every authoring route, and the receiver's own apply step lands it here.
       const body = pipe("hard/two");
-      const imported = await call(s, "POST", `${P}/import`, author, {
-        ...body,
-        version: 4,
-        body_hash: bodyHash(body),
-      });
-      equal(imported.status, 201, JSON.stringify(imported.body));
-      const id = imported.body.data.id;
-      const hash = imported.body.data.body_hash;
+      const payload = { ...body, version: 4, body_hash: bodyHash(body) };
+      expectError(await call(s, "POST", `${P}/import`, author, payload), 403, off);
+      const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
+      const imported = await s.runtime.db.transaction((tx) =>
+        applyReleasedImport(s.runtime.pipelines, tx, ctx, verifyReleasedImport(payload))
+      );
+      equal(imported.created, true);
+      const id = imported.pipeline.id;
+      const hash = String(imported.pipeline.body_hash);
       const at = (h: Record<string, string>, ifMatch: string) => ({ ...h, "If-Match": ifMatch });
       for (
         const [method, path, who, payload] of [

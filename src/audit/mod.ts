@@ -3,6 +3,7 @@ export {
   type AuditEvent,
   type AuditFilter,
   type AuditRecord,
+  auditRow,
   queryAudit,
   recordAudit,
 } from "./service.ts";

@@ -35,22 +35,33 @@ export interface AuditRecord {
 
 /** Appends one audit row in the caller's transaction (or directly on the store). */
 export async function recordAudit(db: Queryable, event: AuditEvent): Promise<void> {
+  await auditRow(event)(db);
+}
+
+/**
+ * The row's writer, with its time and the request's address taken now: for a write that runs
+ * later, outside the request (a group commit, see store/group_commit.ts).
+ */
+export function auditRow(event: AuditEvent): (db: Queryable) => Promise<void> {
   const ctx = requestContext.getStore();
-  await db.execute(
-    `INSERT INTO audit_log (id, timestamp, event, user_id, provider, workspace_id, source_ip, user_agent, details)
+  const values = [
+    newId(),
+    new Date().toISOString(),
+    event.event,
+    event.userId ?? null,
+    event.provider ?? null,
+    event.workspaceId ?? null,
+    ctx?.sourceIp ?? null,
+    ctx?.userAgent?.slice(0, 512) ?? null,
+    JSON.stringify(event.details ?? {}),
+  ];
+  return async (db) => {
+    await db.execute(
+      `INSERT INTO audit_log (id, timestamp, event, user_id, provider, workspace_id, source_ip, user_agent, details)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [
-      newId(),
-      new Date().toISOString(),
-      event.event,
-      event.userId ?? null,
-      event.provider ?? null,
-      event.workspaceId ?? null,
-      ctx?.sourceIp ?? null,
-      ctx?.userAgent?.slice(0, 512) ?? null,
-      JSON.stringify(event.details ?? {}),
-    ],
-  );
+      values,
+    );
+  };
 }
 
 export interface AuditFilter {

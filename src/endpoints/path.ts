@@ -66,6 +66,22 @@ export function parsePattern(value: unknown): Pattern {
   return { text: path, segments, variables };
 }
 
+/**
+ * Paths under `/api/x` the product answers itself, which no published pattern may take: a
+ * literal pattern equal to one is refused at publish. A variable pattern such as `/{x}` may be
+ * published; it serves every other one-segment path, since these routes answer first.
+ */
+export const RESERVED_PATHS = ["/openapi.json"];
+
+/** Publish's pattern check: the grammar, and no reserved path. */
+export function publishablePattern(value: unknown): Pattern {
+  const pattern = parsePattern(value);
+  if (RESERVED_PATHS.includes(pattern.text)) {
+    throw invalid(pattern.text, "reserved: the product serves this path under /api/x itself");
+  }
+  return pattern;
+}
+
 /** True when some URL path matches both patterns (the §4.3 conflict rule). */
 export function conflicts(a: Segment[], b: Segment[]): boolean {
   if (a.length !== b.length) return false;

@@ -15,7 +15,7 @@
  * - A run that completes without a caller node answers 200 with the `pipeline_completed`
  *   payload; an aborted run (shutdown) answers 500 `internal.unexpected`.
  */
-import { recordAudit } from "../audit/mod.ts";
+import { auditRow } from "../audit/mod.ts";
 import { AppError, type ErrorBody, errorBody } from "../errors/mod.ts";
 import type { ExecutionService, FailureRecord, ResultLimits } from "../executions/mod.ts";
 import { resultTtlSeconds } from "../executions/mod.ts";
@@ -27,7 +27,7 @@ import {
   type ParameterDefect,
   type ParameterValue,
 } from "../pipelines/mod.ts";
-import type { Queryable } from "../store/mod.ts";
+import { type Db, groupCommit, type Queryable } from "../store/mod.ts";
 import type { LiveEndpoints, Snapshot } from "./live.ts";
 import type { Match } from "./matcher.ts";
 import { type DescribedEndpoint, openApiDocument } from "./openapi.ts";
@@ -85,7 +85,7 @@ type ServeOutcome =
   | { status: 500 | 502; executionId: string; error: ErrorBody };
 
 export interface EndpointServerOptions {
-  db: Queryable;
+  db: Queryable & Partial<Pick<Db, "transaction">>;
   live: LiveEndpoints;
   released: ReleasedVersions;
   executions: Pick<ExecutionService, "execute">;
@@ -132,6 +132,7 @@ export class EndpointServer {
         workspaceId: endpoint.workspace_id,
         pipelineId: endpoint.pipeline_id,
         version: released.version,
+        released: { version: released.version, body: released.body },
         parameters,
         ttlHeader: req.ttlHeader,
         pageRowsHeader: req.pageRowsHeader,
@@ -221,9 +222,12 @@ export class EndpointServer {
       timer = setTimeout(() => resolve("timeout"), timeoutSeconds * 1000);
     });
     let completed: Record<string, unknown> | null = null;
+    // The answer waits for the stream's end, which comes once the run's record is stored: after
+    // a 200 the caller may read the execution and its result at once.
+    let outcome: ServeOutcome | undefined;
     try {
       for (;;) {
-        const next = await Promise.race([frames.next(), timedOut]);
+        const next = outcome ? await frames.next() : await Promise.race([frames.next(), timedOut]);
         if (next === "timeout") {
           // The run goes on (spec 3 §3); only this request stops following it.
           const ttl = resultTtlSeconds(req.ttlHeader, this.#o.resultLimits);
@@ -239,20 +243,21 @@ export class EndpointServer {
           };
         }
         if (next.done) break;
+        if (outcome) continue;
         const { event, data } = next.value;
-        if (event === "data_ready") return { status: 200, executionId, body: data };
+        if (event === "data_ready") outcome = { status: 200, executionId, body: data };
         if (event === "pipeline_completed") completed = data;
         if (event === "pipeline_failed") {
           const error = data.error as FailureRecord;
           const status = CONNECTION_FAILURES.has(error.code) ? 502 : 500;
-          return { status, executionId, error };
+          outcome = { status, executionId, error };
         }
         if (event === "execution_aborted") {
           const error = new AppError("internal.unexpected", { reason: data.reason });
-          return { status: 500, executionId, error: errorBody(error, "") };
+          outcome = { status: 500, executionId, error: errorBody(error, "") };
         }
       }
-      return { status: 200, executionId, body: completed ?? {} };
+      return outcome ?? { status: 200, executionId, body: completed ?? {} };
     } finally {
       clearTimeout(timer);
       frames.return?.().catch(() => {});
@@ -266,7 +271,10 @@ export class EndpointServer {
     executionId: string | null,
     outcome: string,
   ): Promise<void> {
-    await recordAudit(this.#o.db, {
+    // Through the store's group commit: one transaction for every serve of this turn, and
+    // awaited, so the row that lets an endpoint key read this execution is there before the
+    // answer.
+    await groupCommit(this.#o.db).write(auditRow({
       event: "endpoint.served",
       userId: principal.userId,
       provider: principal.provider,
@@ -277,7 +285,7 @@ export class EndpointServer {
         execution_id: executionId,
         outcome,
       },
-    });
+    }));
   }
 }
 

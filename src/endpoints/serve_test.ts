@@ -378,3 +378,24 @@ forEachStore(
     }
   },
 );
+
+forEachStore(
+  "a PIPELINE node under an endpoint runs its own child, not the body the endpoint handed over",
+  (db) =>
+    withWorld(db, async (e) => {
+      // The endpoint hands its checked release to the executor; a child must still be read as
+      // itself (were the parent's body passed down, it would nest until depth_exceeded).
+      const child = await e.released([
+        { id: "read", type: "DQL", source: "lite", sql: "SELECT 7 AS seven" },
+      ]);
+      const parent = await e.released([{ id: "sub", type: "PIPELINE", pipeline: { id: child } }]);
+      await e.service.publish(e.ctx, { path_pattern: "/nested", pipeline_id: parent });
+      const key = await e.key({ name: "app", scopes: ["execute"] });
+      const r = await e.server.serve(get(key, "/nested"));
+      equal(r.status, 200, JSON.stringify(r));
+      if (r.status !== 200) return;
+      deepEqual(r.body.rows, [[7]]);
+      const stored = await e.executions.repo.get(r.executionId);
+      equal(stored?.record.status, "SUCCESS");
+    }),
+);

@@ -32,7 +32,7 @@ import type { Db, Queryable } from "../store/mod.ts";
 import { isUniqueViolation } from "../store/mod.ts";
 import type { LiveEndpoints } from "./live.ts";
 import { Matcher } from "./matcher.ts";
-import { ancestorKeys, parseNode, parsePattern } from "./path.ts";
+import { ancestorKeys, parseNode, parsePattern, publishablePattern } from "./path.ts";
 import type { ReleasedVersions } from "./released.ts";
 import * as repo from "./repo.ts";
 
@@ -114,7 +114,7 @@ export class EndpointService {
   /** Publishes a released, side-effect-free pipeline under a new pattern (201). */
   async publish(ctx: EndpointContext, input: unknown): Promise<EndpointView> {
     const body = parse(publishBody, input);
-    const pattern = parsePattern(body.path_pattern);
+    const pattern = publishablePattern(body.path_pattern);
     const released = await this.#o.released.latest(ctx.workspaceId, body.pipeline_id);
     if (released === "gone") {
       throw new AppError("pipeline.not_found", {

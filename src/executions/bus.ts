@@ -50,6 +50,24 @@ export class EventBus {
     this.#holding = held;
     if (!held) this.#publish(frame);
     const id = this.#executionId;
+    if (this.#sink.pipelined) {
+      // A queueing sink keeps the order itself: every frame is handed over at once (a run's
+      // frames share a batch), a held one is published once stored, and a refusal surfaces on
+      // a later emit (the terminal one waits for every frame before it).
+      if (this.#sinkError !== undefined && !held) return Promise.reject(this.#sinkError);
+      const stored = this.#sinkError !== undefined
+        ? Promise.resolve()
+        : this.#sink.event(id, frame).catch((error) => {
+          this.#sinkError ??= error;
+        });
+      this.#tail = this.#tail.then(() => stored).then(() => {
+        if (held && !(this.#sinkError instanceof EndedElsewhere)) this.#publish(frame);
+      });
+      if (!held) return Promise.resolve();
+      return this.#tail.then(() => {
+        if (this.#sinkError !== undefined) throw this.#sinkError;
+      });
+    }
     this.#tail = this.#tail.then(async () => {
       // After a sink failure later frames still reach live readers, not the broken sink.
       if (this.#sinkError === undefined) {

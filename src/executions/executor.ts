@@ -154,12 +154,16 @@ export class Executor {
    * parameter defects (`parameterError`, every defect in `details.errors`).
    */
   async prepare(request: ExecutionRequest, which?: VersionChoice): Promise<Prepared> {
-    const resolved = await this.options.catalog.pipeline(
-      request.workspaceId,
-      request.pipelineId,
-      which ?? request.version ?? "working",
-    );
-    const parsed = parseBody(resolved.body, request.pipelineId);
+    // A released body handed over by the caller is the one the catalog holds (it never changes).
+    const given = which === undefined ? request.released : undefined;
+    const resolved = given
+      ? { version: given.version, draft: false, body: given.body as unknown }
+      : await this.options.catalog.pipeline(
+        request.workspaceId,
+        request.pipelineId,
+        which ?? request.version ?? "working",
+      );
+    const parsed = given ? given.body : parseBody(resolved.body, request.pipelineId);
     const body = request.node === undefined ? parsed : nodeSubset(parsed, request.node);
     const { values, defects } = coerceParameters(body.parameters, request.parameters ?? {}, {
       caps: this.options.parameterCaps,

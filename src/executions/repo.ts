@@ -89,7 +89,7 @@ function finalValues(r: ExecutionRecord): SqlValue[] {
 }
 
 export class ExecutionRepo {
-  constructor(private readonly db: Queryable) {}
+  constructor(readonly db: Queryable) {}
 
   async insert(r: ExecutionRecord, instanceId: string, now: string): Promise<void> {
     await this.db.execute(
@@ -176,6 +176,15 @@ export class ExecutionRepo {
       params,
     );
     return { items: rows.map((r) => fromRow(r).record), total: Number(total?.n ?? 0) };
+  }
+
+  /** Who triggered executions in a workspace (the history's "who" choices), at most `limit`. */
+  async triggerers(workspaceId: string, limit = 500): Promise<string[]> {
+    const rows = await this.db.query(
+      `SELECT DISTINCT triggered_by FROM executions WHERE workspace_id = $1 LIMIT ${limit}`,
+      [workspaceId],
+    );
+    return rows.map((r) => String(r.triggered_by));
   }
 
   /** RUNNING executions of one user, on every instance but `exceptInstance` when given. */

@@ -259,6 +259,8 @@ export class ResultWriter {
   readonly #o: WriterOptions;
   readonly #convert: number[];
   #pending: JsonCell[][] = [];
+  /** The first stored chunk's rows, kept: the inline first page needs no read back. */
+  #head: JsonCell[][] = [];
   #rows = 0;
   #bytes = 0;
   #done = false;
@@ -273,6 +275,11 @@ export class ResultWriter {
 
   get rowCount(): number {
     return this.#rows;
+  }
+
+  /** Rows from the first, in stored order: the whole first chunk (or the whole result). */
+  get head(): readonly JsonCell[][] {
+    return this.#head;
   }
 
   /**
@@ -315,6 +322,7 @@ export class ResultWriter {
   async abort(): Promise<void> {
     this.#done = true;
     this.#pending = [];
+    this.#head = [];
     await this.#store.delete(metaKey(this.#o.executionId), rowsKey(this.#o.executionId))
       .catch(() => {});
   }
@@ -323,6 +331,7 @@ export class ResultWriter {
     if (this.#pending.length === 0) return;
     const chunk = JSON.stringify(this.#pending);
     const rows = this.#pending.length;
+    if (this.#rows === 0) this.#head = this.#pending;
     this.#pending = [];
     this.#bytes += utf8Length(chunk);
     if (this.#bytes > this.#o.maxBytes) {

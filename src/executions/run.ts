@@ -17,7 +17,7 @@ import type { CallerOutput, NodeFacts, RunContext } from "./nodes/context.ts";
 import { evidenceOf } from "./nodes/writeback.ts";
 import { NodeProgress } from "./progress.ts";
 import { initialRecord, plan, resultOutput, RUNNERS, stat } from "./run_support.ts";
-import type { StoredResult } from "./result_store.ts";
+import type { JsonCell, StoredResult } from "./result_store.ts";
 import { EndedElsewhere } from "./sink.ts";
 import { DuckdbStaging, type Staging } from "./staging.ts";
 import { SqliteStaging } from "./staging_sqlite.ts";
@@ -43,6 +43,8 @@ export class Execution {
   #failure: { record: FailureRecord; nodeId: string | null } | undefined;
   #abortReason: AbortReason | undefined;
   #stored: StoredResult | undefined;
+  /** The stored result's first rows, as the writer stored them (see `ResultWriter.head`). */
+  #head: readonly JsonCell[][] = [];
   #adopted: EndedElsewhere | undefined;
 
   constructor(executor: Executor, prepared: Prepared, sink: ExecutionSink, options: RunOptions) {
@@ -131,6 +133,8 @@ export class Execution {
   async #main(): Promise<ExecutionRecord> {
     const startedAt = Date.parse(this.#record.started_at);
     try {
+      // Stored before the first frame reaches anyone: a reader of execution_started may ask for
+      // the record at once.
       await this.#sink.started({ ...this.#record });
       await this.#emit("execution_started", {
         pipeline_id: this.#record.pipeline_id,
@@ -327,8 +331,9 @@ export class Execution {
 
   #resultOutput(): CallerOutput {
     const r = this.#prepared.request;
-    return resultOutput(this.#o.results, r.executionId, r.resultTtlSeconds, (stored) => {
+    return resultOutput(this.#o.results, r.executionId, r.resultTtlSeconds, (stored, head) => {
       this.#stored = stored;
+      this.#head = head;
     });
   }
 
@@ -345,7 +350,7 @@ export class Execution {
       });
     }
     // A child runs whole: a node run (`node`) narrows only the root it was asked of.
-    const { node: _, ...r } = this.#prepared.request;
+    const { node: _, released: _parent, ...r } = this.#prepared.request;
     const prepared = await this.#executor.prepare({
       ...r,
       executionId: newId(),
@@ -366,7 +371,15 @@ export class Execution {
   async #complete(startedAt: number): Promise<void> {
     const hasCaller = this.#prepared.body.nodes.some(isCallerNode) && !this.#options.delivery;
     let page: Awaited<ReturnType<Executor["options"]["results"]["page"]>> = null;
-    if (hasCaller && this.#stored) {
+    const pageRows = this.#prepared.request.pageRows;
+    const stored = this.#stored;
+    if (
+      hasCaller && stored &&
+      (this.#head.length >= pageRows || this.#head.length === stored.row_count)
+    ) {
+      // The first page is among the rows just stored: the same rows a read back would give.
+      page = { result: stored, rows: this.#head.slice(0, pageRows) };
+    } else if (hasCaller && stored) {
       // The shared store failing here is the result's failure, not an unexpected one.
       page = await this.#o.results.page(
         this.#record.execution_id,
@@ -389,7 +402,9 @@ export class Execution {
       result_size_bytes: this.#stored?.size_bytes ?? null,
       result_expires_at: this.#stored?.expires_at ?? null,
     });
-    await this.#emit("pipeline_completed", {
+    // Both frames are handed over together (one batch in a queueing sink); data_ready still
+    // reaches readers only after pipeline_completed is stored.
+    const completedFrame = this.#emit("pipeline_completed", {
       pipeline_id: this.#record.pipeline_id,
       pipeline_version: this.#record.pipeline_version,
       started_at: this.#record.started_at,
@@ -398,9 +413,10 @@ export class Execution {
       status: "SUCCESS",
       node_stats: this.#record.node_stats,
     });
+    let ready: Promise<void> = Promise.resolve();
     if (page && this.#stored) {
       const total = page.result.row_count;
-      await this.#emit("data_ready", {
+      ready = this.#emit("data_ready", {
         pipeline_id: this.#record.pipeline_id,
         schema: page.result.schema,
         rows: page.rows,
@@ -412,7 +428,10 @@ export class Execution {
         ttl_seconds: this.#prepared.request.resultTtlSeconds,
         warnings: [],
       });
+      ready.catch(() => {}); // the same refusal as pipeline_completed's, raised there
     }
+    await completedFrame;
+    await ready;
   }
 
   /** The failed or aborted terminal sequence. */

@@ -6,7 +6,7 @@ import { dqlOperation, outputDestination, runDql } from "./nodes/dql.ts";
 import { runPipelineNode } from "./nodes/pipeline.ts";
 import { runStatement } from "./nodes/statement.ts";
 import type { Destination, Operation } from "./progress.ts";
-import type { ResultStore, StoredResult } from "./result_store.ts";
+import type { JsonCell, ResultStore, StoredResult } from "./result_store.ts";
 import type { ExecutionRecord, NodeStat } from "./types.ts";
 
 export const RUNNERS: Record<string, NodeRunner> = {
@@ -83,7 +83,7 @@ export function resultOutput(
   results: ResultStore,
   executionId: string,
   ttlSeconds: number,
-  onStored: (stored: StoredResult) => void,
+  onStored: (stored: StoredResult, head: readonly JsonCell[][]) => void,
 ): CallerOutput {
   return {
     toParent: false,
@@ -103,7 +103,7 @@ export function resultOutput(
         await writer.abort();
         throw error;
       }
-      onStored(stored);
+      onStored(stored, writer.head);
       return { rows: stored.row_count, bytes: stored.size_bytes };
     },
   };

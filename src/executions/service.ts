@@ -16,7 +16,8 @@ import { inlinePageRows, type ResultLimits, resultTtlSeconds, StreamSlots } from
 import { type ExecutionFilter, ExecutionRepo } from "./repo.ts";
 import type { JsonCell, ResultStore, StoredResult } from "./result_store.ts";
 import { boundedResultRows, resultPosition } from "./result_rows.ts";
-import { DurableSink, follow } from "./sink.ts";
+import { ExecutionJournal } from "./journal.ts";
+import { DurableSink, follow, wakeFollowers } from "./sink.ts";
 import type {
   ExecutionHandle,
   ExecutionRecord,
@@ -70,6 +71,8 @@ export interface ExecuteInput {
   triggeredVia: TriggeredVia;
   /** `pipelines_execute_node`: only this node and what it needs; its rows are the result. */
   node?: string;
+  /** The released version already read and parsed by the caller (see `ExecutionRequest`). */
+  released?: ExecutionRequest["released"];
 }
 
 export interface StartedStream {
@@ -98,6 +101,8 @@ export class ExecutionService {
   /** Runs of this instance by owner, from the limit check until they settle. */
   readonly #owners = new Map<string, string>();
   readonly #slots: StreamSlots;
+  /** One group commit for every run of this instance (see journal.ts). */
+  readonly #journal: ExecutionJournal;
   #unsubscribe?: () => Promise<void>;
   #closing = false;
 
@@ -107,6 +112,7 @@ export class ExecutionService {
     this.instanceId = options.instanceId ?? newId();
     this.#now = options.now ?? Date.now;
     this.#slots = new StreamSlots(options.shared, options.maxStreamsPerUser);
+    this.#journal = new ExecutionJournal(options.db, wakeFollowers(options.shared));
   }
 
   /** Listens for cancels published by other instances. */
@@ -178,6 +184,7 @@ export class ExecutionService {
         triggeredVia: input.triggeredVia,
         correlationId: input.correlationId,
         ...(input.node === undefined ? {} : { node: input.node }),
+        ...(input.released === undefined ? {} : { released: input.released }),
         resultTtlSeconds: resultTtlSeconds(input.ttlHeader, this.#o.resultLimits),
         pageRows: inlinePageRows(input.pageRowsHeader, this.#o.resultLimits),
       });
@@ -233,7 +240,7 @@ export class ExecutionService {
 
   /** The sink the executor writes to on this instance. */
   sink(): ExecutionSink {
-    return new DurableSink(this.repo, this.#o.shared, this.instanceId, this.#now);
+    return new DurableSink(this.repo, this.#o.shared, this.instanceId, this.#now, this.#journal);
   }
 
   /** An execution the caller may see in this workspace; 404 otherwise (no existence leak). */
@@ -248,17 +255,26 @@ export class ExecutionService {
     return stored.record;
   }
 
+  /**
+   * A page of the history. A super admin sees every execution in the workspace and may narrow it
+   * to one user's (`triggeredBy`); anyone else sees only their own, whatever they ask for.
+   */
   async list(
     caller: Caller,
-    filter: Omit<ExecutionFilter, "triggeredBy">,
+    filter: ExecutionFilter,
     offset: number,
     limit: number,
   ) {
     return await this.repo.list(
-      { ...filter, triggeredBy: caller.isSuperAdmin ? undefined : caller.userId },
+      { ...filter, triggeredBy: caller.isSuperAdmin ? filter.triggeredBy : caller.userId },
       offset,
       limit,
     );
+  }
+
+  /** Whose executions the caller may filter the history by: everyone's for a super admin. */
+  async triggerers(caller: Caller, workspaceId: string): Promise<string[]> {
+    return caller.isSuperAdmin ? await this.repo.triggerers(workspaceId) : [caller.userId];
   }
 
   /** The record; `result_url` and `result_expires_at` only while the result is readable. */

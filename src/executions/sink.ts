@@ -8,37 +8,46 @@
  */
 import type { SharedStore } from "../shared/mod.ts";
 import type { EventFrame } from "./event_order.ts";
+import { ExecutionJournal, type StoredListener } from "./journal.ts";
 import type { ExecutionRepo } from "./repo.ts";
 import type { ExecutionRecord, ExecutionSink } from "./types.ts";
 
 export const eventsChannel = (executionId: string) => `execution:${executionId}:events`;
 
-type Message = { frame: EventFrame } | { finished: true };
+type Message = { stored: true } | { finished: true };
 
 export class DurableSink implements ExecutionSink {
+  readonly #journal: ExecutionJournal;
+
+  /** `journal`: the instance's group commit, shared by its runs (one of its own otherwise). */
   constructor(
     private readonly repo: ExecutionRepo,
     private readonly shared: SharedStore,
     private readonly instanceId: string,
     private readonly now: () => number = Date.now,
-  ) {}
-
-  async started(record: ExecutionRecord): Promise<void> {
-    await this.repo.insert(record, this.instanceId, new Date(this.now()).toISOString());
+    journal?: ExecutionJournal,
+  ) {
+    this.#journal = journal ?? new ExecutionJournal(repo.db, wakeFollowers(shared));
   }
 
+  async started(record: ExecutionRecord): Promise<void> {
+    await this.#journal.insert(record, this.instanceId, new Date(this.now()).toISOString());
+  }
+
+  /** Frames are queued in call order on the instance's group commit (see journal.ts). */
+  readonly pipelined = true;
+
+  /** Resolves once the frame is stored; a refusal of an earlier frame of the run is raised. */
   async event(executionId: string, frame: EventFrame): Promise<void> {
     try {
-      await this.repo.appendEvent(executionId, frame, new Date(this.now()).toISOString());
+      await this.#journal.event(executionId, frame, new Date(this.now()).toISOString());
     } catch (error) {
       throw await this.#endedElsewhere(executionId) ?? error;
     }
-    await this.#publish(executionId, { frame });
   }
 
   async finished(record: ExecutionRecord): Promise<void> {
-    await this.repo.finish(record);
-    await this.#publish(record.execution_id, { finished: true });
+    await this.#journal.finish(record);
   }
 
   /**
@@ -52,14 +61,20 @@ export class DurableSink implements ExecutionSink {
     const terminal = (await this.repo.events(executionId)).at(-1);
     return new EndedElsewhere(stored.record, terminal);
   }
+}
 
-  /**
-   * Messages only wake followers early (stored rows are the truth), so a shared store that
-   * cannot take one costs followers a poll interval, never the run.
-   */
-  async #publish(executionId: string, message: Message): Promise<void> {
-    await this.shared.publish(eventsChannel(executionId), JSON.stringify(message)).catch(() => {});
-  }
+/**
+ * Wakes followers once per run and batch. Messages only wake followers early (stored rows are
+ * the truth), so a shared store that cannot take one costs followers a poll interval, never the
+ * run.
+ */
+export function wakeFollowers(shared: SharedStore): StoredListener {
+  const publish = (id: string, message: Message) =>
+    shared.publish(eventsChannel(id), JSON.stringify(message)).catch(() => {});
+  return (events, finished) => {
+    for (const id of events) if (!finished.has(id)) publish(id, { stored: true });
+    for (const id of finished) publish(id, { finished: true });
+  };
 }
 
 /** The stored record says the run already ended (reaped); its ending is the one that stands. */

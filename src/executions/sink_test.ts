@@ -4,8 +4,10 @@ import { forEachStore } from "../../tests/stores.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { DurableSink, follow } from "./sink.ts";
+import type { Db } from "../store/mod.ts";
 import {
   addPipelineRow,
+  addRunRows,
   addUserRow,
   addWorkspaceRow,
   runningRecord,
@@ -13,16 +15,19 @@ import {
   successFrames,
 } from "./test_fixtures.ts";
 
+/** A durable sink on `db` and a RUNNING record, not yet started. */
+async function started(db: Db) {
+  const ids = await addRunRows(db);
+  const repo = new ExecutionRepo(db);
+  const shared = new MemoryStore();
+  const sink = new DurableSink(repo, shared, "instance-a");
+  return { repo, shared, sink, record: runningRecord(ids), userId: ids.userId };
+}
+
 forEachStore(
   "the sink stores the record, every frame in order, and the final record",
   async (db) => {
-    const workspaceId = await addWorkspaceRow(db);
-    const userId = await addUserRow(db);
-    const pipelineId = await addPipelineRow(db, workspaceId, userId);
-    const repo = new ExecutionRepo(db);
-    const shared = new MemoryStore();
-    const sink = new DurableSink(repo, shared, "instance-a");
-    const record = runningRecord({ workspaceId, pipelineId, userId });
+    const { repo, shared, sink, record, userId } = await started(db);
     await sink.started(record);
     const running = await repo.get(record.execution_id);
     deepEqual(running?.record, record);
@@ -46,13 +51,7 @@ forEachStore(
 forEachStore(
   "a follower sees stored frames, then live ones, and ends when the run ends",
   async (db) => {
-    const workspaceId = await addWorkspaceRow(db);
-    const userId = await addUserRow(db);
-    const pipelineId = await addPipelineRow(db, workspaceId, userId);
-    const repo = new ExecutionRepo(db);
-    const shared = new MemoryStore();
-    const sink = new DurableSink(repo, shared, "instance-a");
-    const record = runningRecord({ workspaceId, pipelineId, userId });
+    const { repo, shared, sink, record } = await started(db);
     await sink.started(record);
     const frames = successFrames(record);
     for (const f of frames.slice(0, 3)) await sink.event(record.execution_id, f);
@@ -100,6 +99,9 @@ forEachStore("list filters by pipeline, status, start window and triggering user
   deepEqual(await ids({ status: "SUCCESS" }), [a.execution_id]);
   deepEqual(await ids({ startedAfter: at(1) }), [b.execution_id]);
   deepEqual(await ids({ startedBefore: at(2) }), [a.execution_id]);
+  // Who triggered runs in the workspace: each once, none from another workspace's runs.
+  deepEqual((await repo.triggerers(workspaceId)).sort(), [alice, bob].sort());
+  deepEqual(await repo.triggerers(other), [alice]);
   const page = await repo.list({ workspaceId }, 1, 1);
   equal(page.total, 2);
   deepEqual(page.items.map((r) => r.execution_id), [a.execution_id]);

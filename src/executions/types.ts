@@ -1,3 +1,4 @@
+import type { PipelineBody } from "../pipelines/mod.ts";
 /**
  * The execution contract: what the executor takes, what it gives back while it runs, and where
  * its record and events go. The executor (plan, nodes, staging, events) is written against the
@@ -39,6 +40,12 @@ export interface ExecutionRequest {
   node?: string;
   /** Set for a child execution started by a PIPELINE node. */
   parent?: { executionId: string; nodeId: string; rootExecutionId: string };
+  /**
+   * A released version the caller already read and parsed (a published endpoint re-reads its
+   * latest release on every serve): run as is, without reading the catalog a second time.
+   * Released bodies never change, so this is the same body the catalog would give.
+   */
+  released?: { version: number; body: PipelineBody };
 }
 
 /** Per node in `node_stats` (spec 2 §2.4). */
@@ -85,6 +92,11 @@ export interface ExecutionRecord {
  * failure fails the execution (`result.storage_unavailable`-style codes are the sink's to raise).
  */
 export interface ExecutionSink {
+  /**
+   * True when `event` stores frames in call order even if called before the previous call
+   * settled (a queue): the bus then hands frames over without waiting for each to be stored.
+   */
+  readonly pipelined?: boolean;
   started(record: ExecutionRecord): Promise<void>;
   event(executionId: string, frame: EventFrame): Promise<void>;
   finished(record: ExecutionRecord): Promise<void>;

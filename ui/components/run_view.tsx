@@ -61,6 +61,7 @@ export function RunView(
     states[n.id] = s ? STATE_OF[s.status] ?? "idle" : run.status === "RUNNING" ? "idle" : "skipped";
   }
   const live = run.status === "RUNNING";
+  const doneCount = props.nodes.filter((n) => stats.has(n.id)).length;
   return (
     <div
       class="run-view"
@@ -96,6 +97,19 @@ export function RunView(
             </button>
           )}
         </div>
+        {props.nodes.length > 0 && (
+          <div class="run-progress" data-run-progress-box hidden={!live}>
+            <progress
+              data-run-progress
+              max={props.nodes.length}
+              value={doneCount}
+              aria-label="Nodes finished"
+            />
+            <span class="muted small" data-run-progress-text>
+              {doneCount} of {props.nodes.length} nodes finished
+            </span>
+          </div>
+        )}
         {Object.keys(run.parameters).length > 0 && (
           <dl class="params">
             {Object.entries(run.parameters).map(([k, v]) => (
@@ -148,7 +162,9 @@ export function RunView(
                     <span data-node-state class={`state-label state-${states[n.id]}`}>
                       {states[n.id]}
                     </span>
-                    <progress data-node-progress hidden />
+                    {/* Determinate once the events tell how many rows the node handles. */}
+                    <progress data-node-progress hidden aria-label={`${n.id} progress`} />
+                    <span class="muted small node-progress-text" data-node-progress-text />
                   </td>
                   <td class="num" data-node-rows>{s?.rows_out ?? "—"}</td>
                   <td class="num" data-node-bytes>{bytes(s?.bytes_out)}</td>

@@ -17,6 +17,7 @@ export function Document(
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · Pipeline Service`}</title>
         <link rel="stylesheet" href="/css/app.css" />
+        <link rel="stylesheet" href="/css/forms.css" />
         <link rel="icon" href="/favicon.ico" />
         {/* htmx would otherwise inject a <style>, which the Content-Security-Policy refuses. */}
         <meta name="htmx-config" content='{"includeIndicatorStyles":false}' />

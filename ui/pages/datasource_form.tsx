@@ -1,6 +1,7 @@
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { EditorError } from "./template_editor.tsx";
 import { FormError } from "../components/save_conflict.tsx";
+import { CheckField, Field } from "../components/field.tsx";
 
 export interface DatasourceDraft {
   name: string;
@@ -25,9 +26,7 @@ export function DatasourceFormPage(props: {
 }) {
   const { draft, error } = props;
   const title = props.mode === "new" ? "Register a datasource" : `Edit ${draft.name}`;
-  const invalid = (field: string) => error?.field === field ? "true" : undefined;
-  const fieldError = (field: string) =>
-    error?.field === field && <span class="error" role="alert">{error.message}</span>;
+  const err = (field: string) => error?.field === field ? error.message : undefined;
   return (
     <AppShell title={title} nav="datasources" ctx={props.ctx}>
       <div class="page-head">
@@ -52,69 +51,76 @@ export function DatasourceFormPage(props: {
         <input type="hidden" name="_csrf" value={props.ctx.csrf} />
         <div class="body">
           <div class="grid cols-2">
-            <div class="field">
-              <label for="d-name">Name</label>
-              <input
-                id="d-name"
-                name="name"
-                value={draft.name}
-                required
-                disabled={props.mode === "edit"}
-                placeholder="sales_db"
-                aria-invalid={invalid("name")}
-              />
-              {fieldError("name")}
-            </div>
-            <div class="field">
-              <label for="d-display">Display name</label>
-              <input id="d-display" name="display_name" value={draft.display_name} />
-              {fieldError("display_name")}
-            </div>
-            <div class="field">
-              <label for="d-dialect">Dialect</label>
-              <select id="d-dialect" name="dialect" aria-invalid={invalid("dialect")}>
-                {props.dialects.map((d) => (
-                  <option key={d} value={d} selected={d === draft.dialect}>{d}</option>
-                ))}
-              </select>
-              {fieldError("dialect")}
-            </div>
-            <div class="field">
-              <label for="d-url">JDBC URL</label>
-              <input
-                id="d-url"
-                name="jdbc_url"
-                value={draft.jdbc_url}
-                required
-                placeholder="jdbc:postgresql://db.internal:5432/sales"
-                aria-invalid={invalid("jdbc_url")}
-              />
-              {fieldError("jdbc_url")}
-            </div>
-            <div class="field">
-              <label for="d-user">Username</label>
-              <input id="d-user" name="username" value={draft.username} autocomplete="off" />
-              {fieldError("username")}
-            </div>
-            <div class="field">
-              <label for="d-password">Password</label>
-              <input
-                id="d-password"
-                name="password"
-                type="password"
-                autocomplete="new-password"
-                placeholder={props.passwordSet ? "stored — leave empty to keep it" : ""}
-                aria-invalid={invalid("password")}
-              />
-              {fieldError("password")}
-            </div>
+            <Field
+              id="d-name"
+              label="Name"
+              error={err("name")}
+              hint={props.mode === "edit" ? "A datasource keeps its name" : undefined}
+            >
+              {(a) => (
+                <input
+                  {...a}
+                  name="name"
+                  value={draft.name}
+                  required
+                  class="mono"
+                  disabled={props.mode === "edit"}
+                  placeholder="sales_db"
+                />
+              )}
+            </Field>
+            <Field id="d-display" label="Display name" error={err("display_name")}>
+              {(a) => <input {...a} name="display_name" value={draft.display_name} />}
+            </Field>
+            <Field id="d-dialect" label="Dialect" error={err("dialect")}>
+              {(a) => (
+                <select {...a} name="dialect">
+                  {props.dialects.map((d) => (
+                    <option key={d} value={d} selected={d === draft.dialect}>{d}</option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            <Field id="d-url" label="JDBC URL" error={err("jdbc_url")}>
+              {(a) => (
+                <input
+                  {...a}
+                  name="jdbc_url"
+                  value={draft.jdbc_url}
+                  required
+                  class="mono"
+                  placeholder="jdbc:postgresql://db.internal:5432/sales"
+                />
+              )}
+            </Field>
+            <Field id="d-user" label="Username" error={err("username")}>
+              {(a) => <input {...a} name="username" value={draft.username} autocomplete="off" />}
+            </Field>
+            <Field
+              id="d-password"
+              label="Password"
+              error={err("password")}
+              hint={props.passwordSet
+                ? "A password is stored. Leave this empty to keep it."
+                : "Write-only: it is stored encrypted and never shown again."}
+            >
+              {(a) => (
+                <input
+                  {...a}
+                  name="password"
+                  type="password"
+                  autocomplete="new-password"
+                />
+              )}
+            </Field>
           </div>
-          <div class="field checkbox">
-            <label>
-              <input type="checkbox" name="readonly" value="true" checked={draft.readonly} />{" "}
-              Read-only: pipelines may read but never write through it
-            </label>
-          </div>
+          <CheckField
+            id="d-readonly"
+            name="readonly"
+            checked={draft.readonly}
+            error={err("readonly")}
+            label="Read-only: pipelines may read but never write through it"
+          />
           <div class="actions">
             <button type="submit" class="primary">
               {props.mode === "new" ? "Register" : "Save"}

@@ -25,8 +25,10 @@ const STATUSES = ["RUNNING", "SUCCESS", "FAILED", "ABORTED"];
 export function RunsPage(props: {
   ctx: ShellContext;
   now: Date;
-  filters: { pipeline: string; status: string; from: string; to: string };
+  filters: { pipeline: string; status: string; from: string; to: string; who: string };
   pipelines: { id: string; name: string }[];
+  /** Whose runs a super admin may pick; null for everyone else, who sees only their own. */
+  people: { id: string; name: string }[] | null;
   runs: RunRow[];
   offset: number;
   limit: number;
@@ -38,7 +40,11 @@ export function RunsPage(props: {
       <div class="page-head">
         <div>
           <h1>Runs</h1>
-          <p>Every execution in this workspace you may see, newest first.</p>
+          <p>
+            {props.people
+              ? "Every execution in this workspace, newest first."
+              : "The executions you started in this workspace, newest first."}
+          </p>
         </div>
       </div>
       <form method="get" action="/runs" class="toolbar filters">
@@ -57,10 +63,20 @@ export function RunsPage(props: {
             <option key={s} value={s} selected={s === f.status}>{s.toLowerCase()}</option>
           ))}
         </select>
+        {props.people && (
+          <select name="who" aria-label="Started by">
+            <option value="">Started by anyone</option>
+            {props.people.map((p) => (
+              <option key={p.id} value={p.id} selected={p.id === f.who}>{p.name}</option>
+            ))}
+          </select>
+        )}
         <input type="date" name="from" value={f.from} aria-label="From day" />
         <input type="date" name="to" value={f.to} aria-label="To day" />
         <button type="submit">Filter</button>
-        {(f.pipeline || f.status || f.from || f.to) && <a class="btn ghost" href="/runs">Clear</a>}
+        {(f.pipeline || f.status || f.from || f.to || f.who) && (
+          <a class="btn ghost" href="/runs">Clear</a>
+        )}
       </form>
       <section class="card">
         {props.runs.length === 0
@@ -72,10 +88,16 @@ export function RunsPage(props: {
           : (
             <table>
               <Head
-                cols={["Pipeline", "Status", "Parameters", "By", "Started", {
-                  label: "Rows",
-                  num: true,
-                }, { label: "Time", num: true }]}
+                cols={[
+                  "Pipeline",
+                  "Status",
+                  "Parameters",
+                  // Only a super admin sees others' runs; for anyone else every row is theirs.
+                  ...(props.people ? ["By"] : []),
+                  "Started",
+                  { label: "Rows", num: true },
+                  { label: "Time", num: true },
+                ]}
               />
               <tbody>
                 {props.runs.map((r) => (
@@ -91,7 +113,7 @@ export function RunsPage(props: {
                       {Object.entries(r.parameters).map(([k, v]) => `${k}=${JSON.stringify(v)}`)
                         .join(" ") || <span class="muted">none</span>}
                     </td>
-                    <td>{r.triggered_by_name}</td>
+                    {props.people && <td>{r.triggered_by_name}</td>}
                     <td class="muted">
                       <Ago at={r.started_at} now={props.now} />
                     </td>
@@ -114,6 +136,7 @@ export function RunsPage(props: {
           status: f.status || undefined,
           from: f.from || undefined,
           to: f.to || undefined,
+          who: f.who || undefined,
         }}
         offset={props.offset}
         limit={props.limit}

@@ -1,5 +1,6 @@
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { FormError, SaveConflict } from "../components/save_conflict.tsx";
+import { Field } from "../components/field.tsx";
 
 export interface TemplateDraft {
   id: string;
@@ -32,16 +33,11 @@ export interface TemplateEditorProps {
   conflict?: { version: number; status: string; author: string; body: string; body_hash: string };
 }
 
-function FieldError(props: { error?: EditorError; field: string }) {
-  if (props.error?.field !== props.field) return null;
-  return <span class="error" role="alert">{props.error.message}</span>;
-}
-
 /** `/templates/new` and `/templates/edit?id=`: the whole template in one form. */
 export function TemplateEditorPage(props: TemplateEditorProps) {
   const { draft, error } = props;
   const title = props.mode === "new" ? "New template" : `Edit ${draft.id}`;
-  const invalid = (field: string) => error?.field === field ? "true" : undefined;
+  const err = (field: string) => error?.field === field ? error.message : undefined;
   return (
     <AppShell title={title} nav="templates" ctx={props.ctx} importMap={props.importMap}>
       <script type="module" src="/js/editor.js"></script>
@@ -87,97 +83,79 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
         )}
         <div class="body">
           <div class="grid cols-2">
-            <div class="field">
-              <label for="t-id">Id (folder path)</label>
-              {props.mode === "new"
-                ? (
-                  <input
-                    id="t-id"
-                    name="id"
-                    value={draft.id}
-                    required
-                    placeholder="sales/orders/by_region"
-                    aria-invalid={invalid("id")}
-                  />
-                )
-                : (
-                  <>
-                    <input id="t-id" value={draft.id} disabled />
-                    <input type="hidden" name="id" value={draft.id} />
-                  </>
-                )}
-              <FieldError error={error} field="id" />
-            </div>
-            <div class="field">
-              <label for="t-name">Display name</label>
-              <input
-                id="t-name"
-                name="display_name"
-                value={draft.display_name}
-                required
-                aria-invalid={invalid("display_name")}
-              />
-              <FieldError error={error} field="display_name" />
-            </div>
-            <div class="field">
-              <label for="t-dialect">Dialect</label>
-              <select
-                id="t-dialect"
-                name="dialect"
-                disabled={props.mode === "edit"}
-                aria-invalid={invalid("dialect")}
-              >
-                {props.dialects.map((d) => (
-                  <option key={d} value={d} selected={d === draft.dialect}>
-                    {d.toLowerCase()}
-                  </option>
-                ))}
-              </select>
-              {props.mode === "edit" && (
-                <input
-                  type="hidden"
-                  name="dialect"
-                  value={draft.dialect}
-                />
+            <Field id="t-id" label="Id (folder path)" error={err("id")}>
+              {(a) =>
+                props.mode === "new"
+                  ? (
+                    <input
+                      {...a}
+                      name="id"
+                      value={draft.id}
+                      required
+                      class="mono"
+                      placeholder="sales/orders/by_region"
+                    />
+                  )
+                  : (
+                    <>
+                      <input {...a} value={draft.id} class="mono" readOnly />
+                      <input type="hidden" name="id" value={draft.id} />
+                    </>
+                  )}
+            </Field>
+            <Field id="t-name" label="Display name" error={err("display_name")}>
+              {(a) => <input {...a} name="display_name" value={draft.display_name} required />}
+            </Field>
+            <Field
+              id="t-dialect"
+              label="Dialect"
+              error={err("dialect")}
+              hint={props.mode === "edit" ? "Fixed when the template was created" : undefined}
+            >
+              {(a) => (
+                <>
+                  <select {...a} name="dialect" disabled={props.mode === "edit"}>
+                    {props.dialects.map((d) => (
+                      <option key={d} value={d} selected={d === draft.dialect}>
+                        {d.toLowerCase()}
+                      </option>
+                    ))}
+                  </select>
+                  {props.mode === "edit" && (
+                    <input type="hidden" name="dialect" value={draft.dialect} />
+                  )}
+                </>
               )}
-              <FieldError error={error} field="dialect" />
-            </div>
-            <div class="field">
-              <label for="t-description">Description</label>
-              <input id="t-description" name="description" value={draft.description} />
-            </div>
+            </Field>
+            <Field id="t-description" label="Description" error={err("description")}>
+              {(a) => <input {...a} name="description" value={draft.description} />}
+            </Field>
           </div>
-          <div class="field">
-            <label for="t-body">Body</label>
-            <textarea
-              id="t-body"
-              name="body"
-              rows={16}
-              spellcheck={false}
-              data-editor="sql"
-              aria-invalid={invalid("body")}
-            >
-              {draft.body}
-            </textarea>
-            <FieldError error={error} field="body" />
-          </div>
-          <div class="field">
-            <label for="t-imports">Imports</label>
-            <textarea
-              id="t-imports"
-              name="imports"
-              rows={3}
-              spellcheck={false}
-              placeholder="alias = folder/template@1"
-              aria-invalid={invalid("imports")}
-            >
-              {draft.imports}
-            </textarea>
-            <span class="hint">
-              One per line: alias = template id@version (a released version).
-            </span>
-            <FieldError error={error} field="imports" />
-          </div>
+          <Field id="t-body" label="Body" error={err("body")}>
+            {(a) => (
+              <textarea {...a} name="body" rows={16} spellcheck={false} data-editor="sql">
+                {draft.body}
+              </textarea>
+            )}
+          </Field>
+          <Field
+            id="t-imports"
+            label="Imports"
+            hint="One per line: alias = template id@version (a released version)."
+            error={err("imports")}
+          >
+            {(a) => (
+              <textarea
+                {...a}
+                name="imports"
+                rows={3}
+                spellcheck={false}
+                placeholder="alias = folder/template@1"
+              >
+                {draft.imports}
+              </textarea>
+            )}
+          </Field>
           <div class="field">
             <span class="label">Preview</span>
             {/* Renders the text as it stands, as typing pauses; the saved version is untouched. */}

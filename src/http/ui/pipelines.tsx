@@ -3,7 +3,7 @@ import { z } from "zod";
 import { type PipelineNodeView, PipelinePage } from "../../../ui/pages/pipeline.tsx";
 import { lineDiff } from "../../../ui/components/line_diff.ts";
 import { type ParameterChange, PipelineComparePage } from "../../../ui/pages/pipeline_compare.tsx";
-import { specOf } from "./pipeline_authoring.tsx";
+import { specOf } from "./pipeline_editor.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { Router } from "../routing.ts";
 import { folderListRoute } from "./folder_route.tsx";

@@ -204,6 +204,7 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
       status: z.enum(EXECUTION_STATUSES).or(z.literal("")).optional(),
       from: z.string().max(40).optional(),
       to: z.string().max(40).optional(),
+      who: z.string().max(64).optional(),
     }),
     page: { defaultLimit: HISTORY_ROWS, maxLimit: HISTORY_ROWS },
   }, async (c, { actor, workspace, query, page }) => {
@@ -216,7 +217,12 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
     const pipelineId = query.pipeline && z.uuid().safeParse(query.pipeline).success
       ? query.pipeline
       : undefined;
-    const [ctx, runs, pipelines] = await Promise.all([
+    // Whose runs: a super admin sees everyone's and may pick one person; anyone else sees only
+    // their own (spec 2 §4.5), so they get no such filter and a `who` in the URL is ignored.
+    const whoId = actor.isSuperAdmin && query.who && z.uuid().safeParse(query.who).success
+      ? query.who
+      : undefined;
+    const [ctx, runs, pipelines, triggerers] = await Promise.all([
       shellContext(c, deps, actor),
       deps.executions.list(
         callerOf(actor),
@@ -226,14 +232,26 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
           status: query.status || undefined,
           startedAfter: day(query.from, false),
           startedBefore: day(query.to, true),
+          triggeredBy: whoId,
         },
         offset,
         HISTORY_ROWS,
       ),
       deps.pipelines.list(workspaceId, {}, { offset: 0, limit: 200 }),
+      actor.isSuperAdmin
+        ? deps.executions.triggerers(callerOf(actor), workspaceId)
+        : Promise.resolve([]),
     ]);
     const names = new Map(pipelines.items.map((x) => [x.id, x.name]));
-    const who = await userNames(deps, runs.items.map((r) => r.triggered_by));
+    const who = await userNames(deps, [...runs.items.map((r) => r.triggered_by), ...triggerers]);
+    const nameOf = (id: string) => id === actor.userId ? "you" : who.get(id) ?? "someone";
+    const people = actor.isSuperAdmin
+      ? triggerers
+        .map((id) => ({ id, name: id === actor.userId ? "You" : who.get(id) ?? id }))
+        .sort((a, b) =>
+          a.id === actor.userId ? -1 : b.id === actor.userId ? 1 : a.name.localeCompare(b.name)
+        )
+      : null;
     return c.html(renderPage(
       <RunsPage
         ctx={ctx}
@@ -243,14 +261,14 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
           status: query.status ?? "",
           from: query.from ?? "",
           to: query.to ?? "",
+          who: whoId ?? "",
         }}
+        people={people}
         pipelines={pipelines.items.map((x) => ({ id: x.id, name: x.name }))}
         runs={runs.items.map((r) => ({
           ...r,
           pipeline_name: names.get(r.pipeline_id) ?? r.pipeline_id,
-          triggered_by_name: r.triggered_by === actor.userId
-            ? "you"
-            : who.get(r.triggered_by) ?? "someone",
+          triggered_by_name: nameOf(r.triggered_by),
         }))}
         offset={offset}
         limit={HISTORY_ROWS}

@@ -2,13 +2,18 @@
 // kept in step with the editor, so forms post as before and the page works without JavaScript.
 // Each editor lives in a shadow root: CodeMirror then styles itself through a constructed
 // stylesheet instead of a <style> element, which the Content-Security-Policy forbids.
+// A person's edit fires `input` on the textarea (so other scripts can follow it); a script's
+// `setEditorText` does not, so two views kept in sync do not echo each other.
 import { basicSetup, EditorView } from "codemirror";
 import { sql } from "@codemirror/lang-sql";
 import { json } from "@codemirror/lang-json";
 import { syntaxHighlighting } from "@codemirror/language";
 import { classHighlighter } from "@lezer/highlight";
 
-for (const area of document.querySelectorAll("textarea[data-editor]")) {
+const views = new WeakMap();
+let quiet = false;
+
+function enhanceOne(area) {
   const label = document.querySelector(`label[for="${area.id}"]`)?.textContent ?? "Code";
   const host = document.createElement("div");
   host.className = "editor-host";
@@ -28,13 +33,46 @@ for (const area of document.querySelectorAll("textarea[data-editor]")) {
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({ "aria-label": label }),
       EditorView.updateListener.of((u) => {
-        if (u.docChanged) area.value = u.state.doc.toString();
+        if (!u.docChanged) return;
+        area.value = u.state.doc.toString();
+        if (!quiet) area.dispatchEvent(new Event("input", { bubbles: true }));
       }),
     ],
   });
   if (area.getAttribute("aria-invalid") === "true") view.dom.classList.add("invalid");
+  if (area.rows && area.rows < 8) view.dom.classList.add("compact");
   shadow.append(view.dom);
   area.after(host);
   area.hidden = true;
   area.dataset.enhanced = "true";
+  views.set(area, view);
 }
+
+/** Enhances every not yet enhanced code textarea under `root`. */
+export function enhance(root = document) {
+  for (const area of root.querySelectorAll("textarea[data-editor]:not([data-enhanced])")) {
+    enhanceOne(area);
+  }
+}
+
+/** Replaces an editor's text from a script, without an `input` event. */
+export function setEditorText(area, text) {
+  const view = views.get(area);
+  area.value = text;
+  if (!view || view.state.doc.toString() === text) return;
+  quiet = true;
+  try {
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+  } finally {
+    quiet = false;
+  }
+}
+
+/** Re-measures the editors under `root` once it is shown (hidden editors measure nothing). */
+export function remeasure(root) {
+  for (const area of root.querySelectorAll("textarea[data-enhanced]")) {
+    views.get(area)?.requestMeasure();
+  }
+}
+
+enhance();

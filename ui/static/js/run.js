@@ -32,6 +32,53 @@ class RunView {
   constructor(root) {
     this.root = root;
     this.id = root.dataset.run;
+    /** Rows each node will handle, where the events tell it (see `progressOf`). */
+    this.totals = new Map();
+    this.finished = new Set();
+  }
+
+  /**
+   * A node's bar: determinate when its row total is known — from the stored stream on a replay
+   * (its `node_completed.rows_out`), or live while a write-back writes, whose rows were all
+   * fetched first — else indeterminate. There is no percentage in the events (spec 2 §6).
+   */
+  progressOf(data) {
+    const done = data.rows_written ?? data.rows_fetched;
+    let total = this.totals.get(data.node_id);
+    if (
+      total === undefined && data.operation === "writeback" &&
+      (data.state === "writing" || data.state === "finalizing")
+    ) total = data.rows_fetched;
+    if (total == null || total <= 0 || done == null) return null;
+    return { value: Math.min(done, total), max: total };
+  }
+
+  setProgress(row, progress) {
+    const bar = row.querySelector("[data-node-progress]");
+    const text = row.querySelector("[data-node-progress-text]");
+    if (!bar) return;
+    if (progress) {
+      bar.max = progress.max;
+      bar.value = progress.value;
+      const words = `${progress.value.toLocaleString()} of ${progress.max.toLocaleString()} rows`;
+      bar.setAttribute("aria-valuetext", words);
+      if (text) text.textContent = words;
+    } else {
+      // No value attribute: the bar is indeterminate.
+      bar.removeAttribute("value");
+      bar.removeAttribute("aria-valuetext");
+      if (text) text.textContent = "";
+    }
+  }
+
+  /** The summary's "n of m nodes finished" bar. */
+  countFinished(nodeId) {
+    if (nodeId !== undefined) this.finished.add(nodeId);
+    const bar = this.root.querySelector("[data-run-progress]");
+    const text = this.root.querySelector("[data-run-progress-text]");
+    if (!bar) return;
+    bar.value = this.finished.size;
+    if (text) text.textContent = `${this.finished.size} of ${bar.max} nodes finished`;
   }
 
   setNode(nodeId, state, fields = {}) {
@@ -44,7 +91,7 @@ class RunView {
     const label = row.querySelector("[data-node-state]");
     label.textContent = state;
     label.className = label.className.replace(STATE_CLASSES, `state-${state}`);
-    row.querySelector("[data-node-progress]").hidden = ![
+    const active = [
       "connecting",
       "executing",
       "fetching",
@@ -52,6 +99,10 @@ class RunView {
       "finalizing",
       "running",
     ].includes(state);
+    row.querySelector("[data-node-progress]").hidden = !active;
+    const text = row.querySelector("[data-node-progress-text]");
+    if (text) text.hidden = !active;
+    if ("progress" in fields) this.setProgress(row, fields.progress);
     if (fields.rows != null) {
       row.querySelector("[data-node-rows]").textContent = String(fields.rows);
     }
@@ -74,12 +125,13 @@ class RunView {
   apply(type, data) {
     switch (type) {
       case "node_started":
-        this.setNode(data.node_id, "running");
+        this.setNode(data.node_id, "running", { progress: null });
         break;
       case "node_progress":
         this.setNode(data.node_id, data.state, {
           rows: data.rows_written ?? data.rows_fetched,
           ms: data.elapsed_ms,
+          progress: this.progressOf(data),
         });
         break;
       case "node_completed":
@@ -88,9 +140,11 @@ class RunView {
           bytes: data.bytes_out,
           ms: data.duration_ms,
         });
+        this.countFinished(data.node_id);
         break;
       case "node_failed":
         this.setNode(data.node_id, "failed", { ms: data.duration_ms });
+        this.countFinished(data.node_id);
         this.showFailure(data.error, data.node_id);
         break;
       case "pipeline_completed":
@@ -274,8 +328,18 @@ async function replayRun(view, button) {
   if (!res.ok) return;
   const { data } = await res.json();
   button.disabled = true;
+  // The stored stream ends with each node's row count: on a replay every bar knows its total.
+  for (const { event, data: payload } of data.events) {
+    if (event === "node_completed" && payload.rows_out != null) {
+      view.totals.set(payload.node_id, payload.rows_out);
+    }
+  }
+  view.finished.clear();
+  view.countFinished();
+  const box = view.root.querySelector("[data-run-progress-box]");
+  if (box) box.hidden = false;
   for (const row of view.root.querySelectorAll("[data-node-row]")) {
-    view.setNode(row.dataset.nodeRow, "idle");
+    view.setNode(row.dataset.nodeRow, "idle", { progress: null });
   }
   let last = null;
   for (const { event, data: payload } of data.events) {

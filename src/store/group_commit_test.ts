@@ -1,0 +1,65 @@
+import { deepEqual, equal, ok, rejects } from "node:assert/strict";
+import { forEachStore } from "../../tests/stores.ts";
+import { GroupCommit, groupCommit } from "./group_commit.ts";
+import type { Db, Queryable } from "./types.ts";
+
+async function table(db: Db): Promise<void> {
+  await db.execute("CREATE TABLE gc_rows (k TEXT PRIMARY KEY, n INTEGER NOT NULL)");
+}
+const put = (k: string, n: number) => (q: Queryable) =>
+  q.execute("INSERT INTO gc_rows (k, n) VALUES ($1, $2)", [k, n]);
+const rows = async (db: Db) =>
+  (await db.query<{ k: string; n: unknown }>("SELECT k, n FROM gc_rows ORDER BY n"))
+    .map((r) => [r.k, Number(r.n)]);
+
+/** Counts the transactions the queue opens, to prove writes of one turn share one. */
+function counting(db: Db): { db: Db; transactions: () => number } {
+  let n = 0;
+  const wrapped = Object.create(db) as Db;
+  wrapped.transaction = <T>(fn: (tx: Queryable) => Promise<T>) => {
+    n++;
+    return db.transaction(fn);
+  };
+  return { db: wrapped, transactions: () => n };
+}
+
+forEachStore("writes queued in one turn commit together, in order, each settling", async (db) => {
+  await table(db);
+  const c = counting(db);
+  const queue = new GroupCommit(c.db);
+  const settled = await Promise.all([1, 2, 3, 4].map((n) => queue.write(put(`k${n}`, n))));
+  deepEqual(settled, [1, 1, 1, 1]);
+  equal(c.transactions(), 1);
+  deepEqual(await rows(db), [["k1", 1], ["k2", 2], ["k3", 3], ["k4", 4]]);
+  // A later turn is a later transaction.
+  await queue.write(put("k5", 5));
+  equal(c.transactions(), 2);
+});
+
+forEachStore(
+  "a failing write costs only itself; its chain's later writes are refused",
+  async (db) => {
+    await table(db);
+    await db.execute("INSERT INTO gc_rows (k, n) VALUES ('taken', 0)");
+    const queue = new GroupCommit(db);
+    const a1 = queue.write(put("a1", 1), { chain: "a" });
+    const clash = queue.write(put("taken", 2), { chain: "a", follows: true });
+    const a3 = queue.write(put("a3", 3), { chain: "a", follows: true });
+    const b = queue.write(put("b", 4), { chain: "b", follows: true });
+    const aEnd = queue.write(put("a-end", 5), { chain: "a", ends: true });
+    equal(await a1, 1);
+    const refused = await clash.then(() => null, (e) => e);
+    ok(refused instanceof Error);
+    await rejects(a3, (e) => e === refused);
+    equal(await b, 1);
+    // The chain's last write is not a follower: it is written, and ends the chain.
+    equal(await aEnd, 1);
+    equal(queue.failure("a"), undefined);
+    deepEqual(await rows(db), [["taken", 0], ["a1", 1], ["b", 4], ["a-end", 5]]);
+  },
+);
+
+forEachStore("one queue per store", async (db) => {
+  equal(groupCommit(db), groupCommit(db));
+  await Promise.resolve();
+});

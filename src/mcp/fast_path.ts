@@ -1,9 +1,9 @@
 /**
- * The fast path of `/mcp` (docs/mcp.md "Fast path"): the one request shape agents send most — a
- * single JSON-RPC `tools/call` of a catalogued tool, no progress token, no session — answered
- * without building an SDK server for it. The SDK's per-request server, transport and wire-schema
- * parsing cost about as much as the whole REST call they front (bench/mcp.ts), which no caching
- * inside the SDK path removes.
+ * The fast path of `/mcp` (docs/mcp.md "The fast path, and what a call costs"): the one request
+ * shape agents send most — a single JSON-RPC `tools/call` of a catalogued tool, no progress token,
+ * no session — answered without building an SDK server for it. The SDK's per-request server,
+ * transport and wire-schema parsing cost about as much as the whole REST call they front
+ * (bench/mcp.ts), which no caching inside the SDK path removes.
  *
  * The rule: this path only ever *accepts* a request, never refuses one. `accept` answers the call
  * to run only when every check the SDK makes on that shape positively passes, each at least as

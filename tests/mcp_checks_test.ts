@@ -6,7 +6,7 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { sessionHeaders, userKey } from "./access_fixtures.ts";
-import { bothStores, P, pipe, sqliteFile } from "./pipeline_client.ts";
+import { bothStores, ORDER_CHECKS, P, pipe, sqliteFile, sqliteSource } from "./pipeline_client.ts";
 import { connect, type Json, keyHeaders } from "./support/mcp_client.ts";
 
 const withoutTime = (runs: Json[]) => runs.map(({ ran_at: _, ...run }) => run);
@@ -17,14 +17,7 @@ bothStores(
     await withWorld(async ({ s, f, h, req }) => {
       const admin = await sessionHeaders(s.runtime, f.users.super_admin, "acme");
       const file = await sqliteFile(); // orders: amounts 10 and 32
-      const ds = await req("POST", "/api/v1/datasources", admin, {
-        name: "wh",
-        display_name: "wh",
-        dialect: "SQLITE",
-        jdbc_url: `jdbc:sqlite:${file}`,
-        credential: { kind: "none" },
-        workspace: "acme",
-      });
+      const ds = await req("POST", "/api/v1/datasources", admin, sqliteSource("wh", file));
       equal(ds.status, 201, JSON.stringify(ds.body));
       const created = await req(
         "POST",
@@ -32,22 +25,7 @@ bothStores(
         h.author,
         pipe("chk/orders", {
           nodes: [{ id: "a", type: "DQL", source: "wh", sql: "SELECT * FROM orders" }],
-          checks: [
-            {
-              id: "total",
-              name: "Total",
-              datasource: "wh",
-              query: "SELECT SUM(amount) FROM orders",
-              expectation: { kind: "value", value: 42 },
-            },
-            {
-              id: "count",
-              name: "Count",
-              datasource: "wh",
-              query: "SELECT COUNT(*) FROM orders",
-              expectation: { kind: "range", min: 5 },
-            },
-          ],
+          checks: ORDER_CHECKS,
         }),
       );
       equal(created.status, 201, JSON.stringify(created.body));

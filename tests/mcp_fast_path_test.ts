@@ -6,7 +6,7 @@
  * takes, so the good ones are known to have run on the fast path and the bad ones on the SDK.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { seedRoles, userKey } from "./access_fixtures.ts";
+import { type AccessFixture, seedRoles, userKey } from "./access_fixtures.ts";
 import { startTestServer, type TestServer } from "./harness.ts";
 import { type Json, NODES, SLOW } from "./support/mcp_client.ts";
 import { eventually } from "./wait.ts";
@@ -30,20 +30,46 @@ import {
 
 const byName = new Map(CATALOGUE.map((t) => [t.name, t]));
 
-Deno.test("the fast path answers every variant as the SDK path does", async () => {
+interface Twins {
+  fast: TestServer;
+  sdk: TestServer;
+  f: AccessFixture;
+  created: Awaited<ReturnType<TestServer["runtime"]["pipelines"]["create"]>>;
+}
+
+/**
+ * Two servers on one SQLite store, the fast path on and off, with the roles seeded and the
+ * author's pipeline `name` created with `nodes`; both closed and the store removed after `fn`.
+ */
+async function withTwins(
+  env: Record<string, string>,
+  name: string,
+  nodes: unknown[],
+  fn: (t: Twins) => Promise<void>,
+): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "svc_fast_" });
   const storeUrl = () => `sqlite:${dir}/shared.db`;
-  const fast = await startTestServer({ storeUrl });
+  const fast = await startTestServer({ storeUrl, env });
   let sdk: TestServer | undefined;
   try {
-    const rt = fast.runtime;
-    const f = await seedRoles(rt);
-    const key = await userKey(rt, f.users.viewer, f.workspace.id, ["execute"]);
-    const created = await rt.pipelines.create(
+    const f = await seedRoles(fast.runtime);
+    const created = await fast.runtime.pipelines.create(
       { actor: f.users.author.principal, workspaceId: f.workspace.id },
-      { name: "fast/one", schema_version: 1, nodes: NODES },
+      { name, schema_version: 1, nodes },
     );
-    sdk = await startTestServer({ storeUrl, runtime: { mcp: { fastPath: false } } });
+    sdk = await startTestServer({ storeUrl, env, runtime: { mcp: { fastPath: false } } });
+    await fn({ fast, sdk, f, created });
+  } finally {
+    await sdk?.close();
+    await fast.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("the fast path answers every variant as the SDK path does", () =>
+  withTwins({}, "fast/one", NODES, async ({ fast, sdk, f, created }) => {
+    const rt = fast.runtime;
+    const key = await userKey(rt, f.users.viewer, f.workspace.id, ["execute"]);
     const audited = async () =>
       (await queryAudit(rt.db, { event: "mcp.tool.called", offset: 0, limit: 1 })).total;
 
@@ -68,12 +94,7 @@ Deno.test("the fast path answers every variant as the SDK path does", async () =
         ok(a.messages[0]?.result, `${v.name}: a result`);
       }
     }
-  } finally {
-    await sdk?.close();
-    await fast.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
 Deno.test("a tool declaring x-mcp-header parameters stays on the SDK path", () => {
   const plain = defineTool({
@@ -104,24 +125,14 @@ Deno.test("a pipelines_execute call abandoned mid-wait behaves alike on both pat
   // 2025-11-25: the answer's stream opens at once, and the client cancelling it ends the wait (the
   // run goes on). 2026-07-28: both paths hand the tool the request's signal; whether the client's
   // going away reaches it before the answer is the HTTP stack's to say, the same on both.
-  const dir = await Deno.makeTempDir({ prefix: "svc_fast_" });
-  const storeUrl = () => `sqlite:${dir}/shared.db`;
   // The polls below would otherwise spend the per-user budget.
   const env = {
     SERVICE_RATE_LIMIT_REQUESTS_PER_SECOND: "100000",
     SERVICE_RATE_LIMIT_REQUESTS_PER_MINUTE: "1000000",
   };
-  const fast = await startTestServer({ storeUrl, env });
-  let sdk: TestServer | undefined;
-  try {
+  await withTwins(env, "fast/slow", SLOW, async ({ fast, sdk, f, created: slow }) => {
     const rt = fast.runtime;
-    const f = await seedRoles(rt);
     const key = await userKey(rt, f.users.author, f.workspace.id, ["author"]);
-    const slow = await rt.pipelines.create(
-      { actor: f.users.author.principal, workspaceId: f.workspace.id },
-      { name: "fast/slow", schema_version: 1, nodes: SLOW },
-    );
-    sdk = await startTestServer({ storeUrl, env, runtime: { mcp: { fastPath: false } } });
     const executeRows = async () =>
       (await queryAudit(rt.db, { event: "mcp.tool.called", offset: 0, limit: 500 })).items
         .filter((r) => r.details.tool === "pipelines_execute");
@@ -186,9 +197,5 @@ Deno.test("a pipelines_execute call abandoned mid-wait behaves alike on both pat
     // On 2026-07-28 nothing is written before the answer; both paths hand the tool the request's
     // signal and must agree on what it heard.
     equal(endedEarly[MODERN][0], endedEarly[MODERN][1], "2026-07-28: the paths differ");
-  } finally {
-    await sdk?.close();
-    await fast.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });

@@ -38,6 +38,24 @@ export function sqliteSource(name: string, file: string, more: Record<string, un
   };
 }
 
+/** Release checks on `wh` over sqliteFile()'s orders: the total (42) passes, the count (2) fails. */
+export const ORDER_CHECKS = [
+  {
+    id: "total",
+    name: "Total",
+    datasource: "wh",
+    query: "SELECT SUM(amount) FROM orders",
+    expectation: { kind: "value", value: 42 },
+  },
+  {
+    id: "count",
+    name: "Count",
+    datasource: "wh",
+    query: "SELECT COUNT(*) FROM orders",
+    expectation: { kind: "range", min: 5 },
+  },
+];
+
 export async function sqliteFile(): Promise<string> {
   const path = `${await Deno.makeTempDir({ prefix: "svc_chk_" })}/warehouse.db`;
   const db = new DatabaseSync(path);

@@ -7,7 +7,15 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { sessionHeaders } from "./access_fixtures.ts";
 import { call } from "./harness.ts";
-import { bothStores, dql, P, pipe, sqliteFile, sqliteSource } from "./pipeline_client.ts";
+import {
+  bothStores,
+  dql,
+  ORDER_CHECKS,
+  P,
+  pipe,
+  sqliteFile,
+  sqliteSource,
+} from "./pipeline_client.ts";
 import { expectError } from "./template_client.ts";
 
 bothStores(
@@ -166,22 +174,7 @@ bothStores(
             source: "wh",
             template: { id: "sql/orders", version: 1 },
           }],
-          checks: [
-            {
-              id: "total",
-              name: "Total",
-              datasource: "wh",
-              query: "SELECT SUM(amount) FROM orders",
-              expectation: { kind: "value", value: 42 },
-            },
-            {
-              id: "count",
-              name: "Count",
-              datasource: "wh",
-              query: "SELECT COUNT(*) FROM orders",
-              expectation: { kind: "range", min: 5 },
-            },
-          ],
+          checks: ORDER_CHECKS,
         }),
       )).body.data;
       const runs = (await req("POST", `${P}/${p.id}/versions/1/checks/run`, h.author)).body.data;

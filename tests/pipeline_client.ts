@@ -38,22 +38,19 @@ export function sqliteSource(name: string, file: string, more: Record<string, un
   };
 }
 
+/** A release check `id` running `query` on the datasource `wh`. */
+export const whCheck = (id: string, name: string, query: string, expectation: object) => ({
+  id,
+  name,
+  datasource: "wh",
+  query,
+  expectation,
+});
+
 /** Release checks on `wh` over sqliteFile()'s orders: the total (42) passes, the count (2) fails. */
 export const ORDER_CHECKS = [
-  {
-    id: "total",
-    name: "Total",
-    datasource: "wh",
-    query: "SELECT SUM(amount) FROM orders",
-    expectation: { kind: "value", value: 42 },
-  },
-  {
-    id: "count",
-    name: "Count",
-    datasource: "wh",
-    query: "SELECT COUNT(*) FROM orders",
-    expectation: { kind: "range", min: 5 },
-  },
+  whCheck("total", "Total", "SELECT SUM(amount) FROM orders", { kind: "value", value: 42 }),
+  whCheck("count", "Count", "SELECT COUNT(*) FROM orders", { kind: "range", min: 5 }),
 ];
 
 export async function sqliteFile(): Promise<string> {

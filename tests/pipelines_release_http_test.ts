@@ -15,6 +15,7 @@ import {
   pipe,
   sqliteFile,
   sqliteSource,
+  whCheck,
 } from "./pipeline_client.ts";
 import { expectError } from "./template_client.ts";
 
@@ -263,19 +264,10 @@ bothStores(
         P,
         h.author,
         pipe("rel/bad", {
-          checks: [{
-            id: "rows",
-            name: "Rows",
-            datasource: "wh",
-            query: "SELECT id FROM orders",
-            expectation: { kind: "value", value: 1 },
-          }, {
-            id: "write",
-            name: "Write",
-            datasource: "wh",
-            query: "DELETE FROM orders",
-            expectation: { kind: "value", value: 1 },
-          }],
+          checks: [
+            whCheck("rows", "Rows", "SELECT id FROM orders", { kind: "value", value: 1 }),
+            whCheck("write", "Write", "DELETE FROM orders", { kind: "value", value: 1 }),
+          ],
         }),
       )).body.data;
       const errs =

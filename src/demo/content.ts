@@ -15,25 +15,34 @@ import { DEMO_COUNTRIES, DEMO_SEGMENTS, type DemoFiles } from "./data.ts";
 export const SHOP = "demo_shop";
 export const CRM = "demo_crm";
 
-/** Datasource create bodies (spec 3 §2.1): read-only, and opened read-only by the driver. */
+/** A datasource create body (spec 3 §2.1): read-only, and opened read-only by the driver (`jdbc`). */
+function readOnlySource(
+  name: string,
+  display_name: string,
+  dialect: string,
+  jdbc_url: string,
+  jdbc: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    name,
+    display_name,
+    dialect,
+    jdbc_url,
+    credential: { kind: "none" },
+    readonly: true,
+    properties: { jdbc },
+  };
+}
+
 export function demoDatasources(files: DemoFiles): Record<string, unknown>[] {
-  return [{
-    name: SHOP,
-    display_name: "Demo shop (DuckDB)",
-    dialect: "DUCKDB",
-    jdbc_url: `jdbc:duckdb:${files.shop}`,
-    credential: { kind: "none" },
-    readonly: true,
-    properties: { jdbc: { access_mode: "READ_ONLY" } },
-  }, {
-    name: CRM,
-    display_name: "Demo CRM (SQLite)",
-    dialect: "SQLITE",
-    jdbc_url: `jdbc:sqlite:${files.crm}`,
-    credential: { kind: "none" },
-    readonly: true,
-    properties: { jdbc: { readonly: true } },
-  }];
+  return [
+    readOnlySource(SHOP, "Demo shop (DuckDB)", "DUCKDB", `jdbc:duckdb:${files.shop}`, {
+      access_mode: "READ_ONLY",
+    }),
+    readOnlySource(CRM, "Demo CRM (SQLite)", "SQLITE", `jdbc:sqlite:${files.crm}`, {
+      readonly: true,
+    }),
+  ];
 }
 
 export interface DemoTemplate {

@@ -39,6 +39,8 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
   const { draft, error } = props;
   const title = props.mode === "new" ? "New template" : `Edit ${draft.id}`;
   const err = (field: string) => error?.field === field ? error.message : undefined;
+  // A field's id (`t-…`) and the refusal placed on the form field it posts.
+  const at = (id: string, field: string) => ({ id: `t-${id}`, error: err(field) });
   const view = `/templates/view?id=${encodeURIComponent(draft.id)}`;
   return (
     <AppShell title={title} nav="templates" ctx={props.ctx} importMap={props.importMap}>
@@ -64,7 +66,7 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
         <BodyHash hash={props.bodyHash} conflict={props.conflict} />
         <div class="body">
           <div class="grid cols-2">
-            <Field id="t-id" label="Id (folder path)" error={err("id")}>
+            <Field {...at("id", "id")} label="Id (folder path)">
               {(a) =>
                 props.mode === "new"
                   ? (
@@ -85,15 +87,13 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
                   )}
             </Field>
             <InputField
-              id="t-name"
+              {...at("name", "display_name")}
               label="Display name"
-              error={err("display_name")}
               input={{ name: "display_name", value: draft.display_name, required: true }}
             />
             <Field
-              id="t-dialect"
+              {...at("dialect", "dialect")}
               label="Dialect"
-              error={err("dialect")}
               hint={props.mode === "edit" ? "Fixed when the template was created" : undefined}
             >
               {(a) => (
@@ -112,13 +112,12 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
               )}
             </Field>
             <InputField
-              id="t-description"
+              {...at("description", "description")}
               label="Description"
-              error={err("description")}
               input={{ name: "description", value: draft.description }}
             />
           </div>
-          <Field id="t-body" label="Body" error={err("body")}>
+          <Field {...at("body", "body")} label="Body">
             {(a) => (
               <textarea {...a} name="body" rows={16} spellcheck={false} data-editor="sql">
                 {draft.body}
@@ -126,10 +125,9 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
             )}
           </Field>
           <Field
-            id="t-imports"
+            {...at("imports", "imports")}
             label="Imports"
             hint="One per line: alias = template id@version (a released version)."
-            error={err("imports")}
           >
             {(a) => (
               <textarea

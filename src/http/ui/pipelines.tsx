@@ -5,9 +5,26 @@ import { lineDiff } from "../../../ui/components/line_diff.ts";
 import { type ParameterChange, PipelineComparePage } from "../../../ui/pages/pipeline_compare.tsx";
 import { specOf } from "./pipeline_editor.tsx";
 import { renderPage } from "../../../ui/render.tsx";
+import type { Principal } from "../../identity/mod.ts";
+import type { AppContext } from "../context.ts";
 import type { Router } from "../routing.ts";
 import { folderListRoute } from "./folder_route.tsx";
 import { allows, pageRoute, shellContext, type UiPageDeps, versionRows } from "./shell.ts";
+
+/** What each page of one pipeline starts from: the shell, the working version, every version. */
+function pipelineBasics(
+  c: AppContext,
+  deps: UiPageDeps,
+  actor: Principal,
+  workspaceId: string,
+  id: string,
+) {
+  return Promise.all([
+    shellContext(c, deps, actor),
+    deps.pipelines.get(workspaceId, id),
+    deps.pipelines.versions(workspaceId, id),
+  ]);
+}
 
 export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
   folderListRoute(router, deps, {
@@ -46,11 +63,7 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
     }),
     async (c, { actor, workspace, params, query }) => {
       const workspaceId = workspace.id;
-      const [ctx, view, versions] = await Promise.all([
-        shellContext(c, deps, actor),
-        deps.pipelines.get(workspaceId, params.id),
-        deps.pipelines.versions(workspaceId, params.id),
-      ]);
+      const [ctx, view, versions] = await pipelineBasics(c, deps, actor, workspaceId, params.id);
       // deno-lint-ignore no-explicit-any
       const pipeline = view as any;
       const nodes: PipelineNodeView[] = await Promise.all(
@@ -101,11 +114,7 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
     }),
     async (c, { actor, workspace, params, query }) => {
       const workspaceId = workspace.id;
-      const [ctx, working, versions] = await Promise.all([
-        shellContext(c, deps, actor),
-        deps.pipelines.get(workspaceId, params.id),
-        deps.pipelines.versions(workspaceId, params.id),
-      ]);
+      const [ctx, working, versions] = await pipelineBasics(c, deps, actor, workspaceId, params.id);
       const numbers = versions.map((v) => v.version);
       // deno-lint-ignore no-explicit-any
       const w = working as any;

@@ -88,3 +88,48 @@ export async function template(d: Deployment, id: string, body: string) {
   equal(t.status, 201, JSON.stringify(t.body));
   return t.body.data;
 }
+
+/** A production deployment: authoring off, promotion accepted. */
+export const HARDENED = {
+  SERVICE_DEPLOYMENT_AUTHORING_ENABLED: "false",
+  SERVICE_DEPLOYMENT_NAME: "production",
+};
+
+/**
+ * A hardened production and a development deployment whose promotion target it is, holding a
+ * server key of production's.
+ */
+export async function pair(kind: StoreKind, targetEnv: Record<string, string> = HARDENED) {
+  const prod = await deployment(kind, targetEnv);
+  const { key } = await mintServerKey(prod);
+  const dev = await deployment(kind, {
+    SERVICE_DEPLOYMENT_NAME: "development",
+    SERVICE_DEPLOYMENT_PROMOTION_TARGET_URL: prod.s.url,
+    SERVICE_DEPLOYMENT_PROMOTION_TARGET_KEY: key,
+  }, ["wh", "wh2"]);
+  return { prod, dev, key };
+}
+
+/** `pair`, both deployments closed after `fn`. */
+export async function withPair(
+  kind: StoreKind,
+  fn: (p: Awaited<ReturnType<typeof pair>>) => Promise<void>,
+  targetEnv?: Record<string, string>,
+): Promise<void> {
+  const p = await pair(kind, targetEnv);
+  try {
+    await fn(p);
+  } finally {
+    await p.dev.s.close();
+    await p.prod.s.close();
+  }
+}
+
+/** What production holds in `acme`, as the promotion key reads it. */
+export async function inventory(prod: Deployment, key: string): Promise<Json> {
+  const r = await prod.req("GET", "/api/v1/promotion/inventory?workspace=acme", {
+    "SVC-Promotion-Key": key,
+  });
+  equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.data;
+}

@@ -8,13 +8,8 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { keyFingerprint, PromotionSender } from "../src/promotion/mod.ts";
 import type { Json } from "./harness.ts";
-import { deployment, mintServerKey, release, template } from "./promotion_client.ts";
+import { deployment, HARDENED, mintServerKey, release, template } from "./promotion_client.ts";
 import { forEachStoreKind } from "./stores.ts";
-
-const HARDENED = {
-  SERVICE_DEPLOYMENT_AUTHORING_ENABLED: "false",
-  SERVICE_DEPLOYMENT_NAME: "production",
-};
 
 forEachStoreKind("promotion key rotation: no restart, no promotion lost", async (kind) => {
   const dir = await Deno.makeTempDir({ prefix: "svc_rotate_" });

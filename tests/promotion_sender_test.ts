@@ -10,52 +10,15 @@ import { freePort, type Json } from "./harness.ts";
 import {
   type Deployment,
   deployment,
-  mintServerKey,
+  HARDENED,
+  inventory,
   release,
   template,
+  withPair,
 } from "./promotion_client.ts";
-import { forEachStoreKind, type StoreKind } from "./stores.ts";
+import { forEachStoreKind } from "./stores.ts";
 
 const PROMOTE = "/api/v1/promotion/promote";
-const HARDENED = {
-  SERVICE_DEPLOYMENT_AUTHORING_ENABLED: "false",
-  SERVICE_DEPLOYMENT_NAME: "production",
-};
-
-async function pair(kind: StoreKind, targetEnv: Record<string, string> = HARDENED) {
-  const prod = await deployment(kind, targetEnv);
-  const { key } = await mintServerKey(prod);
-  const dev = await deployment(kind, {
-    SERVICE_DEPLOYMENT_NAME: "development",
-    SERVICE_DEPLOYMENT_PROMOTION_TARGET_URL: prod.s.url,
-    SERVICE_DEPLOYMENT_PROMOTION_TARGET_KEY: key,
-  }, ["wh", "wh2"]);
-  return { prod, dev, key };
-}
-
-/** `pair`, both deployments closed after `fn`. */
-async function withPair(
-  kind: StoreKind,
-  fn: (p: Awaited<ReturnType<typeof pair>>) => Promise<void>,
-  targetEnv?: Record<string, string>,
-): Promise<void> {
-  const p = await pair(kind, targetEnv);
-  try {
-    await fn(p);
-  } finally {
-    await p.dev.s.close();
-    await p.prod.s.close();
-  }
-}
-
-async function inventory(prod: Deployment, key: string): Promise<Json> {
-  const r = await prod.req("GET", "/api/v1/promotion/inventory?workspace=acme", {
-    "SVC-Promotion-Key": key,
-  });
-  equal(r.status, 200, JSON.stringify(r.body));
-  return r.body.data;
-}
-
 const ORDERS_SQL = "SELECT id, amount FROM orders WHERE id = :customer_id";
 
 const orders = (name: string, tv: number, extra: Json = {}) => ({

@@ -9,7 +9,9 @@
  * without a session (the server is stateless, so `initialize` is not per call). A third row per
  * group is the SDK's own floor: a bare `createMcpHandler` behind `Deno.serve` with one tool that
  * answers a constant, no credential, no audit, the same request shape — what any tool call costs
- * before this service does anything.
+ * on the SDK before this service does anything. These requests are the shape the endpoint's fast
+ * path serves (src/mcp/fast_path.ts); a fourth row sends the same 2026-07-28 call to a second
+ * server over the same store with the fast path off, so the SDK path is measured in the same run.
  */
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
@@ -94,15 +96,17 @@ function bareSdk() {
 }
 
 export async function mcpBench(): Promise<void> {
-  const s = await startTestServer({
-    env: {
-      SERVICE_DEMO_ENABLED: "true",
-      SERVICE_LOG_LEVEL: "warn",
-      // The budget is counted on every call (its cost is measured) but never binds.
-      SERVICE_RATE_LIMIT_REQUESTS_PER_SECOND: "1000000000",
-      SERVICE_RATE_LIMIT_REQUESTS_PER_MINUTE: "1000000000",
-    },
-  });
+  const dir = await Deno.makeTempDir({ prefix: "svc_bench_mcp_" });
+  const env = {
+    SERVICE_LOG_LEVEL: "warn",
+    // The budget is counted on every call (its cost is measured) but never binds.
+    SERVICE_RATE_LIMIT_REQUESTS_PER_SECOND: "1000000000",
+    SERVICE_RATE_LIMIT_REQUESTS_PER_MINUTE: "1000000000",
+  };
+  // One store for both servers, so the SDK-path server answers from the same content and keys.
+  const storeUrl = () => `sqlite:${dir}/service.db`;
+  const s = await startTestServer({ storeUrl, env: { ...env, SERVICE_DEMO_ENABLED: "true" } });
+  let sdkPath: Awaited<ReturnType<typeof startTestServer>> | undefined;
   try {
     const rt = s.runtime;
     const admin = await createUser(rt, "bench-admin@example.com", { isAdmin: true });
@@ -122,6 +126,7 @@ export async function mcpBench(): Promise<void> {
     });
     const pipeline = items.find((p) => p.name === "demo/top_customers")!;
 
+    sdkPath = await startTestServer({ storeUrl, env, runtime: { mcp: { fastPath: false } } });
     let id = 0;
     const bare = bareSdk();
     const tool = (
@@ -184,6 +189,7 @@ export async function mcpBench(): Promise<void> {
         "REST GET /api/v1/pipelines": rest("GET", "/api/v1/pipelines", "application/json", "items"),
         "tools/call 2026-07-28": tool("2026-07-28", "pipelines_list", {}),
         "tools/call 2025-11-25": tool("2025-11-25", "pipelines_list", {}),
+        "SDK path, 2026-07-28": tool("2026-07-28", "pipelines_list", {}, `${sdkPath.url}/mcp`),
         "SDK floor, 2026-07-28": tool("2026-07-28", "constant", {}, bare.url),
       }, LIST_CALLS),
       "REST GET /api/v1/pipelines",
@@ -211,7 +217,9 @@ export async function mcpBench(): Promise<void> {
     );
     await bare.close();
   } finally {
+    await sdkPath?.close();
     await s.close();
+    await Deno.remove(dir, { recursive: true });
   }
 }
 

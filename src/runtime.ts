@@ -5,7 +5,7 @@
 import type { ResolvedConfig } from "./config/mod.ts";
 import { buildApp } from "./http/mod.ts";
 import type { Router } from "./http/mod.ts";
-import { createMcpEndpoint } from "./mcp/mod.ts";
+import { createMcpEndpoint, type McpEndpointOptions } from "./mcp/mod.ts";
 import { openServices, type ServicesOptions } from "./services.ts";
 
 export type { Services } from "./services.ts";
@@ -13,12 +13,14 @@ export type { Services } from "./services.ts";
 export interface RuntimeOptions extends ServicesOptions {
   /** Extra routes (tests use this to exercise the HTTP core with routes of their own). */
   extendRoutes?: (router: Router) => void;
+  /** The tool endpoint's options (tests turn its fast path off to compare the two paths). */
+  mcp?: McpEndpointOptions;
 }
 
 export async function createRuntime(config: ResolvedConfig, options: RuntimeOptions) {
   const { services, lifecycle } = await openServices(config, options);
   try {
-    const tools = createMcpEndpoint(services);
+    const tools = createMcpEndpoint(services, undefined, options.mcp);
     const { app, router } = buildApp(services, options.extendRoutes, tools);
     const close = async () => {
       await tools.close();

@@ -27,7 +27,6 @@ import { probeStagingEngine } from "./executions/mod.ts";
 import type { ExecutorPort } from "./executions/mod.ts";
 import { openExecutions } from "./executions/mod.ts";
 import { HealthService, readBuildInfo } from "./health/mod.ts";
-import { CachedAccessDirectory } from "./http/mod.ts";
 import {
   EndpointServer,
   EndpointService,
@@ -52,6 +51,7 @@ import { seedAccounts, seedBootstrapPlaceholder, seedDemo } from "./startup_seed
 import { type Db, migrate, openDb } from "./store/mod.ts";
 import { TemplateService } from "./templates/mod.ts";
 import {
+  CachedAccessDirectory,
   joinAtCreation,
   type LandingUser,
   materialiseInvitations,

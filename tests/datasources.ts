@@ -2,11 +2,15 @@
  * Fixtures for connector tests: fresh databases on the real servers, connector configs for them,
  * a hanging server, and waiting on a condition with a deadline instead of sleeping.
  */
+import { deepEqual, ok } from "node:assert/strict";
 import mysql from "mysql2/promise";
-import type { RowStream, WireValue } from "../src/datasources/connectors/types.ts";
+import { AppError } from "../src/errors/mod.ts";
+import { makeDuckdbFile, makeSqliteFile } from "../src/datasources/connectors/test_fixtures.ts";
+import type { Connector, RowStream, WireValue } from "../src/datasources/connectors/types.ts";
+import { connectorConfig, openConnector } from "../src/datasources/mod.ts";
 import { assertServices, MARIADB_URL } from "./services.ts";
 
-export { connectorConfig } from "../src/datasources/mod.ts";
+export { connectorConfig };
 
 /** Creates an empty MariaDB database; `drop()` removes it. */
 export async function freshMariaDatabase(): Promise<
@@ -54,6 +58,30 @@ export function pgJdbcUrl(url: string): string {
   return `jdbc:postgresql://${u.hostname}:${u.port || 5432}${u.pathname}`;
 }
 
+/**
+ * A connector of `dialect` on a fresh database file made by `setup` (SQL), pool settings
+ * `hikari`; closed, and the file removed, after `fn`.
+ */
+export async function withFileConnector<C extends Connector>(
+  dialect: "SQLITE" | "DUCKDB",
+  setup: string,
+  fn: (c: C, path: string) => Promise<void>,
+  hikari: Record<string, unknown> = {},
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: `svc_${dialect.toLowerCase()}_` });
+  const path = `${dir}/data.${dialect === "SQLITE" ? "db" : "duckdb"}`;
+  if (dialect === "SQLITE") makeSqliteFile(path, setup);
+  else await makeDuckdbFile(path, setup);
+  const url = `jdbc:${dialect.toLowerCase()}:${path}`;
+  const c = openConnector(connectorConfig(dialect, url, { hikari })) as C;
+  try {
+    await fn(c, path);
+  } finally {
+    await c.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 /** Every batch of a stream, and the rows flattened. */
 export async function drain(
   stream: RowStream,
@@ -79,6 +107,39 @@ export async function waitFor<T>(
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * A `dialect` connector at `urlFor(port)` of a server that never answers, with a 300 ms
+ * connection timeout: a read fails as a timeout within it, and `test()` says timeout. `then`
+ * runs against the same server before it closes.
+ */
+export async function assertConnectTimesOut(
+  dialect: "POSTGRES" | "MYSQL",
+  urlFor: (port: number) => string,
+  then: (port: number) => Promise<void> = () => Promise.resolve(),
+): Promise<void> {
+  const server = hangingServer();
+  const c = openConnector(
+    connectorConfig(dialect, urlFor(server.port), { hikari: { connectionTimeout: 300 } }),
+  );
+  try {
+    const started = Date.now();
+    const error = await c.query({ sql: "SELECT 1" }).catch((e) => e);
+    const took = Date.now() - started;
+    ok(error instanceof AppError, String(error));
+    deepEqual([error.code, error.details.error_class], [
+      "pipeline.execution.datasource_unreachable",
+      "timeout",
+    ]);
+    ok(took >= 290 && took < 5000, `took ${took} ms`);
+    const outcome = await c.test();
+    deepEqual([outcome.connected, outcome.error_class], [false, "timeout"]);
+    await then(server.port);
+  } finally {
+    await c.close();
+    await server.close();
   }
 }
 

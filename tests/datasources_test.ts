@@ -9,6 +9,7 @@ import { call, startTestServer, type TestServer } from "./harness.ts";
 import { forEachStoreKind, type StoreKind } from "./stores.ts";
 
 const CANARY = "canary-7Hq!x-secret-3f9d";
+const DATASOURCES = "/api/v1/datasources";
 
 type Fixture = Awaited<ReturnType<typeof seedRoles>>;
 
@@ -47,7 +48,7 @@ forEachStoreKind(
   (store) =>
     withServer(store, async (s, f, bodies) => {
       const admin = await sessionHeaders(s.runtime, f.users.ws_admin, "acme");
-      const made = await call(s, "POST", "/api/v1/datasources", admin, {
+      const made = await call(s, "POST", DATASOURCES, admin, {
         ...pg("warehouse"),
         introspection_include_schemas: ["Sales ", "sales", "HR"],
         properties: { hikari: { maximumPoolSize: 3 } },
@@ -65,7 +66,7 @@ forEachStoreKind(
       deepEqual(d.pool.maximumPoolSize, { value: 3, unit: "connections", source: "configured" });
       deepEqual([d.facts, d.definitions, d.last_test], [[], [], null]);
 
-      await call(s, "POST", "/api/v1/datasources", admin, {
+      await call(s, "POST", DATASOURCES, admin, {
         name: "files",
         dialect: "SQLITE",
         jdbc_url: "jdbc:sqlite:/tmp/none.db",
@@ -183,10 +184,10 @@ forEachStoreKind(
         ["not an object", [1, 2], 400, "pipeline.execution.invalid_parameter_type"],
       ];
       for (const [what, body, status, code] of cases) {
-        const r = await call(s, "POST", "/api/v1/datasources", admin, body);
+        const r = await call(s, "POST", DATASOURCES, admin, body);
         deepEqual([r.status, r.body.error?.code], [status, code], what);
       }
-      const malformed = await s.fetch("/api/v1/datasources", {
+      const malformed = await s.fetch(DATASOURCES, {
         method: "POST",
         headers: { ...admin, "content-type": "application/json" },
         body: '{"name": "a",',
@@ -195,8 +196,8 @@ forEachStoreKind(
         400,
         "request.malformed_json",
       ]);
-      equal((await call(s, "POST", "/api/v1/datasources", admin, pg("dup"))).status, 201);
-      const dup = await call(s, "POST", "/api/v1/datasources", admin, pg("dup"));
+      equal((await call(s, "POST", DATASOURCES, admin, pg("dup"))).status, 201);
+      const dup = await call(s, "POST", DATASOURCES, admin, pg("dup"));
       deepEqual([dup.status, dup.body.error.code], [409, "datasource.validation.duplicate_name"]);
       const kind = await call(s, "PUT", "/api/v1/datasources/dup", admin, {
         ...pg("dup"),
@@ -227,7 +228,7 @@ forEachStoreKind(
       const su = f.users.super_admin.principal;
       await s.runtime.workspaces.create(su, { name: "other" });
       const root = await sessionHeaders(s.runtime, f.users.super_admin, "other");
-      equal((await call(s, "POST", "/api/v1/datasources", root, pg("theirs"))).status, 201);
+      equal((await call(s, "POST", DATASOURCES, root, pg("theirs"))).status, 201);
       const admin = await sessionHeaders(s.runtime, f.users.ws_admin, "acme");
       const key = {
         "SVC-API-Key": await userKey(s.runtime, f.users.ws_admin, f.workspace.id, ["author"]),
@@ -237,17 +238,11 @@ forEachStoreKind(
           const r = await call(s, m, "/api/v1/datasources/theirs", h, body);
           deepEqual([r.status, r.body.error.code], [404, "datasource.not_found"], `${m}`);
         }
-        equal((await call(s, "GET", "/api/v1/datasources", h)).body.data.pagination.total, 0);
+        equal((await call(s, "GET", DATASOURCES, h)).body.data.pagination.total, 0);
       }
-      const viaKey = await call(
-        s,
-        "POST",
-        "/api/v1/datasources",
-        key,
-        pg("k", { workspace: "other" }),
-      );
+      const viaKey = await call(s, "POST", DATASOURCES, key, pg("k", { workspace: "other" }));
       equal(viaKey.body.error.code, "datasource.validation.workspace_forbidden");
-      const mine = await call(s, "POST", "/api/v1/datasources", key, pg("k"));
+      const mine = await call(s, "POST", DATASOURCES, key, pg("k"));
       deepEqual([mine.status, mine.body.data.workspace], [201, "acme"]);
     }),
 );
@@ -265,22 +260,11 @@ forEachStoreKind(
       await s.runtime.workspaces.addMember(su, "second", { email: f.users.ws_admin.email });
       s.runtime.directory.forgetWorkspaces();
       const viewerOfAcme = await sessionHeaders(s.runtime, f.users.viewer, "acme");
-      const made = await call(
-        s,
-        "POST",
-        "/api/v1/datasources",
-        viewerOfAcme,
-        pg("x", { workspace: "second" }),
-      );
+      const second = { workspace: "second" };
+      const made = await call(s, "POST", DATASOURCES, viewerOfAcme, pg("x", second));
       deepEqual([made.status, made.body.data?.workspace], [201, "second"]);
       const adminOfAcme = await sessionHeaders(s.runtime, f.users.ws_admin, "acme");
-      const refused = await call(
-        s,
-        "POST",
-        "/api/v1/datasources",
-        adminOfAcme,
-        pg("y", { workspace: "second" }),
-      );
+      const refused = await call(s, "POST", DATASOURCES, adminOfAcme, pg("y", second));
       deepEqual([refused.status, refused.body.error.code], [403, "auth.role_required"]);
     }),
 );
@@ -290,10 +274,10 @@ forEachStoreKind(
   (store) =>
     withServer(store, async (s, f) => {
       const admin = await sessionHeaders(s.runtime, f.users.ws_admin, "acme");
-      const r = await call(s, "POST", "/api/v1/datasources", admin, pg("a"));
+      const r = await call(s, "POST", DATASOURCES, admin, pg("a"));
       deepEqual([r.status, r.body.error.code], [400, "datasource.validation.workspace_forbidden"]);
       const root = await sessionHeaders(s.runtime, f.users.super_admin, "acme");
-      equal((await call(s, "POST", "/api/v1/datasources", root, pg("a"))).status, 201);
+      equal((await call(s, "POST", DATASOURCES, root, pg("a"))).status, 201);
     }, { SERVICE_DATASOURCES_MEMBER_WRITES_ENABLED: "false" }),
 );
 
@@ -302,13 +286,7 @@ forEachStoreKind(
   (store) =>
     withServer(store, async (s, f, bodies) => {
       const root = await sessionHeaders(s.runtime, f.users.super_admin);
-      const made = await call(
-        s,
-        "POST",
-        "/api/v1/datasources",
-        root,
-        pg("shared", { global: true }),
-      );
+      const made = await call(s, "POST", DATASOURCES, root, pg("shared", { global: true }));
       deepEqual([made.status, made.body.data.global, made.body.data.workspace], [201, true, null]);
       const admin = await sessionHeaders(s.runtime, f.users.ws_admin, "acme");
       equal((await call(s, "GET", "/api/v1/datasources/shared", admin)).status, 404);
@@ -327,7 +305,7 @@ forEachStoreKind(
         true,
         g.body.data.granted_at,
       ]);
-      const seen = await call(s, "GET", "/api/v1/datasources", admin);
+      const seen = await call(s, "GET", DATASOURCES, admin);
       deepEqual(seen.body.data.items.map((x: { name: string }) => x.name), ["shared"]);
       equal(seen.body.data.pagination.total, 1);
       const put = await call(s, "PUT", "/api/v1/datasources/shared", admin, pg("shared"));
@@ -397,7 +375,7 @@ forEachStoreKind(
   (store) =>
     withServer(store, async (s) => {
       const doc = await (await s.fetch("/openapi.json")).json();
-      const post = doc.paths["/api/v1/datasources"].post;
+      const post = doc.paths[DATASOURCES].post;
       ok(post.requestBody.content["application/json"].schema.properties.credential);
       ok(doc.paths["/api/v1/datasources/{name}/grants/{workspace}"].post);
       ok(doc.paths["/api/v1/datasources/{name}"].get.responses["200"]);
@@ -412,7 +390,7 @@ forEachStoreKind(
       for (const name of ["one", "two"]) {
         // Port 1 is never reached: decryption fails before any connect.
         equal(
-          (await call(s, "POST", "/api/v1/datasources", admin, {
+          (await call(s, "POST", DATASOURCES, admin, {
             ...pg(name),
             jdbc_url: "jdbc:postgresql://127.0.0.1:1/x",
           })).status,
@@ -445,7 +423,7 @@ forEachStoreKind(
   (store) =>
     withServer(store, async (s, f) => {
       const admin = await sessionHeaders(s.runtime, f.users.ws_admin, "acme");
-      equal((await call(s, "POST", "/api/v1/datasources", admin, pg("wh"))).status, 201);
+      equal((await call(s, "POST", DATASOURCES, admin, pg("wh"))).status, 201);
       const refused = await call(s, "DELETE", "/api/v1/workspaces/acme", admin);
       deepEqual([refused.status, refused.body.error.code, refused.body.error.details.counts], [
         409,

@@ -4,90 +4,81 @@
  * database and joined there. A datasource of another workspace is not reachable from a run.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { checkEventOrder } from "../src/executions/event_order.ts";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { call, startTestServer } from "./harness.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { sessionHeaders } from "./access_fixtures.ts";
+import { call } from "./harness.ts";
+import { forEachServer } from "./support/servers.ts";
+import { makeDuckdbFile, makeSqliteFile } from "../src/datasources/connectors/test_fixtures.ts";
 import { frames } from "./executions_fixtures.ts";
 import { dql, pipelineDrafts, staged } from "./support/pipeline_body.ts";
 
-forEachStoreKind(
+forEachServer(
   "execute joins a bound SQLite and a granted global DuckDB datasource in staging",
-  async (store) => {
-    const dir = await Deno.makeTempDir();
-    const s = await startTestServer({ store });
-    try {
-      const shop = new DatabaseSync(`${dir}/shop.db`);
-      shop.exec(`CREATE TABLE orders (id INTEGER, customer_id INTEGER, amount NUMERIC(10,2));
-      INSERT INTO orders VALUES (1, 10, 9.5), (2, 11, 20), (3, 10, 1.25);`);
-      shop.close();
-      const duck = await DuckDBInstance.create(`${dir}/crm.duckdb`);
-      const conn = await duck.connect();
-      await conn.run(`CREATE TABLE customers (id INTEGER, name VARCHAR);
-      INSERT INTO customers VALUES (10, 'Ada'), (11, 'Grace');`);
-      conn.closeSync();
-      duck.closeSync();
+  async (s, f, dir) => {
+    makeSqliteFile(
+      `${dir}/shop.db`,
+      `CREATE TABLE orders (id INTEGER, customer_id INTEGER, amount NUMERIC(10,2));
+      INSERT INTO orders VALUES (1, 10, 9.5), (2, 11, 20), (3, 10, 1.25);`,
+    );
+    await makeDuckdbFile(
+      `${dir}/crm.duckdb`,
+      `CREATE TABLE customers (id INTEGER, name VARCHAR);
+      INSERT INTO customers VALUES (10, 'Ada'), (11, 'Grace');`,
+    );
 
-      const f = await seedRoles(s.runtime);
-      await s.runtime.workspaces.create(f.users.super_admin.principal, { name: "other" });
-      const admin = await sessionHeaders(s.runtime, f.users.super_admin, "acme");
-      const other = await sessionHeaders(s.runtime, f.users.super_admin, "other");
-      const register = async (h: Record<string, string>, body: Record<string, unknown>) =>
-        equal((await call(s, "POST", "/api/v1/datasources", h, body)).status, 201);
-      await register(admin, {
-        name: "shop",
-        dialect: "SQLITE",
-        jdbc_url: `jdbc:sqlite:${dir}/shop.db`,
+    await s.runtime.workspaces.create(f.users.super_admin.principal, { name: "other" });
+    const admin = await sessionHeaders(s.runtime, f.users.super_admin, "acme");
+    const other = await sessionHeaders(s.runtime, f.users.super_admin, "other");
+    const register = async (h: Record<string, string>, body: Record<string, unknown>) =>
+      equal((await call(s, "POST", "/api/v1/datasources", h, body)).status, 201);
+    await register(admin, {
+      name: "shop",
+      dialect: "SQLITE",
+      jdbc_url: `jdbc:sqlite:${dir}/shop.db`,
+    });
+    await register(admin, {
+      name: "crm",
+      dialect: "DUCKDB",
+      jdbc_url: `jdbc:duckdb:${dir}/crm.duckdb`,
+      global: true,
+    });
+    equal((await call(s, "POST", "/api/v1/datasources/crm/grants/acme", admin)).status, 200);
+    await register(other, {
+      name: "theirs",
+      dialect: "SQLITE",
+      jdbc_url: `jdbc:sqlite:${dir}/shop.db`,
+    });
+
+    const create = pipelineDrafts(s.runtime.db, f.users.author, f.workspace.id);
+    const joined = await create("sales/by_customer", [
+      staged("orders", "shop", "SELECT customer_id, amount FROM orders"),
+      staged("customers", "crm", "SELECT id, name FROM customers"),
+      dql("report", {
+        source: "tempdb",
+        depends_on: ["orders", "customers"],
+        sql:
+          "SELECT c.name, sum(o.amount)::DOUBLE AS total FROM orders o JOIN customers c ON c.id = o.customer_id GROUP BY c.name ORDER BY c.name",
+      }),
+    ]);
+    const foreign = await create("sales/theirs", [
+      dql("peek", { source: "theirs", sql: "SELECT 1" }),
+    ]);
+
+    const h = await sessionHeaders(s.runtime, f.users.author, "acme");
+    const execute = (id: string) =>
+      s.fetch(`/api/v1/pipelines/${id}/execute`, {
+        method: "POST",
+        headers: { ...h, accept: "text/event-stream", "content-type": "application/json" },
+        body: "{}",
       });
-      await register(admin, {
-        name: "crm",
-        dialect: "DUCKDB",
-        jdbc_url: `jdbc:duckdb:${dir}/crm.duckdb`,
-        global: true,
-      });
-      equal((await call(s, "POST", "/api/v1/datasources/crm/grants/acme", admin)).status, 200);
-      await register(other, {
-        name: "theirs",
-        dialect: "SQLITE",
-        jdbc_url: `jdbc:sqlite:${dir}/shop.db`,
-      });
 
-      const create = pipelineDrafts(s.runtime.db, f.users.author, f.workspace.id);
-      const joined = await create("sales/by_customer", [
-        staged("orders", "shop", "SELECT customer_id, amount FROM orders"),
-        staged("customers", "crm", "SELECT id, name FROM customers"),
-        dql("report", {
-          source: "tempdb",
-          depends_on: ["orders", "customers"],
-          sql:
-            "SELECT c.name, sum(o.amount)::DOUBLE AS total FROM orders o JOIN customers c ON c.id = o.customer_id GROUP BY c.name ORDER BY c.name",
-        }),
-      ]);
-      const foreign = await create("sales/theirs", [
-        dql("peek", { source: "theirs", sql: "SELECT 1" }),
-      ]);
+    const ok = await execute(joined);
+    equal(ok.status, 200);
+    const byType = checkEventOrder(await frames(ok).rest(), { expectDataReady: true });
+    deepEqual(byType.get("data_ready")![0].data.rows, [["Ada", 10.75], ["Grace", 20]]);
 
-      const h = await sessionHeaders(s.runtime, f.users.author, "acme");
-      const execute = (id: string) =>
-        s.fetch(`/api/v1/pipelines/${id}/execute`, {
-          method: "POST",
-          headers: { ...h, accept: "text/event-stream", "content-type": "application/json" },
-          body: "{}",
-        });
-
-      const ok = await execute(joined);
-      equal(ok.status, 200);
-      const byType = checkEventOrder(await frames(ok).rest(), { expectDataReady: true });
-      deepEqual(byType.get("data_ready")![0].data.rows, [["Ada", 10.75], ["Grace", 20]]);
-
-      const refused = await execute(foreign);
-      const failed = checkEventOrder(await frames(refused).rest(), { expectDataReady: false });
-      equal(failed.get("pipeline_failed")![0].data.error.code, "datasource.not_found");
-    } finally {
-      await s.close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    const refused = await execute(foreign);
+    const failed = checkEventOrder(await frames(refused).rest(), { expectDataReady: false });
+    equal(failed.get("pipeline_failed")![0].data.error.code, "datasource.not_found");
   },
 );

@@ -7,20 +7,13 @@
 import { deepEqual } from "node:assert/strict";
 import { checkEventOrder, type EventFrame } from "../src/executions/event_order.ts";
 import type { ExecuteInput } from "../src/executions/service.ts";
-import { seedRoles } from "./access_fixtures.ts";
-import { startTestServer } from "./harness.ts";
-import { forEachStoreKind } from "./stores.ts";
 import { refuses } from "./support/refusals.ts";
+import { forEachServer } from "./support/servers.ts";
 import { dql, pipelineDrafts, staged } from "./support/pipeline_body.ts";
 
 const NODES = [
   staged("base", "tempdb", "SELECT range::INTEGER AS n FROM range(5)"),
-  dql("tens", {
-    source: "tempdb",
-    sql: "SELECT n * 10 AS m FROM base ORDER BY n",
-    output: { target: "tempdb", table: "tens" },
-    depends_on: ["base"],
-  }),
+  staged("tens", "tempdb", "SELECT n * 10 AS m FROM base ORDER BY n", { depends_on: ["base"] }),
   staged("other", "tempdb", "SELECT 1 AS one"),
   dql("total", {
     source: "tempdb",
@@ -29,93 +22,87 @@ const NODES = [
   }),
 ];
 
-forEachStoreKind(
+forEachServer(
   "a node runs with its dependencies only; its rows page by cursor",
-  async (store) => {
-    const s = await startTestServer({ store });
-    try {
-      const fx = await seedRoles(s.runtime);
-      const pipelineId = await pipelineDrafts(s.runtime.db, fx.users.author, fx.workspace.id)(
-        "team/nodes",
-        NODES,
-      );
-      const author = { userId: fx.users.author.id, isSuperAdmin: false };
-      const run = async (extra: Partial<ExecuteInput>) => {
-        const started = await s.runtime.executions.execute({
-          caller: author,
-          workspaceId: fx.workspace.id,
-          pipelineId,
-          parameters: {},
-          correlationId: crypto.randomUUID(),
-          triggeredVia: "MCP",
-          ...extra,
-        });
-        const frames: EventFrame[] = [];
-        for await (const f of started.frames) frames.push(f);
-        await started.release();
-        return { id: started.executionId, frames };
-      };
-
-      const { id, frames } = await run({ node: "tens" });
-      const byType = checkEventOrder(frames, { expectDataReady: true });
-      deepEqual(byType.get("node_completed")!.map((f) => f.data.node_id).sort(), ["base", "tens"]);
-      const record = (await s.runtime.executions.repo.get(id))!.record;
-      deepEqual([record.status, record.triggered_via, record.result_row_count], [
-        "SUCCESS",
-        "MCP",
-        5,
-      ]);
-
-      const caps = { maxRows: 2, maxChars: 20_000 };
-      const first = await s.runtime.executions.resultRows(author, fx.workspace.id, {
-        execution_id: id,
-      }, caps);
-      deepEqual([first.columns.map((c) => c.name), first.rows, first.truncated], [
-        ["m"],
-        [[0], [10]],
-        true,
-      ]);
-      const pages = [first.rows];
-      let cursor = first.next_cursor;
-      while (cursor) {
-        const page = await s.runtime.executions.resultRows(
-          author,
-          fx.workspace.id,
-          { cursor },
-          caps,
-        );
-        pages.push(page.rows);
-        cursor = page.next_cursor;
-      }
-      deepEqual(pages, [[[0], [10]], [[20], [30]], [[40]]]);
-      // The cursor carries no authority: another member reads nothing through it.
-      const viewer = { userId: fx.users.viewer.id, isSuperAdmin: false };
-      await refuses(
-        s.runtime.executions.resultRows(
-          viewer,
-          fx.workspace.id,
-          { cursor: first.next_cursor! },
-          caps,
-        ),
-        "result.execution_not_found",
-        404,
-      );
-
-      // The last node needs every other one; the whole pipeline delivers it to the caller anyway.
-      for (const extra of [{ node: "total" }, { triggeredVia: "REST" as const }]) {
-        const { id: totalId, frames: all } = await run(extra);
-        const done = checkEventOrder(all, { expectDataReady: true }).get("node_completed")!;
-        deepEqual(done.map((f) => f.data.node_id).sort(), ["base", "other", "tens", "total"]);
-        const rows = await s.runtime.executions.resultRows(author, fx.workspace.id, {
-          execution_id: totalId,
-        }, caps);
-        deepEqual(rows.rows, [["100"]]);
-      }
-      await refuses(run({ node: "nope" }), "pipeline.execution.invalid_parameter_type", 400, {
-        field: "node_id",
+  async (s, fx) => {
+    const pipelineId = await pipelineDrafts(s.runtime.db, fx.users.author, fx.workspace.id)(
+      "team/nodes",
+      NODES,
+    );
+    const author = { userId: fx.users.author.id, isSuperAdmin: false };
+    const run = async (extra: Partial<ExecuteInput>) => {
+      const started = await s.runtime.executions.execute({
+        caller: author,
+        workspaceId: fx.workspace.id,
+        pipelineId,
+        parameters: {},
+        correlationId: crypto.randomUUID(),
+        triggeredVia: "MCP",
+        ...extra,
       });
-    } finally {
-      await s.close();
+      const frames: EventFrame[] = [];
+      for await (const f of started.frames) frames.push(f);
+      await started.release();
+      return { id: started.executionId, frames };
+    };
+
+    const { id, frames } = await run({ node: "tens" });
+    const byType = checkEventOrder(frames, { expectDataReady: true });
+    deepEqual(byType.get("node_completed")!.map((f) => f.data.node_id).sort(), ["base", "tens"]);
+    const record = (await s.runtime.executions.repo.get(id))!.record;
+    deepEqual([record.status, record.triggered_via, record.result_row_count], [
+      "SUCCESS",
+      "MCP",
+      5,
+    ]);
+
+    const caps = { maxRows: 2, maxChars: 20_000 };
+    const first = await s.runtime.executions.resultRows(author, fx.workspace.id, {
+      execution_id: id,
+    }, caps);
+    deepEqual([first.columns.map((c) => c.name), first.rows, first.truncated], [
+      ["m"],
+      [[0], [10]],
+      true,
+    ]);
+    const pages = [first.rows];
+    let cursor = first.next_cursor;
+    while (cursor) {
+      const page = await s.runtime.executions.resultRows(
+        author,
+        fx.workspace.id,
+        { cursor },
+        caps,
+      );
+      pages.push(page.rows);
+      cursor = page.next_cursor;
     }
+    deepEqual(pages, [[[0], [10]], [[20], [30]], [[40]]]);
+    // The cursor carries no authority: another member reads nothing through it.
+    const viewer = { userId: fx.users.viewer.id, isSuperAdmin: false };
+    await refuses(
+      s.runtime.executions.resultRows(
+        viewer,
+        fx.workspace.id,
+        { cursor: first.next_cursor! },
+        caps,
+      ),
+      "result.execution_not_found",
+      404,
+    );
+
+    // The last node needs every other one; the whole pipeline delivers it to the caller anyway.
+    for (const extra of [{ node: "total" }, { triggeredVia: "REST" as const }]) {
+      const { id: totalId, frames: all } = await run(extra);
+      const done = checkEventOrder(all, { expectDataReady: true }).get("node_completed")!;
+      deepEqual(done.map((f) => f.data.node_id).sort(), ["base", "other", "tens", "total"]);
+      const rows = await s.runtime.executions.resultRows(author, fx.workspace.id, {
+        execution_id: totalId,
+      }, caps);
+      deepEqual(rows.rows, [["100"]]);
+    }
+    await refuses(run({ node: "nope" }), "pipeline.execution.invalid_parameter_type", 400, {
+      field: "node_id",
+    });
   },
 );

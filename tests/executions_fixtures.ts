@@ -8,6 +8,7 @@ import { type AccessFixture, type RoleName, seedRoles, sessionHeaders } from "./
 import { startTestServer, type TestServer, type TestServerOptions } from "./harness.ts";
 import { ScriptedExecutor } from "./scripted_executor.ts";
 import { readSse } from "./sse_client.ts";
+import { forEachStoreKind } from "./stores.ts";
 
 export interface ExecWorld {
   s: TestServer;
@@ -54,6 +55,31 @@ export async function execWorld(options: TestServerOptions = {}): Promise<ExecWo
       });
     },
   };
+}
+
+/** Registers `name` once per store kind with an `execWorld`, its server closed after `fn`. */
+export function forEachExecWorld(
+  name: string,
+  fn: (w: ExecWorld) => Promise<void>,
+  options: Omit<TestServerOptions, "store"> = {},
+): void {
+  forEachStoreKind(name, async (store) => {
+    const w = await execWorld({ ...options, store });
+    try {
+      await fn(w);
+    } finally {
+      await w.s.close();
+    }
+  });
+}
+
+/** Executes as `role` and reads the first frame: the run is under way. */
+export async function runningExecution(w: ExecWorld, role: RoleName = "author") {
+  const res = await w.execute(role);
+  const id = res.headers.get("SVC-Execution-Id")!;
+  const stream = frames(res);
+  await stream.next();
+  return { res, id, stream };
 }
 
 /** A stream read frame by frame: `next()` for the next frame, `rest()` for all that remain. */

@@ -3,7 +3,7 @@ import { EventSource } from "eventsource";
 import { checkEventOrder, type EventFrame } from "../src/executions/event_order.ts";
 import type { StartedStream } from "../src/executions/service.ts";
 import { call, type Json, json } from "./harness.ts";
-import { execWorld, frames } from "./executions_fixtures.ts";
+import { execWorld, forEachExecWorld, frames, runningExecution } from "./executions_fixtures.ts";
 import { skipUnless } from "./services.ts";
 import { forEachStoreKind, STORE_KINDS } from "./stores.ts";
 import { readSse } from "./sse_client.ts";
@@ -153,184 +153,145 @@ for (const store of STORE_KINDS) {
   });
 }
 
-forEachStoreKind(
+forEachExecWorld(
   "execute without Accept: text/event-stream is 406 with the envelope",
-  async (store) => {
-    const w = await execWorld({ store });
-    try {
-      const res = await w.execute("author", {}, { accept: "application/json" });
-      equal(res.status, 406);
-      equal((await json(res)).error.code, "request.not_acceptable");
-      equal(w.executor.requests.length, 0);
-      const missing = await w.s.fetch(`/api/v1/pipelines/${crypto.randomUUID()}/execute`, {
-        method: "POST",
-        headers: { accept: "text/event-stream", ...await w.headers("author") },
-      });
-      equal(missing.status, 404);
-      equal((await json(missing)).error.code, "pipeline.not_found");
-    } finally {
-      await w.s.close();
-    }
-  },
-);
-
-forEachStoreKind(
-  "Idempotency-Key: the same request gets the original run back, another body 409",
-  async (store) => {
-    const w = await execWorld({ store });
-    try {
-      const key = { "Idempotency-Key": "k-1" };
-      const first = await w.execute("author", { parameters: { a: 1 } }, key);
-      const id = first.headers.get("SVC-Execution-Id")!;
-      const firstStream = frames(first);
-      await firstStream.next();
-      // The retry follows the same run live, then both end on the same frames.
-      const retry = await w.execute("author", { parameters: { a: 1 } }, key);
-      equal(retry.headers.get("SVC-Execution-Id"), id);
-      const retryStream = frames(retry);
-      await retryStream.next();
-      w.executor.release(id);
-      const a = await firstStream.rest();
-      deepEqual(await retryStream.rest(), a);
-      checkEventOrder(a, { expectDataReady: true });
-      equal(w.executor.requests.length, 1);
-      // After the end, a retry replays the stored stream.
-      const late = await w.execute("author", { parameters: { a: 1 } }, key);
-      deepEqual(await frames(late).rest(), a);
-      const other = await w.execute("author", { parameters: { a: 2 } }, key);
-      equal(other.status, 409);
-      equal((await json(other)).error.code, "idempotency.key_reused_for_different_request");
-    } finally {
-      await w.s.close();
-    }
-  },
-);
-
-forEachStoreKind(
-  "limits: concurrent executions 429 with Retry-After, then streams per user",
-  async (store) => {
-    const w = await execWorld({
-      store,
-      env: {
-        SERVICE_EXECUTOR_MAX_CONCURRENT_EXECUTIONS_PER_USER: "1",
-        SERVICE_SSE_MAX_STREAMS_PER_USER: "2",
-      },
+  async (w) => {
+    const res = await w.execute("author", {}, { accept: "application/json" });
+    equal(res.status, 406);
+    equal((await json(res)).error.code, "request.not_acceptable");
+    equal(w.executor.requests.length, 0);
+    const missing = await w.s.fetch(`/api/v1/pipelines/${crypto.randomUUID()}/execute`, {
+      method: "POST",
+      headers: { accept: "text/event-stream", ...await w.headers("author") },
     });
-    try {
-      const first = await w.execute("author");
-      const id = first.headers.get("SVC-Execution-Id")!;
-      const stream = frames(first);
-      await stream.next();
-      const second = await w.execute("author");
-      equal(second.status, 429);
-      equal(second.headers.get("retry-after"), "5");
-      equal((await json(second)).error.code, "pipeline.execution.concurrency_limit");
-      // Two more at the same instant: both refused, never one slipping past the check.
-      const racing = await Promise.all([w.execute("author"), w.execute("author")]);
-      deepEqual(racing.map((r) => r.status), [429, 429]);
-      for (const r of racing) await r.body?.cancel();
-      // Another user is not limited by this one's runs.
-      const viewer = await w.execute("viewer");
-      const viewerId = viewer.headers.get("SVC-Execution-Id")!;
-      w.executor.release(viewerId);
-      checkEventOrder(await frames(viewer).rest());
-      // A replay stream takes the author's second slot; a third stream is refused.
-      const h = await w.headers("author");
-      const follower = await w.s.fetch(`/api/v1/executions/${id}/events`, {
-        headers: { ...h, accept: "text/event-stream" },
-      });
-      equal(follower.status, 200);
-      const third = await w.execute("author");
-      equal(third.status, 429);
-      equal((await json(third)).error.code, "pipeline.execution.stream_limit");
-      // Cancel: 204 now, the terminal frame on the stream.
-      equal((await call(w.s, "DELETE", `/api/v1/executions/${id}`, h)).status, 204);
-      const all = await stream.rest();
-      checkEventOrder(all);
-      equal(all.at(-1)!.data.reason, "cancelled");
-      deepEqual(await frames(follower).rest(), all);
-      const res = await call(w.s, "GET", `/api/v1/executions/${id}/result`, h);
-      equal(res.status, 410);
-      equal(res.body.error.code, "result.execution_failed");
-    } finally {
-      await w.s.close();
-    }
+    equal(missing.status, 404);
+    equal((await json(missing)).error.code, "pipeline.not_found");
   },
 );
 
-forEachStoreKind(
+forEachExecWorld(
+  "Idempotency-Key: the same request gets the original run back, another body 409",
+  async (w) => {
+    const key = { "Idempotency-Key": "k-1" };
+    const first = await w.execute("author", { parameters: { a: 1 } }, key);
+    const id = first.headers.get("SVC-Execution-Id")!;
+    const firstStream = frames(first);
+    await firstStream.next();
+    // The retry follows the same run live, then both end on the same frames.
+    const retry = await w.execute("author", { parameters: { a: 1 } }, key);
+    equal(retry.headers.get("SVC-Execution-Id"), id);
+    const retryStream = frames(retry);
+    await retryStream.next();
+    w.executor.release(id);
+    const a = await firstStream.rest();
+    deepEqual(await retryStream.rest(), a);
+    checkEventOrder(a, { expectDataReady: true });
+    equal(w.executor.requests.length, 1);
+    // After the end, a retry replays the stored stream.
+    const late = await w.execute("author", { parameters: { a: 1 } }, key);
+    deepEqual(await frames(late).rest(), a);
+    const other = await w.execute("author", { parameters: { a: 2 } }, key);
+    equal(other.status, 409);
+    equal((await json(other)).error.code, "idempotency.key_reused_for_different_request");
+  },
+);
+
+forEachExecWorld(
+  "limits: concurrent executions 429 with Retry-After, then streams per user",
+  async (w) => {
+    const first = await w.execute("author");
+    const id = first.headers.get("SVC-Execution-Id")!;
+    const stream = frames(first);
+    await stream.next();
+    const second = await w.execute("author");
+    equal(second.status, 429);
+    equal(second.headers.get("retry-after"), "5");
+    equal((await json(second)).error.code, "pipeline.execution.concurrency_limit");
+    // Two more at the same instant: both refused, never one slipping past the check.
+    const racing = await Promise.all([w.execute("author"), w.execute("author")]);
+    deepEqual(racing.map((r) => r.status), [429, 429]);
+    for (const r of racing) await r.body?.cancel();
+    // Another user is not limited by this one's runs.
+    const viewer = await w.execute("viewer");
+    const viewerId = viewer.headers.get("SVC-Execution-Id")!;
+    w.executor.release(viewerId);
+    checkEventOrder(await frames(viewer).rest());
+    // A replay stream takes the author's second slot; a third stream is refused.
+    const h = await w.headers("author");
+    const follower = await w.s.fetch(`/api/v1/executions/${id}/events`, {
+      headers: { ...h, accept: "text/event-stream" },
+    });
+    equal(follower.status, 200);
+    const third = await w.execute("author");
+    equal(third.status, 429);
+    equal((await json(third)).error.code, "pipeline.execution.stream_limit");
+    // Cancel: 204 now, the terminal frame on the stream.
+    equal((await call(w.s, "DELETE", `/api/v1/executions/${id}`, h)).status, 204);
+    const all = await stream.rest();
+    checkEventOrder(all);
+    equal(all.at(-1)!.data.reason, "cancelled");
+    deepEqual(await frames(follower).rest(), all);
+    const res = await call(w.s, "GET", `/api/v1/executions/${id}/result`, h);
+    equal(res.status, 410);
+    equal(res.body.error.code, "result.execution_failed");
+  },
+  {
+    env: {
+      SERVICE_EXECUTOR_MAX_CONCURRENT_EXECUTIONS_PER_USER: "1",
+      SERVICE_SSE_MAX_STREAMS_PER_USER: "2",
+    },
+  },
+);
+
+forEachExecWorld(
   "a running result is 409 incomplete; the viewer cannot cancel the author's run",
-  async (store) => {
-    const w = await execWorld({ store });
-    try {
-      const res = await w.execute("author");
-      const id = res.headers.get("SVC-Execution-Id")!;
-      const stream = frames(res);
-      await stream.next();
-      const h = await w.headers("author");
-      const r = await call(w.s, "GET", `/api/v1/executions/${id}/result`, h);
-      equal(r.status, 409);
-      equal(r.body.error.code, "result.execution_incomplete");
-      const v = await call(w.s, "DELETE", `/api/v1/executions/${id}`, await w.headers("viewer"));
-      equal(v.status, 404);
-      // A super admin may cancel any execution.
-      const admin = await w.headers("super_admin");
-      equal((await call(w.s, "DELETE", `/api/v1/executions/${id}`, admin)).status, 204);
-      checkEventOrder(await stream.rest());
-    } finally {
-      await w.s.close();
-    }
+  async (w) => {
+    const { id, stream } = await runningExecution(w);
+    const h = await w.headers("author");
+    const r = await call(w.s, "GET", `/api/v1/executions/${id}/result`, h);
+    equal(r.status, 409);
+    equal(r.body.error.code, "result.execution_incomplete");
+    const v = await call(w.s, "DELETE", `/api/v1/executions/${id}`, await w.headers("viewer"));
+    equal(v.status, 404);
+    // A super admin may cancel any execution.
+    const admin = await w.headers("super_admin");
+    equal((await call(w.s, "DELETE", `/api/v1/executions/${id}`, admin)).status, 204);
+    checkEventOrder(await stream.rest());
   },
 );
 
-forEachStoreKind(
+forEachExecWorld(
   "a consumer that disconnects cancels the run after the grace and reads the replay",
-  async (store) => {
-    const w = await execWorld({ store, env: { SERVICE_SSE_DISCONNECT_GRACE_SECONDS: "0" } });
-    try {
-      const res = await w.execute("author");
-      const id = res.headers.get("SVC-Execution-Id")!;
-      const stream = frames(res);
-      await stream.next();
-      await stream.close();
-      const h = await w.headers("author");
-      await eventually(async () =>
-        (await call(w.s, "GET", `/api/v1/executions/${id}`, h)).body.data.status === "ABORTED"
-      );
-      const rec = (await call(w.s, "GET", `/api/v1/executions/${id}`, h)).body.data;
-      equal(rec.abort_reason, "client_disconnect");
-      const replay =
-        (await call(w.s, "GET", `/api/v1/executions/${id}/events`, h)).body.data.events;
-      checkEventOrder(replay);
-      equal(replay.at(-1).data.reason, "client_disconnect");
-    } finally {
-      await w.s.close();
-    }
+  async (w) => {
+    const { id, stream } = await runningExecution(w);
+    await stream.close();
+    const h = await w.headers("author");
+    await eventually(async () =>
+      (await call(w.s, "GET", `/api/v1/executions/${id}`, h)).body.data.status === "ABORTED"
+    );
+    const rec = (await call(w.s, "GET", `/api/v1/executions/${id}`, h)).body.data;
+    equal(rec.abort_reason, "client_disconnect");
+    const replay = (await call(w.s, "GET", `/api/v1/executions/${id}/events`, h)).body.data.events;
+    checkEventOrder(replay);
+    equal(replay.at(-1).data.reason, "client_disconnect");
   },
+  { env: { SERVICE_SSE_DISCONNECT_GRACE_SECONDS: "0" } },
 );
 
-forEachStoreKind(
+forEachExecWorld(
   "shutdown aborts this instance's running executions with reason shutdown",
-  async (store) => {
-    const w = await execWorld({ store });
-    try {
-      const res = await w.execute("author");
-      const id = res.headers.get("SVC-Execution-Id")!;
-      const stream = frames(res);
-      await stream.next();
-      // The very step runtime.close() takes first.
-      await w.s.runtime.executions.close(5000);
-      const all = await stream.rest();
-      checkEventOrder(all);
-      equal(all.at(-1)!.data.reason, "shutdown");
-      equal((await w.s.runtime.executions.repo.get(id))?.record.abort_reason, "shutdown");
-      // Draining: no new run starts that the shutdown would have to end again.
-      const late = await w.execute("author");
-      equal(late.status, 503);
-      equal((await json(late)).error.code, "service.unavailable");
-    } finally {
-      await w.s.close();
-    }
+  async (w) => {
+    const { id, stream } = await runningExecution(w);
+    // The very step runtime.close() takes first.
+    await w.s.runtime.executions.close(5000);
+    const all = await stream.rest();
+    checkEventOrder(all);
+    equal(all.at(-1)!.data.reason, "shutdown");
+    equal((await w.s.runtime.executions.repo.get(id))?.record.abort_reason, "shutdown");
+    // Draining: no new run starts that the shutdown would have to end again.
+    const late = await w.execute("author");
+    equal(late.status, 503);
+    equal((await json(late)).error.code, "service.unavailable");
   },
 );
 
@@ -372,136 +333,113 @@ forEachStoreKind(
   },
 );
 
-forEachStoreKind(
+forEachExecWorld(
   "replay without an Accept preference, or with */*, streams; an unsupported type is 406",
-  async (store) => {
-    const w = await execWorld({ store });
-    try {
-      const res = await w.execute("author");
-      const id = res.headers.get("SVC-Execution-Id")!;
-      w.executor.release(id);
-      await frames(res).rest();
-      const h = await w.headers("author");
-      for (const accept of [undefined, "*/*", "text/*", "text/html, */*;q=0.1"]) {
-        const replay = await w.s.fetch(`/api/v1/executions/${id}/events`, {
-          headers: accept === undefined ? h : { ...h, accept },
-        });
-        equal(replay.status, 200, String(accept));
-        match(replay.headers.get("content-type")!, /^text\/event-stream/);
-        const all = await frames(replay).rest();
-        checkEventOrder(all, { expectDataReady: true });
-      }
-      const refused = await w.s.fetch(`/api/v1/executions/${id}/events`, {
-        headers: { ...h, accept: "text/html" },
+  async (w) => {
+    const res = await w.execute("author");
+    const id = res.headers.get("SVC-Execution-Id")!;
+    w.executor.release(id);
+    await frames(res).rest();
+    const h = await w.headers("author");
+    for (const accept of [undefined, "*/*", "text/*", "text/html, */*;q=0.1"]) {
+      const replay = await w.s.fetch(`/api/v1/executions/${id}/events`, {
+        headers: accept === undefined ? h : { ...h, accept },
       });
-      equal(refused.status, 406);
-      equal((await json(refused)).error.code, "request.not_acceptable");
-    } finally {
-      await w.s.close();
+      equal(replay.status, 200, String(accept));
+      match(replay.headers.get("content-type")!, /^text\/event-stream/);
+      const all = await frames(replay).rest();
+      checkEventOrder(all, { expectDataReady: true });
     }
+    const refused = await w.s.fetch(`/api/v1/executions/${id}/events`, {
+      headers: { ...h, accept: "text/html" },
+    });
+    equal(refused.status, 406);
+    equal((await json(refused)).error.code, "request.not_acceptable");
   },
 );
 
-forEachStoreKind("the eventsource package consumes an execute stream", async (store) => {
-  const w = await execWorld({ store });
-  try {
-    const auth = await w.headers("author");
-    const received: EventFrame[] = [];
-    const ended = Promise.withResolvers<void>();
-    const es = new EventSource(`${w.s.url}/api/v1/pipelines/${w.pipelineId}/execute`, {
-      fetch: (input, init) =>
-        fetch(input, {
-          ...init,
-          method: "POST",
-          headers: { ...init?.headers, ...auth, "content-type": "application/json" },
-          body: "{}",
-        }),
-    });
-    const types = [
-      "execution_started",
-      "node_started",
-      "node_progress",
-      "node_completed",
-      "pipeline_completed",
-      "data_ready",
-    ];
-    for (const type of types) {
-      es.addEventListener(type, (e) => {
-        const frame = { id: Number(e.lastEventId), event: type, data: JSON.parse(e.data) };
-        received.push(frame);
-        if (type === "execution_started") w.executor.release(frame.data.execution_id);
-        // The stream is over after data_ready; closing stops the client's reconnect.
-        if (type === "data_ready") {
-          es.close();
-          ended.resolve();
-        }
-      });
-    }
-    es.onerror = (e) => {
-      es.close();
-      ended.reject(new Error(`eventsource error: ${e.message ?? e.type}`));
-    };
-    await ended.promise;
-    checkEventOrder(received, { expectDataReady: true });
-  } finally {
-    await w.s.close();
-  }
-});
-
-forEachStoreKind("racing executes under a limit of one: exactly one runs", async (store) => {
-  const w = await execWorld({
-    store,
-    env: { SERVICE_EXECUTOR_MAX_CONCURRENT_EXECUTIONS_PER_USER: "1" },
+forEachExecWorld("the eventsource package consumes an execute stream", async (w) => {
+  const auth = await w.headers("author");
+  const received: EventFrame[] = [];
+  const ended = Promise.withResolvers<void>();
+  const es = new EventSource(`${w.s.url}/api/v1/pipelines/${w.pipelineId}/execute`, {
+    fetch: (input, init) =>
+      fetch(input, {
+        ...init,
+        method: "POST",
+        headers: { ...init?.headers, ...auth, "content-type": "application/json" },
+        body: "{}",
+      }),
   });
-  try {
-    // Straight at the service, all at once: nothing before the limit check serialises them.
-    const caller = { userId: w.fx.users.author.id, isSuperAdmin: false };
-    const input = {
-      caller,
-      workspaceId: w.fx.workspace.id,
-      pipelineId: w.pipelineId,
-      parameters: {},
-      correlationId: crypto.randomUUID(),
-      triggeredVia: "REST" as const,
-    };
-    const outcomes = await Promise.allSettled(
-      [1, 2, 3].map(() => w.s.runtime.executions.execute(input)),
-    );
-    const won = outcomes.filter((o) => o.status === "fulfilled");
-    equal(won.length, 1);
-    for (const o of outcomes) {
-      if (o.status === "rejected") equal(o.reason.code, "pipeline.execution.concurrency_limit");
-    }
-    const started = (won[0] as PromiseFulfilledResult<StartedStream>).value;
-    w.executor.release(started.executionId);
-    const all: EventFrame[] = [];
-    for await (const f of started.frames) all.push(f);
-    await started.release();
-    checkEventOrder(all, { expectDataReady: true });
-  } finally {
-    await w.s.close();
+  const types = [
+    "execution_started",
+    "node_started",
+    "node_progress",
+    "node_completed",
+    "pipeline_completed",
+    "data_ready",
+  ];
+  for (const type of types) {
+    es.addEventListener(type, (e) => {
+      const frame = { id: Number(e.lastEventId), event: type, data: JSON.parse(e.data) };
+      received.push(frame);
+      if (type === "execution_started") w.executor.release(frame.data.execution_id);
+      // The stream is over after data_ready; closing stops the client's reconnect.
+      if (type === "data_ready") {
+        es.close();
+        ended.resolve();
+      }
+    });
   }
+  es.onerror = (e) => {
+    es.close();
+    ended.reject(new Error(`eventsource error: ${e.message ?? e.type}`));
+  };
+  await ended.promise;
+  checkEventOrder(received, { expectDataReady: true });
 });
 
-forEachStoreKind(
+forEachExecWorld("racing executes under a limit of one: exactly one runs", async (w) => {
+  // Straight at the service, all at once: nothing before the limit check serialises them.
+  const caller = { userId: w.fx.users.author.id, isSuperAdmin: false };
+  const input = {
+    caller,
+    workspaceId: w.fx.workspace.id,
+    pipelineId: w.pipelineId,
+    parameters: {},
+    correlationId: crypto.randomUUID(),
+    triggeredVia: "REST" as const,
+  };
+  const outcomes = await Promise.allSettled(
+    [1, 2, 3].map(() => w.s.runtime.executions.execute(input)),
+  );
+  const won = outcomes.filter((o) => o.status === "fulfilled");
+  equal(won.length, 1);
+  for (const o of outcomes) {
+    if (o.status === "rejected") equal(o.reason.code, "pipeline.execution.concurrency_limit");
+  }
+  const started = (won[0] as PromiseFulfilledResult<StartedStream>).value;
+  w.executor.release(started.executionId);
+  const all: EventFrame[] = [];
+  for await (const f of started.frames) all.push(f);
+  await started.release();
+  checkEventOrder(all, { expectDataReady: true });
+}, { env: { SERVICE_EXECUTOR_MAX_CONCURRENT_EXECUTIONS_PER_USER: "1" } });
+
+forEachExecWorld(
   "a quiet execute stream carries a heartbeat comment per heartbeat interval",
-  async (store) => {
-    const w = await execWorld({ store });
-    try {
-      const res = await w.execute("author");
-      const id = res.headers.get("SVC-Execution-Id")!;
-      const items: string[] = [];
-      for await (const item of readSse(res.body!)) {
-        items.push("comment" in item ? `: ${item.comment}` : item.frame.event);
-        // The run holds at its node: the next thing on the wire can only be a heartbeat.
-        if ("comment" in item) {
-          w.executor.release(id);
-        }
+  async (w) => {
+    const res = await w.execute("author");
+    const id = res.headers.get("SVC-Execution-Id")!;
+    const items: string[] = [];
+    for await (const item of readSse(res.body!)) {
+      items.push("comment" in item ? `: ${item.comment}` : item.frame.event);
+      // The run holds at its node: the next thing on the wire can only be a heartbeat.
+      if ("comment" in item) {
+        w.executor.release(id);
       }
-      equal(items.indexOf(": heartbeat") > items.indexOf("node_progress"), true);
-      equal(items.at(-1), "data_ready");
-    } finally {
-      await w.s.close();
     }
+    equal(items.indexOf(": heartbeat") > items.indexOf("node_progress"), true);
+    equal(items.at(-1), "data_ready");
   },
 );

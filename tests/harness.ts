@@ -39,7 +39,7 @@ export interface TestServerOptions {
   /** How long `close()` lets in-flight requests finish (default 5). */
   graceSeconds?: number;
   /** Passed to the runtime (e.g. the new-user notice hook). */
-  runtime?: Pick<RuntimeOptions, "onNewUser" | "executor" | "now">;
+  runtime?: Pick<RuntimeOptions, "onNewUser" | "executor" | "now" | "mcp">;
 }
 
 /** A loopback port that was free a moment ago. */

@@ -8,16 +8,15 @@
  * no table was created. MariaDB errors are never JavaScript messages.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import postgres from "postgres";
-import { openConnector } from "../src/datasources/connectors/mod.ts";
-import { addDatasource, pipeline, type World, world } from "../src/executions/executor_fixtures.ts";
-import { assertFailed, StoredRuns } from "../src/executions/stored_run_fixtures.ts";
-import { connectorConfig, freshMariaDatabase, mariaAdmin, pgJdbcUrl } from "./datasources.ts";
-import { skipUnless } from "./services.ts";
-import { forEachStore, freshPostgresDatabase } from "./stores.ts";
-import { dql } from "./support/pipeline_body.ts";
+import { pipeline, type World } from "../src/executions/executor_fixtures.ts";
+import { assertFailed, type StoredRuns } from "../src/executions/stored_run_fixtures.ts";
+import type { ServiceName } from "./services.ts";
+import { forEachWorld, mariaSource, postgresSource } from "./support/executor_world.ts";
+import { dql, staged } from "./support/pipeline_body.ts";
 
-const servers = skipUnless("postgres", "mariadb");
+const SERVERS = { services: ["postgres", "mariadb"] satisfies ServiceName[] };
+/** Two connections: a refusal that kept its connection would starve the later reads. */
+const hikari = { maximumPoolSize: 2, connectionTimeout: 5000 };
 
 /** The write-shaped reads every dialect is tried with, each delivered and staged. */
 function escapes(dialect: "POSTGRES" | "MYSQL"): string[] {
@@ -46,11 +45,11 @@ async function tryEscapes(
 ): Promise<void> {
   for (const sql of escapes(dialect)) {
     const read = dql("read", { source: "locked", sql });
-    const staged = [
+    const stagedNodes = [
       { ...read, output: { target: "tempdb", table: "stolen" } },
       dql("after", { source: "tempdb", depends_on: ["read"], sql: "SELECT 1" }),
     ];
-    for (const nodes of [[read], staged]) {
+    for (const nodes of [[read], stagedNodes]) {
       const run = await runs.run(await pipeline(w, nodes));
       const error = assertFailed(run, "pipeline.node.readonly_datasource", "read");
       equal(error.details.datasource, "locked", sql);
@@ -61,136 +60,78 @@ async function tryEscapes(
   }
   // Plain reads still work on the same pool after every refusal, delivered and staged.
   const read = await pipeline(w, [
-    dql("stage", {
-      source: "locked",
-      sql: "SELECT a FROM t",
-      output: { target: "tempdb", table: "t" },
-    }),
+    staged("stage", "locked", "SELECT a FROM t", { table: "t" }),
     dql("sum", {
       source: "tempdb",
       depends_on: ["stage"],
       sql: "SELECT CAST(sum(a) AS INTEGER) AS total FROM t",
     }),
   ]);
-  const good = await runs.run(read, {}, { expectDataReady: true });
-  equal(good.record.status, "SUCCESS", JSON.stringify(good.record.error));
-  deepEqual(good.byType.get("data_ready")![0].data.rows, [[3]]);
+  deepEqual(await runs.rows(read), [[3]]);
 }
 
-forEachStore(
+forEachWorld(
   "PostgreSQL readonly datasource: every write hidden in a DQL node is refused by the engine",
-  async (db) => {
-    if (servers) return;
-    const w = await world(db);
-    const runs = new StoredRuns(w);
-    const pg = await freshPostgresDatabase();
-    const direct = postgres(pg.url, { max: 1, onnotice: () => {} });
-    try {
-      await direct.unsafe("CREATE TABLE t (a int); INSERT INTO t VALUES (1), (2)");
-      const user = new URL(pg.url).username || "postgres";
-      addDatasource(
-        w,
-        "locked",
-        openConnector(connectorConfig("POSTGRES", pgJdbcUrl(pg.url), {
-          username: user,
-          // Two connections: a refusal that kept its connection would starve the later reads.
-          hikari: { maximumPoolSize: 2, connectionTimeout: 5000 },
-        })),
-        true,
+  async (w, runs) => {
+    const { sql: direct } = await postgresSource(w, "locked", {
+      setup: "CREATE TABLE t (a int); INSERT INTO t VALUES (1), (2)",
+      hikari,
+      readonly: true,
+    });
+    await tryEscapes(w, runs, "POSTGRES", async () => {
+      deepEqual(
+        (await direct.unsafe("SELECT a FROM t ORDER BY a")).map((r) => r.a),
+        [1, 2],
       );
-      await tryEscapes(w, runs, "POSTGRES", async () => {
-        deepEqual(
-          (await direct.unsafe("SELECT a FROM t ORDER BY a")).map((r) => r.a),
-          [1, 2],
-        );
-        const made = await direct.unsafe("SELECT to_regclass('public.made') AS r");
-        equal(made[0].r, null, "no table was created");
-      });
-    } finally {
-      await direct.end();
-      await runs.close();
-      await w.close();
-      await pg.drop();
-    }
+      const made = await direct.unsafe("SELECT to_regclass('public.made') AS r");
+      equal(made[0].r, null, "no table was created");
+    });
   },
+  SERVERS,
 );
 
-forEachStore(
+forEachWorld(
   "MariaDB readonly datasource: every write hidden in a DQL node is refused by the engine",
-  async (db) => {
-    if (servers) return;
-    const w = await world(db);
-    const runs = new StoredRuns(w);
-    const maria = await freshMariaDatabase();
-    const direct = await mariaAdmin(maria.name);
-    try {
-      await direct.query("CREATE TABLE t (a INT); INSERT INTO t VALUES (1), (2)");
-      addDatasource(
-        w,
-        "locked",
-        openConnector(connectorConfig("MYSQL", maria.url, {
-          username: "root",
-          hikari: { maximumPoolSize: 2, connectionTimeout: 5000 },
-        })),
-        true,
+  async (w, runs) => {
+    const { sql: direct, database } = await mariaSource(w, "locked", {
+      setup: "CREATE TABLE t (a INT); INSERT INTO t VALUES (1), (2)",
+      hikari,
+      readonly: true,
+    });
+    await tryEscapes(w, runs, "MYSQL", async () => {
+      const [rows] = await direct.query("SELECT a FROM t ORDER BY a");
+      deepEqual((rows as { a: number }[]).map((r) => r.a), [1, 2]);
+      const [made] = await direct.query(
+        "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = ? AND table_name = 'made'",
+        [database],
       );
-      await tryEscapes(w, runs, "MYSQL", async () => {
-        const [rows] = await direct.query("SELECT a FROM t ORDER BY a");
-        deepEqual((rows as { a: number }[]).map((r) => r.a), [1, 2]);
-        const [made] = await direct.query(
-          "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = ? AND table_name = 'made'",
-          [maria.name],
-        );
-        equal(Number((made as { n: number }[])[0].n), 0, "no table was created");
-      });
-    } finally {
-      await direct.end();
-      await runs.close();
-      await w.close();
-      await maria.drop();
-    }
+      equal(Number((made as { n: number }[])[0].n), 0, "no table was created");
+    });
   },
+  SERVERS,
 );
 
-forEachStore(
+forEachWorld(
   "MariaDB: a DQL statement that returns no result set fails with a server-worded reason",
-  async (db) => {
-    if (servers) return;
-    const w = await world(db);
-    const runs = new StoredRuns(w);
-    const maria = await freshMariaDatabase();
-    try {
-      addDatasource(
-        w,
-        "open",
-        openConnector(connectorConfig("MYSQL", maria.url, {
-          username: "root",
-          hikari: { maximumPoolSize: 1, connectionTimeout: 5000 },
-        })),
-      );
-      // Each of these once answered "row.map is not a function": an OK packet taken for a row.
-      for (const sql of ["DO 1", "SET @x = 1", "CREATE TABLE made (a INT)", "COMMIT"]) {
-        const id = await pipeline(w, [dql("read", { source: "open", sql })]);
-        const error = assertFailed(await runs.run(id), "pipeline.node.statement_failed", "read");
-        equal(error.details.dialect, "MYSQL");
-        ok(String(error.details.reason).includes("no result set"), String(error.details.reason));
-        ok(!/is not a function/.test(JSON.stringify(error)), sql);
-      }
-      // A procedure's status packet after its rows is no row either.
-      const direct = await mariaAdmin(maria.name);
-      await direct.query("CREATE PROCEDURE two() SELECT 1 AS x UNION ALL SELECT 2");
-      await direct.end();
-      const call = await pipeline(w, [dql("read", { source: "open", sql: "CALL two()" })]);
-      const called = await runs.run(call, {}, { expectDataReady: true });
-      deepEqual(called.byType.get("data_ready")![0].data.rows, [[1], [2]]);
-      // The one connection came back each time.
-      const id = await pipeline(w, [dql("read", { source: "open", sql: "SELECT 1 AS x" })]);
-      const good = await runs.run(id, {}, { expectDataReady: true });
-      deepEqual(good.byType.get("data_ready")![0].data.rows, [[1]]);
-    } finally {
-      await runs.close();
-      await w.close();
-      await maria.drop();
+  async (w, runs) => {
+    const maria = await mariaSource(w, "open", {
+      hikari: { maximumPoolSize: 1, connectionTimeout: 5000 },
+    });
+    // Each of these once answered "row.map is not a function": an OK packet taken for a row.
+    for (const sql of ["DO 1", "SET @x = 1", "CREATE TABLE made (a INT)", "COMMIT"]) {
+      const id = await pipeline(w, [dql("read", { source: "open", sql })]);
+      const error = assertFailed(await runs.run(id), "pipeline.node.statement_failed", "read");
+      equal(error.details.dialect, "MYSQL");
+      ok(String(error.details.reason).includes("no result set"), String(error.details.reason));
+      ok(!/is not a function/.test(JSON.stringify(error)), sql);
     }
+    // A procedure's status packet after its rows is no row either.
+    await maria.sql.query("CREATE PROCEDURE two() SELECT 1 AS x UNION ALL SELECT 2");
+    const call = await pipeline(w, [dql("read", { source: "open", sql: "CALL two()" })]);
+    deepEqual(await runs.rows(call), [[1], [2]]);
+    // The one connection came back each time.
+    const id = await pipeline(w, [dql("read", { source: "open", sql: "SELECT 1 AS x" })]);
+    deepEqual(await runs.rows(id), [[1]]);
   },
+  SERVERS,
 );

@@ -249,3 +249,29 @@ Deno.test("shutdown drains the mail pool before the stores close", async () => {
     await smtp.close();
   }
 });
+
+Deno.test("creating a user reads a form or a JSON object; any other body brings no fields", async () => {
+  await withWorld({ smtp: false }, async ({ s, admin }) => {
+    const post = (type: string, body: string) =>
+      s.fetch("/partials/admin/users", {
+        method: "POST",
+        headers: { ...admin, "content-type": type, accept: "application/json" },
+        body,
+      });
+    const form = await post("application/x-www-form-urlencoded", "email=form%40example.com");
+    equal(form.status, 201, await form.clone().text());
+    ok(await findUserByEmail(s.runtime.db, "form@example.com"));
+    for (
+      const [type, body] of [
+        ["text/plain", "email=plain@example.com"],
+        ["application/json", '["email", "array@example.com"]'],
+      ]
+    ) {
+      const res = await post(type, body);
+      const { error } = await res.json();
+      equal(res.status, 400, type);
+      equal(error.code, "pipeline.execution.invalid_parameter_type", type);
+      equal(error.details.field, "email", type);
+    }
+  });
+});

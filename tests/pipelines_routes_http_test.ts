@@ -12,21 +12,26 @@ import { dql } from "./support/pipeline_body.ts";
 
 const BAD_FIELD = "pipeline.execution.invalid_parameter_type";
 
+/** Pipeline `name` (with `fields`) released as version 1, then a second draft saved over it. */
+async function releasedThenDraft(
+  { h, req }: World,
+  name: string,
+  fields: Record<string, unknown> = {},
+) {
+  const p = (await req("POST", P, h.author, pipe(name, fields))).body.data;
+  const release = await req("POST", `${P}/${p.id}/release`, h.promoter, undefined, p.body_hash);
+  const rel = release.body.data;
+  const draft = pipe(name, { ...fields, description: "2" });
+  const d2 = (await req("PUT", `${P}/${p.id}`, h.author, draft, rel.body_hash)).body.data;
+  return { p, rel, d2 };
+}
+
 bothStores(
   "switch, discard, restore and purge name unknown and ineligible versions",
   async (withWorld) => {
-    await withWorld(async ({ h, req }) => {
-      const p = (await req("POST", P, h.author, pipe("sw/a"))).body.data;
-      const rel = (await req("POST", `${P}/${p.id}/release`, h.promoter, undefined, p.body_hash))
-        .body.data;
-      const d2 = (await req(
-        "PUT",
-        `${P}/${p.id}`,
-        h.author,
-        pipe("sw/a", { description: "2" }),
-        rel
-          .body_hash,
-      )).body.data;
+    await withWorld(async (w) => {
+      const { h, req } = w;
+      const { p, d2 } = await releasedThenDraft(w, "sw/a");
       await req("POST", `${P}/${p.id}/release`, h.promoter, undefined, d2.body_hash);
       await req("POST", `${P}/${p.id}/versions/1/discard`, h.author);
       const ne = expectError(
@@ -61,7 +66,8 @@ bothStores(
 bothStores(
   "a draft purged by version gives its number back; export carries pinned templates unless told not to",
   async (withWorld) => {
-    await withWorld(async ({ h, req }) => {
+    await withWorld(async (w) => {
+      const { h, req } = w;
       const t = (await req(
         "POST",
         T,
@@ -72,16 +78,7 @@ bothStores(
       )).body.data;
       await req("POST", `${T}/release`, h.promoter, { name: "ex/base" }, t.body_hash);
       const node = dql("a", { source: "tempdb", template: { id: "ex/base", version: 1 } });
-      const p = (await req("POST", P, h.author, pipe("ex/p", { nodes: [node] }))).body.data;
-      const rel = (await req("POST", `${P}/${p.id}/release`, h.promoter, undefined, p.body_hash))
-        .body.data;
-      const d2 = (await req(
-        "PUT",
-        `${P}/${p.id}`,
-        h.author,
-        pipe("ex/p", { nodes: [node], description: "2" }),
-        rel.body_hash,
-      )).body.data;
+      const { p, rel, d2 } = await releasedThenDraft(w, "ex/p", { nodes: [node] });
       equal(d2.version, 2);
       equal((await req("DELETE", `${P}/${p.id}/versions/2`, h.author)).status, 204);
       const after = (await req("GET", `${P}/${p.id}`, h.author)).body.data;

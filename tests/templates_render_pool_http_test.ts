@@ -13,9 +13,9 @@ import type { JsonObject } from "../src/versions/types.ts";
 import { frames } from "./executions_fixtures.ts";
 import { eventually } from "./wait.ts";
 import { UNCOOPERATIVE } from "../src/templates/test_fixtures.ts";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { call, startTestServer } from "./harness.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { sessionHeaders } from "./access_fixtures.ts";
+import { call, type TestServer } from "./harness.ts";
+import { forEachServer } from "./support/servers.ts";
 import { create, expectError, T } from "./template_client.ts";
 import { dql } from "./support/pipeline_body.ts";
 
@@ -29,25 +29,20 @@ import { dql } from "./support/pipeline_body.ts";
 const HEALTH_P95_MS = 100;
 const HEALTH_MAX_MS = DEFAULT_RENDER_LIMITS.max_time_ms;
 
-forEachStoreKind(
+forEachServer(
   "/health stays prompt while four worst-case renders run, each stopped at its limit",
-  async (store) => {
+  async (s, f) => {
     // The production probe cache (the harness turns it off), so /health measures the event loop
     // rather than a fresh DuckDB instance per call on a busy CPU.
-    const s = await startTestServer({ store, env: { SERVICE_HEALTH_PROBE_CACHE_MS: "1000" } });
-    try {
-      const f = await seedRoles(s.runtime);
-      const author = await sessionHeaders(s.runtime, f.users.author, "acme");
-      await renderWhileProbing((method, path, body) => call(s, method, path, author, body), s);
-    } finally {
-      await s.close();
-    }
+    const author = await sessionHeaders(s.runtime, f.users.author, "acme");
+    await renderWhileProbing((method, path, body) => call(s, method, path, author, body), s);
   },
+  { env: { SERVICE_HEALTH_PROBE_CACHE_MS: "1000" } },
 );
 
 async function renderWhileProbing(
   req: (method: string, path: string, body?: unknown) => ReturnType<typeof call>,
-  s: Awaited<ReturnType<typeof startTestServer>>,
+  s: TestServer,
 ): Promise<void> {
   // The worst found: one where_exp over four million items takes ~12 s in one call, past
   // liquidjs's own time check (5,000 nested tags parse in ~0.3 s; loops stop at 2 s).
@@ -84,54 +79,48 @@ async function renderWhileProbing(
   ok(waits.at(-1)! < HEALTH_MAX_MS, `the slowest /health took ${at(1)} ms`);
 }
 
-forEachStoreKind(
+forEachServer(
   "cancelling an execution terminates its node's render at once, before any deadline",
-  async (store) => {
-    const s = await startTestServer({ store });
-    try {
-      const f = await seedRoles(s.runtime);
-      const author = await sessionHeaders(s.runtime, f.users.author, "acme");
-      const made = await call(s, "POST", T, author, create("wc/where", UNCOOPERATIVE));
-      equal(made.status, 201);
-      const pipelines = new VersionLifecycle({
-        db: s.runtime.db,
-        kind: PIPELINE_KIND,
-        authoringEnabled: true,
-      });
-      const body = {
-        name: "wc/run",
-        schema_version: 1,
-        nodes: [dql("r", { source: "tempdb", template: { id: "wc/where", version: 1 } })],
-      };
-      const id = (await pipelines.create(
-        { actor: f.users.author.principal, workspaceId: f.workspace.id },
-        { name: body.name, body: body as unknown as JsonObject, attrs: {} },
-      )).entity.id;
-      const pool = renderPool();
-      const replaced = pool.replaced;
-      const res = await s.fetch(`/api/v1/pipelines/${id}/execute`, {
-        method: "POST",
-        headers: { ...author, accept: "text/event-stream", "content-type": "application/json" },
-        body: "{}",
-      });
-      equal(res.status, 200);
-      const executionId = res.headers.get("SVC-Execution-Id")!;
-      const stream = frames(res);
-      equal((await stream.next()).event, "execution_started");
-      await eventually(() => pool.busy > 0, 10_000);
-      const rendering = performance.now();
-      equal((await call(s, "DELETE", `/api/v1/executions/${executionId}`, author)).status, 204);
-      const ended = await stream.rest();
-      const took = performance.now() - rendering;
-      checkEventOrder(ended);
-      equal(ended.at(-1)!.event, "execution_aborted");
-      equal(ended.at(-1)!.data.reason, "cancelled");
-      equal(pool.replaced, replaced + 1, "the render's worker was terminated");
-      equal(pool.busy, 0);
-      // Its deadline was at least 2.25 s after it started; the filter alone runs ~12 s.
-      ok(took < DEFAULT_RENDER_LIMITS.max_time_ms, `the cancel took ${took.toFixed(0)} ms`);
-    } finally {
-      await s.close();
-    }
+  async (s, f) => {
+    const author = await sessionHeaders(s.runtime, f.users.author, "acme");
+    const made = await call(s, "POST", T, author, create("wc/where", UNCOOPERATIVE));
+    equal(made.status, 201);
+    const pipelines = new VersionLifecycle({
+      db: s.runtime.db,
+      kind: PIPELINE_KIND,
+      authoringEnabled: true,
+    });
+    const body = {
+      name: "wc/run",
+      schema_version: 1,
+      nodes: [dql("r", { source: "tempdb", template: { id: "wc/where", version: 1 } })],
+    };
+    const id = (await pipelines.create(
+      { actor: f.users.author.principal, workspaceId: f.workspace.id },
+      { name: body.name, body: body as unknown as JsonObject, attrs: {} },
+    )).entity.id;
+    const pool = renderPool();
+    const replaced = pool.replaced;
+    const res = await s.fetch(`/api/v1/pipelines/${id}/execute`, {
+      method: "POST",
+      headers: { ...author, accept: "text/event-stream", "content-type": "application/json" },
+      body: "{}",
+    });
+    equal(res.status, 200);
+    const executionId = res.headers.get("SVC-Execution-Id")!;
+    const stream = frames(res);
+    equal((await stream.next()).event, "execution_started");
+    await eventually(() => pool.busy > 0, 10_000);
+    const rendering = performance.now();
+    equal((await call(s, "DELETE", `/api/v1/executions/${executionId}`, author)).status, 204);
+    const ended = await stream.rest();
+    const took = performance.now() - rendering;
+    checkEventOrder(ended);
+    equal(ended.at(-1)!.event, "execution_aborted");
+    equal(ended.at(-1)!.data.reason, "cancelled");
+    equal(pool.replaced, replaced + 1, "the render's worker was terminated");
+    equal(pool.busy, 0);
+    // Its deadline was at least 2.25 s after it started; the filter alone runs ~12 s.
+    ok(took < DEFAULT_RENDER_LIMITS.max_time_ms, `the cancel took ${took.toFixed(0)} ms`);
   },
 );

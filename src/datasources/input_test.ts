@@ -1,18 +1,9 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
 import { AppError } from "../errors/mod.ts";
 import { normaliseIncludeSchemas, parseDefinition, parseProperties } from "./input.ts";
+import { thrownCode } from "../../tests/support/refusals.ts";
 
 const base = { name: "wh", dialect: "POSTGRES", jdbc_url: "jdbc:postgresql://db:5432/wh" };
-
-function code(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AppError) return e.code;
-    throw e;
-  }
-  return "(no error)";
-}
 
 Deno.test("include schemas: trimmed, lowercased, blanks dropped, deduplicated first-seen", () => {
   deepEqual(normaliseIncludeSchemas([" Sales ", "", "  ", "hr", "SALES", "a$b#1", "hr"]), [
@@ -26,12 +17,15 @@ Deno.test("include schemas: trimmed, lowercased, blanks dropped, deduplicated fi
 Deno.test("include schemas: wildcards, quoted and qualified names are properties_invalid", () => {
   for (const bad of ["sal%", "*", "sa?es", '"Sales"', "`x`", "db.schema", "a b", "[x]", 42]) {
     equal(
-      code(() => normaliseIncludeSchemas([bad])),
+      thrownCode(() => normaliseIncludeSchemas([bad])),
       "datasource.validation.properties_invalid",
       String(bad),
     );
   }
-  equal(code(() => normaliseIncludeSchemas("sales")), "datasource.validation.properties_invalid");
+  equal(
+    thrownCode(() => normaliseIncludeSchemas("sales")),
+    "datasource.validation.properties_invalid",
+  );
 });
 
 Deno.test("credential: the object, the legacy pair, both at once refused", () => {
@@ -55,13 +49,13 @@ Deno.test("credential: the object, the legacy pair, both at once refused", () =>
   equal(parseDefinition(base).credential, null);
   for (const extra of [{ username: "u" }, { password: "p" }, { username: "u", password: "p" }]) {
     equal(
-      code(() => parseDefinition({ ...base, credential: { kind: "none" }, ...extra })),
+      thrownCode(() => parseDefinition({ ...base, credential: { kind: "none" }, ...extra })),
       "datasource.validation.properties_invalid",
     );
   }
   for (const kind of ["kerberos", "", 1, null]) {
     equal(
-      code(() => parseDefinition({ ...base, credential: { kind } })),
+      thrownCode(() => parseDefinition({ ...base, credential: { kind } })),
       "datasource.validation.properties_invalid",
       String(kind),
     );
@@ -76,18 +70,18 @@ Deno.test("credential: the object, the legacy pair, both at once refused", () =>
 Deno.test("fields: name grammar, dialects, URL shape, immutable name on update", () => {
   const bad = "pipeline.execution.invalid_parameter_type";
   for (const name of ["", "A", "-x", "a.b", "x".repeat(64), 7, undefined]) {
-    equal(code(() => parseDefinition({ ...base, name })), bad, String(name));
+    equal(thrownCode(() => parseDefinition({ ...base, name })), bad, String(name));
   }
   for (const dialect of ["ORACLE", "postgres", "", undefined]) {
-    equal(code(() => parseDefinition({ ...base, dialect })), bad, String(dialect));
+    equal(thrownCode(() => parseDefinition({ ...base, dialect })), bad, String(dialect));
   }
   for (const jdbc_url of ["", 42, null, "x".repeat(2049)]) {
-    equal(code(() => parseDefinition({ ...base, jdbc_url })), bad, String(jdbc_url));
+    equal(thrownCode(() => parseDefinition({ ...base, jdbc_url })), bad, String(jdbc_url));
   }
-  equal(code(() => parseDefinition({ ...base, name: "other" }, "wh")), bad);
+  equal(thrownCode(() => parseDefinition({ ...base, name: "other" }, "wh")), bad);
   equal(parseDefinition({ ...base }, "wh").name, "wh");
-  equal(code(() => parseDefinition([base])), bad);
-  equal(code(() => parseDefinition({ ...base, global: "yes" })), bad);
+  equal(thrownCode(() => parseDefinition([base])), bad);
+  equal(thrownCode(() => parseDefinition({ ...base, global: "yes" })), bad);
 });
 
 Deno.test("properties: only hikari and jdbc; integers in hikari; no credentials in jdbc", () => {
@@ -111,7 +105,7 @@ Deno.test("properties: only hikari and jdbc; integers in hikari; no credentials 
       "x",
     ]
   ) {
-    equal(code(() => parseProperties(bad)), invalid, JSON.stringify(bad));
+    equal(thrownCode(() => parseProperties(bad)), invalid, JSON.stringify(bad));
   }
   throws(() => parseProperties({ jdbc: { token: "abc" } }), AppError);
 });

@@ -7,23 +7,27 @@
  * same statements. The runs go through the durable sink, on both stores.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import postgres from "postgres";
 import { openConnector, type Pool } from "../datasources/mod.ts";
+import { connectorConfig, waitFor } from "../../tests/datasources.ts";
 import {
-  connectorConfig,
-  freshMariaDatabase,
-  mariaAdmin,
-  pgJdbcUrl,
-  waitFor,
-} from "../../tests/datasources.ts";
-import { skipUnless } from "../../tests/services.ts";
-import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
-import { addDatasource, pipeline, waitForEvent, type World, world } from "./executor_fixtures.ts";
-import { type StoredRun, StoredRuns } from "./stored_run_fixtures.ts";
+  forEachWorld,
+  type MariaSource,
+  mariaSource,
+  type PostgresSource,
+  postgresSource,
+} from "../../tests/support/executor_world.ts";
+import {
+  addDatasource,
+  lastSample,
+  pipeline,
+  statusOf,
+  waitForEvent,
+  type World,
+} from "./executor_fixtures.ts";
+import type { StoredRun } from "./stored_run_fixtures.ts";
 import type { AbortReason, ExecutionHandle } from "./types.ts";
 import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
-const missing = skipUnless("postgres", "mariadb");
 const REASONS: AbortReason[] = ["cancelled", "client_disconnect", "shutdown"];
 
 function poolOf(w: World, name: string): Pool<unknown> {
@@ -44,37 +48,21 @@ function slowNodes(tag: string): unknown[] {
   ];
 }
 
-async function mariaRunning(tag: string): Promise<number> {
-  const admin = await mariaAdmin();
-  try {
-    const [rows] = await admin.query(
-      `SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE ? AND ID <> CONNECTION_ID()`,
-      [`%${tag}%`],
-    );
-    return (rows as unknown[]).length;
-  } finally {
-    await admin.end();
-  }
-}
-
-async function pgRunning(s: Servers, tag: string): Promise<number> {
-  return (await s.pgAdmin.unsafe(
-    `SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%${tag}%' AND pid <> pg_backend_pid()`,
-  )).length;
-}
-
 /** Waits until all four statements are in flight (sleeps on the servers, rows from SQLite). */
 async function allRunning(s: Servers, handle: ExecutionHandle, tag: string): Promise<void> {
   await waitForEvent(handle, (f) => f.data.node_id === "duck" && f.data.state === "executing");
   await waitForEvent(handle, (f) => f.data.node_id === "lite" && f.data.rows_written > 0);
-  await waitFor("SLEEP running on MariaDB", async () => (await mariaRunning(tag)) === 1);
-  await waitFor("pg_sleep running on PostgreSQL", async () => (await pgRunning(s, tag)) === 1);
+  await waitFor("SLEEP running on MariaDB", async () => (await s.maria.running(tag)) === 1);
+  await waitFor("pg_sleep running on PostgreSQL", async () => (await s.pg.running(tag)) === 1);
 }
 
 /** The statements stopped, every pool has its connection back and answers a new read. */
 async function released(w: World, s: Servers, tag: string): Promise<void> {
-  await waitFor("the SLEEP to leave the processlist", async () => (await mariaRunning(tag)) === 0);
-  await waitFor("pg_sleep to stop", async () => (await pgRunning(s, tag)) === 0);
+  await waitFor(
+    "the SLEEP to leave the processlist",
+    async () => (await s.maria.running(tag)) === 0,
+  );
+  await waitFor("pg_sleep to stop", async () => (await s.pg.running(tag)) === 0);
   // KILL QUERY stops the statement and leaves its connection usable: it is back in the pool,
   // not discarded and replaced (closing the socket would also end a SLEEP, but lose it).
   await waitFor(
@@ -104,178 +92,115 @@ function assertAborted(run: StoredRun, reason: AbortReason, running: string[]): 
   deepEqual(aborted.node_stats, run.record.node_stats);
   equal(run.byType.get("node_failed"), undefined);
   for (const id of running) {
-    equal(run.record.node_stats!.find((s) => s.node_id === id)!.status, "ABORTED", id);
-    const samples = run.byType.get("node_progress")!.filter((f) => f.data.node_id === id);
-    equal(samples.at(-1)!.data.state, "aborted", id);
+    equal(statusOf(run.record, id), "ABORTED", id);
+    equal(lastSample(run, id).state, "aborted", id);
   }
 }
 
 interface Servers {
-  mariaUrl: string;
-  pgUrl: string;
-  pgAdmin: postgres.Sql;
-  drop(): Promise<void>;
+  pg: PostgresSource;
+  maria: MariaSource;
 }
 
-async function servers(): Promise<Servers> {
-  const maria = await freshMariaDatabase();
-  const pg = await freshPostgresDatabase();
-  const pgAdmin = postgres(pg.url, { max: 1, onnotice: () => {} });
-  return {
-    mariaUrl: maria.url,
-    pgUrl: pg.url,
-    pgAdmin,
-    async drop() {
-      await pgAdmin.end();
-      await maria.drop();
-      await pg.drop();
-    },
-  };
-}
-
-async function addSources(w: World, s: Servers): Promise<void> {
-  addDatasource(
-    w,
-    "pg",
-    openConnector(connectorConfig("POSTGRES", pgJdbcUrl(s.pgUrl), {
-      username: new URL(s.pgUrl).username || "postgres",
-    })),
-  );
-  addDatasource(
-    w,
-    "maria",
-    openConnector(connectorConfig("MYSQL", s.mariaUrl, {
-      username: "root",
-      hikari: { minimumIdle: 0, maximumPoolSize: 4 },
-    })),
-  );
+/** The four slow sources: fresh server databases, an in-memory DuckDB and an empty SQLite file. */
+async function addSources(w: World): Promise<Servers> {
+  const pg = await postgresSource(w, "pg");
+  const maria = await mariaSource(w, "maria", { hikari: { minimumIdle: 0, maximumPoolSize: 4 } });
   addDatasource(w, "duck", openConnector(connectorConfig("DUCKDB", "jdbc:duckdb:")));
   const lite = `${w.dir}/lite.sqlite`;
   (await Deno.create(lite)).close();
   addDatasource(w, "lite", openConnector(connectorConfig("SQLITE", `jdbc:sqlite:${lite}`)));
+  return { pg, maria };
 }
 
 const SLOW = ["pg", "maria", "duck", "lite"];
 
-forEachStore(
+forEachWorld(
   "each abort reason stops pg_sleep, MariaDB SLEEP, a DuckDB join and a SQLite stream; pools released",
-  async (db) => {
-    if (missing) return;
-    const w = await world(db);
-    const runs = new StoredRuns(w);
-    const s = await servers();
-    try {
-      await addSources(w, s);
-      for (const reason of REASONS) {
-        const tag = `abort_${reason}_${crypto.randomUUID().slice(0, 8)}`;
-        const id = await pipeline(w, [
-          ...slowNodes(tag),
-          dql("after", {
-            source: "tempdb",
-            depends_on: ["duck", "lite"],
-            sql: "SELECT 1",
-            output: { target: "tempdb", table: "after" },
-          }),
-        ]);
-        const handle = await runs.start(id);
-        await allRunning(s, handle, tag);
-        handle.cancel(reason);
-        const run = await runs.finish(handle, { ms: 15_000 });
-        assertAborted(run, reason, SLOW);
-        equal(run.record.node_stats!.find((n) => n.node_id === "after")!.status, "ABORTED");
-        ok(!run.byType.get("node_started")!.some((f) => f.data.node_id === "after"));
-        await released(w, s, tag);
-      }
-    } finally {
-      await runs.close();
-      await w.close();
-      await s.drop();
-    }
-  },
-);
-
-forEachStore(
-  "fail-fast: a failing node stops the in-flight statements of its siblings on every driver",
-  async (db) => {
-    if (missing) return;
-    const w = await world(db);
-    const runs = new StoredRuns(w);
-    const s = await servers();
-    try {
-      await addSources(w, s);
-      // The failing node waits on an advisory lock the test holds, so it fails only once the
-      // others are known to be running; then its cast fails at run time.
-      const key = Math.floor(Math.random() * 1_000_000);
-      await s.pgAdmin`SELECT pg_advisory_lock(${key})`;
-      const tag = `failfast_${crypto.randomUUID().slice(0, 8)}`;
+  async (w, runs) => {
+    const s = await addSources(w);
+    for (const reason of REASONS) {
+      const tag = `abort_${reason}_${crypto.randomUUID().slice(0, 8)}`;
       const id = await pipeline(w, [
         ...slowNodes(tag),
-        staged("gate", "pg", `SELECT (pg_advisory_lock(${key})::text || 'x')::int AS broken`),
-      ], { settings: { max_parallel_nodes: 5 } });
+        staged("after", "tempdb", "SELECT 1", { depends_on: ["duck", "lite"] }),
+      ]);
       const handle = await runs.start(id);
       await allRunning(s, handle, tag);
-      await s.pgAdmin`SELECT pg_advisory_unlock(${key})`;
+      handle.cancel(reason);
       const run = await runs.finish(handle, { ms: 15_000 });
-      equal(run.record.status, "FAILED");
-      equal(run.record.failed_node_id, "gate");
-      equal(run.record.error!.code, "pipeline.node.statement_failed");
-      for (const node of SLOW) {
-        equal(run.record.node_stats!.find((n) => n.node_id === node)!.status, "ABORTED", node);
-        const samples = run.byType.get("node_progress")!.filter((f) => f.data.node_id === node);
-        equal(samples.at(-1)!.data.state, "aborted", node);
-      }
-      equal(run.byType.get("node_failed")!.length, 1);
+      assertAborted(run, reason, SLOW);
+      equal(statusOf(run.record, "after"), "ABORTED");
+      ok(!run.byType.get("node_started")!.some((f) => f.data.node_id === "after"));
       await released(w, s, tag);
-    } finally {
-      await runs.close();
-      await w.close();
-      await s.drop();
     }
   },
+  { services: ["postgres", "mariadb"] },
 );
 
-forEachStore(
-  "a parent's abort stops its child's statements on every driver, for the parent's reason",
-  async (db) => {
-    if (missing) return;
-    const w = await world(db);
-    const runs = new StoredRuns(w);
-    const s = await servers();
-    try {
-      await addSources(w, s);
-      const tag = `parent_${crypto.randomUUID().slice(0, 8)}`;
-      const child = await pipeline(w, slowNodes(tag), {}, { release: true });
-      const parent = await pipeline(w, [
-        { id: "sub", type: "PIPELINE", pipeline: { id: child } },
-      ]);
-      const handle = await runs.start(parent);
-      const started = await waitForEvent(handle, (f) => f.data.child_execution_id !== undefined);
-      const childId = started.data.child_execution_id as string;
-      // The child's events go to the store; wait there until its statements run.
-      await waitFor(
-        "the child's SQLite rows",
-        async () =>
-          (await runs.repo.events(childId)).some((f) =>
-            f.data.node_id === "lite" && f.data.rows_written > 0
-          ),
-      );
-      await waitFor("the child's SLEEP on MariaDB", async () => (await mariaRunning(tag)) === 1);
-      await waitFor("the child's pg_sleep", async () => (await pgRunning(s, tag)) === 1);
-      handle.cancel("client_disconnect");
-      const run = await runs.finish(handle, { ms: 15_000 });
-      assertAborted(run, "client_disconnect", ["sub"]);
-      const inner = await runs.child(childId);
-      equal(inner.record.status, "ABORTED");
-      equal(inner.record.abort_reason, "client_disconnect");
-      equal(inner.frames.at(-1)!.event, "execution_aborted");
-      for (const node of SLOW) {
-        equal(inner.record.node_stats!.find((n) => n.node_id === node)!.status, "ABORTED");
-      }
-      await released(w, s, tag);
-    } finally {
-      await runs.close();
-      await w.close();
-      await s.drop();
+forEachWorld(
+  "fail-fast: a failing node stops the in-flight statements of its siblings on every driver",
+  async (w, runs) => {
+    const s = await addSources(w);
+    // The failing node waits on an advisory lock the test holds, so it fails only once the
+    // others are known to be running; then its cast fails at run time.
+    const key = Math.floor(Math.random() * 1_000_000);
+    await s.pg.sql`SELECT pg_advisory_lock(${key})`;
+    const tag = `failfast_${crypto.randomUUID().slice(0, 8)}`;
+    const id = await pipeline(w, [
+      ...slowNodes(tag),
+      staged("gate", "pg", `SELECT (pg_advisory_lock(${key})::text || 'x')::int AS broken`),
+    ], { settings: { max_parallel_nodes: 5 } });
+    const handle = await runs.start(id);
+    await allRunning(s, handle, tag);
+    await s.pg.sql`SELECT pg_advisory_unlock(${key})`;
+    const run = await runs.finish(handle, { ms: 15_000 });
+    equal(run.record.status, "FAILED");
+    equal(run.record.failed_node_id, "gate");
+    equal(run.record.error!.code, "pipeline.node.statement_failed");
+    for (const node of SLOW) {
+      equal(statusOf(run.record, node), "ABORTED", node);
+      equal(lastSample(run, node).state, "aborted", node);
     }
+    equal(run.byType.get("node_failed")!.length, 1);
+    await released(w, s, tag);
   },
+  { services: ["postgres", "mariadb"] },
+);
+
+forEachWorld(
+  "a parent's abort stops its child's statements on every driver, for the parent's reason",
+  async (w, runs) => {
+    const s = await addSources(w);
+    const tag = `parent_${crypto.randomUUID().slice(0, 8)}`;
+    const child = await pipeline(w, slowNodes(tag), {}, { release: true });
+    const parent = await pipeline(w, [
+      { id: "sub", type: "PIPELINE", pipeline: { id: child } },
+    ]);
+    const handle = await runs.start(parent);
+    const started = await waitForEvent(handle, (f) => f.data.child_execution_id !== undefined);
+    const childId = started.data.child_execution_id as string;
+    // The child's events go to the store; wait there until its statements run.
+    await waitFor(
+      "the child's SQLite rows",
+      async () =>
+        (await runs.repo.events(childId)).some((f) =>
+          f.data.node_id === "lite" && f.data.rows_written > 0
+        ),
+    );
+    await waitFor("the child's SLEEP on MariaDB", async () => (await s.maria.running(tag)) === 1);
+    await waitFor("the child's pg_sleep", async () => (await s.pg.running(tag)) === 1);
+    handle.cancel("client_disconnect");
+    const run = await runs.finish(handle, { ms: 15_000 });
+    assertAborted(run, "client_disconnect", ["sub"]);
+    const inner = await runs.child(childId);
+    equal(inner.record.status, "ABORTED");
+    equal(inner.record.abort_reason, "client_disconnect");
+    equal(inner.frames.at(-1)!.event, "execution_aborted");
+    for (const node of SLOW) {
+      equal(statusOf(inner.record, node), "ABORTED");
+    }
+    await released(w, s, tag);
+  },
+  { services: ["postgres", "mariadb"] },
 );

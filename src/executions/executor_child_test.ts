@@ -3,99 +3,84 @@
  * under an injected clock.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { openConnector } from "../datasources/mod.ts";
 import { connectorConfig } from "../../tests/datasources.ts";
-import { forEachStore } from "../../tests/stores.ts";
 import { MemoryStore } from "../shared/mod.ts";
+import { forEachWorld } from "../../tests/support/executor_world.ts";
 import {
   addDatasource,
-  drainStream,
+  duckdbFile,
   pipeline,
   RecordingSink,
-  request,
+  run,
   sqliteSource,
-  world,
+  SUCCESS_STATES,
 } from "./executor_fixtures.ts";
 import { ResultStore } from "./result_store.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
-import { dql } from "../../tests/support/pipeline_body.ts";
+import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
-forEachStore(
+forEachWorld(
   "a PIPELINE node runs the released child with lineage; its rows reach the parent",
-  async (db) => {
-    const w = await world(db);
-    try {
-      sqliteSource(w, "crm");
-      const child = await pipeline(
-        w,
-        [
-          dql("reds", {
-            source: "crm",
-            sql: "SELECT id, name FROM people WHERE team = :team ORDER BY id",
-          }),
-        ],
-        { parameters: { team: { type: "string", required: true } } },
-        { release: true },
-      );
-      const parent = await pipeline(w, [
-        {
-          id: "sub",
-          type: "PIPELINE",
-          pipeline: { id: child },
-          parameters: { team: { param: "colour" } },
-          output: { target: "tempdb", table: "sub" },
-        },
-        dql("count", {
-          source: "tempdb",
-          depends_on: ["sub"],
-          sql: "SELECT count(*) AS n FROM sub",
+  async (w) => {
+    sqliteSource(w, "crm");
+    const child = await pipeline(
+      w,
+      [
+        dql("reds", {
+          source: "crm",
+          sql: "SELECT id, name FROM people WHERE team = :team ORDER BY id",
         }),
-      ], { parameters: { colour: { type: "string", default: "red" } } });
-      const sink = new RecordingSink();
-      const { byType, record } = await drainStream(
-        (await w.executor().prepare(request(w, parent))).run(sink),
-        { expectDataReady: true },
-      );
-      equal(record.status, "SUCCESS", JSON.stringify(record.error));
-      deepEqual(byType.get("data_ready")![0].data.rows, [["2"]]);
-      const subDone = byType.get("node_completed")!.find((f) => f.data.node_id === "sub")!.data;
-      const childId = subDone.child_execution_id;
-      ok(childId);
-      equal(subDone.rows_out, 2);
-      // The child went through the same sink with lineage, its own ordered stream, no data_ready.
-      const childRecord = sink.calls.find((c) =>
-        c.kind === "finished" && c.executionId === childId
-      )!
-        .value as typeof record;
-      equal(childRecord.triggered_via, "PIPELINE");
-      equal(childRecord.parent_execution_id, record.execution_id);
-      equal(childRecord.parent_node_id, "sub");
-      equal(childRecord.root_execution_id, record.execution_id);
-      equal(childRecord.pipeline_version, 1);
-      equal(childRecord.result_row_count, null);
-      const childFrames = checkChild(sink.frames(childId));
-      equal(childFrames.get("data_ready"), undefined);
-      const childSample = childFrames.get("node_progress")!.at(-1)!.data;
-      deepEqual(childSample.destination, { kind: "parent" });
-      const subSample = byType.get("node_progress")!.find((f) => f.data.node_id === "sub")!.data;
-      equal(subSample.operation, "child");
+      ],
+      { parameters: { team: { type: "string", required: true } } },
+      { release: true },
+    );
+    const parent = await pipeline(w, [
+      {
+        id: "sub",
+        type: "PIPELINE",
+        pipeline: { id: child },
+        parameters: { team: { param: "colour" } },
+        output: { target: "tempdb", table: "sub" },
+      },
+      dql("count", {
+        source: "tempdb",
+        depends_on: ["sub"],
+        sql: "SELECT count(*) AS n FROM sub",
+      }),
+    ], { parameters: { colour: { type: "string", default: "red" } } });
+    const sink = new RecordingSink();
+    const { byType, record } = await run(w, parent, { sink: sink, expectDataReady: true });
+    equal(record.status, "SUCCESS", JSON.stringify(record.error));
+    deepEqual(byType.get("data_ready")![0].data.rows, [["2"]]);
+    const subDone = byType.get("node_completed")!.find((f) => f.data.node_id === "sub")!.data;
+    const childId = subDone.child_execution_id;
+    ok(childId);
+    equal(subDone.rows_out, 2);
+    // The child went through the same sink with lineage, its own ordered stream, no data_ready.
+    const childRecord = sink.calls.find((c) => c.kind === "finished" && c.executionId === childId)!
+      .value as typeof record;
+    equal(childRecord.triggered_via, "PIPELINE");
+    equal(childRecord.parent_execution_id, record.execution_id);
+    equal(childRecord.parent_node_id, "sub");
+    equal(childRecord.root_execution_id, record.execution_id);
+    equal(childRecord.pipeline_version, 1);
+    equal(childRecord.result_row_count, null);
+    const childFrames = checkChild(sink.frames(childId));
+    equal(childFrames.get("data_ready"), undefined);
+    const childSample = childFrames.get("node_progress")!.at(-1)!.data;
+    deepEqual(childSample.destination, { kind: "parent" });
+    const subSample = byType.get("node_progress")!.find((f) => f.data.node_id === "sub")!.data;
+    equal(subSample.operation, "child");
 
-      // A child that fails fails the node; nesting past the limit is refused.
-      const failing = await pipeline(w, [
-        { id: "sub", type: "PIPELINE", pipeline: { id: child }, parameters: { team: null } },
-      ]);
-      const r2 = await drainStream(
-        (await w.executor().prepare(request(w, failing))).run(new RecordingSink()),
-      );
-      equal(r2.record.error!.code, "pipeline.execution.parameter_required");
-      const deep = await drainStream(
-        (await w.executor({ maxDepth: 0 }).prepare(request(w, parent))).run(new RecordingSink()),
-      );
-      equal(deep.record.error!.code, "pipeline.execution.depth_exceeded");
-    } finally {
-      await w.close();
-    }
+    // A child that fails fails the node; nesting past the limit is refused.
+    const failing = await pipeline(w, [
+      { id: "sub", type: "PIPELINE", pipeline: { id: child }, parameters: { team: null } },
+    ]);
+    const r2 = await run(w, failing);
+    equal(r2.record.error!.code, "pipeline.execution.parameter_required");
+    const deep = await run(w, parent, { options: { maxDepth: 0 } });
+    equal(deep.record.error!.code, "pipeline.execution.depth_exceeded");
   },
 );
 
@@ -103,194 +88,132 @@ function checkChild(frames: EventFrame[]): Map<string, EventFrame[]> {
   return checkEventOrder(frames, { expectDataReady: false });
 }
 
-forEachStore(
+forEachWorld(
   "fail-fast: a failing branch aborts a running one, which ends with an aborted sample",
-  async (db) => {
-    const w = await world(db);
-    try {
-      sqliteSource(w, "crm");
-      addDatasource(w, "mem", openConnector(connectorConfig("DUCKDB", "jdbc:duckdb:")));
-      const id = await pipeline(w, [
-        dql("long", {
-          source: "mem",
-          sql: "SELECT count(*) FROM range(100000000000) a",
-          output: { target: "tempdb", table: "l" },
-        }),
-        dql("bad", {
-          source: "crm",
-          sql: "SELECT broken(",
-          output: { target: "tempdb", table: "b" },
-        }),
-        dql("after", { source: "tempdb", depends_on: ["long", "bad"], sql: "SELECT 1" }),
-      ]);
-      const { byType, record } = await drainStream(
-        (await w.executor().prepare(request(w, id))).run(new RecordingSink()),
-        { expectDataReady: true, ms: 15_000 },
-      );
-      equal(record.status, "FAILED");
-      equal(record.failed_node_id, "bad");
-      const stats = new Map(record.node_stats!.map((s) => [s.node_id, s.status]));
-      deepEqual([stats.get("long"), stats.get("bad"), stats.get("after")], [
-        "ABORTED",
-        "FAILED",
-        "ABORTED",
-      ]);
-      const longEnd = byType.get("node_progress")!.filter((f) => f.data.node_id === "long").at(-1)!;
-      equal(longEnd.data.state, "aborted");
-      ok(!byType.get("node_started")!.some((f) => f.data.node_id === "after"));
-    } finally {
-      await w.close();
-    }
+  async (w) => {
+    sqliteSource(w, "crm");
+    addDatasource(w, "mem", openConnector(connectorConfig("DUCKDB", "jdbc:duckdb:")));
+    const id = await pipeline(w, [
+      staged("long", "mem", "SELECT count(*) FROM range(100000000000) a", { table: "l" }),
+      staged("bad", "crm", "SELECT broken(", { table: "b" }),
+      dql("after", { source: "tempdb", depends_on: ["long", "bad"], sql: "SELECT 1" }),
+    ]);
+    const { byType, record } = await run(w, id, { expectDataReady: true, ms: 15_000 });
+    equal(record.status, "FAILED");
+    equal(record.failed_node_id, "bad");
+    const stats = new Map(record.node_stats!.map((s) => [s.node_id, s.status]));
+    deepEqual([stats.get("long"), stats.get("bad"), stats.get("after")], [
+      "ABORTED",
+      "FAILED",
+      "ABORTED",
+    ]);
+    const longEnd = byType.get("node_progress")!.filter((f) => f.data.node_id === "long").at(-1)!;
+    equal(longEnd.data.state, "aborted");
+    ok(!byType.get("node_started")!.some((f) => f.data.node_id === "after"));
   },
 );
 
-forEachStore(
+forEachWorld(
   "a result over the cap fails with result.too_large and leaves nothing readable",
-  async (db) => {
-    const w = await world(db);
-    try {
-      sqliteSource(w, "crm");
-      const id = await pipeline(w, [
-        dql("big", {
-          source: "crm",
-          sql:
-            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) SELECT i, 'padding padding' AS p FROM n",
-        }),
-      ]);
-      const results = new ResultStore(new MemoryStore(), { maxBytes: 10_000, chunkRows: 100 });
-      const { record, byType } = await drainStream(
-        (await w.executor({ results }).prepare(request(w, id))).run(new RecordingSink()),
-        { expectDataReady: true },
-      );
-      equal(record.status, "FAILED");
-      equal(record.error!.code, "result.too_large");
-      deepEqual(byType.get("pipeline_failed")![0].data.error, record.error);
-      equal(await results.page(record.execution_id, 0, 10), null);
-    } finally {
-      await w.close();
-    }
+  async (w) => {
+    sqliteSource(w, "crm");
+    const id = await pipeline(w, [
+      dql("big", {
+        source: "crm",
+        sql:
+          "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) SELECT i, 'padding padding' AS p FROM n",
+      }),
+    ]);
+    const results = new ResultStore(new MemoryStore(), { maxBytes: 10_000, chunkRows: 100 });
+    const { record, byType } = await run(w, id, { options: { results }, expectDataReady: true });
+    equal(record.status, "FAILED");
+    equal(record.error!.code, "result.too_large");
+    deepEqual(byType.get("pipeline_failed")![0].data.error, record.error);
+    equal(await results.page(record.execution_id, 0, 10), null);
   },
 );
 
-forEachStore(
+forEachWorld(
   "progress cadence: first entries, at most one sample per interval, one terminal",
-  async (db) => {
-    const w = await world(db);
-    try {
-      const path = `${w.dir}/many.duckdb`;
-      const instance = await DuckDBInstance.create(path);
-      const conn = await instance.connect();
-      await conn.run("CREATE TABLE t AS SELECT range AS i FROM range(10000)");
-      conn.closeSync();
-      instance.closeSync();
-      addDatasource(w, "many", openConnector(connectorConfig("DUCKDB", `jdbc:duckdb:${path}`)));
-      const id = await pipeline(w, [
-        dql("read", {
-          source: "many",
-          sql: "SELECT i FROM t ORDER BY i",
-          output: { target: "tempdb", table: "t" },
-        }),
-      ]);
-      // Each clock reading advances 100 ms: samples are due every tenth reading at most.
-      let now = Date.parse("2026-01-01T00:00:00Z");
-      const clock = () => (now += 100);
-      const { byType } = await drainStream(
-        (await w.executor({ clock, progressIntervalSeconds: 1 }).prepare(request(w, id))).run(
-          new RecordingSink(),
-        ),
-        { expectDataReady: false },
-      );
-      const samples = byType.get("node_progress")!.map((f) => f.data);
-      const states = samples.map((s) => s.state);
-      deepEqual([...new Set(states)], [
-        "connecting",
-        "executing",
-        "fetching",
-        "writing",
-        "finalizing",
-        "completed",
-      ]);
-      equal(states.filter((s) => s === "completed").length, 1);
-      const firstEntries = new Set<string>();
-      let last = -Infinity;
-      for (const s of samples) {
-        const at = Date.parse(s.observed_at);
-        const first = !firstEntries.has(s.state);
-        firstEntries.add(s.state);
-        if (!first && s.state !== "completed") {
-          ok(
-            at - last >= 1000,
-            `periodic sample ${s.sequence} too soon`,
-          );
-        }
-        last = at;
-        // Timings are cumulative and never exceed the elapsed time.
-        const total = Object.values(s.timings_ms as Record<string, number>).reduce(
-          (a, b) => a + b,
-          0,
+  async (w) => {
+    await duckdbFile(w, "many", "CREATE TABLE t AS SELECT range AS i FROM range(10000)");
+    const id = await pipeline(w, [
+      staged("read", "many", "SELECT i FROM t ORDER BY i", { table: "t" }),
+    ]);
+    // Each clock reading advances 100 ms: samples are due every tenth reading at most.
+    let now = Date.parse("2026-01-01T00:00:00Z");
+    const clock = () => (now += 100);
+    const { byType } = await run(w, id, {
+      options: { clock, progressIntervalSeconds: 1 },
+      expectDataReady: false,
+    });
+    const samples = byType.get("node_progress")!.map((f) => f.data);
+    const states = samples.map((s) => s.state);
+    deepEqual([...new Set(states)], SUCCESS_STATES);
+    equal(states.filter((s) => s === "completed").length, 1);
+    const firstEntries = new Set<string>();
+    let last = -Infinity;
+    for (const s of samples) {
+      const at = Date.parse(s.observed_at);
+      const first = !firstEntries.has(s.state);
+      firstEntries.add(s.state);
+      if (!first && s.state !== "completed") {
+        ok(
+          at - last >= 1000,
+          `periodic sample ${s.sequence} too soon`,
         );
-        ok(total <= s.elapsed_ms);
       }
-      ok(samples.length > 6, "periodic samples while rows flowed");
-      const end = samples.at(-1)!;
-      equal(end.rows_fetched, 10000);
-      equal(end.rows_written, 10000);
-      // A DuckDB source is staged one engine chunk (2,048 rows) per batch.
-      equal(end.batches_written, 5);
-      deepEqual(samples.map((s) => s.sequence), samples.map((_, i) => i + 1));
-    } finally {
-      await w.close();
+      last = at;
+      // Timings are cumulative and never exceed the elapsed time.
+      const total = Object.values(s.timings_ms as Record<string, number>).reduce(
+        (a, b) => a + b,
+        0,
+      );
+      ok(total <= s.elapsed_ms);
     }
+    ok(samples.length > 6, "periodic samples while rows flowed");
+    const end = samples.at(-1)!;
+    equal(end.rows_fetched, 10000);
+    equal(end.rows_written, 10000);
+    // A DuckDB source is staged one engine chunk (2,048 rows) per batch.
+    equal(end.batches_written, 5);
+    deepEqual(samples.map((s) => s.sequence), samples.map((_, i) => i + 1));
   },
 );
 
-forEachStore(
+forEachWorld(
   "a child that fails is the parent node's child_failed; a stage that cannot be written is staging_failed",
-  async (db) => {
-    const w = await world(db);
-    try {
-      sqliteSource(w, "crm");
-      const broken = await pipeline(
-        w,
-        [
-          dql("bad", { source: "crm", sql: "SELECT broken(" }),
-        ],
-        {},
-        { release: true },
-      );
-      const parent = await pipeline(w, [{ id: "sub", type: "PIPELINE", pipeline: { id: broken } }]);
-      const { record, byType } = await drainStream(
-        (await w.executor().prepare(request(w, parent))).run(new RecordingSink()),
-      );
-      deepEqual([record.status, record.failed_node_id, record.error!.code], [
-        "FAILED",
-        "sub",
-        "pipeline.node.child_failed",
-      ]);
-      equal(record.error!.details.child_code, "pipeline.node.statement_failed");
-      const childId = record.error!.details.child_execution_id;
-      ok(childId);
-      deepEqual(byType.get("node_failed")![0].data.error, record.error);
+  async (w) => {
+    sqliteSource(w, "crm");
+    const broken = await pipeline(
+      w,
+      [
+        dql("bad", { source: "crm", sql: "SELECT broken(" }),
+      ],
+      {},
+      { release: true },
+    );
+    const parent = await pipeline(w, [{ id: "sub", type: "PIPELINE", pipeline: { id: broken } }]);
+    const { record, byType } = await run(w, parent);
+    deepEqual([record.status, record.failed_node_id, record.error!.code], [
+      "FAILED",
+      "sub",
+      "pipeline.node.child_failed",
+    ]);
+    equal(record.error!.details.child_code, "pipeline.node.statement_failed");
+    const childId = record.error!.details.child_execution_id;
+    ok(childId);
+    deepEqual(byType.get("node_failed")![0].data.error, record.error);
 
-      // Two columns of one name cannot become a staged table.
-      const twice = await pipeline(w, [
-        dql("dup", {
-          source: "crm",
-          sql: "SELECT id AS a, name AS a FROM people",
-          output: { target: "tempdb", table: "dup" },
-        }),
-        dql("out", { source: "tempdb", depends_on: ["dup"], sql: "SELECT 1" }),
-      ]);
-      const staged = await drainStream(
-        (await w.executor().prepare(request(w, twice))).run(new RecordingSink()),
-        { expectDataReady: true },
-      );
-      deepEqual([staged.record.failed_node_id, staged.record.error!.code], [
-        "dup",
-        "pipeline.node.staging_failed",
-      ]);
-    } finally {
-      await w.close();
-    }
+    // Two columns of one name cannot become a staged table.
+    const twice = await pipeline(w, [
+      staged("dup", "crm", "SELECT id AS a, name AS a FROM people"),
+      dql("out", { source: "tempdb", depends_on: ["dup"], sql: "SELECT 1" }),
+    ]);
+    const dup = await run(w, twice, { expectDataReady: true });
+    deepEqual([dup.record.failed_node_id, dup.record.error!.code], [
+      "dup",
+      "pipeline.node.staging_failed",
+    ]);
   },
 );

@@ -7,88 +7,60 @@
  * reads (a writeback onto a read-only datasource) give theirs back as well.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
-import { DuckDBInstance } from "@duckdb/node-api";
-import postgres from "postgres";
+import type { ServiceName } from "../../tests/services.ts";
+import { forEachWorld, mariaSource, postgresSource } from "../../tests/support/executor_world.ts";
+import type { Dialect } from "../datasources/mod.ts";
 import {
-  connectorConfig,
-  freshMariaDatabase,
-  mariaAdmin,
-  pgJdbcUrl,
-} from "../../tests/datasources.ts";
-import { skipUnless } from "../../tests/services.ts";
-import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
-import { type Dialect, openConnector } from "../datasources/mod.ts";
-import { addDatasource, pipeline, waitForEvent, type World, world } from "./executor_fixtures.ts";
-import { assertFailed, StoredRuns } from "./stored_run_fixtures.ts";
+  addDatasource,
+  duckdbFile,
+  pipeline,
+  sqliteFile,
+  waitForEvent,
+  type World,
+} from "./executor_fixtures.ts";
+import { assertFailed, type StoredRuns } from "./stored_run_fixtures.ts";
 import { dql } from "../../tests/support/pipeline_body.ts";
 
-const servers = skipUnless("postgres", "mariadb");
 const POOL = 2;
 /** A leaked lease shows as the good read timing out on its acquire after this. */
-const POOL_SETTINGS = { maximumPoolSize: POOL, connectionTimeout: 3000 };
+const hikari = { maximumPoolSize: POOL, connectionTimeout: 3000 };
 
-/** A datasource `src` of `dialect` holding `t(a)` with rows 1 and 2; returns a cleanup. */
-async function source(w: World, dialect: Dialect): Promise<() => Promise<void>> {
-  const name = "src";
+/** A datasource `src` of `dialect` holding `t(a)` with rows 1 and 2. */
+async function source(w: World, dialect: Dialect): Promise<void> {
   switch (dialect) {
-    case "SQLITE": {
-      const path = `${w.dir}/src.sqlite`;
-      const db = new DatabaseSync(path);
-      db.exec("CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1), (2);");
-      db.close();
-      addDatasource(
-        w,
-        name,
-        openConnector(connectorConfig("SQLITE", `jdbc:sqlite:${path}`, { hikari: POOL_SETTINGS })),
-      );
-      return () => Promise.resolve();
-    }
-    case "DUCKDB": {
-      const path = `${w.dir}/src.duckdb`;
-      const instance = await DuckDBInstance.create(path);
-      const conn = await instance.connect();
-      await conn.run("CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1), (2);");
-      conn.closeSync();
-      instance.closeSync();
-      addDatasource(
-        w,
-        name,
-        openConnector(connectorConfig("DUCKDB", `jdbc:duckdb:${path}`, { hikari: POOL_SETTINGS })),
-      );
-      return () => Promise.resolve();
-    }
-    case "POSTGRES": {
-      const pg = await freshPostgresDatabase();
-      const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
-      await admin.unsafe("CREATE TABLE t (a int); INSERT INTO t VALUES (1), (2)");
-      await admin.end();
-      addDatasource(
-        w,
-        name,
-        openConnector(connectorConfig("POSTGRES", pgJdbcUrl(pg.url), {
-          username: new URL(pg.url).username || "postgres",
-          hikari: POOL_SETTINGS,
-        })),
-      );
-      return () => pg.drop();
-    }
-    default: {
-      const maria = await freshMariaDatabase();
-      const admin = await mariaAdmin(maria.name);
-      await admin.query("CREATE TABLE t (a INT); INSERT INTO t VALUES (1), (2)");
-      await admin.end();
-      addDatasource(
-        w,
-        name,
-        openConnector(connectorConfig("MYSQL", maria.url, {
-          username: "root",
-          hikari: POOL_SETTINGS,
-        })),
-      );
-      return () => maria.drop();
-    }
+    case "SQLITE":
+      sqliteFile(w, "src", "CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1), (2);", {
+        hikari,
+      });
+      break;
+    case "DUCKDB":
+      await duckdbFile(w, "src", "CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1), (2);", {
+        hikari,
+      });
+      break;
+    case "POSTGRES":
+      await postgresSource(w, "src", {
+        setup: "CREATE TABLE t (a int); INSERT INTO t VALUES (1), (2)",
+        hikari,
+      });
+      break;
+    default:
+      await mariaSource(w, "src", {
+        setup: "CREATE TABLE t (a INT); INSERT INTO t VALUES (1), (2)",
+        hikari,
+      });
   }
+}
+
+/** The servers a dialect's datasource needs. */
+function servicesFor(dialect: Dialect): ServiceName[] {
+  return dialect === "POSTGRES" ? ["postgres"] : dialect === "MYSQL" ? ["mariadb"] : [];
+}
+
+/** The datasource still has a free connection: a plain read gives both rows. */
+async function readsAgain(w: World, runs: StoredRuns): Promise<void> {
+  const id = await pipeline(w, [dql("n", { source: "src", sql: "SELECT a FROM t ORDER BY a" })]);
+  deepEqual(await runs.rows(id), [[1], [2]]);
 }
 
 /** Reads the staging engine refuses before the first row, per dialect. */
@@ -101,48 +73,37 @@ const REFUSED: Record<string, string[]> = {
 };
 
 for (const dialect of ["SQLITE", "DUCKDB", "POSTGRES", "MYSQL"] as const) {
-  const server = dialect === "POSTGRES" || dialect === "MYSQL";
-  forEachStore(
+  forEachWorld(
     `${dialect}: pool-size + 1 staged reads refused by staging, then a good read succeeds`,
-    async (db) => {
-      if (server && servers) return;
-      const w = await world(db);
-      const runs = new StoredRuns(w);
-      const drop = await source(w, dialect);
-      try {
-        for (const engine of ["duckdb", "sqlite"]) {
-          const settings = { settings: { staging_engine: engine } };
-          for (const sql of REFUSED[dialect]) {
-            for (let i = 0; i <= POOL; i++) {
-              const id = await pipeline(w, [
-                dql("stage", { source: "src", sql, output: staged("x") }),
-              ], settings);
-              const error = assertFailed(
-                await runs.run(id),
-                "pipeline.node.staging_failed",
-                "stage",
-              );
-              equal(error.details.node_id, "stage");
-            }
+    async (w, runs) => {
+      await source(w, dialect);
+      for (const engine of ["duckdb", "sqlite"]) {
+        const settings = { settings: { staging_engine: engine } };
+        for (const sql of REFUSED[dialect]) {
+          for (let i = 0; i <= POOL; i++) {
+            const id = await pipeline(w, [
+              dql("stage", { source: "src", sql, output: staged("x") }),
+            ], settings);
+            const error = assertFailed(
+              await runs.run(id),
+              "pipeline.node.staging_failed",
+              "stage",
+            );
+            equal(error.details.node_id, "stage");
           }
-          const good = await pipeline(w, [
-            dql("stage", { source: "src", sql: "SELECT a FROM t", output: staged("t") }),
-            dql("sum", {
-              source: "tempdb",
-              depends_on: ["stage"],
-              sql: "SELECT CAST(sum(a) AS INTEGER) AS total FROM t",
-            }),
-          ], settings);
-          const run = await runs.run(good, {}, { expectDataReady: true });
-          equal(run.record.status, "SUCCESS", `${engine}: ${JSON.stringify(run.record.error)}`);
-          deepEqual(run.byType.get("data_ready")![0].data.rows, [[3]]);
         }
-      } finally {
-        await runs.close();
-        await w.close();
-        await drop();
+        const good = await pipeline(w, [
+          dql("stage", { source: "src", sql: "SELECT a FROM t", output: staged("t") }),
+          dql("sum", {
+            source: "tempdb",
+            depends_on: ["stage"],
+            sql: "SELECT CAST(sum(a) AS INTEGER) AS total FROM t",
+          }),
+        ], settings);
+        deepEqual(await runs.rows(good), [[3]], engine);
       }
     },
+    { services: servicesFor(dialect) },
   );
 }
 
@@ -154,106 +115,72 @@ const ENDLESS: Record<string, string> = {
 };
 
 for (const dialect of ["DUCKDB", "POSTGRES", "MYSQL"] as const) {
-  const server = dialect !== "DUCKDB";
-  forEachStore(
+  forEachWorld(
     `${dialect}: pool-size + 1 staged reads cancelled mid-statement, then a good read succeeds`,
-    async (db) => {
-      if (server && servers) return;
-      const w = await world(db);
-      const runs = new StoredRuns(w);
-      const drop = await source(w, dialect);
-      try {
-        for (let i = 0; i <= POOL; i++) {
-          const id = await pipeline(w, [
-            dql("stage", { source: "src", sql: ENDLESS[dialect], output: staged("x") }),
-          ]);
-          const handle = await runs.start(id);
-          await waitForEvent(
-            handle,
-            (f) => f.data.node_id === "stage" && f.data.state === "executing",
-          );
-          handle.cancel("cancelled");
-          const run = await runs.finish(handle);
-          equal(run.record.status, "ABORTED");
-          equal(run.record.abort_reason, "cancelled");
-        }
+    async (w, runs) => {
+      await source(w, dialect);
+      for (let i = 0; i <= POOL; i++) {
         const id = await pipeline(w, [
-          dql("n", { source: "src", sql: "SELECT a FROM t ORDER BY a" }),
+          dql("stage", { source: "src", sql: ENDLESS[dialect], output: staged("x") }),
         ]);
-        const run = await runs.run(id, {}, { expectDataReady: true });
-        deepEqual(run.byType.get("data_ready")![0].data.rows, [[1], [2]]);
-      } finally {
-        await runs.close();
-        await w.close();
-        await drop();
+        const handle = await runs.start(id);
+        await waitForEvent(
+          handle,
+          (f) => f.data.node_id === "stage" && f.data.state === "executing",
+        );
+        handle.cancel("cancelled");
+        const run = await runs.finish(handle);
+        equal(run.record.status, "ABORTED");
+        equal(run.record.abort_reason, "cancelled");
       }
+      await readsAgain(w, runs);
     },
+    { services: servicesFor(dialect) },
   );
 }
 
-forEachStore(
+forEachWorld(
   "a read whose writeback target refuses, pool-size + 1 times, gives its connection back",
-  async (db) => {
-    const w = await world(db);
-    const runs = new StoredRuns(w);
-    const drop = await source(w, "SQLITE");
-    try {
-      // The target went read-only after the pipeline was saved: refused at run time, after
-      // the source read was already open.
-      addDatasource(w, "locked", w.datasources.get("src")!.connector, true);
-      for (let i = 0; i <= POOL; i++) {
-        const id = await pipeline(w, [
-          dql("copy", {
-            source: "src",
-            sql: "SELECT a FROM t",
-            output: { target: "datasource", datasource: "locked", table: "t", mode: "append" },
-          }),
-        ]);
-        assertFailed(await runs.run(id), "pipeline.node.readonly_datasource", "copy");
-      }
-      const id = await pipeline(w, [dql("n", { source: "src", sql: "SELECT a FROM t" })]);
-      const run = await runs.run(id, {}, { expectDataReady: true });
-      deepEqual(run.byType.get("data_ready")![0].data.rows, [[1], [2]]);
-    } finally {
-      w.datasources.delete("locked");
-      await runs.close();
-      await w.close();
-      await drop();
+  async (w, runs) => {
+    await source(w, "SQLITE");
+    // The target went read-only after the pipeline was saved: refused at run time, after
+    // the source read was already open.
+    addDatasource(w, "locked", w.datasources.get("src")!.connector, true);
+    for (let i = 0; i <= POOL; i++) {
+      const id = await pipeline(w, [
+        dql("copy", {
+          source: "src",
+          sql: "SELECT a FROM t",
+          output: { target: "datasource", datasource: "locked", table: "t", mode: "append" },
+        }),
+      ]);
+      assertFailed(await runs.run(id), "pipeline.node.readonly_datasource", "copy");
     }
+    await readsAgain(w, runs);
   },
 );
 
-forEachStore(
+forEachWorld(
   "a source statement failing mid-stream into staging is the source's failure, not staging's",
-  async (db) => {
-    if (servers) return;
-    const w = await world(db);
-    const runs = new StoredRuns(w);
-    const drop = await source(w, "POSTGRES");
-    try {
-      for (const engine of ["duckdb", "sqlite"]) {
-        // Row 3000 divides by zero: two batches are staged before the source fails.
-        const id = await pipeline(w, [
-          dql("stage", {
-            source: "src",
-            sql: "SELECT 1 / (g - 3000) AS v FROM generate_series(1, 5000) AS g",
-            output: staged("x"),
-          }),
-        ], { settings: { staging_engine: engine } });
-        const error = assertFailed(await runs.run(id), "pipeline.node.statement_failed", "stage");
-        equal(error.details.dialect, "POSTGRES");
-        equal(error.node?.datasource, "src");
-        ok(String(error.details.reason).includes("division by zero"), String(error.details.reason));
-      }
-      const id = await pipeline(w, [dql("n", { source: "src", sql: "SELECT a FROM t" })]);
-      const run = await runs.run(id, {}, { expectDataReady: true });
-      deepEqual(run.byType.get("data_ready")![0].data.rows, [[1], [2]]);
-    } finally {
-      await runs.close();
-      await w.close();
-      await drop();
+  async (w, runs) => {
+    await source(w, "POSTGRES");
+    for (const engine of ["duckdb", "sqlite"]) {
+      // Row 3000 divides by zero: two batches are staged before the source fails.
+      const id = await pipeline(w, [
+        dql("stage", {
+          source: "src",
+          sql: "SELECT 1 / (g - 3000) AS v FROM generate_series(1, 5000) AS g",
+          output: staged("x"),
+        }),
+      ], { settings: { staging_engine: engine } });
+      const error = assertFailed(await runs.run(id), "pipeline.node.statement_failed", "stage");
+      equal(error.details.dialect, "POSTGRES");
+      equal(error.node?.datasource, "src");
+      ok(String(error.details.reason).includes("division by zero"), String(error.details.reason));
     }
+    await readsAgain(w, runs);
   },
+  { services: ["postgres"] },
 );
 
 function staged(table: string) {

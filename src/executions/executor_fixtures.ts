@@ -3,8 +3,6 @@
  * migrated store, real connectors on files and local servers, and draining a stream with a
  * deadline (through the §6 ordering checker).
  */
-import { DatabaseSync } from "node:sqlite";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { AppError } from "../errors/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { MemoryStore } from "../shared/mod.ts";
@@ -16,11 +14,22 @@ import {
   VersionLifecycle,
 } from "../versions/mod.ts";
 import { addUser, addWorkspace } from "../versions/test_fixtures.ts";
+import { makeDuckdbFile, makeSqliteFile } from "../datasources/connectors/test_fixtures.ts";
 import { type Connector, connectorConfig, openConnector } from "../datasources/mod.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
 import { type Connect, type Datasource, Executor, lifecycleCatalog } from "./executor.ts";
 import { ResultStore } from "./result_store.ts";
 import type { ExecutionHandle, ExecutionRecord, ExecutionRequest, ExecutionSink } from "./types.ts";
+
+/** The progress states a read that succeeds enters, in order. */
+export const SUCCESS_STATES = [
+  "connecting",
+  "executing",
+  "fetching",
+  "writing",
+  "finalizing",
+  "completed",
+];
 
 /** Records every sink call, in order; the real sink is the executions service's. */
 export class RecordingSink implements ExecutionSink {
@@ -57,10 +66,14 @@ export interface World {
   datasources: Map<string, Datasource>;
   connect: Connect;
   results: ResultStore;
-  executor(options?: Partial<ConstructorParameters<typeof Executor>[0]>): Executor;
+  executor(options?: ExecutorOptions): Executor;
   dir: string;
+  /** Runs `cleanup` when the world closes, after its connectors, the last deferred first. */
+  defer(cleanup: () => unknown): void;
   close(): Promise<void>;
 }
+
+export type ExecutorOptions = Partial<ConstructorParameters<typeof Executor>[0]>;
 
 let n = 0;
 export async function world(db: Db): Promise<World> {
@@ -76,6 +89,7 @@ export async function world(db: Db): Promise<World> {
   };
   const results = new ResultStore(new MemoryStore(), { maxBytes: 10_000_000, chunkRows: 100 });
   const dir = await Deno.makeTempDir({ prefix: "exec_test_" });
+  const cleanups: (() => unknown)[] = [];
   const w: World = {
     db,
     workspaceId,
@@ -95,9 +109,12 @@ export async function world(db: Db): Promise<World> {
         baseUrl: "http://localhost:8080",
         ...options,
       }),
+    defer: (cleanup) => void cleanups.push(cleanup),
     async close() {
-      for (const ds of datasources.values()) await ds.connector.close();
+      // One connector may stand under two names (a read-only alias, say): closed once.
+      for (const c of new Set([...datasources.values()].map((ds) => ds.connector))) await c.close();
       await Deno.remove(dir, { recursive: true });
+      for (const cleanup of cleanups.reverse()) await cleanup();
     },
   };
   return w;
@@ -113,28 +130,53 @@ export function addDatasource(
   w.datasources.set(name, { connector, dialect: connector.dialect, readonly });
 }
 
-/** A SQLite file with `people(id, name, team)`, as a datasource. */
-export function sqliteSource(w: World, name: string, readonly = false): string {
+/** A SQLite file `name.sqlite` made by `setup`, as a datasource; returns its path. */
+export function sqliteFile(
+  w: World,
+  name: string,
+  setup: string,
+  options: { readonly?: boolean; hikari?: Record<string, unknown> } = {},
+): string {
   const path = `${w.dir}/${name}.sqlite`;
-  const db = new DatabaseSync(path);
-  db.exec(`CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, team TEXT);
-    INSERT INTO people VALUES (1, 'Ada', 'red'), (2, 'Bo', 'blue'), (3, 'Cy', 'red');`);
-  db.close();
-  addDatasource(w, name, openConnector(connectorConfig("SQLITE", `jdbc:sqlite:${path}`)), readonly);
+  makeSqliteFile(path, setup);
+  const config = connectorConfig("SQLITE", `jdbc:sqlite:${path}`, { hikari: options.hikari });
+  addDatasource(w, name, openConnector(config), options.readonly);
   return path;
 }
 
-/** A DuckDB file with `teams(team, city)`, as a datasource. */
-export async function duckdbSource(w: World, name: string): Promise<string> {
+/** A DuckDB file `name.duckdb` made by `setup`, as a datasource; returns its path. */
+export async function duckdbFile(
+  w: World,
+  name: string,
+  setup: string,
+  options: { readonly?: boolean; hikari?: Record<string, unknown> } = {},
+): Promise<string> {
   const path = `${w.dir}/${name}.duckdb`;
-  const instance = await DuckDBInstance.create(path);
-  const conn = await instance.connect();
-  await conn.run(`CREATE TABLE teams (team VARCHAR, city VARCHAR);
-    INSERT INTO teams VALUES ('red', 'Oslo'), ('blue', 'Lima');`);
-  conn.closeSync();
-  instance.closeSync();
-  addDatasource(w, name, openConnector(connectorConfig("DUCKDB", `jdbc:duckdb:${path}`)));
+  await makeDuckdbFile(path, setup);
+  const config = connectorConfig("DUCKDB", `jdbc:duckdb:${path}`, { hikari: options.hikari });
+  addDatasource(w, name, openConnector(config), options.readonly);
   return path;
+}
+
+/** A SQLite file with `people(id, name, team)`, as a datasource. */
+export function sqliteSource(w: World, name: string, readonly = false): string {
+  return sqliteFile(
+    w,
+    name,
+    `CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, team TEXT);
+    INSERT INTO people VALUES (1, 'Ada', 'red'), (2, 'Bo', 'blue'), (3, 'Cy', 'red');`,
+    { readonly },
+  );
+}
+
+/** A DuckDB file with `teams(team, city)`, as a datasource. */
+export function duckdbSource(w: World, name: string): Promise<string> {
+  return duckdbFile(
+    w,
+    name,
+    `CREATE TABLE teams (team VARCHAR, city VARCHAR);
+    INSERT INTO teams VALUES ('red', 'Oslo'), ('blue', 'Lima');`,
+  );
 }
 
 /** Creates a pipeline (a draft) with `nodes`; returns its id. */
@@ -173,11 +215,65 @@ export function request(
   };
 }
 
+export interface RunOptions {
+  /** Options for the world's executor (ignored when `executor` is given). */
+  options?: ExecutorOptions;
+  executor?: Executor;
+  request?: Partial<ExecutionRequest>;
+  /** Where the run writes; a fresh `RecordingSink` when omitted. */
+  sink?: ExecutionSink;
+}
+
+/** Prepares and starts a run of `pipelineId`. */
+export async function start(
+  w: World,
+  pipelineId: string,
+  { options, executor, request: extra, sink }: RunOptions = {},
+): Promise<ExecutionHandle> {
+  const prepared = await (executor ?? w.executor(options)).prepare(
+    request(w, pipelineId, extra),
+  );
+  return prepared.run(sink ?? new RecordingSink());
+}
+
+export interface DrainOptions {
+  expectDataReady?: boolean;
+  ms?: number;
+}
+
+/** Starts a run of `pipelineId` and drains it (see `drainStream`). */
+export async function run(
+  w: World,
+  pipelineId: string,
+  options: RunOptions & DrainOptions = {},
+): Promise<Drained> {
+  return await drainStream(await start(w, pipelineId, options), options);
+}
+
+export interface Drained {
+  frames: EventFrame[];
+  byType: Map<string, EventFrame[]>;
+  record: ExecutionRecord;
+}
+
+/** The last progress sample of `nodeId`'s node. */
+export function lastSample(
+  { byType }: { byType: Map<string, EventFrame[]> },
+  nodeId: string,
+): EventFrame["data"] {
+  return byType.get("node_progress")!.filter((f) => f.data.node_id === nodeId).at(-1)!.data;
+}
+
+/** The status `record.node_stats` gives `nodeId`. */
+export function statusOf(record: ExecutionRecord, nodeId: string): string | undefined {
+  return record.node_stats!.find((s) => s.node_id === nodeId)?.status;
+}
+
 /** Reads the whole stream (deadline `ms`), checks §6 ordering, returns frames by type. */
 export async function drainStream(
   handle: ExecutionHandle,
-  options: { expectDataReady?: boolean; ms?: number } = {},
-): Promise<{ frames: EventFrame[]; byType: Map<string, EventFrame[]>; record: ExecutionRecord }> {
+  options: DrainOptions = {},
+): Promise<Drained> {
   const frames: EventFrame[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {

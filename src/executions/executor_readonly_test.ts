@@ -6,12 +6,9 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { DuckDBInstance } from "@duckdb/node-api";
-import { connectorConfig } from "../../tests/datasources.ts";
-import { forEachStore } from "../../tests/stores.ts";
-import { openConnector } from "../datasources/mod.ts";
-import { addDatasource, pipeline, type World, world } from "./executor_fixtures.ts";
-import { assertFailed, StoredRuns } from "./stored_run_fixtures.ts";
+import { forEachWorld } from "../../tests/support/executor_world.ts";
+import { duckdbFile, pipeline, sqliteFile, type World } from "./executor_fixtures.ts";
+import { assertFailed, type StoredRuns } from "./stored_run_fixtures.ts";
 import { dql } from "../../tests/support/pipeline_body.ts";
 
 const WRITES = [
@@ -22,41 +19,29 @@ const WRITES = [
   "CREATE TABLE made (a INTEGER)",
 ];
 
-async function refusesEveryWrite(w: World, rows: () => Promise<unknown[]>): Promise<void> {
-  const runs = new StoredRuns(w);
-  try {
-    for (const sql of WRITES) {
-      const read = dql("read", { source: "locked", sql });
-      for (const output of [undefined, { target: "tempdb", table: "x" }]) {
-        const id = await pipeline(w, [output ? { ...read, output } : read]);
-        const error = assertFailed(
-          await runs.run(id),
-          "pipeline.node.readonly_datasource",
-          "read",
-        );
-        equal(error.details.datasource, "locked", sql);
-        deepEqual(await rows(), [1, 2], sql);
-      }
+const T = "CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1), (2);";
+
+async function refusesEveryWrite(
+  w: World,
+  runs: StoredRuns,
+  rows: () => Promise<unknown[]>,
+): Promise<void> {
+  for (const sql of WRITES) {
+    const read = dql("read", { source: "locked", sql });
+    for (const output of [undefined, { target: "tempdb", table: "x" }]) {
+      const id = await pipeline(w, [output ? { ...read, output } : read]);
+      const error = assertFailed(await runs.run(id), "pipeline.node.readonly_datasource", "read");
+      equal(error.details.datasource, "locked", sql);
+      deepEqual(await rows(), [1, 2], sql);
     }
-  } finally {
-    await runs.close();
   }
 }
 
-forEachStore("SQLite readonly datasource: writes hidden in DQL nodes are refused", async (db) => {
-  const w = await world(db);
-  const path = `${w.dir}/locked.sqlite`;
-  try {
-    const file = new DatabaseSync(path);
-    file.exec("CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1), (2);");
-    file.close();
-    addDatasource(
-      w,
-      "locked",
-      openConnector(connectorConfig("SQLITE", `jdbc:sqlite:${path}`)),
-      true,
-    );
-    await refusesEveryWrite(w, () => {
+forEachWorld(
+  "SQLite readonly datasource: writes hidden in DQL nodes are refused",
+  async (w, runs) => {
+    const path = sqliteFile(w, "locked", T, { readonly: true });
+    await refusesEveryWrite(w, runs, () => {
       const check = new DatabaseSync(path, { readOnly: true });
       try {
         const tables = check.prepare("SELECT name FROM sqlite_master WHERE name = 'made'").all();
@@ -66,24 +51,16 @@ forEachStore("SQLite readonly datasource: writes hidden in DQL nodes are refused
         check.close();
       }
     });
-  } finally {
-    await w.close();
-  }
-});
+  },
+);
 
-forEachStore("DuckDB readonly datasource: writes hidden in DQL nodes are refused", async (db) => {
-  const w = await world(db);
-  const path = `${w.dir}/locked.duckdb`;
-  try {
-    const instance = await DuckDBInstance.create(path);
-    const conn = await instance.connect();
-    await conn.run("CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1), (2);");
-    conn.closeSync();
-    instance.closeSync();
-    const connector = openConnector(connectorConfig("DUCKDB", `jdbc:duckdb:${path}`));
-    addDatasource(w, "locked", connector, true);
+forEachWorld(
+  "DuckDB readonly datasource: writes hidden in DQL nodes are refused",
+  async (w, runs) => {
+    await duckdbFile(w, "locked", T, { readonly: true });
+    const connector = w.datasources.get("locked")!.connector;
     // Read back through the datasource's own (cached) instance: a second one cannot open the file.
-    await refusesEveryWrite(w, async () => {
+    await refusesEveryWrite(w, runs, async () => {
       const tables = [];
       for await (
         const b of await connector.query({
@@ -97,7 +74,5 @@ forEachStore("DuckDB readonly datasource: writes hidden in DQL nodes are refused
       }
       return rows;
     });
-  } finally {
-    await w.close();
-  }
-});
+  },
+);

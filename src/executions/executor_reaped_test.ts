@@ -7,166 +7,116 @@
  * that fails mid-run fails the run with `result.storage_unavailable`.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import postgres from "postgres";
-import { connectorConfig, pgJdbcUrl } from "../../tests/datasources.ts";
-import { skipUnless } from "../../tests/services.ts";
-import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
-import { openConnector } from "../datasources/mod.ts";
 import { ensureSystemActor } from "../identity/mod.ts";
-import { createLogger } from "../lib/log.ts";
 import { MemoryStore } from "../shared/mod.ts";
 import { checkEventOrder } from "./event_order.ts";
-import {
-  addDatasource,
-  drainStream,
-  pipeline,
-  request,
-  sqliteSource,
-  waitForEvent,
-  world,
-} from "./executor_fixtures.ts";
-import { ExecutionHousekeeping } from "./reaper.ts";
-import { ExecutionRepo } from "./repo.ts";
+import { forEachWorld, postgresSource } from "../../tests/support/executor_world.ts";
+import { drainStream, pipeline, sqliteSource, start, waitForEvent } from "./executor_fixtures.ts";
+
 import { ResultStore } from "./result_store.ts";
 import { DurableSink } from "./sink.ts";
-import { assertFailed, StoredRuns } from "./stored_run_fixtures.ts";
-import { dql } from "../../tests/support/pipeline_body.ts";
+import { assertFailed } from "./stored_run_fixtures.ts";
+import { housekeepers } from "./test_fixtures.ts";
+import { dql, staged } from "../../tests/support/pipeline_body.ts";
 import { eventually } from "../../tests/wait.ts";
 
 const MINUTE = 60_000;
 const LOCK = 4_711_011;
 
-forEachStore(
+forEachWorld(
   "a run reaped by another instance mid-node ends on the stored ending, stats kept",
-  async (db) => {
-    if (skipUnless("postgres")) return;
-    const w = await world(db);
+  async (w, runs) => {
+    const db = w.db;
     const shared = new MemoryStore();
-    const pg = await freshPostgresDatabase();
+    w.defer(() => shared.close());
     // The test holds the lock the node waits for: the run stays inside its node, as in a stall.
-    const holder = postgres(pg.url, { max: 1, onnotice: () => {} });
-    const repo = new ExecutionRepo(db);
-    try {
-      await holder.unsafe("CREATE TABLE t (a int); INSERT INTO t VALUES (1), (2)");
-      addDatasource(
-        w,
-        "pg",
-        openConnector(connectorConfig("POSTGRES", pgJdbcUrl(pg.url), {
-          username: new URL(pg.url).username || "postgres",
-        })),
+    const { sql: holder } = await postgresSource(w, "pg", {
+      setup: "CREATE TABLE t (a int); INSERT INTO t VALUES (1), (2)",
+    });
+    const repo = runs.repo;
+    const id = await pipeline(w, [
+      staged("first", "pg", "SELECT a FROM t", { table: "t" }),
+      staged("wait", "pg", `SELECT 1 AS x FROM (SELECT pg_advisory_xact_lock(${LOCK})) AS l`, {
+        table: "w",
+        depends_on: ["first"],
+      }),
+      dql("never", { source: "tempdb", depends_on: ["wait"], sql: "SELECT 1" }),
+    ]);
+    const sink = new DurableSink(repo, shared, "stalled");
+    const systemActor = await ensureSystemActor(db);
+    // Ten minutes on for the other instances: the stalled one has missed every heartbeat.
+    const keeper = housekeepers({ db, shared, systemActor, now: () => Date.now() + 10 * MINUTE });
+    // The lock is the test's until its transaction ends: the run stays inside "wait".
+    const handle = await holder.begin(async (tx) => {
+      await tx.unsafe(`SELECT pg_advisory_xact_lock(${LOCK})`);
+      const handle = await start(w, id, { sink });
+      await waitForEvent(
+        handle,
+        (f) => f.data.node_id === "wait" && f.data.state === "executing",
       );
-      const id = await pipeline(w, [
-        dql("first", {
-          source: "pg",
-          sql: "SELECT a FROM t",
-          output: { target: "tempdb", table: "t" },
-        }),
-        dql("wait", {
-          source: "pg",
-          depends_on: ["first"],
-          sql: `SELECT 1 AS x FROM (SELECT pg_advisory_xact_lock(${LOCK})) AS l`,
-          output: { target: "tempdb", table: "w" },
-        }),
-        dql("never", { source: "tempdb", depends_on: ["wait"], sql: "SELECT 1" }),
-      ]);
-      const sink = new DurableSink(repo, shared, "stalled");
-      const systemActor = await ensureSystemActor(db);
-      // Ten minutes on for the other instances: the stalled one has missed every heartbeat.
-      const keeper = (instanceId: string) =>
-        new ExecutionHousekeeping({
-          db,
-          shared,
-          systemActor,
-          logger: createLogger("error", () => {}),
-          instanceId,
-          retentionDays: 7,
-          now: () => Date.now() + 10 * MINUTE,
-        });
-      // The lock is the test's until its transaction ends: the run stays inside "wait".
-      const handle = await holder.begin(async (tx) => {
-        await tx.unsafe(`SELECT pg_advisory_xact_lock(${LOCK})`);
-        const handle = (await w.executor().prepare(request(w, id))).run(sink);
-        await waitForEvent(
-          handle,
-          (f) => f.data.node_id === "wait" && f.data.state === "executing",
-        );
-        // Frames are stored a turn after live readers see them (the group commit); a stall of
-        // minutes has long stored them when a reaper looks.
-        await eventually(async () =>
-          (await repo.events(handle.executionId)).some((f) =>
-            f.data.node_id === "wait" && f.data.state === "executing"
-          )
-        );
-        // Its own reaper, late after the stall, knows it is alive; another one reaps it.
-        deepEqual(await keeper("stalled").reap(), []);
-        deepEqual(await keeper("other").reap(), [handle.executionId]);
-        return handle;
-      });
-      // Back from the stall: the lock is gone, the node finishes and the run emits again.
-      {
-        const live = await drainStream(handle);
-        const stored = await repo.get(handle.executionId);
-        ok(stored);
-        const frames = await repo.events(handle.executionId);
-        checkEventOrder(frames);
-        const ending = frames.at(-1)!;
-        equal(ending.event, "execution_aborted");
-        equal(ending.data.reason, "shutdown");
-        // One ending: the live stream closes on the stored terminal frame, the record is stored.
-        const liveEnding = live.frames.at(-1)!;
-        deepEqual([liveEnding.event, liveEnding.data], [ending.event, ending.data]);
-        equal(live.frames.filter((f) => f.event === "execution_aborted").length, 1);
-        ok(!live.frames.some((f) => f.event === "pipeline_failed"));
-        deepEqual(live.record, stored.record);
-        equal(stored.record.status, "ABORTED");
-        equal(stored.record.abort_reason, "shutdown");
-        ok(!JSON.stringify(live.frames).includes("internal.unexpected"));
-        // The stats its events prove, every node named, in body order.
-        deepEqual(
-          stored.record.node_stats!.map((s) => [s.node_id, s.status, s.rows_out]),
-          [["first", "SUCCESS", 2], ["wait", "ABORTED", null], ["never", "ABORTED", null]],
-        );
-        deepEqual(ending.data.node_stats, stored.record.node_stats);
-      }
-    } finally {
-      await holder.end();
-      await shared.close();
-      await w.close();
-      await pg.drop();
+      // Frames are stored a turn after live readers see them (the group commit); a stall of
+      // minutes has long stored them when a reaper looks.
+      await eventually(async () =>
+        (await repo.events(handle.executionId)).some((f) =>
+          f.data.node_id === "wait" && f.data.state === "executing"
+        )
+      );
+      // Its own reaper, late after the stall, knows it is alive; another one reaps it.
+      deepEqual(await keeper("stalled").reap(), []);
+      deepEqual(await keeper("other").reap(), [handle.executionId]);
+      return handle;
+    });
+    // Back from the stall: the lock is gone, the node finishes and the run emits again.
+    {
+      const live = await drainStream(handle);
+      const stored = await repo.get(handle.executionId);
+      ok(stored);
+      const frames = await repo.events(handle.executionId);
+      checkEventOrder(frames);
+      const ending = frames.at(-1)!;
+      equal(ending.event, "execution_aborted");
+      equal(ending.data.reason, "shutdown");
+      // One ending: the live stream closes on the stored terminal frame, the record is stored.
+      const liveEnding = live.frames.at(-1)!;
+      deepEqual([liveEnding.event, liveEnding.data], [ending.event, ending.data]);
+      equal(live.frames.filter((f) => f.event === "execution_aborted").length, 1);
+      ok(!live.frames.some((f) => f.event === "pipeline_failed"));
+      deepEqual(live.record, stored.record);
+      equal(stored.record.status, "ABORTED");
+      equal(stored.record.abort_reason, "shutdown");
+      ok(!JSON.stringify(live.frames).includes("internal.unexpected"));
+      // The stats its events prove, every node named, in body order.
+      deepEqual(
+        stored.record.node_stats!.map((s) => [s.node_id, s.status, s.rows_out]),
+        [["first", "SUCCESS", 2], ["wait", "ABORTED", null], ["never", "ABORTED", null]],
+      );
+      deepEqual(ending.data.node_stats, stored.record.node_stats);
     }
   },
+  { services: ["postgres"] },
 );
 
-forEachStore(
+forEachWorld(
   "a shared store that fails mid-run is result.storage_unavailable, not internal.unexpected",
-  async (db) => {
-    const w = await world(db);
-    const runs = new StoredRuns(w);
+  async (w, runs) => {
     const shared = new MemoryStore();
-    try {
-      sqliteSource(w, "crm");
-      const id = await pipeline(w, [
-        dql("stage", {
-          source: "crm",
-          sql: "SELECT id, name FROM people",
-          output: { target: "tempdb", table: "p" },
-        }),
-        dql("out", { source: "tempdb", depends_on: ["stage"], sql: "SELECT * FROM p" }),
-      ]);
-      // One shared store for the results and the live fan-out, as an instance has.
-      const results = new ResultStore(shared, { maxBytes: 1_000_000 });
-      const prepared = await w.executor({ results }).prepare(request(w, id));
-      const handle = prepared.run(new DurableSink(runs.repo, shared, "instance-test"));
-      // The shared store goes away while the run is under way.
-      await waitForEvent(handle, (f) => f.event === "node_started" && f.data.node_id === "stage");
-      await shared.close();
-      const run = await runs.finish(handle);
-      const error = assertFailed(run, "result.storage_unavailable", "out");
-      equal(error.details.execution_id, handle.executionId);
-      ok(!JSON.stringify(run.frames).includes("internal.unexpected"));
-    } finally {
-      await runs.close();
-      await w.close();
-    }
+    sqliteSource(w, "crm");
+    const id = await pipeline(w, [
+      staged("stage", "crm", "SELECT id, name FROM people", { table: "p" }),
+      dql("out", { source: "tempdb", depends_on: ["stage"], sql: "SELECT * FROM p" }),
+    ]);
+    // One shared store for the results and the live fan-out, as an instance has.
+    const results = new ResultStore(shared, { maxBytes: 1_000_000 });
+    const handle = await start(w, id, {
+      options: { results },
+      sink: new DurableSink(runs.repo, shared, "instance-test"),
+    });
+    // The shared store goes away while the run is under way.
+    await waitForEvent(handle, (f) => f.event === "node_started" && f.data.node_id === "stage");
+    await shared.close();
+    const run = await runs.finish(handle);
+    const error = assertFailed(run, "result.storage_unavailable", "out");
+    equal(error.details.execution_id, handle.executionId);
+    ok(!JSON.stringify(run.frames).includes("internal.unexpected"));
   },
 );

@@ -5,10 +5,10 @@
  * stream (live and stored) passes the §6 ordering checker.
  */
 import { equal, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
-import { pipeline, sqliteSource, world } from "./executor_fixtures.ts";
-import { assertFailed, StoredRuns } from "./stored_run_fixtures.ts";
-import { dql } from "../../tests/support/pipeline_body.ts";
+import { forEachWorld } from "../../tests/support/executor_world.ts";
+import { pipeline, sqliteSource } from "./executor_fixtures.ts";
+import { assertFailed } from "./stored_run_fixtures.ts";
+import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
 const SERIES = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 4000)";
 const FAILURES = [
@@ -18,10 +18,9 @@ const FAILURES = [
 // The first row, inside the first batch, after two whole batches.
 const POSITIONS = [1, 500, 2500];
 
-forEachStore("a SQLite read failing mid-stream fails its node with SQLite's error", async (db) => {
-  const w = await world(db);
-  const runs = new StoredRuns(w);
-  try {
+forEachWorld(
+  "a SQLite read failing mid-stream fails its node with SQLite's error",
+  async (w, runs) => {
     sqliteSource(w, "crm");
     const plain = assertFailed(
       await runs.run(
@@ -36,11 +35,7 @@ forEachStore("a SQLite read failing mid-stream fails its node with SQLite's erro
         const onSource = await pipeline(w, [dql("read", { source: "crm", sql })]);
         // The same read on the SQLite staging engine, after a staged step.
         const onStaging = await pipeline(w, [
-          dql("stage", {
-            source: "crm",
-            sql: "SELECT id FROM people",
-            output: { target: "tempdb", table: "ids" },
-          }),
+          staged("stage", "crm", "SELECT id FROM people", { table: "ids" }),
           dql("read", { source: "tempdb", depends_on: ["stage"], sql }),
         ], { settings: { staging_engine: "sqlite" } });
         for (const [where, id] of [["datasource", onSource], ["staging", onStaging]]) {
@@ -57,8 +52,5 @@ forEachStore("a SQLite read failing mid-stream fails its node with SQLite's erro
         }
       }
     }
-  } finally {
-    await runs.close();
-    await w.close();
-  }
-});
+  },
+);

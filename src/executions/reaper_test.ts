@@ -1,18 +1,16 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { queryAudit } from "../audit/mod.ts";
 import { ensureSystemActor } from "../identity/mod.ts";
-import { createLogger } from "../lib/log.ts";
 import { MemoryStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { forEachStore } from "../../tests/stores.ts";
 import { checkEventOrder } from "./event_order.ts";
-import { ExecutionHousekeeping, reapedStats } from "./reaper.ts";
+import { reapedStats } from "./reaper.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { DurableSink } from "./sink.ts";
 import {
-  addPipelineRow,
-  addUserRow,
-  addWorkspaceRow,
+  addRunRows,
+  housekeepers,
   runningRecord,
   succeeded,
   successFrames,
@@ -21,26 +19,20 @@ import {
 const MINUTE = 60_000;
 
 async function world(db: Db) {
-  const workspaceId = await addWorkspaceRow(db);
-  const userId = await addUserRow(db);
-  const pipelineId = await addPipelineRow(db, workspaceId, userId);
+  const ids = await addRunRows(db);
   const shared = new MemoryStore();
   const clock = { now: Date.now() };
   const systemActor = await ensureSystemActor(db);
-  const keeper = (instanceId: string) =>
-    new ExecutionHousekeeping({
-      db,
-      shared,
-      systemActor,
-      logger: createLogger("error", () => {}),
-      instanceId,
-      retentionDays: 7,
-      heartbeatMs: MINUTE,
-      now: () => clock.now,
-    });
+  const keeper = housekeepers({
+    db,
+    shared,
+    systemActor,
+    heartbeatMs: MINUTE,
+    now: () => clock.now,
+  });
   const sink = (instanceId: string) =>
     new DurableSink(new ExecutionRepo(db), shared, instanceId, () => clock.now);
-  return { ids: { workspaceId, userId, pipelineId }, shared, clock, systemActor, keeper, sink };
+  return { ids, shared, clock, systemActor, keeper, sink };
 }
 
 forEachStore(

@@ -4,8 +4,10 @@ import { forEachStore } from "../../tests/stores.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { DurableSink, follow } from "./sink.ts";
+import type { Db } from "../store/mod.ts";
 import {
   addPipelineRow,
+  addRunRows,
   addUserRow,
   addWorkspaceRow,
   runningRecord,
@@ -13,16 +15,19 @@ import {
   successFrames,
 } from "./test_fixtures.ts";
 
+/** A durable sink on `db` and a RUNNING record, not yet started. */
+async function started(db: Db) {
+  const ids = await addRunRows(db);
+  const repo = new ExecutionRepo(db);
+  const shared = new MemoryStore();
+  const sink = new DurableSink(repo, shared, "instance-a");
+  return { repo, shared, sink, record: runningRecord(ids), userId: ids.userId };
+}
+
 forEachStore(
   "the sink stores the record, every frame in order, and the final record",
   async (db) => {
-    const workspaceId = await addWorkspaceRow(db);
-    const userId = await addUserRow(db);
-    const pipelineId = await addPipelineRow(db, workspaceId, userId);
-    const repo = new ExecutionRepo(db);
-    const shared = new MemoryStore();
-    const sink = new DurableSink(repo, shared, "instance-a");
-    const record = runningRecord({ workspaceId, pipelineId, userId });
+    const { repo, shared, sink, record, userId } = await started(db);
     await sink.started(record);
     const running = await repo.get(record.execution_id);
     deepEqual(running?.record, record);
@@ -46,13 +51,7 @@ forEachStore(
 forEachStore(
   "a follower sees stored frames, then live ones, and ends when the run ends",
   async (db) => {
-    const workspaceId = await addWorkspaceRow(db);
-    const userId = await addUserRow(db);
-    const pipelineId = await addPipelineRow(db, workspaceId, userId);
-    const repo = new ExecutionRepo(db);
-    const shared = new MemoryStore();
-    const sink = new DurableSink(repo, shared, "instance-a");
-    const record = runningRecord({ workspaceId, pipelineId, userId });
+    const { repo, shared, sink, record } = await started(db);
     await sink.started(record);
     const frames = successFrames(record);
     for (const f of frames.slice(0, 3)) await sink.event(record.execution_id, f);

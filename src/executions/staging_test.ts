@@ -64,17 +64,7 @@ for (const [engine, open] of ENGINES) {
       for await (const b of await staging.connector.query({ sql: "SELECT * FROM t LIMIT 2" })) {
         out.push(...b);
       }
-      deepEqual(out[0].slice(0, 9), [
-        true,
-        7,
-        9007199254740993n,
-        "123456789.125",
-        1.5,
-        'x,"y"',
-        "2024-02-29",
-        "2024-02-29T10:11:12.5",
-        "2024-02-29T10:11:12Z",
-      ]);
+      deepEqual(out[0].slice(0, 9), row.slice(0, 9));
       deepEqual(out[0][9], new Uint8Array([1, 2, 255]));
       equal(out[0][10], row[10]);
       deepEqual(out[1], nulls);

@@ -65,6 +65,17 @@ export class StoredRuns {
     return await this.finish(await this.start(pipelineId, extra, options.executor), options);
   }
 
+  /** Runs a pipeline that must succeed and returns the rows its `data_ready` delivered. */
+  async rows(
+    pipelineId: string,
+    extra: Partial<ExecutionRequest> = {},
+    options: { ms?: number; executor?: Executor } = {},
+  ): Promise<unknown[][]> {
+    const run = await this.run(pipelineId, extra, { ...options, expectDataReady: true });
+    equal(run.record.status, "SUCCESS", JSON.stringify(run.record.error));
+    return run.byType.get("data_ready")![0].data.rows;
+  }
+
   /** A child execution's stored record and ordered frames. */
   async child(executionId: string): Promise<{ record: ExecutionRecord; frames: EventFrame[] }> {
     const stored = await this.repo.get(executionId);

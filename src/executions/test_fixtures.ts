@@ -5,7 +5,10 @@
  */
 import { newId } from "../lib/ids.ts";
 import type { Queryable } from "../store/mod.ts";
+import { insertUser, insertWorkspace } from "../store/row_fixtures.ts";
+import { createLogger } from "../lib/log.ts";
 import type { EventFrame } from "./event_order.ts";
+import { ExecutionHousekeeping, type HousekeepingOptions } from "./reaper.ts";
 import type { ExecutionRecord } from "./types.ts";
 
 export async function addPipelineRow(
@@ -22,6 +25,31 @@ export async function addPipelineRow(
     [id, workspaceId, name, ownerId, now],
   );
   return id;
+}
+
+/** A workspace, a user and a pipeline row of theirs: what a stored execution hangs on. */
+export async function addRunRows(
+  db: Queryable,
+): Promise<{ workspaceId: string; userId: string; pipelineId: string }> {
+  const workspaceId = await insertWorkspace(db);
+  const userId = await insertUser(db);
+  return { workspaceId, userId, pipelineId: await addPipelineRow(db, workspaceId, userId) };
+}
+
+/**
+ * Housekeeping instances over one store, as replicas run them: quiet, a week's retention, and
+ * whatever clock and heartbeat the test injects; call the answer with an instance id.
+ */
+export function housekeepers(
+  options: Omit<HousekeepingOptions, "logger" | "instanceId" | "retentionDays">,
+): (instanceId: string) => ExecutionHousekeeping {
+  return (instanceId) =>
+    new ExecutionHousekeeping({
+      ...options,
+      logger: createLogger("error", () => {}),
+      instanceId,
+      retentionDays: 7,
+    });
 }
 
 export {

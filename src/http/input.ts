@@ -45,6 +45,19 @@ export async function readJson(c: AppContext): Promise<unknown> {
 }
 
 /**
+ * The fields of a browser post: a JSON object's, or a form's (urlencoded or multipart). JSON that
+ * is no object, and a body of any other type, give no fields, so the route's own checks name what
+ * is missing (Hono's `parseBody` reads only form bodies and answers `{}` for the rest).
+ */
+export async function postFields(c: AppContext): Promise<Record<string, unknown>> {
+  if (/^application\/json/i.test(c.req.header("content-type") ?? "")) {
+    const body = await readJson(c);
+    return typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
+  }
+  return await c.req.parseBody() as Record<string, unknown>;
+}
+
+/**
  * The text fields of a browser form post (urlencoded or multipart); an uploaded file reads as an
  * empty string, since no UI form takes one.
  */

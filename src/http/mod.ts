@@ -5,6 +5,5 @@ export { errorResponse, ok, paged, pagedData, successEnvelope } from "./envelope
 export { readJson, validate } from "./input.ts";
 export { Router, type RouteSpec } from "./routing.ts";
 export { type RunningServer, startServer } from "./server.ts";
-export { CachedAccessDirectory } from "./access_directory.ts";
 export { secureCookies } from "./cookies.ts";
 export { LoginRateLimiter } from "./middleware/login_rate_limit.ts";

@@ -29,39 +29,36 @@ function credentialLines(ctx: ComposeContext, m: PasswordMail): string[] {
 
 /** To a newly created local user: where and how to sign in the first time. */
 export function welcomeMail(ctx: ComposeContext, m: PasswordMail): OutgoingMail {
-  return {
-    from: ctx.from,
-    to: [m.to],
-    subject: `Your new account: ${m.to}`,
-    text: [
-      greeting(m),
-      "",
-      `An administrator created an account for ${m.to}.`,
-      "",
-      ...credentialLines(ctx, m),
-      "",
-      FORCED_CHANGE,
-      "",
-    ].join("\n"),
-  };
+  return credentialMail(
+    ctx,
+    m,
+    `Your new account: ${m.to}`,
+    `An administrator created an account for ${m.to}.`,
+  );
 }
 
 /** To a local user whose password an administrator reset. */
 export function passwordResetMail(ctx: ComposeContext, m: PasswordMail): OutgoingMail {
+  return credentialMail(
+    ctx,
+    m,
+    `Password reset for your account: ${m.to}`,
+    `An administrator reset the password of ${m.to}. Your previous password no longer works.`,
+  );
+}
+
+/** A mail carrying a one-time password: the greeting, why it came, the credentials, the change. */
+function credentialMail(
+  ctx: ComposeContext,
+  m: PasswordMail,
+  subject: string,
+  why: string,
+): OutgoingMail {
   return {
     from: ctx.from,
     to: [m.to],
-    subject: `Password reset for your account: ${m.to}`,
-    text: [
-      greeting(m),
-      "",
-      `An administrator reset the password of ${m.to}. Your previous password no longer works.`,
-      "",
-      ...credentialLines(ctx, m),
-      "",
-      FORCED_CHANGE,
-      "",
-    ].join("\n"),
+    subject,
+    text: [greeting(m), "", why, "", ...credentialLines(ctx, m), "", FORCED_CHANGE, ""].join("\n"),
   };
 }
 

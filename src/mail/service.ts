@@ -52,6 +52,16 @@ export interface MailServiceOptions {
 export const MAIL_WORKERS = 2;
 export const MAIL_QUEUE = 100;
 
+/** One mail on its way: what claims it, who gets it, what it says, who caused it, what to hide. */
+interface Notice {
+  key: ClaimKey;
+  recipient: string;
+  mail: OutgoingMail;
+  actor: MailActor;
+  /** Values no log line or audit row may carry (the one-time password). */
+  secrets: string[];
+}
+
 /** Removes secrets a server might echo back from an error text, and bounds its length. */
 function scrub(text: string, secrets: (string | undefined)[]): string {
   let out = text;
@@ -117,7 +127,7 @@ export class MailService {
       return Promise.resolve(this.#skip(key, "", "no ops recipients configured"));
     }
     const mail = newUserMail(this.#compose(), m, to);
-    return this.#submit(key, to.join(", "), mail, m.actor, []);
+    return this.#submit({ key, recipient: to.join(", "), mail, actor: m.actor, secrets: [] });
   }
 
   /** Resolves once every accepted notice has been sent or has failed. */
@@ -149,7 +159,13 @@ export class MailService {
     if (!this.enabled) return Promise.resolve(this.#skip(key, m.to, "mail is off"));
     const ctx = this.#compose();
     const mail = kind === "welcome" ? welcomeMail(ctx, m) : passwordResetMail(ctx, m);
-    return this.#submit(key, m.to, mail, m.actor, [m.oneTimePassword]);
+    return this.#submit({
+      key,
+      recipient: m.to,
+      mail,
+      actor: m.actor,
+      secrets: [m.oneTimePassword],
+    });
   }
 
   #compose() {
@@ -167,13 +183,8 @@ export class MailService {
     return "skipped";
   }
 
-  async #submit(
-    key: ClaimKey,
-    recipient: string,
-    mail: OutgoingMail,
-    actor: MailActor,
-    secrets: string[],
-  ): Promise<MailOutcome> {
+  async #submit(notice: Notice): Promise<MailOutcome> {
+    const { key } = notice;
     if (this.#closed) {
       this.#logger.warn("mail.dropped", {
         reason: "shutting down",
@@ -182,19 +193,13 @@ export class MailService {
       });
       return "failed";
     }
-    const task = () => this.#send(key, recipient, mail, actor, secrets);
+    const task = () => this.#send(notice);
     if (this.#pool.offer(task)) return "queued";
     return await task();
   }
 
   /** Claim, send, record. Never throws. */
-  async #send(
-    key: ClaimKey,
-    recipient: string,
-    mail: OutgoingMail,
-    actor: MailActor,
-    secrets: string[],
-  ): Promise<MailOutcome> {
+  async #send({ key, recipient, mail, actor, secrets }: Notice): Promise<MailOutcome> {
     const fields = { kind: key.kind, user_id: key.userId, act_id: key.actId };
     const hide = [...secrets, this.#settings.password];
     try {

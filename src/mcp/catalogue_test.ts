@@ -100,3 +100,10 @@ Deno.test("the catalogue is whole once FULL is set", () => {
   if (FULL) deepEqual(missing, []);
   else ok(missing.length < 41);
 });
+
+Deno.test("the tools that wait on a run say so (they alone hear a client leave on the fast path)", () => {
+  deepEqual(
+    CATALOGUE.filter((t) => t.waits).map((t) => t.name),
+    ["pipelines_execute", "pipelines_execute_node"],
+  );
+});

@@ -10,12 +10,17 @@
  * catalogued tool gets a server holding just that tool: registering all of them per request is
  * most of what a call would otherwise cost (bench/mcp.ts). The body is read once, here, and
  * handed to the SDK parsed; a body that is not JSON goes to the SDK unread, which answers it.
+ *
+ * Before any of that, the fast path (fast_path.ts) takes the one shape it serves — a single
+ * `tools/call` the SDK would accept as it stands — and runs it through the same runner without an
+ * SDK server; everything else, including every request the SDK would refuse, goes to the SDK.
  */
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { Services } from "../services.ts";
 import type { McpCall } from "./call.ts";
 import { CATALOGUE } from "./catalogue.ts";
-import { buildServer } from "./server.ts";
+import { accept, LegacyAnswers, serve } from "./fast_path.ts";
+import { buildServer, NO_PROGRESS, runTool, SERVER_NAME } from "./server.ts";
 import { skillMarkdown } from "./skill.ts";
 import type { ToolDef } from "./tool.ts";
 
@@ -33,11 +38,20 @@ interface PerRequest {
   only?: ToolDef;
 }
 
+export interface McpEndpointOptions {
+  /** Serve the fast path's shape without the SDK (default true; tests turn it off to compare). */
+  fastPath?: boolean;
+}
+
 export function createMcpEndpoint(
   services: Services,
   tools: readonly ToolDef[] = CATALOGUE,
+  options: McpEndpointOptions = {},
 ): McpEndpoint {
   const version = services.buildInfo.version;
+  const serverInfo = { name: SERVER_NAME, version };
+  const fastPath = options.fastPath ?? true;
+  const legacyAnswers = new LegacyAnswers();
   const byName = new Map(tools.map((t) => [t.name, t]));
   const handler = createMcpHandler(
     (ctx) => {
@@ -62,6 +76,19 @@ export function createMcpEndpoint(
           source = new Request(request, { body: text });
         }
       }
+      const fast = fastPath && parsedBody !== undefined
+        ? accept(request, parsedBody, byName)
+        : undefined;
+      if (fast) {
+        return await serve(
+          fast,
+          (signal) =>
+            runTool(services, fast.tool, call, fast.args, { progress: NO_PROGRESS, signal }),
+          serverInfo,
+          request,
+          legacyAnswers,
+        );
+      }
       const named = calledTool(parsedBody);
       const perRequest: PerRequest = { call, only: named ? byName.get(named) : undefined };
       return await handler.fetch(source, {
@@ -75,7 +102,10 @@ export function createMcpEndpoint(
       });
     },
     skill: (origin) => skillMarkdown(tools, origin),
-    close: () => handler.close(),
+    close: () => {
+      legacyAnswers.close();
+      return handler.close();
+    },
   };
 }
 

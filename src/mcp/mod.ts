@@ -5,7 +5,7 @@
  */
 export type { McpCall } from "./call.ts";
 export { CATALOGUE } from "./catalogue.ts";
-export { createMcpEndpoint, type McpEndpoint } from "./endpoint.ts";
+export { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from "./endpoint.ts";
 export { SERVER_NAME } from "./server.ts";
 export {
   defineTool,

@@ -58,8 +58,11 @@ export interface ToolContext {
   /** The request's correlation id (executions record it). */
   correlationId: string;
   /**
-   * Aborted when the client abandons the call (2026-07-28; the 2025-11-25 stateless leg never
-   * hears of it). A tool stops waiting on it, never the work it started.
+   * Aborted when the transport hears that the client abandoned the call (on 2025-11-25: the client
+   * cancelled the answer's stream; on 2026-07-28: the request's own signal). A tool stops waiting
+   * on it, never the work it started. On 2026-07-28 only a tool that declares `waits` is handed
+   * the request's signal by the endpoint's fast path (reading it costs every call); the others get
+   * one that never aborts.
    */
   signal: AbortSignal;
 }
@@ -82,6 +85,11 @@ export interface ToolDef<
    * workspace: a key whose issuer lost it has lost its authority everywhere.
    */
   workspaceFree?: boolean;
+  /**
+   * The tool waits on something outside the request (a run) and stops waiting when the client
+   * goes away: it reads `ctx.signal`.
+   */
+  waits?: boolean;
   /** Argument names are the REST field names (DECISIONS.md "MCP tool arguments and results"). */
   input: I;
   /** The `structuredContent` shape: the REST `data` shape, or the rows shape (rows.ts). */

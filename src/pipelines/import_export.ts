@@ -21,7 +21,7 @@ import { canonicalJson, hashCanonical } from "../lib/canonical_json.ts";
 import { isUuid, newId } from "../lib/ids.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Queryable } from "../store/mod.ts";
-import type { OpContext } from "../versions/mod.ts";
+import { insertVersion, type OpContext, PIPELINE_KIND } from "../versions/mod.ts";
 import { parseBody, type PipelineBody } from "./body.ts";
 import { checkReferences } from "./references.ts";
 import * as repo from "./repo.ts";
@@ -206,12 +206,13 @@ export async function applyReleasedImport(
       ],
     );
   }
-  await tx.execute(
-    `INSERT INTO pipeline_versions (pipeline_id, version, status, body, body_hash, created_by,
-       created_at, updated_by, updated_at, released_by, released_at)
-     VALUES ($1, $2, 'RELEASED', $3, $4, $5, $6, $5, $6, $5, $6)`,
-    [id, version, canonical, computed, actor, now],
-  );
+  await insertVersion(tx, PIPELINE_KIND, id, "RELEASED", {
+    version,
+    canonical,
+    body_hash: computed,
+    actor,
+    now,
+  });
   await recordPins(tx, { kind: "pipeline", id, version }, refs.templatePins);
   await repo.recordDatasourceRefs(tx, id, version, refs.datasourceRefs);
   const current = existing?.current_version ?? null;

@@ -364,11 +364,8 @@ export class PipelineService {
   }
 
   async #viewAt(db: Queryable, entity: EntityRow, version: number): Promise<PipelineView> {
-    return await this.#view(
-      db,
-      entity,
-      await this.lifecycle.version(entity.workspace_id, entity.id, version, db),
-    );
+    const row = await this.lifecycle.version(entity.workspace_id, entity.id, version, db);
+    return await this.#view(db, entity, row);
   }
 
   async #view(db: Queryable, entity: EntityRow, row: VersionRow): Promise<PipelineView> {

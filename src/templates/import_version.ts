@@ -19,7 +19,7 @@ import { bodyHash, canonicalJson } from "../lib/canonical_json.ts";
 import { newId } from "../lib/ids.ts";
 import { nowIso } from "../lib/time.ts";
 import type { Queryable } from "../store/mod.ts";
-import type { OpContext } from "../versions/mod.ts";
+import { insertVersion, type OpContext, TEMPLATE_KIND } from "../versions/mod.ts";
 import { checkBody, checkDialect, checkId, contentOf } from "./content.ts";
 import { recordPins, resolvePins } from "./pins.ts";
 import type { ImportRef } from "./render.ts";
@@ -126,12 +126,13 @@ export async function importTemplateVersion(
       ],
     );
   }
-  await tx.execute(
-    `INSERT INTO template_versions (template_id, version, status, body, body_hash, created_by,
-       created_at, updated_by, updated_at, released_by, released_at)
-     VALUES ($1, $2, 'RELEASED', $3, $4, $5, $6, $5, $6, $5, $6)`,
-    [id, p.version, canonicalJson(content), computed, actor, now],
-  );
+  await insertVersion(tx, TEMPLATE_KIND, id, "RELEASED", {
+    version: p.version,
+    canonical: canonicalJson(content),
+    body_hash: computed,
+    actor,
+    now,
+  });
   await recordPins(tx, { kind: "template", id, version: p.version }, resolved);
   const current = entity?.current_version ?? null;
   if (current === null || p.version > current) {

@@ -26,12 +26,8 @@ export {
   type TemplateDialect,
   type TemplateSource,
 } from "./render.ts";
-export {
-  type PreviewInput,
-  type RenderInput,
-  TemplateService,
-  type TemplateServiceOptions,
-} from "./service.ts";
+export { type PreviewInput, type RenderInput } from "./rendering.ts";
+export { TemplateService, type TemplateServiceOptions } from "./service.ts";
 export {
   createTemplateSchema,
   libraryImportSchema,

@@ -2,7 +2,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { PIPELINE_KIND, VersionLifecycle } from "../versions/mod.ts";
 import { dropPins, pinnersOf, recordPins, resolvePins } from "./pins.ts";
-import { setup, sql } from "./test_fixtures.ts";
+import { htmlTemplate, setup, sql } from "./test_fixtures.ts";
 import { refuses } from "../../tests/support/refusals.ts";
 
 const names = (pinners: { kind: string; name: string; version: number }[]) =>
@@ -83,7 +83,7 @@ forEachStore(
   "resolvePins() finds names in the workspace only, reporting the rest as missing",
   async (db) => {
     const { svc, ctx, other, workspaceId } = await setup(db);
-    await svc.create(ctx, { id: "mail/w", type: "html", display_name: "w", body: "<p/>" });
+    await svc.create(ctx, htmlTemplate("mail/w", "<p/>", "w"));
     await svc.create(other, sql("x/y"));
     const { resolved, missing } = await resolvePins(db, workspaceId, [
       { id: "mail/w", version: 1 },

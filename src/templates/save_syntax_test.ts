@@ -5,7 +5,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import type { Queryable } from "../store/mod.ts";
-import { setup, sql } from "./test_fixtures.ts";
+import { htmlTemplate, setup, sql } from "./test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
 
 const UNCLOSED_IF = "SELECT 1\nFROM t {% if params.x %}\nWHERE x = :x";
@@ -55,12 +55,7 @@ forEachStore(
       1,
     );
     // html templates are not rendered by the service; their body is stored as given.
-    const html = await svc.create(ctx, {
-      id: "mail/raw",
-      type: "html",
-      display_name: "Raw",
-      body: "<p>{% if</p>",
-    });
+    const html = await svc.create(ctx, htmlTemplate("mail/raw", "<p>{% if</p>", "Raw"));
     equal(html.status, "DRAFT");
   },
 );

@@ -40,13 +40,14 @@ import {
 import { folderPage } from "./folders.ts";
 import { importLibrary } from "./library.ts";
 import { dropPins, pinnersOf, recordPins, resolvePins } from "./pins.ts";
+import type { RenderedSql } from "./render.ts";
 import {
-  type ImportRef,
-  type RenderedSql,
-  renderTemplate,
-  type TemplateDialect,
-  type TemplateSource,
-} from "./render.ts";
+  type PreviewInput,
+  type RenderInput,
+  renderPreview,
+  renderStored,
+  type TemplateReader,
+} from "./rendering.ts";
 import * as repo from "./repo.ts";
 import { viewOf } from "./view.ts";
 import type {
@@ -69,22 +70,6 @@ export interface TemplateServiceOptions {
   authoringEnabled: boolean;
 }
 
-/** What a render request names: a version (the working one when absent) and the parameters. */
-export interface RenderInput {
-  name: string;
-  version?: number;
-  context?: Record<string, unknown>;
-}
-
-/** Unsaved template text to render: the editor's preview. */
-export interface PreviewInput {
-  id?: string;
-  dialect: string;
-  body: string;
-  imports: ImportRef[];
-  context?: Record<string, unknown>;
-}
-
 function notFound(name: string, reason = "unknown in this workspace"): AppError {
   return new AppError("template.not_found", { template_id: String(name).slice(0, 250), reason });
 }
@@ -102,6 +87,7 @@ function inUse(entity: EntityRow, version: number | null, pinners: Pinner[]): Ap
 export class TemplateService {
   readonly lifecycle: VersionLifecycle;
   readonly #db: Db;
+  readonly #reader: TemplateReader;
 
   constructor(options: TemplateServiceOptions) {
     this.#db = options.db;
@@ -115,6 +101,11 @@ export class TemplateService {
         beforePurge: [(tx, ctx) => this.#purgeable(tx, ctx)],
       },
     });
+    this.#reader = {
+      lifecycle: this.lifecycle,
+      entity: (workspaceId, name) => this.#entity(this.#db, workspaceId, name),
+      workingNumber: (entity) => this.#workingNumber(entity),
+    };
   }
 
   // --- writes -----------------------------------------------------------------------------------
@@ -310,69 +301,15 @@ export class TemplateService {
 
   /**
    * Renders a sql template version (the working one when `version` is absent) with `context` as
-   * `params`; its imports, and theirs, are read from this workspace at their pinned versions.
+   * `params` (rendering.ts).
    */
-  async render(workspaceId: string, input: RenderInput): Promise<RenderedSql> {
-    const entity = await this.#entity(this.#db, workspaceId, input.name);
-    const number = input.version ?? await this.#workingNumber(entity);
-    const row = await this.lifecycle.version(workspaceId, entity.id, number);
-    const content = storedContent(row);
-    if (content.type !== "sql") {
-      throw new AppError("template.render.type_unsupported", {
-        template_id: entity.name,
-        version: number,
-        type: content.type,
-      });
-    }
-    return await this.#renderSource(workspaceId, {
-      template: { id: entity.name, version: number },
-      body: content.body,
-      dialect: content.dialect!,
-      imports: content.imports,
-      context: input.context ?? {},
-    });
+  render(workspaceId: string, input: RenderInput): Promise<RenderedSql> {
+    return renderStored(this.#reader, workspaceId, input);
   }
 
-  /**
-   * Renders text not yet saved (the editor's preview) exactly as a saved version would render:
-   * its imports read from this workspace at their pinned versions, `context` as `params`.
-   */
-  async preview(workspaceId: string, input: PreviewInput): Promise<RenderedSql> {
-    const dialect = checkDialect("sql", input.dialect, null)!;
-    return await this.#renderSource(workspaceId, {
-      template: { id: input.id || "(unsaved)", version: 0 },
-      body: input.body,
-      dialect,
-      imports: input.imports,
-      context: input.context ?? {},
-    });
-  }
-
-  async #renderSource(
-    workspaceId: string,
-    source: {
-      template: { id: string; version: number };
-      body: string;
-      dialect: TemplateDialect;
-      imports: ImportRef[];
-      context: Record<string, unknown>;
-    },
-  ): Promise<RenderedSql> {
-    const load = async (id: string, version: number): Promise<TemplateSource> => {
-      const target = await this.#entity(this.#db, workspaceId, id);
-      const c = storedContent(await this.lifecycle.version(workspaceId, target.id, version));
-      return { body: c.body, imports: c.imports };
-    };
-    const imports = [];
-    for (const ref of source.imports) imports.push({ ...ref, ...await load(ref.id, ref.version) });
-    return await renderTemplate({
-      template: source.template,
-      body: source.body,
-      dialect: source.dialect,
-      imports,
-      params: source.context,
-      loadImport: load,
-    });
+  /** Renders unsaved text (the editor's preview) exactly as a saved version would render. */
+  preview(workspaceId: string, input: PreviewInput): Promise<RenderedSql> {
+    return renderPreview(this.#reader, workspaceId, input);
   }
 
   // --- internals --------------------------------------------------------------------------------
@@ -409,11 +346,8 @@ export class TemplateService {
   }
 
   async #viewAt(db: Queryable, entity: EntityRow, version: number): Promise<TemplateView> {
-    return await this.#view(
-      db,
-      entity,
-      await this.lifecycle.version(entity.workspace_id, entity.id, version, db),
-    );
+    const row = await this.lifecycle.version(entity.workspace_id, entity.id, version, db);
+    return await this.#view(db, entity, row);
   }
 
   async #view(db: Queryable, entity: EntityRow, row: VersionRow): Promise<TemplateView> {

@@ -3,7 +3,7 @@ import { forEachStore } from "../../tests/stores.ts";
 import { addUser } from "../versions/test_fixtures.ts";
 import { WorkspaceService } from "../workspaces/mod.ts";
 import { TemplateService } from "./service.ts";
-import { setup, sql } from "./test_fixtures.ts";
+import { htmlTemplate, setup, sql } from "./test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
 
 forEachStore("create() stores DRAFT 1 with the index fields outside the hash", async (db) => {
@@ -26,12 +26,7 @@ forEachStore("create() stores DRAFT 1 with the index fields outside the hash", a
   equal((await svc.get(workspaceId, "sales/orders")).display_name, "Other");
   const gen = await svc.create(ctx, { display_name: "g", dialect: "SQLITE", body: "SELECT 2" });
   match(gen.id, /^test\/template-[0-9a-f]{12}$/);
-  const html = await svc.create(ctx, {
-    id: "mail/welcome",
-    type: "html",
-    display_name: "W",
-    body: "<p>hi</p>",
-  });
+  const html = await svc.create(ctx, htmlTemplate("mail/welcome", "<p>hi</p>", "W"));
   equal(html.type, "html");
   ok(!("dialect" in html));
   equal((await audits(db, "template.created")).length, 3);
@@ -145,7 +140,7 @@ forEachStore(
     const { svc, ctx, other } = await setup(db);
     await svc.create(ctx, sql("lib/where"));
     await svc.create(ctx, sql("lib/my", "SELECT 1", { dialect: "MYSQL" }));
-    await svc.create(ctx, { id: "lib/page", type: "html", display_name: "p", body: "<p/>" });
+    await svc.create(ctx, htmlTemplate("lib/page", "<p/>", "p"));
     await svc.create(other, sql("lib/elsewhere"));
     const pin = (id: string, version = 1, alias = "w") => ({ id, version, alias });
     const cases: [ReturnType<typeof pin>[], string][] = [
@@ -224,7 +219,7 @@ forEachStore("render() resolves imports at their pinned versions and refuses htm
     "template.render.parameter_interpolation",
     400,
   );
-  await svc.create(ctx, { id: "mail/w", type: "html", display_name: "w", body: "<p/>" });
+  await svc.create(ctx, htmlTemplate("mail/w", "<p/>", "w"));
   await refuses(
     svc.render(workspaceId, { name: "mail/w" }),
     "template.render.type_unsupported",

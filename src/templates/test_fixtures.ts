@@ -79,6 +79,11 @@ export function sql(id: string, body = "SELECT 1", extra: Partial<CreateTemplate
   return { id, dialect: "POSTGRES", display_name: `T ${id}`, body, ...extra };
 }
 
+/** An html template's create input (html is stored as given, never rendered by the service). */
+export function htmlTemplate(id: string, body = "<p/>", display_name = id) {
+  return { id, type: "html" as const, display_name, body };
+}
+
 /**
  * One filter call over four million items: liquidjs checks its time limit only between tags, so
  * in process this held the thread for about 12 s even with `max_time_ms: 20`.

@@ -8,7 +8,7 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore, freshStore } from "../../tests/stores.ts";
 import { skipUnless } from "../../tests/services.ts";
 import { AppError } from "../errors/mod.ts";
-import { migrate } from "../store/mod.ts";
+import { type Db, migrate } from "../store/mod.ts";
 import * as repo from "./repo.ts";
 import { VersionLifecycle } from "./service.ts";
 import { bodyOf, releasedOne, type World, worlds } from "./test_fixtures.ts";
@@ -107,14 +107,22 @@ forEachStore("a release racing a save of the same draft loses neither", async (d
   }
 });
 
-Deno.test("[postgres] two connections racing one entity, many rounds: exactly one wins", {
-  ignore: skipUnless("postgres"),
-}, async () => {
+/** Two connections to one fresh, migrated PostgreSQL store, disposed after `fn`. */
+async function onTwoConnections(fn: (a: Db, b: Db) => Promise<void>): Promise<void> {
   const store = await freshStore("postgres");
   try {
     const a = await store.open();
     await migrate(a);
-    const b = await store.open();
+    await fn(a, await store.open());
+  } finally {
+    await store.dispose();
+  }
+}
+
+Deno.test("[postgres] two connections racing one entity, many rounds: exactly one wins", {
+  ignore: skipUnless("postgres"),
+}, () =>
+  onTwoConnections(async (a, b) => {
     for (const w of await worlds(a)) {
       const { id, name } = await releasedOne(w);
       const lives = [a, b].map((db) =>
@@ -122,27 +130,20 @@ Deno.test("[postgres] two connections racing one entity, many rounds: exactly on
       );
       await raceRounds(w, lives, id, name);
     }
-  } finally {
-    await store.dispose();
-  }
-});
+  }));
 
 Deno.test("[postgres] the conditional UPDATE alone lets one of two racing transactions through", {
   ignore: skipUnless("postgres"),
 }, async () => {
   // No entity lock here: both transactions reach the UPDATE; the second blocks on the row, then
   // re-evaluates `body_hash = $expected` against the committed row and changes nothing.
-  const store = await freshStore("postgres");
-  try {
-    const a = await store.open();
-    await migrate(a);
-    const b = await store.open();
+  await onTwoConnections(async (a, b) => {
     const [w] = await worlds(a);
     const { id, name, hash } = await releasedOne(w);
     let expected = (await w.life.update(w.asAlice, id, hash, { body: bodyOf(w.k, name, "d") }))
       .version.body_hash;
     for (let round = 0; round < ROUNDS; round++) {
-      const write = (db: typeof a, marker: string) =>
+      const write = (db: Db, marker: string) =>
         db.transaction(async (tx) => {
           const body = bodyOf(w.k, name, `${round}-${marker}`);
           const canonical = JSON.stringify(body);
@@ -161,9 +162,7 @@ Deno.test("[postgres] the conditional UPDATE alone lets one of two racing transa
       expected = (await repo.listMeta(a, w.k, id)).find((m) => m.status === "DRAFT")!.body_hash;
       equal(expected, `sha256:${round}-${counts[0] === 1 ? "a" : "b"}`);
     }
-  } finally {
-    await store.dispose();
-  }
+  });
 });
 
 /** A save worker in its own process over the same SQLite file (testdata/sqlite_race_worker.ts). */

@@ -16,11 +16,11 @@ import {
   guardPosture,
   loadVersion,
   lockEntity,
-  noDraft,
   runHooks,
 } from "./engine.ts";
 import { requireIfMatch, staleIfMatch } from "./precondition.ts";
 import { kindError } from "./kind_error.ts";
+import { openDraft } from "./opening.ts";
 import * as repo from "./repo.ts";
 import { rule } from "./transitions.ts";
 import type {
@@ -102,7 +102,7 @@ export async function create(
   }
   try {
     await repo.insertEntity(tx, e.kind, entity);
-    await repo.insertDraft(tx, e.kind, entity.id, {
+    await repo.insertVersion(tx, e.kind, entity.id, "DRAFT", {
       version: 1,
       canonical,
       body_hash,
@@ -193,7 +193,7 @@ export async function update(
     version = { ...base, canonical, body: JSON.parse(canonical) };
   } else {
     const next = Math.max(...metas.map((m) => m.version)) + 1;
-    await repo.insertDraft(tx, e.kind, entity.id, {
+    await repo.insertVersion(tx, e.kind, entity.id, "DRAFT", {
       version: next,
       canonical,
       body_hash,
@@ -228,14 +228,8 @@ export async function release(
   ifMatch: string | null | undefined,
   options: ReleaseOptions = {},
 ): Promise<TransitionResult> {
-  const row = rule("release");
-  guardPosture(e, row);
-  const expected = requireIfMatch(ifMatch);
-  const entity = await lockEntity(tx, e, ctx, id);
-  const metas = await repo.listMeta(tx, e.kind, entity.id);
-  const draft = metas.find((m) => m.status === "DRAFT");
-  if (!draft) throw noDraft(e, entity, metas, "release");
-  if (draft.body_hash !== expected) throw staleIfMatch(e.kind, entity, expected, draft);
+  const opened = await openDraft(tx, e, ctx, "release", id, ifMatch, "release");
+  const { row, entity, draft, expected } = opened;
   const version = await loadVersion(tx, e, entity, draft.version);
   const extras = await runHooks(
     tx,

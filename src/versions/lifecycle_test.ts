@@ -8,6 +8,7 @@ import {
   ev,
   refusingHook,
   releasedOne,
+  releasedTwo,
   shape,
   worlds,
 } from "./test_fixtures.ts";
@@ -283,11 +284,9 @@ forEachStore(
   "purge by version: a draft is deleted; released and discarded are last_release",
   async (db) => {
     for (const w of await worlds(db)) {
-      const { id, name, hash } = await releasedOne(w);
-      const d2 = await w.life.update(w.asAlice, id, hash, { body: bodyOf(w.k, name, "v2") });
-      await w.life.release(w.asAlice, id, d2.version.body_hash);
+      const { id, name, hash2 } = await releasedTwo(w);
       await w.life.discard(w.asAlice, id, 1);
-      const d3 = await w.life.update(w.asAlice, id, d2.version.body_hash, {
+      const d3 = await w.life.update(w.asAlice, id, hash2, {
         body: bodyOf(w.k, name, "v3"),
       });
       await refuses(w.life.purgeVersion(w.asAlice, id, 2), w.k.codes.last_release, 409, {

@@ -28,6 +28,7 @@ export { PIPELINE_KIND, TEMPLATE_KIND } from "./kinds.ts";
 export type { CreateInput, ReleaseOptions, UpdateInput } from "./lifecycle.ts";
 export type { PurgeOptions } from "./purge.ts";
 export { requireIfMatch } from "./precondition.ts";
+export { insertVersion } from "./repo.ts";
 export { VersionLifecycle, type VersionLifecycleOptions } from "./service.ts";
 export {
   admits,

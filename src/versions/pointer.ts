@@ -5,19 +5,11 @@
  */
 import { nowIso } from "../lib/time.ts";
 import type { Queryable } from "../store/mod.ts";
-import {
-  audit,
-  type Engine,
-  ensureAdmitted,
-  guardPosture,
-  loadVersion,
-  lockEntity,
-  recomputePointer,
-  requireVersion,
-} from "./engine.ts";
+import { audit, type Engine, ensureAdmitted, loadVersion, recomputePointer } from "./engine.ts";
 import { kindError } from "./kind_error.ts";
+import { openVersion } from "./opening.ts";
 import * as repo from "./repo.ts";
-import { rule } from "./transitions.ts";
+import type { TransitionRule } from "./transitions.ts";
 import type { EntityRow, OpContext, Pinner, TransitionResult, VersionMeta } from "./types.ts";
 
 /** The version after a status change, stamps included. */
@@ -37,11 +29,7 @@ export async function discard(
   id: string,
   version: number,
 ): Promise<TransitionResult> {
-  const row = rule("discard");
-  guardPosture(e, row);
-  const entity = await lockEntity(tx, e, ctx, id);
-  const metas = await repo.listMeta(tx, e.kind, entity.id);
-  const target = requireVersion(e, entity, metas, version);
+  const { row, entity, metas, target } = await openVersion(tx, e, ctx, "discard", id, version);
   ensureAdmitted(e, row, entity, target);
   const body = await loadVersion(tx, e, entity, target.version);
   const pinners: Pinner[] = [];
@@ -67,22 +55,44 @@ export async function discard(
   const pointer = previous === target.version
     ? recomputePointer(metas, target.version, e.posture)
     : previous;
-  await repo.updateEntity(tx, e.kind, entity.id, { current_version: pointer, updated_at: now });
-  const after: EntityRow = { ...entity, current_version: pointer, updated_at: now };
-  await audit(tx, e, row, ctx, after, {
-    version: target.version,
-    previous_current: previous,
-    current_version: pointer,
-  });
-  return {
-    entity: after,
-    version: moved(target, {
+  return await pointTo(
+    tx,
+    e,
+    ctx,
+    row,
+    entity,
+    pointer,
+    now,
+    moved(target, {
       status: "DISCARDED",
       discarded_by: ctx.actor.userId,
       discarded_at: now,
     }),
-    extras: {},
-  };
+  );
+}
+
+/**
+ * The end of a discard or restore: the entity's pointer is `pointer` (perhaps as it was) and the
+ * audit row names the version moved, the pointer before and after.
+ */
+async function pointTo(
+  tx: Queryable,
+  e: Engine,
+  ctx: OpContext,
+  row: TransitionRule,
+  entity: EntityRow,
+  pointer: number | null,
+  now: string,
+  version: VersionMeta,
+): Promise<TransitionResult> {
+  await repo.updateEntity(tx, e.kind, entity.id, { current_version: pointer, updated_at: now });
+  const after: EntityRow = { ...entity, current_version: pointer, updated_at: now };
+  await audit(tx, e, row, ctx, after, {
+    version: version.version,
+    previous_current: entity.current_version,
+    current_version: pointer,
+  });
+  return { entity: after, version, extras: {} };
 }
 
 /**
@@ -96,11 +106,7 @@ export async function restore(
   id: string,
   version: number,
 ): Promise<TransitionResult> {
-  const row = rule("restore");
-  guardPosture(e, row);
-  const entity = await lockEntity(tx, e, ctx, id);
-  const metas = await repo.listMeta(tx, e.kind, entity.id);
-  const target = requireVersion(e, entity, metas, version);
+  const { row, entity, target } = await openVersion(tx, e, ctx, "restore", id, version);
   ensureAdmitted(e, row, entity, target);
   if (await repo.restoreVersion(tx, e.kind, entity.id, target.version) !== 1) {
     throw new Error(`version ${target.version} changed status under the entity lock`);
@@ -108,18 +114,8 @@ export async function restore(
   const now = nowIso();
   const previous = entity.current_version;
   const pointer = previous === null || target.version > previous ? target.version : previous;
-  await repo.updateEntity(tx, e.kind, entity.id, { current_version: pointer, updated_at: now });
-  const after: EntityRow = { ...entity, current_version: pointer, updated_at: now };
-  await audit(tx, e, row, ctx, after, {
-    version: target.version,
-    previous_current: previous,
-    current_version: pointer,
-  });
-  return {
-    entity: after,
-    version: moved(target, { status: "RELEASED", discarded_by: null, discarded_at: null }),
-    extras: {},
-  };
+  const restored = moved(target, { status: "RELEASED", discarded_by: null, discarded_at: null });
+  return await pointTo(tx, e, ctx, row, entity, pointer, now, restored);
 }
 
 /**
@@ -134,11 +130,7 @@ export async function switchCurrent(
   id: string,
   version: number,
 ): Promise<TransitionResult> {
-  const row = rule("switch_current");
-  guardPosture(e, row);
-  const entity = await lockEntity(tx, e, ctx, id);
-  const metas = await repo.listMeta(tx, e.kind, entity.id);
-  const target = requireVersion(e, entity, metas, version);
+  const { row, entity, target } = await openVersion(tx, e, ctx, "switch_current", id, version);
   ensureAdmitted(e, row, entity, target, {
     reason: target.status === "DISCARDED"
       ? "a discarded version is never current; restore it first"

@@ -1,7 +1,15 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { recomputePointer } from "./engine.ts";
-import { bodyOf, ev, releasedOne, shape, type World, worlds } from "./test_fixtures.ts";
+import {
+  bodyOf,
+  ev,
+  releasedOne,
+  releasedTwo,
+  shape,
+  type World,
+  worlds,
+} from "./test_fixtures.ts";
 import type { VersionMeta, VersionStatus } from "./types.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
 
@@ -178,9 +186,7 @@ forEachStore(
   "version numbers: one pool per entity; discarded numbers stay, a purged draft's returns",
   async (db) => {
     for (const w of await worlds(db)) {
-      const { id, name, hash } = await releasedOne(w);
-      const d2 = await w.life.update(w.asAlice, id, hash, { body: bodyOf(w.k, name, "2") });
-      await w.life.release(w.asAlice, id, d2.version.body_hash);
+      const { id, name, hash } = await releasedTwo(w, "2");
       await w.life.discard(w.asAlice, id, 2);
       // Discarded v2 keeps its number: the next draft is 3, not 2.
       const d3 = await w.life.update(w.asAlice, id, hash, { body: bodyOf(w.k, name, "3") });

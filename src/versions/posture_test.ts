@@ -1,7 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { queryAudit } from "../audit/mod.ts";
-import { attrsOf, bodyOf, createOne, ev, releasedOne, shape, worlds } from "./test_fixtures.ts";
+import { attrsOf, bodyOf, createOne, ev, releasedTwo, shape, worlds } from "./test_fixtures.ts";
 import { refuses } from "../../tests/support/refusals.ts";
 
 const DISABLED = "pipeline.authoring.disabled";
@@ -12,11 +12,9 @@ forEachStore(
     for (const w of await worlds(db)) {
       const h = w.hardened;
       // Content as it would stand after promotion plus a stale draft from before the switch.
-      const { id, name, hash } = await releasedOne(w);
-      const d2 = await w.life.update(w.asAlice, id, hash, { body: bodyOf(w.k, name, "v2") });
-      await w.life.release(w.asAlice, id, d2.version.body_hash);
+      const { id, name, hash2 } = await releasedTwo(w);
       await w.life.discard(w.asAlice, id, 1);
-      const d3 = await w.life.update(w.asAlice, id, d2.version.body_hash, {
+      const d3 = await w.life.update(w.asAlice, id, hash2, {
         body: bodyOf(w.k, name, "v3"),
       });
       const lone = await createOne(w);
@@ -59,10 +57,8 @@ forEachStore(
   "hardened posture: switch current is allowed onto RELEASED, never onto a draft",
   async (db) => {
     for (const w of await worlds(db)) {
-      const { id, name, hash } = await releasedOne(w);
-      const d2 = await w.life.update(w.asAlice, id, hash, { body: bodyOf(w.k, name, "v2") });
-      await w.life.release(w.asAlice, id, d2.version.body_hash);
-      const d3 = await w.life.update(w.asAlice, id, d2.version.body_hash, {
+      const { id, name, hash2 } = await releasedTwo(w);
+      const d3 = await w.life.update(w.asAlice, id, hash2, {
         body: bodyOf(w.k, name, "v3"),
       });
       equal(d3.version.version, 3);

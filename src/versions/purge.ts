@@ -10,15 +10,12 @@ import {
   audit,
   type Engine,
   ensureAdmitted,
-  guardPosture,
   loadVersion,
-  lockEntity,
-  noDraft,
   recomputePointer,
-  requireVersion,
   runHooks,
 } from "./engine.ts";
-import { requireIfMatch, staleIfMatch } from "./precondition.ts";
+import { staleIfMatch } from "./precondition.ts";
+import { openDraft, openEntity, openVersion } from "./opening.ts";
 import * as repo from "./repo.ts";
 import { rule, type RuleId } from "./transitions.ts";
 import type { EntityRow, LifecycleHook, OpContext, PurgeResult, VersionMeta } from "./types.ts";
@@ -38,14 +35,8 @@ export async function purgeDraft(
   ifMatch: string | null | undefined,
   options: PurgeOptions = {},
 ): Promise<PurgeResult> {
-  const row = rule("purge_draft");
-  guardPosture(e, row);
-  const expected = requireIfMatch(ifMatch);
-  const entity = await lockEntity(tx, e, ctx, id);
-  const metas = await repo.listMeta(tx, e.kind, entity.id);
-  const draft = metas.find((m) => m.status === "DRAFT");
-  if (!draft) throw noDraft(e, entity, metas, "purge");
-  if (draft.body_hash !== expected) throw staleIfMatch(e.kind, entity, expected, draft);
+  const opened = await openDraft(tx, e, ctx, "purge_draft", id, ifMatch, "purge");
+  const { entity, metas, draft, expected } = opened;
   return await purge(tx, e, ctx, "purge_draft", entity, metas, draft, expected, options);
 }
 
@@ -58,11 +49,8 @@ export async function purgeVersion(
   version: number,
   options: PurgeOptions = {},
 ): Promise<PurgeResult> {
-  const row = rule("purge_version");
-  guardPosture(e, row);
-  const entity = await lockEntity(tx, e, ctx, id);
-  const metas = await repo.listMeta(tx, e.kind, entity.id);
-  const target = requireVersion(e, entity, metas, version);
+  const opened = await openVersion(tx, e, ctx, "purge_version", id, version);
+  const { row, entity, metas, target } = opened;
   ensureAdmitted(e, row, entity, target);
   return await purge(tx, e, ctx, "purge_version", entity, metas, target, null, options);
 }
@@ -125,10 +113,7 @@ export async function deleteEntity(
   id: string,
   options: PurgeOptions = {},
 ): Promise<PurgeResult> {
-  const row = rule("delete");
-  guardPosture(e, row);
-  const entity = await lockEntity(tx, e, ctx, id);
-  const metas = await repo.listMeta(tx, e.kind, entity.id);
+  const { row, entity, metas } = await openEntity(tx, e, ctx, "delete", id);
   const kept = metas.filter((m) => m.status !== "DRAFT");
   if (metas.length !== 1 || kept.length > 0) {
     const blocking = kept.at(-1)!;

@@ -191,18 +191,33 @@ export async function getVersion(
   return row && toVersion(row);
 }
 
-/** Inserts a DRAFT version. */
-export async function insertDraft(
+/**
+ * Inserts a version as a DRAFT (a save) or already RELEASED (an import or a promotion push):
+ * created and updated, and a release also released, by `actor` at `now`.
+ */
+export async function insertVersion(
   db: Queryable,
   k: KindDescriptor,
   id: string,
+  status: "DRAFT" | "RELEASED",
   v: { version: number; canonical: string; body_hash: string; actor: string; now: string },
 ): Promise<void> {
+  const released = status === "RELEASED";
   await db.execute(
-    `INSERT INTO ${k.versionTable}
-       (${k.fk}, version, status, body, body_hash, created_by, created_at, updated_by, updated_at)
-     VALUES ($1, $2, 'DRAFT', $3, $4, $5, $6, $5, $6)`,
-    [id, v.version, v.canonical, v.body_hash, v.actor, v.now],
+    `INSERT INTO ${k.versionTable} (${k.fk}, version, status, body, body_hash, created_by,
+       created_at, updated_by, updated_at, released_by, released_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $6, $7, $8, $9)`,
+    [
+      id,
+      v.version,
+      status,
+      v.canonical,
+      v.body_hash,
+      v.actor,
+      v.now,
+      released ? v.actor : null,
+      released ? v.now : null,
+    ],
   );
 }
 

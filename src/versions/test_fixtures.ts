@@ -125,6 +125,15 @@ export async function releasedOne(w: World, name?: string) {
   return made;
 }
 
+/** `releasedOne`, then a second version (body `label`) released over it: `hash2` is its hash. */
+export async function releasedTwo(w: World, label = "v2") {
+  const one = await releasedOne(w);
+  const body = bodyOf(w.k, one.name, label);
+  const d2 = await w.life.update(w.asAlice, one.id, one.hash, { body });
+  await w.life.release(w.asAlice, one.id, d2.version.body_hash);
+  return { ...one, hash2: d2.version.body_hash };
+}
+
 /** `pipeline.x` or `template.x`. */
 export const ev = (w: World, suffix: string) => `${w.k.kind}.${suffix}`;
 

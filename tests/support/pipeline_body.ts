@@ -21,9 +21,17 @@ export function pipelineBody(
   return { name, schema_version: 1, nodes, ...rest };
 }
 
-/** A DQL node that stages its rows in the private DuckDB as table `id`. */
-export function staged(id: string, source: string, sql: string): DqlNode {
-  return dql(id, { source, sql, output: { target: "tempdb", table: id } });
+/**
+ * A DQL node that stages its rows in the private DuckDB as table `id` (or `table`); any other
+ * field (`depends_on`, say) passes through.
+ */
+export function staged(
+  id: string,
+  source: string,
+  sql: string,
+  { table = id, ...fields }: { table?: string; [field: string]: unknown } = {},
+): DqlNode {
+  return dql(id, { source, sql, ...fields, output: { target: "tempdb", table } });
 }
 
 /**

@@ -52,3 +52,17 @@ export async function refuses(
 export async function audits(db: Queryable, event?: string): Promise<AuditRecord[]> {
   return (await queryAudit(db, { event, offset: 0, limit: 1000 })).items.reverse();
 }
+
+/**
+ * The code of the AppError `fn` throws, or "(no error)" when it returns; any other error is
+ * thrown on. For the synchronous validators, compared as `equal(thrownCode(...), code)`.
+ */
+export function thrownCode(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof AppError) return e.code;
+    throw e;
+  }
+  return "(no error)";
+}

@@ -4,6 +4,9 @@
  */
 import { AppError } from "../../errors/mod.ts";
 import { redactUrl } from "../../lib/redact.ts";
+import type { Logger } from "../../lib/log.ts";
+import { Pool, type PoolDriver } from "./pool.ts";
+import type { PoolSettings } from "./pool_settings.ts";
 import type { ColumnSchema, Dialect, Listing, RowStream, TestOutcome, WireValue } from "./types.ts";
 
 export const DEFAULT_BATCH_ROWS = 1000;
@@ -111,6 +114,16 @@ export function readOnlyRefusal(error: unknown): AppError | undefined {
 }
 
 /** A stable class for a connect or statement failure (spec 3 §4.1 `error_class`). */
+/** A connector's pool, its connect failures classified as every connector reports them. */
+export function connectorPool<C>(
+  name: string,
+  settings: PoolSettings,
+  driver: PoolDriver<C>,
+  logger?: Logger,
+): Pool<C> {
+  return new Pool({ name, settings, driver, logger, classify: classifyError });
+}
+
 export function classifyError(error: unknown): string {
   const e = error as { code?: unknown; errno?: unknown; message?: unknown; error_class?: unknown };
   if (error instanceof AppError && typeof error.details.error_class === "string") {

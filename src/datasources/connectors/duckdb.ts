@@ -15,7 +15,7 @@ import { AppError } from "../../errors/mod.ts";
 import type { Logger } from "../../lib/log.ts";
 import {
   capped,
-  classifyError,
+  connectorPool,
   limitFor,
   lossyWarning,
   probe,
@@ -130,13 +130,7 @@ export class DuckdbConnector implements Connector {
         return Promise.resolve();
       },
     };
-    this.#pool = new Pool({
-      name,
-      settings,
-      driver: this.#driver,
-      logger,
-      classify: classifyError,
-    });
+    this.#pool = connectorPool(name, settings, this.#driver, logger);
   }
 
   get pool(): Pool<DuckDBConnection> {

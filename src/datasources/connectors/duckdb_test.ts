@@ -1,18 +1,14 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { DuckDBDecimalValue, DuckDBInstance } from "@duckdb/node-api";
 import { AppError } from "../../errors/mod.ts";
-import { connectorConfig, drain, waitFor } from "../../../tests/datasources.ts";
+import { connectorConfig, drain, waitFor, withFileConnector } from "../../../tests/datasources.ts";
 import type { DuckdbConnector } from "./duckdb.ts";
 import { decimalText, duckdbConverter, duckdbWireType } from "./duckdb_types.ts";
 import { openConnector } from "./mod.ts";
 import { WriteError } from "./types.ts";
 
-async function withFile(fn: (c: DuckdbConnector, path: string) => Promise<void>, hikari = {}) {
-  const dir = await Deno.makeTempDir({ prefix: "svc_duckdb_" });
-  const path = `${dir}/data.duckdb`;
-  const setup = await DuckDBInstance.create(path);
-  const conn = await setup.connect();
-  await conn.run(`
+/** The database file every test here reads, as this SQL makes it. */
+const FILE_SQL = `
     CREATE TYPE mood AS ENUM ('ok', 'sad');
     CREATE TABLE t (
       b BOOLEAN, ti TINYINT, i INTEGER, ui UINTEGER, bi BIGINT, hi HUGEINT, d DECIMAL(12,3),
@@ -28,18 +24,10 @@ async function withFile(fn: (c: DuckdbConnector, path: string) => Promise<void>,
       {'k': 1, 'v': 'x'}, 'sad');
     INSERT INTO t (b) VALUES (NULL);
     CREATE VIEW v AS SELECT i FROM t;
-  `);
-  conn.closeSync();
-  setup.closeSync();
-  const c = openConnector(
-    connectorConfig("DUCKDB", `jdbc:duckdb:${path}`, { hikari }),
-  ) as DuckdbConnector;
-  try {
-    await fn(c, path);
-  } finally {
-    await c.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  `;
+
+function withFile(fn: (c: DuckdbConnector, path: string) => Promise<void>, hikari = {}) {
+  return withFileConnector("DUCKDB", FILE_SQL, fn, hikari);
 }
 
 Deno.test("[duckdb] query() maps every type family and keeps source_type", async () => {

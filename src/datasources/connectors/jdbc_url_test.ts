@@ -15,62 +15,64 @@ function refusal(fn: () => unknown): { field: string; reason: string } {
   throw new Error("not refused");
 }
 
-Deno.test("parseJdbcUrl() reads each documented form into a typed target", () => {
-  deepEqual(
-    parseJdbcUrl("POSTGRES", "jdbc:postgresql://db.example.com:6543/sales?sslmode=require"),
-    {
-      dialect: "POSTGRES",
-      host: "db.example.com",
-      port: 6543,
-      database: "sales",
-      options: { sslmode: "require" },
-    },
-  );
-  deepEqual(parseJdbcUrl("POSTGRES", "jdbc:postgresql://10.0.0.5/app"), {
+/** Each documented form and the typed target it reads as. */
+const FORMS: [Dialect, string, unknown][] = [
+  ["POSTGRES", "jdbc:postgresql://db.example.com:6543/sales?sslmode=require", {
+    dialect: "POSTGRES",
+    host: "db.example.com",
+    port: 6543,
+    database: "sales",
+    options: { sslmode: "require" },
+  }],
+  ["POSTGRES", "jdbc:postgresql://10.0.0.5/app", {
     dialect: "POSTGRES",
     host: "10.0.0.5",
     port: 5432,
     database: "app",
     options: {},
-  });
-  deepEqual(parseJdbcUrl("MYSQL", "jdbc:mariadb://[::1]:3307/shop?connectTimeout=5000"), {
+  }],
+  ["MYSQL", "jdbc:mariadb://[::1]:3307/shop?connectTimeout=5000", {
     dialect: "MYSQL",
     flavor: "mariadb",
     host: "::1",
     port: 3307,
     database: "shop",
     options: { connectTimeout: "5000" },
-  });
-  deepEqual(parseJdbcUrl("MYSQL", "jdbc:mysql://localhost"), {
+  }],
+  ["MYSQL", "jdbc:mysql://localhost", {
     dialect: "MYSQL",
     flavor: "mysql",
     host: "localhost",
     port: 3306,
     database: null,
     options: {},
-  });
-  deepEqual(parseJdbcUrl("SQLITE", "jdbc:sqlite:/var/data/app.db"), {
+  }],
+  ["SQLITE", "jdbc:sqlite:/var/data/app.db", {
     dialect: "SQLITE",
     path: "/var/data/app.db",
     options: {},
-  });
-  equal((parseJdbcUrl("SQLITE", "jdbc:sqlite::memory:") as { path: string }).path, ":memory:");
-  deepEqual(parseJdbcUrl("DUCKDB", "jdbc:duckdb:"), { dialect: "DUCKDB", path: null, options: {} });
-  deepEqual(parseJdbcUrl("DUCKDB", "jdbc:duckdb:/srv/w.duckdb?access_mode=READ_ONLY"), {
+  }],
+  ["SQLITE", "jdbc:sqlite::memory:", { dialect: "SQLITE", path: ":memory:", options: {} }],
+  ["DUCKDB", "jdbc:duckdb:", { dialect: "DUCKDB", path: null, options: {} }],
+  ["DUCKDB", "jdbc:duckdb:/srv/w.duckdb?access_mode=READ_ONLY", {
     dialect: "DUCKDB",
     path: "/srv/w.duckdb",
     options: { access_mode: "READ_ONLY" },
-  });
-  deepEqual(parseJdbcUrl("LAKE", "jdbc:lake:s3://my-bucket/published/v1?region=eu-west-1"), {
+  }],
+  ["LAKE", "jdbc:lake:s3://my-bucket/published/v1?region=eu-west-1", {
     dialect: "LAKE",
     location: { scheme: "s3", bucket: "my-bucket", prefix: "published/v1" },
     options: { region: "eu-west-1" },
-  });
-  deepEqual(parseJdbcUrl("LAKE", "jdbc:lake:file:///data/lake"), {
+  }],
+  ["LAKE", "jdbc:lake:file:///data/lake", {
     dialect: "LAKE",
     location: { scheme: "file", path: "/data/lake" },
     options: {},
-  });
+  }],
+];
+
+Deno.test("parseJdbcUrl() reads each documented form into a typed target", () => {
+  for (const [dialect, url, target] of FORMS) deepEqual(parseJdbcUrl(dialect, url), target, url);
 });
 
 Deno.test("parseJdbcUrl() refuses other forms, injected options and hostile hosts", () => {

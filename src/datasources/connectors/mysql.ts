@@ -9,7 +9,7 @@ import type { Logger } from "../../lib/log.ts";
 import {
   bindValue,
   capped,
-  classifyError,
+  connectorPool,
   DEFAULT_BATCH_ROWS,
   limitFor,
   lossyWarning,
@@ -115,13 +115,7 @@ export class MysqlConnector implements Connector {
         await killing;
       },
     };
-    this.#pool = new Pool({
-      name,
-      settings,
-      driver: this.#driver,
-      logger,
-      classify: classifyError,
-    });
+    this.#pool = connectorPool(name, settings, this.#driver, logger);
   }
 
   get pool(): Pool<Conn> {

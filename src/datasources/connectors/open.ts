@@ -35,44 +35,17 @@ export function openConnector(
       reason: `${config.dialect} accepts ${credentialKindsFor(config.dialect).join(", ")}`,
     });
   }
+  const { name, credential, pool, readonly } = config;
+  const logger = deps.logger;
   switch (target.dialect) {
     case "POSTGRES":
-      return new PostgresConnector(
-        config.name,
-        target,
-        config.credential,
-        options,
-        config.pool,
-        deps.logger,
-      );
+      return new PostgresConnector(name, target, credential, options, pool, logger);
     case "MYSQL":
-      return new MysqlConnector(
-        config.name,
-        target,
-        config.credential,
-        options,
-        config.pool,
-        deps.logger,
-      );
+      return new MysqlConnector(name, target, credential, options, pool, logger);
     case "SQLITE":
-      return new SqliteConnector(
-        config.name,
-        target,
-        options,
-        config.pool,
-        deps.logger,
-        undefined,
-        config.readonly,
-      );
+      return new SqliteConnector(name, target, options, pool, logger, undefined, readonly);
     case "DUCKDB":
-      return new DuckdbConnector(
-        config.name,
-        target,
-        options,
-        config.pool,
-        deps.logger,
-        config.readonly,
-      );
+      return new DuckdbConnector(name, target, options, pool, logger, readonly);
     case "LAKE":
       throw new Error("LAKE datasources are opened by the lake module");
   }

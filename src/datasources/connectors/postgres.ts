@@ -8,7 +8,7 @@ import type { Logger } from "../../lib/log.ts";
 import {
   bindValue,
   capped,
-  classifyError,
+  connectorPool,
   DEFAULT_BATCH_ROWS,
   lossyWarning,
   probe,
@@ -54,13 +54,7 @@ export class PostgresConnector implements Connector {
   ) {
     const driverOptions = postgresOptions(target, credential, options, settings);
     this.#driver = postgresDriver(driverOptions);
-    this.#pool = new Pool({
-      name,
-      settings,
-      driver: this.#driver,
-      logger,
-      classify: classifyError,
-    });
+    this.#pool = connectorPool(name, settings, this.#driver, logger);
   }
 
   get pool(): Pool<PgConn> {

@@ -13,7 +13,7 @@ import type { Logger } from "../../lib/log.ts";
 import {
   bindValue,
   capped,
-  classifyError,
+  connectorPool,
   DEFAULT_BATCH_ROWS,
   lossyWarning,
   probe,
@@ -111,13 +111,7 @@ export class SqliteConnector implements Connector {
   ) {
     this.#readOnly = isReadOnly(options, readonly);
     this.#driver = driver ?? sqliteDriver(target, options, readonly);
-    this.#pool = new Pool({
-      name,
-      settings,
-      driver: this.#driver,
-      logger,
-      classify: classifyError,
-    });
+    this.#pool = connectorPool(name, settings, this.#driver, logger);
   }
 
   get pool(): Pool<SqliteThread> {

@@ -5,7 +5,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { connectorConfig } from "../../../tests/datasources.ts";
+import { connectorConfig, withFileConnector } from "../../../tests/datasources.ts";
 import { AppError } from "../../errors/mod.ts";
 import { probeLimits, runProbe } from "../probe.ts";
 import { classifyError } from "./common.ts";
@@ -13,24 +13,16 @@ import { openConnector } from "./mod.ts";
 import type { SqliteConnector } from "./sqlite.ts";
 import type { QueryOptions, WireValue } from "./types.ts";
 
-async function withFile(fn: (c: SqliteConnector, path: string) => Promise<void>) {
-  const dir = await Deno.makeTempDir({ prefix: "svc_sqlite_rows_" });
-  const path = `${dir}/data.db`;
-  const setup = new DatabaseSync(path);
-  setup.exec(`
+/** The database file every test here reads, as this SQL makes it. */
+const FILE_SQL = `
     CREATE TABLE t (id INTEGER PRIMARY KEY, grp TEXT, n INTEGER, doc TEXT);
     WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300)
     INSERT INTO t SELECT i, 'g' || (i % 7), (i * 37) % 101, '{"a":' || i || '}' FROM c;
     UPDATE t SET doc = '{bad' WHERE id = 250;
-  `);
-  setup.close();
-  const c = openConnector(connectorConfig("SQLITE", `jdbc:sqlite:${path}`)) as SqliteConnector;
-  try {
-    await fn(c, path);
-  } finally {
-    await c.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  `;
+
+function withFile(fn: (c: SqliteConnector, path: string) => Promise<void>) {
+  return withFileConnector("SQLITE", FILE_SQL, fn);
 }
 
 /** Reads the whole stream: the rows that arrived, then either the end or the error. */

@@ -1,16 +1,13 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { AppError } from "../../errors/mod.ts";
-import { connectorConfig, drain } from "../../../tests/datasources.ts";
+import { connectorConfig, drain, withFileConnector } from "../../../tests/datasources.ts";
 import { openConnector } from "./mod.ts";
 import type { SqliteConnector } from "./sqlite.ts";
 import { WriteError } from "./types.ts";
 
-async function withFile(fn: (c: SqliteConnector, path: string) => Promise<void>, hikari = {}) {
-  const dir = await Deno.makeTempDir({ prefix: "svc_sqlite_" });
-  const path = `${dir}/data.db`;
-  const setup = new DatabaseSync(path);
-  setup.exec(`
+/** The database file every test here reads, as this SQL makes it. */
+const FILE_SQL = `
     PRAGMA journal_mode = WAL;
     CREATE TABLE t (
       b BOOLEAN, i INTEGER, d DECIMAL(10,2), r REAL, s VARCHAR(10), dt DATE, ts DATETIME, tm TIME,
@@ -21,17 +18,10 @@ async function withFile(fn: (c: SqliteConnector, path: string) => Promise<void>,
       x'00ff', 'POINT(1 2)', 'x');
     INSERT INTO t (b) VALUES (NULL);
     CREATE VIEW v AS SELECT i FROM t;
-  `);
-  setup.close();
-  const c = openConnector(
-    connectorConfig("SQLITE", `jdbc:sqlite:${path}`, { hikari }),
-  ) as SqliteConnector;
-  try {
-    await fn(c, path);
-  } finally {
-    await c.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  `;
+
+function withFile(fn: (c: SqliteConnector, path: string) => Promise<void>, hikari = {}) {
+  return withFileConnector("SQLITE", FILE_SQL, fn, hikari);
 }
 
 Deno.test("[sqlite] query() maps declared types and infers expression columns", async () => {

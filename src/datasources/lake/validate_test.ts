@@ -10,16 +10,7 @@ import {
   parsePartitionColumn,
   parseTableName,
 } from "./validate.ts";
-
-function code(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof AppError) return e.code;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
+import { thrownCode } from "../../../tests/support/refusals.ts";
 
 const FILE_ROOT: LakeRoot = { scheme: "file", dir: "/lake" };
 const S3_ROOT: LakeRoot = { scheme: "s3", bucket: "acme-lake", prefix: "warehouse" };
@@ -53,7 +44,7 @@ Deno.test("parseNamespace() takes 1 to 9 segments as an array or dotted", () => 
   ];
   for (const v of bad) {
     equal(
-      code(() => parseNamespace(v)),
+      thrownCode(() => parseNamespace(v)),
       "datasource.validation.lake_namespace_invalid",
       JSON.stringify(v),
     );
@@ -63,7 +54,11 @@ Deno.test("parseNamespace() takes 1 to 9 segments as an array or dotted", () => 
 Deno.test("parseTableName() takes one segment only", () => {
   equal(parseTableName("orders_2024-q1"), "orders_2024-q1");
   for (const v of ["", "a.b", "Orders", "a b", "x".repeat(65), 3, null, ["a"]]) {
-    equal(code(() => parseTableName(v)), "datasource.validation.lake_name_invalid", String(v));
+    equal(
+      thrownCode(() => parseTableName(v)),
+      "datasource.validation.lake_name_invalid",
+      String(v),
+    );
   }
 });
 
@@ -71,7 +66,7 @@ Deno.test("parseFormat() takes parquet or iceberg exactly", () => {
   equal(parseFormat("parquet"), "parquet");
   equal(parseFormat("iceberg"), "iceberg");
   for (const v of ["PARQUET", "delta", "csv", "", null, 1]) {
-    equal(code(() => parseFormat(v)), "datasource.validation.lake_format_invalid", String(v));
+    equal(thrownCode(() => parseFormat(v)), "datasource.validation.lake_format_invalid", String(v));
   }
 });
 
@@ -80,7 +75,7 @@ Deno.test("parsePartitionColumn() takes an identifier or nothing", () => {
   equal(parsePartitionColumn(null), undefined);
   equal(parsePartitionColumn("order_date"), "order_date");
   for (const v of ["1x", "a-b", "a b", 'a"', 5]) {
-    equal(code(() => parsePartitionColumn(v)), "pipeline.execution.invalid_parameter_type");
+    equal(thrownCode(() => parsePartitionColumn(v)), "pipeline.execution.invalid_parameter_type");
   }
 });
 
@@ -128,14 +123,14 @@ Deno.test("parseLocation() refuses quotes, backslashes, whitespace, controls and
   ];
   for (const [v, root] of bad) {
     equal(
-      code(() => parseLocation(v, "parquet", root)),
+      thrownCode(() => parseLocation(v, "parquet", root)),
       "datasource.validation.lake_location_invalid",
       JSON.stringify(v),
     );
   }
   for (const v of ["file:///lake/t/*.json", "file:///lake/t", "file:///lake/t/data.parquet"]) {
     equal(
-      code(() => parseLocation(v, "iceberg", FILE_ROOT)),
+      thrownCode(() => parseLocation(v, "iceberg", FILE_ROOT)),
       "datasource.validation.lake_location_invalid",
     );
   }
@@ -215,7 +210,7 @@ Deno.test("manifestFetchUrl() follows the host rules of §4.2", () => {
   ];
   for (const [u, ds] of refused) {
     equal(
-      code(() => manifestFetchUrl(u, ds)),
+      thrownCode(() => manifestFetchUrl(u, ds)),
       "datasource.validation.lake_manifest_url_forbidden",
       u,
     );

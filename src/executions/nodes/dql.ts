@@ -5,7 +5,7 @@
  */
 import { AppError } from "../../errors/mod.ts";
 import { type PipelineNode, STAGING } from "../../pipelines/mod.ts";
-import type { ChunkStream, ColumnSchema, RowStream, WireValue } from "../../datasources/mod.ts";
+import type { ChunkStream, ColumnSchema, Connector, WireValue } from "../../datasources/mod.ts";
 import type { Destination, NodeProgress, Operation } from "../progress.ts";
 import { writeBack } from "./writeback.ts";
 import {
@@ -63,12 +63,7 @@ export const runDql: NodeRunner = async (ctx, node, progress, facts) => {
   // read-only DuckDB datasource stages through `query()`, which applies it.
   const copyable = !source.readonly || source.dialect === "LAKE";
   if (out?.target === "tempdb" && copyable && source.connector.chunks && ctx.staging().copy) {
-    let chunks: ChunkStream;
-    try {
-      chunks = await source.connector.chunks(statement, options);
-    } catch (error) {
-      throw ctx.signal.aborted ? error : readFailed(node, source, error);
-    }
+    const chunks = await opening(ctx, node, source, (c) => c.chunks!(statement, options));
     const read = new OwnedRead(chunks);
     try {
       await progress.enter("fetching");
@@ -97,12 +92,7 @@ export const runDql: NodeRunner = async (ctx, node, progress, facts) => {
       await read.release();
     }
   }
-  let stream: RowStream;
-  try {
-    stream = await source.connector.query(statement, options);
-  } catch (error) {
-    throw ctx.signal.aborted ? error : readFailed(node, source, error);
-  }
+  const stream = await opening(ctx, node, source, (c) => c.query(statement, options));
   const read = new OwnedRead(stream);
   try {
     await progress.enter("fetching");
@@ -135,6 +125,20 @@ export const runDql: NodeRunner = async (ctx, node, progress, facts) => {
 /** The datasource (or the staging database) a DQL node reads. */
 interface ReadSource extends Datasource {
   name: string;
+}
+
+/** Opens a read: a failure is the node's read failure, unless the run was aborted meanwhile. */
+async function opening<T>(
+  ctx: RunContext,
+  node: PipelineNode,
+  source: ReadSource,
+  open: (connector: Connector) => Promise<T>,
+): Promise<T> {
+  try {
+    return await open(source.connector);
+  } catch (error) {
+    throw ctx.signal.aborted ? error : readFailed(node, source, error);
+  }
 }
 
 /**

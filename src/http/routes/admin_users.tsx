@@ -12,7 +12,7 @@ import { userView } from "../../identity/mod.ts";
 import type { Services } from "../../services.ts";
 import type { AppContext } from "../context.ts";
 import { ok } from "../envelope.ts";
-import { readJson } from "../input.ts";
+import { postFields } from "../input.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
@@ -20,18 +20,6 @@ type Deps = Pick<Services, "admin" | "directory"> & { mail: AccountMail };
 
 /** What these routes need of the mail service (`src/mail`). */
 export type AccountMail = Pick<MailService, "enabled" | "welcome" | "passwordReset" | "newUser">;
-
-async function fields(c: AppContext): Promise<Record<string, unknown>> {
-  if (/^application\/json/i.test(c.req.header("content-type") ?? "")) {
-    const body = await readJson(c);
-    return typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
-  }
-  const type = c.req.header("content-type") ?? "";
-  if (/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type)) {
-    return await c.req.parseBody() as Record<string, unknown>;
-  }
-  return {};
-}
 
 const wantsJson = (c: AppContext) => (c.req.header("accept") ?? "").includes("application/json");
 
@@ -74,7 +62,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "users.admin_local",
     errors: ["auth.user.email_taken", "auth.session.required"],
   }, async (c, { actor }) => {
-    const created = await deps.admin.create(actor, { email: undefined, ...await fields(c) });
+    const created = await deps.admin.create(actor, { email: undefined, ...await postFields(c) });
     const to = created.user.email;
     const by = { userId: actor.userId, provider: actor.provider };
     // The act has committed; mail is raised now and never fails the request.
@@ -176,7 +164,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     kind: "html",
     access: "profile.theme",
   }, async (c, { actor }) => {
-    const theme = await deps.admin.setTheme(actor.userId, (await fields(c)).theme);
+    const theme = await deps.admin.setTheme(actor.userId, (await postFields(c)).theme);
     return wantsJson(c) ? ok(c, { theme }) : c.html(`<span class="muted">Theme: ${theme}</span>`);
   });
 }

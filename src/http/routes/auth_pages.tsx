@@ -15,20 +15,10 @@ import {
   secureCookies,
   setSessionCookie,
 } from "../cookies.ts";
-import { readJson } from "../input.ts";
+import { postFields } from "../input.ts";
 import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 import { startSession } from "../sign_in.ts";
-
-/** Form or JSON fields of a browser POST. */
-async function fields(c: AppContext): Promise<Record<string, unknown>> {
-  const type = c.req.header("content-type") ?? "";
-  if (/^application\/json/i.test(type)) {
-    const body = await readJson(c);
-    return typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
-  }
-  return await c.req.parseBody() as Record<string, unknown>;
-}
 
 function redirect(c: AppContext, to: string): Response {
   if (c.req.header("hx-request") === "true") return c.body(null, 200, { "HX-Redirect": to });
@@ -83,7 +73,7 @@ export function registerRoutes(
     if (!deps.localEnabled) {
       throw new AppError("request.not_found", { method: "POST", path: "/login" });
     }
-    const form = await fields(c);
+    const form = await postFields(c);
     const outcome = await deps.local.login(form.email, form.password);
     if (!outcome.ok) return c.redirect(`/login?error=${outcome.reason}`, 302);
     const user = outcome.user;
@@ -118,7 +108,7 @@ export function registerRoutes(
     kind: "html",
     access: "workspace.switch",
   }, async (c, { actor: p }) => {
-    const name = (await fields(c)).workspace;
+    const name = (await postFields(c)).workspace;
     if (typeof name !== "string" || name.length === 0 || name.length > 63) {
       throw new AppError("pipeline.execution.invalid_parameter_type", {
         field: "workspace",
@@ -167,7 +157,7 @@ export function registerRoutes(
     kind: "html",
     access: "password.change_own",
   }, async (c, { actor: p }) => {
-    const form = await fields(c);
+    const form = await postFields(c);
     const isForm = !/^application\/json/i.test(c.req.header("content-type") ?? "");
     try {
       const { forced } = await deps.local.changePassword(

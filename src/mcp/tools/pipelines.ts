@@ -161,6 +161,7 @@ export const tools = [
   }),
   defineTool({
     name: "pipelines_execute",
+    waits: true,
     title: "Run a pipeline",
     description:
       "Runs a pipeline (its current release, or `version`) with `parameters`, waits for its end " +
@@ -188,6 +189,7 @@ export const tools = [
   }),
   defineTool({
     name: "pipelines_execute_node",
+    waits: true,
     title: "Run one node of a pipeline",
     description:
       "Runs one node of a pipeline version (the draft included) with only the nodes it depends " +

@@ -1,13 +1,49 @@
 /**
  * The access pipeline's per-request lookups, cached for the liveness TTL (spec 1 §5.6: sessions
  * and keys see a deactivation or a lost membership within about a minute). Local changes call
- * `forgetUser` / `forgetWorkspaces` so this instance sees them at once.
+ * `forgetUser` / `forgetWorkspaces` so this instance sees them at once. Every front end's access
+ * steps read users and workspaces through it, so it lives with the workspace resolution it caches.
  */
 import { findUserById, type WorkspaceContext } from "../identity/mod.ts";
 import { TtlCache } from "../lib/ttl_cache.ts";
 import type { Db } from "../store/mod.ts";
-import { WORKSPACE_NAME_RE, type WorkspaceService } from "../workspaces/mod.ts";
-import type { AccessDirectory } from "./access_deps.ts";
+import type { WorkspaceService } from "./service.ts";
+import { WORKSPACE_NAME_RE } from "./types.ts";
+
+/** Cached per-request facts: user liveness, workspace resolution, membership counts. */
+export interface AccessDirectory {
+  /** The live user behind a session, or null when gone or inactive. */
+  sessionUser(userId: string): Promise<
+    {
+      email: string;
+      displayName: string;
+      provider: string;
+      isAdmin: boolean;
+      mustChangePassword: boolean;
+    } | null
+  >;
+  /** A workspace by name for this user: null for unknown, deleted, deactivated or non-member. */
+  resolveByName(
+    user: { userId: string; isSuperAdmin: boolean },
+    name: string,
+  ): Promise<WorkspaceContext | null>;
+  /** A key's pinned workspace with its issuer's flags (flags null when no longer a member). */
+  resolvePinned(
+    user: { userId: string; isSuperAdmin: boolean },
+    workspaceId: string,
+  ): Promise<{ state: "active" | "deactivated" | "missing"; context: WorkspaceContext | null }>;
+  /** Last-used, else first live membership; null when none. */
+  defaultFor(user: { userId: string; isSuperAdmin: boolean }): Promise<WorkspaceContext | null>;
+  rememberLastUsed(userId: string, workspaceId: string): Promise<void>;
+  /** Any workspace by name regardless of membership; null when unknown or deleted. */
+  describe(
+    name: string,
+  ): Promise<{ id: string; name: string; state: "active" | "deactivated" } | null>;
+  membershipCount(userId: string): Promise<number>;
+  /** Local changes take effect at once on this instance (others follow within the TTL). */
+  forgetUser(userId: string): void;
+  forgetWorkspaces(): void;
+}
 
 type Who = { userId: string; isSuperAdmin: boolean };
 

@@ -18,6 +18,12 @@ const marked = new Marked({ gfm: true });
 marked.use({
   renderer: {
     html: ({ text }: Tokens.HTML | Tokens.Tag) => escape(text),
+    // A code block may scroll sideways; keyboard users reach a scrollable region only if it
+    // takes focus.
+    code({ text, lang }: Tokens.Code) {
+      const cls = lang ? ` class="language-${escape(lang.split(/\s/)[0])}"` : "";
+      return `<pre tabindex="0"><code${cls}>${escape(text)}</code></pre>\n`;
+    },
     heading({ tokens, depth, text }: Tokens.Heading) {
       return `<h${depth} id="${slug(text)}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
     },

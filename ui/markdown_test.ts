@@ -26,3 +26,11 @@ Deno.test("links between docs files become site links; other links stay as writt
   match(html, /href="https:\/\/example.com\/x.md"/);
   match(html, /href="..\/README.md"/);
 });
+
+Deno.test("code blocks are escaped and focusable (a wide one scrolls, and the keyboard must reach it)", () => {
+  const html = markdownToHtml("```sh\ncurl -H 'a: <b>' x\n```");
+  match(
+    html,
+    /<pre tabindex="0"><code class="language-sh">curl -H 'a: &lt;b&gt;' x<\/code><\/pre>/,
+  );
+});

@@ -59,6 +59,19 @@ export class ReleasedVersions {
     };
   }
 
+  /** A release whose number and hash were read elsewhere (`serveState`), with its body. */
+  async released(
+    workspaceId: string,
+    pipelineId: string,
+    meta: { version: number; bodyHash: string },
+  ): Promise<Released> {
+    return {
+      version: meta.version,
+      bodyHash: meta.bodyHash,
+      body: await this.#body(workspaceId, pipelineId, meta.version, meta.bodyHash),
+    };
+  }
+
   /** The first node that could write, depth first in node order, or null when none can. */
   async writeDefect(workspaceId: string, pipelineId: string, released: Released) {
     return await this.#defect(workspaceId, pipelineId, released.version, released.body, [], 0);

@@ -33,7 +33,7 @@ import type { Match } from "./matcher.ts";
 import { type DescribedEndpoint, openApiDocument } from "./openapi.ts";
 import { ancestorKeys, splitRequestPath } from "./path.ts";
 import type { ReleasedVersions } from "./released.ts";
-import { type EndpointRow, workspaceActive } from "./repo.ts";
+import { type EndpointRow, type ServeState, serveState, workspaceActive } from "./repo.ts";
 
 export const VALUE_MAX_BYTES = 4096;
 
@@ -118,14 +118,16 @@ export class EndpointServer {
     const notFound = () => new AppError("endpoint.not_found", { path: req.path.slice(0, 300) });
     if (!match) throw notFound();
     const endpoint = match.value;
+    // One read for what every serve re-checks: the workspace and the latest release.
+    const state = await serveState(this.#o.db, endpoint.workspace_id, endpoint.pipeline_id);
     // A deactivated workspace's endpoints answer exactly like an unknown path.
-    if (!(await workspaceActive(this.#o.db, endpoint.workspace_id))) throw notFound();
+    if (!state.active) throw notFound();
     let executionId: string | null = null;
     let result: ServeOutcome;
     let accepted = arrived;
     try {
       authorise(snapshot, match, principal);
-      const released = await this.#servable(endpoint);
+      const released = await this.#servable(endpoint, state);
       const parameters = bindParameters(released.body.parameters, match.params, req.query);
       const started = await this.#o.executions.execute({
         caller: { userId: principal.userId, isSuperAdmin: false },
@@ -186,16 +188,20 @@ export class EndpointServer {
   }
 
   /** The latest release, still there and still side-effect-free (503 otherwise). */
-  async #servable(endpoint: EndpointRow) {
+  async #servable(endpoint: EndpointRow, state: ServeState) {
     const unavailable = (reason: string, extra: Record<string, unknown> = {}) =>
       new AppError("endpoint.unavailable", {
         path_pattern: endpoint.path_pattern,
         reason,
         ...extra,
       }, { "Retry-After": "30" });
-    const released = await this.#o.released.latest(endpoint.workspace_id, endpoint.pipeline_id);
-    if (released === "gone") throw unavailable("the pipeline no longer exists");
-    if (released === "no_release") throw unavailable("the pipeline has no released version");
+    if (!state.pipeline) throw unavailable("the pipeline no longer exists");
+    if (!state.latest) throw unavailable("the pipeline has no released version");
+    const released = await this.#o.released.released(
+      endpoint.workspace_id,
+      endpoint.pipeline_id,
+      state.latest,
+    );
     const defect = await this.#o.released.writeDefect(
       endpoint.workspace_id,
       endpoint.pipeline_id,

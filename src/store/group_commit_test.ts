@@ -36,6 +36,23 @@ forEachStore("writes queued in one turn commit together, in order, each settling
   equal(c.transactions(), 2);
 });
 
+forEachStore("busy, a batch waits a moment and takes writes of later turns too", async (db) => {
+  await table(db);
+  const c = counting(db);
+  // Generous bounds, so a slow machine cannot make this batch flush early.
+  const queue = new GroupCommit(c.db, { windowMs: 1_000, busyMs: 60_000 });
+  // Idle: the first write goes on the next turn.
+  await queue.write(put("k1", 1));
+  equal(c.transactions(), 1);
+  // Right after a batch (busy): a write a turn later still joins the waiting batch.
+  const first = queue.write(put("k2", 2));
+  await new Promise((resolve) => setImmediate(resolve));
+  const second = queue.write(put("k3", 3));
+  deepEqual(await Promise.all([first, second]), [1, 1]);
+  equal(c.transactions(), 2);
+  deepEqual(await rows(db), [["k1", 1], ["k2", 2], ["k3", 3]]);
+});
+
 forEachStore(
   "a failing write costs only itself; its chain's later writes are refused",
   async (db) => {

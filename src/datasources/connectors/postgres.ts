@@ -66,16 +66,17 @@ export class PostgresConnector implements Connector {
     const signal = options.signal;
     const lease = await this.#pool.acquire(signal);
     const conn = lease.conn;
-    if (options.readOnly) {
-      // The engine's own rule: a data-modifying CTE, SELECT INTO or a writing function fails
-      // with 25006. Ended by ROLLBACK in `finish`, so nothing it did could outlive it anyway.
-      try {
-        await conn.sql.unsafe("BEGIN READ ONLY");
-      } catch (error) {
-        lease.release({ broken: true });
-        throw error;
-      }
-    }
+    // The engine's own rule: a data-modifying CTE, SELECT INTO or a writing function fails
+    // with 25006. Ended by ROLLBACK in `finish`, so nothing it did could outlive it anyway.
+    // BEGIN is not awaited alone: postgres.js sends what one tick queues on a connection in one
+    // socket write, in order, so the statement follows it in the same packet and the read-only
+    // transaction costs no round trip of its own. The server still runs them one after the
+    // other: the statement starts inside the transaction BEGIN opened. BEGIN READ ONLY fails
+    // only with the session itself (then so does what follows it); its outcome is still
+    // checked below before a row is handed on.
+    const begun = options.readOnly
+      ? conn.sql.unsafe("BEGIN READ ONLY").then(() => undefined, (error) => ({ error }))
+      : undefined;
     const q = conn.sql.unsafe(sql, values.map(bindValue) as postgres.ParameterOrJSON<never>[])
       .values();
     const iterator = q.cursor(options.batchRows ?? DEFAULT_BATCH_ROWS)[Symbol.asyncIterator]();
@@ -120,7 +121,15 @@ export class PostgresConnector implements Connector {
     let first;
     try {
       signal?.throwIfAborted();
-      first = await next();
+      first = await next().finally(async () => {
+        const failed = await begun;
+        if (failed) {
+          // Nothing ran inside a read-only transaction: no row of it is served, and the
+          // session proves itself (in `finish`) before anyone reuses it.
+          driverFailed = true;
+          throw failed.error;
+        }
+      });
     } catch (error) {
       await finish(error);
       throw signal?.aborted ? signal.reason : error;

@@ -63,6 +63,34 @@ pgTest("query() streams many rows in batches and returns the connection", async 
 });
 
 pgTest(
+  "a read-only query runs inside its own read-only transaction, BEGIN sent with it",
+  async ({ c, admin }) => {
+    await admin.unsafe("CREATE TABLE t (n int)");
+    const read = async (readOnly: boolean) => {
+      const { rows } = await drain(
+        await c.query({ sql: "SELECT current_setting('transaction_read_only') AS ro" }, {
+          readOnly,
+        }),
+      );
+      return rows[0][0];
+    };
+    // One connection, several queued at once: each BEGIN precedes its own statement.
+    deepEqual(await Promise.all([read(true), read(true), read(true)]), ["on", "on", "on"]);
+    const write = "WITH w AS (INSERT INTO t VALUES (1) RETURNING n) SELECT n FROM w";
+    const refused = await c.query({ sql: write }, { readOnly: true }).then(drain).then(
+      () => null,
+      (e) => e,
+    );
+    match(String(refused?.message ?? refused), /read-only transaction/);
+    // Ended by ROLLBACK: the next statement on the same connection is outside any transaction.
+    equal(await read(false), "off");
+    equal((await admin.unsafe("SELECT count(*)::int AS n FROM t"))[0].n, 0);
+    equal(c.pool.stats.leased, 0);
+  },
+  { maximumPoolSize: 1 },
+);
+
+pgTest(
   "query() maps every type family to its wire type and keeps source_type",
   async ({ c, admin }) => {
     await admin.unsafe(`

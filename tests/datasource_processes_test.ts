@@ -5,41 +5,16 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { readSources } from "../src/config/mod.ts";
-import { resolveConfig } from "../src/config/resolve.ts";
-import { createLogger } from "../src/lib/log.ts";
-import { createRuntime } from "../src/runtime.ts";
 import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { testSecrets } from "./harness.ts";
-import { ServerProcess } from "./server_process.ts";
-import { REDIS_URL, skipUnless } from "./services.ts";
-import { freshPostgresDatabase } from "./stores.ts";
+import { withReplicaPair } from "./replica_pair.ts";
+import { skipUnless } from "./services.ts";
 import { eventually } from "./wait.ts";
 
 Deno.test({
   name: "an update or delete on one server process retires the datasource's pool on another",
   ignore: skipUnless("postgres", "redis"),
   async fn() {
-    const db = await freshPostgresDatabase();
-    const dir = await Deno.makeTempDir({ prefix: "svc_ds_proc_" });
-    const env = {
-      SERVICE_STORE_URL: db.url,
-      SERVICE_SHARED_STORE_URL: REDIS_URL,
-      ...testSecrets(),
-    };
-    const servers = [
-      new ServerProcess({ ...env, SERVICE_DATA_DIR: `${dir}/a` }),
-      new ServerProcess({ ...env, SERVICE_DATA_DIR: `${dir}/b` }),
-    ];
-    // A third instance in this process seeds users and mints sessions with the shared secret.
-    const setupEnv = { ...env, SERVICE_DATA_DIR: `${dir}/setup`, SERVICE_HTTP_PORT: "0" };
-    const setup = await createRuntime(resolveConfig(readSources(setupEnv), setupEnv), {
-      env: setupEnv,
-      logger: createLogger("error"),
-    });
-    try {
-      await Promise.all(servers.map((s) => s.ready));
-      const [a, b] = servers;
+    await withReplicaPair({ stopSignal: "SIGKILL" }, async ({ a, b, setup, dir }) => {
       for (const [file, table] of [["one.db", "t_one"], ["two.db", "t_two"]]) {
         const sqlite = new DatabaseSync(`${dir}/${file}`);
         sqlite.exec(`CREATE TABLE ${table} (x INTEGER)`);
@@ -82,12 +57,7 @@ Deno.test({
 
       equal((await send(b.url, "DELETE", "/api/v1/datasources/shop")).status, 204);
       await eventually(async () => (await tablesOn(a.url)) === "404", 10_000);
-      deepEqual(await Promise.all(servers.map((s) => s.stop())), [0, 0]);
-    } finally {
-      await Promise.all(servers.map((s) => s.stop("SIGKILL")));
-      await setup.close();
-      await db.drop();
-      await Deno.remove(dir, { recursive: true });
-    }
+      deepEqual(await Promise.all([a, b].map((s) => s.stop())), [0, 0]);
+    });
   },
 });

@@ -5,15 +5,9 @@
  * one-minute staleness bound.
  */
 import { equal } from "node:assert/strict";
-import { readSources } from "../src/config/mod.ts";
-import { resolveConfig } from "../src/config/resolve.ts";
-import { createLogger } from "../src/lib/log.ts";
-import { createRuntime } from "../src/runtime.ts";
 import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { testSecrets } from "./harness.ts";
-import { ServerProcess } from "./server_process.ts";
-import { REDIS_URL, skipUnless } from "./services.ts";
-import { freshPostgresDatabase } from "./stores.ts";
+import { withReplicaPair } from "./replica_pair.ts";
+import { skipUnless } from "./services.ts";
 import { eventually } from "./wait.ts";
 
 /** Well inside the matcher's one-minute bound: only the channel can explain a change this fast. */
@@ -23,89 +17,68 @@ Deno.test({
   name: "[postgres+redis] endpoint changes on one server process reach the other's matcher",
   ignore: skipUnless("postgres", "redis"),
   async fn() {
-    const db = await freshPostgresDatabase();
-    const dir = await Deno.makeTempDir({ prefix: "svc_ep_proc_" });
-    const env = {
-      SERVICE_STORE_URL: db.url,
-      SERVICE_SHARED_STORE_URL: REDIS_URL,
-      SERVICE_DEMO_ENABLED: "false",
-      ...testSecrets(),
-    };
-    const servers = [
-      new ServerProcess({ ...env, SERVICE_DATA_DIR: `${dir}/a` }),
-      new ServerProcess({ ...env, SERVICE_DATA_DIR: `${dir}/b` }),
-    ];
-    // A third instance in this process seeds users, a released pipeline, and mints credentials.
-    const setupEnv = { ...env, SERVICE_DATA_DIR: `${dir}/setup`, SERVICE_HTTP_PORT: "0" };
-    const setup = await createRuntime(resolveConfig(readSources(setupEnv), setupEnv), {
-      env: setupEnv,
-      logger: createLogger("error"),
-    });
-    try {
-      await Promise.all(servers.map((s) => s.ready));
-      const [a, b] = servers;
-      const f = await seedRoles(setup);
-      const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
-      const saved = await setup.pipelines.lifecycle.create(ctx, {
-        name: "api/team",
-        body: {
+    await withReplicaPair(
+      { env: { SERVICE_DEMO_ENABLED: "false" } },
+      async ({ a, b, setup }) => {
+        const f = await seedRoles(setup);
+        const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
+        const saved = await setup.pipelines.lifecycle.create(ctx, {
           name: "api/team",
-          schema_version: 1,
-          parameters: { team: { type: "string", required: true } },
-          nodes: [{ id: "r", type: "DQL", source: "tempdb", sql: "SELECT :team AS team" }],
-        },
-        attrs: {},
-      });
-      await setup.pipelines.lifecycle.release(ctx, saved.entity.id, saved.version.body_hash);
-      const author = {
-        ...await sessionHeaders(setup, f.users.author, "acme"),
-        "content-type": "application/json",
-        accept: "application/json",
-      };
-      const key = {
-        "SVC-API-Key": await userKey(setup, f.users.author, f.workspace.id, ["execute", "read"]),
-      };
-      const manage = async (base: string, method: string, body?: unknown, query = "") => {
-        const res = await fetch(`${base}/api/v1/endpoints${query}`, {
-          method,
-          headers: author,
-          body: body === undefined ? undefined : JSON.stringify(body),
+          body: {
+            name: "api/team",
+            schema_version: 1,
+            parameters: { team: { type: "string", required: true } },
+            nodes: [{ id: "r", type: "DQL", source: "tempdb", sql: "SELECT :team AS team" }],
+          },
+          attrs: {},
         });
-        await res.body?.cancel();
-        return res.status;
-      };
-      const servedOn = async (base: string) => {
-        const res = await fetch(`${base}/api/x/teams/red`, { headers: key });
-        await res.body?.cancel();
-        return res.status;
-      };
-      const becomes = (base: string, status: number) =>
-        eventually(async () => (await servedOn(base)) === status, PROPAGATION_MS);
+        await setup.pipelines.lifecycle.release(ctx, saved.entity.id, saved.version.body_hash);
+        const author = {
+          ...await sessionHeaders(setup, f.users.author, "acme"),
+          "content-type": "application/json",
+          accept: "application/json",
+        };
+        const key = {
+          "SVC-API-Key": await userKey(setup, f.users.author, f.workspace.id, ["execute", "read"]),
+        };
+        const manage = async (base: string, method: string, body?: unknown, query = "") => {
+          const res = await fetch(`${base}/api/v1/endpoints${query}`, {
+            method,
+            headers: author,
+            body: body === undefined ? undefined : JSON.stringify(body),
+          });
+          await res.body?.cancel();
+          return res.status;
+        };
+        const servedOn = async (base: string) => {
+          const res = await fetch(`${base}/api/x/teams/red`, { headers: key });
+          await res.body?.cancel();
+          return res.status;
+        };
+        const becomes = (base: string, status: number) =>
+          eventually(async () => (await servedOn(base)) === status, PROPAGATION_MS);
 
-      // B has built its matcher (nothing published) before A changes anything.
-      equal(await servedOn(b.url), 404);
-      equal(
-        await manage(a.url, "POST", {
-          path_pattern: "/teams/{team}",
-          pipeline_id: saved.entity.id,
-        }),
-        201,
-      );
-      await becomes(b.url, 200);
-      const path = `?path=${encodeURIComponent("/teams/{team}")}`;
-      equal(await manage(a.url, "PUT", { enabled: false }, path), 200);
-      await becomes(b.url, 404);
-      // And the other way round: B enables, A serves.
-      equal(await servedOn(a.url), 404);
-      equal(await manage(b.url, "PUT", { enabled: true }, path), 200);
-      await becomes(a.url, 200);
-      await becomes(b.url, 200);
-      equal(await manage(a.url, "DELETE", undefined, path), 204);
-      await becomes(b.url, 404);
-    } finally {
-      await Promise.all(servers.map((s) => s.stop()));
-      await setup.close();
-      await db.drop();
-    }
+        // B has built its matcher (nothing published) before A changes anything.
+        equal(await servedOn(b.url), 404);
+        equal(
+          await manage(a.url, "POST", {
+            path_pattern: "/teams/{team}",
+            pipeline_id: saved.entity.id,
+          }),
+          201,
+        );
+        await becomes(b.url, 200);
+        const path = `?path=${encodeURIComponent("/teams/{team}")}`;
+        equal(await manage(a.url, "PUT", { enabled: false }, path), 200);
+        await becomes(b.url, 404);
+        // And the other way round: B enables, A serves.
+        equal(await servedOn(a.url), 404);
+        equal(await manage(b.url, "PUT", { enabled: true }, path), 200);
+        await becomes(a.url, 200);
+        await becomes(b.url, 200);
+        equal(await manage(a.url, "DELETE", undefined, path), 204);
+        await becomes(b.url, 404);
+      },
+    );
   },
 });

@@ -33,13 +33,14 @@ const ctx = (actor: Principal, workspace: WorkspaceContext) => ({
   workspaceId: workspace.id,
 });
 
-function acceptsJson(c: AppContext): boolean {
+/** 406 unless the caller accepts JSON (no Accept header at all accepts anything). */
+function requireJson(c: AppContext): void {
   const accept = c.req.header("accept");
-  if (!accept) return true;
-  return accept.split(",").some((part) => {
+  const json = !accept || accept.split(",").some((part) => {
     const type = part.trim().split(";")[0].trim().toLowerCase();
     return type === "*/*" || type === "application/*" || type === "application/json";
   });
+  if (!json) throw new AppError("request.not_acceptable", { produces: "application/json" });
 }
 
 export function registerRoutes(router: Router, deps: Deps): void {
@@ -176,9 +177,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     endpointKeys: true,
     kind: "raw",
   }, async (c) => {
-    if (!acceptsJson(c)) {
-      throw new AppError("request.not_acceptable", { produces: "application/json" });
-    }
+    requireJson(c);
     return c.json(await server.describe(await keyOf(c), deps.origin()));
   });
 
@@ -191,9 +190,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     endpointKeys: true,
     kind: "raw",
   }, async (c) => {
-    if (!acceptsJson(c)) {
-      throw new AppError("request.not_acceptable", { produces: "application/json" });
-    }
+    requireJson(c);
     const principal = await keyOf(c);
     const url = new URL(c.req.url);
     const result = await server.serve({

@@ -59,10 +59,18 @@ export function registerRoutes(router: Router, deps: Deps): void {
     );
   }
 
+  // The docs ship with the executable and do not change while it runs: list them (every file
+  // read for its title) once, on first use, not on each public request.
+  let docs: ReturnType<typeof listDocs> | undefined;
+  const docList = () =>
+    docs ??= listDocs().catch((error) => {
+      docs = undefined; // a failed read is tried again by the next request
+      throw error;
+    });
   const docsNav = async () => ({
     heading: "Documentation",
     links: [
-      ...(await listDocs()).map((d) => ({ href: `/docs/${d.id}`, label: d.title })),
+      ...(await docList()).map((d) => ({ href: `/docs/${d.id}`, label: d.title })),
       { href: "/docs/errors", label: "Error codes" },
     ],
   });
@@ -146,7 +154,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     }),
     async (c) => {
       const paths = ["/", ...pages.map((p) => p.path), "/docs", "/docs/errors"];
-      for (const doc of await listDocs()) paths.push(`/docs/${doc.id}`);
+      for (const doc of await docList()) paths.push(`/docs/${doc.id}`);
       const urls = paths.map((p) => `  <url><loc>${xmlEscape(deps.origin() + p)}</loc></url>`);
       const xml = [
         '<?xml version="1.0" encoding="UTF-8"?>',

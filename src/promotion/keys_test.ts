@@ -47,9 +47,9 @@ forEachStore("the gate's decision: configured value first, then a live server ke
   ]);
   equal(viaStore.fingerprint, `sha256:${sha256HexSync(server.key).slice(0, 16)}`);
 
-  for (
-    const presented of [undefined, "", "x", legacy + " ", user.key, server.key.slice(0, -1) + "a"]
-  ) {
+  // The stored key with its last character changed (to another one: "a" ends one key in 32).
+  const altered = server.key.slice(0, -1) + (server.key.endsWith("a") ? "b" : "a");
+  for (const presented of [undefined, "", "x", legacy + " ", user.key, altered]) {
     await rejects(gate.authenticate(presented, at), invalid, String(presented));
   }
   const rows = await db.query<{ details: string }>(

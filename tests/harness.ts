@@ -65,7 +65,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
   const config = resolveConfig(readSources(env), env);
   const logs: string[] = [];
-  const logger = createLogger("debug", (line) => logs.push(line));
+  // Tests read every line; a caller naming a level (the benches: warn) gets the production
+  // logger's cost at that level, not a debug line per request.
+  const level = options.env?.SERVICE_LOG_LEVEL ? config.log.level : "debug";
+  const logger = createLogger(level, (line) => logs.push(line));
   let runtime: Runtime | undefined;
   try {
     runtime = await createRuntime(config, {

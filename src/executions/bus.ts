@@ -9,10 +9,13 @@ import { EndedElsewhere } from "./sink.ts";
 import type { ExecutionSink } from "./types.ts";
 
 const TERMINAL = new Set(["pipeline_failed", "execution_aborted"]);
+/** What a frame handed to a queueing sink resolves with: one promise for all of them. */
+const HANDED_OVER: Promise<void> = Promise.resolve();
 
 export class EventBus {
   readonly #executionId: string;
   readonly #sink: ExecutionSink;
+  readonly #refused: (error: unknown) => void;
   readonly #frames: EventFrame[] = [];
   readonly #waiters = new Set<() => void>();
   #nextId = 1;
@@ -22,9 +25,15 @@ export class EventBus {
   #tail: Promise<void> = Promise.resolve();
   #sinkError: unknown;
 
-  constructor(executionId: string, sink: ExecutionSink) {
+  /** `refused` sees the sink's error before an emit rejects with it. */
+  constructor(
+    executionId: string,
+    sink: ExecutionSink,
+    refused: (error: unknown) => void = () => {},
+  ) {
     this.#executionId = executionId;
     this.#sink = sink;
+    this.#refused = refused;
   }
 
   get frames(): readonly EventFrame[] {
@@ -54,18 +63,21 @@ export class EventBus {
       // A queueing sink keeps the order itself: every frame is handed over at once (a run's
       // frames share a batch), a held one is published once stored, and a refusal surfaces on
       // a later emit (the terminal one waits for every frame before it).
-      if (this.#sinkError !== undefined && !held) return Promise.reject(this.#sinkError);
+      if (this.#sinkError !== undefined && !held) return this.#reject();
       const stored = this.#sinkError !== undefined
-        ? Promise.resolve()
+        ? HANDED_OVER
         : this.#sink.event(id, frame).catch((error) => {
           this.#sinkError ??= error;
         });
+      if (!held) {
+        this.#tail = this.#tail.then(() => stored);
+        return HANDED_OVER;
+      }
       this.#tail = this.#tail.then(() => stored).then(() => {
-        if (held && !(this.#sinkError instanceof EndedElsewhere)) this.#publish(frame);
+        if (!(this.#sinkError instanceof EndedElsewhere)) this.#publish(frame);
       });
-      if (!held) return Promise.resolve();
       return this.#tail.then(() => {
-        if (this.#sinkError !== undefined) throw this.#sinkError;
+        if (this.#sinkError !== undefined) return this.#reject();
       });
     }
     this.#tail = this.#tail.then(async () => {
@@ -81,8 +93,15 @@ export class EventBus {
       if (held && !(this.#sinkError instanceof EndedElsewhere)) this.#publish(frame);
     });
     return this.#tail.then(() => {
-      if (this.#sinkError !== undefined) throw this.#sinkError;
+      if (this.#sinkError !== undefined) return this.#reject();
     });
+  }
+
+  /** The sink's error, seen by `refused` before the emitter resumes (as a `.catch` of its own). */
+  #reject(): Promise<never> {
+    const rejected = Promise.reject(this.#sinkError);
+    rejected.catch(this.#refused);
+    return rejected;
   }
 
   /** A frame for live readers only: an ending the store already holds (see `EndedElsewhere`). */

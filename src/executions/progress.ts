@@ -4,6 +4,7 @@
  * Timings are cumulative per state, the open state counting up to the sample's observation. The
  * clock is injected so cadence tests need not depend on real time.
  */
+import { isoAt } from "../lib/time.ts";
 
 export type ProgressState =
   | "connecting"
@@ -49,6 +50,7 @@ export class NodeProgress {
   readonly #operation: Operation;
   readonly #destination: Destination;
   readonly #startedAt: number;
+  readonly #startedIso: string;
   readonly #timings = new Map<string, number>();
   readonly #counts: Counts = {};
   #state: ProgressState | undefined;
@@ -74,6 +76,7 @@ export class NodeProgress {
     this.#operation = options.operation;
     this.#destination = options.destination;
     this.#startedAt = this.#clock();
+    this.#startedIso = isoAt(this.#startedAt);
   }
 
   get state(): ProgressState | undefined {
@@ -96,7 +99,7 @@ export class NodeProgress {
     const first = !this.#timings.has(state);
     this.#state = state;
     this.#stateSince = now;
-    if (!this.#timings.has(state)) this.#timings.set(state, 0);
+    if (first) this.#timings.set(state, 0);
     if (first) await this.#sample(now);
     else this.#changed = true;
   }
@@ -104,8 +107,9 @@ export class NodeProgress {
   /** Adds to the counts; samples when the interval since the last sample has passed. */
   async add(delta: Counts): Promise<void> {
     if (this.#terminal) return;
-    for (const [key, value] of Object.entries(delta) as [keyof Counts, number][]) {
-      this.#counts[key] = (this.#counts[key] ?? 0) + value;
+    for (const key in delta) {
+      const k = key as keyof Counts;
+      this.#counts[k] = (this.#counts[k] ?? 0) + delta[k]!;
     }
     this.#changed = true;
     await this.tick();
@@ -153,8 +157,8 @@ export class NodeProgress {
       operation: this.#operation,
       destination: this.#destination,
       state: terminal ?? this.#state,
-      started_at: new Date(this.#startedAt).toISOString(),
-      observed_at: new Date(now).toISOString(),
+      started_at: this.#startedIso,
+      observed_at: isoAt(now),
       elapsed_ms: Math.round(now - this.#startedAt),
       timings_ms: timings,
       ...this.#counts,

@@ -7,6 +7,7 @@
  */
 import { AppError } from "../errors/mod.ts";
 import { newId } from "../lib/ids.ts";
+import { isoAt } from "../lib/time.ts";
 import { isCallerNode, type PipelineNode, topologicalOrder } from "../pipelines/mod.ts";
 import { EventBus } from "./bus.ts";
 import { TERMINAL_EVENTS } from "./event_order.ts";
@@ -53,7 +54,9 @@ export class Execution {
     this.#sink = sink;
     this.#options = options;
     const r = prepared.request;
-    this.#bus = new EventBus(r.executionId, sink);
+    this.#bus = new EventBus(r.executionId, sink, (error) => {
+      if (error instanceof EndedElsewhere) this.#endedElsewhere(error);
+    });
     this.#params = { ...prepared.parameters };
     this.#record = initialRecord(prepared, this.#iso());
   }
@@ -81,18 +84,20 @@ export class Execution {
   }
 
   #iso(at = this.#now()): string {
-    return new Date(at).toISOString();
+    return isoAt(at);
   }
 
   #emit(event: string, data: Record<string, unknown>): Promise<void> {
-    return this.#bus.emit(event, {
+    return this.#send(event, {
       execution_id: this.#record.execution_id,
       ...data,
       correlation_id: this.#record.correlation_id,
-    }).catch((error) => {
-      if (error instanceof EndedElsewhere) this.#endedElsewhere(error);
-      throw error;
     });
+  }
+
+  /** A frame whose data already names the execution and correlation (a progress sample). */
+  #send(event: string, data: Record<string, unknown>): Promise<void> {
+    return this.#bus.emit(event, data);
   }
 
   /**
@@ -232,7 +237,9 @@ export class Execution {
     try {
       await this.#emit("node_started", { ...base, attempt: 1 });
       progress = new NodeProgress({
-        emit: (data) => this.#emit("node_progress", data),
+        // The sample leads with the identity #emit would write (execution_id first,
+        // correlation_id among it), so it goes out as built, not copied again.
+        emit: (data) => this.#send("node_progress", data),
         clock: this.#o.clock,
         intervalMs: this.#o.progressIntervalSeconds * 1000,
         identity: {

@@ -6,6 +6,7 @@
  * the run is terminal. Stored rows are the truth; messages only wake followers early, so a lost
  * message costs latency, never a frame.
  */
+import { isoAt } from "../lib/time.ts";
 import type { SharedStore } from "../shared/mod.ts";
 import type { EventFrame } from "./event_order.ts";
 import { ExecutionJournal, type StoredListener } from "./journal.ts";
@@ -31,19 +32,18 @@ export class DurableSink implements ExecutionSink {
   }
 
   async started(record: ExecutionRecord): Promise<void> {
-    await this.#journal.insert(record, this.instanceId, new Date(this.now()).toISOString());
+    await this.#journal.insert(record, this.instanceId, isoAt(this.now()));
   }
 
   /** Frames are queued in call order on the instance's group commit (see journal.ts). */
   readonly pipelined = true;
 
   /** Resolves once the frame is stored; a refusal of an earlier frame of the run is raised. */
-  async event(executionId: string, frame: EventFrame): Promise<void> {
-    try {
-      await this.#journal.event(executionId, frame, new Date(this.now()).toISOString());
-    } catch (error) {
+  event(executionId: string, frame: EventFrame): Promise<void> {
+    // Not an async function: a frame's wrapper promise and its await cost as much as the rest.
+    return this.#journal.event(executionId, frame, isoAt(this.now())).catch(async (error) => {
       throw await this.#endedElsewhere(executionId) ?? error;
-    }
+    });
   }
 
   async finished(record: ExecutionRecord): Promise<void> {

@@ -3,6 +3,10 @@
  * headers, access log, body limit), then spec 1 §5.8, numbered as the spec numbers it. Read top to
  * bottom: this is the way every request takes to its handler. Documents point here; they do not
  * copy the list.
+ *
+ * A step that can only ever apply to some paths is registered on those paths (its own check
+ * stays), and a step that is off in this configuration is not registered: the router then leaves
+ * it out of every other request's chain, which is cheaper than entering it to step aside.
  */
 import type { Hono } from "hono";
 import type { AccessDeps } from "./access_deps.ts";
@@ -14,13 +18,13 @@ import { bodyLimit } from "./middleware/body_limit.ts";
 import { correlation } from "./middleware/correlation.ts";
 import { cors } from "./middleware/cors.ts";
 import { csrf } from "./middleware/csrf.ts";
-import { loginRateLimit } from "./middleware/login_rate_limit.ts";
+import { LOGIN_PATHS, loginRateLimit } from "./middleware/login_rate_limit.ts";
 import { passwordGate } from "./middleware/password_gate.ts";
-import { promotionGate } from "./middleware/promotion_gate.ts";
+import { PROMOTION_RECEIVERS, promotionGate } from "./middleware/promotion_gate.ts";
 import { requestBudget } from "./middleware/request_budget.ts";
 import { securityHeaders } from "./middleware/security_headers.ts";
 import { session } from "./middleware/session.ts";
-import { toolOrigin } from "./middleware/tool_origin.ts";
+import { TOOL_PATH, toolOrigin } from "./middleware/tool_origin.ts";
 import { workspaceResolution } from "./middleware/workspace.ts";
 
 export function installPipeline(app: Hono<AppEnv>, deps: AccessDeps): void {
@@ -29,14 +33,17 @@ export function installPipeline(app: Hono<AppEnv>, deps: AccessDeps): void {
   // security headers (§5.8: written before the filter chain continues), and is logged.
   app.use(correlation(config.auth.trustedProxies)); //            SVC-Correlation-Id, client address
   app.use(securityHeaders(config.auth.baseUrl)); //               security headers
-  app.use(accessLog(deps.logger)); //                             one debug line per request
+  if (deps.logger.enabled("debug")) app.use(accessLog(deps.logger)); // a line per request
   app.use(bodyLimit(config.http.maxBodyBytes)); //                413 request.body_too_large
 
-  app.use(cors(config.auth.baseUrl)); //                       1. CORS
-  app.use(toolOrigin(config.auth.baseUrl, config.http.host)); //    Origin and Host of /mcp
+  // Without a base-url, same-origin only: no CORS headers, so no step.
+  if (config.auth.baseUrl) app.use(cors(config.auth.baseUrl)); // 1. CORS
+  app.use(TOOL_PATH, toolOrigin(config.auth.baseUrl, config.http.host)); // Origin, Host of /mcp
   app.use(csrf()); //                                          2. CSRF
-  app.use(promotionGate(deps)); //                             3. promotion key gate
-  app.use(loginRateLimit(deps.loginLimiter)); //               4. login rate limit
+  const gate = promotionGate(deps);
+  for (const path of PROMOTION_RECEIVERS) app.use(path, gate); // 3. promotion key gate
+  const limit = loginRateLimit(deps.loginLimiter);
+  for (const path of LOGIN_PATHS) app.use(path, limit); //     4. login rate limit
   app.use(apiKey(deps)); //                                    5. API key filter
   app.use(session(deps)); //                                   6. session filter
   app.use(workspaceResolution(deps)); //                       7. workspace resolution

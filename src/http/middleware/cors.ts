@@ -16,8 +16,8 @@ export const CORS_ALLOWED_HEADERS = [
   "Idempotency-Key",
 ];
 
-export function cors(baseUrl: string | undefined): MiddlewareHandler<AppEnv> {
-  if (!baseUrl) return (_c, next) => next();
+/** Installed only with a base-url (pipeline.ts): unset, no CORS headers are ever sent. */
+export function cors(baseUrl: string): MiddlewareHandler<AppEnv> {
   const allowed = new URL(baseUrl).origin;
   return honoCors({
     origin: (origin) => (origin === allowed ? origin : null),

@@ -41,6 +41,12 @@ export class LoginRateLimiter {
   }
 }
 
+/**
+ * Where the pipeline registers the limit (a Hono `/x/*` also matches `/x`); the step's own test
+ * below decides, as before.
+ */
+export const LOGIN_PATHS = ["/login/*", "/oauth2/*"];
+
 export function loginRateLimit(limiter: LoginRateLimiter): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const path = c.req.path;

@@ -8,7 +8,9 @@ import type { MiddlewareHandler } from "hono";
 import type { AccessDeps } from "../access_deps.ts";
 import type { AppEnv } from "../context.ts";
 
-const GATED = new Set(["/api/v1/promotion/inventory", "/api/v1/promotion/push"]);
+/** The receiver routes; the pipeline registers the gate on these paths only. */
+export const PROMOTION_RECEIVERS = ["/api/v1/promotion/inventory", "/api/v1/promotion/push"];
+const GATED = new Set(PROMOTION_RECEIVERS);
 
 export function promotionGate(
   deps: Pick<AccessDeps, "promotionKeys" | "systemActor">,

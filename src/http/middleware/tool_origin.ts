@@ -17,6 +17,9 @@ import type { AppEnv } from "../context.ts";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 
+/** The one path the checks guard; the pipeline registers the step there only. */
+export const TOOL_PATH = "/mcp";
+
 export function toolOrigin(
   baseUrl: string | undefined,
   listenHost: string,
@@ -24,7 +27,7 @@ export function toolOrigin(
   const configured = baseUrl ? new URL(baseUrl).origin : undefined;
   const guardHost = !baseUrl && LOOPBACK.has(listenHost);
   return async (c, next) => {
-    if (c.req.path !== "/mcp") return await next();
+    if (c.req.path !== TOOL_PATH) return await next();
     const addressed = new URL(c.req.url);
     if (guardHost && !LOOPBACK.has(addressed.hostname)) {
       throw new AppError("request.host_forbidden", {

@@ -15,7 +15,9 @@ Deno.test("isoAt() writes what toISOString writes, whatever second it was last a
     }),
     { numRuns: 2000 },
   );
-  for (const ms of [0, -1, 999, 1000, -1000, -1001, 1.5, -0.5, 8.64e15, -8.64e15, 253402300800000]) {
+  for (
+    const ms of [0, -1, 999, 1000, -1000, -1001, 1.5, -0.5, 8.64e15, -8.64e15, 253402300800000]
+  ) {
     equal(isoAt(ms), new Date(ms).toISOString(), String(ms));
   }
 });

@@ -126,20 +126,48 @@ export class EventBus {
     for (const wake of this.#waiters) wake();
   }
 
-  /** A fresh reader: what was emitted so far, then live frames, ending when the bus closes. */
-  async *subscribe(): AsyncGenerator<EventFrame> {
+  /**
+   * A fresh reader: what was emitted so far, then live frames, ending when the bus closes.
+   * Written out rather than an async generator: a run's dozen frames each cost a generator
+   * resumption and its extra promise turns, for every reader.
+   */
+  subscribe(): AsyncIterableIterator<EventFrame> {
     let next = 0;
-    while (true) {
-      while (next < this.#frames.length) yield this.#frames[next++];
-      if (this.#closed) return;
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          this.#waiters.delete(wake);
-          resolve();
-        };
-        this.#waiters.add(wake);
-      });
-    }
+    let ended = false;
+    const waiting = new Set<() => void>();
+    const read = (): IteratorResult<EventFrame> | undefined => {
+      if (!ended && next < this.#frames.length) return { value: this.#frames[next++], done: false };
+      if (ended || this.#closed) {
+        ended = true;
+        return { value: undefined, done: true };
+      }
+      return undefined;
+    };
+    const reader: AsyncIterableIterator<EventFrame> = {
+      next: () => {
+        const now = read();
+        if (now) return Promise.resolve(now);
+        return new Promise((resolve) => {
+          const wake = () => {
+            const woken = read();
+            if (!woken) return; // another reader's call took the frame first: wait on
+            this.#waiters.delete(wake);
+            waiting.delete(wake);
+            resolve(woken);
+          };
+          this.#waiters.add(wake);
+          waiting.add(wake);
+        });
+      },
+      // Broken off: a call still waiting ends too.
+      return: (value?: unknown) => {
+        ended = true;
+        for (const wake of waiting) wake();
+        return Promise.resolve({ value, done: true });
+      },
+      [Symbol.asyncIterator]: () => reader,
+    };
+    return reader;
   }
 
   /** True once a terminal event other than pipeline_completed was emitted. */

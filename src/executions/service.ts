@@ -434,9 +434,22 @@ export class ExecutionService {
  * before `finished` has written the record, and a client that reads the terminal frame and then
  * asks for the record or the result must not find it still RUNNING.
  */
-async function* untilStored(handle: ExecutionHandle): AsyncGenerator<EventFrame> {
-  yield* handle.events();
-  await handle.done;
+function untilStored(handle: ExecutionHandle): AsyncIterableIterator<EventFrame> {
+  const frames = handle.events()[Symbol.asyncIterator]();
+  // The last frame passes at once; the end waits for the stored record.
+  const stored = (
+    end: IteratorResult<EventFrame>,
+  ): IteratorResult<EventFrame> | Promise<IteratorResult<EventFrame>> =>
+    end.done ? handle.done.then(() => end) : end;
+  const reader: AsyncIterableIterator<EventFrame> = {
+    next: () => frames.next().then(stored),
+    return: (value?: unknown) => {
+      frames.return?.();
+      return Promise.resolve({ value, done: true });
+    },
+    [Symbol.asyncIterator]: () => reader,
+  };
+  return reader;
 }
 
 export type { ExecutionRecord };

@@ -110,7 +110,7 @@ export interface ExecutionHandle {
    * The stream from its first event; each call gives a fresh iterator that first replays what
    * was already emitted, then follows live, and ends after the terminal sequence.
    */
-  events(): AsyncIterable<EventFrame>;
+  events(): AsyncIterableIterator<EventFrame>;
   /** Asks the run to stop; a no-op once it is terminal. */
   cancel(reason: AbortReason): void;
   /** Settles with the final record (never rejects: failures are in the record). */

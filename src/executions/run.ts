@@ -385,7 +385,9 @@ export class Execution {
       (this.#head.length >= pageRows || this.#head.length === stored.row_count)
     ) {
       // The first page is among the rows just stored: the same rows a read back would give.
-      page = { result: stored, rows: this.#head.slice(0, pageRows) };
+      // Never changed once stored, so a head that is the whole page goes out as it is.
+      const head = this.#head as JsonCell[][];
+      page = { result: stored, rows: head.length <= pageRows ? head : head.slice(0, pageRows) };
     } else if (hasCaller && stored) {
       // The shared store failing here is the result's failure, not an unexpected one.
       page = await this.#o.results.page(

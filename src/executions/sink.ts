@@ -16,6 +16,9 @@ import type { ExecutionRecord, ExecutionSink } from "./types.ts";
 export const eventsChannel = (executionId: string) => `execution:${executionId}:events`;
 
 type Message = { stored: true } | { finished: true };
+const STORED = JSON.stringify({ stored: true } satisfies Message);
+const FINISHED = JSON.stringify({ finished: true } satisfies Message);
+const ignore = () => {};
 
 export class DurableSink implements ExecutionSink {
   readonly #journal: ExecutionJournal;
@@ -69,11 +72,11 @@ export class DurableSink implements ExecutionSink {
  * run.
  */
 export function wakeFollowers(shared: SharedStore): StoredListener {
-  const publish = (id: string, message: Message) =>
-    shared.publish(eventsChannel(id), JSON.stringify(message)).catch(() => {});
+  const publish = (id: string, message: string) =>
+    shared.publish(eventsChannel(id), message).catch(ignore);
   return (events, finished) => {
-    for (const id of events) if (!finished.has(id)) publish(id, { stored: true });
-    for (const id of finished) publish(id, { finished: true });
+    for (const id of events) if (!finished.has(id)) publish(id, STORED);
+    for (const id of finished) publish(id, FINISHED);
   };
 }
 

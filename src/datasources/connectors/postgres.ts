@@ -23,6 +23,7 @@ import type { PoolSettings } from "./pool_settings.ts";
 import { numericTypmod, pgType } from "./postgres_types.ts";
 import { type PgConn, type PgTarget, postgresDriver, postgresOptions } from "./postgres_driver.ts";
 import { translatePlaceholders } from "./placeholders.ts";
+import { rowBound } from "./row_bound.ts";
 import {
   type ColumnInfo,
   type Connector,
@@ -32,12 +33,34 @@ import {
   type Statement,
   type TableInfo,
   type TestOutcome,
+  type WireValue,
   WriteError,
   type WriteOutcome,
 } from "./types.ts";
 
 /** Schemas PostgreSQL owns: `pg_*` (catalog, toast, temp) and the information schema. */
 const SYSTEM_SCHEMA_SQL = `(n.nspname LIKE 'pg\\_%' OR n.nspname = 'information_schema')`;
+
+/**
+ * Statements prepared on one connection at most. A prepared statement skips the describe round
+ * trip (postgres.js otherwise sends Parse and Describe, waits, then binds); postgres.js keeps
+ * each one until its connection closes, so past this many a connection prepares nothing more.
+ */
+const MAX_PREPARED = 100;
+
+/** The server's routines behind a prepared statement gone stale (postgres.js's retry list). */
+const STALE_PREPARED = new Set([
+  "FetchPreparedStatement",
+  "RevalidateCachedQuery",
+  "transformAssignedExpr",
+]);
+
+function prepares(conn: PgConn, sql: string): boolean {
+  if (conn.prepared.has(sql)) return true;
+  if (conn.prepared.size >= MAX_PREPARED) return false;
+  conn.prepared.add(sql);
+  return true;
+}
 
 export class PostgresConnector implements Connector {
   readonly dialect = "POSTGRES" as const;
@@ -62,32 +85,86 @@ export class PostgresConnector implements Connector {
   }
 
   async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
+    try {
+      return await this.#read(statement, options);
+    } catch (error) {
+      // A prepared statement the session no longer has, or whose result shape changed (the
+      // table behind `SELECT *` got a column): postgres.js has dropped it, and inside the failed
+      // transaction its own re-run failed too. Nothing was served yet, so the read starts over.
+      if (!STALE_PREPARED.has((error as { routine?: unknown })?.routine as string)) throw error;
+      options.signal?.throwIfAborted();
+      return await this.#read(statement, options);
+    }
+  }
+
+  async #read(statement: Statement, options: QueryOptions): Promise<RowStream> {
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "postgres");
-    const signal = options.signal;
+    const { signal, readOnly } = options;
+    const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
     const lease = await this.#pool.acquire(signal);
+    if (signal?.aborted) {
+      lease.release();
+      throw signal.reason;
+    }
     const conn = lease.conn;
-    // The engine's own rule: a data-modifying CTE, SELECT INTO or a writing function fails
-    // with 25006. Ended by ROLLBACK in `finish`, so nothing it did could outlive it anyway.
-    // BEGIN is not awaited alone: postgres.js sends what one tick queues on a connection in one
-    // socket write, in order, so the statement follows it in the same packet and the read-only
-    // transaction costs no round trip of its own. The server still runs them one after the
-    // other: the statement starts inside the transaction BEGIN opened. BEGIN READ ONLY fails
-    // only with the session itself (then so does what follows it); its outcome is still
-    // checked below before a row is handed on.
-    const begun = options.readOnly
+    // postgres.js sends what one tick queues on a connection in one socket write, in order, and
+    // the server runs it in that order. So BEGIN READ ONLY (under which a data-modifying CTE,
+    // SELECT INTO or a writing function fails with 25006) costs no round trip of its own: the
+    // statement follows it in the same packet and starts inside the transaction it opened.
+    // BEGIN READ ONLY fails only with the session itself (then so does what follows it); its
+    // outcome is still checked below before a row is handed on.
+    const begun = readOnly
       ? conn.sql.unsafe("BEGIN READ ONLY").then(() => undefined, (error) => ({ error }))
       : undefined;
-    const q = conn.sql.unsafe(sql, values.map(bindValue) as postgres.ParameterOrJSON<never>[])
-      .values();
-    const iterator = q.cursor(options.batchRows ?? DEFAULT_BATCH_ROWS)[Symbol.asyncIterator]();
+    // Always the extended protocol: a text run as a simple query could hold several statements.
+    const q = conn.sql.unsafe(sql, values.map(bindValue) as postgres.ParameterOrJSON<never>[], {
+      simple: false,
+      prepare: prepares(conn, sql),
+    } as postgres.UnsafeQueryOptions).values();
+    // A statement whose own LIMIT fits one batch is read whole: as a plain query it shares its
+    // socket write and round trip with the BEGIN and ROLLBACK around it, where a cursor's Sync
+    // (sent once the batch is in) and the ROLLBACK after it would take two more.
+    const iterator = (rowBound(statement.sql) ?? Infinity) <= batchRows
+      ? undefined
+      : q.cursor(batchRows)[Symbol.asyncIterator]();
+    let done = false;
+    let driverFailed = false;
+    const next = async (): Promise<WireValue[][] | undefined> => {
+      try {
+        if (!iterator) {
+          done = true;
+          return await q as unknown as WireValue[][];
+        }
+        // postgres.js answers a plain `{done: true}` (not a promise) once the query has already
+        // completed, which happens when every row fit in the previous batch.
+        const r = await iterator.next();
+        if (r.done) {
+          done = true;
+          return undefined;
+        }
+        return r.value as unknown as WireValue[][];
+      } catch (error) {
+        driverFailed = true;
+        throw error;
+      }
+    };
     let cancelling: Promise<unknown> | undefined;
     const onAbort = () => {
       cancelling = Promise.resolve(q.cancel()).catch(() => {});
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     conn.running = q;
-    let done = false;
-    let driverFailed = false;
+    const fetching = next();
+    // ROLLBACK is queued only once the statement is done, never with it: postgres.js runs a
+    // prepared statement again when the server lost it or its result shape changed, at the back
+    // of what it has sent, and behind a ROLLBACK sent with it that run would be outside the
+    // read-only transaction. Inside it, the run fails like the transaction it is in.
+    let rollback: Promise<boolean> | undefined;
+    const rollBack = () =>
+      rollback ??= readOnly
+        ? conn.sql.unsafe("ROLLBACK").then(() => true, () => false)
+        : Promise.resolve(true);
+    if (!iterator) q.then(rollBack, rollBack);
     let finished = false;
     const finish = async (error?: unknown) => {
       if (finished) return;
@@ -96,32 +173,17 @@ export class PostgresConnector implements Connector {
       conn.running = undefined;
       // Broken off early (or aborted between batches): close the portal so the connection is
       // free again. A statement that failed in the driver has no portal left to close.
-      if (!done && !driverFailed) await iterator.return?.();
+      if (!done && !driverFailed) await iterator?.return?.();
       await cancelling;
-      const rolledBack = !options.readOnly ||
-        await conn.sql.unsafe("ROLLBACK").then(() => true, () => false);
       // After a failure or a cancel the connection proves itself before anyone reuses it.
-      const broken = !rolledBack || (error !== undefined || cancelling !== undefined) &&
+      const broken = !(await rollBack()) ||
+        (error !== undefined || cancelling !== undefined) &&
           !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
       lease.release({ broken });
     };
-    const next = async () => {
-      // postgres.js answers a plain `{done: true}` (not a promise) once the query has already
-      // completed, which happens when every row fit in the previous batch.
-      const r = await Promise.resolve(iterator.next()).catch((error) => {
-        driverFailed = true;
-        throw error;
-      });
-      if (r.done) {
-        done = true;
-        return undefined;
-      }
-      return r.value as unknown as (string | number | boolean | null)[][];
-    };
     let first;
     try {
-      signal?.throwIfAborted();
-      first = await next().finally(async () => {
+      first = await fetching.finally(async () => {
         const failed = await begun;
         if (failed) {
           // Nothing ran inside a read-only transaction: no row of it is served, and the

@@ -15,6 +15,8 @@ export interface PgConn {
   sql: postgres.Sql;
   /** The statement running now, so a closing pool can cancel it on the server. */
   running?: { cancel(): unknown };
+  /** Statement texts `query()` prepares on this connection. */
+  prepared: Set<string>;
 }
 
 export function postgresOptions(
@@ -68,7 +70,7 @@ export function postgresDriver(
       signal.addEventListener("abort", abort, { once: true });
       try {
         await sql.unsafe("SELECT 1");
-        return { sql };
+        return { sql, prepared: new Set() };
       } catch (error) {
         await sql.end({ timeout: 0 }).catch(() => {});
         throw error;

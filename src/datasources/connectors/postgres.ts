@@ -62,10 +62,23 @@ function prepares(conn: PgConn, sql: string): boolean {
   return true;
 }
 
+/**
+ * Queues the ROLLBACK a read left for the connection's next user (see `#read`), ahead of what
+ * that user queues in the same tick, so both leave in one socket write. False when it failed.
+ */
+function closeLeftOpen(conn: PgConn): Promise<boolean> | undefined {
+  if (!conn.leftOpen) return undefined;
+  conn.leftOpen = false;
+  return conn.sql.unsafe("ROLLBACK").then(() => true, () => false);
+}
+
 export class PostgresConnector implements Connector {
   readonly dialect = "POSTGRES" as const;
   readonly #pool: Pool<PgConn>;
   readonly #driver: PoolDriver<PgConn>;
+  /** Connections back in the pool with a read's transaction still open, until the sweep. */
+  readonly #leftOpen = new Set<PgConn>();
+  #sweep: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     name: string,
@@ -113,6 +126,7 @@ export class PostgresConnector implements Connector {
     // statement follows it in the same packet and starts inside the transaction it opened.
     // BEGIN READ ONLY fails only with the session itself (then so does what follows it); its
     // outcome is still checked below before a row is handed on.
+    const closing = closeLeftOpen(conn);
     const begun = readOnly
       ? conn.sql.unsafe("BEGIN READ ONLY").then(() => undefined, (error) => ({ error }))
       : undefined;
@@ -154,17 +168,10 @@ export class PostgresConnector implements Connector {
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     conn.running = q;
+    // Queued in this tick, after BEGIN: a cursor is queued by its first `next()`, a plain query
+    // by `execute()` (`await` would take its `then` a microtask late).
+    if (!iterator) q.execute();
     const fetching = next();
-    // ROLLBACK is queued only once the statement is done, never with it: postgres.js runs a
-    // prepared statement again when the server lost it or its result shape changed, at the back
-    // of what it has sent, and behind a ROLLBACK sent with it that run would be outside the
-    // read-only transaction. Inside it, the run fails like the transaction it is in.
-    let rollback: Promise<boolean> | undefined;
-    const rollBack = () =>
-      rollback ??= readOnly
-        ? conn.sql.unsafe("ROLLBACK").then(() => true, () => false)
-        : Promise.resolve(true);
-    if (!iterator) q.then(rollBack, rollBack);
     let finished = false;
     const finish = async (error?: unknown) => {
       if (finished) return;
@@ -175,16 +182,33 @@ export class PostgresConnector implements Connector {
       // free again. A statement that failed in the driver has no portal left to close.
       if (!done && !driverFailed) await iterator?.return?.();
       await cancelling;
+      const failed = error !== undefined || cancelling !== undefined;
+      if (readOnly && !failed) {
+        // The transaction ends with the next use of the connection: its ROLLBACK leaves in the
+        // same socket write as the next statement, or, when nobody takes the connection within
+        // this turn of the event loop, on its own. ROLLBACK is never queued behind the
+        // statement while it may still run: postgres.js runs a prepared statement again when
+        // the server lost it or its result shape changed, at the back of what it has sent, and
+        // behind a ROLLBACK that re-run would be outside the read-only transaction.
+        conn.leftOpen = true;
+        this.#leftOpen.add(conn);
+        this.#sweep ??= setTimeout(() => this.#closeLeftOpen(), 0);
+        lease.release();
+        return;
+      }
       // After a failure or a cancel the connection proves itself before anyone reuses it.
-      const broken = !(await rollBack()) ||
-        (error !== undefined || cancelling !== undefined) &&
-          !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
+      const rolledBack = !readOnly ||
+        await conn.sql.unsafe("ROLLBACK").then(() => true, () => false);
+      const broken = !rolledBack ||
+        failed && !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
       lease.release({ broken });
     };
     let first;
     try {
       first = await fetching.finally(async () => {
-        const failed = await begun;
+        const failed = await closing === false
+          ? { error: new Error("the ROLLBACK of the previous read failed") }
+          : await begun;
         if (failed) {
           // Nothing ran inside a read-only transaction: no row of it is served, and the
           // session proves itself (in `finish`) before anyone reuses it.
@@ -209,6 +233,13 @@ export class PostgresConnector implements Connector {
     }, options);
   }
 
+  /** Ends the transactions reads left open on connections nobody took since. */
+  #closeLeftOpen(): void {
+    this.#sweep = undefined;
+    for (const conn of this.#leftOpen) void closeLeftOpen(conn);
+    this.#leftOpen.clear();
+  }
+
   async write(
     statements: Statement[],
     options: { signal?: AbortSignal } = {},
@@ -216,12 +247,14 @@ export class PostgresConnector implements Connector {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "postgres"));
     const lease = await this.#pool.acquire(options.signal);
     const { sql } = lease.conn;
+    const closing = closeLeftOpen(lease.conn);
     const rows_affected: (number | null)[] = [];
     let current: { cancel(): unknown } | undefined;
     const onAbort = () => void Promise.resolve(current?.cancel()).catch(() => {});
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      await sql.unsafe("BEGIN");
+      const [closed] = await Promise.all([closing ?? true, sql.unsafe("BEGIN")]);
+      if (!closed) throw new Error("the ROLLBACK of the previous read failed");
       for (const { sql: text, values } of prepared) {
         options.signal?.throwIfAborted();
         const q = sql.unsafe(text, values.map(bindValue) as postgres.ParameterOrJSON<never>[]);
@@ -280,6 +313,7 @@ export class PostgresConnector implements Connector {
 
   #rows<T>(text: string, params: unknown[] = []): Promise<T[]> {
     return this.#pool.use(async (conn) => {
+      void closeLeftOpen(conn);
       const result = await conn.sql.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
       return [...result] as T[];
     });
@@ -385,6 +419,8 @@ export class PostgresConnector implements Connector {
   }
 
   close(deadline?: Date): Promise<void> {
+    clearTimeout(this.#sweep);
+    this.#closeLeftOpen();
     return this.#pool.close(deadline);
   }
 }

@@ -17,6 +17,8 @@ export interface PgConn {
   running?: { cancel(): unknown };
   /** Statement texts `query()` prepares on this connection. */
   prepared: Set<string>;
+  /** A read's read-only transaction is still open: the next user sends its ROLLBACK first. */
+  leftOpen?: boolean;
 }
 
 export function postgresOptions(

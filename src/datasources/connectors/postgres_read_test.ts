@@ -1,8 +1,9 @@
 /**
  * The POSTGRES read path's economies, each against what it must not cost: a statement whose own
- * LIMIT fits one batch is read whole and pipelined with its read-only transaction, and
- * statements are prepared per connection. Neither may let a statement run outside BEGIN READ
- * ONLY, leave a transaction behind for the next lease, or stop a cancel from reaching the server.
+ * LIMIT fits one batch is read whole and pipelined with its read-only transaction, statements
+ * are prepared per connection, and a read's ROLLBACK leaves with the connection's next
+ * statement. None may let a statement run outside BEGIN READ ONLY, leave a transaction open for
+ * long or to the next lease, or stop a cancel from reaching the server.
  */
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import postgres from "postgres";
@@ -175,3 +176,29 @@ pgTest("a whole read aborted mid-statement is cancelled on the server", async ({
     ok(await outsideTransaction(c));
   }
 });
+
+pgTest(
+  "a read's transaction ends with the next use of its connection, or soon on its own",
+  async ({ c, admin }) => {
+    await admin.unsafe("CREATE TABLE t (n int)");
+    const [[pid]] = await rows(c, { sql: "SELECT pg_backend_pid()" });
+    const started = () => rows(c, { sql: "SELECT now()::text LIMIT 1" }, { readOnly: true });
+    const [[first]] = await started();
+    await rows(c, { sql: "SELECT pg_sleep(0.01)" }, { readOnly: true });
+    const [[second]] = await started();
+    ok(first !== second, "each read-only read has a transaction of its own");
+    // A write right after a read-only read commits: it does not run in the read's transaction.
+    await c.write([{ sql: "INSERT INTO t VALUES (1)" }]);
+    equal((await admin.unsafe("SELECT count(*)::int AS n FROM t"))[0].n, 1);
+    await rows(c, { sql: "SELECT n FROM t" }, { readOnly: true });
+    deepEqual((await c.columns("t")).map((col) => col.name), ["n"]);
+    await rows(c, { sql: "SELECT n FROM t LIMIT 1" }, { readOnly: true });
+    // Nobody takes the connection: the transaction still ends, it is not left idle in it.
+    await waitFor("the transaction to end", async () => {
+      const [activity] = await admin.unsafe("SELECT state FROM pg_stat_activity WHERE pid = $1", [
+        pid as number,
+      ]);
+      return activity.state === "idle";
+    });
+  },
+);

@@ -2,6 +2,11 @@
  * POSTGRES through the `postgres` package. Each pooled connection is a single-connection
  * postgres.js handle, so the pool of `pool.ts` (not the driver's) decides about size, lifetime and
  * validation, and a statement can be cancelled on the server by the driver's cancel request.
+ *
+ * Every socket write costs a system call that also runs the loopback TCP path, the dearest step
+ * of a small read, so the read path is built to need few: statements are prepared, a result that
+ * fits one batch is read without a cursor, and a read-only transaction is opened and closed in
+ * the writes of the statements around it. Issue 13's read-only read is one write under load.
  */
 import postgres from "postgres";
 import type { Logger } from "../../lib/log.ts";
@@ -21,7 +26,15 @@ import type { DriverOptions } from "./jdbc_url.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import { numericTypmod, pgType } from "./postgres_types.ts";
-import { type PgConn, type PgTarget, postgresDriver, postgresOptions } from "./postgres_driver.ts";
+import {
+  closeLeftOpen,
+  type PgConn,
+  type PgTarget,
+  postgresDriver,
+  postgresOptions,
+  prepares,
+  STALE_PREPARED,
+} from "./postgres_driver.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import { rowBound } from "./row_bound.ts";
 import {
@@ -40,37 +53,6 @@ import {
 
 /** Schemas PostgreSQL owns: `pg_*` (catalog, toast, temp) and the information schema. */
 const SYSTEM_SCHEMA_SQL = `(n.nspname LIKE 'pg\\_%' OR n.nspname = 'information_schema')`;
-
-/**
- * Statements prepared on one connection at most. A prepared statement skips the describe round
- * trip (postgres.js otherwise sends Parse and Describe, waits, then binds); postgres.js keeps
- * each one until its connection closes, so past this many a connection prepares nothing more.
- */
-const MAX_PREPARED = 100;
-
-/** The server's routines behind a prepared statement gone stale (postgres.js's retry list). */
-const STALE_PREPARED = new Set([
-  "FetchPreparedStatement",
-  "RevalidateCachedQuery",
-  "transformAssignedExpr",
-]);
-
-function prepares(conn: PgConn, sql: string): boolean {
-  if (conn.prepared.has(sql)) return true;
-  if (conn.prepared.size >= MAX_PREPARED) return false;
-  conn.prepared.add(sql);
-  return true;
-}
-
-/**
- * Queues the ROLLBACK a read left for the connection's next user (see `#read`), ahead of what
- * that user queues in the same tick, so both leave in one socket write. False when it failed.
- */
-function closeLeftOpen(conn: PgConn): Promise<boolean> | undefined {
-  if (!conn.leftOpen) return undefined;
-  conn.leftOpen = false;
-  return conn.sql.unsafe("ROLLBACK").then(() => true, () => false);
-}
 
 export class PostgresConnector implements Connector {
   readonly dialect = "POSTGRES" as const;
@@ -121,11 +103,12 @@ export class PostgresConnector implements Connector {
     }
     const conn = lease.conn;
     // postgres.js sends what one tick queues on a connection in one socket write, in order, and
-    // the server runs it in that order. So BEGIN READ ONLY (under which a data-modifying CTE,
-    // SELECT INTO or a writing function fails with 25006) costs no round trip of its own: the
-    // statement follows it in the same packet and starts inside the transaction it opened.
-    // BEGIN READ ONLY fails only with the session itself (then so does what follows it); its
-    // outcome is still checked below before a row is handed on.
+    // the server runs it in that order. So the previous read's ROLLBACK (see `finish`) and
+    // BEGIN READ ONLY (under which a data-modifying CTE, SELECT INTO or a writing function
+    // fails with 25006) cost no round trip of their own: the statement follows them in the same
+    // packet and starts inside the transaction BEGIN opened. Either fails only with the session
+    // itself (then so does what follows); their outcome is still checked below before a row is
+    // handed on.
     const closing = closeLeftOpen(conn);
     const begun = readOnly
       ? conn.sql.unsafe("BEGIN READ ONLY").then(() => undefined, (error) => ({ error }))

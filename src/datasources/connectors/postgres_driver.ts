@@ -102,3 +102,36 @@ export function postgresDriver(
     },
   };
 }
+
+/**
+ * Statements prepared on one connection at most. A prepared statement skips the describe round
+ * trip (postgres.js otherwise sends Parse and Describe, waits, then binds); postgres.js keeps
+ * each one until its connection closes, so past this many a connection prepares nothing more.
+ */
+const MAX_PREPARED = 100;
+
+/** The server's routines behind a prepared statement gone stale (postgres.js's retry list). */
+export const STALE_PREPARED = new Set([
+  "FetchPreparedStatement",
+  "RevalidateCachedQuery",
+  "transformAssignedExpr",
+]);
+
+/** Whether `query()` prepares `sql` on `conn` (see MAX_PREPARED). */
+export function prepares(conn: PgConn, sql: string): boolean {
+  if (conn.prepared.has(sql)) return true;
+  if (conn.prepared.size >= MAX_PREPARED) return false;
+  conn.prepared.add(sql);
+  return true;
+}
+
+/**
+ * Queues the ROLLBACK a read left for the connection's next user (see the connector's `finish`),
+ * ahead of what that user queues in the same tick, so both leave in one socket write. False when
+ * it failed.
+ */
+export function closeLeftOpen(conn: PgConn): Promise<boolean> | undefined {
+  if (!conn.leftOpen) return undefined;
+  conn.leftOpen = false;
+  return conn.sql.unsafe("ROLLBACK").then(() => true, () => false);
+}

@@ -4,6 +4,7 @@ import { forEachStore } from "../../tests/stores.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { DurableSink, follow } from "./sink.ts";
+import { ExecutionJournal } from "./journal.ts";
 import type { Db } from "../store/mod.ts";
 import {
   addPipelineRow,
@@ -106,3 +107,34 @@ forEachStore("list filters by pipeline, status, start window and triggering user
   equal(page.total, 2);
   deepEqual(page.items.map((r) => r.execution_id), [a.execution_id]);
 });
+
+forEachStore(
+  "runs of one instance started together share INSERTs and read back exactly",
+  async (db) => {
+    const ids = await addRunRows(db);
+    const repo = new ExecutionRepo(db);
+    const shared = new MemoryStore();
+    const journal = new ExecutionJournal(db, () => {});
+    const sinks = [1, 2, 3].map(() =>
+      new DurableSink(repo, shared, "instance-a", Date.now, journal)
+    );
+    // A null and a boolean among the values: each row's are typed for its column.
+    const records = sinks.map(() => runningRecord(ids, { correlation_id: null, draft_run: true }));
+    // The three records are neighbours in one batch's queue, as are the frames after them.
+    await Promise.all(sinks.map((s, i) => s.started(records[i])));
+    equal(await repo.countRunning(ids.userId), 3);
+    const frames = records.map(successFrames);
+    await Promise.all(
+      frames[0].map((_, n) =>
+        Promise.all(sinks.map((s, i) => s.event(records[i].execution_id, frames[i][n])))
+      ),
+    );
+    const finals = records.map((r) => succeeded(r));
+    await Promise.all(sinks.map((s, i) => s.finished(finals[i])));
+    for (const [i, r] of records.entries()) {
+      deepEqual((await repo.get(r.execution_id))?.record, finals[i]);
+      deepEqual(await repo.events(r.execution_id), frames[i]);
+    }
+    await shared.close();
+  },
+);

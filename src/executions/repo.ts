@@ -125,17 +125,12 @@ export function executionRow(r: ExecutionRecord, instanceId: string, now: string
   };
 }
 
-/** A frame's durable row; `data` is its payload's JSON text (see frame_json.ts). */
-export function eventRow(
-  executionId: string,
-  frame: EventFrame,
-  observedAt: string,
-  data = frameJson(frame),
-): RowInsert {
+/** A frame's durable row (its payload's JSON text made once, see frame_json.ts). */
+export function eventRow(executionId: string, frame: EventFrame, observedAt: string): RowInsert {
   return {
     table: "execution_events",
     columns: "execution_id, event_id, event_type, data, observed_at",
-    values: [executionId, frame.id, frame.event, data, observedAt],
+    values: [executionId, frame.id, frame.event, frameJson(frame), observedAt],
   };
 }
 

@@ -1,4 +1,4 @@
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { MemoryStore } from "../shared/mod.ts";
 import { forEachStore } from "../../tests/stores.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
@@ -136,5 +136,29 @@ forEachStore(
       deepEqual(await repo.events(r.execution_id), frames[i]);
     }
     await shared.close();
+  },
+);
+
+forEachStore(
+  "a frame whose payload is no JSON is refused, and the run's later frames",
+  async (db) => {
+    const ids = await addRunRows(db);
+    const repo = new ExecutionRepo(db);
+    const journal = new ExecutionJournal(db, () => {});
+    const record = runningRecord(ids);
+    await journal.insert(record, "instance-a", record.started_at);
+    const [first, second, third] = successFrames(record);
+    await journal.event(record.execution_id, first, record.started_at);
+    const bad = { ...second, data: { ...second.data, rows_out: 1n } };
+    const refused = await journal.event(record.execution_id, bad, record.started_at).then(
+      () => null,
+      (e) => e,
+    );
+    ok(refused instanceof TypeError);
+    await rejects(
+      journal.event(record.execution_id, third, record.started_at),
+      (e) => e === refused,
+    );
+    deepEqual(await repo.events(record.execution_id), [first]);
   },
 );

@@ -29,16 +29,16 @@ async function measured(url: string, seconds: number, concurrency: number, heade
   return { ...result, cpu_ms: (cpu.user + cpu.system) / 1000 / Math.max(1, result.requests) };
 }
 
-export async function seedOrders(url: string): Promise<void> {
+export async function seedOrders(url: string, rows = ROWS, customers = CUSTOMERS): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await sql.unsafe(`CREATE TABLE orders (
       order_id bigint PRIMARY KEY, customer_id integer NOT NULL, placed_at timestamptz NOT NULL,
       status text NOT NULL, amount numeric(12,2) NOT NULL)`);
     await sql.unsafe(`INSERT INTO orders
-      SELECT g, (g % ${CUSTOMERS}) + 1, now() - (g || ' minutes')::interval,
+      SELECT g, (g % ${customers}) + 1, now() - (g || ' minutes')::interval,
              (ARRAY['new','paid','shipped','done'])[1 + g % 4], (g % 10000) / 100.0
-      FROM generate_series(1, ${ROWS}) g`);
+      FROM generate_series(1, ${rows}) g`);
     await sql.unsafe("CREATE INDEX orders_customer ON orders (customer_id)");
     await sql.unsafe("ANALYZE orders");
   } finally {

@@ -6,7 +6,7 @@
 import { newId } from "../lib/ids.ts";
 import { requestContext } from "../lib/log.ts";
 import { toIso } from "../lib/time.ts";
-import type { Queryable } from "../store/mod.ts";
+import { type Queryable, type RowInsert, rowInsertSql } from "../store/mod.ts";
 import type { AuditEventName } from "./events.ts";
 
 export interface AuditEvent {
@@ -35,14 +35,15 @@ export interface AuditRecord {
 
 /** Appends one audit row in the caller's transaction (or directly on the store). */
 export async function recordAudit(db: Queryable, event: AuditEvent): Promise<void> {
-  await auditRow(event)(db);
+  const row = auditRow(event);
+  await db.execute(rowInsertSql(row), row.values);
 }
 
 /**
- * The row's writer, with its time and the request's address taken now: for a write that runs
- * later, outside the request (a group commit, see store/group_commit.ts).
+ * The row, with its time and the request's address taken now: for a write that runs later,
+ * outside the request (a group commit's `insert`, see store/group_commit.ts).
  */
-export function auditRow(event: AuditEvent): (db: Queryable) => Promise<void> {
+export function auditRow(event: AuditEvent): RowInsert {
   const ctx = requestContext.getStore();
   const values = [
     newId(),
@@ -55,12 +56,11 @@ export function auditRow(event: AuditEvent): (db: Queryable) => Promise<void> {
     ctx?.userAgent?.slice(0, 512) ?? null,
     JSON.stringify(event.details ?? {}),
   ];
-  return async (db) => {
-    await db.execute(
-      `INSERT INTO audit_log (id, timestamp, event, user_id, provider, workspace_id, source_ip, user_agent, details)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      values,
-    );
+  return {
+    table: "audit_log",
+    columns:
+      "id, timestamp, event, user_id, provider, workspace_id, source_ip, user_agent, details",
+    values,
   };
 }
 

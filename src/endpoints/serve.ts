@@ -280,7 +280,7 @@ export class EndpointServer {
     // Through the store's group commit: one transaction for every serve of this turn, and
     // awaited, so the row that lets an endpoint key read this execution is there before the
     // answer.
-    await groupCommit(this.#o.db).write(auditRow({
+    await groupCommit(this.#o.db).insert(auditRow({
       event: "endpoint.served",
       userId: principal.userId,
       provider: principal.provider,

@@ -10,6 +10,7 @@ import { skipUnless } from "../../tests/services.ts";
 import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
 import { connectorConfig, openConnector } from "../datasources/mod.ts";
 import { addDatasource, sqliteSource } from "../executions/executor_fixtures.ts";
+import { payloadJson } from "../executions/mod.ts";
 import type { Principal } from "../identity/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { addWorkspace } from "../versions/test_fixtures.ts";
@@ -54,6 +55,13 @@ forEachStore(
       equal(r.body.has_more, false);
       deepEqual((r.body.schema as { name: string }[]).map((c) => c.name), ["id", "name"]);
       equal(JSON.stringify(r.body.rows).includes("Bo"), true);
+      // The route answers the text the journal stored, which is the payload's JSON verbatim.
+      const frame = await db.first<{ data: string }>(
+        `SELECT data FROM execution_events WHERE execution_id = $1 AND event_type = 'data_ready'`,
+        [r.executionId],
+      );
+      equal(payloadJson(r.body), frame?.data);
+      equal(payloadJson(r.body), JSON.stringify(r.body));
       const stored = await e.executions.repo.get(r.executionId);
       equal(stored?.record.triggered_via, "ENDPOINT");
       equal(stored?.record.triggered_by, key.userId);

@@ -42,6 +42,7 @@ export {
 } from "./result_rows.ts";
 export { type ErrorDetail, type FailedNode, type FailureRecord, failureRecord } from "./failure.ts";
 export { checkEventOrder, type EventFrame, EventOrderChecker } from "./event_order.ts";
+export { payloadJson } from "./frame_json.ts";
 export {
   type AbortReason,
   EXECUTION_STATUSES,

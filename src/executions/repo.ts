@@ -4,9 +4,10 @@
  * ISO text on SQLite and TIMESTAMPTZ on PostgreSQL, normalised by `toIso` on the way out.
  */
 import { toIso } from "../lib/time.ts";
-import type { Queryable, Row, SqlValue } from "../store/mod.ts";
-import { bool } from "../store/mod.ts";
+import type { Queryable, Row, RowInsert, SqlValue } from "../store/mod.ts";
+import { bool, rowInsertSql } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
+import { frameJson } from "./frame_json.ts";
 import type { AbortReason, ExecutionRecord, ExecutionStatus, TriggeredVia } from "./types.ts";
 
 /** A stored execution with the bookkeeping the record itself does not show. */
@@ -88,42 +89,57 @@ function finalValues(r: ExecutionRecord): SqlValue[] {
   ];
 }
 
+/** A new execution's row (RUNNING, on `instanceId`, last heartbeat `now`). */
+export function executionRow(r: ExecutionRecord, instanceId: string, now: string): RowInsert {
+  return {
+    table: "executions",
+    columns: COLUMNS,
+    values: [
+      r.execution_id,
+      r.workspace_id,
+      r.pipeline_id,
+      r.pipeline_version,
+      r.status,
+      r.draft_run,
+      JSON.stringify(r.parameters),
+      r.started_at,
+      r.completed_at,
+      r.duration_ms,
+      json(r.node_stats),
+      json(r.error),
+      r.failed_node_id,
+      r.correlation_id,
+      r.triggered_by,
+      r.triggered_via,
+      r.result_row_count,
+      r.result_size_bytes,
+      r.result_expires_at,
+      r.parent_execution_id,
+      r.parent_node_id,
+      r.root_execution_id,
+      r.abort_reason,
+      null,
+      instanceId,
+      now,
+    ],
+  };
+}
+
+/** A frame's durable row (its payload's JSON text made once, see frame_json.ts). */
+export function eventRow(executionId: string, frame: EventFrame, observedAt: string): RowInsert {
+  return {
+    table: "execution_events",
+    columns: "execution_id, event_id, event_type, data, observed_at",
+    values: [executionId, frame.id, frame.event, frameJson(frame), observedAt],
+  };
+}
+
 export class ExecutionRepo {
   constructor(readonly db: Queryable) {}
 
   async insert(r: ExecutionRecord, instanceId: string, now: string): Promise<void> {
-    await this.db.execute(
-      `INSERT INTO executions (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
-        $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`,
-      [
-        r.execution_id,
-        r.workspace_id,
-        r.pipeline_id,
-        r.pipeline_version,
-        r.status,
-        r.draft_run,
-        JSON.stringify(r.parameters),
-        r.started_at,
-        r.completed_at,
-        r.duration_ms,
-        json(r.node_stats),
-        json(r.error),
-        r.failed_node_id,
-        r.correlation_id,
-        r.triggered_by,
-        r.triggered_via,
-        r.result_row_count,
-        r.result_size_bytes,
-        r.result_expires_at,
-        r.parent_execution_id,
-        r.parent_node_id,
-        r.root_execution_id,
-        r.abort_reason,
-        null,
-        instanceId,
-        now,
-      ],
-    );
+    const row = executionRow(r, instanceId, now);
+    await this.db.execute(rowInsertSql(row), row.values);
   }
 
   /**
@@ -198,11 +214,8 @@ export class ExecutionRepo {
   }
 
   async appendEvent(executionId: string, frame: EventFrame, observedAt: string): Promise<void> {
-    await this.db.execute(
-      `INSERT INTO execution_events (execution_id, event_id, event_type, data, observed_at)
-       VALUES ($1, $2, $3, $4, $5)`,
-      [executionId, frame.id, frame.event, JSON.stringify(frame.data), observedAt],
-    );
+    const row = eventRow(executionId, frame, observedAt);
+    await this.db.execute(rowInsertSql(row), row.values);
   }
 
   /** Stored frames after `afterId`, in emission order. */

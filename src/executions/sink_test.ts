@@ -1,9 +1,10 @@
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { MemoryStore } from "../shared/mod.ts";
 import { forEachStore } from "../../tests/stores.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { DurableSink, follow } from "./sink.ts";
+import { ExecutionJournal } from "./journal.ts";
 import type { Db } from "../store/mod.ts";
 import {
   addPipelineRow,
@@ -106,3 +107,58 @@ forEachStore("list filters by pipeline, status, start window and triggering user
   equal(page.total, 2);
   deepEqual(page.items.map((r) => r.execution_id), [a.execution_id]);
 });
+
+forEachStore(
+  "runs of one instance started together share INSERTs and read back exactly",
+  async (db) => {
+    const ids = await addRunRows(db);
+    const repo = new ExecutionRepo(db);
+    const shared = new MemoryStore();
+    const journal = new ExecutionJournal(db, () => {});
+    const sinks = [1, 2, 3].map(() =>
+      new DurableSink(repo, shared, "instance-a", Date.now, journal)
+    );
+    // A null and a boolean among the values: each row's are typed for its column.
+    const records = sinks.map(() => runningRecord(ids, { correlation_id: null, draft_run: true }));
+    // The three records are neighbours in one batch's queue, as are the frames after them.
+    await Promise.all(sinks.map((s, i) => s.started(records[i])));
+    equal(await repo.countRunning(ids.userId), 3);
+    const frames = records.map(successFrames);
+    await Promise.all(
+      frames[0].map((_, n) =>
+        Promise.all(sinks.map((s, i) => s.event(records[i].execution_id, frames[i][n])))
+      ),
+    );
+    const finals = records.map((r) => succeeded(r));
+    await Promise.all(sinks.map((s, i) => s.finished(finals[i])));
+    for (const [i, r] of records.entries()) {
+      deepEqual((await repo.get(r.execution_id))?.record, finals[i]);
+      deepEqual(await repo.events(r.execution_id), frames[i]);
+    }
+    await shared.close();
+  },
+);
+
+forEachStore(
+  "a frame whose payload is no JSON is refused, and the run's later frames",
+  async (db) => {
+    const ids = await addRunRows(db);
+    const repo = new ExecutionRepo(db);
+    const journal = new ExecutionJournal(db, () => {});
+    const record = runningRecord(ids);
+    await journal.insert(record, "instance-a", record.started_at);
+    const [first, second, third] = successFrames(record);
+    await journal.event(record.execution_id, first, record.started_at);
+    const bad = { ...second, data: { ...second.data, rows_out: 1n } };
+    const refused = await journal.event(record.execution_id, bad, record.started_at).then(
+      () => null,
+      (e) => e,
+    );
+    ok(refused instanceof TypeError);
+    await rejects(
+      journal.event(record.execution_id, third, record.started_at),
+      (e) => e === refused,
+    );
+    deepEqual(await repo.events(record.execution_id), [first]);
+  },
+);

@@ -12,10 +12,14 @@
  *   stream); `ends` closes the chain.
  * - A failing batch is retried write by write, so one caller's refusal costs no one else a row.
  *
+ * Rows queued with `insert` that are next to each other in the queue and go to the same table
+ * and columns are written by one multi-row INSERT: a run's frames mostly arrive in bursts, and a
+ * statement per row cost more than the rows themselves. Being adjacent, they keep the order.
+ *
  * One queue per store (`groupCommit(db)`), so every domain's rows share the transaction.
  */
 import { setImmediate } from "node:timers";
-import type { Db, Queryable } from "./types.ts";
+import type { Db, Queryable, SqlValue } from "./types.ts";
 
 export interface ChainOptions {
   /** The chain this write belongs to. */
@@ -26,9 +30,19 @@ export interface ChainOptions {
   ends?: boolean;
 }
 
+/** One row of `table`: `values` in the order of `columns`. */
+export interface RowInsert {
+  table: string;
+  /** Column names, comma-separated, as the INSERT lists them. */
+  columns: string;
+  values: SqlValue[];
+}
+
 interface Queued extends ChainOptions {
   // deno-lint-ignore no-explicit-any
   fn: (q: Queryable) => Promise<any>;
+  /** Set for `insert`: may join its neighbours' INSERT. */
+  row?: RowInsert;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -60,8 +74,17 @@ export class GroupCommit {
 
   /** Queues `fn` for the next batch; settles with its result once committed. */
   write<T>(fn: (q: Queryable) => Promise<T>, options: ChainOptions = {}): Promise<T> {
+    return this.#enqueue(fn, options);
+  }
+
+  /** Queues one row's INSERT (see above); settles with 1 once committed. */
+  insert(row: RowInsert, options: ChainOptions = {}): Promise<number> {
+    return this.#enqueue((q) => q.execute(rowInsertSql(row), row.values), options, row);
+  }
+
+  #enqueue<T>(fn: (q: Queryable) => Promise<T>, options: ChainOptions, row?: RowInsert) {
     const done = new Promise<T>((resolve, reject) =>
-      this.#queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, ...options })
+      this.#queue.push({ fn, row, resolve: resolve as (v: unknown) => void, reject, ...options })
     );
     if (!this.#scheduled) {
       this.#scheduled = true;
@@ -104,7 +127,17 @@ export class GroupCommit {
     if (batch.some((q) => q.chain !== undefined && this.#failed.has(q.chain))) return undefined;
     const all = async (tx: Queryable) => {
       const out: Outcome[] = [];
-      for (const q of batch) out.push({ ok: true, value: await q.fn(tx) });
+      for (let i = 0; i < batch.length;) {
+        const end = runOfRows(batch, i);
+        if (end - i === 1) out.push({ ok: true, value: await batch[i].fn(tx) });
+        else {
+          const values: SqlValue[] = [];
+          for (let j = i; j < end; j++) values.push(...batch[j].row!.values);
+          await tx.execute(rowInsertSql(batch[i].row!, end - i), values);
+          for (let j = i; j < end; j++) out.push({ ok: true, value: 1 });
+        }
+        i = end;
+      }
       return out;
     };
     try {
@@ -134,6 +167,35 @@ export class GroupCommit {
     }
     return out;
   }
+}
+
+/** Rows per INSERT: far inside both stores' limits on bound values, and on statement size. */
+const MAX_ROWS = 64;
+
+/** Where the run of rows joinable with `batch[from]` ends (exclusive); from + 1 for a write. */
+function runOfRows(batch: Queued[], from: number): number {
+  const row = batch[from].row;
+  let end = from + 1;
+  if (!row) return end;
+  while (end < batch.length && end - from < MAX_ROWS) {
+    const next = batch[end].row;
+    if (next?.table !== row.table || next.columns !== row.columns) break;
+    end++;
+  }
+  return end;
+}
+
+/** The INSERT of `n` rows, built once per shape (the store caches its statements by text). */
+const statements = new Map<string, string[]>();
+export function rowInsertSql(row: RowInsert, n = 1): string {
+  const key = `${row.table}(${row.columns})`;
+  let byCount = statements.get(key);
+  if (!byCount) statements.set(key, byCount = []);
+  const width = row.values.length;
+  return byCount[n] ??= `INSERT INTO ${key} VALUES ` + Array.from(
+    { length: n },
+    (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(", ")})`,
+  ).join(", ");
 }
 
 const queues = new WeakMap<object, GroupCommit>();

@@ -76,6 +76,69 @@ forEachStore(
   },
 );
 
+const row = (k: string, n: number) => ({ table: "gc_rows", columns: "k, n", values: [k, n] });
+
+/** Counts the statements a transaction runs. */
+function statements(db: Db): { db: Db; count: () => number } {
+  let n = 0;
+  const wrapped = Object.create(db) as Db;
+  wrapped.transaction = <T>(fn: (tx: Queryable) => Promise<T>) =>
+    db.transaction((tx) => {
+      const counted = Object.create(tx) as Queryable;
+      counted.execute = (sql, params) => {
+        n++;
+        return tx.execute(sql, params);
+      };
+      return fn(counted);
+    });
+  return { db: wrapped, count: () => n };
+}
+
+forEachStore("neighbouring rows of one table share an INSERT, in queue order", async (db) => {
+  await table(db);
+  await db.execute("CREATE TABLE gc_other (k TEXT PRIMARY KEY)");
+  const s = statements(db);
+  const queue = new GroupCommit(s.db);
+  const settled = await Promise.all([
+    queue.insert(row("k1", 1)),
+    queue.insert(row("k2", 2)),
+    queue.insert({ table: "gc_other", columns: "k", values: ["o1"] }),
+    queue.write(put("k3", 3)),
+    queue.insert(row("k4", 4)),
+    queue.insert(row("k5", 5)),
+    queue.insert(row("k6", 6)),
+  ]);
+  deepEqual(settled, [1, 1, 1, 1, 1, 1, 1]);
+  // k1+k2, o1, k3, k4+k5+k6.
+  equal(s.count(), 4);
+  deepEqual(await rows(db), [["k1", 1], ["k2", 2], ["k3", 3], ["k4", 4], ["k5", 5], ["k6", 6]]);
+  deepEqual(await db.query("SELECT k FROM gc_other"), [{ k: "o1" }]);
+});
+
+forEachStore("a refused row of a shared INSERT costs only itself and its chain", async (db) => {
+  await table(db);
+  await db.execute("INSERT INTO gc_rows (k, n) VALUES ('taken', 0)");
+  const queue = new GroupCommit(db);
+  const a1 = queue.insert(row("a1", 1), { chain: "a" });
+  const clash = queue.insert(row("taken", 2), { chain: "a", follows: true });
+  const a3 = queue.insert(row("a3", 3), { chain: "a", follows: true });
+  const b = queue.insert(row("b", 4), { chain: "b", follows: true });
+  equal(await a1, 1);
+  const refused = await clash.then(() => null, (e) => e);
+  ok(refused instanceof Error);
+  await rejects(a3, (e) => e === refused);
+  equal(await b, 1);
+  deepEqual(await rows(db), [["taken", 0], ["a1", 1], ["b", 4]]);
+});
+
+forEachStore("more neighbouring rows than one INSERT takes are all written", async (db) => {
+  await table(db);
+  const queue = new GroupCommit(db);
+  const n = 150;
+  await Promise.all(Array.from({ length: n }, (_, i) => queue.insert(row(`k${i}`, i))));
+  deepEqual(await rows(db), Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+});
+
 forEachStore("one queue per store", async (db) => {
   equal(groupCommit(db), groupCommit(db));
   await Promise.resolve();

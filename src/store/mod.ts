@@ -6,7 +6,13 @@ export {
   MigrationError,
   MIGRATIONS_DIR,
 } from "./migrate.ts";
-export { type ChainOptions, GroupCommit, groupCommit } from "./group_commit.ts";
+export {
+  type ChainOptions,
+  GroupCommit,
+  groupCommit,
+  type RowInsert,
+  rowInsertSql,
+} from "./group_commit.ts";
 export { openDb } from "./open.ts";
 export { PostgresDb } from "./postgres.ts";
 export { SqliteDb, toSqlitePlaceholders } from "./sqlite.ts";

@@ -66,6 +66,8 @@ export class Pool<C> {
   readonly #connecting = new Set<Promise<unknown>>();
   /** Connections the refill has opened or is opening but not yet placed: counted against the max. */
   #refilling = 0;
+  /** Entries between two owners, being checked for a lease (see `#take`). */
+  #checking = 0;
   #closed = false;
   #used = false;
   #housekeeper: ReturnType<typeof setInterval> | undefined;
@@ -113,14 +115,17 @@ export class Pool<C> {
       if (remaining <= 0) throw this.#timeout();
       const idle = this.#idle.pop();
       if (idle) {
-        if (await this.#usable(idle, remaining)) return this.#lease(idle);
+        this.#checking++;
+        const lease = await this.#take(idle, remaining);
+        if (lease) return lease;
         continue;
       }
-      if (this.size + this.#connecting.size + this.#refilling < this.settings.maximumPoolSize) {
+      if (this.#opened < this.settings.maximumPoolSize) {
         return this.#lease(await this.#open(remaining, signal));
       }
       const entry = await this.#wait(remaining, signal);
-      if (entry && (await this.#usable(entry, deadline - Date.now()))) return this.#lease(entry);
+      const lease = entry && await this.#take(entry, deadline - Date.now());
+      if (lease) return lease;
     }
   }
 
@@ -186,20 +191,39 @@ export class Pool<C> {
     await this.#fill();
   }
 
+  /** Connections open or opening, with those between two owners (being checked for a lease). */
+  get #opened(): number {
+    return this.size + this.#checking + this.#connecting.size + this.#refilling;
+  }
+
   #expired(entry: Entry<C>, now = this.#now()): boolean {
     return this.settings.maxLifetime > 0 && now - entry.createdAt >= this.settings.maxLifetime;
   }
 
-  async #usable(entry: Entry<C>, remaining: number): Promise<boolean> {
-    if (this.#expired(entry)) {
-      await this.#dispose(entry);
-      return false;
+  /**
+   * Leases an entry taken from the idle list or handed over by a releasing owner, unless it is
+   * past its lifetime or fails its check (then it is closed). The taker counts it in
+   * `#checking` first: in neither list meanwhile, it must still count as open, or a concurrent
+   * acquire opens a connection in its place and the pool passes maximumPoolSize.
+   */
+  async #take(entry: Entry<C>, remaining: number): Promise<Lease<C> | undefined> {
+    try {
+      if (this.#expired(entry)) {
+        await this.#dispose(entry);
+        return undefined;
+      }
+      if (this.#now() - entry.lastUsedAt >= VALIDATION_BYPASS_MS) {
+        const timeout = Math.max(1, Math.min(this.settings.validationTimeout, remaining));
+        const alive = await this.#driver.validate(entry.conn, timeout).catch(() => false);
+        if (!alive) {
+          await this.#dispose(entry);
+          return undefined;
+        }
+      }
+      return this.#lease(entry);
+    } finally {
+      this.#checking--;
     }
-    if (this.#now() - entry.lastUsedAt < VALIDATION_BYPASS_MS) return true;
-    const timeout = Math.max(1, Math.min(this.settings.validationTimeout, remaining));
-    const alive = await this.#driver.validate(entry.conn, timeout).catch(() => false);
-    if (!alive) await this.#dispose(entry);
-    return alive;
   }
 
   #lease(entry: Entry<C>): Lease<C> {
@@ -239,11 +263,17 @@ export class Pool<C> {
       void this.#dispose(entry).then(() => this.#wakeOne());
     } else {
       entry.lastUsedAt = this.#now();
-      const waiter = this.#waiters.shift();
-      if (waiter) waiter(entry);
-      else this.#idle.push(entry);
+      this.#handOver(entry);
     }
     if (this.#closed && this.#leased.size === 0) this.#drained?.();
+  }
+
+  /** To the first waiter (counted until it takes the entry), else to the idle list. */
+  #handOver(entry: Entry<C>): void {
+    const waiter = this.#waiters.shift();
+    if (!waiter) return void this.#idle.push(entry);
+    this.#checking++;
+    waiter(entry);
   }
 
   /** A slot freed up: let one waiter try to open a connection in it. */
@@ -326,7 +356,7 @@ export class Pool<C> {
       0,
       Math.min(
         this.settings.minimumIdle - this.#idle.length - this.#refilling,
-        this.settings.maximumPoolSize - this.size - this.#connecting.size - this.#refilling,
+        this.settings.maximumPoolSize - this.#opened,
       ),
     );
     // Reserved until placed: between a connect finishing and its placing, a waiter that retries
@@ -337,7 +367,7 @@ export class Pool<C> {
         const entry = await this.#open(this.settings.connectionTimeout, undefined, false);
         this.#refilling--;
         if (this.#closed) await this.#dispose(entry);
-        else (this.#waiters.shift() ?? ((e) => this.#idle.push(e!)))(entry);
+        else this.#handOver(entry);
       } catch (error) {
         this.#refilling--;
         this.#logger?.debug("pool refill failed", { datasource: this.name, error });

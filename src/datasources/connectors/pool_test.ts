@@ -186,3 +186,27 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "[postgres] Pool opens no connection in place of one being handed over or checked",
+  ignore,
+  async fn() {
+    await withPool({ maximumPoolSize: 1 }, async ({ pool, clock }) => {
+      (await pool.acquire()).release();
+      const leaseAll = () =>
+        Promise.all([1, 2, 3].map(async () => {
+          const lease = await pool.acquire();
+          ok(pool.size <= 1, `${pool.size} connections open`);
+          const id = await pid(lease.conn);
+          lease.release();
+          return id;
+        }));
+      // The idle connection is taken without a check, then handed from owner to waiter.
+      equal(new Set(await leaseAll()).size, 1);
+      // Idle long enough to be checked first: the check must not let a second one open either.
+      clock.now += 60_000;
+      equal(new Set(await leaseAll()).size, 1);
+      equal(pool.size, 1);
+    });
+  },
+});

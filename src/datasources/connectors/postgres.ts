@@ -2,6 +2,11 @@
  * POSTGRES through the `postgres` package. Each pooled connection is a single-connection
  * postgres.js handle, so the pool of `pool.ts` (not the driver's) decides about size, lifetime and
  * validation, and a statement can be cancelled on the server by the driver's cancel request.
+ *
+ * Every socket write costs a system call that also runs the loopback TCP path, the dearest step
+ * of a small read, so the read path is built to need few: statements are prepared, a result that
+ * fits one batch is read without a cursor, and a read-only transaction is opened and closed in
+ * the writes of the statements around it. Issue 13's read-only read is one write under load.
  */
 import postgres from "postgres";
 import type { Logger } from "../../lib/log.ts";
@@ -21,8 +26,17 @@ import type { DriverOptions } from "./jdbc_url.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import { numericTypmod, pgType } from "./postgres_types.ts";
-import { type PgConn, type PgTarget, postgresDriver, postgresOptions } from "./postgres_driver.ts";
+import {
+  closeLeftOpen,
+  type PgConn,
+  type PgTarget,
+  postgresDriver,
+  postgresOptions,
+  prepares,
+  STALE_PREPARED,
+} from "./postgres_driver.ts";
 import { translatePlaceholders } from "./placeholders.ts";
+import { rowBound } from "./row_bound.ts";
 import {
   type ColumnInfo,
   type Connector,
@@ -32,6 +46,7 @@ import {
   type Statement,
   type TableInfo,
   type TestOutcome,
+  type WireValue,
   WriteError,
   type WriteOutcome,
 } from "./types.ts";
@@ -43,6 +58,9 @@ export class PostgresConnector implements Connector {
   readonly dialect = "POSTGRES" as const;
   readonly #pool: Pool<PgConn>;
   readonly #driver: PoolDriver<PgConn>;
+  /** Connections back in the pool with a read's transaction still open, until the sweep. */
+  readonly #leftOpen = new Set<PgConn>();
+  #sweep: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     name: string,
@@ -62,32 +80,81 @@ export class PostgresConnector implements Connector {
   }
 
   async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
+    try {
+      return await this.#read(statement, options);
+    } catch (error) {
+      // A prepared statement the session no longer has, or whose result shape changed (the
+      // table behind `SELECT *` got a column): postgres.js has dropped it, and inside the failed
+      // transaction its own re-run failed too. Nothing was served yet, so the read starts over.
+      if (!STALE_PREPARED.has((error as { routine?: unknown })?.routine as string)) throw error;
+      options.signal?.throwIfAborted();
+      return await this.#read(statement, options);
+    }
+  }
+
+  async #read(statement: Statement, options: QueryOptions): Promise<RowStream> {
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "postgres");
-    const signal = options.signal;
+    const { signal, readOnly } = options;
+    const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
     const lease = await this.#pool.acquire(signal);
+    if (signal?.aborted) {
+      lease.release();
+      throw signal.reason;
+    }
     const conn = lease.conn;
-    // The engine's own rule: a data-modifying CTE, SELECT INTO or a writing function fails
-    // with 25006. Ended by ROLLBACK in `finish`, so nothing it did could outlive it anyway.
-    // BEGIN is not awaited alone: postgres.js sends what one tick queues on a connection in one
-    // socket write, in order, so the statement follows it in the same packet and the read-only
-    // transaction costs no round trip of its own. The server still runs them one after the
-    // other: the statement starts inside the transaction BEGIN opened. BEGIN READ ONLY fails
-    // only with the session itself (then so does what follows it); its outcome is still
-    // checked below before a row is handed on.
-    const begun = options.readOnly
+    // postgres.js sends what one tick queues on a connection in one socket write, in order, and
+    // the server runs it in that order. So the previous read's ROLLBACK (see `finish`) and
+    // BEGIN READ ONLY (under which a data-modifying CTE, SELECT INTO or a writing function
+    // fails with 25006) cost no round trip of their own: the statement follows them in the same
+    // packet and starts inside the transaction BEGIN opened. Either fails only with the session
+    // itself (then so does what follows); their outcome is still checked below before a row is
+    // handed on.
+    const closing = closeLeftOpen(conn);
+    const begun = readOnly
       ? conn.sql.unsafe("BEGIN READ ONLY").then(() => undefined, (error) => ({ error }))
       : undefined;
-    const q = conn.sql.unsafe(sql, values.map(bindValue) as postgres.ParameterOrJSON<never>[])
-      .values();
-    const iterator = q.cursor(options.batchRows ?? DEFAULT_BATCH_ROWS)[Symbol.asyncIterator]();
+    // Always the extended protocol: a text run as a simple query could hold several statements.
+    const q = conn.sql.unsafe(sql, values.map(bindValue) as postgres.ParameterOrJSON<never>[], {
+      simple: false,
+      prepare: prepares(conn, sql),
+    } as postgres.UnsafeQueryOptions).values();
+    // A statement whose own LIMIT fits one batch is read whole: as a plain query it shares its
+    // socket write and round trip with the BEGIN and ROLLBACK around it, where a cursor's Sync
+    // (sent once the batch is in) and the ROLLBACK after it would take two more.
+    const iterator = (rowBound(statement.sql) ?? Infinity) <= batchRows
+      ? undefined
+      : q.cursor(batchRows)[Symbol.asyncIterator]();
+    let done = false;
+    let driverFailed = false;
+    const next = async (): Promise<WireValue[][] | undefined> => {
+      try {
+        if (!iterator) {
+          done = true;
+          return await q as unknown as WireValue[][];
+        }
+        // postgres.js answers a plain `{done: true}` (not a promise) once the query has already
+        // completed, which happens when every row fit in the previous batch.
+        const r = await iterator.next();
+        if (r.done) {
+          done = true;
+          return undefined;
+        }
+        return r.value as unknown as WireValue[][];
+      } catch (error) {
+        driverFailed = true;
+        throw error;
+      }
+    };
     let cancelling: Promise<unknown> | undefined;
     const onAbort = () => {
       cancelling = Promise.resolve(q.cancel()).catch(() => {});
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     conn.running = q;
-    let done = false;
-    let driverFailed = false;
+    // Queued in this tick, after BEGIN: a cursor is queued by its first `next()`, a plain query
+    // by `execute()` (`await` would take its `then` a microtask late).
+    if (!iterator) q.execute();
+    const fetching = next();
     let finished = false;
     const finish = async (error?: unknown) => {
       if (finished) return;
@@ -96,33 +163,35 @@ export class PostgresConnector implements Connector {
       conn.running = undefined;
       // Broken off early (or aborted between batches): close the portal so the connection is
       // free again. A statement that failed in the driver has no portal left to close.
-      if (!done && !driverFailed) await iterator.return?.();
+      if (!done && !driverFailed) await iterator?.return?.();
       await cancelling;
-      const rolledBack = !options.readOnly ||
-        await conn.sql.unsafe("ROLLBACK").then(() => true, () => false);
-      // After a failure or a cancel the connection proves itself before anyone reuses it.
-      const broken = !rolledBack || (error !== undefined || cancelling !== undefined) &&
-          !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
-      lease.release({ broken });
-    };
-    const next = async () => {
-      // postgres.js answers a plain `{done: true}` (not a promise) once the query has already
-      // completed, which happens when every row fit in the previous batch.
-      const r = await Promise.resolve(iterator.next()).catch((error) => {
-        driverFailed = true;
-        throw error;
-      });
-      if (r.done) {
-        done = true;
-        return undefined;
+      const failed = error !== undefined || cancelling !== undefined;
+      if (readOnly && !failed) {
+        // The transaction ends with the next use of the connection: its ROLLBACK leaves in the
+        // same socket write as the next statement, or, when nobody takes the connection within
+        // this turn of the event loop, on its own. ROLLBACK is never queued behind the
+        // statement while it may still run: postgres.js runs a prepared statement again when
+        // the server lost it or its result shape changed, at the back of what it has sent, and
+        // behind a ROLLBACK that re-run would be outside the read-only transaction.
+        conn.leftOpen = true;
+        this.#leftOpen.add(conn);
+        this.#sweep ??= setTimeout(() => this.#closeLeftOpen(), 0);
+        lease.release();
+        return;
       }
-      return r.value as unknown as (string | number | boolean | null)[][];
+      // After a failure or a cancel the connection proves itself before anyone reuses it.
+      const rolledBack = !readOnly ||
+        await conn.sql.unsafe("ROLLBACK").then(() => true, () => false);
+      const broken = !rolledBack ||
+        failed && !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
+      lease.release({ broken });
     };
     let first;
     try {
-      signal?.throwIfAborted();
-      first = await next().finally(async () => {
-        const failed = await begun;
+      first = await fetching.finally(async () => {
+        const failed = await closing === false
+          ? { error: new Error("the ROLLBACK of the previous read failed") }
+          : await begun;
         if (failed) {
           // Nothing ran inside a read-only transaction: no row of it is served, and the
           // session proves itself (in `finish`) before anyone reuses it.
@@ -147,6 +216,13 @@ export class PostgresConnector implements Connector {
     }, options);
   }
 
+  /** Ends the transactions reads left open on connections nobody took since. */
+  #closeLeftOpen(): void {
+    this.#sweep = undefined;
+    for (const conn of this.#leftOpen) void closeLeftOpen(conn);
+    this.#leftOpen.clear();
+  }
+
   async write(
     statements: Statement[],
     options: { signal?: AbortSignal } = {},
@@ -154,12 +230,14 @@ export class PostgresConnector implements Connector {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "postgres"));
     const lease = await this.#pool.acquire(options.signal);
     const { sql } = lease.conn;
+    const closing = closeLeftOpen(lease.conn);
     const rows_affected: (number | null)[] = [];
     let current: { cancel(): unknown } | undefined;
     const onAbort = () => void Promise.resolve(current?.cancel()).catch(() => {});
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      await sql.unsafe("BEGIN");
+      const [closed] = await Promise.all([closing ?? true, sql.unsafe("BEGIN")]);
+      if (!closed) throw new Error("the ROLLBACK of the previous read failed");
       for (const { sql: text, values } of prepared) {
         options.signal?.throwIfAborted();
         const q = sql.unsafe(text, values.map(bindValue) as postgres.ParameterOrJSON<never>[]);
@@ -218,6 +296,7 @@ export class PostgresConnector implements Connector {
 
   #rows<T>(text: string, params: unknown[] = []): Promise<T[]> {
     return this.#pool.use(async (conn) => {
+      void closeLeftOpen(conn);
       const result = await conn.sql.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
       return [...result] as T[];
     });
@@ -323,6 +402,8 @@ export class PostgresConnector implements Connector {
   }
 
   close(deadline?: Date): Promise<void> {
+    clearTimeout(this.#sweep);
+    this.#closeLeftOpen();
     return this.#pool.close(deadline);
   }
 }

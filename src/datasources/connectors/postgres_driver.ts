@@ -15,6 +15,10 @@ export interface PgConn {
   sql: postgres.Sql;
   /** The statement running now, so a closing pool can cancel it on the server. */
   running?: { cancel(): unknown };
+  /** Statement texts `query()` prepares on this connection. */
+  prepared: Set<string>;
+  /** A read's read-only transaction is still open: the next user sends its ROLLBACK first. */
+  leftOpen?: boolean;
 }
 
 export function postgresOptions(
@@ -68,7 +72,7 @@ export function postgresDriver(
       signal.addEventListener("abort", abort, { once: true });
       try {
         await sql.unsafe("SELECT 1");
-        return { sql };
+        return { sql, prepared: new Set() };
       } catch (error) {
         await sql.end({ timeout: 0 }).catch(() => {});
         throw error;
@@ -97,4 +101,37 @@ export function postgresDriver(
       await conn.sql.end({ timeout: 0 });
     },
   };
+}
+
+/**
+ * Statements prepared on one connection at most. A prepared statement skips the describe round
+ * trip (postgres.js otherwise sends Parse and Describe, waits, then binds); postgres.js keeps
+ * each one until its connection closes, so past this many a connection prepares nothing more.
+ */
+const MAX_PREPARED = 100;
+
+/** The server's routines behind a prepared statement gone stale (postgres.js's retry list). */
+export const STALE_PREPARED = new Set([
+  "FetchPreparedStatement",
+  "RevalidateCachedQuery",
+  "transformAssignedExpr",
+]);
+
+/** Whether `query()` prepares `sql` on `conn` (see MAX_PREPARED). */
+export function prepares(conn: PgConn, sql: string): boolean {
+  if (conn.prepared.has(sql)) return true;
+  if (conn.prepared.size >= MAX_PREPARED) return false;
+  conn.prepared.add(sql);
+  return true;
+}
+
+/**
+ * Queues the ROLLBACK a read left for the connection's next user (see the connector's `finish`),
+ * ahead of what that user queues in the same tick, so both leave in one socket write. False when
+ * it failed.
+ */
+export function closeLeftOpen(conn: PgConn): Promise<boolean> | undefined {
+  if (!conn.leftOpen) return undefined;
+  conn.leftOpen = false;
+  return conn.sql.unsafe("ROLLBACK").then(() => true, () => false);
 }

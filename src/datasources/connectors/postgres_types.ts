@@ -52,6 +52,15 @@ export function pgType(oid: number): PgType {
  * `infinity` and BC values have no ISO form and pass through as sent.
  */
 export function pgTimestamptz(text: string): string {
+  // The shape the server sends for every four-digit AD year, checked by hand: a value of every
+  // row of a read passes here, and the regex cost more than the rest of its conversion.
+  const n = text.length;
+  if (
+    text[4] === "-" && text[10] === " " && text[13] === ":" && text[n - 3] === "+" &&
+    text[n - 2] === "0" && text[n - 1] === "0"
+  ) {
+    return `${text.slice(0, 10)}T${text.slice(11, n - 3)}Z`;
+  }
   const m = /^(\d{4,}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?)\+00$/.exec(text);
   return m ? `${m[1]}T${m[2]}Z` : text;
 }

@@ -12,6 +12,7 @@
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
 import type { ServeResult } from "../../endpoints/mod.ts";
+import { payloadJson } from "../../executions/mod.ts";
 import { authorizeAudited, type Principal, type WorkspaceContext } from "../../identity/mod.ts";
 import type { Services } from "../../services.ts";
 import type { AppContext } from "../context.ts";
@@ -226,7 +227,10 @@ export function registerRoutes(router: Router, deps: Deps): void {
 
 function served(c: AppContext, result: ServeResult): Response {
   const t0 = performance.now();
-  const body = result.status === 200 || result.status === 202
+  // A 200's body is the data_ready payload, whose text the journal already made to store it.
+  const body = result.status === 200
+    ? payloadJson(result.body)
+    : result.status === 202
     ? JSON.stringify(result.body)
     : JSON.stringify({
       schema_version: SCHEMA_VERSION,

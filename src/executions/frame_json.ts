@@ -1,0 +1,23 @@
+/**
+ * A frame's payload as JSON text, made once. `data_ready`'s is the large one (the first page of
+ * rows) and a served request needs it twice: the journal stores it and the endpoint route answers
+ * it verbatim (spec 3 §4.3: the body is the `data_ready` payload), so its text stays with the
+ * payload object for the route. Payloads are not changed once emitted.
+ */
+import type { EventFrame } from "./event_order.ts";
+
+const texts = new WeakMap<object, string>();
+
+/** The JSON text of a frame's payload; a `data_ready` payload's is kept for `payloadJson`. */
+export function frameJson(frame: EventFrame): string {
+  const kept = texts.get(frame.data);
+  if (kept !== undefined) return kept;
+  const text = JSON.stringify(frame.data);
+  if (frame.event === "data_ready") texts.set(frame.data, text);
+  return text;
+}
+
+/** The JSON text of a payload: the one already made for it when there is one. */
+export function payloadJson(data: object): string {
+  return texts.get(data) ?? JSON.stringify(data);
+}

@@ -357,6 +357,9 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
     const liveEndpoints = new LiveEndpoints({ db, shared: platform.shared, logger });
     await liveEndpoints.open();
     closers.push(() => liveEndpoints.close());
+    // A serve's verdict (workspace active, latest release side-effect-free) is cached per
+    // snapshot: every change it depends on moves every replica to a new snapshot.
+    platform.workspaces.onStateChange(() => liveEndpoints.changed());
     const identity = await openIdentity(
       platform,
       secrets,
@@ -366,6 +369,7 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
     );
     const datasources = await openDatasources(platform, secrets, options, closers);
     const authoring = openAuthoring(platform, datasources.connections);
+    authoring.pipelines.lifecycle.onChange(() => liveEndpoints.changed());
     const executions = await openExecutions({
       config,
       db,

@@ -54,6 +54,8 @@ export async function endpointWorld(
   const logger = createLogger("error");
   const live = new LiveEndpoints({ db, shared, logger });
   await live.open();
+  // As services.ts wires it: a pipeline write moves serving to a new snapshot.
+  w.pipelines.onChange(() => live.changed());
   const keys = new ApiKeyService({
     db,
     logger,

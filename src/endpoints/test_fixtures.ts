@@ -29,6 +29,8 @@ export interface EndpointWorld {
   db: Db;
   shared: SharedStore;
   live: LiveEndpoints;
+  /** The release reader the server and the service share. */
+  versions: ReleasedVersions;
   keys: ApiKeyService;
   service: EndpointService;
   server: EndpointServer;
@@ -97,6 +99,7 @@ export async function endpointWorld(
     db,
     shared,
     live,
+    versions: released,
     keys,
     service,
     server,

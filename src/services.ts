@@ -239,6 +239,9 @@ async function openDatasources(
     memberWritesEnabled: config.datasources.memberWritesEnabled,
     findWorkspace: (name) => workspaces.get(name),
   });
+  // Runs read datasource records from a cache that follows changes made on every instance.
+  await datasources.follow(shared);
+  closers.push(() => datasources.unfollow());
   const pools = await PoolManager.create({
     retireCeilingMs: config.datasources.retireCeilingSeconds * 1000,
     logger,

@@ -125,6 +125,10 @@ async function openIdentity(
     onBindingsChanged,
   });
   closers.push(() => keys.close());
+  // Revocations, deactivations and membership changes reach every replica's caches at once.
+  await keys.follow(p.shared);
+  await directory.follow(p.shared, logger);
+  closers.push(() => directory.unfollow());
   const users = new UserService({
     db,
     onChange: (id) => {

@@ -2,14 +2,14 @@
  * Datasource records as a workspace's runs see them (bound there, or a global one granted to it),
  * cached per instance: every node of every run, a published endpoint's above all, asks for one,
  * and the row changes only through this domain's writes. A save, update, delete, grant or revoke
- * drops the name here at once and, by a `forget` message on the shared store's
- * `datasources.invalidate` channel (beside the pools' `retire`, which pool managers ignore it
- * for), on every other instance. A message lost to a broken connection is bounded by `maxAgeMs`.
+ * drops the name here at once and, by a message on the shared store's `datasources.invalidate`
+ * channel (beside the pools' `retire` message; each ignores the other's), on every other
+ * instance. A message lost to a broken connection is bounded by `maxAgeMs`.
  *
  * A cached record is frozen and shared; its `last_test` is as of the load (runs never read it).
  */
 import type { Logger } from "../lib/log.ts";
-import type { SharedStore } from "../shared/mod.ts";
+import { Broadcast, type SharedStore } from "../shared/mod.ts";
 import { INVALIDATE_CHANNEL } from "./connectors/mod.ts";
 import type { DatasourceRecord } from "./types.ts";
 
@@ -24,12 +24,10 @@ export class RunRecords {
   readonly #load: (workspaceId: string, name: string) => Promise<DatasourceRecord>;
   readonly #maxAgeMs: number;
   readonly #now: () => number;
-  readonly #instance = crypto.randomUUID();
   readonly #entries = new Map<string, Entry>();
+  /** A name to forget, here at once and on every following instance. */
+  readonly #forget = new Broadcast<string>(INVALIDATE_CHANNEL, (name) => this.#drop(name));
   #generation = 0;
-  #shared?: SharedStore;
-  #logger?: Logger;
-  #unsubscribe?: () => Promise<void>;
 
   constructor(
     load: (workspaceId: string, name: string) => Promise<DatasourceRecord>,
@@ -41,22 +39,12 @@ export class RunRecords {
   }
 
   /** Follows changes announced by every instance over the shared store. */
-  async open(shared: SharedStore, logger?: Logger): Promise<void> {
-    this.#shared = shared;
-    this.#logger = logger;
-    this.#unsubscribe = await shared.subscribe(INVALIDATE_CHANNEL, (message) => {
-      try {
-        const m = JSON.parse(message) as { forget?: unknown; from?: unknown };
-        if (typeof m.forget === "string" && m.from !== this.#instance) this.forget(m.forget);
-      } catch {
-        // The pool manager logs malformed messages on this channel.
-      }
-    });
+  open(shared: SharedStore, logger?: Logger): Promise<void> {
+    return this.#forget.open(shared, logger);
   }
 
-  async close(): Promise<void> {
-    await this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
+  close(): Promise<void> {
+    return this.#forget.close();
   }
 
   /** The record, loaded once and then served from memory until a change or `maxAgeMs`. */
@@ -78,26 +66,15 @@ export class RunRecords {
     return record;
   }
 
-  /** Drops every workspace's record of `name` on this instance. */
+  /** Drops every workspace's record of `name` here at once, then on every other instance. */
   forget(name: string): void {
+    this.#forget.send(name);
+  }
+
+  #drop(name: string): void {
     this.#generation++;
     for (const key of [...this.#entries.keys()]) {
       if (key.slice(key.indexOf("\u0000") + 1) === name) this.#entries.delete(key);
-    }
-  }
-
-  /** Drops the name here at once, then on every other instance. */
-  async publishForget(name: string): Promise<void> {
-    this.forget(name);
-    if (!this.#shared) return;
-    try {
-      await this.#shared.publish(
-        INVALIDATE_CHANNEL,
-        JSON.stringify({ forget: name, from: this.#instance }),
-      );
-    } catch (error) {
-      // The change is committed; other instances catch up within `maxAgeMs`.
-      this.#logger?.warn("datasource change announcement failed", { datasource: name, error });
     }
   }
 }

@@ -67,7 +67,7 @@ export class DatasourceService {
       findWorkspace: options.findWorkspace,
       onChanged: (name, change) => {
         // Forgotten here before this returns; other instances follow the message.
-        void this.#runRecords.publishForget(name);
+        this.#runRecords.forget(name);
         for (const listen of this.#listeners) listen(name, change);
       },
     };
@@ -165,7 +165,7 @@ export class DatasourceService {
   /** Grants a global datasource to a workspace (super admin). */
   async grant(actor: Principal, name: string, workspace: string): Promise<GrantView> {
     const granted = await grantDatasource(this.#deps, actor, name, workspace);
-    await this.#runRecords.publishForget(granted.datasource);
+    this.#runRecords.forget(granted.datasource);
     return granted;
   }
 
@@ -173,7 +173,7 @@ export class DatasourceService {
   async revoke(actor: Principal, name: string, workspace: string): Promise<void> {
     await revokeDatasource(this.#deps, actor, name, workspace);
     // A revoked workspace's runs must stop finding it, here and on every instance.
-    await this.#runRecords.publishForget(name);
+    this.#runRecords.forget(name);
   }
 
   /** Stores a `/test` outcome as `last_test`; updated_at stays as it was. */

@@ -125,6 +125,10 @@ async function openIdentity(
     onBindingsChanged,
   });
   closers.push(() => keys.close());
+  // Revocations, deactivations and membership changes reach every replica's caches at once.
+  await keys.follow(p.shared);
+  await directory.follow(p.shared, logger);
+  closers.push(() => directory.unfollow());
   const users = new UserService({
     db,
     onChange: (id) => {
@@ -239,6 +243,9 @@ async function openDatasources(
     memberWritesEnabled: config.datasources.memberWritesEnabled,
     findWorkspace: (name) => workspaces.get(name),
   });
+  // Runs read datasource records from a cache that follows changes made on every instance.
+  await datasources.follow(shared);
+  closers.push(() => datasources.unfollow());
   const pools = await PoolManager.create({
     retireCeilingMs: config.datasources.retireCeilingSeconds * 1000,
     logger,
@@ -357,6 +364,9 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
     const liveEndpoints = new LiveEndpoints({ db, shared: platform.shared, logger });
     await liveEndpoints.open();
     closers.push(() => liveEndpoints.close());
+    // A serve's verdict (workspace active, latest release side-effect-free) is cached per
+    // snapshot: every change it depends on moves every replica to a new snapshot.
+    platform.workspaces.onStateChange(() => liveEndpoints.changed());
     const identity = await openIdentity(
       platform,
       secrets,
@@ -366,6 +376,7 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
     );
     const datasources = await openDatasources(platform, secrets, options, closers);
     const authoring = openAuthoring(platform, datasources.connections);
+    authoring.pipelines.lifecycle.onChange(() => liveEndpoints.changed());
     const executions = await openExecutions({
       config,
       db,

@@ -178,10 +178,14 @@ forEachStoreKind(
       // A deactivated workspace's endpoint answers exactly like a path nobody published.
       const unknown = await call(s, "GET", "/api/x/no/such/path", key);
       equal(unknown.status, 404);
+      // As a replica other than the one deactivating sees it: its access cache still holds the
+      // key's workspace as active (within the TTL), and the announcement on the endpoints channel
+      // moves its serving to a new verdict.
       await s.runtime.db.execute("UPDATE workspaces SET deactivated_at = $2 WHERE id = $1", [
         f.workspace.id,
         new Date().toISOString(),
       ]);
+      await s.runtime.liveEndpoints.changed();
       const hidden = await call(s, "GET", "/api/x/hello", key);
       equal(hidden.status, 404);
       // The same answer but for the path it names (and the request's own correlation id).

@@ -9,6 +9,7 @@ import { type Principal, systemPrincipal, type WorkspaceContext } from "../ident
 import { AppError } from "../errors/mod.ts";
 import { factsForDatasource } from "./facts/mod.ts";
 import type { Logger } from "../lib/log.ts";
+import type { SharedStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { type BootstrapOutcome, importBootstrapFile } from "./bootstrap.ts";
 import { grantDatasource, revokeDatasource } from "./grants.ts";
@@ -24,6 +25,7 @@ import {
   writeTarget,
 } from "./registry.ts";
 import * as repo from "./repo.ts";
+import { RunRecords } from "./run_records.ts";
 import { type CredentialCipher, SealedSecretError } from "./secrets.ts";
 import type {
   DatasourceRecord,
@@ -54,6 +56,7 @@ export class DatasourceService {
   readonly #deps: RegistryDeps;
   readonly #logger: Logger;
   readonly #listeners: ChangeListener[] = [];
+  readonly #runRecords: RunRecords;
 
   constructor(options: DatasourceServiceOptions) {
     this.#logger = options.logger;
@@ -63,9 +66,26 @@ export class DatasourceService {
       memberWritesEnabled: options.memberWritesEnabled,
       findWorkspace: options.findWorkspace,
       onChanged: (name, change) => {
+        // Forgotten here before this returns; other instances follow the message.
+        this.#runRecords.forget(name);
         for (const listen of this.#listeners) listen(name, change);
       },
     };
+    this.#runRecords = new RunRecords((workspaceId, name) =>
+      getDatasource(this.#deps, { workspaceId, isSuperAdmin: false }, name)
+    );
+  }
+
+  /**
+   * Follows datasource changes made on other instances (the records runs read are cached here);
+   * without it, only this instance's own changes are seen before the cache's maximum age.
+   */
+  follow(shared: SharedStore): Promise<void> {
+    return this.#runRecords.open(shared, this.#logger);
+  }
+
+  unfollow(): Promise<void> {
+    return this.#runRecords.close();
   }
 
   /** Runs `listen` after every committed save, update or delete (pools retire on it). */
@@ -100,9 +120,12 @@ export class DatasourceService {
     return getDatasource(this.#deps, viewerOf(actor, scope), name);
   }
 
-  /** A datasource as a workspace's own runs see it: bound there, or a global granted to it. */
+  /**
+   * A datasource as a workspace's own runs see it: bound there, or a global granted to it.
+   * Cached (see run_records.ts): the answer is frozen and shared.
+   */
   recordInWorkspace(workspaceId: string, name: string): Promise<DatasourceRecord> {
-    return getDatasource(this.#deps, { workspaceId, isSuperAdmin: false }, name);
+    return this.#runRecords.get(workspaceId, name);
   }
 
   /** A page of what the caller can see in `scope`, with the exact total. */
@@ -140,13 +163,17 @@ export class DatasourceService {
   }
 
   /** Grants a global datasource to a workspace (super admin). */
-  grant(actor: Principal, name: string, workspace: string): Promise<GrantView> {
-    return grantDatasource(this.#deps, actor, name, workspace);
+  async grant(actor: Principal, name: string, workspace: string): Promise<GrantView> {
+    const granted = await grantDatasource(this.#deps, actor, name, workspace);
+    this.#runRecords.forget(granted.datasource);
+    return granted;
   }
 
   /** Revokes a grant (super admin); idempotent. */
-  revoke(actor: Principal, name: string, workspace: string): Promise<void> {
-    return revokeDatasource(this.#deps, actor, name, workspace);
+  async revoke(actor: Principal, name: string, workspace: string): Promise<void> {
+    await revokeDatasource(this.#deps, actor, name, workspace);
+    // A revoked workspace's runs must stop finding it, here and on every instance.
+    this.#runRecords.forget(name);
   }
 
   /** Stores a `/test` outcome as `last_test`; updated_at stays as it was. */

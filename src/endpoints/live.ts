@@ -1,10 +1,12 @@
 /**
  * The serving state of one instance: the compiled matcher over enabled endpoints of active
  * workspaces, and the binding index (per workspace, tree node → bound keys). Both are rebuilt
- * from the store after a change, never per request. A change anywhere (a publish here, a bind on
- * another replica, a key revoked) is announced on the shared store's channel; every instance,
- * this one included, marks its state stale and rebuilds on the next request. A message lost to a
- * broken connection is bounded by `maxAgeMs`: no state is served longer than that unrebuilt.
+ * from the store after a change, never per request; each snapshot also carries the serve verdicts
+ * judged under it (verdict.ts). A change anywhere (a publish here, a bind on another replica, a key
+ * revoked, a pipeline saved or released, a workspace deactivated) is announced on the shared
+ * store's channel; every instance, this one included, marks its state stale and rebuilds on the
+ * next request. A message lost to a broken connection is bounded by `maxAgeMs`: no state is
+ * served longer than that unrebuilt.
  *
  * Decision where the spec is silent: bindings gate only the endpoints of the bound key's own
  * (pinned) workspace. Paths are unique deployment-wide, but one workspace's author binding the

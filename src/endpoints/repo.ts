@@ -98,10 +98,6 @@ export async function servable(db: Queryable): Promise<EndpointRow[]> {
   return rows.map(toRow);
 }
 
-/**
- * Whether a workspace is active, read on every serve: deactivation and reactivation belong to the
- * workspaces domain and are not announced to the matcher.
- */
 /** What a serve checks in the store before it runs, read in one statement. */
 export interface ServeState {
   /** The workspace exists and is not deactivated. */
@@ -113,9 +109,9 @@ export interface ServeState {
 }
 
 /**
- * The workspace's state and the pinned pipeline's latest release in one read: every serve checks
- * both (a deactivated workspace is 404, a gone or unreleased pipeline 503), and one statement
- * costs a third of three. A released version's number and hash are what the serve needs; its body
+ * The workspace's state and the pinned pipeline's latest release in one read: a serve's verdict
+ * needs both (a deactivated workspace is 404, a gone or unreleased pipeline 503), and one
+ * statement costs a third of three. A released version's number and hash are what the serve needs; its body
  * is immutable and cached by `ReleasedVersions`.
  */
 export async function serveState(
@@ -141,14 +137,6 @@ export async function serveState(
       ? null
       : { version: Number(r.version), bodyHash: String(r.body_hash) },
   };
-}
-
-export async function workspaceActive(db: Queryable, workspaceId: string): Promise<boolean> {
-  const r = await db.first<{ deactivated_at: unknown }>(
-    "SELECT deactivated_at FROM workspaces WHERE id = $1",
-    [workspaceId],
-  );
-  return r !== undefined && (r.deactivated_at === null || r.deactivated_at === undefined);
 }
 
 /** A page of a workspace's endpoints by pattern, with the exact total. */

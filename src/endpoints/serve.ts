@@ -33,7 +33,8 @@ import type { Match } from "./matcher.ts";
 import { type DescribedEndpoint, openApiDocument } from "./openapi.ts";
 import { ancestorKeys, splitRequestPath } from "./path.ts";
 import type { ReleasedVersions } from "./released.ts";
-import { type EndpointRow, type ServeState, serveState, workspaceActive } from "./repo.ts";
+import type { EndpointRow } from "./repo.ts";
+import { ServeVerdicts, type Verdict } from "./verdict.ts";
 
 export const VALUE_MAX_BYTES = 4096;
 
@@ -96,10 +97,12 @@ export interface EndpointServerOptions {
 export class EndpointServer {
   readonly #o: EndpointServerOptions;
   readonly #now: () => number;
+  readonly #verdicts: ServeVerdicts;
 
   constructor(options: EndpointServerOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
+    this.#verdicts = new ServeVerdicts(options.db, options.released);
   }
 
   /** Serves one GET; refusals before the run are thrown as AppErrors. */
@@ -118,16 +121,17 @@ export class EndpointServer {
     const notFound = () => new AppError("endpoint.not_found", { path: req.path.slice(0, 300) });
     if (!match) throw notFound();
     const endpoint = match.value;
-    // One read for what every serve re-checks: the workspace and the latest release.
-    const state = await serveState(this.#o.db, endpoint.workspace_id, endpoint.pipeline_id);
+    // What every serve re-checks (workspace, latest release, side effects), judged once per
+    // snapshot: a change to any of it moves every replica to a new one.
+    const verdict = await this.#verdicts.of(snapshot, endpoint.workspace_id, endpoint.pipeline_id);
     // A deactivated workspace's endpoints answer exactly like an unknown path.
-    if (!state.active) throw notFound();
+    if (verdict.kind === "inactive") throw notFound();
     let executionId: string | null = null;
     let result: ServeOutcome;
     let accepted = arrived;
     try {
       authorise(snapshot, match, principal);
-      const released = await this.#servable(endpoint, state);
+      const released = servable(endpoint, verdict);
       const parameters = bindParameters(released.body.parameters, match.params, req.query);
       const started = await this.#o.executions.execute({
         caller: { userId: principal.userId, isSuperAdmin: false },
@@ -163,7 +167,6 @@ export class EndpointServer {
       throw new AppError("auth.api_key.missing");
     }
     const snapshot = await this.#o.live.snapshot();
-    const active = new Map<string, boolean>();
     const callable: DescribedEndpoint[] = [];
     for (const { pattern, value: endpoint } of snapshot.matcher.entries()) {
       try {
@@ -171,12 +174,13 @@ export class EndpointServer {
       } catch {
         continue;
       }
-      const ws = endpoint.workspace_id;
-      if (!active.has(ws)) active.set(ws, await workspaceActive(this.#o.db, ws));
-      if (!active.get(ws)) continue;
-      const released = await this.#o.released.latest(ws, endpoint.pipeline_id);
-      if (typeof released === "string") continue;
-      if (await this.#o.released.writeDefect(ws, endpoint.pipeline_id, released)) continue;
+      const verdict = await this.#verdicts.of(
+        snapshot,
+        endpoint.workspace_id,
+        endpoint.pipeline_id,
+      );
+      if (verdict.kind !== "servable") continue;
+      const released = verdict.released;
       callable.push({
         endpoint,
         variables: pattern.variables,
@@ -185,35 +189,6 @@ export class EndpointServer {
       });
     }
     return openApiDocument(callable, serverUrl);
-  }
-
-  /** The latest release, still there and still side-effect-free (503 otherwise). */
-  async #servable(endpoint: EndpointRow, state: ServeState) {
-    const unavailable = (reason: string, extra: Record<string, unknown> = {}) =>
-      new AppError("endpoint.unavailable", {
-        path_pattern: endpoint.path_pattern,
-        reason,
-        ...extra,
-      }, { "Retry-After": "30" });
-    if (!state.pipeline) throw unavailable("the pipeline no longer exists");
-    if (!state.latest) throw unavailable("the pipeline has no released version");
-    const released = await this.#o.released.released(
-      endpoint.workspace_id,
-      endpoint.pipeline_id,
-      state.latest,
-    );
-    const defect = await this.#o.released.writeDefect(
-      endpoint.workspace_id,
-      endpoint.pipeline_id,
-      released,
-    );
-    if (defect) {
-      throw unavailable(`node ${defect.node_id} of the latest release is not side-effect-free`, {
-        node_id: defect.node_id,
-        pipeline_version: released.version,
-      });
-    }
-    return released;
   }
 
   async #await(
@@ -293,6 +268,16 @@ export class EndpointServer {
       },
     }));
   }
+}
+
+/** The latest release, still there and still side-effect-free (503 otherwise). */
+function servable(endpoint: EndpointRow, verdict: Exclude<Verdict, { kind: "inactive" }>) {
+  if (verdict.kind === "servable") return verdict.released;
+  throw new AppError("endpoint.unavailable", {
+    path_pattern: endpoint.path_pattern,
+    reason: verdict.reason,
+    ...verdict.details,
+  }, { "Retry-After": "30" });
 }
 
 function outcomeOf(result: ServeOutcome): string {

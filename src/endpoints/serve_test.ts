@@ -14,6 +14,7 @@ import { payloadJson } from "../executions/mod.ts";
 import type { Principal } from "../identity/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { addWorkspace } from "../versions/test_fixtures.ts";
+import { WorkspaceService } from "../workspaces/mod.ts";
 import { eventually } from "../../tests/wait.ts";
 import { keyStartedExecution } from "./repo.ts";
 import type { ServeRequest } from "./serve.ts";
@@ -242,12 +243,17 @@ forEachStore(
       await notFound("/people/red");
       await e.service.setEnabled(e.ctx, "/people/{team}", { enabled: true });
       equal((await e.server.serve(get(key, "/people/red"))).status, 200);
-      await db.execute("UPDATE workspaces SET deactivated_at = $2 WHERE id = $1", [
+      // Through the workspaces service, wired to serving as services.ts wires it.
+      const workspaces = new WorkspaceService({ db, allowlistDomains: [] });
+      workspaces.onStateChange(() => e.live.changed());
+      const ws = await db.first<{ name: string }>("SELECT name FROM workspaces WHERE id = $1", [
         e.ctx.workspaceId,
-        new Date().toISOString(),
       ]);
+      await workspaces.deactivate(e.ctx.actor, ws!.name);
       await notFound("/people/red");
       equal(bodies.at(-1), bodies.at(-2)?.replace("/people/red/x", "/people/red"));
+      await workspaces.reactivate(e.ctx.actor, ws!.name);
+      equal((await e.server.serve(get(key, "/people/red"))).status, 200);
     }),
 );
 

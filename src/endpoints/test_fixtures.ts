@@ -29,6 +29,8 @@ export interface EndpointWorld {
   db: Db;
   shared: SharedStore;
   live: LiveEndpoints;
+  /** The release reader the server and the service share. */
+  versions: ReleasedVersions;
   keys: ApiKeyService;
   service: EndpointService;
   server: EndpointServer;
@@ -54,6 +56,8 @@ export async function endpointWorld(
   const logger = createLogger("error");
   const live = new LiveEndpoints({ db, shared, logger });
   await live.open();
+  // As services.ts wires it: a pipeline write moves serving to a new snapshot.
+  w.pipelines.onChange(() => live.changed());
   const keys = new ApiKeyService({
     db,
     logger,
@@ -95,6 +99,7 @@ export async function endpointWorld(
     db,
     shared,
     live,
+    versions: released,
     keys,
     service,
     server,

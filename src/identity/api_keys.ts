@@ -7,6 +7,7 @@ import { recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import { verifySecret } from "../lib/argon2.ts";
 import type { Logger } from "../lib/log.ts";
+import { Broadcast, type SharedStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { mintKey, planIssue } from "./api_key_issue.ts";
 import { LastUsedWriter } from "./api_key_last_used.ts";
@@ -73,12 +74,22 @@ export class ApiKeyService {
   readonly #lastUsed: LastUsedWriter;
   readonly #validator: ApiKeyValidator;
   readonly #onBindingsChanged?: () => void | Promise<void>;
+  readonly #logger: Logger;
+  /** Revocations and owner changes, applied here at once and on every following instance. */
+  readonly #forget = new Broadcast<{ key?: string; user?: string }>(
+    "auth:api-keys.forget",
+    (change) => {
+      if (change.key) this.#validator.invalidate(change.key);
+      if (change.user) this.#validator.invalidateUser(change.user);
+    },
+  );
 
   constructor(options: ApiKeyServiceOptions) {
     this.#db = options.db;
     this.#defaultScopes = options.defaultScopes ?? ["read"];
     this.#now = options.now ?? Date.now;
     this.#onBindingsChanged = options.onBindingsChanged;
+    this.#logger = options.logger;
     this.#lastUsed = new LastUsedWriter(
       options.db,
       options.logger,
@@ -112,14 +123,22 @@ export class ApiKeyService {
     return this.#validator.validate(presented, context);
   }
 
-  /** Drops the local cache entry of a key (`svck_…` or the bare key_id) at once. */
+  /**
+   * Drops the cache entry of a key (`svck_…` or the bare key_id) here at once, and on every
+   * instance that follows the shared store (others would otherwise wait out the TTL).
+   */
   invalidate(keyId: string): void {
-    this.#validator.invalidate(keyId);
+    this.#forget.send({ key: keyId });
   }
 
-  /** Drops every local cache entry of a user's keys (deactivation, role changes). */
+  /** Drops every cache entry of a user's keys (deactivation, role changes), everywhere. */
   invalidateUser(userId: string): void {
-    this.#validator.invalidateUser(userId);
+    this.#forget.send({ user: userId });
+  }
+
+  /** Follows the invalidations other instances send over the shared store. */
+  follow(shared: SharedStore): Promise<void> {
+    return this.#forget.open(shared, this.#logger);
   }
 
   /** Writes every pending last-used update now; failures are logged at warn, never thrown. */
@@ -128,8 +147,9 @@ export class ApiKeyService {
   }
 
   /** Flushes pending writes and stops the timer; later uses wait for an explicit flush(). */
-  close(): Promise<void> {
-    return this.#lastUsed.close();
+  async close(): Promise<void> {
+    await this.#forget.close();
+    await this.#lastUsed.close();
   }
 
   /** The caller's keys, revoked included, newest first. */

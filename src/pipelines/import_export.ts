@@ -105,7 +105,9 @@ export async function importPipeline(
     };
   }
   const verified = verifyReleasedImport(payload);
-  return await svc.db.transaction((tx) => applyReleasedImport(svc, tx, ctx, verified));
+  const applied = await svc.db.transaction((tx) => applyReleasedImport(svc, tx, ctx, verified));
+  await svc.lifecycle.changed();
+  return applied;
 }
 
 /** A released import payload whose hash matched its body (see `verifyReleasedImport`). */

@@ -83,8 +83,12 @@ export class PipelineService {
     });
   }
 
-  #tx<T>(ctx: OpContext, fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return ctx.tx ? fn(ctx.tx) : this.db.transaction(fn);
+  /** Every write's transaction; one of its own announces the change once committed. */
+  async #tx<T>(ctx: OpContext, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    if (ctx.tx) return await fn(ctx.tx);
+    const result = await this.db.transaction(fn);
+    await this.lifecycle.changed();
+    return result;
   }
 
   // --- writes -----------------------------------------------------------------------------------

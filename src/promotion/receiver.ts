@@ -222,6 +222,8 @@ export class PromotionReceiver {
         }, ws.id);
         return result;
       });
+      // Imported releases change what published endpoints serve, here and on every replica.
+      if (outcome.applied.pipelines > 0) await this.#o.pipelines.lifecycle.changed();
       if (outcome.applied.endpoints > 0) await this.#o.live.changed();
       return outcome;
     } catch (e) {

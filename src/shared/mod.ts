@@ -6,6 +6,7 @@ import type { SharedStore } from "./types.ts";
 export type { MessageHandler, SharedStore } from "./types.ts";
 export { MemoryStore } from "./memory.ts";
 export { RedisStore } from "./redis.ts";
+export { Broadcast } from "./broadcast.ts";
 
 /**
  * Opens the shared store named by `url`: `memory:` (single instance) or `redis://` / `rediss://`

@@ -47,6 +47,7 @@ export class VersionLifecycle {
   readonly posture: Posture;
   readonly #db: Db;
   readonly #engine: Engine;
+  readonly #listeners: (() => void | Promise<void>)[] = [];
 
   constructor(options: VersionLifecycleOptions) {
     this.#db = options.db;
@@ -87,8 +88,31 @@ export class VersionLifecycle {
     };
   }
 
-  #run<T>(ctx: OpContext, fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return ctx.tx ? fn(ctx.tx) : this.#db.transaction(fn);
+  /**
+   * Calls `listen` after every committed write of this kind (what is cached from the store, such
+   * as a published endpoint's verdict, follows it). Returns a function that removes it.
+   */
+  onChange(listen: () => void | Promise<void>): () => void {
+    this.#listeners.push(listen);
+    return () => {
+      const i = this.#listeners.indexOf(listen);
+      if (i >= 0) this.#listeners.splice(i, 1);
+    };
+  }
+
+  /**
+   * Tells the listeners that writes committed. Writes in their own transaction do it themselves; a
+   * caller that ran them inside its transaction (`ctx.tx`) calls this once that one commits.
+   */
+  async changed(): Promise<void> {
+    for (const listen of this.#listeners) await listen();
+  }
+
+  async #run<T>(ctx: OpContext, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    if (ctx.tx) return await fn(ctx.tx);
+    const result = await this.#db.transaction(fn);
+    await this.changed();
+    return result;
   }
 
   // --- writes -----------------------------------------------------------------------------------

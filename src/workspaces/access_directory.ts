@@ -1,11 +1,14 @@
 /**
  * The access pipeline's per-request lookups, cached for the liveness TTL (spec 1 §5.6: sessions
  * and keys see a deactivation or a lost membership within about a minute). Local changes call
- * `forgetUser` / `forgetWorkspaces` so this instance sees them at once. Every front end's access
+ * `forgetUser` / `forgetWorkspaces` so this instance sees them at once, and every instance that
+ * follows the shared store moments later (the TTL remains the bound for a lost message). Every front end's access
  * steps read users and workspaces through it, so it lives with the workspace resolution it caches.
  */
 import { findUserById, type WorkspaceContext } from "../identity/mod.ts";
+import type { Logger } from "../lib/log.ts";
 import { TtlCache } from "../lib/ttl_cache.ts";
+import { Broadcast, type SharedStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
 import type { WorkspaceService } from "./service.ts";
 import { WORKSPACE_NAME_RE } from "./types.ts";
@@ -54,6 +57,23 @@ export class CachedAccessDirectory implements AccessDirectory {
   readonly #contexts: TtlCache<string, WorkspaceContext | null>;
   readonly #pinned: TtlCache<string, Awaited<ReturnType<AccessDirectory["resolvePinned"]>>>;
   readonly #counts: TtlCache<string, number>;
+  /** Forgets, applied here at once and on every instance that follows the shared store. */
+  readonly #forget = new Broadcast<{ user?: string; workspaces?: true }>(
+    "access:forget",
+    (change) => {
+      if (change.user) {
+        this.#users.delete(change.user);
+        this.#contexts.deleteWhere((k) => k.startsWith(`${change.user}|`));
+        this.#pinned.deleteWhere((k) => k.startsWith(`${change.user}|`));
+        this.#counts.delete(change.user);
+      }
+      if (change.workspaces) {
+        this.#contexts.clear();
+        this.#pinned.clear();
+        this.#counts.clear();
+      }
+    },
+  );
 
   constructor(db: Db, workspaces: WorkspaceService, ttlSeconds: number) {
     this.#db = db;
@@ -121,15 +141,19 @@ export class CachedAccessDirectory implements AccessDirectory {
   }
 
   forgetUser(userId: string) {
-    this.#users.delete(userId);
-    this.#contexts.deleteWhere((k) => k.startsWith(`${userId}|`));
-    this.#pinned.deleteWhere((k) => k.startsWith(`${userId}|`));
-    this.#counts.delete(userId);
+    this.#forget.send({ user: userId });
   }
 
   forgetWorkspaces() {
-    this.#contexts.clear();
-    this.#pinned.clear();
-    this.#counts.clear();
+    this.#forget.send({ workspaces: true });
+  }
+
+  /** Follows the forgets other instances send, so their changes show here before the TTL. */
+  follow(shared: SharedStore, logger?: Logger): Promise<void> {
+    return this.#forget.open(shared, logger);
+  }
+
+  unfollow(): Promise<void> {
+    return this.#forget.close();
   }
 }

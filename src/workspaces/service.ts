@@ -59,6 +59,7 @@ export interface WorkspaceServiceOptions {
 export class WorkspaceService {
   readonly #db: Db;
   readonly #allowlist: Set<string>;
+  readonly #stateListeners: (() => void | Promise<void>)[] = [];
 
   constructor(options: WorkspaceServiceOptions) {
     this.#db = options.db;
@@ -107,18 +108,35 @@ export class WorkspaceService {
    * otherwise). Its pending invitations go with it; memberships stay as history but nothing
    * reaches a deleted workspace again. The name stays reserved.
    */
-  remove(actor: Principal, name: string): Promise<void> {
-    return removeWorkspace(this.#db, actor, name);
+  async remove(actor: Principal, name: string): Promise<void> {
+    await removeWorkspace(this.#db, actor, name);
+    await this.#stateChanged();
   }
 
   /** Deactivates; a second call is a no-op success without a second audit row. */
-  deactivate(actor: Principal, name: string): Promise<WorkspaceView> {
-    return setWorkspaceState(this.#db, actor, name, true);
+  async deactivate(actor: Principal, name: string): Promise<WorkspaceView> {
+    const view = await setWorkspaceState(this.#db, actor, name, true);
+    await this.#stateChanged();
+    return view;
   }
 
   /** Reactivates; pending invitations become live at the invitee's next login. */
-  reactivate(actor: Principal, name: string): Promise<WorkspaceView> {
-    return setWorkspaceState(this.#db, actor, name, false);
+  async reactivate(actor: Principal, name: string): Promise<WorkspaceView> {
+    const view = await setWorkspaceState(this.#db, actor, name, false);
+    await this.#stateChanged();
+    return view;
+  }
+
+  /**
+   * Calls `listen` after a workspace is deactivated, reactivated or deleted (committed): what
+   * higher domains cache about a workspace's liveness (published endpoints) follows it.
+   */
+  onStateChange(listen: () => void | Promise<void>): void {
+    this.#stateListeners.push(listen);
+  }
+
+  async #stateChanged(): Promise<void> {
+    for (const listen of this.#stateListeners) await listen();
   }
 
   // --- members ----------------------------------------------------------------------------------

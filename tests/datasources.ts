@@ -8,7 +8,10 @@ import { AppError } from "../src/errors/mod.ts";
 import { makeDuckdbFile, makeSqliteFile } from "../src/datasources/connectors/test_fixtures.ts";
 import type { Connector, RowStream, WireValue } from "../src/datasources/connectors/types.ts";
 import { connectorConfig, openConnector } from "../src/datasources/mod.ts";
-import { assertServices, MARIADB_URL } from "./services.ts";
+import postgres from "postgres";
+import type { PostgresConnector } from "../src/datasources/connectors/postgres.ts";
+import { assertServices, MARIADB_URL, skipUnless } from "./services.ts";
+import { freshPostgresDatabase } from "./stores.ts";
 
 export { connectorConfig };
 
@@ -164,4 +167,30 @@ export function hangingServer(): { port: number; close(): Promise<void> } {
       }
     },
   };
+}
+
+/** A POSTGRES connector test: a fresh database, a connector on it and an admin handle, all closed afterwards. */
+export function pgConnectorTest(
+  name: string,
+  fn: (ctx: { c: PostgresConnector; admin: postgres.Sql; url: string }) => Promise<void>,
+  hikari: Record<string, unknown> = {},
+) {
+  Deno.test({
+    name: `[postgres] ${name}`,
+    ignore: skipUnless("postgres"),
+    async fn() {
+      const db = await freshPostgresDatabase();
+      const admin = postgres(db.url, { max: 2, onnotice: () => {} });
+      const c = openConnector(
+        connectorConfig("POSTGRES", pgJdbcUrl(db.url), { hikari }),
+      ) as PostgresConnector;
+      try {
+        await fn({ c, admin, url: db.url });
+      } finally {
+        await c.close();
+        await admin.end();
+        await db.drop();
+      }
+    },
+  });
 }

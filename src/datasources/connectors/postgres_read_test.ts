@@ -6,40 +6,13 @@
  * long or to the next lease, or stop a cancel from reaching the server.
  */
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
-import postgres from "postgres";
-import { skipUnless } from "../../../tests/services.ts";
-import { freshPostgresDatabase } from "../../../tests/stores.ts";
-import { connectorConfig, drain, pgJdbcUrl, waitFor } from "../../../tests/datasources.ts";
-import { openConnector } from "./mod.ts";
+import { drain, pgConnectorTest, waitFor } from "../../../tests/datasources.ts";
 import type { PostgresConnector } from "./postgres.ts";
 import type { QueryOptions, Statement } from "./types.ts";
 
-const ignore = skipUnless("postgres");
-
 /** A fresh database, a connector on it with one pooled connection, and an admin handle. */
-function pgTest(
-  name: string,
-  fn: (ctx: { c: PostgresConnector; admin: postgres.Sql }) => Promise<void>,
-) {
-  Deno.test({
-    name: `[postgres] ${name}`,
-    ignore,
-    async fn() {
-      const db = await freshPostgresDatabase();
-      const admin = postgres(db.url, { max: 2, onnotice: () => {} });
-      const c = openConnector(
-        connectorConfig("POSTGRES", pgJdbcUrl(db.url), { hikari: { maximumPoolSize: 1 } }),
-      ) as PostgresConnector;
-      try {
-        await fn({ c, admin });
-      } finally {
-        await c.close();
-        await admin.end();
-        await db.drop();
-      }
-    },
-  });
-}
+const pgTest = (name: string, fn: Parameters<typeof pgConnectorTest>[1]) =>
+  pgConnectorTest(name, fn, { maximumPoolSize: 1 });
 
 const rows = async (c: PostgresConnector, statement: Statement, options: QueryOptions = {}) =>
   (await drain(await c.query(statement, options))).rows;

@@ -7,6 +7,7 @@ import {
   assertConnectTimesOut,
   connectorConfig,
   drain,
+  pgConnectorTest,
   pgJdbcUrl,
   waitFor,
 } from "../../../tests/datasources.ts";
@@ -16,31 +17,7 @@ import { WriteError } from "./types.ts";
 
 const ignore = skipUnless("postgres");
 
-/** A fresh database, a connector on it and an admin handle; all closed afterwards. */
-function pgTest(
-  name: string,
-  fn: (ctx: { c: PostgresConnector; admin: postgres.Sql; url: string }) => Promise<void>,
-  hikari: Record<string, unknown> = {},
-) {
-  Deno.test({
-    name: `[postgres] ${name}`,
-    ignore,
-    async fn() {
-      const db = await freshPostgresDatabase();
-      const admin = postgres(db.url, { max: 2, onnotice: () => {} });
-      const c = openConnector(
-        connectorConfig("POSTGRES", pgJdbcUrl(db.url), { hikari }),
-      ) as PostgresConnector;
-      try {
-        await fn({ c, admin, url: db.url });
-      } finally {
-        await c.close();
-        await admin.end();
-        await db.drop();
-      }
-    },
-  });
-}
+const pgTest = pgConnectorTest;
 
 pgTest("query() streams many rows in batches and returns the connection", async ({ c }) => {
   const stream = await c.query(

@@ -46,6 +46,9 @@ import {
   type WriteOutcome,
 } from "./types.ts";
 
+/** How long a cancelled statement may run on before its kill is sent again. */
+const KILL_RETRY_MS = 500;
+
 const SYSTEM_SCHEMAS = ["mysql", "sys", "performance_schema", "information_schema"];
 
 /** A read that returned no result set, worded as a server error would be. */
@@ -239,8 +242,7 @@ export class MysqlConnector implements Connector {
         queue.length = 0;
         if (rowsSeen > 0) conn.pause();
         killing ??= this.#kill(conn).catch(() => {});
-        broken = rowsSeen > 0 ||
-          !(await waitUntil(() => ended, this.#pool.settings.validationTimeout));
+        broken = rowsSeen > 0 || !(await stopped());
       }
       await killing;
       if (!broken && (error !== undefined || killing !== undefined)) {
@@ -250,6 +252,18 @@ export class MysqlConnector implements Connector {
         broken = !(await plain(conn, "ROLLBACK").then(() => true, () => false));
       }
       lease.release({ broken });
+    };
+    // A statement is prepared, then executed: a kill landing between the two finds nothing to
+    // stop, and the execute runs on. So it is sent again until the statement ends, or the
+    // connection is given up as broken.
+    const stopped = async () => {
+      const deadline = Date.now() + this.#pool.settings.validationTimeout;
+      await killing;
+      while (!(await waitUntil(() => ended, Math.min(KILL_RETRY_MS, deadline - Date.now())))) {
+        if (Date.now() >= deadline) return false;
+        await this.#kill(conn).catch(() => {});
+      }
+      return true;
     };
     const waitUntil = async (ready: () => boolean, ms: number) => {
       let timer: ReturnType<typeof setTimeout> | undefined;

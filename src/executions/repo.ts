@@ -134,6 +134,19 @@ export function eventRow(executionId: string, frame: EventFrame, observedAt: str
   };
 }
 
+/**
+ * How far past the cutoff the sweep's id range reaches: an id may be minted ahead of the clock that
+ * stamps its frames (a millisecond borrowed in a burst, a reaping instance whose clock is behind).
+ * A frame beyond it is only swept a round later, never early: observed_at decides.
+ */
+const ID_CLOCK_SLACK_MS = 60_000;
+
+/** The smallest UUIDv7 of millisecond `ms` (lib/ids.ts): every id minted before it sorts below. */
+export function idFloor(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
+}
+
 export class ExecutionRepo {
   constructor(readonly db: Queryable) {}
 
@@ -267,8 +280,16 @@ export class ExecutionRepo {
     }
   }
 
-  /** Deletes durable events observed before `cutoff`; returns how many went. */
+  /**
+   * Deletes durable events observed before `cutoff`; returns how many went. No index on
+   * observed_at (a write per frame for an hourly sweep): an event is observed after its run's id
+   * was minted, and ids are time-ordered, so the primary key's range below `cutoff`'s id holds
+   * every such event, plus the frames of runs still going then, which observed_at keeps.
+   */
   async deleteEventsBefore(cutoff: string): Promise<number> {
-    return await this.db.execute(`DELETE FROM execution_events WHERE observed_at < $1`, [cutoff]);
+    return await this.db.execute(
+      `DELETE FROM execution_events WHERE execution_id < $1 AND observed_at < $2`,
+      [idFloor(Date.parse(cutoff) + ID_CLOCK_SLACK_MS), cutoff],
+    );
   }
 }

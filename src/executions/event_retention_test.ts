@@ -1,0 +1,124 @@
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { newId } from "../lib/ids.ts";
+import { type Db, loadMigrations, migrate } from "../store/mod.ts";
+import { forEachStore } from "../../tests/stores.ts";
+import { ExecutionRepo, idFloor } from "./repo.ts";
+import { addRunRows, runningRecord, succeeded, successFrames } from "./test_fixtures.ts";
+
+const SECOND = 1000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A run minted now whose frames are observed `step` ms apart from `from`; finished unless told. */
+async function storedRun(
+  db: Db,
+  ids: Awaited<ReturnType<typeof addRunRows>>,
+  from: number,
+  step: number,
+  finish = true,
+) {
+  const repo = new ExecutionRepo(db);
+  const record = runningRecord(ids, { started_at: iso(from) });
+  const frames = successFrames(record);
+  await repo.insert(record, "i", iso(from));
+  for (const [i, f] of frames.entries()) {
+    await repo.appendEvent(record.execution_id, f, iso(from + i * step));
+  }
+  if (finish) await repo.finish(succeeded(record));
+  return { record, frames };
+}
+
+Deno.test("idFloor() sorts below every id minted in or after its millisecond, above earlier ones", () => {
+  const before = newId();
+  const now = Date.now() + 1;
+  while (Date.now() < now + 1) { /* the next millisecond */ }
+  const after = newId();
+  ok(before < idFloor(now));
+  ok(idFloor(now) < after);
+  equal(idFloor(0x0190_0000_0001), "01900000-0001-0000-0000-000000000000");
+});
+
+forEachStore(
+  "the sweep deletes exactly the events observed before the cutoff, of ended and running runs",
+  async (db) => {
+    const ids = await addRunRows(db);
+    const repo = new ExecutionRepo(db);
+    const t0 = Date.now();
+    const ended = await storedRun(db, ids, t0, SECOND);
+    const running = await storedRun(db, ids, t0, 10 * SECOND, false);
+    /** The frames of a run stored `step` ms apart from t0 that are observed at or after `ms`. */
+    const kept = (frames: unknown[], step: number, ms: number) =>
+      frames.filter((_, i) => t0 + i * step >= ms);
+    // The cutoff falls inside both runs.
+    const first = t0 + 5.5 * SECOND;
+    const cutoff = iso(first);
+    equal(await repo.deleteEventsBefore(cutoff), 6 + 1);
+    deepEqual(await repo.events(ended.record.execution_id), kept(ended.frames, SECOND, first));
+    deepEqual(
+      await repo.events(running.record.execution_id),
+      kept(running.frames, 10 * SECOND, first),
+    );
+    equal(await repo.deleteEventsBefore(cutoff), 0);
+    // Frames observed long after their run began stay until they are as old as the period.
+    const second = t0 + 25 * SECOND;
+    const gone = ended.frames.length - 6 + 2;
+    equal(await repo.deleteEventsBefore(iso(second)), gone);
+    deepEqual(await repo.events(ended.record.execution_id), []);
+    deepEqual(
+      await repo.events(running.record.execution_id),
+      kept(running.frames, 10 * SECOND, second),
+    );
+    if (db.dialect === "sqlite") {
+      // The sweep walks the primary key's time-ordered prefix, not the whole table.
+      const plan = await db.query<{ detail: string }>(
+        `EXPLAIN QUERY PLAN DELETE FROM execution_events WHERE execution_id < $1 AND observed_at < $2`,
+        [idFloor(t0), cutoff],
+      );
+      ok(
+        plan.some((p) =>
+          /USING INDEX sqlite_autoindex_execution_events_1 \(execution_id<\?\)/.test(p.detail)
+        ),
+        JSON.stringify(plan),
+      );
+    }
+  },
+);
+
+forEachStore(
+  "migration 0012 applies over stored runs: their records and events stay, the reaper and the sweep find them",
+  async (db) => {
+    const files = await loadMigrations(db.dialect);
+    const at = files.findIndex((f) => f.name.startsWith("0012_"));
+    ok(at > 0);
+    await migrate(db, files.slice(0, at));
+    const ids = await addRunRows(db);
+    const t0 = Date.now();
+    const ended = await storedRun(db, ids, t0, SECOND);
+    const running = await storedRun(db, ids, t0, SECOND, false);
+    deepEqual(await migrate(db, files.slice(0, at + 1)), [files[at].name]);
+
+    const repo = new ExecutionRepo(db);
+    deepEqual(await repo.events(ended.record.execution_id), ended.frames);
+    deepEqual(await repo.events(running.record.execution_id), running.frames);
+    equal((await repo.get(ended.record.execution_id))?.record.status, "SUCCESS");
+    deepEqual(
+      (await repo.staleRunning(iso(t0 + SECOND))).map((s) => s.record.execution_id),
+      [running.record.execution_id],
+    );
+    equal(await repo.countRunning(ids.userId), 1);
+    const indexes = db.dialect === "sqlite"
+      ? await db.query<{ name: string }>(
+        `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('executions', 'execution_events')`,
+      )
+      : await db.query<{ name: string }>(
+        `SELECT indexname AS name FROM pg_indexes WHERE tablename IN ('executions', 'execution_events')`,
+      );
+    const names = indexes.map((r) => r.name);
+    ok(!names.includes("execution_events_observed"));
+    ok(names.includes("executions_running"));
+    equal(
+      await repo.deleteEventsBefore(iso(t0 + 60 * SECOND)),
+      ended.frames.length + running.frames.length,
+    );
+  },
+  { migrate: false },
+);

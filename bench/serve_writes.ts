@@ -202,7 +202,8 @@ try {
   console.log(
     `${kind}: ${((cpu.user + cpu.system) / 1000 / runs).toFixed(3)} ms CPU per serve (user ${
       (cpu.user / 1000 / runs).toFixed(3)
-    }, system ${(cpu.system / 1000 / runs).toFixed(3)}), ${(ms / runs).toFixed(3)} ms wall`,
+    }, system ${(cpu.system / 1000 / runs).toFixed(3)}), ${(ms / runs).toFixed(3)} ms wall ` +
+      `(window ${t0.toFixed(0)}-${(t0 + ms).toFixed(0)} ms for cpuprofile_top.ts)`,
   );
 } finally {
   await store.dispose();

@@ -5,13 +5,16 @@
  * of `concurrency` runs at once so a batch holds several runs' rows as under load. Prints CPU ms
  * per run: an A/B probe for the write path, steadier than the whole serve (bench/endpoint_cpu.ts).
  * Environment, for experiments: SETUP (statements run first, `;`-separated, e.g. a DROP INDEX),
- * NOOP=1 (a store that writes nothing: the probe's own floor).
+ * NOOP=1 (a store that writes nothing: the probe's own floor), CHUNK=1 (each phase's frames as one
+ * row of an `execution_chunks` table the probe makes: what a chunked journal could save at most,
+ * since it skips the per-frame queue entries too). On SQLite it also prints the database's pages.
  *
  *   deno run -A bench/serve_writes.ts [runs] [concurrency] [sqlite|postgres]
  */
 import process from "node:process";
 import { auditRow } from "../src/audit/mod.ts";
 import { ExecutionJournal } from "../src/executions/journal.ts";
+import { frameJson } from "../src/executions/frame_json.ts";
 import { addRunRows, runningRecord } from "../src/executions/test_fixtures.ts";
 import type { EventFrame } from "../src/executions/event_order.ts";
 import type { ExecutionRecord } from "../src/executions/types.ts";
@@ -27,6 +30,14 @@ const db = await store.open();
 await migrate(db);
 const ids = await addRunRows(db);
 for (const q of (Deno.env.get("SETUP") ?? "").split(";").filter(Boolean)) await db.execute(q);
+// CHUNK=1, an experiment: the frames of one phase (one batch) as one row of a chunk table.
+const chunked = Boolean(Deno.env.get("CHUNK"));
+if (chunked) {
+  await db.execute(`CREATE TABLE execution_chunks (
+    execution_id TEXT NOT NULL REFERENCES executions (id) ON DELETE CASCADE,
+    first_event_id INTEGER NOT NULL, last_event_id INTEGER NOT NULL, frames TEXT NOT NULL,
+    observed_at TEXT NOT NULL, PRIMARY KEY (execution_id, first_event_id))`);
+}
 const noop = {
   dialect: "sqlite" as const,
   execute: () => Promise.resolve(1),
@@ -162,7 +173,16 @@ async function serve(): Promise<void> {
   const now = () => new Date().toISOString();
   await journal.insert(record, "instance-a", now());
   for (const phase of [[0, 1], [2, 3], [4, 5], [6, 7, 8], [9, 10]]) {
-    await Promise.all(phase.map((i) => journal.event(id, fs[i], now())));
+    if (chunked) {
+      const text = phase.map((i) =>
+        `{"id":${fs[i].id},"event":${JSON.stringify(fs[i].event)},"data":${frameJson(fs[i])}}`
+      );
+      await groupCommit(target).insert({
+        table: "execution_chunks",
+        columns: "execution_id, first_event_id, last_event_id, frames, observed_at",
+        values: [id, fs[phase[0]].id, fs[phase.at(-1)!].id, `[${text.join(",")}]`, now()],
+      }, { chain: id, follows: true });
+    } else await Promise.all(phase.map((i) => journal.event(id, fs[i], now())));
   }
   await journal.finish({
     ...record,
@@ -205,6 +225,10 @@ try {
     }, system ${(cpu.system / 1000 / runs).toFixed(3)}), ${(ms / runs).toFixed(3)} ms wall ` +
       `(window ${t0.toFixed(0)}-${(t0 + ms).toFixed(0)} ms for cpuprofile_top.ts)`,
   );
+  if (kind === "sqlite") {
+    const pages = await db.first<{ n: number }>("SELECT page_count AS n FROM pragma_page_count");
+    console.log(`database: ${pages?.n} pages`);
+  }
 } finally {
   await store.dispose();
 }

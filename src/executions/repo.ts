@@ -1,7 +1,8 @@
 /**
  * The executions table and its durable events (migrations 0008, 0011, 0012). SQL only: the sink,
- * the service and the reaper decide when to call these. JSON columns are text on both stores; timestamps are
- * ISO text on SQLite and TIMESTAMPTZ on PostgreSQL, normalised by `toIso` on the way out.
+ * the service and the reaper decide when to call these. JSON columns are text on both stores;
+ * timestamps are ISO text on SQLite and TIMESTAMPTZ on PostgreSQL, normalised by `toIso` on the
+ * way out.
  */
 import { toIso } from "../lib/time.ts";
 import type { Queryable, Row, RowInsert, SqlValue } from "../store/mod.ts";

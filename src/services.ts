@@ -86,6 +86,7 @@ async function openPlatform(config: ResolvedConfig, db: Db, logger: Logger, clos
   const systemActor = await ensureSystemActor(db);
   const shared = await openSharedStore(config.sharedStore.url, {
     timeoutMs: config.health.probeTimeoutMs,
+    memoryMaxChars: config.sharedStore.memoryMaxBytes,
   });
   closers.push(() => shared.close());
   const health = new HealthService({

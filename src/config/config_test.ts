@@ -282,3 +282,10 @@ Deno.test("endpoint timeout bounds default to 1 and 300 s and must be ordered", 
     "service.endpoints.timeout-min-seconds: must not exceed service.endpoints.timeout-max-seconds",
   );
 });
+
+Deno.test("the memory: store's cap comes from service.shared-store.memory-max-bytes", () => {
+  equal(resolve({}).sharedStore.memoryMaxBytes, 1024 * 1024 * 1024);
+  const env = { SERVICE_SHARED_STORE_MEMORY_MAX_BYTES: String(2 * 1024 * 1024) };
+  equal(resolve(env).sharedStore.memoryMaxBytes, 2 * 1024 * 1024);
+  match(refusal({ SERVICE_SHARED_STORE_MEMORY_MAX_BYTES: "1000" }), /memory-max-bytes/);
+});

@@ -58,6 +58,10 @@ export const serviceSchema = z.strictObject({
       ["memory:", "redis://", "rediss://"],
       "Shared store for results, counters and pub/sub: memory: (single instance) or redis://…",
     ).default("memory:"),
+    "memory-max-bytes": z.int().min(1024 * 1024).default(1024 * 1024 * 1024).describe(
+      "What memory: holds at most (keys and values, counted in characters); past it a result " +
+        "fails with result.storage_unavailable, as Redis does at maxmemory",
+    ),
   }).prefault({}),
   "log": z.strictObject({
     "level": z.enum(["debug", "info", "warn", "error"]).default("info").describe(

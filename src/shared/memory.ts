@@ -6,19 +6,28 @@ import type { MessageHandler, SharedStore } from "./types.ts";
  * string behave the same on both stores.
  */
 type Entry =
-  | { type: "string"; value: string; expiresAt: number | null }
-  | { type: "list"; items: string[]; expiresAt: number | null };
+  | { type: "string"; value: string; expiresAt: number | null; size: number }
+  | { type: "list"; items: string[]; expiresAt: number | null; size: number };
 
 /** One record per subscribe() call, so the same function subscribed twice is two subscriptions. */
 type Subscription = { handler: MessageHandler };
 
 const WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value";
 const NOT_INTEGER = "ERR value is not an integer or out of range";
+/** Redis' answer under `maxmemory` with no eviction, so callers handle both stores alike. */
+const OOM = "OOM command not allowed when used memory > 'maxmemory'";
 
 /** Options for {@link MemoryStore}. */
 export interface MemoryStoreOptions {
   /** How often expired entries are freed; lazy checks already hide them. Default 10 s. */
   sweepIntervalMs?: number;
+  /**
+   * Characters of keys and values the store holds at most (results, mostly: every caller result
+   * lives here for its TTL). A `set` or `append` past it fails as Redis does under `maxmemory`;
+   * counters are exempt, so rate limits and budgets keep working while results fill the store.
+   * Unbounded when absent.
+   */
+  maxChars?: number;
 }
 
 /**
@@ -31,8 +40,13 @@ export class MemoryStore implements SharedStore {
   #channels = new Map<string, Set<Subscription>>();
   #sweepTimer: ReturnType<typeof setInterval>;
   #closed = false;
+  /** Characters held now (keys and values), against `#maxChars`. */
+  #chars = 0;
+  readonly #maxChars: number;
+  #sweptAt = -Infinity;
 
   constructor(options: MemoryStoreOptions = {}) {
+    this.#maxChars = options.maxChars ?? Infinity;
     const every = options.sweepIntervalMs ?? 10_000;
     this.#sweepTimer = setInterval(() => this.sweep(), every);
     // The sweep only frees memory; it must not keep the process (or a test) alive.
@@ -44,11 +58,17 @@ export class MemoryStore implements SharedStore {
     return this.#entries.size;
   }
 
+  /** Characters of keys and values held, expired-but-unswept ones included. */
+  get chars(): number {
+    return this.#chars;
+  }
+
   /** Frees every expired entry now; the timer calls this periodically. */
   sweep(): void {
     const now = Date.now();
+    this.#sweptAt = now;
     for (const [key, entry] of this.#entries) {
-      if (entry.expiresAt !== null && entry.expiresAt <= now) this.#entries.delete(key);
+      if (entry.expiresAt !== null && entry.expiresAt <= now) this.#drop(key, entry);
     }
   }
 
@@ -69,8 +89,12 @@ export class MemoryStore implements SharedStore {
     return this.#run(() => {
       const ttlMs = checkTtl(options.ttlMs);
       // SET NX looks at any type; a plain SET replaces any type and drops the old expiry.
-      if (options.onlyIfAbsent && this.#live(key) !== undefined) return false;
-      this.#entries.set(key, { type: "string", value, expiresAt: expiry(ttlMs) });
+      const existing = this.#live(key);
+      if (options.onlyIfAbsent && existing !== undefined) return false;
+      const size = key.length + value.length;
+      this.#make(size - (existing?.size ?? 0));
+      if (existing) this.#drop(key, existing);
+      this.#keep(key, { type: "string", value, expiresAt: expiry(ttlMs), size });
       return true;
     });
   }
@@ -79,8 +103,10 @@ export class MemoryStore implements SharedStore {
     return this.#run(() => {
       let removed = 0;
       for (const key of keys) {
-        if (this.#live(key) !== undefined) removed++;
-        this.#entries.delete(key);
+        const entry = this.#live(key);
+        if (entry === undefined) continue;
+        removed++;
+        this.#drop(key, entry);
       }
       return removed;
     });
@@ -101,7 +127,8 @@ export class MemoryStore implements SharedStore {
       const ttlMs = checkTtl(options.ttlMs);
       const entry = this.#live(key);
       if (entry === undefined) {
-        this.#entries.set(key, { type: "string", value: String(by), expiresAt: expiry(ttlMs) });
+        const value = String(by);
+        this.#keep(key, { type: "string", value, expiresAt: expiry(ttlMs), size: 0 });
         return by;
       }
       if (entry.type !== "string") throw new Error(WRONGTYPE);
@@ -122,10 +149,15 @@ export class MemoryStore implements SharedStore {
       if (entry !== undefined && entry.type !== "list") throw new Error(WRONGTYPE);
       // RPUSH needs at least one value; appending nothing is a read of the length.
       if (values.length === 0) return entry?.items.length ?? 0;
-      const list = entry ?? { type: "list" as const, items: [], expiresAt: null };
+      let added = entry === undefined ? key.length : 0;
+      for (const value of values) added += value.length;
+      this.#make(added);
+      const list = entry ?? { type: "list" as const, items: [], expiresAt: null, size: 0 };
       for (const value of values) list.items.push(value); // spread would overflow on huge batches
       if (ttlMs !== undefined) list.expiresAt = expiry(ttlMs);
-      this.#entries.set(key, list);
+      if (entry === undefined) this.#keep(key, list);
+      list.size += added;
+      this.#chars += added;
       return list.items.length;
     });
   }
@@ -189,6 +221,7 @@ export class MemoryStore implements SharedStore {
     this.#closed = true;
     clearInterval(this.#sweepTimer);
     this.#entries.clear();
+    this.#chars = 0;
     this.#channels.clear();
     return Promise.resolve();
   }
@@ -208,10 +241,31 @@ export class MemoryStore implements SharedStore {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
     if (entry.expiresAt !== null && entry.expiresAt <= Date.now()) {
-      this.#entries.delete(key);
+      this.#drop(key, entry);
       return undefined;
     }
     return entry;
+  }
+
+  /**
+   * Room for `more` characters, or the OOM error. Expired entries go first (the sweep's timer may
+   * not have run since they expired), at most once a second: a full store refusing write after
+   * write must not walk every key each time.
+   */
+  #make(more: number): void {
+    if (more <= 0 || this.#chars + more <= this.#maxChars) return;
+    if (Date.now() - this.#sweptAt >= 1000) this.sweep();
+    if (this.#chars + more > this.#maxChars) throw new Error(OOM);
+  }
+
+  #keep(key: string, entry: Entry): void {
+    this.#entries.set(key, entry);
+    this.#chars += entry.size;
+  }
+
+  #drop(key: string, entry: Entry): void {
+    this.#entries.delete(key);
+    this.#chars -= entry.size;
   }
 
   #list(key: string): string[] {

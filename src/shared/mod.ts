@@ -14,9 +14,9 @@ export { Broadcast } from "./broadcast.ts";
  */
 export async function openSharedStore(
   url: string,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; memoryMaxChars?: number } = {},
 ): Promise<SharedStore> {
-  if (url.startsWith("memory:")) return new MemoryStore();
+  if (url.startsWith("memory:")) return new MemoryStore({ maxChars: options.memoryMaxChars });
   if (url.startsWith("redis://") || url.startsWith("rediss://")) {
     return await RedisStore.connect(url, options);
   }

@@ -50,6 +50,20 @@ export function freePort(): number {
   return port;
 }
 
+/**
+ * `start` on a port free a moment ago, again on another when something took it meanwhile (other
+ * test processes listen too): for set-ups that must know their port before they listen.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await start(freePort());
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AddrInUse) || attempt === 5) throw error;
+    }
+  }
+}
+
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const store = await freshStore(options.store ?? "sqlite");
   const dataDir = await Deno.makeTempDir({ prefix: "svc_data_" });

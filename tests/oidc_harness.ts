@@ -11,7 +11,7 @@ import {
   type TestAccount,
   type TestProvider,
 } from "./fixtures/oidc_provider.ts";
-import { freePort, json, startTestServer, type TestServer } from "./harness.ts";
+import { json, onFreePort, startTestServer, type TestServer } from "./harness.ts";
 import type { StoreKind } from "./stores.ts";
 
 export interface Setup {
@@ -30,26 +30,33 @@ export async function withOidc(
   fn: (t: Setup) => Promise<void>,
   options: { env?: Record<string, string>; store?: StoreKind; issuer?: string } = {},
 ): Promise<void> {
-  const port = freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const op = await startTestProvider({ redirectUris: [`${base}/login/oauth2/code/corp`] });
   const notices: NewUserNotice[] = [];
-  let s: TestServer | undefined;
+  // The provider must know the service's callback URL, so the port is chosen before either listens.
+  const { op, s } = await onFreePort(async (port) => {
+    const base = `http://127.0.0.1:${port}`;
+    const op = await startTestProvider({ redirectUris: [`${base}/login/oauth2/code/corp`] });
+    try {
+      const s = await startTestServer({
+        port,
+        store: options.store,
+        runtime: { onNewUser: (n) => void notices.push(n) },
+        env: {
+          SERVICE_AUTH_BASE_URL: base,
+          SERVICE_AUTH_OIDC_PROVIDERS_0_NAME: "corp",
+          SERVICE_AUTH_OIDC_PROVIDERS_0_DISPLAY_NAME: "Corp SSO",
+          SERVICE_AUTH_OIDC_PROVIDERS_0_CLIENT_ID: op.clientId,
+          SERVICE_AUTH_OIDC_PROVIDERS_0_CLIENT_SECRET: op.clientSecret,
+          SERVICE_AUTH_OIDC_PROVIDERS_0_ISSUER_URI: options.issuer ?? op.issuer,
+          ...options.env,
+        },
+      });
+      return { op, s };
+    } catch (error) {
+      await op.close();
+      throw error;
+    }
+  });
   try {
-    s = await startTestServer({
-      port,
-      store: options.store,
-      runtime: { onNewUser: (n) => void notices.push(n) },
-      env: {
-        SERVICE_AUTH_BASE_URL: base,
-        SERVICE_AUTH_OIDC_PROVIDERS_0_NAME: "corp",
-        SERVICE_AUTH_OIDC_PROVIDERS_0_DISPLAY_NAME: "Corp SSO",
-        SERVICE_AUTH_OIDC_PROVIDERS_0_CLIENT_ID: op.clientId,
-        SERVICE_AUTH_OIDC_PROVIDERS_0_CLIENT_SECRET: op.clientSecret,
-        SERVICE_AUTH_OIDC_PROVIDERS_0_ISSUER_URI: options.issuer ?? op.issuer,
-        ...options.env,
-      },
-    });
     const server = s;
     const isCallback = (u: URL) =>
       u.origin === server.url && u.pathname.startsWith("/login/oauth2/code/");
@@ -87,7 +94,7 @@ export async function withOidc(
       },
     });
   } finally {
-    await s?.close();
+    await s.close();
     await op.close();
   }
 }

@@ -21,3 +21,23 @@ export function frameJson(frame: EventFrame): string {
 export function payloadJson(data: object): string {
   return texts.get(data) ?? JSON.stringify(data);
 }
+
+/**
+ * Keeps `data`'s JSON text made with `key`'s value given as text already made: `data_ready`'s
+ * `rows` are the stored result's first chunk, whose text the result store just made. The same
+ * text `JSON.stringify(data)` gives when `valueJson` is `JSON.stringify(data[key])`.
+ */
+export function keepPayloadJson(
+  data: Record<string, unknown>,
+  key: string,
+  valueJson: string,
+): void {
+  let text = "";
+  for (const k of Object.keys(data)) {
+    const json = k === key ? valueJson : JSON.stringify(data[k]);
+    // Left out as JSON.stringify leaves them out (undefined, a function).
+    if (json === undefined) continue;
+    text += (text === "" ? "{" : ",") + JSON.stringify(k) + ":" + json;
+  }
+  texts.set(data, text === "" ? "{}" : text + "}");
+}

@@ -199,45 +199,54 @@ export class EndpointServer {
     const executionId = started.executionId;
     const frames = started.frames[Symbol.asyncIterator]();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), timeoutSeconds * 1000);
+    const timedOut = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), timeoutSeconds * 1000);
     });
     let completed: Record<string, unknown> | null = null;
-    // The answer waits for the stream's end, which comes once the run's record is stored: after
-    // a 200 the caller may read the execution and its result at once.
-    let outcome: ServeOutcome | undefined;
-    try {
+    let ended = false;
+    // Raced once against the timeout, not once per frame.
+    const decided = async (): Promise<ServeOutcome | null> => {
       for (;;) {
-        const next = outcome ? await frames.next() : await Promise.race([frames.next(), timedOut]);
-        if (next === "timeout") {
-          // The run goes on (spec 3 §3); only this request stops following it.
-          const ttl = resultTtlSeconds(req.ttlHeader, this.#o.resultLimits);
-          return {
-            status: 202,
-            executionId,
-            body: {
-              execution_id: executionId,
-              result_url: `/api/v1/executions/${executionId}/result`,
-              status_url: `/api/v1/executions/${executionId}`,
-              expires_at: new Date(this.#now() + ttl * 1000).toISOString(),
-            },
-          };
+        const next = await frames.next();
+        if (next.done) {
+          ended = true;
+          return null;
         }
-        if (next.done) break;
-        if (outcome) continue;
         const { event, data } = next.value;
-        if (event === "data_ready") outcome = { status: 200, executionId, body: data };
+        if (event === "data_ready") return { status: 200, executionId, body: data };
         if (event === "pipeline_completed") completed = data;
         if (event === "pipeline_failed") {
           const error = data.error as FailureRecord;
-          const status = CONNECTION_FAILURES.has(error.code) ? 502 : 500;
-          outcome = { status, executionId, error };
+          return { status: CONNECTION_FAILURES.has(error.code) ? 502 : 500, executionId, error };
         }
         if (event === "execution_aborted") {
           const error = new AppError("internal.unexpected", { reason: data.reason });
-          outcome = { status: 500, executionId, error: errorBody(error, "") };
+          return { status: 500, executionId, error: errorBody(error, "") };
         }
       }
+    };
+    try {
+      const reading = decided();
+      const outcome = await Promise.race([reading, timedOut]);
+      if (outcome === undefined) {
+        // The run goes on (spec 3 §3); only this request stops following it.
+        reading.catch(() => {});
+        const ttl = resultTtlSeconds(req.ttlHeader, this.#o.resultLimits);
+        return {
+          status: 202,
+          executionId,
+          body: {
+            execution_id: executionId,
+            result_url: `/api/v1/executions/${executionId}/result`,
+            status_url: `/api/v1/executions/${executionId}`,
+            expires_at: new Date(this.#now() + ttl * 1000).toISOString(),
+          },
+        };
+      }
+      clearTimeout(timer);
+      // The answer waits for the stream's end, which comes once the run's record is stored:
+      // after a 200 the caller may read the execution and its result at once.
+      while (!ended && !(await frames.next()).done);
       return outcome ?? { status: 200, executionId, body: completed ?? {} };
     } finally {
       clearTimeout(timer);

@@ -32,12 +32,15 @@ export function keepPayloadJson(
   key: string,
   valueJson: string,
 ): void {
-  let text = "";
+  // The keys around `key` go through two JSON.stringify calls, not one call each.
+  const before: Record<string, unknown> = {};
+  const after: Record<string, unknown> = {};
+  let into = before;
   for (const k of Object.keys(data)) {
-    const json = k === key ? valueJson : JSON.stringify(data[k]);
-    // Left out as JSON.stringify leaves them out (undefined, a function).
-    if (json === undefined) continue;
-    text += (text === "" ? "{" : ",") + JSON.stringify(k) + ":" + json;
+    if (k === key) into = after;
+    else into[k] = data[k];
   }
-  texts.set(data, text === "" ? "{}" : text + "}");
+  const parts = [JSON.stringify(before).slice(1, -1), JSON.stringify(after).slice(1, -1)];
+  if (into === after) parts.splice(1, 0, `${JSON.stringify(key)}:${valueJson}`);
+  texts.set(data, `{${parts.filter((p) => p !== "").join(",")}}`);
 }

@@ -334,7 +334,9 @@ export function bindParameters(
   const defect = (parameter: string, code: RequestDefect["code"], message: string) =>
     defects.push({ parameter, code, message });
   const supplied: Record<string, string> = {};
-  const tooLarge = (value: string) => new TextEncoder().encode(value).length > VALUE_MAX_BYTES;
+  // At most 3 UTF-8 bytes a UTF-16 unit: a short value needs no encoding to be known small.
+  const tooLarge = (value: string) =>
+    value.length * 3 > VALUE_MAX_BYTES && utf8.encode(value).length > VALUE_MAX_BYTES;
   for (const [name, value] of Object.entries(pathParams)) {
     if (tooLarge(value)) defect(name, "endpoint.request.value_too_large", tooLargeMessage);
     else supplied[name] = value;
@@ -372,4 +374,5 @@ export function bindParameters(
   return values;
 }
 
+const utf8 = new TextEncoder();
 const tooLargeMessage = `longer than ${VALUE_MAX_BYTES} bytes`;

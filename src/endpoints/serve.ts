@@ -28,6 +28,7 @@ import {
   type ParameterValue,
 } from "../pipelines/mod.ts";
 import { type Db, groupCommit, type Queryable } from "../store/mod.ts";
+import { Deadlines } from "./deadlines.ts";
 import type { LiveEndpoints, Snapshot } from "./live.ts";
 import type { Match } from "./matcher.ts";
 import { type DescribedEndpoint, openApiDocument } from "./openapi.ts";
@@ -98,6 +99,7 @@ export class EndpointServer {
   readonly #o: EndpointServerOptions;
   readonly #now: () => number;
   readonly #verdicts: ServeVerdicts;
+  readonly #deadlines = new Deadlines();
 
   constructor(options: EndpointServerOptions) {
     this.#o = options;
@@ -198,49 +200,58 @@ export class EndpointServer {
   ): Promise<ServeOutcome> {
     const executionId = started.executionId;
     const frames = started.frames[Symbol.asyncIterator]();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), timeoutSeconds * 1000);
+    let cancel: () => void = () => {};
+    const timedOut = new Promise<undefined>((resolve) => {
+      cancel = this.#deadlines.after(timeoutSeconds * 1000, () => resolve(undefined));
     });
     let completed: Record<string, unknown> | null = null;
-    // The answer waits for the stream's end, which comes once the run's record is stored: after
-    // a 200 the caller may read the execution and its result at once.
-    let outcome: ServeOutcome | undefined;
-    try {
+    let ended = false;
+    // Raced once against the timeout, not once per frame.
+    const decided = async (): Promise<ServeOutcome | null> => {
       for (;;) {
-        const next = outcome ? await frames.next() : await Promise.race([frames.next(), timedOut]);
-        if (next === "timeout") {
-          // The run goes on (spec 3 §3); only this request stops following it.
-          const ttl = resultTtlSeconds(req.ttlHeader, this.#o.resultLimits);
-          return {
-            status: 202,
-            executionId,
-            body: {
-              execution_id: executionId,
-              result_url: `/api/v1/executions/${executionId}/result`,
-              status_url: `/api/v1/executions/${executionId}`,
-              expires_at: new Date(this.#now() + ttl * 1000).toISOString(),
-            },
-          };
+        const next = await frames.next();
+        if (next.done) {
+          ended = true;
+          return null;
         }
-        if (next.done) break;
-        if (outcome) continue;
         const { event, data } = next.value;
-        if (event === "data_ready") outcome = { status: 200, executionId, body: data };
+        if (event === "data_ready") return { status: 200, executionId, body: data };
         if (event === "pipeline_completed") completed = data;
         if (event === "pipeline_failed") {
           const error = data.error as FailureRecord;
-          const status = CONNECTION_FAILURES.has(error.code) ? 502 : 500;
-          outcome = { status, executionId, error };
+          return { status: CONNECTION_FAILURES.has(error.code) ? 502 : 500, executionId, error };
         }
         if (event === "execution_aborted") {
           const error = new AppError("internal.unexpected", { reason: data.reason });
-          outcome = { status: 500, executionId, error: errorBody(error, "") };
+          return { status: 500, executionId, error: errorBody(error, "") };
         }
       }
+    };
+    try {
+      const reading = decided();
+      const outcome = await Promise.race([reading, timedOut]);
+      if (outcome === undefined) {
+        // The run goes on (spec 3 §3); only this request stops following it.
+        reading.catch(() => {});
+        const ttl = resultTtlSeconds(req.ttlHeader, this.#o.resultLimits);
+        return {
+          status: 202,
+          executionId,
+          body: {
+            execution_id: executionId,
+            result_url: `/api/v1/executions/${executionId}/result`,
+            status_url: `/api/v1/executions/${executionId}`,
+            expires_at: new Date(this.#now() + ttl * 1000).toISOString(),
+          },
+        };
+      }
+      cancel();
+      // The answer waits for the stream's end, which comes once the run's record is stored:
+      // after a 200 the caller may read the execution and its result at once.
+      while (!ended && !(await frames.next()).done);
       return outcome ?? { status: 200, executionId, body: completed ?? {} };
     } finally {
-      clearTimeout(timer);
+      cancel();
       frames.return?.().catch(() => {});
       await started.release();
     }
@@ -323,7 +334,9 @@ export function bindParameters(
   const defect = (parameter: string, code: RequestDefect["code"], message: string) =>
     defects.push({ parameter, code, message });
   const supplied: Record<string, string> = {};
-  const tooLarge = (value: string) => new TextEncoder().encode(value).length > VALUE_MAX_BYTES;
+  // At most 3 UTF-8 bytes a UTF-16 unit: a short value needs no encoding to be known small.
+  const tooLarge = (value: string) =>
+    value.length * 3 > VALUE_MAX_BYTES && utf8.encode(value).length > VALUE_MAX_BYTES;
   for (const [name, value] of Object.entries(pathParams)) {
     if (tooLarge(value)) defect(name, "endpoint.request.value_too_large", tooLargeMessage);
     else supplied[name] = value;
@@ -361,4 +374,5 @@ export function bindParameters(
   return values;
 }
 
+const utf8 = new TextEncoder();
 const tooLargeMessage = `longer than ${VALUE_MAX_BYTES} bytes`;

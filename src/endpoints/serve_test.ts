@@ -14,10 +14,11 @@ import { payloadJson } from "../executions/mod.ts";
 import type { Principal } from "../identity/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { addWorkspace } from "../versions/test_fixtures.ts";
+import type { AppError } from "../errors/mod.ts";
 import { WorkspaceService } from "../workspaces/mod.ts";
 import { eventually } from "../../tests/wait.ts";
 import { keyStartedExecution } from "./repo.ts";
-import type { ServeRequest } from "./serve.ts";
+import { bindParameters, type ServeRequest } from "./serve.ts";
 import { type EndpointWorld, endpointWorld, PEOPLE_BY_TEAM, peopleNodes } from "./test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
 
@@ -413,3 +414,20 @@ forEachStore(
       equal(stored?.record.status, "SUCCESS");
     }),
 );
+
+Deno.test("a value's limit is in UTF-8 bytes, not characters", () => {
+  const declared = { s: { type: "string" as const, required: true } };
+  // 2,048 two-byte characters are 4,096 bytes, the limit; one more is over it.
+  equal(bindParameters(declared, {}, [["s", "é".repeat(2048)]]).s, "é".repeat(2048));
+  const over = (() => {
+    try {
+      bindParameters(declared, {}, [["s", "é".repeat(2049)]]);
+    } catch (e) {
+      return e as AppError;
+    }
+  })();
+  equal(over?.code, "endpoint.request.invalid");
+  deepEqual((over?.details.errors as { code: string }[]).map((d) => d.code), [
+    "endpoint.request.value_too_large",
+  ]);
+});

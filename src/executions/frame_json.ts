@@ -21,3 +21,26 @@ export function frameJson(frame: EventFrame): string {
 export function payloadJson(data: object): string {
   return texts.get(data) ?? JSON.stringify(data);
 }
+
+/**
+ * Keeps `data`'s JSON text made with `key`'s value given as text already made: `data_ready`'s
+ * `rows` are the stored result's first chunk, whose text the result store just made. The same
+ * text `JSON.stringify(data)` gives when `valueJson` is `JSON.stringify(data[key])`.
+ */
+export function keepPayloadJson(
+  data: Record<string, unknown>,
+  key: string,
+  valueJson: string,
+): void {
+  // The keys around `key` go through two JSON.stringify calls, not one call each.
+  const before: Record<string, unknown> = {};
+  const after: Record<string, unknown> = {};
+  let into = before;
+  for (const k of Object.keys(data)) {
+    if (k === key) into = after;
+    else into[k] = data[k];
+  }
+  const parts = [JSON.stringify(before).slice(1, -1), JSON.stringify(after).slice(1, -1)];
+  if (into === after) parts.splice(1, 0, `${JSON.stringify(key)}:${valueJson}`);
+  texts.set(data, `{${parts.filter((p) => p !== "").join(",")}}`);
+}

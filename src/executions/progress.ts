@@ -35,6 +35,8 @@ export interface Evidence {
 
 export type Clock = () => number;
 
+const DONE: Promise<void> = Promise.resolve();
+
 export interface ProgressIdentity {
   execution_id: string;
   node_id: string;
@@ -91,28 +93,35 @@ export class NodeProgress {
     return this.#terminal;
   }
 
-  /** Moves to `state`; the first entry into a state is always sampled. */
-  async enter(state: ProgressState): Promise<void> {
-    if (this.#terminal || state === this.#state) return;
+  /**
+   * Moves to `state`; the first entry into a state is always sampled. Not async, nor are the
+   * other samplers: a node makes a dozen of these calls, and each wrapper promise and its await
+   * cost more than the call.
+   */
+  enter(state: ProgressState): Promise<void> {
+    if (this.#terminal || state === this.#state) return DONE;
     const now = this.#clock();
     this.#close(now);
     const first = !this.#timings.has(state);
     this.#state = state;
     this.#stateSince = now;
-    if (first) this.#timings.set(state, 0);
-    if (first) await this.#sample(now);
-    else this.#changed = true;
+    if (!first) {
+      this.#changed = true;
+      return DONE;
+    }
+    this.#timings.set(state, 0);
+    return this.#sample(now);
   }
 
   /** Adds to the counts; samples when the interval since the last sample has passed. */
-  async add(delta: Counts): Promise<void> {
-    if (this.#terminal) return;
+  add(delta: Counts): Promise<void> {
+    if (this.#terminal) return DONE;
     for (const key in delta) {
       const k = key as keyof Counts;
       this.#counts[k] = (this.#counts[k] ?? 0) + delta[k]!;
     }
     this.#changed = true;
-    await this.tick();
+    return this.tick();
   }
 
   setChild(executionId: string): void {
@@ -121,10 +130,10 @@ export class NodeProgress {
   }
 
   /** A due periodic sample, if something changed since the last one. */
-  async tick(): Promise<void> {
-    if (this.#terminal || !this.#changed) return;
+  tick(): Promise<void> {
+    if (this.#terminal || !this.#changed) return DONE;
     const now = this.#clock();
-    if (now - this.#lastSampleAt >= this.#intervalMs) await this.#sample(now);
+    return now - this.#lastSampleAt >= this.#intervalMs ? this.#sample(now) : DONE;
   }
 
   /** The one terminal sample; `evidence` only on writes (§6 `committed`, `rolled_back`). */
@@ -142,7 +151,7 @@ export class NodeProgress {
     this.#stateSince = now;
   }
 
-  async #sample(now: number, terminal?: TerminalState, evidence: Evidence = {}): Promise<void> {
+  #sample(now: number, terminal?: TerminalState, evidence: Evidence = {}): Promise<void> {
     const timings: Record<string, number> = {};
     for (const [state, ms] of this.#timings) {
       timings[state] = Math.round(
@@ -166,6 +175,11 @@ export class NodeProgress {
     if (terminal && evidence.committed !== undefined) data.committed = evidence.committed;
     if (terminal && evidence.rolled_back) data.rolled_back = true;
     if (this.#childExecutionId) data.child_execution_id = this.#childExecutionId;
-    await this.#emit(data);
+    try {
+      return this.#emit(data);
+    } catch (error) {
+      // A refusal surfaces as the rejection an async sampler would give.
+      return Promise.reject(error);
+    }
   }
 }

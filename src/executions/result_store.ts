@@ -261,6 +261,8 @@ export class ResultWriter {
   #pending: JsonCell[][] = [];
   /** The first stored chunk's rows, kept: the inline first page needs no read back. */
   #head: JsonCell[][] = [];
+  /** `#head`'s JSON text as stored: `data_ready` carries the same rows (see frame_json.ts). */
+  #headJson: string | undefined;
   #rows = 0;
   #bytes = 0;
   #done = false;
@@ -280,6 +282,11 @@ export class ResultWriter {
   /** Rows from the first, in stored order: the whole first chunk (or the whole result). */
   get head(): readonly JsonCell[][] {
     return this.#head;
+  }
+
+  /** `JSON.stringify(head)`, the text the first chunk was stored as (none before a flush). */
+  get headJson(): string | undefined {
+    return this.#headJson;
   }
 
   /**
@@ -323,6 +330,7 @@ export class ResultWriter {
     this.#done = true;
     this.#pending = [];
     this.#head = [];
+    this.#headJson = undefined;
     await this.#store.delete(metaKey(this.#o.executionId), rowsKey(this.#o.executionId))
       .catch(() => {});
   }
@@ -331,7 +339,10 @@ export class ResultWriter {
     if (this.#pending.length === 0) return;
     const chunk = JSON.stringify(this.#pending);
     const rows = this.#pending.length;
-    if (this.#rows === 0) this.#head = this.#pending;
+    if (this.#rows === 0) {
+      this.#head = this.#pending;
+      this.#headJson = chunk;
+    }
     this.#pending = [];
     this.#bytes += utf8Length(chunk);
     if (this.#bytes > this.#o.maxBytes) {

@@ -13,6 +13,7 @@ import { EventBus } from "./bus.ts";
 import { TERMINAL_EVENTS } from "./event_order.ts";
 import type { Executor, Prepared, RunOptions } from "./executor.ts";
 import { type FailureRecord, failureRecord } from "./failure.ts";
+import { keepPayloadJson } from "./frame_json.ts";
 import { runCalculatorNode } from "./nodes/calculator.ts";
 import type { CallerOutput, NodeFacts, RunContext } from "./nodes/context.ts";
 import { evidenceOf } from "./nodes/writeback.ts";
@@ -46,6 +47,8 @@ export class Execution {
   #stored: StoredResult | undefined;
   /** The stored result's first rows, as the writer stored them (see `ResultWriter.head`). */
   #head: readonly JsonCell[][] = [];
+  /** `#head`'s JSON text as stored, reused in data_ready's (see frame_json.ts). */
+  #headJson: string | undefined;
   #adopted: EndedElsewhere | undefined;
 
   constructor(executor: Executor, prepared: Prepared, sink: ExecutionSink, options: RunOptions) {
@@ -338,10 +341,16 @@ export class Execution {
 
   #resultOutput(): CallerOutput {
     const r = this.#prepared.request;
-    return resultOutput(this.#o.results, r.executionId, r.resultTtlSeconds, (stored, head) => {
-      this.#stored = stored;
-      this.#head = head;
-    });
+    return resultOutput(
+      this.#o.results,
+      r.executionId,
+      r.resultTtlSeconds,
+      (stored, head, headJson) => {
+        this.#stored = stored;
+        this.#head = head;
+        this.#headJson = headJson;
+      },
+    );
   }
 
   async #startChild(
@@ -425,7 +434,8 @@ export class Execution {
     let ready: Promise<void> = Promise.resolve();
     if (page && this.#stored) {
       const total = page.result.row_count;
-      ready = this.#emit("data_ready", {
+      const data = {
+        execution_id: this.#record.execution_id,
         pipeline_id: this.#record.pipeline_id,
         schema: page.result.schema,
         rows: page.rows,
@@ -436,7 +446,13 @@ export class Execution {
         expires_at: page.result.expires_at,
         ttl_seconds: this.#prepared.request.resultTtlSeconds,
         warnings: [],
-      });
+        correlation_id: this.#record.correlation_id,
+      };
+      // The page is the whole first chunk: its rows' text is the one just stored.
+      if (page.rows === this.#head && this.#headJson !== undefined) {
+        keepPayloadJson(data, "rows", this.#headJson);
+      }
+      ready = this.#send("data_ready", data);
       ready.catch(() => {}); // the same refusal as pipeline_completed's, raised there
     }
     await completedFrame;

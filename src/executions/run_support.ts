@@ -83,7 +83,7 @@ export function resultOutput(
   results: ResultStore,
   executionId: string,
   ttlSeconds: number,
-  onStored: (stored: StoredResult, head: readonly JsonCell[][]) => void,
+  onStored: (stored: StoredResult, head: readonly JsonCell[][], headJson?: string) => void,
 ): CallerOutput {
   return {
     toParent: false,
@@ -103,7 +103,7 @@ export function resultOutput(
         await writer.abort();
         throw error;
       }
-      onStored(stored, writer.head);
+      onStored(stored, writer.head, writer.headJson);
       return { rows: stored.row_count, bytes: stored.size_bytes };
     },
   };

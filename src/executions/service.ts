@@ -100,6 +100,8 @@ export class ExecutionService {
   readonly #running = new Map<string, ExecutionHandle>();
   /** Runs of this instance by owner, from the limit check until they settle. */
   readonly #owners = new Map<string, string>();
+  /** How many of `#owners` each user has: counted on claim, not by a walk over every run. */
+  readonly #ownedBy = new Map<string, number>();
   readonly #slots: StreamSlots;
   /** One group commit for every run of this instance (see journal.ts). */
   readonly #journal: ExecutionJournal;
@@ -192,7 +194,7 @@ export class ExecutionService {
       this.#running.set(executionId, handle);
       handle.done.finally(() => {
         this.#running.delete(executionId);
-        this.#owners.delete(executionId);
+        this.#unclaimLocal(executionId);
       });
       return {
         executionId,
@@ -205,7 +207,7 @@ export class ExecutionService {
         },
       };
     } catch (e) {
-      this.#owners.delete(executionId);
+      this.#unclaimLocal(executionId);
       // Refused before acceptance: the key may be used again for a corrected request.
       if (input.idempotencyKey) {
         await this.#o.idempotency.release(caller.userId, input.idempotencyKey);
@@ -217,9 +219,19 @@ export class ExecutionService {
   /** Claims a local slot for `executionId`; returns this user's local runs, the new one included. */
   #claimLocal(executionId: string, userId: string): number {
     this.#owners.set(executionId, userId);
-    let n = 0;
-    for (const owner of this.#owners.values()) if (owner === userId) n++;
+    const n = (this.#ownedBy.get(userId) ?? 0) + 1;
+    this.#ownedBy.set(userId, n);
     return n;
+  }
+
+  /** Gives a claimed local slot back (once: a second call finds no owner). */
+  #unclaimLocal(executionId: string): void {
+    const userId = this.#owners.get(executionId);
+    if (userId === undefined) return;
+    this.#owners.delete(executionId);
+    const n = this.#ownedBy.get(userId)! - 1;
+    if (n > 0) this.#ownedBy.set(userId, n);
+    else this.#ownedBy.delete(userId);
   }
 
   /** An Idempotency-Key retry: the original run's frames, live or replayed, from any instance. */

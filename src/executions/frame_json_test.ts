@@ -1,0 +1,29 @@
+import { equal, notEqual } from "node:assert/strict";
+import { frameJson, keepPayloadJson, payloadJson } from "./frame_json.ts";
+
+Deno.test("a payload kept with a value's own text is the text JSON.stringify gives", () => {
+  const rows = [[1, 'a,"b"', null], [2, "ü", 3.5]];
+  const data: Record<string, unknown> = {
+    execution_id: "e",
+    schema: [{ name: "n", type: "integer" }],
+    rows,
+    skipped: undefined,
+    row_count: 2,
+    warnings: [],
+    correlation_id: "c",
+  };
+  keepPayloadJson(data, "rows", JSON.stringify(rows));
+  equal(payloadJson(data), JSON.stringify(data));
+  equal(frameJson({ id: 1, event: "data_ready", data }), JSON.stringify(data));
+  // The kept text is the one used, not a fresh one: given other text, that text shows.
+  const other = { rows, n: 1 };
+  keepPayloadJson(other, "rows", "[]");
+  equal(payloadJson(other), '{"rows":[],"n":1}');
+  notEqual(payloadJson(other), JSON.stringify(other));
+});
+
+Deno.test("an empty payload kept is {}", () => {
+  const data = {};
+  keepPayloadJson(data, "rows", "[]");
+  equal(payloadJson(data), "{}");
+});

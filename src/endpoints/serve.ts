@@ -28,7 +28,6 @@ import {
   type ParameterValue,
 } from "../pipelines/mod.ts";
 import { type Db, groupCommit, type Queryable } from "../store/mod.ts";
-import { Deadlines } from "./deadlines.ts";
 import type { LiveEndpoints, Snapshot } from "./live.ts";
 import type { Match } from "./matcher.ts";
 import { type DescribedEndpoint, openApiDocument } from "./openapi.ts";
@@ -99,7 +98,6 @@ export class EndpointServer {
   readonly #o: EndpointServerOptions;
   readonly #now: () => number;
   readonly #verdicts: ServeVerdicts;
-  readonly #deadlines = new Deadlines();
 
   constructor(options: EndpointServerOptions) {
     this.#o = options;
@@ -200,9 +198,9 @@ export class EndpointServer {
   ): Promise<ServeOutcome> {
     const executionId = started.executionId;
     const frames = started.frames[Symbol.asyncIterator]();
-    let cancel: () => void = () => {};
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<undefined>((resolve) => {
-      cancel = this.#deadlines.after(timeoutSeconds * 1000, () => resolve(undefined));
+      timer = setTimeout(() => resolve(undefined), timeoutSeconds * 1000);
     });
     let completed: Record<string, unknown> | null = null;
     let ended = false;
@@ -245,13 +243,13 @@ export class EndpointServer {
           },
         };
       }
-      cancel();
+      clearTimeout(timer);
       // The answer waits for the stream's end, which comes once the run's record is stored:
       // after a 200 the caller may read the execution and its result at once.
       while (!ended && !(await frames.next()).done);
       return outcome ?? { status: 200, executionId, body: completed ?? {} };
     } finally {
-      cancel();
+      clearTimeout(timer);
       frames.return?.().catch(() => {});
       await started.release();
     }

@@ -5,10 +5,11 @@
  * as triggered via MCP, and the result pages in the tools' rows shape by cursor, only for its owner.
  */
 import { deepEqual } from "node:assert/strict";
-import { checkEventOrder, type EventFrame } from "../src/executions/event_order.ts";
+import { checkEventOrder } from "../src/executions/event_order.ts";
 import type { ExecuteInput } from "../src/executions/service.ts";
 import { refuses } from "./support/refusals.ts";
 import { forEachServer } from "./support/servers.ts";
+import { runToEnd } from "./support/runs.ts";
 import { dql, pipelineDrafts, staged } from "./support/pipeline_body.ts";
 
 const NODES = [
@@ -30,21 +31,14 @@ forEachServer(
       NODES,
     );
     const author = { userId: fx.users.author.id, isSuperAdmin: false };
-    const run = async (extra: Partial<ExecuteInput>) => {
-      const started = await s.runtime.executions.execute({
+    const run = (extra: Partial<ExecuteInput>) =>
+      runToEnd(s.runtime.executions, {
         caller: author,
         workspaceId: fx.workspace.id,
         pipelineId,
-        parameters: {},
-        correlationId: crypto.randomUUID(),
         triggeredVia: "MCP",
         ...extra,
       });
-      const frames: EventFrame[] = [];
-      for await (const f of started.frames) frames.push(f);
-      await started.release();
-      return { id: started.executionId, frames };
-    };
 
     const { id, frames } = await run({ node: "tens" });
     const byType = checkEventOrder(frames, { expectDataReady: true });

@@ -4,8 +4,9 @@
  * process keeps its memory), and a result that fits still runs and pages afterwards.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { checkEventOrder, type EventFrame } from "../src/executions/event_order.ts";
+import { checkEventOrder } from "../src/executions/event_order.ts";
 import { forEachServer } from "./support/servers.ts";
+import { runToEnd } from "./support/runs.ts";
 import { dql, pipelineDrafts } from "./support/pipeline_body.ts";
 
 forEachServer(
@@ -20,20 +21,8 @@ forEachServer(
       dql("rows", { source: "tempdb", sql: "SELECT range::INTEGER AS n FROM range(3)" }),
     ]);
     const author = { userId: fx.users.author.id, isSuperAdmin: false };
-    const run = async (pipelineId: string) => {
-      const started = await s.runtime.executions.execute({
-        caller: author,
-        workspaceId: fx.workspace.id,
-        pipelineId,
-        parameters: {},
-        correlationId: crypto.randomUUID(),
-        triggeredVia: "REST",
-      });
-      const frames: EventFrame[] = [];
-      for await (const f of started.frames) frames.push(f);
-      await started.release();
-      return { id: started.executionId, frames };
-    };
+    const run = (pipelineId: string) =>
+      runToEnd(s.runtime.executions, { caller: author, workspaceId: fx.workspace.id, pipelineId });
 
     const refused = await run(big);
     const failed = checkEventOrder(refused.frames, { expectDataReady: false });

@@ -35,6 +35,7 @@ import { ancestorKeys, splitRequestPath } from "./path.ts";
 import type { ReleasedVersions } from "./released.ts";
 import type { EndpointRow } from "./repo.ts";
 import { ServeVerdicts, type Verdict } from "./verdict.ts";
+import { utf8Length } from "../lib/utf8.ts";
 
 export const VALUE_MAX_BYTES = 4096;
 
@@ -332,9 +333,7 @@ export function bindParameters(
   const defect = (parameter: string, code: RequestDefect["code"], message: string) =>
     defects.push({ parameter, code, message });
   const supplied: Record<string, string> = {};
-  // At most 3 UTF-8 bytes a UTF-16 unit: a short value needs no encoding to be known small.
-  const tooLarge = (value: string) =>
-    value.length * 3 > VALUE_MAX_BYTES && utf8.encode(value).length > VALUE_MAX_BYTES;
+  const tooLarge = (value: string) => utf8Length(value) > VALUE_MAX_BYTES;
   for (const [name, value] of Object.entries(pathParams)) {
     if (tooLarge(value)) defect(name, "endpoint.request.value_too_large", tooLargeMessage);
     else supplied[name] = value;
@@ -372,5 +371,4 @@ export function bindParameters(
   return values;
 }
 
-const utf8 = new TextEncoder();
 const tooLargeMessage = `longer than ${VALUE_MAX_BYTES} bytes`;

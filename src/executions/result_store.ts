@@ -7,6 +7,7 @@
  */
 import { AppError } from "../errors/mod.ts";
 import type { SharedStore } from "../shared/mod.ts";
+import { utf8Length } from "../lib/utf8.ts";
 import {
   type ColumnSchema,
   type JsonCell,
@@ -157,17 +158,6 @@ export class ResultStore {
   async remove(executionId: string): Promise<void> {
     await this.#store.delete(metaKey(executionId), rowsKey(executionId));
   }
-}
-
-const scratch = new Uint8Array(1 << 20);
-
-/**
- * UTF-8 size of `text`, encoded into a reused buffer rather than a fresh one per chunk (a chunk
- * too large for it, 3 bytes a character at most, gets its own).
- */
-function utf8Length(text: string): number {
-  if (text.length * 3 > scratch.length) return encoder.encode(text).length;
-  return encoder.encodeInto(text, scratch).written;
 }
 
 /** RFC 4180: a field is quoted when it holds a comma, quote, CR or LF. */

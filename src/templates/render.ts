@@ -23,6 +23,7 @@ import {
 } from "./sandbox.ts";
 import { inertParams, Tainted } from "./taint.ts";
 import { type PoolOptions, renderPool, type SyntaxCheck } from "./render_pool.ts";
+import { utf8Length } from "../lib/utf8.ts";
 
 export type { RenderLimits } from "./sandbox.ts";
 
@@ -140,7 +141,7 @@ export async function renderInProcess(request: RenderRequest): Promise<RenderedS
       globals: Object.assign(Object.create(null), { params: Tainted.root(params) }),
     });
     const sql = String(out);
-    if (new TextEncoder().encode(sql).length > limits.max_output_bytes) {
+    if (utf8Length(sql) > limits.max_output_bytes) {
       throw new RenderLimit("output_size", limits.max_output_bytes);
     }
     return { sql, placeholders: scanPlaceholders(sql, flavor), imports: graph.used };

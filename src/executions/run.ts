@@ -50,6 +50,8 @@ export class Execution {
   /** `#head`'s JSON text as stored, reused in data_ready's (see frame_json.ts). */
   #headJson: string | undefined;
   #adopted: EndedElsewhere | undefined;
+  /** The final record, once handed to the sink (see `#queueFinish`). */
+  #finishing: Promise<void> | undefined;
 
   constructor(executor: Executor, prepared: Prepared, sink: ExecutionSink, options: RunOptions) {
     this.#executor = executor;
@@ -166,7 +168,7 @@ export class Execution {
       await this.#bus.drain();
       if (this.#adopted) this.#adopt(this.#adopted);
       this.#bus.close();
-      await this.#sink.finished({ ...this.#record }).catch(() => {});
+      await (this.#finishing ?? this.#sink.finished({ ...this.#record })).catch(() => {});
     }
     return this.#record;
   }
@@ -455,6 +457,7 @@ export class Execution {
       ready = this.#send("data_ready", data);
       ready.catch(() => {}); // the same refusal as pipeline_completed's, raised there
     }
+    this.#queueFinish();
     await completedFrame;
     await ready;
   }
@@ -473,13 +476,15 @@ export class Execution {
         status: "ABORTED",
         abort_reason: this.#abortReason,
       });
-      await this.#emit("execution_aborted", {
+      const aborted = this.#emit("execution_aborted", {
         pipeline_id: this.#record.pipeline_id,
         aborted_at: this.#iso(at),
         reason: this.#abortReason,
         status: "ABORTED",
         node_stats: this.#record.node_stats,
       });
+      this.#queueFinish();
+      await aborted;
       return;
     }
     const failure = this.#failure!;
@@ -489,7 +494,7 @@ export class Execution {
       error: failure.record,
       failed_node_id: failure.nodeId,
     });
-    await this.#emit("pipeline_failed", {
+    const failed = this.#emit("pipeline_failed", {
       pipeline_id: this.#record.pipeline_id,
       pipeline_version: this.#record.pipeline_version,
       started_at: this.#record.started_at,
@@ -500,6 +505,20 @@ export class Execution {
       error: failure.record,
       node_stats: this.#record.node_stats,
     });
+    this.#queueFinish();
+    await failed;
+  }
+
+  /**
+   * A queueing sink gets the final record right behind the terminal frames, so one commit stores
+   * both and the answer waits for one commit, not two. Safe to write early: the store takes it
+   * only while the run is RUNNING there, so a run another instance already ended (whose terminal
+   * frame refuses ours) keeps the stored ending. Other sinks get it after the frames (`#main`).
+   */
+  #queueFinish(): void {
+    if (!this.#sink.pipelined || this.#finishing) return;
+    this.#finishing = this.#sink.finished({ ...this.#record });
+    this.#finishing.catch(() => {});
   }
 
   /** Takes the stored ending: the record as stored, its terminal frame for live readers. */

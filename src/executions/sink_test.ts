@@ -123,6 +123,10 @@ forEachStore(
     // The three records are neighbours in one batch's queue, as are the frames after them.
     await Promise.all(sinks.map((s, i) => s.started(records[i])));
     equal(await repo.countRunning(ids.userId), 3);
+    // Another instance counts them, whichever side of this one's id its own falls; this one not.
+    equal(await repo.countRunning(ids.userId, "instance-0"), 3);
+    equal(await repo.countRunning(ids.userId, "instance-z"), 3);
+    equal(await repo.countRunning(ids.userId, "instance-a"), 0);
     const frames = records.map(successFrames);
     await Promise.all(
       frames[0].map((_, n) =>

@@ -1,3 +1,4 @@
+import { Fragment } from "preact";
 import { Head } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { Pager } from "../components/paging.tsx";
@@ -42,8 +43,8 @@ export function EndpointsPage(props: {
         title="Endpoints"
         actions={
           <>
-            <a class="btn" href="/docs/endpoints">How endpoints work</a>
-            <a class="btn" href="/api/x/openapi.json">OpenAPI document</a>
+            <a class="btn" href="/docs/endpoints">Endpoint docs</a>
+            <a class="btn" href="/api/x/openapi.json">OpenAPI</a>
           </>
         }
       >
@@ -64,41 +65,52 @@ export function EndpointsPage(props: {
           )
           : (
             <table class="endpoints">
-              <Head cols={["Path", "Pipeline", "State", "Timeout", "Keys bound", "Example call"]} />
+              <Head
+                cols={["Path", "Pipeline", "State", { label: "Timeout", num: true }, {
+                  label: "Keys bound",
+                  num: true,
+                }]}
+              />
               <tbody>
                 {props.endpoints.map((e, i) => (
-                  <tr key={e.path_pattern}>
-                    <td>
-                      <span class="title mono">{e.path_pattern}</span>
-                      {e.description && <div class="muted small">{e.description}</div>}
-                    </td>
-                    <td>
-                      <a href={`/pipelines/${encodeURIComponent(e.pipeline_id)}`}>
-                        {e.pipeline_name ?? e.pipeline_id}
-                      </a>
-                      <div class="muted small">
-                        {e.release === null ? "no release" : `release v${e.release}`}
-                      </div>
-                    </td>
-                    <td>
-                      <span class={`badge ${e.enabled ? "ok" : "warn"}`}>
-                        {e.enabled ? "enabled" : "disabled"}
-                      </span>
-                    </td>
-                    <td class="num">{e.timeout_seconds} s</td>
-                    <td class="num">{e.keys_bound}</td>
-                    <td class="call">
-                      <code id={`call-${i}`}>{exampleCall(props.origin, e.path_pattern)}</code>
-                      <button
-                        type="button"
-                        class="ghost small"
-                        data-copy={`call-${i}`}
-                        aria-label={`Copy the call to ${e.path_pattern}`}
-                      >
-                        Copy
-                      </button>
-                    </td>
-                  </tr>
+                  <Fragment key={e.path_pattern}>
+                    <tr class="has-call">
+                      <td>
+                        <span class="title mono nowrap">{e.path_pattern}</span>
+                        {e.description && <div class="muted small">{e.description}</div>}
+                      </td>
+                      <td>
+                        <a href={`/pipelines/${encodeURIComponent(e.pipeline_id)}`}>
+                          {e.pipeline_name ?? e.pipeline_id}
+                        </a>
+                        <div class="muted small">
+                          {e.release === null ? "no release" : `serves release v${e.release}`}
+                        </div>
+                      </td>
+                      <td>
+                        <span class={`badge ${e.enabled ? "ok" : "warn"}`}>
+                          {e.enabled ? "enabled" : "disabled"}
+                        </span>
+                      </td>
+                      <td class="num">{e.timeout_seconds} s</td>
+                      <td class="num">{e.keys_bound}</td>
+                    </tr>
+                    <tr class="call-row">
+                      <td colspan={5}>
+                        <div class="call">
+                          <code id={`call-${i}`}>{exampleCall(props.origin, e.path_pattern)}</code>
+                          <button
+                            type="button"
+                            class="ghost small"
+                            data-copy={`call-${i}`}
+                            aria-label={`Copy the call to ${e.path_pattern}`}
+                          >
+                            Copy
+                          </button>
+                        </div>
+                      </td>
+                    </tr>
+                  </Fragment>
                 ))}
               </tbody>
             </table>

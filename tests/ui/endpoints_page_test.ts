@@ -64,7 +64,7 @@ forEachStoreKind("the Endpoints page lists this workspace's endpoints only", asy
     match(listed.html, /12 s/);
     match(
       listed.html,
-      /curl -H &quot;SVC-API-Key: \$KEY&quot; &quot;http:\/\/[^&]+\/api\/x\/sales\/\{team\}&quot;/,
+      /curl -H &quot;SVC-API-Key: \$KEY&quot; &quot;http:\/\/[^&]+\/api\/x\/sales\/&lt;team>&quot;/,
     );
     match(listed.html, /href="\/api\/x\/openapi.json"/);
     match(listed.html, /href="\/docs\/endpoints"/);

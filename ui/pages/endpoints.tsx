@@ -18,9 +18,12 @@ export interface EndpointRow {
   keys_bound: number;
 }
 
-/** The call a program makes, variables left as `{name}` for the reader to fill in. */
+/**
+ * The call a program makes, each variable as `<name>` for the reader to fill in: left as
+ * `{name}`, curl would read the braces as its own URL pattern and call a literal path.
+ */
 export function exampleCall(origin: string, pattern: string): string {
-  return `curl -H "SVC-API-Key: $KEY" "${origin}/api/x${pattern}"`;
+  return `curl -H "SVC-API-Key: $KEY" "${origin}/api/x${pattern.replace(/\{([^}]*)\}/g, "<$1>")}"`;
 }
 
 const publishCall = (origin: string) =>

@@ -22,6 +22,7 @@ const PAGES: Record<string, string> = {
   template: "/templates/view?id=demo/shop/revenue_by_country",
   datasources: "/datasources",
   datasource: "/datasources/demo_shop",
+  endpoints_empty: "/endpoints",
   template_editor: "/templates/edit?id=demo/shop/revenue_by_country",
   datasource_new: "/datasources/new",
   pipeline_new: "/pipelines/new",
@@ -60,6 +61,24 @@ try {
     await page.goto(server.url + path);
     await shoot(page, name);
   }
+  // The demo's released report published under two patterns, one of them disabled, then listed.
+  const csrf = (await context.cookies()).find((c) => c.name === "svc_csrf")?.value ?? "";
+  const found = await page.request.get(`${server.url}/api/v1/pipelines?q=demo/top_customers`);
+  const pipelineId = (await found.json()).data.items[0].id;
+  for (
+    const [path_pattern, enabled] of [
+      ["/shop/top-customers/{country}", true],
+      ["/shop/top-customers-draft/{country}", false],
+    ] as const
+  ) {
+    const res = await page.request.post(`${server.url}/api/v1/endpoints`, {
+      headers: { "SVC-CSRF-Token": csrf },
+      data: { path_pattern, pipeline_id: pipelineId, enabled, description: "Top customers" },
+    });
+    if (!res.ok()) throw new Error(`publish ${path_pattern}: ${res.status()} ${await res.text()}`);
+  }
+  await page.goto(`${server.url}/endpoints`);
+  await shoot(page, "endpoints");
   // One page per demo pipeline, named after its path.
   await page.goto(`${server.url}/pipelines?prefix=demo/`);
   const links = await page.locator("td a.title:not(.folder)").evaluateAll((as) =>

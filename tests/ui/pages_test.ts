@@ -34,7 +34,9 @@ demoBrowserTest(
     for (const user of [admin, viewer]) {
       const { page, problems } = await userPage(browser, s.url, user);
       const report = await pipelineHref(page, s.url, "Revenue against target");
-      for (const path of [...PAGES, report, `${report}/run`]) {
+      // Endpoints is an author's page: the viewer's refusal is tests/ui/endpoints_page_test.ts's.
+      const own = user === admin ? ["/endpoints"] : [];
+      for (const path of [...PAGES, ...own, report, `${report}/run`]) {
         await page.goto(s.url + path);
         await accessibleInBothThemes(page, path);
       }

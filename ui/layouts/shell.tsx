@@ -13,7 +13,13 @@ export interface ShellContext {
   workspaces: { name: string; display_name: string; role: string }[];
 }
 
-export type NavItem = "dashboard" | "pipelines" | "templates" | "runs" | "datasources";
+export type NavItem =
+  | "dashboard"
+  | "pipelines"
+  | "templates"
+  | "runs"
+  | "datasources"
+  | "endpoints";
 
 const NAV: { id: NavItem; label: string; href: string; icon: IconName }[] = [
   { id: "dashboard", label: "Dashboard", href: "/dashboard", icon: "dashboard" },
@@ -21,6 +27,7 @@ const NAV: { id: NavItem; label: string; href: string; icon: IconName }[] = [
   { id: "templates", label: "Templates", href: "/templates", icon: "templates" },
   { id: "runs", label: "Runs", href: "/runs", icon: "runs" },
   { id: "datasources", label: "Datasources", href: "/datasources", icon: "datasources" },
+  { id: "endpoints", label: "Endpoints", href: "/endpoints", icon: "endpoints" },
 ];
 
 const THEMES: { id: Theme; label: string; icon: IconName }[] = [

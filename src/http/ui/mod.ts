@@ -8,6 +8,7 @@ import type { Router } from "../routing.ts";
 import { dashboardRoutes } from "./dashboard.tsx";
 import { datasourceFormRoutes } from "./datasource_forms.tsx";
 import { datasourcePageRoutes } from "./datasources.tsx";
+import { endpointPageRoutes } from "./endpoints.tsx";
 import { pipelineAuthoringRoutes } from "./pipeline_authoring.tsx";
 import { pipelinePageRoutes } from "./pipelines.tsx";
 import { runPageRoutes } from "./runs.tsx";
@@ -33,4 +34,5 @@ export function uiRoutes(router: Router, deps: UiPageDeps): void {
   // Before the datasource pages: /datasources/new is a literal path.
   datasourceFormRoutes(router, deps);
   datasourcePageRoutes(router, deps);
+  endpointPageRoutes(router, deps);
 }

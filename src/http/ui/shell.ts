@@ -29,6 +29,8 @@ export type UiPageDeps =
     | "templates"
     | "datasources"
     | "connections"
+    | "endpoints"
+    | "origin"
   >
   & { secureCookies: boolean };
 

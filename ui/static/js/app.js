@@ -8,3 +8,15 @@ document.addEventListener("htmx:afterRequest", (event) => {
     other.setAttribute("aria-pressed", String(other === button));
   }
 });
+
+// A copy button names the element whose text it copies; it says so briefly, then reverts.
+document.addEventListener("click", async (event) => {
+  const button = event.target.closest?.("[data-copy]");
+  if (!button) return;
+  const source = document.getElementById(button.dataset.copy);
+  if (!source || !navigator.clipboard) return;
+  await navigator.clipboard.writeText(source.textContent ?? "");
+  const label = button.textContent;
+  button.textContent = "Copied";
+  setTimeout(() => button.textContent = label, 1500);
+});

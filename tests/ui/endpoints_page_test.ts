@@ -1,0 +1,85 @@
+/**
+ * The Endpoints page over HTTP on both stores: an author of the workspace sees its published
+ * endpoints (pattern, pipeline, release, the example call) and none of another workspace's; an
+ * empty workspace says how to publish; a viewer, whom `GET /api/v1/endpoints` refuses, gets the
+ * refusal as a page.
+ */
+import { equal, match, ok } from "node:assert/strict";
+import { type AccessFixture, seedRoles, sessionHeaders } from "../access_fixtures.ts";
+import { call, startTestServer, type TestServer } from "../harness.ts";
+import { forEachStoreKind } from "../stores.ts";
+
+/** Releases a one-node read-only pipeline in the fixture's workspace and publishes it. */
+async function publish(s: TestServer, f: AccessFixture, name: string, pattern: string) {
+  const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
+  const life = s.runtime.pipelines.lifecycle;
+  const saved = await life.create(ctx, {
+    name,
+    body: {
+      name,
+      schema_version: 1,
+      parameters: { team: { type: "string" } },
+      nodes: [{ id: "read", type: "DQL", source: "tempdb", sql: "SELECT :team AS team" }],
+    },
+    attrs: {},
+  });
+  await life.release(ctx, saved.entity.id, saved.version.body_hash);
+  const res = await call(s, "POST", "/api/v1/endpoints", await author(s, f), {
+    path_pattern: pattern,
+    pipeline_id: saved.entity.id,
+    timeout_seconds: 12,
+  });
+  equal(res.status, 201, JSON.stringify(res.body));
+  return saved.entity.id;
+}
+
+const author = (s: TestServer, f: AccessFixture) => sessionHeaders(s.runtime, f.users.author);
+
+async function page(s: TestServer, headers: Record<string, string>) {
+  const res = await s.fetch("/endpoints", { headers: { ...headers, accept: "text/html" } });
+  return { status: res.status, html: await res.text() };
+}
+
+forEachStoreKind("the Endpoints page lists this workspace's endpoints only", async (store) => {
+  const s = await startTestServer({ store });
+  try {
+    const acme = await seedRoles(s.runtime, "acme");
+    const beta = await seedRoles(s.runtime, "beta");
+    const headers = await author(s, acme);
+
+    const empty = await page(s, headers);
+    equal(empty.status, 200);
+    match(empty.html, /No endpoints published yet/);
+    match(empty.html, /\/api\/v1\/endpoints/);
+    match(empty.html, /href="\/endpoints"[^>]*aria-current="page"/);
+
+    const id = await publish(s, acme, "sales/by_team", "/sales/{team}");
+    await publish(s, beta, "beta/secret", "/beta/{team}");
+
+    const listed = await page(s, headers);
+    equal(listed.status, 200);
+    match(listed.html, /\/sales\/\{team\}/);
+    match(listed.html, new RegExp(`href="/pipelines/${id}">sales/by_team</a>`));
+    match(listed.html, /release v1/);
+    match(listed.html, /12 s/);
+    match(
+      listed.html,
+      /curl -H &quot;SVC-API-Key: \$KEY&quot; &quot;http:\/\/[^&]+\/api\/x\/sales\/&lt;team>&quot;/,
+    );
+    match(listed.html, /href="\/api\/x\/openapi.json"/);
+    match(listed.html, /href="\/docs\/endpoints"/);
+    ok(!listed.html.includes("/beta/{team}"), "another workspace's endpoint");
+    ok(!listed.html.includes("beta/secret"), "another workspace's pipeline");
+    ok(!listed.html.includes("No endpoints published yet"));
+
+    // The API's rule, not the page's: a viewer is refused both, the page as a page.
+    const viewer = await sessionHeaders(s.runtime, acme.users.viewer);
+    equal((await call(s, "GET", "/api/v1/endpoints", viewer)).status, 403);
+    const refused = await page(s, viewer);
+    equal(refused.status, 403);
+    match(refused.html, /error-page[\s\S]*auth\.role_required/);
+    ok(!refused.html.includes("/sales/{team}"));
+  } finally {
+    await s.close();
+  }
+});

@@ -66,7 +66,7 @@ forEachStoreKind("the Endpoints page lists this workspace's endpoints only", asy
       listed.html,
       /curl -H &quot;SVC-API-Key: \$KEY&quot; &quot;http:\/\/[^&]+\/api\/x\/sales\/&lt;team>&quot;/,
     );
-    match(listed.html, /href="\/api\/x\/openapi.json"/);
+    match(listed.html, /<code>GET \/api\/x\/openapi.json<\/code>/);
     match(listed.html, /href="\/docs\/endpoints"/);
     ok(!listed.html.includes("/beta/{team}"), "another workspace's endpoint");
     ok(!listed.html.includes("beta/secret"), "another workspace's pipeline");

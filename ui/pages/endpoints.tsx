@@ -44,17 +44,14 @@ export function EndpointsPage(props: {
     <AppShell title="Endpoints" nav="endpoints" ctx={props.ctx}>
       <PageHead
         title="Endpoints"
-        actions={
-          <>
-            <a class="btn" href="/docs/endpoints">Endpoint docs</a>
-            <a class="btn" href="/api/x/openapi.json">OpenAPI</a>
-          </>
-        }
+        actions={<a class="btn" href="/docs/endpoints">Endpoint docs</a>}
       >
         <p>
           Released, read-only pipelines this workspace serves as{" "}
           <code>GET /api/x/&lt;path&gt;</code>; path variables and the query string are the
-          pipeline's parameters. The OpenAPI document lists what the calling key may reach.
+          pipeline's parameters. Called with a key, <code>GET /api/x/openapi.json</code>{" "}
+          describes every endpoint that key may reach (a browser session is not a key, so it is not
+          a link here).
         </p>
       </PageHead>
       <section class="card">

@@ -50,8 +50,7 @@ export function EndpointsPage(props: {
           Released, read-only pipelines this workspace serves as{" "}
           <code>GET /api/x/&lt;path&gt;</code>; path variables and the query string are the
           pipeline's parameters. Called with a key, <code>GET /api/x/openapi.json</code>{" "}
-          describes every endpoint that key may reach (a browser session is not a key, so it is not
-          a link here).
+          describes every endpoint that key may reach.
         </p>
       </PageHead>
       <section class="card">

@@ -79,6 +79,12 @@ forEachStoreKind("the Endpoints page lists this workspace's endpoints only", asy
     equal(refused.status, 403);
     match(refused.html, /error-page[\s\S]*auth\.role_required/);
     ok(!refused.html.includes("/sales/{team}"));
+    // Nor does the navigation lead a viewer there; an author's does.
+    const navLink = /<a href="\/endpoints"/;
+    const dashboard = (h: Record<string, string>) =>
+      s.fetch("/dashboard", { headers: { ...h, accept: "text/html" } }).then((r) => r.text());
+    ok(!navLink.test(await dashboard(viewer)), "a viewer's nav links Endpoints");
+    match(await dashboard(headers), navLink);
   } finally {
     await s.close();
   }

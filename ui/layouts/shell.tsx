@@ -11,6 +11,8 @@ export interface ShellContext {
   workspace: string | null;
   /** Where the switcher may go: a super admin's every active workspace, else the memberships. */
   workspaces: { name: string; display_name: string; role: string }[];
+  /** Nav items whose page would refuse this person here (by the same rule as its route). */
+  refused?: NavItem[];
 }
 
 export type NavItem =
@@ -100,7 +102,7 @@ export function AppShell(
             </form>
           </header>
           <nav class="sidenav" aria-label="Main">
-            {NAV.map((n) => (
+            {NAV.filter((n) => !ctx.refused?.includes(n.id)).map((n) => (
               <a
                 key={n.id}
                 href={n.href}

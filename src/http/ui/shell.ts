@@ -50,6 +50,10 @@ export async function shellContext(
     user: { displayName: p.displayName, email: p.email, isSuperAdmin: p.isSuperAdmin },
     workspace: c.get("workspace")?.name ?? null,
     workspaces,
+    // A viewer would only meet a refusal behind the link.
+    refused: allows({ actor: p, workspace: c.get("workspace") ?? null }, "endpoints.manage")
+      ? []
+      : ["endpoints"],
   };
 }
 

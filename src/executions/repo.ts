@@ -85,8 +85,6 @@ function finalValues(r: ExecutionRecord): SqlValue[] {
     r.result_size_bytes,
     r.result_expires_at,
     r.abort_reason,
-    r.pipeline_version,
-    r.draft_run,
   ];
 }
 
@@ -162,10 +160,11 @@ export class ExecutionRepo {
    */
   async finish(r: ExecutionRecord, abortedBy: string | null = null): Promise<boolean> {
     const changed = await this.db.execute(
+      // The version and draft flag are the started record's (they never change): naming them
+      // here would make SQLite rewrite executions_by_pipeline's entry on every run's end.
       `UPDATE executions SET status = $2, completed_at = $3, duration_ms = $4, node_stats = $5,
          error = $6, failed_node_id = $7, result_row_count = $8, result_size_bytes = $9,
-         result_expires_at = $10, abort_reason = $11, pipeline_version = $12, draft_run = $13,
-         aborted_by = $14
+         result_expires_at = $10, abort_reason = $11, aborted_by = $12
        WHERE id = $1 AND status = 'RUNNING'`,
       [r.execution_id, ...finalValues(r), abortedBy],
     );

@@ -1,9 +1,9 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
-import { ExecutionRepo } from "../executions/repo.ts";
-import { addRunRows, runningRecord, succeeded } from "../executions/test_fixtures.ts";
-import type { Db } from "../store/mod.ts";
-import { LAST_RESULT_SQL, lastResultColumns } from "./repo.ts";
+import { forEachStore } from "./stores.ts";
+import { ExecutionRepo } from "../src/executions/repo.ts";
+import { addRunRows, runningRecord, succeeded } from "../src/executions/test_fixtures.ts";
+import type { Db } from "../src/store/mod.ts";
+import { LAST_RESULT_SQL, lastResultColumns } from "../src/promotion/repo.ts";
 
 /** A finished run of `version` that delivered a result with `columns`, started at `at`. */
 async function delivered(

@@ -8,37 +8,16 @@ import { userKey } from "./access_fixtures.ts";
 import type { TestServer } from "./harness.ts";
 import { floorsHold, refuses, withUsualClients } from "./mcp_tools_fixtures.ts";
 import { forEachStoreKind } from "./stores.ts";
-
-/** A pipeline saved (and released unless `draft`) in `workspaceId` by `actor`. */
-async function pipeline(
-  s: TestServer,
-  ctx: { actor: import("../src/identity/mod.ts").Principal; workspaceId: string },
-  name: string,
-  draft = false,
-): Promise<string> {
-  const life = s.runtime.pipelines.lifecycle;
-  const saved = await life.create(ctx, {
-    name,
-    body: {
-      name,
-      schema_version: 1,
-      parameters: { team: { type: "string" } },
-      nodes: [{ id: "read", type: "DQL", source: "tempdb", sql: "SELECT :team AS team" }],
-    },
-    attrs: {},
-  });
-  if (!draft) await life.release(ctx, saved.entity.id, saved.version.body_hash);
-  return saved.entity.id;
-}
+import { teamPipeline } from "./support/pipeline_body.ts";
 
 forEachStoreKind(
   "endpoint tools: publish, read, list, unpublish; floors and workspace",
   (store) =>
     withUsualClients(store, async (c, s, f) => {
       const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
-      const released = await pipeline(s, ctx, "api/teams");
-      const draftOnly = await pipeline(s, ctx, "api/draft", true);
-      const theirs = await pipeline(
+      const released = await teamPipeline(s, ctx, "api/teams");
+      const draftOnly = await teamPipeline(s, ctx, "api/draft", true);
+      const theirs = await teamPipeline(
         s,
         { actor: f.other.users.author.principal, workspaceId: f.other.workspace.id },
         "api/theirs",

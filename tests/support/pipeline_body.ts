@@ -2,6 +2,8 @@
 import type { Db } from "../../src/store/mod.ts";
 import { type JsonObject, PIPELINE_KIND, VersionLifecycle } from "../../src/versions/mod.ts";
 import type { TestUser } from "../access_fixtures.ts";
+import type { TestServer } from "../harness.ts";
+import type { Principal } from "../../src/identity/mod.ts";
 
 export interface DqlNode {
   id: string;
@@ -50,4 +52,28 @@ export function pipelineDrafts(
       body: pipelineBody({ name, nodes, ...extra }) as JsonObject,
       attrs: {},
     })).entity.id;
+}
+
+/**
+ * A one-node read of its `team` parameter from tempdb, saved as `name` in `ctx`'s workspace
+ * through the server's lifecycle and released unless `draft`: what an endpoint can publish.
+ */
+export async function teamPipeline(
+  s: TestServer,
+  ctx: { actor: Principal; workspaceId: string },
+  name: string,
+  draft = false,
+): Promise<string> {
+  const life = s.runtime.pipelines.lifecycle;
+  const saved = await life.create(ctx, {
+    name,
+    body: pipelineBody({
+      name,
+      parameters: { team: { type: "string" } },
+      nodes: [dql("read", { source: "tempdb", sql: "SELECT :team AS team" })],
+    }) as JsonObject,
+    attrs: {},
+  });
+  if (!draft) await life.release(ctx, saved.entity.id, saved.version.body_hash);
+  return saved.entity.id;
 }

@@ -8,29 +8,21 @@ import { equal, match, ok } from "node:assert/strict";
 import { type AccessFixture, seedRoles, sessionHeaders } from "../access_fixtures.ts";
 import { call, startTestServer, type TestServer } from "../harness.ts";
 import { forEachStoreKind } from "../stores.ts";
+import { teamPipeline } from "../support/pipeline_body.ts";
 
 /** Releases a one-node read-only pipeline in the fixture's workspace and publishes it. */
 async function publish(s: TestServer, f: AccessFixture, name: string, pattern: string) {
-  const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
-  const life = s.runtime.pipelines.lifecycle;
-  const saved = await life.create(ctx, {
-    name,
-    body: {
-      name,
-      schema_version: 1,
-      parameters: { team: { type: "string" } },
-      nodes: [{ id: "read", type: "DQL", source: "tempdb", sql: "SELECT :team AS team" }],
-    },
-    attrs: {},
-  });
-  await life.release(ctx, saved.entity.id, saved.version.body_hash);
+  const id = await teamPipeline(s, {
+    actor: f.users.author.principal,
+    workspaceId: f.workspace.id,
+  }, name);
   const res = await call(s, "POST", "/api/v1/endpoints", await author(s, f), {
     path_pattern: pattern,
-    pipeline_id: saved.entity.id,
+    pipeline_id: id,
     timeout_seconds: 12,
   });
   equal(res.status, 201, JSON.stringify(res.body));
-  return saved.entity.id;
+  return id;
 }
 
 const author = (s: TestServer, f: AccessFixture) => sessionHeaders(s.runtime, f.users.author);

@@ -399,6 +399,24 @@ forEachExecWorld("the eventsource package consumes an execute stream", async (w)
   checkEventOrder(received, { expectDataReady: true });
 });
 
+forEachExecWorld("an accepted execution is readable the moment its id is known", async (w) => {
+  // The stream's SVC-Execution-Id header goes out when execute() answers; a client (the run
+  // form's live view) may read the record at once, before any frame.
+  const started = await w.s.runtime.executions.execute({
+    caller: { userId: w.fx.users.author.id, isSuperAdmin: false },
+    workspaceId: w.fx.workspace.id,
+    pipelineId: w.pipelineId,
+    parameters: {},
+    correlationId: crypto.randomUUID(),
+    triggeredVia: "REST",
+  });
+  const stored = await w.s.runtime.executions.repo.get(started.executionId);
+  equal(stored?.record.status, "RUNNING");
+  w.executor.release(started.executionId);
+  for await (const _ of started.frames);
+  await started.release();
+});
+
 forEachExecWorld("racing executes under a limit of one: exactly one runs", async (w) => {
   // Straight at the service, all at once: nothing before the limit check serialises them.
   const caller = { userId: w.fx.users.author.id, isSuperAdmin: false };

@@ -5,7 +5,6 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { userKey } from "./access_fixtures.ts";
-import type { TestServer } from "./harness.ts";
 import { floorsHold, refuses, withUsualClients } from "./mcp_tools_fixtures.ts";
 import { forEachStoreKind } from "./stores.ts";
 import { teamPipeline } from "./support/pipeline_body.ts";

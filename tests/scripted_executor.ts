@@ -101,8 +101,9 @@ export class ScriptedExecutor implements ExecutorPort {
       for (const w of wake) w();
       wake = [];
     };
+    const recorded = Promise.withResolvers<void>();
     const run = async (): Promise<ExecutionRecord> => {
-      await sink.started(record);
+      await sink.started(record).finally(() => recorded.resolve());
       await emit("execution_started", {
         pipeline_id: req.pipelineId,
         pipeline_version: record.pipeline_version,
@@ -210,6 +211,7 @@ export class ScriptedExecutor implements ExecutorPort {
       executionId: req.executionId,
       record,
       done,
+      recorded: recorded.promise,
       cancel(reason) {
         if (ended || cancelled) return;
         cancelled = reason;

@@ -52,6 +52,7 @@ export class Execution {
   #adopted: EndedElsewhere | undefined;
   /** The final record, once handed to the sink (see `#queueFinish`). */
   #finishing: Promise<void> | undefined;
+  readonly #recorded = Promise.withResolvers<void>();
 
   constructor(executor: Executor, prepared: Prepared, sink: ExecutionSink, options: RunOptions) {
     this.#executor = executor;
@@ -77,6 +78,7 @@ export class Execution {
       events: () => this.#bus.subscribe(),
       cancel: (reason) => this.#cancel(reason),
       done,
+      recorded: this.#recorded.promise,
     };
   }
 
@@ -145,7 +147,7 @@ export class Execution {
     try {
       // Stored before the first frame reaches anyone: a reader of execution_started may ask for
       // the record at once.
-      await this.#sink.started({ ...this.#record });
+      await this.#sink.started({ ...this.#record }).finally(() => this.#recorded.resolve());
       await this.#emit("execution_started", {
         pipeline_id: this.#record.pipeline_id,
         pipeline_version: this.#record.pipeline_version,

@@ -196,6 +196,9 @@ export class ExecutionService {
         this.#running.delete(executionId);
         this.#unclaimLocal(executionId);
       });
+      // The answer names the execution (a stream's SVC-Execution-Id header): once it is out, a
+      // client may read the record at once, so it goes out after the record is stored.
+      await handle.recorded;
       return {
         executionId,
         frames: untilStored(handle),

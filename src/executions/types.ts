@@ -115,4 +115,9 @@ export interface ExecutionHandle {
   cancel(reason: AbortReason): void;
   /** Settles with the final record (never rejects: failures are in the record). */
   readonly done: Promise<ExecutionRecord>;
+  /**
+   * Settles once the run's record is stored (or the run failed before it could be): from then
+   * on, whoever learns the execution's id can read it. Never rejects.
+   */
+  readonly recorded: Promise<void>;
 }

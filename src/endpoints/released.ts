@@ -48,15 +48,28 @@ export class ReleasedVersions {
     workspaceId: string,
     pipelineId: string,
   ): Promise<Released | "gone" | "no_release"> {
-    const metas = await this.#metas(workspaceId, pipelineId);
-    if (!metas) return "gone";
-    const meta = metas.filter((m) => m.status === "RELEASED").at(-1);
-    if (!meta) return "no_release";
+    const meta = await this.#latestMeta(workspaceId, pipelineId);
+    if (typeof meta === "string") return meta;
     return {
       version: meta.version,
       bodyHash: meta.body_hash,
       body: await this.#body(workspaceId, pipelineId, meta.version, meta.body_hash),
     };
+  }
+
+  /** The latest released version's number alone (no body), or why there is none. */
+  async latestVersion(
+    workspaceId: string,
+    pipelineId: string,
+  ): Promise<number | "gone" | "no_release"> {
+    const meta = await this.#latestMeta(workspaceId, pipelineId);
+    return typeof meta === "string" ? meta : meta.version;
+  }
+
+  async #latestMeta(workspaceId: string, pipelineId: string) {
+    const metas = await this.#metas(workspaceId, pipelineId);
+    if (!metas) return "gone";
+    return metas.filter((m) => m.status === "RELEASED").at(-1) ?? "no_release";
   }
 
   /** A release whose number and hash were read elsewhere (`serveState`), with its body. */

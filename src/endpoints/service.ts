@@ -196,6 +196,12 @@ export class EndpointService {
     return { items: await this.#views(rows), total };
   }
 
+  /** The release a call to an endpoint over `pipelineId` runs now; null when none would run. */
+  async servedRelease(ctx: EndpointContext, pipelineId: string): Promise<number | null> {
+    const version = await this.#o.released.latestVersion(ctx.workspaceId, pipelineId);
+    return typeof version === "number" ? version : null;
+  }
+
   /** Removes an endpoint; its URL answers 404 at once on every instance. */
   async unpublish(ctx: EndpointContext, path: unknown): Promise<void> {
     await this.#o.db.transaction(async (tx) => {

@@ -20,18 +20,17 @@ export function endpointPageRoutes(router: Router, deps: UiPageDeps): void {
       page: { defaultLimit: ROWS, maxLimit: ROWS },
     }),
     async (c, { actor, workspace, page }) => {
+      const at = { actor, workspaceId: workspace.id };
       const [ctx, listing] = await Promise.all([
         shellContext(c, deps, actor),
-        deps.endpoints.list({ actor, workspaceId: workspace.id }, page),
+        deps.endpoints.list(at, page),
       ]);
-      // What a call runs is the pipeline's latest release; one read per distinct pipeline.
+      // One read per distinct pipeline, by the rule serving follows.
       const ids = [...new Set(listing.items.map((e) => e.pipeline_id))];
       const releases = new Map(
-        await Promise.all(ids.map(async (id) => {
-          const versions = await deps.pipelines.versions(workspace.id, id).catch(() => []);
-          const latest = versions.filter((v) => v.status === "RELEASED").at(-1);
-          return [id, latest?.version ?? null] as const;
-        })),
+        await Promise.all(
+          ids.map(async (id) => [id, await deps.endpoints.servedRelease(at, id)] as const),
+        ),
       );
       return c.html(renderPage(
         <EndpointsPage

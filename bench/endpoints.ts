@@ -50,7 +50,7 @@ export async function seedOrders(url: string, rows = ROWS, customers = CUSTOMERS
   }
 }
 
-const QUERY = "select * from orders where customer_id = $1 limit 100";
+export const QUERY = "select * from orders where customer_id = $1 limit 100";
 
 /** (a) The raw driver: concurrent loops of the same query for `seconds`, no HTTP. */
 async function rawDriver(url: string, seconds: number, concurrency: number) {

@@ -12,14 +12,11 @@
  *   deno run -A bench/serve_writes.ts [runs] [concurrency] [sqlite|postgres]
  */
 import process from "node:process";
-import { auditRow } from "../src/audit/mod.ts";
 import { ExecutionJournal } from "../src/executions/journal.ts";
-import { frameJson } from "../src/executions/frame_json.ts";
-import { addRunRows, runningRecord } from "../src/executions/test_fixtures.ts";
-import type { EventFrame } from "../src/executions/event_order.ts";
-import type { ExecutionRecord } from "../src/executions/types.ts";
-import { groupCommit, migrate } from "../src/store/mod.ts";
+import { addRunRows } from "../src/executions/test_fixtures.ts";
+import { migrate } from "../src/store/mod.ts";
 import { freshStore, type StoreKind } from "../tests/stores.ts";
+import { ORDER_ROWS, serveRows } from "./serve_rows.ts";
 
 const runs = Number(Deno.args[0] ?? 3000);
 const concurrency = Number(Deno.args[1] ?? 24);
@@ -47,166 +44,7 @@ const noop = {
 };
 const target = Deno.env.get("NOOP") ? noop : db;
 const journal = new ExecutionJournal(target, () => {});
-
-const ROWS = Array.from({ length: 50 }, (_, i) => ({
-  order_id: 1000000 + i * 20000,
-  customer_id: 42,
-  placed_at: new Date(Date.now() - i * 60_000).toISOString(),
-  status: "paid",
-  amount: "12.34",
-}));
-
-/** The frames the issue-13 endpoint's run emits, in its shapes and sizes. */
-function frames(r: ExecutionRecord): EventFrame[] {
-  const base = { execution_id: r.execution_id };
-  const correlation_id = r.correlation_id;
-  const at = () => new Date().toISOString();
-  const node = { ...base, node_id: "orders", attempt: 1, correlation_id };
-  const states = [
-    "connecting",
-    "executing",
-    "fetching",
-    "waiting_output",
-    "finalizing",
-    "completed",
-  ];
-  const timings: Record<string, number> = {};
-  const out: EventFrame[] = [
-    {
-      id: 1,
-      event: "execution_started",
-      data: {
-        ...base,
-        pipeline_id: r.pipeline_id,
-        pipeline_version: 1,
-        started_at: r.started_at,
-        parameters: r.parameters,
-        correlation_id,
-      },
-    },
-    { id: 2, event: "node_started", data: { ...node, started_at: at() } },
-  ];
-  states.forEach((state, i) => {
-    timings[state] = i * 3;
-    out.push({
-      id: 3 + i,
-      event: "node_progress",
-      data: {
-        ...node,
-        sequence: i + 1,
-        operation: "materialize",
-        destination: { kind: "caller" },
-        state,
-        started_at: r.started_at,
-        observed_at: at(),
-        elapsed_ms: i * 5,
-        timings_ms: { ...timings },
-        ...(i >= 2 ? { rows_fetched: 50, rows_written: 50, batches_written: 1 } : {}),
-      },
-    });
-  });
-  const stats = [{
-    node_id: "orders",
-    duration_ms: 43,
-    rows_out: 50,
-    bytes_out: 2893,
-    status: "SUCCESS",
-  }];
-  out.push(
-    {
-      id: 9,
-      event: "node_completed",
-      data: {
-        ...node,
-        started_at: at(),
-        completed_at: at(),
-        duration_ms: 43,
-        rows_out: 50,
-        bytes_out: 2893,
-      },
-    },
-    {
-      id: 10,
-      event: "pipeline_completed",
-      data: {
-        ...base,
-        pipeline_id: r.pipeline_id,
-        pipeline_version: 1,
-        started_at: r.started_at,
-        completed_at: at(),
-        duration_ms: 48,
-        status: "SUCCESS",
-        node_stats: stats,
-        correlation_id,
-      },
-    },
-    {
-      id: 11,
-      event: "data_ready",
-      data: {
-        ...base,
-        pipeline_id: r.pipeline_id,
-        schema: ["order_id", "customer_id", "placed_at", "status", "amount"].map((name) => ({
-          name,
-          type: "string",
-        })),
-        rows: ROWS,
-        row_count: 50,
-        total_rows: 50,
-        has_more: false,
-        result_url: `/api/v1/executions/${r.execution_id}/result`,
-        expires_at: at(),
-        ttl_seconds: 300,
-        warnings: [],
-        correlation_id,
-      },
-    },
-  );
-  return out;
-}
-
-/** One serve's writes, phase by phase as the executor and the serve route issue them. */
-async function serve(): Promise<void> {
-  const record = runningRecord(ids, { triggered_via: "ENDPOINT", parameters: { customer_id: 42 } });
-  const id = record.execution_id;
-  const fs = frames(record);
-  const now = () => new Date().toISOString();
-  await journal.insert(record, "instance-a", now());
-  for (const phase of [[0, 1], [2, 3], [4, 5], [6, 7, 8], [9, 10]]) {
-    if (chunked) {
-      const text = phase.map((i) =>
-        `{"id":${fs[i].id},"event":${JSON.stringify(fs[i].event)},"data":${frameJson(fs[i])}}`
-      );
-      await groupCommit(target).insert({
-        table: "execution_chunks",
-        columns: "execution_id, first_event_id, last_event_id, frames, observed_at",
-        values: [id, fs[phase[0]].id, fs[phase.at(-1)!].id, `[${text.join(",")}]`, now()],
-      }, { chain: id, follows: true });
-    } else await Promise.all(phase.map((i) => journal.event(id, fs[i], now())));
-  }
-  await journal.finish({
-    ...record,
-    status: "SUCCESS",
-    completed_at: now(),
-    duration_ms: 48,
-    node_stats: fs[9].data.node_stats,
-    result_row_count: 50,
-    result_size_bytes: 2893,
-    result_expires_at: now(),
-  });
-  await groupCommit(target).insert(auditRow({
-    event: "endpoint.served",
-    userId: ids.userId,
-    provider: "local",
-    workspaceId: ids.workspaceId,
-    details: {
-      key_id: "svc_k_0123456789",
-      endpoint: "/orders/{customer_id}",
-      execution_id: id,
-      outcome: "ok",
-    },
-  }));
-}
+const serve = () => serveRows({ store: target, journal, ids, chunked }, ORDER_ROWS);
 
 async function wave(n: number) {
   await Promise.all(Array.from({ length: n }, serve));

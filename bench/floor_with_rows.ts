@@ -4,8 +4,8 @@
  * (`serveAround` in `serve_rows.ts`: a run's record, eleven frames with the first page, the final
  * record and the `endpoint.served` row, through the group commit on a fresh embedded store), and
  * answers `data_ready`'s payload. Nothing else of a serve runs: no key, no matching, no executor,
- * no result store. What this row costs beyond the floor is the spec's, for any implementation on
- * the embedded store; what the endpoint costs beyond this row is the service's own. Each load runs
+ * no result store. What this row costs beyond the floor is what keeping the spec's rows in the
+ * embedded store's tables costs; what the endpoint costs beyond this row is the service's own. Each load runs
  * in its own process; the two handlers alternate, each measured at 50 clients (req/s, CPU per
  * request) and then 10 (p50).
  *

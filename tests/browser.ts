@@ -58,6 +58,24 @@ export function watchConsole(page: Page): string[] {
   return problems;
 }
 
+/**
+ * Waits for the live run view's result table. When it does not come, the error tells what the
+ * view showed instead (a failure, a status) and what the console reported, `problems` being
+ * the page's `watchConsole` list: a bare timeout says nothing of why a run never showed rows.
+ */
+export async function runResultShown(page: Page, problems: string[] = []): Promise<void> {
+  try {
+    await page.locator("#run-live .result-table").waitFor();
+  } catch (e) {
+    const view = await page.locator("#run-live").innerText({ timeout: 1000 })
+      .catch(() => "(no run view)");
+    throw new Error(
+      `no result table at ${page.url()}: ${(e as Error).message}\n` +
+        `the run view showed:\n${view.slice(0, 2000)}\nconsole:\n${problems.join("\n")}`,
+    );
+  }
+}
+
 /** Signs in through the login form; answers the page it lands on. */
 export async function signIn(page: Page, baseUrl: string, email: string, password: string) {
   await page.goto(`${baseUrl}/login`);

@@ -5,7 +5,13 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { browserTest, fillEditor, newUserPage, withDemoBrowser } from "../browser.ts";
+import {
+  browserTest,
+  fillEditor,
+  newUserPage,
+  runResultShown,
+  withDemoBrowser,
+} from "../browser.ts";
 import type { TestServer } from "../harness.ts";
 import { dql } from "../support/pipeline_body.ts";
 
@@ -79,7 +85,7 @@ browserTest(
       await page.click(".page-head a.btn.primary:has-text('Run')");
       await page.fill("input[name=factor]", "7");
       await page.click("button:has-text('Run pipeline')");
-      await page.locator("#run-live .result-table").waitFor();
+      await runResultShown(page, problems);
       deepEqual(
         await page.locator("#run-live .result-table tbody tr td:nth-child(2)").allTextContents(),
         ["7", "14", "21"],

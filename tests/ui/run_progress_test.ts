@@ -5,7 +5,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { accessibilityProblems, demoBrowserTest, newUserPage } from "../browser.ts";
+import { accessibilityProblems, demoBrowserTest, newUserPage, runResultShown } from "../browser.ts";
 
 interface BarChange {
   run: boolean;
@@ -48,7 +48,7 @@ demoBrowserTest(
     await page.locator("[data-run-form]").waitFor();
     await recordBars(page);
     await page.click("button:has-text('Run pipeline')");
-    await page.locator("#run-live .result-table").waitFor();
+    await runResultShown(page, problems);
 
     // Live: the summary bar climbed to every node finished, out of the graph's three.
     const live = await barChanges(page);

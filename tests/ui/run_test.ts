@@ -6,7 +6,13 @@
 import { deepEqual, equal, match } from "node:assert/strict";
 import type { Page } from "playwright-core";
 import type { Principal } from "../../src/identity/mod.ts";
-import { accessibilityProblems, browserTest, userPage, withDemoBrowser } from "../browser.ts";
+import {
+  accessibilityProblems,
+  browserTest,
+  runResultShown,
+  userPage,
+  withDemoBrowser,
+} from "../browser.ts";
 import type { TestServer } from "../harness.ts";
 
 const EMAIL = "admin@example.com";
@@ -43,7 +49,7 @@ browserTest(
       await page.click("button:has-text('Run pipeline')");
 
       // The live view arrives, and every node row ends done: the stream drove the page.
-      await page.locator("#run-live .result-table").waitFor();
+      await runResultShown(page, problems);
       const states = await page.locator("[data-node-state]").allTextContents();
       deepEqual(states, ["done", "done", "done"]);
       equal(await page.locator("#run-live [data-run-status] .badge").textContent(), "success");

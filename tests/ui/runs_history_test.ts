@@ -10,19 +10,20 @@ import {
   accessibilityProblems,
   accessibleInBothThemes,
   demoBrowserTest,
+  runResultShown,
   userPage,
   watchConsole,
 } from "../browser.ts";
 
 /** Signs `user` in on a page of their own and runs the demo report once, to its result. */
 async function runReport(browser: Browser, base: string, user: TestUser): Promise<Page> {
-  const { page } = await userPage(browser, base, user);
+  const { page, problems } = await userPage(browser, base, user);
   await page.goto(`${base}/pipelines?prefix=demo/`);
   await page.click("text=Revenue against target");
   await page.click(".page-head a.btn.primary:has-text('Run')");
   await page.locator("[data-run-form]").waitFor();
   await page.click("button:has-text('Run pipeline')");
-  await page.locator("#run-live .result-table").waitFor();
+  await runResultShown(page, problems);
   return page;
 }
 

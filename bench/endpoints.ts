@@ -23,7 +23,7 @@ const ROWS = 1_000_000;
 const CUSTOMERS = 20_000;
 
 /** A load run with this process's CPU time per request (the server runs in this process). */
-async function measured(url: string, seconds: number, concurrency: number, headers = {}) {
+export async function measured(url: string, seconds: number, concurrency: number, headers = {}) {
   const before = process.cpuUsage();
   const result = await load(url, seconds, concurrency, headers);
   const cpu = process.cpuUsage(before);
@@ -84,7 +84,7 @@ async function rawDriver(url: string, seconds: number, concurrency: number) {
 }
 
 /** (b) The floor: a bare handler that runs the query and answers its rows as JSON. */
-function floorServer(url: string) {
+export function floorServer(url: string) {
   const sql = postgres(url, { max: 10, onnotice: () => {} });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const id = Number(new URL(req.url).pathname.split("/").pop());

@@ -16,6 +16,18 @@ import { type Db, groupCommit, type Queryable } from "../src/store/mod.ts";
 type Store = Queryable & Partial<Pick<Db, "transaction">>;
 type RunRowIds = Awaited<ReturnType<typeof addRunRows>>;
 
+/**
+ * A store that writes nothing and reads nothing: a probe's floor, or its ablation of the writes.
+ * Its transaction runs the work against itself.
+ */
+export const NO_STORE = {
+  dialect: "sqlite" as const,
+  execute: () => Promise.resolve(1),
+  query: () => Promise.resolve([]),
+  first: () => Promise.resolve(undefined),
+  transaction: <T>(fn: (q: Queryable) => Promise<T>): Promise<T> => fn(NO_STORE),
+};
+
 /** Rows in the shape of the issue-13 query's, for a probe that runs no query. */
 export const ORDER_ROWS = Array.from({ length: 50 }, (_, i) => ({
   order_id: 1000000 + i * 20000,

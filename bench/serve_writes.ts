@@ -16,7 +16,7 @@ import { ExecutionJournal } from "../src/executions/journal.ts";
 import { addRunRows } from "../src/executions/test_fixtures.ts";
 import { migrate } from "../src/store/mod.ts";
 import { freshStore, type StoreKind } from "../tests/stores.ts";
-import { ORDER_ROWS, serveRows } from "./serve_rows.ts";
+import { NO_STORE, ORDER_ROWS, serveRows } from "./serve_rows.ts";
 
 const runs = Number(Deno.args[0] ?? 3000);
 const concurrency = Number(Deno.args[1] ?? 24);
@@ -35,14 +35,7 @@ if (chunked) {
     first_event_id INTEGER NOT NULL, last_event_id INTEGER NOT NULL, frames TEXT NOT NULL,
     observed_at TEXT NOT NULL, PRIMARY KEY (execution_id, first_event_id))`);
 }
-const noop = {
-  dialect: "sqlite" as const,
-  execute: () => Promise.resolve(1),
-  query: () => Promise.resolve([]),
-  first: () => Promise.resolve(undefined),
-  transaction: <T>(fn: (q: never) => Promise<T>) => fn(noop as never),
-};
-const target = Deno.env.get("NOOP") ? noop : db;
+const target = Deno.env.get("NOOP") ? NO_STORE : db;
 const journal = new ExecutionJournal(target, () => {});
 const serve = () => serveRows({ store: target, journal, ids, chunked }, ORDER_ROWS);
 

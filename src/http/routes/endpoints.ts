@@ -16,6 +16,7 @@ import { payloadJson } from "../../executions/mod.ts";
 import { authorizeAudited, type Principal, type WorkspaceContext } from "../../identity/mod.ts";
 import type { Services } from "../../services.ts";
 import type { AppContext } from "../context.ts";
+import { admits } from "../accept.ts";
 import { ok, paged, SCHEMA_VERSION } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
@@ -34,14 +35,11 @@ const ctx = (actor: Principal, workspace: WorkspaceContext) => ({
   workspaceId: workspace.id,
 });
 
-/** 406 unless the caller accepts JSON (no Accept header at all accepts anything). */
+/** 406 unless `Accept` admits JSON (spec 3 §4.3 item 5; absent admits anything). */
 function requireJson(c: AppContext): void {
-  const accept = c.req.header("accept");
-  const json = !accept || accept.split(",").some((part) => {
-    const type = part.trim().split(";")[0].trim().toLowerCase();
-    return type === "*/*" || type === "application/*" || type === "application/json";
-  });
-  if (!json) throw new AppError("request.not_acceptable", { produces: "application/json" });
+  if (!admits(c.req.header("accept"), "application/json")) {
+    throw new AppError("request.not_acceptable", { produces: "application/json" });
+  }
 }
 
 export function registerRoutes(router: Router, deps: Deps): void {

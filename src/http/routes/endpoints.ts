@@ -202,25 +202,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     });
     return served(c, result);
   });
-
-  // Only GET is offered under /api/x (spec 3 §4.3): every other method is 405 `Allow: GET`.
-  for (const method of ["post", "put", "patch", "delete"] as const) {
-    router.add({
-      method,
-      path: `${PREFIX}/*`,
-      tag: "published endpoints",
-      summary: "Not offered: published endpoints answer GET only",
-      access: "public",
-      endpointKeys: true,
-      kind: "raw",
-    }, (c) => {
-      throw new AppError(
-        "request.method_not_allowed",
-        { method: c.req.method, path: c.req.path, allowed: ["GET"] },
-        { Allow: "GET" },
-      );
-    });
-  }
+  // Every other method under /api/x is 405 `Allow: GET` before this (middleware/get_only.ts).
 }
 
 function served(c: AppContext, result: ServeResult): Response {

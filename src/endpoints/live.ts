@@ -1,6 +1,6 @@
 /**
  * The serving state of one instance: the compiled matcher over enabled endpoints of active
- * workspaces, and the binding index (per workspace, tree node → bound keys). Both are rebuilt
+ * workspaces, and the binding index (per workspace, a trie of bound nodes: bindings.ts). Both are rebuilt
  * from the store after a change, never per request; each snapshot also carries the serve verdicts
  * judged under it (verdict.ts). A change anywhere (a publish here, a bind on another replica, a key
  * revoked, a pipeline saved or released, a workspace deactivated) is announced on the shared
@@ -16,21 +16,17 @@ import { liveEndpointKeyBindings } from "../identity/mod.ts";
 import type { Logger } from "../lib/log.ts";
 import type { SharedStore } from "../shared/mod.ts";
 import type { Queryable } from "../store/mod.ts";
+import { BindingTree } from "./bindings.ts";
 import { Matcher } from "./matcher.ts";
 import { parseNode, parsePattern } from "./path.ts";
 import { type EndpointRow, servable } from "./repo.ts";
 
 export const CHANNEL = "endpoints:changed";
 
-export interface BoundKey {
-  keyId: string;
-  keyName: string;
-  /** The binding's path as written. */
-  path: string;
-}
+export type { BoundKey } from "./bindings.ts";
 
-/** workspace id → tree node key → keys bound there. */
-export type BindingIndex = Map<string, Map<string, BoundKey[]>>;
+/** workspace id → that workspace's bound nodes. */
+export type BindingIndex = Map<string, BindingTree>;
 
 export interface Snapshot {
   matcher: Matcher<EndpointRow>;
@@ -41,8 +37,8 @@ export interface Snapshot {
 export async function loadBindings(db: Queryable): Promise<BindingIndex> {
   const index: BindingIndex = new Map();
   for (const key of await liveEndpointKeyBindings(db)) {
-    let nodes = index.get(key.workspace_id);
-    if (!nodes) index.set(key.workspace_id, nodes = new Map());
+    let tree = index.get(key.workspace_id);
+    if (!tree) index.set(key.workspace_id, tree = new BindingTree());
     for (const b of key.bindings) {
       let node;
       try {
@@ -50,9 +46,7 @@ export async function loadBindings(db: Queryable): Promise<BindingIndex> {
       } catch {
         continue; // a stored path that no longer parses binds nothing
       }
-      const list = nodes.get(node.key) ?? [];
-      list.push({ keyId: key.id, keyName: key.name, path: b.path });
-      nodes.set(node.key, list);
+      tree.add(node.key, node.segments, { keyId: key.id, keyName: key.name, path: b.path });
     }
   }
   return index;

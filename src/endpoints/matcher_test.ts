@@ -1,5 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import fc from "fast-check";
+import { BindingTree, type Region } from "./bindings.ts";
 import { Matcher } from "./matcher.ts";
 import { conflicts, parsePattern, type Segment } from "./path.ts";
 
@@ -100,5 +101,66 @@ Deno.test("the matcher's conflict walk and match() agree with the oracle over a 
       return naive.length <= 1 && (hit?.value ?? null) === (naive[0] ?? null);
     }),
     { numRuns: 2000, seed: 13 },
+  );
+});
+
+// --- the binding walk against a brute-force oracle (issue 22 finding 2) -------------------------
+
+/** The oracle of spec 3 §4.3 item 2: the deepest ancestor of the URL that any bound node names. */
+function deciderNaive(bound: { node: Segment[]; key: string }[], url: string[]): string[] | null {
+  for (let depth = url.length; depth >= 0; depth--) {
+    const keys = bound.filter((b) => matchesNaive(b.node, url.slice(0, depth))).map((b) => b.key);
+    if (keys.length > 0) return [...new Set(keys)].sort();
+  }
+  return null;
+}
+
+function inRegion(region: Region, url: string[]): boolean {
+  return region.segments.length === url.length &&
+    region.segments.every((s, i) =>
+      "except" in s ? !s.except.includes(url[i]) : s.literal === url[i]
+    );
+}
+
+/** Every URL of a pattern's length drawn from the literals either side has, plus a fresh value. */
+function urlsFor(pattern: Segment[], nodes: Segment[][]): string[][] {
+  let urls: string[][] = [[]];
+  pattern.forEach((s, i) => {
+    const lits = [s, ...nodes.map((n) => n[i])].flatMap((x) =>
+      x && "literal" in x ? [x.literal] : []
+    );
+    const options = [...new Set([...lits, FRESH])];
+    urls = urls.flatMap((u) => options.map((o) => [...u, o]));
+  });
+  return urls.filter((u) => matchesNaive(pattern, u));
+}
+
+const binding = fc.record({
+  node: fc.array(segment, { minLength: 0, maxLength: 4 }),
+  key: fc.constantFrom("k1", "k2", "k3"),
+});
+const keysOf = (d: { keyId: string }[] | null) =>
+  d === null ? null : [...new Set(d.map((b) => b.keyId))].sort();
+
+Deno.test("issue 22 finding 2: the walk over the request path's ancestors agrees with the oracle", () => {
+  fc.assert(
+    fc.property(fc.array(binding, { maxLength: 8 }), segments, (bound, pattern) => {
+      const tree = new BindingTree();
+      for (const b of bound) {
+        tree.add(text(b.node), b.node, { keyId: b.key, keyName: b.key, path: text(b.node) });
+      }
+      const urls = urlsFor(pattern, bound.map((b) => b.node));
+      const regions = tree.regions(pattern);
+      if (!regions) return false;
+      return urls.every((url) => {
+        const expected = deciderNaive(bound, url);
+        // decide() on the URL, and the one region of the pattern holding it, both agree.
+        const holding = regions.filter((r) => inRegion(r, url));
+        return JSON.stringify(keysOf(tree.decide(url))) === JSON.stringify(expected) &&
+          holding.length === 1 &&
+          JSON.stringify(keysOf(holding[0].decider)) === JSON.stringify(expected);
+      });
+    }),
+    { numRuns: 3000, seed: 22 },
   );
 });

@@ -1,6 +1,7 @@
 /**
  * The OpenAPI 3.1 document of `/api/x` (issue 13): one path per published endpoint the presenting
- * key may call, its parameters from the latest release's declarations (type, required, default,
+ * key may call (or, when bindings let it call only some of a pattern's URLs, one per part it may
+ * call: serve.ts `describe`), its parameters from the latest release's declarations (type, required, default,
  * enum, bounds), and the answers of spec 3 §4.3. Result columns are not known before a run, so
  * `rows` is described as the `data_ready` shape with `schema` naming the columns at run time.
  * Every schema is inline or under `components`, so `$ref`s resolve from the document root.
@@ -12,7 +13,12 @@ type Json = Record<string, unknown>;
 
 export interface DescribedEndpoint {
   endpoint: EndpointRow;
-  variables: string[];
+  /** The OpenAPI path: the pattern, or the part of its URLs the key may call. */
+  path: string;
+  /** The variables still open in `path`, each with the values the key is refused on there. */
+  variables: { name: string; except: string[] }[];
+  /** Variables `path` fixes to a literal: no longer parameters. */
+  fixed: string[];
   parameters: ParameterDeclarations;
   version: number;
 }
@@ -54,17 +60,32 @@ function schemaOf(d: ParameterDeclaration): Json {
   return base;
 }
 
-function operation(e: DescribedEndpoint): Json {
+/** A path variable's schema, refusing the values a binding keeps from this key. */
+function variableSchema(d: ParameterDeclaration, except: string[]): Json {
+  const schema = schemaOf(d);
+  // A segment is text; a typed parameter is compared as the value the text becomes.
+  const values = except.flatMap((v): (string | number | boolean)[] => {
+    if (d.type === "integer" || d.type === "number") {
+      return String(Number(v)) === v ? [Number(v)] : [];
+    }
+    if (d.type === "boolean") return v === "true" || v === "false" ? [v === "true"] : [];
+    return [v];
+  });
+  return values.length > 0 ? { ...schema, not: { enum: values } } : schema;
+}
+
+function operation(e: DescribedEndpoint, operationId: string): Json {
+  const inPath = new Set([...e.variables.map((v) => v.name), ...e.fixed]);
   const parameters = [
-    ...e.variables.map((name) => ({
+    ...e.variables.map(({ name, except }) => ({
       name,
       in: "path",
       required: true,
-      schema: schemaOf(e.parameters[name] ?? { type: "string" }),
+      schema: variableSchema(e.parameters[name] ?? { type: "string" }, except),
       ...(e.parameters[name]?.description ? { description: e.parameters[name].description } : {}),
     })),
     ...Object.entries(e.parameters)
-      .filter(([name]) => !e.variables.includes(name))
+      .filter(([name]) => !inPath.has(name))
       .map(([name, d]) => ({
         name,
         in: "query",
@@ -80,9 +101,7 @@ function operation(e: DescribedEndpoint): Json {
     content: { "application/json": { schema: ERROR_REF } },
   });
   return {
-    operationId: `get${
-      e.endpoint.path_pattern.replace(/[^A-Za-z0-9]+(.)?/g, (_, c) => c ? c.toUpperCase() : "")
-    }`,
+    operationId,
     summary: e.endpoint.description ?? `Runs pipeline ${e.endpoint.pipeline_name ?? ""}`.trim(),
     description: `Serves version ${e.version}, the latest release of the pinned pipeline.`,
     parameters,
@@ -112,12 +131,14 @@ function operation(e: DescribedEndpoint): Json {
 /** The document for the given endpoints (already filtered to what the key may call). */
 export function openApiDocument(endpoints: DescribedEndpoint[], serverUrl: string): Json {
   const paths: Json = {};
-  for (
-    const e of [...endpoints].sort((a, b) =>
-      a.endpoint.path_pattern.localeCompare(b.endpoint.path_pattern)
-    )
-  ) {
-    paths[e.endpoint.path_pattern] = { get: operation(e) };
+  const ids = new Set<string>();
+  for (const e of [...endpoints].sort((a, b) => a.path.localeCompare(b.path))) {
+    const base = `get${e.path.replace(/[^A-Za-z0-9]+(.)?/g, (_, c) => c ? c.toUpperCase() : "")}`;
+    // Paths differing only in punctuation (`/a-b`, `/a.b`) would share an id; ids are unique.
+    let id = base;
+    for (let n = 2; ids.has(id); n++) id = `${base}${n}`;
+    ids.add(id);
+    paths[e.path] = { get: operation(e, id) };
   }
   return {
     openapi: "3.1.0",

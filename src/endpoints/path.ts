@@ -99,13 +99,14 @@ export function conflicts(a: Segment[], b: Segment[]): boolean {
 export interface TreeNode {
   text: string;
   key: string;
+  segments: Segment[];
 }
 
 /** Parses a binding path: `/` or 1 to 10 segments of the pattern grammar. */
 export function parseNode(value: unknown): TreeNode {
-  if (value === "/") return { text: "/", key: "/" };
+  if (value === "/") return { text: "/", key: "/", segments: [] };
   const p = parsePattern(value);
-  return { text: p.text, key: nodeKey(p.segments) };
+  return { text: p.text, key: nodeKey(p.segments), segments: p.segments };
 }
 
 /** The tree key of a pattern prefix. */
@@ -114,11 +115,13 @@ export function nodeKey(segments: Segment[]): string {
   return segments.map((s) => "/" + ("variable" in s ? "{}" : s.literal)).join("");
 }
 
-/** The tree keys of a pattern and its ancestors, most specific first, the root last. */
-export function ancestorKeys(segments: Segment[]): string[] {
-  const out: string[] = [];
-  for (let n = segments.length; n >= 0; n--) out.push(nodeKey(segments.slice(0, n)));
-  return out;
+/**
+ * Whether a binding on `node` applies to some URL the pattern matches: the node is no deeper than
+ * the pattern and some URL lies under both (`/p/lit/secret` applies to `/p/lit/{v}`, and
+ * `/p/{x}` to `/p/lit/{v}`).
+ */
+export function appliesTo(node: Segment[], pattern: Segment[]): boolean {
+  return node.length <= pattern.length && conflicts(node, pattern.slice(0, node.length));
 }
 
 /**

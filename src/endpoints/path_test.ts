@@ -1,6 +1,6 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
 import { AppError } from "../errors/mod.ts";
-import { ancestorKeys, parseNode, parsePattern, splitRequestPath } from "./path.ts";
+import { appliesTo, parseNode, parsePattern, splitRequestPath } from "./path.ts";
 
 function refused(path: unknown, reason: RegExp) {
   throws(() => parsePattern(path), (e: unknown) => {
@@ -42,9 +42,26 @@ Deno.test("parsePattern() refuses every grammar defect with endpoint.validation.
 });
 
 Deno.test("parseNode() accepts the root and keys nodes without variable names", () => {
-  deepEqual(parseNode("/"), { text: "/", key: "/" });
-  deepEqual(parseNode("/sales/{region}"), { text: "/sales/{region}", key: "/sales/{}" });
-  deepEqual(ancestorKeys(parsePattern("/a/{x}/b").segments), ["/a/{}/b", "/a/{}", "/a", "/"]);
+  deepEqual(parseNode("/"), { text: "/", key: "/", segments: [] });
+  deepEqual(parseNode("/sales/{region}"), {
+    text: "/sales/{region}",
+    key: "/sales/{}",
+    segments: [{ literal: "sales" }, { variable: "region" }],
+  });
+});
+
+Deno.test("appliesTo(): a node decides for a pattern when some URL of it lies at or under the node", () => {
+  const applies = (node: string, pattern: string) =>
+    appliesTo(parseNode(node).segments, parsePattern(pattern).segments);
+  equal(applies("/", "/p/lit/{v}"), true);
+  equal(applies("/p/lit", "/p/lit/{v}"), true);
+  equal(applies("/p/{x}", "/p/lit/{v}"), true);
+  // Below a variable of the pattern: some of its URLs, not all (issue 22 finding 2).
+  equal(applies("/p/lit/secret", "/p/lit/{v}"), true);
+  equal(applies("/p/lit/{w}", "/p/lit/{v}"), true);
+  equal(applies("/p/other", "/p/lit/{v}"), false);
+  equal(applies("/p/lit/secret/deeper", "/p/lit/{v}"), false);
+  equal(applies("/q", "/p/lit/{v}"), false);
 });
 
 Deno.test("splitRequestPath() decodes segments and refuses shapes no pattern can match", () => {

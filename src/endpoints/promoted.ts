@@ -20,7 +20,7 @@ import { KEY_PREFIX, liveEndpointKeysIn, setKeyBindings } from "../identity/mod.
 import { newId } from "../lib/ids.ts";
 import type { Queryable } from "../store/mod.ts";
 import { Matcher } from "./matcher.ts";
-import { ancestorKeys, parseNode, parsePattern } from "./path.ts";
+import { appliesTo, parseNode, parsePattern, type Segment } from "./path.ts";
 import * as repo from "./repo.ts";
 
 /** An endpoint row as a promotion carries it: the pipeline by name, bindings by key name. */
@@ -41,6 +41,15 @@ function sameNode(path: string, key: string): boolean {
   }
 }
 
+/** Whether a stored binding decides for some URL of the pattern (it travels with the endpoint). */
+function appliesToPattern(path: string, pattern: Segment[]): boolean {
+  try {
+    return appliesTo(parseNode(path).segments, pattern);
+  } catch {
+    return false;
+  }
+}
+
 /** The endpoints of a workspace serving any of `pipelineIds`, as a promotion carries them. */
 export async function promotedEndpointsOf(
   db: Queryable,
@@ -52,9 +61,9 @@ export async function promotedEndpointsOf(
   const keys = await liveEndpointKeysIn(db, workspaceId);
   return rows.filter((r) => pipelineIds.includes(r.pipeline_id) && r.pipeline_name)
     .map((row) => {
-      const ancestors = ancestorKeys(parsePattern(row.path_pattern).segments);
+      const pattern = parsePattern(row.path_pattern).segments;
       const bindings = keys.flatMap((k) =>
-        k.bindings.filter((b) => ancestors.some((a) => sameNode(b.path, a)))
+        k.bindings.filter((b) => appliesToPattern(b.path, pattern))
           .map((b) => ({ path: b.path, key_name: k.name }))
       ).sort((a, b) => a.path.localeCompare(b.path) || a.key_name.localeCompare(b.key_name));
       return {

@@ -8,8 +8,12 @@
  * answer, so an endpoint key can later prove it started the execution it reads.
  *
  * Decisions where the documents are silent:
- * - Bindings are read on the matched pattern's nodes: a binding names a tree node, and the
- *   request path's ancestors are the pattern's prefixes with variables standing for any value.
+ * - The walk is over the request path's own ancestors (bindings.ts): a binding on a node below
+ *   a variable of the pattern (`/p/lit/secret` under `/p/lit/{v}`) decides for that URL, and a
+ *   binding on a node with variables covers every URL the node matches.
+ * - The OpenAPI document lists a pattern as is when the key may call every URL it matches, the
+ *   parts it may call when only some (a variable fixed to a bound literal, or a variable whose
+ *   `schema.not.enum` names the values refused), and nothing when none.
  * - A user key of another workspace is 403 `endpoint.key_not_bound` (reason `other_workspace`);
  *   one without `execute` is 403 `auth.scope.insufficient`.
  * - A run that completes without a caller node answers 200 with the `pipeline_completed`
@@ -28,10 +32,10 @@ import {
   type ParameterValue,
 } from "../pipelines/mod.ts";
 import { type Db, groupCommit, type Queryable } from "../store/mod.ts";
-import type { LiveEndpoints, Snapshot } from "./live.ts";
-import type { Match } from "./matcher.ts";
+import type { BoundKey, Region } from "./bindings.ts";
+import type { LiveEndpoints } from "./live.ts";
 import { type DescribedEndpoint, openApiDocument } from "./openapi.ts";
-import { ancestorKeys, splitRequestPath } from "./path.ts";
+import { type Pattern, splitRequestPath } from "./path.ts";
 import type { ReleasedVersions } from "./released.ts";
 import type { EndpointRow } from "./repo.ts";
 import { ServeVerdicts, type Verdict } from "./verdict.ts";
@@ -120,7 +124,7 @@ export class EndpointServer {
     const segments = splitRequestPath(req.path);
     const match = segments && snapshot.matcher.match(segments);
     const notFound = () => new AppError("endpoint.not_found", { path: req.path.slice(0, 300) });
-    if (!match) throw notFound();
+    if (!segments || !match) throw notFound();
     const endpoint = match.value;
     // What every serve re-checks (workspace, latest release, side effects), judged once per
     // snapshot: a change to any of it moves every replica to a new one.
@@ -131,7 +135,8 @@ export class EndpointServer {
     let result: ServeOutcome;
     let accepted = arrived;
     try {
-      authorise(snapshot, match, principal);
+      const decider = snapshot.bindings.get(endpoint.workspace_id)?.decide(segments) ?? null;
+      authorise(decider, endpoint, principal);
       const released = servable(endpoint, verdict);
       const parameters = bindParameters(released.body.parameters, match.params, req.query);
       const started = await this.#o.executions.execute({
@@ -170,11 +175,19 @@ export class EndpointServer {
     const snapshot = await this.#o.live.snapshot();
     const callable: DescribedEndpoint[] = [];
     for (const { pattern, value: endpoint } of snapshot.matcher.entries()) {
-      try {
-        authorise(snapshot, { pattern, value: endpoint, params: {} }, principal);
-      } catch {
-        continue;
-      }
+      const tree = snapshot.bindings.get(endpoint.workspace_id);
+      const regions = tree ? tree.regions(pattern.segments) : [wholeRegion(pattern)];
+      // Too finely split to describe: left out rather than listed with URLs the key is refused.
+      if (!regions) continue;
+      const open = regions.filter((r) => {
+        try {
+          authorise(r.decider, endpoint, principal);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      if (open.length === 0) continue;
       const verdict = await this.#verdicts.of(
         snapshot,
         endpoint.workspace_id,
@@ -182,12 +195,18 @@ export class EndpointServer {
       );
       if (verdict.kind !== "servable") continue;
       const released = verdict.released;
-      callable.push({
+      const described = (r: Region): DescribedEndpoint => ({
         endpoint,
-        variables: pattern.variables,
+        path: "/" + r.segments.map((s) => "except" in s ? `{${s.variable}}` : s.literal).join("/"),
+        variables: r.segments.flatMap((s) =>
+          "except" in s ? [{ name: s.variable, except: s.except }] : []
+        ),
+        fixed: r.segments.flatMap((s) => "except" in s || !s.variable ? [] : [s.variable]),
         parameters: released.body.parameters,
         version: released.version,
       });
+      if (open.length === regions.length) callable.push(described(wholeRegion(pattern)));
+      else callable.push(...open.map(described));
     }
     return openApiDocument(callable, serverUrl);
   }
@@ -297,17 +316,14 @@ function outcomeOf(result: ServeOutcome): string {
 }
 
 /**
- * Spec 3 §4.3 items 2 and 3: the deepest node of the endpoint's workspace that carries a binding
- * decides; with none, user keys of the workspace holding `execute` pass and endpoint keys do not.
+ * Spec 3 §4.3 items 2 and 3, given the keys of the deepest bound ancestor of the request path
+ * (null when none is bound): a bound node decides for every key kind; with none, user keys of the
+ * workspace holding `execute` pass and endpoint keys do not.
  */
-export function authorise(snapshot: Snapshot, match: Match<EndpointRow>, p: Principal): void {
-  const endpoint = match.value;
-  const nodes = snapshot.bindings.get(endpoint.workspace_id);
-  for (const key of ancestorKeys(match.pattern.segments)) {
-    const bound = nodes?.get(key);
-    if (!bound || bound.length === 0) continue;
-    if (bound.some((b) => KEY_PREFIX + b.keyId === p.keyId)) return;
-    throw new AppError("endpoint.key_not_bound", { node: bound[0].path, reason: "not_bound" });
+export function authorise(decider: BoundKey[] | null, endpoint: EndpointRow, p: Principal): void {
+  if (decider) {
+    if (decider.some((b) => KEY_PREFIX + b.keyId === p.keyId)) return;
+    throw new AppError("endpoint.key_not_bound", { node: decider[0].path, reason: "not_bound" });
   }
   if (p.keyKind === "endpoint") {
     throw new AppError("endpoint.key_kind_refused", { reason: "endpoint_key_unbound" });
@@ -318,6 +334,14 @@ export function authorise(snapshot: Snapshot, match: Match<EndpointRow>, p: Prin
   if (!p.scopes.includes("execute")) {
     throw new AppError("auth.scope.insufficient", { required: "execute", held: p.scopes });
   }
+}
+
+/** Every URL of a pattern, with no binding on the way. */
+function wholeRegion(pattern: Pattern): Region {
+  return {
+    segments: pattern.segments.map((s) => "literal" in s ? s : { ...s, except: [] }),
+    decider: null,
+  };
 }
 
 /**

@@ -32,7 +32,7 @@ import type { Db, Queryable } from "../store/mod.ts";
 import { isUniqueViolation } from "../store/mod.ts";
 import type { LiveEndpoints } from "./live.ts";
 import { Matcher } from "./matcher.ts";
-import { ancestorKeys, parseNode, parsePattern, publishablePattern } from "./path.ts";
+import { appliesTo, parseNode, parsePattern, publishablePattern } from "./path.ts";
 import type { ReleasedVersions } from "./released.ts";
 import * as repo from "./repo.ts";
 
@@ -57,7 +57,10 @@ export interface EndpointView {
   created_by: string;
   created_at: string;
   updated_at: string;
-  /** Bindings on this endpoint's node and its ancestors, most specific first. */
+  /**
+   * Bindings that decide for some URL of this endpoint: on its node, an ancestor, or a node
+   * naming some of its URLs (`/p/lit/secret` under `/p/lit/{v}`); deepest first.
+   */
   bindings: { path: string; key_id: string; key_name: string }[];
 }
 
@@ -308,18 +311,25 @@ export class EndpointService {
     if (rows.length === 0) return [];
     const keys = await liveEndpointKeyBindings(this.#o.db);
     return rows.map((row) => {
-      const ancestors = ancestorKeys(parsePattern(row.path_pattern).segments);
+      const pattern = parsePattern(row.path_pattern).segments;
       const bindings = keys
         .filter((k) => k.workspace_id === row.workspace_id)
         .flatMap((k) =>
           k.bindings.flatMap((b) => {
-            const depth = ancestors.findIndex((a) => sameNode(b.path, a));
-            return depth < 0
-              ? []
-              : [{ depth, path: b.path, key_id: KEY_PREFIX + k.id, key_name: k.name }];
+            const node = nodeOf(b.path);
+            return node && appliesTo(node.segments, pattern)
+              ? [{
+                depth: node.segments.length,
+                path: b.path,
+                key_id: KEY_PREFIX + k.id,
+                key_name: k.name,
+              }]
+              : [];
           })
         )
-        .sort((a, b) => a.depth - b.depth || a.key_name.localeCompare(b.key_name))
+        .sort((a, b) =>
+          b.depth - a.depth || a.path.localeCompare(b.path) || a.key_name.localeCompare(b.key_name)
+        )
         .map(({ depth: _, ...b }) => b);
       return {
         path_pattern: row.path_pattern,
@@ -359,9 +369,14 @@ function conflict(path: string, other: string): AppError {
 
 /** Whether a stored binding path names the tree node `key`. */
 function sameNode(path: string, key: string): boolean {
+  return nodeOf(path)?.key === key;
+}
+
+/** A stored binding path's node; one that no longer parses names none. */
+function nodeOf(path: string): ReturnType<typeof parseNode> | null {
   try {
-    return parseNode(path).key === key;
+    return parseNode(path);
   } catch {
-    return false;
+    return null;
   }
 }

@@ -18,6 +18,7 @@ import { bodyLimit } from "./middleware/body_limit.ts";
 import { correlation } from "./middleware/correlation.ts";
 import { cors } from "./middleware/cors.ts";
 import { csrf } from "./middleware/csrf.ts";
+import { getOnly, SERVE_PATH } from "./middleware/get_only.ts";
 import { LOGIN_PATHS, loginRateLimit } from "./middleware/login_rate_limit.ts";
 import { passwordGate } from "./middleware/password_gate.ts";
 import { PROMOTION_RECEIVERS, promotionGate } from "./middleware/promotion_gate.ts";
@@ -39,6 +40,7 @@ export function installPipeline(app: Hono<AppEnv>, deps: AccessDeps): void {
   // Without a base-url, same-origin only: no CORS headers, so no step.
   if (config.auth.baseUrl) app.use(cors(config.auth.baseUrl)); // 1. CORS
   app.use(TOOL_PATH, toolOrigin(config.auth.baseUrl, config.http.host)); // Origin, Host of /mcp
+  app.use(SERVE_PATH, getOnly()); //                               /api/x: GET only, else 405
   app.use(csrf()); //                                          2. CSRF
   const gate = promotionGate(deps);
   for (const path of PROMOTION_RECEIVERS) app.use(path, gate); // 3. promotion key gate

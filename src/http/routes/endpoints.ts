@@ -16,6 +16,7 @@ import { payloadJson } from "../../executions/mod.ts";
 import { authorizeAudited, type Principal, type WorkspaceContext } from "../../identity/mod.ts";
 import type { Services } from "../../services.ts";
 import type { AppContext } from "../context.ts";
+import { admits } from "../accept.ts";
 import { ok, paged, SCHEMA_VERSION } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
@@ -34,14 +35,11 @@ const ctx = (actor: Principal, workspace: WorkspaceContext) => ({
   workspaceId: workspace.id,
 });
 
-/** 406 unless the caller accepts JSON (no Accept header at all accepts anything). */
+/** 406 unless `Accept` admits JSON (spec 3 §4.3 item 5; absent admits anything). */
 function requireJson(c: AppContext): void {
-  const accept = c.req.header("accept");
-  const json = !accept || accept.split(",").some((part) => {
-    const type = part.trim().split(";")[0].trim().toLowerCase();
-    return type === "*/*" || type === "application/*" || type === "application/json";
-  });
-  if (!json) throw new AppError("request.not_acceptable", { produces: "application/json" });
+  if (!admits(c.req.header("accept"), "application/json")) {
+    throw new AppError("request.not_acceptable", { produces: "application/json" });
+  }
 }
 
 export function registerRoutes(router: Router, deps: Deps): void {
@@ -204,25 +202,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     });
     return served(c, result);
   });
-
-  // Only GET is offered under /api/x (spec 3 §4.3): every other method is 405 `Allow: GET`.
-  for (const method of ["post", "put", "patch", "delete"] as const) {
-    router.add({
-      method,
-      path: `${PREFIX}/*`,
-      tag: "published endpoints",
-      summary: "Not offered: published endpoints answer GET only",
-      access: "public",
-      endpointKeys: true,
-      kind: "raw",
-    }, (c) => {
-      throw new AppError(
-        "request.method_not_allowed",
-        { method: c.req.method, path: c.req.path, allowed: ["GET"] },
-        { Allow: "GET" },
-      );
-    });
-  }
+  // Every other method under /api/x is 405 `Allow: GET` before this (middleware/get_only.ts).
 }
 
 function served(c: AppContext, result: ServeResult): Response {

@@ -26,6 +26,7 @@ import {
   mysqlOptions,
   type MysqlTarget,
   plain,
+  releaseLocks,
   run,
 } from "./mysql_driver.ts";
 import { dataType, fieldType, mysqlConverter, type MysqlField } from "./mysql_types.ts";
@@ -251,7 +252,7 @@ export class MysqlConnector implements Connector {
       if (!broken && options.readOnly) {
         broken = !(await plain(conn, "ROLLBACK").then(() => true, () => false));
       }
-      lease.release({ broken });
+      lease.release({ broken: broken || !(await releaseLocks(conn)) });
     };
     // A statement is prepared, then executed: a kill landing between the two finds nothing to
     // stop, and the execute runs on. So it is sent again until the statement ends, or the
@@ -318,11 +319,11 @@ export class MysqlConnector implements Connector {
       }
       options.signal?.throwIfAborted();
       await plain(conn, "COMMIT");
-      lease.release();
+      lease.release({ broken: !(await releaseLocks(conn)) });
       return { committed: true, rolled_back: false, rows_affected };
     } catch (error) {
       const rolledBack = await plain(conn, "ROLLBACK").then(() => true, () => false);
-      lease.release({ broken: !rolledBack });
+      lease.release({ broken: !rolledBack || !(await releaseLocks(conn)) });
       throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
     } finally {
       options.signal?.removeEventListener("abort", onAbort);

@@ -66,6 +66,19 @@ export function plain(conn: Conn, sql: string): Promise<unknown> {
 }
 
 /**
+ * Frees the named locks (`GET_LOCK`) author SQL took on `conn`, before the pool hands it to
+ * anyone: they belong to the session and outlive a ROLLBACK, so the connection's next user would
+ * hold them and everyone else would wait. `RELEASE_ALL_LOCKS()` is MySQL 5.7 and MariaDB 10.5 on;
+ * false (the connection is then closed, which frees them) where it failed or does not exist.
+ * Other session state (user variables, settings) stays: COM_RESET_CONNECTION would clear it but
+ * also the statements mysql2 has prepared and the session's UTC time zone, a prepare and a
+ * round trip more on every read.
+ */
+export function releaseLocks(conn: Conn): Promise<boolean> {
+  return plain(conn, "DO RELEASE_ALL_LOCKS()").then(() => true, () => false);
+}
+
+/**
  * Closes `conn` for real. mysql2's `destroy()` only half-closes (`stream.end()`): a socket paused
  * mid-result keeps its read side open, so the server stays blocked "Writing to net" until its
  * `net_write_timeout` (60 s). Destroying the socket with unread data resets the connection, and

@@ -4,7 +4,7 @@
  * connection nor hand it to the connection's next user. Each pool holds one connection, so the
  * next read runs on the same session (its backend or connection id proves it).
  */
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, notEqual } from "node:assert/strict";
 import postgres from "postgres";
 import {
   connectorConfig,
@@ -117,7 +117,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "[MYSQL] issue 22 finding 7: a probe's GET_LOCK is freed before the connection is reused",
+  name:
+    "[MYSQL] issue 22 finding 7: a probe's GET_LOCK is freed before the connection is reused; a write resets the session",
   ignore: skipUnless("mariadb"),
   async fn() {
     const db = await freshMariaDatabase();
@@ -137,11 +138,24 @@ Deno.test({
         rowsAsArray: true,
       });
       deepEqual(rows, [[1, 1]]);
-      // An executor's read and a write release theirs as well.
+      // An executor's read releases its lock as well.
       await read(conn, `SELECT GET_LOCK(${lock}, 0)`);
       deepEqual(await read(conn, session), [id, null]);
-      await conn.write([{ sql: `SELECT GET_LOCK(${lock}, 0)` }]);
-      deepEqual(await read(conn, session), [id, null]);
+      // A write (any statement) ends with the session reset: lock, settings, variables.
+      const state = `SELECT CONNECTION_ID(), IS_USED_LOCK(${lock}), @@session.time_zone, @v`;
+      await conn.write([
+        { sql: "SET time_zone = '+09:00'" },
+        { sql: "SET @v = 1" },
+        { sql: `SELECT GET_LOCK(${lock}, 0)` },
+      ]);
+      // The statement prepared for `state` is gone with the reset; mysql2 prepares it again.
+      deepEqual(await read(conn, state), [id, null, "+00:00", null]);
+      // A read that is no query (a SET) fails, and its session goes with its connection.
+      const set = await read(conn, "SET time_zone = '+09:00'").catch((error) => error);
+      equal(set.code, "ER_NO_RESULT_SET");
+      const [next, , zone] = await read(conn, state);
+      notEqual(next, id);
+      equal(zone, "+00:00");
     } finally {
       await conn.close();
       await other.end();

@@ -27,7 +27,9 @@ import {
   type MysqlTarget,
   plain,
   releaseLocks,
+  resetSession,
   run,
+  setUpSession,
 } from "./mysql_driver.ts";
 import { dataType, fieldType, mysqlConverter, type MysqlField } from "./mysql_types.ts";
 import { translatePlaceholders } from "./placeholders.ts";
@@ -93,7 +95,7 @@ export class MysqlConnector implements Connector {
             } else {
               // A connection error after connect would otherwise be an uncaught exception.
               conn.on("error", () => {});
-              plain(conn, "SET time_zone = '+00:00'").then(() => resolve(conn), reject);
+              setUpSession(conn).then(() => resolve(conn), reject);
             }
           });
         }),
@@ -231,7 +233,9 @@ export class MysqlConnector implements Connector {
       if (finished) return;
       finished = true;
       signal?.removeEventListener("abort", onAbort);
-      let broken = false;
+      // A statement that ran and answered no result set was no query (a SET, a DO): whatever it
+      // changed on the session goes with the connection.
+      let broken = ended && failure === undefined && fields === undefined;
       if (!ended) {
         // Broken off early: stop the statement on the server. A statement still computing (no
         // row yet, like a long SLEEP) ends at once and the connection is reused. One that was
@@ -319,11 +323,11 @@ export class MysqlConnector implements Connector {
       }
       options.signal?.throwIfAborted();
       await plain(conn, "COMMIT");
-      lease.release({ broken: !(await releaseLocks(conn)) });
+      lease.release({ broken: !(await resetSession(conn)) });
       return { committed: true, rolled_back: false, rows_affected };
     } catch (error) {
       const rolledBack = await plain(conn, "ROLLBACK").then(() => true, () => false);
-      lease.release({ broken: !rolledBack || !(await releaseLocks(conn)) });
+      lease.release({ broken: !rolledBack || !(await resetSession(conn)) });
       throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
     } finally {
       options.signal?.removeEventListener("abort", onAbort);

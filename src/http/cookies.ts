@@ -34,6 +34,15 @@ export function clearSessionCookie(c: AppContext, secure: boolean) {
 export function ensureCsrfToken(c: AppContext, secure: boolean): string {
   const existing = getCookie(c, CSRF_COOKIE);
   if (existing && /^[A-Za-z0-9_-]{32,128}$/.test(existing)) return existing;
+  return issueCsrfToken(c, secure);
+}
+
+/**
+ * A new CSRF token, set in place of any the browser holds. Sign-in calls it: a token that was
+ * there before the session (planted by someone who can set cookies for the host) is worth
+ * nothing to the session; from then on the token stays stable (spec 1 §5.5).
+ */
+export function issueCsrfToken(c: AppContext, secure: boolean): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   const token = btoa(String.fromCharCode(...bytes)).replace(/=+$/, "").replaceAll("+", "-")
     .replaceAll("/", "_");

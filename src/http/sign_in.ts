@@ -1,13 +1,13 @@
 /**
  * The end every successful login shares (spec 1 §5.2 item 9, §5.4 item 3): mint the session token
- * with the resolved workspace and the way it was opened, set the cookie, audit
- * `auth.login.success` naming the provider.
+ * with the resolved workspace and the way it was opened, set the cookie and a fresh CSRF token,
+ * audit `auth.login.success` naming the provider.
  */
 import { recordAudit } from "../audit/mod.ts";
 import type { SessionTokens } from "../identity/mod.ts";
 import type { Db } from "../store/mod.ts";
 import type { AppContext } from "./context.ts";
-import { setSessionCookie } from "./cookies.ts";
+import { issueCsrfToken, setSessionCookie } from "./cookies.ts";
 
 export interface SignInDeps {
   db: Db;
@@ -27,6 +27,7 @@ export async function startSession(
     how.workspace,
   );
   setSessionCookie(c, token, deps.sessions.ttlSeconds, deps.secureCookies);
+  issueCsrfToken(c, deps.secureCookies);
   await recordAudit(deps.db, {
     event: "auth.login.success",
     userId: user.id,

@@ -31,6 +31,14 @@ import type { McpCall } from "./call.ts";
 export const SERVER_NAME = "pipeline-service";
 
 /**
+ * The revisions served (DECISIONS.md "MCP revisions"). The SDK would also take the 2025 revisions
+ * before 2025-11-25; held to these, its legacy transport answers any other
+ * `MCP-Protocol-Version` 400, and an `initialize` naming an older revision in its body is
+ * answered with 2025-11-25 (the MCP specification's negotiation).
+ */
+const REVISIONS = ["2025-11-25", "2026-07-28"];
+
+/**
  * `schema` as the SDK sees it: its JSON Schema for `tools/list` (converted once per schema and
  * target, not on every request's fresh server), and a validation that accepts anything (the
  * wrapper validates, answering our own refusal).
@@ -200,7 +208,7 @@ export function buildServer(
 ): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, version },
-    { instructions: INSTRUCTIONS },
+    { instructions: INSTRUCTIONS, supportedProtocolVersions: REVISIONS },
   );
   for (const tool of tools) {
     server.registerTool(

@@ -26,7 +26,10 @@ import {
   mysqlOptions,
   type MysqlTarget,
   plain,
+  releaseLocks,
+  resetSession,
   run,
+  setUpSession,
 } from "./mysql_driver.ts";
 import { dataType, fieldType, mysqlConverter, type MysqlField } from "./mysql_types.ts";
 import { translatePlaceholders } from "./placeholders.ts";
@@ -92,7 +95,7 @@ export class MysqlConnector implements Connector {
             } else {
               // A connection error after connect would otherwise be an uncaught exception.
               conn.on("error", () => {});
-              plain(conn, "SET time_zone = '+00:00'").then(() => resolve(conn), reject);
+              setUpSession(conn).then(() => resolve(conn), reject);
             }
           });
         }),
@@ -230,7 +233,9 @@ export class MysqlConnector implements Connector {
       if (finished) return;
       finished = true;
       signal?.removeEventListener("abort", onAbort);
-      let broken = false;
+      // A statement that ran and answered no result set was no query (a SET, a DO): whatever it
+      // changed on the session goes with the connection.
+      let broken = ended && failure === undefined && fields === undefined;
       if (!ended) {
         // Broken off early: stop the statement on the server. A statement still computing (no
         // row yet, like a long SLEEP) ends at once and the connection is reused. One that was
@@ -251,7 +256,7 @@ export class MysqlConnector implements Connector {
       if (!broken && options.readOnly) {
         broken = !(await plain(conn, "ROLLBACK").then(() => true, () => false));
       }
-      lease.release({ broken });
+      lease.release({ broken: broken || !(await releaseLocks(conn)) });
     };
     // A statement is prepared, then executed: a kill landing between the two finds nothing to
     // stop, and the execute runs on. So it is sent again until the statement ends, or the
@@ -318,11 +323,11 @@ export class MysqlConnector implements Connector {
       }
       options.signal?.throwIfAborted();
       await plain(conn, "COMMIT");
-      lease.release();
+      lease.release({ broken: !(await resetSession(conn)) });
       return { committed: true, rolled_back: false, rows_affected };
     } catch (error) {
       const rolledBack = await plain(conn, "ROLLBACK").then(() => true, () => false);
-      lease.release({ broken: !rolledBack });
+      lease.release({ broken: !rolledBack || !(await resetSession(conn)) });
       throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
     } finally {
       options.signal?.removeEventListener("abort", onAbort);

@@ -66,6 +66,42 @@ export function plain(conn: Conn, sql: string): Promise<unknown> {
 }
 
 /**
+ * What every session starts with: TIMESTAMP values are read in UTC.
+ */
+export function setUpSession(conn: Conn): Promise<unknown> {
+  return plain(conn, "SET time_zone = '+00:00'");
+}
+
+/**
+ * Frees the named locks (`GET_LOCK`) a read took on `conn`, before the pool hands it to anyone:
+ * they belong to the session and outlive a ROLLBACK, so the connection's next user would hold
+ * them and everyone else would wait. `RELEASE_ALL_LOCKS()` is MySQL 5.7 and MariaDB 10.5 on;
+ * false (the connection is then closed, which frees them) where it failed or does not exist.
+ * A query cannot change much else (user variables); a read that was no query (a SET) closes its
+ * connection instead. `resetSession` would clear it all, but also the statements mysql2 has
+ * prepared: a prepare and two round trips more on every read.
+ */
+export function releaseLocks(conn: Conn): Promise<boolean> {
+  return plain(conn, "DO RELEASE_ALL_LOCKS()").then(() => true, () => false);
+}
+
+/**
+ * Ends the session state a write's SQL (any statement) may have left: COM_RESET_CONNECTION rolls
+ * back and drops locks, temporary tables, user variables, prepared statements (mysql2 forgets its
+ * own) and session settings; the session's own setting is then made again. False where either
+ * failed (the connection is then closed).
+ */
+export async function resetSession(conn: Conn): Promise<boolean> {
+  try {
+    await new Promise<void>((resolve, reject) => conn.reset((e) => (e ? reject(e) : resolve())));
+    await setUpSession(conn);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Closes `conn` for real. mysql2's `destroy()` only half-closes (`stream.end()`): a socket paused
  * mid-result keeps its read side open, so the server stays blocked "Writing to net" until its
  * `net_write_timeout` (60 s). Destroying the socket with unread data resets the connection, and

@@ -23,16 +23,18 @@ import {
 } from "./common.ts";
 import type { Credential } from "./definition.ts";
 import type { DriverOptions } from "./jdbc_url.ts";
-import { Pool, type PoolDriver } from "./pool.ts";
+import { type Lease, Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import { numericTypmod, pgType } from "./postgres_types.ts";
 import {
-  closeLeftOpen,
   type PgConn,
   type PgTarget,
   postgresDriver,
   postgresOptions,
   prepares,
+  resetLeftOver,
+  SESSION_RESET,
+  type SessionReset,
   STALE_PREPARED,
 } from "./postgres_driver.ts";
 import { translatePlaceholders } from "./placeholders.ts";
@@ -58,8 +60,8 @@ export class PostgresConnector implements Connector {
   readonly dialect = "POSTGRES" as const;
   readonly #pool: Pool<PgConn>;
   readonly #driver: PoolDriver<PgConn>;
-  /** Connections back in the pool with a read's transaction still open, until the sweep. */
-  readonly #leftOpen = new Set<PgConn>();
+  /** Connections back in the pool with their session reset still to send, until the sweep. */
+  readonly #leftOver = new Set<PgConn>();
   #sweep: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -103,13 +105,13 @@ export class PostgresConnector implements Connector {
     }
     const conn = lease.conn;
     // postgres.js sends what one tick queues on a connection in one socket write, in order, and
-    // the server runs it in that order. So the previous read's ROLLBACK (see `finish`) and
+    // the server runs it in that order. So the previous user's session reset (see `finish`) and
     // BEGIN READ ONLY (under which a data-modifying CTE, SELECT INTO or a writing function
     // fails with 25006) cost no round trip of their own: the statement follows them in the same
     // packet and starts inside the transaction BEGIN opened. Either fails only with the session
     // itself (then so does what follows); their outcome is still checked below before a row is
     // handed on.
-    const closing = closeLeftOpen(conn);
+    const closing = resetLeftOver(conn);
     const begun = readOnly
       ? conn.sql.unsafe("BEGIN READ ONLY").then(() => undefined, (error) => ({ error }))
       : undefined;
@@ -166,31 +168,26 @@ export class PostgresConnector implements Connector {
       if (!done && !driverFailed) await iterator?.return?.();
       await cancelling;
       const failed = error !== undefined || cancelling !== undefined;
-      if (readOnly && !failed) {
-        // The transaction ends with the next use of the connection: its ROLLBACK leaves in the
-        // same socket write as the next statement, or, when nobody takes the connection within
-        // this turn of the event loop, on its own. ROLLBACK is never queued behind the
-        // statement while it may still run: postgres.js runs a prepared statement again when
-        // the server lost it or its result shape changed, at the back of what it has sent, and
-        // behind a ROLLBACK that re-run would be outside the read-only transaction.
-        conn.leftOpen = true;
-        this.#leftOpen.add(conn);
-        this.#sweep ??= setTimeout(() => this.#closeLeftOpen(), 0);
-        lease.release();
+      const reset = readOnly ? SESSION_RESET.readOnly : SESSION_RESET.full;
+      if (!failed) {
+        // The session reset (the read-only transaction's ROLLBACK first) is never queued behind
+        // the statement while it may still run: postgres.js runs a prepared statement again
+        // when the server lost it or its result shape changed, at the back of what it has
+        // sent, and behind a ROLLBACK that re-run would be outside the read-only transaction.
+        this.#releaseLeftOver(lease, reset);
         return;
       }
       // After a failure or a cancel the connection proves itself before anyone reuses it.
-      const rolledBack = !readOnly ||
-        await conn.sql.unsafe("ROLLBACK").then(() => true, () => false);
-      const broken = !rolledBack ||
-        failed && !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
+      const clean = await conn.sql.unsafe(reset).then(() => true, () => false);
+      const broken = !clean ||
+        !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
       lease.release({ broken });
     };
     let first;
     try {
       first = await fetching.finally(async () => {
         const failed = await closing === false
-          ? { error: new Error("the ROLLBACK of the previous read failed") }
+          ? { error: new Error("the session reset after the previous use failed") }
           : await begun;
         if (failed) {
           // Nothing ran inside a read-only transaction: no row of it is served, and the
@@ -216,11 +213,24 @@ export class PostgresConnector implements Connector {
     }, options);
   }
 
-  /** Ends the transactions reads left open on connections nobody took since. */
-  #closeLeftOpen(): void {
+  /**
+   * Gives a connection author SQL ran on back with `reset` still to send: it leaves in the same
+   * socket write as the next user's statement, or, when nobody takes the connection within this
+   * turn of the event loop, on its own (the sweep). Either way before anyone else runs a
+   * statement on it, and a lock it held is free again within the turn.
+   */
+  #releaseLeftOver(lease: Lease<PgConn>, reset: SessionReset): void {
+    lease.conn.leftOver = reset;
+    this.#leftOver.add(lease.conn);
+    this.#sweep ??= setTimeout(() => this.#resetLeftOver(), 0);
+    lease.release();
+  }
+
+  /** Sends the session resets of connections nobody took since their release. */
+  #resetLeftOver(): void {
     this.#sweep = undefined;
-    for (const conn of this.#leftOpen) void closeLeftOpen(conn);
-    this.#leftOpen.clear();
+    for (const conn of this.#leftOver) void resetLeftOver(conn);
+    this.#leftOver.clear();
   }
 
   async write(
@@ -230,14 +240,14 @@ export class PostgresConnector implements Connector {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "postgres"));
     const lease = await this.#pool.acquire(options.signal);
     const { sql } = lease.conn;
-    const closing = closeLeftOpen(lease.conn);
+    const closing = resetLeftOver(lease.conn);
     const rows_affected: (number | null)[] = [];
     let current: { cancel(): unknown } | undefined;
     const onAbort = () => void Promise.resolve(current?.cancel()).catch(() => {});
     options.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       const [closed] = await Promise.all([closing ?? true, sql.unsafe("BEGIN")]);
-      if (!closed) throw new Error("the ROLLBACK of the previous read failed");
+      if (!closed) throw new Error("the session reset after the previous use failed");
       for (const { sql: text, values } of prepared) {
         options.signal?.throwIfAborted();
         const q = sql.unsafe(text, values.map(bindValue) as postgres.ParameterOrJSON<never>[]);
@@ -248,12 +258,13 @@ export class PostgresConnector implements Connector {
       current = lease.conn.running = undefined;
       options.signal?.throwIfAborted();
       await sql.unsafe("COMMIT");
-      lease.release();
+      this.#releaseLeftOver(lease, SESSION_RESET.full);
       return { committed: true, rolled_back: false, rows_affected };
     } catch (error) {
       current = lease.conn.running = undefined;
       const rolledBack = await sql.unsafe("ROLLBACK").then(() => true, () => false);
-      lease.release({ broken: !rolledBack });
+      if (rolledBack) this.#releaseLeftOver(lease, SESSION_RESET.full);
+      else lease.release({ broken: true });
       throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
     } finally {
       options.signal?.removeEventListener("abort", onAbort);
@@ -296,7 +307,7 @@ export class PostgresConnector implements Connector {
 
   #rows<T>(text: string, params: unknown[] = []): Promise<T[]> {
     return this.#pool.use(async (conn) => {
-      void closeLeftOpen(conn);
+      void resetLeftOver(conn);
       const result = await conn.sql.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
       return [...result] as T[];
     });
@@ -403,7 +414,7 @@ export class PostgresConnector implements Connector {
 
   close(deadline?: Date): Promise<void> {
     clearTimeout(this.#sweep);
-    this.#closeLeftOpen();
+    this.#resetLeftOver();
     return this.#pool.close(deadline);
   }
 }

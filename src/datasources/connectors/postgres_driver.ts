@@ -17,9 +17,32 @@ export interface PgConn {
   running?: { cancel(): unknown };
   /** Statement texts `query()` prepares on this connection. */
   prepared: Set<string>;
-  /** A read's read-only transaction is still open: the next user sends its ROLLBACK first. */
-  leftOpen?: boolean;
+  /**
+   * What author SQL may have left on the session (a read's read-only transaction, advisory
+   * locks, settings): the reset the next user sends first (see `resetLeftOver`).
+   */
+  leftOver?: SessionReset;
 }
+
+/**
+ * Session state author SQL can leave on a pooled connection, ended before anyone else uses it.
+ * `ROLLBACK` ends a read's read-only transaction, or one the SQL opened itself (outside a
+ * transaction it is a warning, which is ignored); a session-level advisory lock
+ * (`pg_advisory_lock`) outlives it, so `pg_advisory_unlock_all()` follows. Inside a read-only
+ * transaction that is all that survives: its settings, `LISTEN` and cursors end with the
+ * ROLLBACK, and it can create nothing. SQL run outside one (reads on a writable datasource,
+ * writes) can also change settings, role, `LISTEN`, hold cursors and make temporary tables:
+ * `full` is `DISCARD ALL` without `DEALLOCATE ALL` and `DISCARD PLANS`, which would drop the
+ * statements postgres.js has prepared on the connection and cached by name. Settings the
+ * connection started with (time zone, date style, search path) are the session's defaults, so
+ * `RESET ALL` keeps them. One simple-protocol query either way.
+ */
+export const SESSION_RESET = {
+  readOnly: "ROLLBACK; SELECT pg_advisory_unlock_all()",
+  full: "ROLLBACK; CLOSE ALL; SET SESSION AUTHORIZATION DEFAULT; RESET ALL; UNLISTEN *; " +
+    "SELECT pg_advisory_unlock_all(); DISCARD TEMP; DISCARD SEQUENCES",
+} as const;
+export type SessionReset = (typeof SESSION_RESET)[keyof typeof SESSION_RESET];
 
 export function postgresOptions(
   target: PgTarget,
@@ -126,12 +149,13 @@ export function prepares(conn: PgConn, sql: string): boolean {
 }
 
 /**
- * Queues the ROLLBACK a read left for the connection's next user (see the connector's `finish`),
- * ahead of what that user queues in the same tick, so both leave in one socket write. False when
- * it failed.
+ * Queues the reset the previous user left for the connection's next user (see the connector's
+ * `#releaseLeftOver`), ahead of what that user queues in the same tick, so both leave in one
+ * socket write. False when it failed.
  */
-export function closeLeftOpen(conn: PgConn): Promise<boolean> | undefined {
-  if (!conn.leftOpen) return undefined;
-  conn.leftOpen = false;
-  return conn.sql.unsafe("ROLLBACK").then(() => true, () => false);
+export function resetLeftOver(conn: PgConn): Promise<boolean> | undefined {
+  const reset = conn.leftOver;
+  if (!reset) return undefined;
+  conn.leftOver = undefined;
+  return conn.sql.unsafe(reset).then(() => true, () => false);
 }

@@ -1,15 +1,31 @@
 /**
  * A loopback TCP proxy a test can cut: closing it closes the listener and every proxied
  * connection, which is what a crash or a network partition looks like to a client. This is how a
- * test takes a real PostgreSQL or Redis "down" without touching the shared server.
+ * test takes a real PostgreSQL or Redis "down" without touching the shared server. `restore()`
+ * listens again on the same port: the server is back.
  */
 export interface TcpProxy {
   port: number;
   /** Closes the listener and every proxied connection; settles when all pipes have ended. */
   cut(): Promise<void>;
+  /** After a cut: accepts connections on the same port again. */
+  restore(): void;
 }
 
 export function startTcpProxy(target: { hostname: string; port: number }, port = 0): TcpProxy {
+  let current = listen(target, port);
+  const bound = current.port;
+  return {
+    port: bound,
+    cut: () => current.cut(),
+    restore() {
+      if (!current.closed) return;
+      current = listen(target, bound);
+    },
+  };
+}
+
+function listen(target: { hostname: string; port: number }, port: number) {
   const listener = Deno.listen({ hostname: "127.0.0.1", port });
   const conns = new Set<Deno.Conn>();
   const pipes: Promise<void>[] = [];
@@ -36,6 +52,9 @@ export function startTcpProxy(target: { hostname: string; port: number }, port =
   })();
   return {
     port: (listener.addr as Deno.NetAddr).port,
+    get closed() {
+      return cut;
+    },
     async cut() {
       if (cut) return;
       cut = true;

@@ -20,7 +20,7 @@
  *   payload; an aborted run (shutdown) answers 500 `internal.unexpected`.
  */
 import { auditRow } from "../audit/mod.ts";
-import { AppError, type ErrorBody, errorBody } from "../errors/mod.ts";
+import { AppError, type ErrorBody, errorBody, toAppError } from "../errors/mod.ts";
 import type { ExecutionService, FailureRecord, ResultLimits } from "../executions/mod.ts";
 import { resultTtlSeconds } from "../executions/mod.ts";
 import { KEY_PREFIX } from "../identity/mod.ts";
@@ -155,7 +155,7 @@ export class EndpointServer {
       accepted = performance.now();
       result = await this.#await(started, endpoint.timeout_seconds, req);
     } catch (e) {
-      const code = e instanceof AppError ? e.code : "internal.unexpected";
+      const code = toAppError(e).code;
       await this.#served(principal, endpoint, executionId, code);
       throw e;
     }

@@ -1,3 +1,4 @@
+import { Unavailable } from "../lib/unavailable.ts";
 import {
   catalogue,
   type CatalogueEntry,
@@ -88,6 +89,21 @@ export function reviveAppError(
   headers: Record<string, string> = {},
 ): AppError {
   return new AppError(code, details, headers);
+}
+
+/**
+ * The one mapping of anything thrown to an AppError, for every front end and the executor: an
+ * AppError as it is; an outage of the metadata store (lib's `Unavailable`, raised by the store
+ * adapters) as 503 `service.unavailable` with `Retry-After: 1`; anything else as 500
+ * `internal.unexpected`. The original is kept as the `cause`, for the log.
+ */
+export function toAppError(thrown: unknown): AppError {
+  if (thrown instanceof AppError) return thrown;
+  const error = thrown instanceof Unavailable
+    ? new AppError("service.unavailable", { reason: thrown.reason }, { "Retry-After": "1" })
+    : new AppError("internal.unexpected");
+  error.cause = thrown;
+  return error;
 }
 
 type CheckedAppError = AppError;

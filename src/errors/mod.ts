@@ -8,6 +8,7 @@ export {
   errorBody,
   type ErrorDetails,
   reviveAppError,
+  toAppError,
 } from "./app_error.ts";
 export {
   catalogue,

@@ -62,16 +62,15 @@ export class EventBus {
     if (this.#sink.pipelined) {
       // A queueing sink keeps the order itself: every frame is handed over at once (a run's
       // frames share a batch), a held one is published once stored, and a refusal surfaces on
-      // a later emit (the terminal one waits for every frame before it).
-      if (this.#sinkError !== undefined && !held) return this.#reject();
-      const stored = this.#sinkError !== undefined
-        ? HANDED_OVER
-        : this.#sink.event(id, frame).catch((error) => {
-          this.#sinkError ??= error;
-        });
+      // a later emit (the terminal one waits for every frame before it). Frames after a refusal
+      // are handed over too: the durable sink keeps what the store refused and writes the whole
+      // ending once it can (journal.ts).
+      const stored = this.#sink.event(id, frame).catch((error) => {
+        this.#sinkError ??= error;
+      });
       if (!held) {
         this.#tail = this.#tail.then(() => stored);
-        return HANDED_OVER;
+        return this.#sinkError !== undefined ? this.#reject() : HANDED_OVER;
       }
       this.#tail = this.#tail.then(() => stored).then(() => {
         if (!(this.#sinkError instanceof EndedElsewhere)) this.#publish(frame);

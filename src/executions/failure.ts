@@ -5,7 +5,7 @@
  * never values) and the exception chain; under `structured` those three are left out, so a
  * deployment can keep internals away from its callers.
  */
-import { AppError, type ErrorBody, errorBody } from "../errors/mod.ts";
+import { AppError, type ErrorBody, errorBody, toAppError } from "../errors/mod.ts";
 
 export type ErrorDetail = "full" | "structured";
 
@@ -51,15 +51,16 @@ export interface FailureContext {
 
 /**
  * Builds the record from what was thrown. An AppError keeps its code and details; anything else
- * is reported as `fallback` (the executor's code for the situation), with the original error as
- * the root of the exception chain.
+ * is reported as `fallback` when given (the executor's code for the situation), else as the
+ * front ends answer it (`toAppError`: an outage of the metadata store is `service.unavailable`),
+ * with the original error as the root of the exception chain.
  */
 export function failureRecord(
   thrown: unknown,
   context: FailureContext,
-  fallback: AppError = new AppError("internal.unexpected"),
+  fallback?: AppError,
 ): FailureRecord {
-  const error = thrown instanceof AppError ? thrown : fallback;
+  const error = thrown instanceof AppError ? thrown : fallback ?? toAppError(thrown);
   const record: FailureRecord = {
     ...errorBody(error, context.baseUrl),
     correlation_id: context.correlationId,

@@ -9,10 +9,10 @@ import { SYSTEM_PROVIDER, type SystemActor } from "../identity/mod.ts";
 import type { Logger } from "../lib/log.ts";
 import type { SharedStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
-import { ExecutionRepo } from "./repo.ts";
+import { ExecutionRepo, type StoredExecution } from "./repo.ts";
 import { eventsChannel } from "./sink.ts";
 import type { EventFrame } from "./event_order.ts";
-import type { ExecutionRecord, NodeStat } from "./types.ts";
+import type { AbortReason, ExecutionRecord, NodeStat } from "./types.ts";
 
 export interface HousekeepingOptions {
   db: Db;
@@ -25,8 +25,23 @@ export interface HousekeepingOptions {
   heartbeatMs?: number;
   /** A RUNNING row whose heartbeat is older than this belongs to a dead instance. */
   staleAfterMs?: number;
+  /**
+   * The runs this instance still holds (runs them, or keeps their ending for the store): only
+   * those are beaten for, and its own stale records it does not hold are reaped like a dead
+   * instance's. Without it, every RUNNING record of the instance counts as held.
+   */
+  runs?: HeldRuns;
   now?: () => number;
 }
+
+/** What an instance holds of its executions (the executions journal). */
+export interface HeldRuns {
+  held(): string[];
+  holds(executionId: string): boolean;
+}
+
+/** A RUNNING record whose heartbeat is older than this belongs to a dead instance (default). */
+export const DEFAULT_STALE_AFTER_MS = 60_000;
 
 const DAY_MS = 86_400_000;
 
@@ -35,6 +50,8 @@ export class ExecutionHousekeeping {
   readonly #repo: ExecutionRepo;
   readonly #now: () => number;
   readonly #timers: ReturnType<typeof setInterval>[] = [];
+  #missedBeat = false;
+  #quietUntil = -Infinity;
 
   constructor(options: HousekeepingOptions) {
     this.#o = options;
@@ -52,7 +69,18 @@ export class ExecutionHousekeeping {
   }
 
   async heartbeat(): Promise<void> {
-    await this.#repo.heartbeat(this.#o.instanceId, this.#iso(this.#now()));
+    try {
+      await this.#repo.heartbeat(this.#o.instanceId, this.#iso(this.#now()), this.#o.runs?.held());
+    } catch (error) {
+      this.#missedBeat = true;
+      throw error;
+    }
+    if (this.#missedBeat) {
+      // The store was out of reach from here, so likely from the other instances too: their
+      // beats failed as well. None is judged dead until they had a stale limit's time to beat.
+      this.#missedBeat = false;
+      this.#quietUntil = this.#now() + this.staleAfterMs;
+    }
   }
 
   /**
@@ -62,55 +90,24 @@ export class ExecutionHousekeeping {
    */
   async reap(): Promise<string[]> {
     const now = this.#now();
-    const stale = await this.#repo.staleRunning(
+    if (now < this.#quietUntil) return [];
+    const runs = this.#o.runs;
+    const me = this.#o.instanceId;
+    // Its own records too when it knows what it holds: one it gave up on has no one else.
+    const stale = (await this.#repo.staleRunning(
       this.#iso(now - this.staleAfterMs),
-      this.#o.instanceId,
-    );
+      runs ? "" : me,
+    )).filter((s) => s.instanceId !== me || !runs!.holds(s.record.execution_id));
     const reaped: string[] = [];
-    for (const { record, instanceId } of stale) {
-      const done = await this.#o.db.transaction(async (tx) => {
-        const repo = new ExecutionRepo(tx);
-        const events = await repo.events(record.execution_id);
-        const final: ExecutionRecord = {
-          ...record,
-          status: "ABORTED",
-          completed_at: this.#iso(now),
-          duration_ms: Math.max(0, now - Date.parse(record.started_at)),
-          abort_reason: "shutdown",
-          node_stats: reapedStats(
-            await repo.nodeIds(record.pipeline_id, record.pipeline_version),
-            events,
-          ),
-        };
-        if (!await repo.finish(final, this.#o.systemActor.id)) return false;
-        const last = events.at(-1);
-        await repo.appendEvent(record.execution_id, {
-          id: (last?.id ?? 0) + 1,
-          event: "execution_aborted",
-          data: {
-            execution_id: record.execution_id,
-            pipeline_id: record.pipeline_id,
-            correlation_id: record.correlation_id,
-            aborted_at: final.completed_at,
-            reason: "shutdown",
-            status: "ABORTED",
-            node_stats: final.node_stats,
-          },
-        }, final.completed_at!);
-        await recordAudit(tx, {
-          event: "execution.reaped",
-          userId: this.#o.systemActor.id,
-          provider: SYSTEM_PROVIDER,
-          workspaceId: record.workspace_id,
-          details: { execution_id: record.execution_id, instance_id: instanceId },
-        });
-        return true;
+    for (const stored of stale) {
+      const systemActor = this.#o.systemActor.id;
+      const done = await abortAbandoned(this.#o.db, this.#o.shared, stored, {
+        reason: "shutdown",
+        by: systemActor,
+        systemActor,
+        at: now,
       });
-      if (!done) continue;
-      reaped.push(record.execution_id);
-      // Followers on live instances wake at once instead of at their next poll.
-      await this.#o.shared.publish(eventsChannel(record.execution_id), '{"finished":true}')
-        .catch(() => {});
+      if (done) reaped.push(stored.record.execution_id);
     }
     if (reaped.length > 0) this.#o.logger.warn("reaped executions of a dead instance", { reaped });
     return reaped;
@@ -157,6 +154,79 @@ export class ExecutionHousekeeping {
   #iso(ms: number): string {
     return new Date(ms).toISOString();
   }
+}
+
+/**
+ * Ends a RUNNING record no instance runs any more (the reaper: its instance died; a cancel: it
+ * was abandoned): the record ABORTED with `reason`, `aborted_by` the one who ended it, and the
+ * stored stream gets the terminal `execution_aborted` it never received, so a replay ends
+ * properly; audited by the system actor as `execution.reaped`. Followers on live instances wake
+ * at once. False when the record was already terminal (its ending stands).
+ */
+export async function abortAbandoned(
+  db: Db,
+  shared: SharedStore,
+  stored: StoredExecution,
+  options: { reason: AbortReason; by: string; systemActor: string; at: number },
+): Promise<boolean> {
+  const done = await abortStored(db, stored, options);
+  if (done) {
+    await shared.publish(eventsChannel(stored.record.execution_id), '{"finished":true}')
+      .catch(() => {});
+  }
+  return done;
+}
+
+async function abortStored(
+  db: Db,
+  { record, instanceId }: StoredExecution,
+  options: { reason: AbortReason; by: string; systemActor: string; at: number },
+): Promise<boolean> {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const { reason, by, at } = options;
+  return await db.transaction(async (tx) => {
+    const repo = new ExecutionRepo(tx);
+    const events = await repo.events(record.execution_id);
+    const final: ExecutionRecord = {
+      ...record,
+      status: "ABORTED",
+      completed_at: iso(at),
+      duration_ms: Math.max(0, at - Date.parse(record.started_at)),
+      abort_reason: reason,
+      node_stats: reapedStats(
+        await repo.nodeIds(record.pipeline_id, record.pipeline_version),
+        events,
+      ),
+    };
+    if (!await repo.finish(final, by)) return false;
+    const last = events.at(-1);
+    await repo.appendEvent(record.execution_id, {
+      id: (last?.id ?? 0) + 1,
+      event: "execution_aborted",
+      data: {
+        execution_id: record.execution_id,
+        pipeline_id: record.pipeline_id,
+        correlation_id: record.correlation_id,
+        aborted_at: final.completed_at,
+        reason,
+        status: "ABORTED",
+        node_stats: final.node_stats,
+      },
+    }, final.completed_at!);
+    await recordAudit(tx, {
+      event: "execution.reaped",
+      userId: options.systemActor,
+      provider: SYSTEM_PROVIDER,
+      workspaceId: record.workspace_id,
+      details: {
+        execution_id: record.execution_id,
+        instance_id: instanceId,
+        reason,
+        ...(by === options.systemActor ? {} : { aborted_by: by }),
+      },
+    });
+    return true;
+  });
 }
 
 /**

@@ -140,6 +140,9 @@ export function eventRow(executionId: string, frame: EventFrame, observedAt: str
  */
 const ID_CLOCK_SLACK_MS = 60_000;
 
+/** Ids per heartbeat statement: far inside both stores' limits on bound values. */
+const HEARTBEAT_IDS = 500;
+
 /** The smallest UUIDv7 of millisecond `ms` (lib/ids.ts): every id minted before it sorts below. */
 export function idFloor(ms: number): string {
   const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, "0");
@@ -249,12 +252,31 @@ export class ExecutionRepo {
     }));
   }
 
-  /** Proves this instance still runs its executions. */
-  async heartbeat(instanceId: string, now: string): Promise<void> {
-    await this.db.execute(
-      `UPDATE executions SET heartbeat_at = $2 WHERE instance_id = $1 AND status = 'RUNNING'`,
-      [instanceId, now],
+  /** The id of the run's last stored frame; -1 before the first. */
+  async lastEventId(executionId: string): Promise<number> {
+    const row = await this.db.first<{ n: unknown }>(
+      `SELECT MAX(event_id) AS n FROM execution_events WHERE execution_id = $1`,
+      [executionId],
     );
+    return row?.n === null || row?.n === undefined ? -1 : Number(row.n);
+  }
+
+  /**
+   * Proves this instance still runs its executions: `ids` only when given (the runs it still
+   * holds; a record it gave up on goes stale, and a reaper takes it), else every RUNNING one.
+   */
+  async heartbeat(instanceId: string, now: string, ids?: readonly string[]): Promise<void> {
+    const sql =
+      `UPDATE executions SET heartbeat_at = $2 WHERE instance_id = $1 AND status = 'RUNNING'`;
+    if (ids === undefined) {
+      await this.db.execute(sql, [instanceId, now]);
+      return;
+    }
+    for (let i = 0; i < ids.length; i += HEARTBEAT_IDS) {
+      const chunk = ids.slice(i, i + HEARTBEAT_IDS);
+      const list = chunk.map((_, n) => `$${n + 3}`).join(", ");
+      await this.db.execute(`${sql} AND id IN (${list})`, [instanceId, now, ...chunk]);
+    }
   }
 
   /**

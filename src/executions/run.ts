@@ -310,10 +310,12 @@ export class Execution {
       ...stat(node.id, failedAt - started, progress?.counts.rows_written ?? null, null, "FAILED"),
       error_code: failure.code,
     });
+    // A sink that refuses the sample refuses node_failed too: that emit raises it, after the
+    // frame went to live readers and to the sink, which keeps it for the run's stored ending.
     await progress?.end("failed", {
       committed: evidence.committed,
       rolled_back: evidence.rolled_back,
-    });
+    }).catch(() => {});
     await this.#emit("node_failed", {
       node_id: node.id,
       started_at: this.#iso(started),

@@ -13,7 +13,8 @@ import type { Db } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
 import type { IdempotencyCache } from "./idempotency.ts";
 import { inlinePageRows, type ResultLimits, resultTtlSeconds, StreamSlots } from "./limits.ts";
-import { type ExecutionFilter, ExecutionRepo } from "./repo.ts";
+import { type ExecutionFilter, ExecutionRepo, type StoredExecution } from "./repo.ts";
+import { abortAbandoned, DEFAULT_STALE_AFTER_MS, type HeldRuns } from "./reaper.ts";
 import type { JsonCell, ResultStore, StoredResult } from "./result_store.ts";
 import { boundedResultRows, resultPosition } from "./result_rows.ts";
 import { ExecutionJournal } from "./journal.ts";
@@ -54,6 +55,12 @@ export interface ExecutionServiceOptions {
   followPollMs: number;
   /** The replay window past completion (spec 2 §6: one hour). */
   replayWindowMs?: number;
+  /** The system actor, who audits ending a run no instance runs any more (see `cancel`). */
+  systemActorId?: string;
+  /** A RUNNING record not beaten for this long is abandoned (the reaper's limit). */
+  staleAfterMs?: number;
+  /** The first retry of an ending the store could not take (see settle.ts). */
+  endingRetryMs?: number;
   instanceId?: string;
   now?: () => number;
 }
@@ -114,7 +121,15 @@ export class ExecutionService {
     this.instanceId = options.instanceId ?? newId();
     this.#now = options.now ?? Date.now;
     this.#slots = new StreamSlots(options.shared, options.maxStreamsPerUser);
-    this.#journal = new ExecutionJournal(options.db, wakeFollowers(options.shared));
+    this.#journal = new ExecutionJournal(options.db, wakeFollowers(options.shared), {
+      logger: options.logger,
+      retryDelayMs: options.endingRetryMs,
+    });
+  }
+
+  /** The runs this instance holds (runs, or keeps the ending of): its heartbeat's list. */
+  get runs(): HeldRuns {
+    return this.#journal;
   }
 
   /** Listens for cancels published by other instances. */
@@ -122,6 +137,8 @@ export class ExecutionService {
     this.#unsubscribe = await this.#o.shared.subscribe(CANCEL_CHANNEL, (message) => {
       const { execution_id: id, reason } = JSON.parse(message);
       this.#running.get(id)?.cancel(reason);
+      // A run that ended here while the store was out: its ending is what a cancel can give.
+      if (this.#journal.pending(id)) this.#journal.settle(id).catch(() => {});
     });
   }
 
@@ -355,22 +372,53 @@ export class ExecutionService {
 
   /**
    * Cancels a RUNNING execution: here when this instance runs it, else by a message the running
-   * instance acts on. The terminal frame marks completion; this only asks.
+   * instance acts on; the terminal frame marks completion. A run that already ended here but
+   * whose ending waits for the store (an outage) gets it written now, and the answer is 409
+   * `pipeline.execution.not_running` with that status (503 while the store still refuses it). A
+   * record no instance runs any more (its own instance gave it up, or stopped beating for it) is
+   * ended here and now, ABORTED `cancelled`, as the reaper would end it.
    */
   async cancel(caller: Caller, workspaceId: string, executionId: string): Promise<void> {
     const record = await this.visible(caller, workspaceId, executionId);
-    if (record.status !== "RUNNING") {
-      throw new AppError("pipeline.execution.not_running", {
-        execution_id: executionId,
-        status: record.status,
-      });
-    }
+    const notRunning = (status: string) =>
+      new AppError("pipeline.execution.not_running", { execution_id: executionId, status });
+    if (record.status !== "RUNNING") throw notRunning(record.status);
     const local = this.#running.get(executionId);
-    if (local) return local.cancel("cancelled");
+    if (local && local.record.status === "RUNNING") return local.cancel("cancelled");
+    if (this.#journal.pending(executionId)) {
+      await this.#journal.settle(executionId);
+      const ended = await this.repo.get(executionId);
+      if (ended && ended.record.status !== "RUNNING") throw notRunning(ended.record.status);
+    }
+    const stored = await this.repo.get(executionId);
+    if (!stored || stored.record.status !== "RUNNING") {
+      throw notRunning(stored?.record.status ?? record.status);
+    }
+    if (this.#abandoned(stored)) {
+      const systemActor = this.#o.systemActorId;
+      const ended = await abortAbandoned(this.#o.db, this.#o.shared, stored, {
+        reason: "cancelled",
+        by: caller.userId,
+        systemActor: systemActor!,
+        at: this.#now(),
+      });
+      if (ended) return;
+      throw notRunning((await this.repo.get(executionId))?.record.status ?? "unknown");
+    }
     await this.#o.shared.publish(
       CANCEL_CHANNEL,
       JSON.stringify({ execution_id: executionId, reason: "cancelled" }),
     );
+  }
+
+  /** No instance runs this RUNNING record: this one does not hold its own, or the owner is gone. */
+  #abandoned(stored: StoredExecution): boolean {
+    if (this.#o.systemActorId === undefined) return false;
+    if (stored.instanceId === this.instanceId) {
+      return !this.#journal.holds(stored.record.execution_id);
+    }
+    const staleAfter = this.#o.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+    return Date.parse(stored.heartbeatAt) < this.#now() - staleAfter;
   }
 
   /** A page of the result, or the refusal that says why there is none. */
@@ -441,6 +489,7 @@ export class ExecutionService {
     if (this.#running.size > 0) {
       this.#o.logger.warn("executions still running at shutdown", { ids: this.runningHere });
     }
+    await this.#journal.close();
   }
 }
 

@@ -6,6 +6,7 @@
  * the run is terminal. Stored rows are the truth; messages only wake followers early, so a lost
  * message costs latency, never a frame.
  */
+import { toAppError } from "../errors/mod.ts";
 import { isoAt } from "../lib/time.ts";
 import type { SharedStore } from "../shared/mod.ts";
 import type { EventFrame } from "./event_order.ts";
@@ -41,11 +42,29 @@ export class DurableSink implements ExecutionSink {
   /** Frames are queued in call order on the instance's group commit (see journal.ts). */
   readonly pipelined = true;
 
-  /** Resolves once the frame is stored; a refusal of an earlier frame of the run is raised. */
+  /**
+   * Resolves once the frame is stored; a refusal of an earlier frame of the run is raised, as
+   * the run's own failure: the stored ending of another instance (`EndedElsewhere`), or the
+   * store's error as the front ends answer it (an outage is `service.unavailable`).
+   */
   event(executionId: string, frame: EventFrame): Promise<void> {
     // Not an async function: a frame's wrapper promise and its await cost as much as the rest.
-    return this.#journal.event(executionId, frame, isoAt(this.now())).catch(async (error) => {
-      throw await this.#endedElsewhere(executionId) ?? error;
+    return this.#journal.event(executionId, frame, isoAt(this.now())).catch((error) =>
+      this.#refusal(executionId, error)
+    );
+  }
+
+  /** What a refusal means, decided once per error (a run's later frames share its first one). */
+  readonly #refusals = new WeakMap<object, Promise<unknown>>();
+  #refusal(executionId: string, error: unknown): Promise<never> {
+    const key = typeof error === "object" && error !== null ? error : undefined;
+    let meaning = key && this.#refusals.get(key);
+    if (!meaning) {
+      meaning = this.#endedElsewhere(executionId).then((ended) => ended ?? toAppError(error));
+      if (key) this.#refusals.set(key, meaning);
+    }
+    return meaning.then((e) => {
+      throw e;
     });
   }
 
@@ -61,7 +80,7 @@ export class DurableSink implements ExecutionSink {
   async #endedElsewhere(executionId: string): Promise<EndedElsewhere | undefined> {
     const stored = await this.repo.get(executionId).catch(() => undefined);
     if (!stored || stored.record.status === "RUNNING") return undefined;
-    const terminal = (await this.repo.events(executionId)).at(-1);
+    const terminal = (await this.repo.events(executionId).catch(() => [])).at(-1);
     return new EndedElsewhere(stored.record, terminal);
   }
 }

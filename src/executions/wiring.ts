@@ -65,6 +65,7 @@ export async function openExecutions(deps: ExecutionsWiringDeps): Promise<Execut
     maxConcurrentPerUser: config.executor.maxConcurrentExecutionsPerUser,
     maxStreamsPerUser: config.sse.maxStreamsPerUser,
     followPollMs: config.sse.heartbeatIntervalSeconds * 1000,
+    systemActorId: deps.systemActor.id,
     now,
   });
   await executions.open();
@@ -75,6 +76,7 @@ export async function openExecutions(deps: ExecutionsWiringDeps): Promise<Execut
     logger,
     instanceId: executions.instanceId,
     retentionDays: config.executions.eventRetentionDays,
+    runs: executions.runs,
     now,
   });
   housekeeping.start();

@@ -4,7 +4,7 @@
  * methods (405), unknown paths (404) and errors.
  */
 import { Hono } from "hono";
-import { AppError } from "../errors/mod.ts";
+import { AppError, toAppError } from "../errors/mod.ts";
 import type { Services } from "../services.ts";
 import { renderPage } from "../../ui/render.tsx";
 import { ErrorPage } from "../../ui/pages/error.tsx";
@@ -106,21 +106,19 @@ export function buildApp(
   });
 
   app.onError((err, c) => {
-    if (err instanceof AppError) {
-      if (err.status >= 500) logger.error(err.message, { code: err.code, details: err.details });
-      if (wantsPage(c)) return errorPage(c, err);
-      return errorResponse(c, err, services.origin());
+    const error = toAppError(err);
+    if (error.code === "internal.unexpected" && error !== err) {
+      logger.error("unexpected error", {
+        method: c.req.method,
+        path: c.req.path,
+        error: err instanceof Error ? err.message : String(err),
+        stack: err instanceof Error ? err.stack : undefined,
+      });
+    } else if (error.status >= 500) {
+      logger.error(error.message, { code: error.code, details: error.details });
     }
-    logger.error("unexpected error", {
-      method: c.req.method,
-      path: c.req.path,
-      error: err instanceof Error ? err.message : String(err),
-      stack: err instanceof Error ? err.stack : undefined,
-    });
-    const unexpected = new AppError("internal.unexpected");
-    return wantsPage(c)
-      ? errorPage(c, unexpected)
-      : errorResponse(c, unexpected, services.origin());
+    if (wantsPage(c)) return errorPage(c, error);
+    return errorResponse(c, error, services.origin());
   });
 
   return { app, router };

@@ -20,7 +20,7 @@ import {
   type StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
 import { recordAudit } from "../audit/mod.ts";
-import { AppError } from "../errors/mod.ts";
+import { AppError, toAppError } from "../errors/mod.ts";
 import { authorizeAudited } from "../identity/mod.ts";
 import type { Services } from "../services.ts";
 import { toolRefusal, toolSuccess } from "./results.ts";
@@ -166,7 +166,8 @@ export async function runTool(
     }
     return toolSuccess(checked.data);
   } catch (e) {
-    const error = e instanceof AppError ? e : unexpected(services, tool, e);
+    const error = toAppError(e);
+    if (error.code === "internal.unexpected" && error !== e) unexpected(services, tool, e);
     outcome = error.code;
     return toolRefusal(error);
   } finally {
@@ -190,13 +191,12 @@ export async function runTool(
   }
 }
 
-function unexpected(services: Services, tool: ToolDef, e: unknown): AppError {
+function unexpected(services: Services, tool: ToolDef, e: unknown): void {
   services.logger.error("unexpected error in a tool", {
     tool: tool.name,
     error: e instanceof Error ? e.message : String(e),
     stack: e instanceof Error ? e.stack : undefined,
   });
-  return new AppError("internal.unexpected");
 }
 
 /** The server for one request: every catalogued tool, judged and run for `call`. */

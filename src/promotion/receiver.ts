@@ -29,7 +29,7 @@ import {
   type LiveEndpoints,
   type PromotedEndpoint,
 } from "../endpoints/mod.ts";
-import { AppError } from "../errors/mod.ts";
+import { AppError, toAppError } from "../errors/mod.ts";
 import type { Principal, SystemActor } from "../identity/mod.ts";
 import { nowIso } from "../lib/time.ts";
 import {
@@ -227,7 +227,7 @@ export class PromotionReceiver {
       if (outcome.applied.endpoints > 0) await this.#o.live.changed();
       return outcome;
     } catch (e) {
-      const code = e instanceof AppError ? e.code : "internal.unexpected";
+      const code = toAppError(e).code;
       await audit(this.#o.db, "auth.promotion.rejected", {
         reason: code,
         ...(e instanceof AppError ? { error: e.details } : {}),

@@ -4,6 +4,7 @@
  * other requests wait instead of landing inside someone else's transaction.
  */
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import { sqliteOutage } from "./outage.ts";
 import type { Db, Queryable, Row, SqlValue } from "./types.ts";
 
 class Mutex {
@@ -102,13 +103,18 @@ export class SqliteDb implements Db {
       Promise.resolve(Number(this.#prepare(sql).run(...bind(params)).changes)),
   };
 
+  /** A statement outside any transaction (waiting for one to end); outages as `Unavailable`. */
   async #outside<T>(fn: () => Promise<T>): Promise<T> {
-    if (!this.#mutex.held) return await fn();
-    const release = await this.#mutex.lock();
     try {
-      return await fn();
-    } finally {
-      release();
+      if (!this.#mutex.held) return await fn();
+      const release = await this.#mutex.lock();
+      try {
+        return await fn();
+      } finally {
+        release();
+      }
+    } catch (error) {
+      throw sqliteOutage(error) ?? error;
     }
   }
 
@@ -138,6 +144,9 @@ export class SqliteDb implements Db {
         if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
         throw e;
       }
+    } catch (error) {
+      // Locked past the busy timeout, an I/O error, a full disk: BEGIN, a statement or COMMIT.
+      throw sqliteOutage(error) ?? error;
     } finally {
       release();
     }

@@ -253,17 +253,23 @@ async function openDatasources(
     shared,
   });
   closers.push(() => pools.closeAll());
+  const limits = {
+    maxCellBytes: config.executor.maxCellBytes,
+    duckdbMemoryMb: config.executor.duckdbMemoryLimitMb,
+  };
   const connections = new DatasourceConnections({
     db,
     datasources,
     pools,
     logger,
+    limits,
     // A LAKE datasource reads its registered tables in place, so its "pool" is built from them.
     openLake: async (d) =>
       new LakeConnector({
         datasource: d.name,
         jdbc_url: d.jdbc_url,
         tables: await lakeTablesOf(db, d.id),
+        memoryMb: limits.duckdbMemoryMb,
       }),
   });
   if (config.auth.bootstrapDatasourceFile) {

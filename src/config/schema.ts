@@ -157,6 +157,12 @@ export const serviceSchema = z.strictObject({
     "max-parameter-values": z.int().min(1).max(10_000_000).default(20_000).describe(
       "Values all parameters of one execution may hold together (a list item is one value); more is refused like max-list-items",
     ),
+    "max-cell-bytes": z.int().min(1024).max(256 * 1024 * 1024).default(8 * 1024 * 1024).describe(
+      "Largest single value a read may hand over (a string, a blob, a nested value); a larger one fails the node with pipeline.node.value_too_large, a probe with datasource.probe.value_too_large",
+    ),
+    "duckdb-memory-limit-mb": z.int().min(64).max(1_048_576).default(1024).describe(
+      "Memory limit of every DuckDB instance that runs author SQL (each execution's staging database, DUCKDB and LAKE datasources); past it DuckDB spills to disk or fails the statement",
+    ),
     "error-detail": z.enum(["full", "structured"]).default("full").describe(
       "Failure records name the node, SQL and exception chain (full) or only code and details",
     ),

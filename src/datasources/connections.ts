@@ -10,6 +10,8 @@ import type { Logger } from "../lib/log.ts";
 import {
   type ColumnInfo,
   type Connector,
+  DEFAULT_ENGINE_LIMITS,
+  type EngineLimits,
   openConnector,
   type PoolManager,
   type TableInfo,
@@ -33,6 +35,8 @@ export interface DatasourceConnectionsOptions {
   datasources: DatasourceService;
   pools: PoolManager;
   logger: Logger;
+  /** The bounds on what author SQL may make (the defaults when absent). */
+  limits?: EngineLimits;
   /**
    * Opens a LAKE datasource, whose tables live in the lake-table registry rather than behind a
    * driver; the lake module supplies it. Without it a LAKE datasource cannot be reached.
@@ -51,6 +55,7 @@ export class DatasourceConnections {
   readonly #datasources: DatasourceService;
   readonly #pools: PoolManager;
   readonly #logger: Logger;
+  readonly #limits: EngineLimits;
   readonly #openLake: DatasourceConnectionsOptions["openLake"];
 
   constructor(options: DatasourceConnectionsOptions) {
@@ -59,6 +64,7 @@ export class DatasourceConnections {
     this.#datasources = options.datasources;
     this.#pools = options.pools;
     this.#logger = options.logger;
+    this.#limits = options.limits ?? DEFAULT_ENGINE_LIMITS;
     options.datasources.onChange((name) => {
       this.#pools.publishRetire(name).catch((error) =>
         this.#logger.warn("datasource pool retirement was not broadcast", {
@@ -94,7 +100,7 @@ export class DatasourceConnections {
         jdbc: d.properties.jdbc,
         pool,
         readonly: isReadOnly(d),
-      }, { logger: this.#logger });
+      }, { logger: this.#logger, limits: this.#limits });
     });
   }
 
@@ -219,7 +225,7 @@ export class DatasourceConnections {
   ): Promise<ProbeResult> {
     const d = await this.#datasources.record(actor, scope, name);
     const conn = await this.#connector(actor, d, "introspect");
-    return await runProbe(conn, statement, probeLimits(limits));
+    return await runProbe(conn, statement, this.#probeLimits(limits));
   }
 
   /**
@@ -263,8 +269,12 @@ export class DatasourceConnections {
     return await runProbe(
       conn,
       { sql: previewSql(conn.dialect, schema, target.table) },
-      probeLimits(limits),
+      this.#probeLimits(limits),
     );
+  }
+
+  #probeLimits(requested: Partial<ProbeLimits>) {
+    return { ...probeLimits(requested), maxCellBytes: this.#limits.maxCellBytes };
   }
 }
 

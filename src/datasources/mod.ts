@@ -52,6 +52,8 @@ export {
   type ColumnSchema,
   type Connector,
   connectorConfig,
+  DEFAULT_ENGINE_LIMITS,
+  type EngineLimits,
   type JsonCell,
   openConnector,
   type Pool,
@@ -66,6 +68,12 @@ export {
   type WriteOutcome,
 } from "./connectors/mod.ts";
 export { resolvePoolSettings } from "./connectors/pool_settings.ts";
+export {
+  asValueTooLarge,
+  BATCH_BYTES,
+  ValueTooLarge,
+  wireBytes,
+} from "./connectors/value_bounds.ts";
 export type { WireType } from "./connectors/types.ts";
 export {
   importLakeTables,

@@ -12,7 +12,8 @@
  * - Codes: `datasource.probe.not_read_only` (400, details.reason), `datasource.probe.timeout`
  *   (504, details.timeout_ms), `datasource.probe.statement_failed` (400, details.error_class).
  * - Caps: rows 1–1000 (default 100), time 100 ms–30 s (default 10 s); asking for more is
- *   clamped, never refused.
+ *   clamped, never refused. At most `PROBE_MAX_BYTES` of values are read (then `truncated`), and
+ *   a value over `service.executor.max-cell-bytes` is `datasource.probe.value_too_large` (400).
  * - Values as results carry them (bigint and decimal as strings, binary as base64).
  */
 import { AppError } from "../errors/mod.ts";
@@ -25,7 +26,14 @@ import {
   safeMessage,
   toJsonCell,
 } from "./connectors/common.ts";
-import type { Connector, Dialect, Statement, WireType } from "./connectors/types.ts";
+import {
+  type Connector,
+  DEFAULT_ENGINE_LIMITS,
+  type Dialect,
+  type Statement,
+  type WireType,
+} from "./connectors/types.ts";
+import { ValueTooLarge } from "./connectors/value_bounds.ts";
 import { assertReadStatement } from "./probe_statement.ts";
 
 export interface ProbeLimits {
@@ -34,6 +42,8 @@ export interface ProbeLimits {
 }
 
 export const PROBE_DEFAULTS: ProbeLimits = { maxRows: 100, timeoutMs: 10_000 };
+/** A probe reads at most this many bytes of values (at least one row), then says `truncated`. */
+export const PROBE_MAX_BYTES = 16 * 1024 * 1024;
 const MAX_ROWS = 1000;
 const MIN_TIMEOUT_MS = 100;
 const MAX_TIMEOUT_MS = 30_000;
@@ -62,7 +72,7 @@ export function probeLimits(requested: Partial<ProbeLimits> = {}): ProbeLimits {
 export async function runProbe(
   connector: Connector,
   statement: Statement,
-  limits: ProbeLimits,
+  limits: ProbeLimits & { maxCellBytes?: number },
 ): Promise<ProbeResult> {
   assertReadStatement(statement.sql, connector.dialect);
   const started = performance.now();
@@ -72,6 +82,8 @@ export async function runProbe(
     const stream = await connector.query(statement, {
       signal,
       maxRows: limits.maxRows,
+      maxBytes: PROBE_MAX_BYTES,
+      maxCellBytes: limits.maxCellBytes ?? DEFAULT_ENGINE_LIMITS.maxCellBytes,
       readOnly: true,
       // Small batches: the SQLite driver can only see a cancel between them.
       batchRows: Math.min(limits.maxRows + 1, 500),
@@ -100,6 +112,12 @@ function probeFailure(
 ): AppError {
   if (signal.aborted) {
     return new AppError("datasource.probe.timeout", { timeout_ms: limits.timeoutMs });
+  }
+  if (error instanceof ValueTooLarge) {
+    return new AppError("datasource.probe.value_too_large", {
+      column: error.column === null ? "the result" : `column ${error.column}`,
+      max_cell_bytes: error.limit,
+    });
   }
   const refused = readOnlyRefusal(error);
   if (refused) return refused;

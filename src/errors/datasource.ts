@@ -18,6 +18,12 @@ export const datasourceErrors = {
       "The probe runs one read statement only (SELECT, WITH or VALUES; no write, no second statement); refused: {reason}.",
     user_message: "Only a single read-only query can be run here.",
   },
+  "datasource.probe.value_too_large": {
+    status: 400,
+    message:
+      "A value of {column} is larger than service.executor.max-cell-bytes ({max_cell_bytes} bytes); probe a shorter form of it.",
+    user_message: "A value is too large to show. Select a substring or its length instead.",
+  },
   "datasource.probe.timeout": {
     status: 504,
     message: "The probe statement was cancelled after {timeout_ms} ms.",

@@ -67,6 +67,13 @@ export const executionErrors = {
     message: "Node {node_id}: the {dialect} statement failed ({error_class}): {reason}.",
     user_message: "A statement of the pipeline failed.",
   },
+  "pipeline.node.value_too_large": {
+    status: 500,
+    message:
+      "Node {node_id}: a value of {column} is larger than service.executor.max-cell-bytes ({max_cell_bytes} bytes).",
+    user_message:
+      "A value the pipeline reads is too large. Select a shorter form of it (a substring, a hash, a length).",
+  },
   "pipeline.node.readonly_datasource": {
     status: 403,
     message: "Node {node_id} writes to datasource {datasource}, which is read-only.",

@@ -3,6 +3,7 @@
  * the parameters before anything streams, so the HTTP layer can still answer an error envelope;
  * `run` starts the execution (see `run.ts`) and hands back its handle at once.
  */
+import { DEFAULT_ENGINE_LIMITS, type EngineLimits } from "../datasources/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import { isUuid } from "../lib/ids.ts";
 import {
@@ -112,6 +113,8 @@ export interface ExecutorOptions {
   today?: () => string;
   /** `service.executor.max-list-items` and `max-parameter-values`. */
   parameterCaps?: ParameterCaps;
+  /** `service.executor.max-cell-bytes` and `duckdb-memory-limit-mb`. */
+  limits?: EngineLimits;
 }
 
 /** Internal run options: set for a child execution started by a PIPELINE node. */
@@ -144,6 +147,7 @@ export class Executor {
       maxDepth: DEFAULT_MAX_DEPTH,
       today: () => new Date().toISOString().slice(0, 10),
       parameterCaps: DEFAULT_PARAMETER_CAPS,
+      limits: DEFAULT_ENGINE_LIMITS,
       ...options,
     };
   }

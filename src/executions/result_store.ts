@@ -255,6 +255,7 @@ export class ResultWriter {
   #headJson: string | undefined;
   #rows = 0;
   #bytes = 0;
+  #pendingChars = 0;
   #done = false;
 
   constructor(store: SharedStore, options: WriterOptions) {
@@ -289,9 +290,21 @@ export class ResultWriter {
     const convert = this.#convert;
     for (const row of rows) {
       for (const c of convert) row[c] = toJsonCell(row[c]);
+      // Characters of its strings: never more than the row's stored bytes, so a result is
+      // refused here before pending rows that could never be stored fill the heap.
+      for (const cell of row) if (typeof cell === "string") this.#pendingChars += cell.length;
+      if (this.#bytes + this.#pendingChars > this.#o.maxBytes) await this.#tooLarge();
       this.#pending.push(row as JsonCell[]);
       if (this.#pending.length >= this.#o.chunkRows) await this.#flush();
     }
+  }
+
+  async #tooLarge(): Promise<never> {
+    await this.abort();
+    throw new AppError("result.too_large", {
+      execution_id: this.#o.executionId,
+      max_size_bytes: this.#o.maxBytes,
+    });
   }
 
   /** Writes the remainder and the metadata; returns what a reader will see. */
@@ -334,14 +347,9 @@ export class ResultWriter {
       this.#headJson = chunk;
     }
     this.#pending = [];
+    this.#pendingChars = 0;
     this.#bytes += utf8Length(chunk);
-    if (this.#bytes > this.#o.maxBytes) {
-      await this.abort();
-      throw new AppError("result.too_large", {
-        execution_id: this.#o.executionId,
-        max_size_bytes: this.#o.maxBytes,
-      });
-    }
+    if (this.#bytes > this.#o.maxBytes) await this.#tooLarge();
     await this.#guard(() =>
       this.#store.append(rowsKey(this.#o.executionId), [chunk], { ttlMs: this.#ttlMs() })
     );

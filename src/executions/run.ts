@@ -334,11 +334,12 @@ export class Execution {
       params: this.#params,
       signal: this.#controller.signal,
       connect: this.#o.connect,
+      limits: this.#o.limits,
       template: (id, version) => this.#o.catalog.template(r.workspaceId, id, version),
       staging:
         () => (this.#staging ??= this.#prepared.body.settings.staging_engine === "sqlite"
           ? new SqliteStaging()
-          : DuckdbStaging.open()),
+          : DuckdbStaging.open(this.#o.limits.duckdbMemoryMb)),
       caller: this.#options.delivery ?? this.#resultOutput(),
       abortReason: () => this.#abortReason ?? "cancelled",
       startChild: (node, params, delivery) => this.#startChild(node, params, delivery),

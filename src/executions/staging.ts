@@ -25,6 +25,7 @@ import {
   type ChunkStream,
   type ColumnSchema,
   type Connector,
+  DEFAULT_ENGINE_LIMITS,
   type Dialect,
   openConnector,
   type Pool,
@@ -195,7 +196,7 @@ const castsLikeWire = (type: DuckDBType) =>
   type.alias === undefined && NATIVE_COPY.has(type.typeId);
 
 async function* rowsOf(source: ChunkStream): AsyncGenerator<WireValue[][]> {
-  for await (const chunk of source) yield source.toRows(chunk);
+  for await (const chunk of source) yield* source.toRows(chunk);
 }
 
 const quote = (name: string) => quoteIdent("DUCKDB", name);
@@ -245,7 +246,7 @@ export class DuckdbStaging implements Staging {
     this.#pool = (connector as unknown as { pool: Pool<DuckDBConnection> }).pool;
   }
 
-  static open(): DuckdbStaging {
+  static open(memoryMb = DEFAULT_ENGINE_LIMITS.duckdbMemoryMb): DuckdbStaging {
     return new DuckdbStaging(openConnector({
       name: "tempdb",
       dialect: "DUCKDB",
@@ -254,7 +255,7 @@ export class DuckdbStaging implements Staging {
       // One connection per parallel node (the embedded default of 1 would serialise them and
       // time out a waiting load); none kept idle, the database lives only as long as the run.
       pool: resolvePoolSettings("DUCKDB", { maximumPoolSize: 16, minimumIdle: 0 }).settings,
-    }));
+    }, { limits: { maxCellBytes: Infinity, duckdbMemoryMb: memoryMb } }));
   }
 
   load(

@@ -186,3 +186,17 @@ Deno.test("copy of a column no cast reproduces (nested, JSON, interval) takes th
     await source.close();
   }
 });
+
+Deno.test("issue 22 finding 1: a staging DuckDB runs under service.executor.duckdb-memory-limit-mb", async () => {
+  const staging = DuckdbStaging.open(300);
+  try {
+    const stream = await staging.connector.query({
+      sql: "SELECT current_setting('memory_limit') AS m",
+    });
+    const rows: WireValue[][] = [];
+    for await (const batch of stream) rows.push(...batch);
+    deepEqual(rows, [["300.0 MiB"]]);
+  } finally {
+    await staging.close();
+  }
+});

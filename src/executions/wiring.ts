@@ -53,6 +53,10 @@ export async function openExecutions(deps: ExecutionsWiringDeps): Promise<Execut
       maxListItems: config.executor.maxListItems,
       maxValues: config.executor.maxParameterValues,
     },
+    limits: {
+      maxCellBytes: config.executor.maxCellBytes,
+      duckdbMemoryMb: config.executor.duckdbMemoryLimitMb,
+    },
   });
   const executions = new ExecutionService({
     db,

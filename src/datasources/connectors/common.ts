@@ -1,5 +1,5 @@
 /**
- * Pieces every dialect shares: the row stream with its `maxRows` cut, error classification for
+ * Pieces every dialect shares: the row stream with its `maxRows` and `maxBytes` cuts, error classification for
  * `test()`, listing caps, the nearest-name hint and parameter values in driver form.
  */
 import { AppError } from "../../errors/mod.ts";
@@ -7,7 +7,16 @@ import { redactUrl } from "../../lib/redact.ts";
 import type { Logger } from "../../lib/log.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
-import type { ColumnSchema, Dialect, Listing, RowStream, TestOutcome, WireValue } from "./types.ts";
+import type {
+  ColumnSchema,
+  Dialect,
+  Listing,
+  QueryOptions,
+  RowStream,
+  TestOutcome,
+  WireValue,
+} from "./types.ts";
+import { boundedRowBytes } from "./value_bounds.ts";
 
 export const DEFAULT_BATCH_ROWS = 1000;
 
@@ -23,11 +32,15 @@ export function rowStream(
     next: () => Promise<WireValue[][] | undefined>;
     finish: (error?: unknown) => Promise<void>;
   },
-  options: { maxRows?: number; signal?: AbortSignal } = {},
+  options: Pick<QueryOptions, "maxRows" | "maxBytes" | "maxCellBytes" | "signal"> = {},
 ): RowStream {
   let truncated = false;
   let started = false;
-  const max = options.maxRows ?? Infinity;
+  let max = options.maxRows ?? Infinity;
+  const measured = options.maxBytes !== undefined || options.maxCellBytes !== undefined;
+  const maxCell = options.maxCellBytes ?? Infinity;
+  const maxBytes = options.maxBytes ?? Infinity;
+  let bytes = 0;
   async function* iterate(): AsyncGenerator<WireValue[][]> {
     let seen = 0;
     let failure: unknown;
@@ -35,6 +48,14 @@ export function rowStream(
       let batch = source.first ?? await source.next();
       while (batch !== undefined) {
         options.signal?.throwIfAborted();
+        if (measured) {
+          // The row that would pass `maxBytes` is where the read stops, as at `maxRows`; a first
+          // row is always kept, so a read never answers nothing for being wide.
+          for (let r = 0; r < batch.length && seen + r < max; r++) {
+            bytes += boundedRowBytes(batch[r], schema, maxCell);
+            if (bytes > maxBytes && seen + r > 0) max = seen + r;
+          }
+        }
         if (batch.length > 0) {
           const room = max - seen;
           if (batch.length >= room) {

@@ -42,6 +42,7 @@ import {
   type ChunkStream,
   type ColumnInfo,
   type Connector,
+  DEFAULT_ENGINE_LIMITS,
   type Listing,
   type QueryOptions,
   type RowStream,
@@ -86,6 +87,7 @@ export class DuckdbConnector implements Connector {
   readonly #target: DuckTarget;
   readonly #options: DriverOptions;
   readonly #readOnly: boolean;
+  readonly #memoryMb: number;
   /** Whether this connector alone holds its instance (and closes it, with its spill directory). */
   readonly #owned: boolean;
   #tempDirectory: string | undefined;
@@ -102,7 +104,9 @@ export class DuckdbConnector implements Connector {
     settings: PoolSettings,
     logger?: Logger,
     readOnly = false,
+    memoryMb = DEFAULT_ENGINE_LIMITS.duckdbMemoryMb,
   ) {
+    this.#memoryMb = memoryMb;
     this.#target = target;
     this.#options = options;
     this.#readOnly = readOnly || options.access_mode === "READ_ONLY";
@@ -152,6 +156,7 @@ export class DuckdbConnector implements Connector {
         // its reads are SELECTs only anyway.
         accessMode: this.#readOnly && path !== null ? "READ_ONLY" : this.#options.access_mode,
         threads: this.#options.threads,
+        memoryMb: this.#memoryMb,
       });
       if (this.#owned) return await DuckDBInstance.create(path ?? ":memory:", config);
       return await DuckDBInstance.fromCache(path!, config);
@@ -162,7 +167,7 @@ export class DuckdbConnector implements Connector {
 
   async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
     return duckRows(
-      await this.#read(statement, options.signal, options.readOnly === true),
+      await this.#read(statement, options, options.readOnly === true),
       options,
     );
   }
@@ -171,12 +176,16 @@ export class DuckdbConnector implements Connector {
    * The same read as `query()`, as DuckDB's own column chunks: a DuckDB-to-DuckDB copy (staging)
    * appends them whole instead of converting every value to its wire form and back.
    */
-  async chunks(statement: Statement, options: { signal?: AbortSignal } = {}): Promise<ChunkStream> {
-    return duckChunks(await this.#read(statement, options.signal), options.signal);
+  async chunks(
+    statement: Statement,
+    options: Pick<QueryOptions, "signal" | "maxCellBytes"> = {},
+  ): Promise<ChunkStream> {
+    return duckChunks(await this.#read(statement, options), options.signal);
   }
 
   /** Runs a read on a leased connection, validated on its way back when it was interrupted. */
-  async #read(statement: Statement, signal: AbortSignal | undefined, readOnly = false) {
+  async #read(statement: Statement, options: QueryOptions, readOnly = false) {
+    const { signal, maxCellBytes } = options;
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "duckdb");
     const lease = await this.#pool.acquire(signal);
     const conn = lease.conn;
@@ -194,6 +203,7 @@ export class DuckdbConnector implements Connector {
       },
       {
         signal,
+        maxCellBytes,
         schemaOf: (name, type) => ({
           name,
           type: duckdbWireType(type).type,

@@ -6,7 +6,9 @@
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBType } from "@duckdb/node-api";
 import { DEFAULT_BATCH_ROWS, rowStream } from "./common.ts";
-import { duckdbColumnReader } from "./duckdb_types.ts";
+import { rowBytes, variableWidth } from "./duckdb_bytes.ts";
+import { type ColumnReader, duckdbColumnReader } from "./duckdb_types.ts";
+import { BATCH_BYTES, ValueTooLarge } from "./value_bounds.ts";
 import type { ChunkStream, ColumnSchema, QueryOptions, RowStream, WireValue } from "./types.ts";
 
 /**
@@ -25,12 +27,15 @@ export interface DuckRead {
   types: DuckDBType[];
   /** The next non-empty chunk, or null at the end. */
   next(): Promise<DuckDBDataChunk | null>;
-  toRows(chunk: DuckDBDataChunk): WireValue[][];
+  /** A chunk's rows in batches of at most `BATCH_BYTES` of values (see `ChunkStream.toRows`). */
+  toRows(chunk: DuckDBDataChunk): Generator<WireValue[][]>;
   release(error?: unknown): Promise<void>;
 }
 
 export interface DuckReadOptions {
   signal?: AbortSignal;
+  /** A value over this many bytes throws `ValueTooLarge` before it becomes a JS value. */
+  maxCellBytes?: number;
   /** Each connector's column description (the wire type must be `duckdbWireType`'s). */
   schemaOf(name: string, type: DuckDBType): ColumnSchema;
   /** Hands the connection back; `interrupted` says the engine was stopped mid-statement. */
@@ -97,14 +102,50 @@ export async function openDuckRead(
       ahead.catch(() => {}).finally(() => (fetching = false));
       return current;
     },
-    // Column by column: a vector read whole costs a fraction of reading it value by value.
-    toRows: (c) => {
-      const rows: WireValue[][] = new Array(c.rowCount);
-      for (let r = 0; r < rows.length; r++) rows[r] = new Array(readers.length);
-      for (let i = 0; i < readers.length; i++) readers[i](c.getColumnVector(i), rows, i);
-      return rows;
-    },
+    toRows: (c) => chunkRows(c, schema, readers, options.maxCellBytes ?? Infinity),
   };
+}
+
+/**
+ * A chunk's rows, column by column (a vector read whole costs a fraction of reading it value by
+ * value). The sizes of its strings, blobs and nested values are read off the engine's headers
+ * first: a value over `maxCellBytes` fails the read before anything becomes a JS value, and a
+ * chunk holding more than `BATCH_BYTES` is converted a slice at a time.
+ */
+function* chunkRows(
+  chunk: DuckDBDataChunk,
+  schema: ColumnSchema[],
+  readers: ColumnReader[],
+  maxCellBytes: number,
+): Generator<WireValue[][]> {
+  const count = chunk.rowCount;
+  const vectors = readers.map((_, i) => chunk.getColumnVector(i));
+  const sizes = new Float64Array(count);
+  vectors.forEach((vector, i) => {
+    if (!variableWidth(vector)) return;
+    const bytes = rowBytes(vector, count);
+    for (let r = 0; r < count; r++) {
+      if (bytes[r] > maxCellBytes) throw new ValueTooLarge(schema[i].name, bytes[r], maxCellBytes);
+      sizes[r] += bytes[r];
+    }
+  });
+  for (let from = 0; from < count;) {
+    let to = from + 1;
+    for (let sum = sizes[from]; to < count && sum + sizes[to] <= BATCH_BYTES; to++) {
+      sum += sizes[to];
+    }
+    const rows: WireValue[][] = new Array(to - from);
+    for (let r = 0; r < rows.length; r++) rows[r] = new Array(readers.length);
+    for (let i = 0; i < readers.length; i++) {
+      readers[i](
+        from === 0 && to === count ? vectors[i] : vectors[i].slice(from, to - from),
+        rows,
+        i,
+      );
+    }
+    yield rows;
+    from = to;
+  }
 }
 
 /** The read as batches of `options.batchRows` rows (chunks are DuckDB's 2,048-row vectors). */
@@ -112,16 +153,27 @@ export function duckRows(read: DuckRead, options: QueryOptions): RowStream {
   const batchRows = Math.max(1, options.batchRows ?? DEFAULT_BATCH_ROWS);
   let pending: WireValue[][] = [];
   let exhausted = false;
+  // The slices of the chunk being converted: a slice cut by bytes is a batch of its own.
+  let slices: Generator<WireValue[][]> | undefined;
+  let cut = false;
   const take = async (): Promise<WireValue[][] | undefined> => {
     while (pending.length < batchRows && !exhausted) {
-      const chunk = await read.next();
-      if (!chunk) {
-        exhausted = true;
-        break;
+      let slice = slices?.next();
+      if (!slice || slice.done) {
+        const chunk = await read.next();
+        if (!chunk) {
+          exhausted = true;
+          break;
+        }
+        slices = read.toRows(chunk);
+        slice = slices.next();
+        if (slice.done) continue;
+        cut = slice.value.length < chunk.rowCount;
       }
-      const rows = read.toRows(chunk);
+      const rows = slice.value;
       if (pending.length === 0) pending = rows;
       else for (const row of rows) pending.push(row);
+      if (cut) break;
     }
     if (pending.length === 0) return undefined;
     const batch = pending.length <= batchRows ? pending : pending.slice(0, batchRows);

@@ -62,8 +62,13 @@ export function sandboxConfig(options: {
   tempDirectory: string;
   accessMode?: string;
   threads?: string;
+  /** `service.executor.duckdb-memory-limit-mb`. */
+  memoryMb: number;
 }): Record<string, string> {
-  const config: Record<string, string> = { temp_directory: options.tempDirectory };
+  const config: Record<string, string> = {
+    temp_directory: options.tempDirectory,
+    memory_limit: `${options.memoryMb}MiB`,
+  };
   if (options.accessMode) config.access_mode = options.accessMode;
   if (options.threads) config.threads = options.threads;
   return {

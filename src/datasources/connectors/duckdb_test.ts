@@ -271,7 +271,7 @@ Deno.test("[duckdb] chunks() streams the read as engine chunks and gives the con
     let seen = 0;
     let first: unknown;
     for await (const chunk of stream) {
-      first ??= stream.toRows(chunk)[0];
+      first ??= [...stream.toRows(chunk)][0][0];
       seen += chunk.rowCount;
     }
     equal(seen, 5000);

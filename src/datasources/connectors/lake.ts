@@ -33,6 +33,7 @@ import type {
   TestOutcome,
   WriteOutcome,
 } from "./types.ts";
+import { DEFAULT_ENGINE_LIMITS } from "./types.ts";
 
 export interface LakeConnectorOptions {
   /** The datasource's name, for error details. */
@@ -41,6 +42,8 @@ export interface LakeConnectorOptions {
   jdbc_url: string;
   /** The registry rows (`lakeTablesOf`). */
   tables: LakeTableRef[];
+  /** `service.executor.duckdb-memory-limit-mb` (default: its default). */
+  memoryMb?: number;
 }
 
 export class LakeConnector implements Connector {
@@ -48,6 +51,7 @@ export class LakeConnector implements Connector {
   readonly #name: string;
   readonly #root: LakeRoot;
   readonly #tables: LakeTableRef[];
+  readonly #memoryMb: number;
   #engine?: Promise<LakeEngine>;
   readonly #leased = new Set<DuckDBConnection>();
   #drained?: () => void;
@@ -56,6 +60,7 @@ export class LakeConnector implements Connector {
   constructor(options: LakeConnectorOptions) {
     this.#name = options.datasource;
     this.#root = parseLakeRoot(options.jdbc_url);
+    this.#memoryMb = options.memoryMb ?? DEFAULT_ENGINE_LIMITS.duckdbMemoryMb;
     this.#tables = [...options.tables].sort((a, b) =>
       joinNamespace(a.namespace).localeCompare(joinNamespace(b.namespace)) ||
       a.name.localeCompare(b.name)
@@ -79,7 +84,7 @@ export class LakeConnector implements Connector {
       if (this.#root.scheme === "s3" && !(await httpfsAvailable())) {
         throw this.#unreachable(HTTPFS_UNAVAILABLE);
       }
-      return await openLakeEngine(this.#root, this.#tables);
+      return await openLakeEngine(this.#root, this.#tables, this.#memoryMb);
     })();
     this.#engine.catch(() => (this.#engine = undefined));
     return this.#engine;
@@ -112,18 +117,22 @@ export class LakeConnector implements Connector {
 
   async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
     return duckRows(
-      await this.#read(statement, options.signal, options.readOnly === true),
+      await this.#read(statement, options, options.readOnly === true),
       options,
     );
   }
 
   /** The same read as DuckDB's own chunks, for a copy into the staging database. */
-  async chunks(statement: Statement, options: { signal?: AbortSignal } = {}): Promise<ChunkStream> {
-    return duckChunks(await this.#read(statement, options.signal, false), options.signal);
+  async chunks(
+    statement: Statement,
+    options: Pick<QueryOptions, "signal" | "maxCellBytes"> = {},
+  ): Promise<ChunkStream> {
+    return duckChunks(await this.#read(statement, options, false), options.signal);
   }
 
   /** One SELECT on its own connection, closed when the read ends. */
-  async #read(statement: Statement, signal: AbortSignal | undefined, readOnly: boolean) {
+  async #read(statement: Statement, options: QueryOptions, readOnly: boolean) {
+    const { signal, maxCellBytes } = options;
     // The one `:name` lexer every connector and the renderer share, read as DuckDB reads SQL.
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "duckdb");
     signal?.throwIfAborted();
@@ -152,6 +161,7 @@ export class LakeConnector implements Connector {
         });
       }, {
         signal,
+        maxCellBytes,
         schemaOf: columnSchema,
         finish: () => this.#release(connection),
       });

@@ -10,10 +10,12 @@ import { DuckdbConnector } from "./duckdb.ts";
 import { MysqlConnector } from "./mysql.ts";
 import { PostgresConnector } from "./postgres.ts";
 import { SqliteConnector } from "./sqlite.ts";
-import type { Connector } from "./types.ts";
+import type { Connector, EngineLimits } from "./types.ts";
 
 export interface OpenDeps {
   logger?: Logger;
+  /** Bounds on what author SQL may make (the defaults when absent). */
+  limits?: EngineLimits;
 }
 
 /**
@@ -45,7 +47,15 @@ export function openConnector(
     case "SQLITE":
       return new SqliteConnector(name, target, options, pool, logger, undefined, readonly);
     case "DUCKDB":
-      return new DuckdbConnector(name, target, options, pool, logger, readonly);
+      return new DuckdbConnector(
+        name,
+        target,
+        options,
+        pool,
+        logger,
+        readonly,
+        deps.limits?.duckdbMemoryMb,
+      );
     case "LAKE":
       throw new Error("LAKE datasources are opened by the lake module");
   }

@@ -22,11 +22,15 @@ import {
   tableNotFound,
 } from "./common.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
-import { type Opened, SqliteThread } from "./sqlite_thread.ts";
+import { type NextBatch, type Opened, SqliteThread } from "./sqlite_thread.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import { declaredPrecision, sqliteWireType } from "./sqlite_types.ts";
+import { asValueTooLarge } from "./value_bounds.ts";
+
+/** SQLite's compiled-in length ceiling (SQLITE_MAX_LENGTH). */
+const SQLITE_MAX_LENGTH = 1_000_000_000;
 import {
   type ColumnInfo,
   type Connector,
@@ -36,7 +40,6 @@ import {
   type Statement,
   type TableInfo,
   type TestOutcome,
-  type WireValue,
   WriteError,
   type WriteOutcome,
 } from "./types.ts";
@@ -122,6 +125,8 @@ export class SqliteConnector implements Connector {
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "sqlite");
     const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
     const signal = options.signal;
+    // SQLite's own ceiling when no bound is asked for (SQLITE_MAX_LENGTH).
+    const maxCellBytes = Math.min(options.maxCellBytes ?? SQLITE_MAX_LENGTH, SQLITE_MAX_LENGTH);
     const lease = await this.#pool.acquire(signal);
     const thread = lease.conn;
     const release = () => lease.release({ broken: !thread.alive });
@@ -134,18 +139,19 @@ export class SqliteConnector implements Connector {
         values: toInput(values),
         batchRows,
         readOnly: this.#readOnly || options.readOnly === true,
+        maxCellBytes,
       }, signal);
     } catch (error) {
       release();
-      throw signal?.aborted ? signal.reason : error;
+      throw signal?.aborted ? signal.reason : asValueTooLarge(error, maxCellBytes) ?? error;
     }
     let done = opened.cursor === 0;
     // One batch read ahead: the worker steps the next batch while this one is delivered. At
     // most one batch waits, so memory stays bounded by the consumer's pace.
-    let ahead: Promise<WireValue[][]> | undefined;
+    let ahead: Promise<NextBatch> | undefined;
     const ask = () => {
       if (done) return;
-      ahead = thread.request<WireValue[][]>(
+      ahead = thread.request<NextBatch>(
         { op: "next", cursor: opened.cursor, rows: batchRows },
         signal,
       );
@@ -157,9 +163,11 @@ export class SqliteConnector implements Connector {
       next: async () => {
         if (done) return undefined;
         signal?.throwIfAborted();
-        const batch = await ahead!;
+        const { rows: batch, ended } = await ahead!.catch((error) => {
+          throw asValueTooLarge(error, maxCellBytes) ?? error;
+        });
         ahead = undefined;
-        if (batch.length < batchRows) done = true;
+        if (ended) done = true;
         else ask();
         return batch.length > 0 ? batch : undefined;
       },

@@ -24,14 +24,24 @@ export type Raw = bigint | number | string | Uint8Array | null;
 
 export interface SqliteRows {
   readonly columns: StatementColumnMetadata[];
-  /** Up to `n` rows; fewer only at the end. Throws the statement's error. */
-  next(n: number): Raw[][];
+  /**
+   * Up to `n` rows, and fewer once they hold `maxBytes` of values (at least one row) or at the
+   * end (`ended`). Throws the statement's error.
+   */
+  next(n: number, maxBytes?: number): Raw[][];
+  /** The last row has been read. */
+  readonly ended: boolean;
   /** Stops a read before its end and frees the statement. */
   close(): void;
 }
 
 const TOKEN = crypto.getRandomValues(new Uint8Array(16));
 const TOKEN_SQL = `X'${Array.from(TOKEN, (b) => b.toString(16).padStart(2, "0")).join("")}'`;
+
+function rawBytes(value: Raw): number {
+  if (typeof value === "string") return value.length;
+  return value instanceof Uint8Array ? value.byteLength : 8;
+}
 
 function isToken(value: Raw): boolean {
   return value instanceof Uint8Array && value.length === TOKEN.length &&
@@ -69,9 +79,13 @@ export function readRows(db: DatabaseSync, sql: string, values: SQLInputValue[])
   let ended = false;
   return {
     columns,
-    next(n) {
+    get ended() {
+      return ended;
+    },
+    next(n, maxBytes = Infinity) {
       const rows: Raw[][] = [];
-      while (!ended && rows.length < n) {
+      let bytes = 0;
+      while (!ended && rows.length < n && bytes < maxBytes) {
         const step = iterator.next();
         if (step.done) throw cutShort(db, inner, values, read);
         const row = step.value as unknown as Raw[];
@@ -84,6 +98,7 @@ export function readRows(db: DatabaseSync, sql: string, values: SQLInputValue[])
         }
         rows.push(row);
         read++;
+        if (maxBytes !== Infinity) { for (const value of row) bytes += rawBytes(value); }
       }
       return rows;
     },
@@ -124,6 +139,9 @@ function whole(
   let at = 0;
   return {
     columns,
+    get ended() {
+      return at >= rows.length;
+    },
     next(n) {
       const batch = rows.slice(at, at + n);
       at += batch.length;

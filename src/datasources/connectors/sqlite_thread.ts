@@ -14,7 +14,15 @@ import type { ColumnSchema, WireValue } from "./types.ts";
 
 export type SqliteRequest =
   | { op: "open"; path: string; readOnly: boolean; busyTimeout: number }
-  | { op: "query"; sql: string; values: SQLInputValue[]; batchRows: number; readOnly: boolean }
+  | {
+    op: "query";
+    sql: string;
+    values: SQLInputValue[];
+    batchRows: number;
+    readOnly: boolean;
+    /** SQLite's own length limit for the statement (SQLITE_LIMIT_LENGTH). */
+    maxCellBytes: number;
+  }
   | { op: "next"; cursor: number; rows: number }
   | { op: "close"; cursor: number }
   | { op: "exec"; sql: string }
@@ -32,6 +40,12 @@ export interface WorkerError {
   errstr?: string;
   /** Why SQLite's authorizer refused the statement (`sqlite_policy.ts`). */
   refused?: string;
+}
+
+/** A cursor's next batch; `ended` says the read is complete (a batch cut by bytes is shorter). */
+export interface NextBatch {
+  rows: WireValue[][];
+  ended: boolean;
 }
 
 export interface Opened {

@@ -11,14 +11,15 @@ import { type Raw, readRows, type SqliteRows } from "./sqlite_rows.ts";
 import { sqliteConverter, sqliteWireType, storageClassType } from "./sqlite_types.ts";
 import type { ColumnSchema, WireValue } from "./types.ts";
 import { type Phase, refusal } from "./sqlite_policy.ts";
-import type { SqliteRequest, WorkerError } from "./sqlite_thread.ts";
+import type { NextBatch, SqliteRequest, WorkerError } from "./sqlite_thread.ts";
+import { BATCH_BYTES } from "./value_bounds.ts";
 
 /**
  * node:sqlite's confinement API as Deno 2.9 implements it; the node:sqlite types a worker graph
  * is checked with predate it (the main graph's @types/node has it).
  */
 interface Confinable {
-  limits: { attach: number };
+  limits: { attach: number; length: number };
   setAuthorizer(
     callback: (action: number, arg1: string | null, arg2: string | null) => number,
   ): void;
@@ -91,9 +92,12 @@ function handle(request: SqliteRequest): unknown {
       return open(request.path, request.readOnly, request.busyTimeout);
     case "query": {
       const p: Phase = request.readOnly ? "read" : "author";
+      // The engine refuses any string or blob over it, before it reaches this thread's heap
+      // (one byte more: SQLite's string builders count their terminating NUL against it).
+      (database() as unknown as Confinable).limits.length = request.maxCellBytes + 1;
       return as(p, () => {
         const rows = readRows(database(), request.sql, request.values);
-        const first = rows.next(request.batchRows);
+        const first = rows.next(request.batchRows, BATCH_BYTES);
         // Wire types and values are made here, off the server's thread.
         const schema: ColumnSchema[] = rows.columns.map((col, i) => {
           if (col.type) {
@@ -105,7 +109,7 @@ function handle(request: SqliteRequest): unknown {
         });
         const converters = schema.map((c) => sqliteConverter(c.type));
         const convert: Convert = (batch) => batch.map((row) => row.map((v, i) => converters[i](v)));
-        const ended = first.length < request.batchRows;
+        const ended = rows.ended;
         const cursor = ended ? 0 : ++lastCursor;
         if (ended) rows.close();
         else cursors.set(cursor, { rows, phase: p, convert });
@@ -114,11 +118,12 @@ function handle(request: SqliteRequest): unknown {
     }
     case "next": {
       const open = cursors.get(request.cursor);
-      if (!open) return [];
+      if (!open) return { rows: [], ended: true } satisfies NextBatch;
       try {
-        const batch = as(open.phase, () => open.rows.next(request.rows));
-        if (batch.length < request.rows) cursors.delete(request.cursor);
-        return open.convert(batch);
+        const batch = as(open.phase, () => open.rows.next(request.rows, BATCH_BYTES));
+        const ended = open.rows.ended;
+        if (ended) cursors.delete(request.cursor);
+        return { rows: open.convert(batch), ended } satisfies NextBatch;
       } catch (error) {
         cursors.delete(request.cursor);
         throw error;

@@ -71,6 +71,17 @@ export interface QueryOptions {
   /** Stop after this many rows (release checks and previews); the stream reports `truncated`. */
   maxRows?: number;
   /**
+   * Stop once the rows read hold more than this many bytes of values (probes), keeping at least
+   * one row; the stream reports `truncated`, as at `maxRows`.
+   */
+  maxBytes?: number;
+  /**
+   * A single value over this many bytes fails the read with `ValueTooLarge`
+   * (`service.executor.max-cell-bytes`): DuckDB's reads measure it before it becomes a JS value,
+   * SQLite connections are opened with it as the engine's own length limit.
+   */
+  maxCellBytes?: number;
+  /**
    * Run under the engine's own read-only rule (the probe path): a PostgreSQL or MySQL read-only
    * transaction rolled back afterwards, an SQLite authorizer that admits reads only, DuckDB's
    * statement type. A refusal fails the query with `datasource.probe.not_read_only`.
@@ -103,7 +114,11 @@ export interface ChunkStream extends AsyncIterable<DuckDBDataChunk> {
   readonly schema: ColumnSchema[];
   /** The engine's types of the columns, in `schema` order. */
   readonly types: DuckDBType[];
-  toRows(chunk: DuckDBDataChunk): WireValue[][];
+  /**
+   * A chunk's rows in their wire form, in batches of at most `BATCH_BYTES` of values; a value
+   * over the read's `maxCellBytes` throws `ValueTooLarge` before any of the chunk is converted.
+   */
+  toRows(chunk: DuckDBDataChunk): Iterable<WireValue[][]>;
 }
 
 /** What a transactional write proved (spec 2 §6 `committed` / `rolled_back`). */
@@ -143,6 +158,22 @@ export interface Listing<T> {
   truncated: boolean;
 }
 
+/**
+ * The bounds every engine running author SQL is held to (issue 22): one value's size
+ * (`service.executor.max-cell-bytes`) and a DuckDB instance's memory
+ * (`service.executor.duckdb-memory-limit-mb`).
+ */
+export interface EngineLimits {
+  maxCellBytes: number;
+  duckdbMemoryMb: number;
+}
+
+/** The defaults of the two settings, for code paths built without a configuration (tests). */
+export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
+  maxCellBytes: 8 * 1024 * 1024,
+  duckdbMemoryMb: 1024,
+};
+
 /** One datasource's live connections (a pool), per dialect. */
 export interface Connector {
   readonly dialect: Dialect;
@@ -151,7 +182,7 @@ export interface Connector {
   /** The same read as `query()` as column chunks, where the engine is DuckDB. */
   chunks?(
     statement: Statement,
-    options?: Pick<QueryOptions, "signal" | "readOnly">,
+    options?: Pick<QueryOptions, "signal" | "readOnly" | "maxCellBytes">,
   ): Promise<ChunkStream>;
   /** Runs the statements in one transaction: all commit or all roll back. */
   write(statements: Statement[], options?: { signal?: AbortSignal }): Promise<WriteOutcome>;

@@ -87,7 +87,11 @@ async function viewSql(table: LakeTableRef): Promise<{ sql: string; fields?: Ice
  * Builds the database for a lake: views first, then the sandbox. A table whose files cannot be
  * read becomes `broken` instead of failing the whole datasource.
  */
-export async function openLakeEngine(root: LakeRoot, refs: LakeTableRef[]): Promise<LakeEngine> {
+export async function openLakeEngine(
+  root: LakeRoot,
+  refs: LakeTableRef[],
+  memoryMb: number,
+): Promise<LakeEngine> {
   const tempDirectory = await privateTempDirectory();
   const instance = await DuckDBInstance.create(":memory:", {
     temp_directory: tempDirectory,
@@ -124,6 +128,7 @@ export async function openLakeEngine(root: LakeRoot, refs: LakeTableRef[]): Prom
       ? `${root.dir.replace(/\/$/, "")}/`
       : `s3://${root.bucket}/`;
     await connection.run(`SET allowed_directories = ${sqlStringList([allowed])}`);
+    await connection.run(`SET memory_limit = '${Math.trunc(memoryMb)}MiB'`);
     await connection.run("SET enable_external_access = false");
     await connection.run("SET lock_configuration = true");
     const version = await connection.runAndReadAll("SELECT version()");

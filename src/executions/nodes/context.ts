@@ -8,8 +8,10 @@ import {
   type ColumnSchema,
   type Connector,
   type Dialect,
+  type EngineLimits,
   readOnlyRefusal,
   safeMessage,
+  ValueTooLarge,
   type WireValue,
 } from "../../datasources/mod.ts";
 import type { PipelineNode } from "../../pipelines/mod.ts";
@@ -64,6 +66,8 @@ export interface RunContext {
   params: Record<string, unknown>;
   signal: AbortSignal;
   connect: Connect;
+  /** What one value may hold and a staging DuckDB may use (issue 22). */
+  limits: EngineLimits;
   template(id: string, version: number): Promise<TemplateVersion>;
   staging(): Staging;
   caller: CallerOutput;
@@ -114,6 +118,15 @@ export function connectionFailed(node: PipelineNode, datasource: string, error: 
 
 /** A statement failure: AppErrors pass (parameters, result store); driver errors get a code. */
 export function statementFailed(node: PipelineNode, dialect: string, error: unknown): unknown {
+  if (error instanceof ValueTooLarge) {
+    const failure = new AppError("pipeline.node.value_too_large", {
+      node_id: node.id,
+      column: error.column === null ? "the result" : `column ${error.column}`,
+      max_cell_bytes: error.limit,
+    });
+    failure.cause = error;
+    return failure;
+  }
   if (error instanceof AppError) {
     if (error.code === "pipeline.execution.datasource_unreachable") {
       return connectionFailed(node, node.source ?? "", error);

@@ -57,7 +57,11 @@ export const runDql: NodeRunner = async (ctx, node, progress, facts) => {
   const out = node.output;
   // Every statement on a read-only datasource runs inside the engine's own read-only mode, so a
   // write hidden in a read (a data-modifying CTE, a bare DELETE or CREATE) is refused there.
-  const options = { signal: ctx.signal, readOnly: source.readonly };
+  const options = {
+    signal: ctx.signal,
+    readOnly: source.readonly,
+    maxCellBytes: ctx.limits.maxCellBytes,
+  };
   const statement = { sql, params: ctx.params };
   // DuckDB's chunk reads take no read-only rule of their own (a LAKE's admit SELECT only), so a
   // read-only DuckDB datasource stages through `query()`, which applies it.

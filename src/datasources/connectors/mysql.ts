@@ -33,6 +33,7 @@ import {
 } from "./mysql_driver.ts";
 import { dataType, fieldType, mysqlConverter, type MysqlField } from "./mysql_types.ts";
 import { translatePlaceholders } from "./placeholders.ts";
+import { BATCH_BYTES, wireBytes } from "./value_bounds.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import {
@@ -158,6 +159,8 @@ export class MysqlConnector implements Connector {
       }
     }
     const queue: unknown[][] = [];
+    const sizes: number[] = [];
+    let queuedBytes = 0;
     let ended = false;
     let failure: unknown;
     let paused = false;
@@ -183,11 +186,16 @@ export class MysqlConnector implements Connector {
       if (discarding) return;
       rowsSeen++;
       queue.push(row as unknown[]);
-      if (queue.length >= batchRows * 2 && !paused) {
+      // Wide rows: the queue is bounded by bytes as well as rows (BATCH_BYTES a batch).
+      let bytes = 0;
+      for (const value of row) bytes += wireBytes(value as WireValue);
+      sizes.push(bytes);
+      queuedBytes += bytes;
+      if ((queue.length >= batchRows * 2 || queuedBytes >= 2 * BATCH_BYTES) && !paused) {
         paused = true;
         conn.pause();
       }
-      if (queue.length >= batchRows) notify();
+      if (queue.length >= batchRows || queuedBytes >= BATCH_BYTES) notify();
     });
     cmd.on("error", (error: unknown) => {
       failure = error;
@@ -211,20 +219,30 @@ export class MysqlConnector implements Connector {
       });
 
     const resumeIfBehind = () => {
-      if (paused && queue.length < batchRows) {
+      if (paused && queue.length < batchRows && queuedBytes < BATCH_BYTES) {
         paused = false;
         conn.resume();
       }
     };
     const next = async (): Promise<unknown[][] | undefined> => {
       resumeIfBehind();
-      await waitFor(() => queue.length >= batchRows || ended || signal?.aborted === true);
+      await waitFor(() =>
+        queue.length >= batchRows || queuedBytes >= BATCH_BYTES || ended ||
+        signal?.aborted === true
+      );
       if (signal?.aborted) throw signal.reason;
       if (queue.length === 0) {
         if (failure !== undefined) throw failure;
         return undefined;
       }
-      const batch = queue.splice(0, batchRows);
+      let take = 0;
+      for (let bytes = 0; take < queue.length && take < batchRows; take++) {
+        if (take > 0 && bytes + sizes[take] > BATCH_BYTES) break;
+        bytes += sizes[take];
+        queuedBytes -= sizes[take];
+      }
+      sizes.splice(0, take);
+      const batch = queue.splice(0, take);
       resumeIfBehind();
       return batch;
     };
@@ -245,6 +263,8 @@ export class MysqlConnector implements Connector {
         // loop, the kill included.
         discarding = true;
         queue.length = 0;
+        sizes.length = 0;
+        queuedBytes = 0;
         if (rowsSeen > 0) conn.pause();
         killing ??= this.#kill(conn).catch(() => {});
         broken = rowsSeen > 0 || !(await stopped());

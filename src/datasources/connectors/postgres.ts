@@ -33,12 +33,15 @@ import {
   postgresOptions,
   prepares,
   resetLeftOver,
+  type RowGuard,
+  rowGuard,
   SESSION_RESET,
   type SessionReset,
   STALE_PREPARED,
 } from "./postgres_driver.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import { rowBound } from "./row_bound.ts";
+import { BATCH_BYTES } from "./value_bounds.ts";
 import {
   type ColumnInfo,
   type Connector,
@@ -126,6 +129,10 @@ export class PostgresConnector implements Connector {
     const iterator = (rowBound(statement.sql) ?? Infinity) <= batchRows
       ? undefined
       : q.cursor(batchRows)[Symbol.asyncIterator]();
+    // Rows are measured as the driver builds them (postgres_driver.ts `RowGuard`); from the
+    // second batch on, a cursor asks for as many rows as fit `BATCH_BYTES` at the width seen.
+    const guard = conn.guard = rowGuard(options.maxCellBytes);
+    guard.query = q as unknown as RowGuard["query"];
     let done = false;
     let driverFailed = false;
     const next = async (): Promise<WireValue[][] | undefined> => {
@@ -134,6 +141,14 @@ export class PostgresConnector implements Connector {
           done = true;
           return await q as unknown as WireValue[][];
         }
+        if (guard.rows > 0) {
+          const perRow = Math.max(1, guard.bytes / guard.rows);
+          (q as unknown as { cursorRows: number }).cursorRows = Math.max(
+            1,
+            Math.min(batchRows, Math.floor(BATCH_BYTES / perRow)),
+          );
+        }
+        guard.bytes = guard.rows = 0;
         // postgres.js answers a plain `{done: true}` (not a promise) once the query has already
         // completed, which happens when every row fit in the previous batch.
         const r = await iterator.next();
@@ -163,6 +178,7 @@ export class PostgresConnector implements Connector {
       finished = true;
       signal?.removeEventListener("abort", onAbort);
       conn.running = undefined;
+      if (conn.guard === guard) conn.guard = undefined;
       // Broken off early (or aborted between batches): close the portal so the connection is
       // free again. A statement that failed in the driver has no portal left to close.
       if (!done && !driverFailed) await iterator?.return?.();

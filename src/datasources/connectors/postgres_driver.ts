@@ -8,6 +8,7 @@ import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import type { PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import { PG_DRIVER_TYPES } from "./postgres_types.ts";
+import { BatchTooLarge, ValueTooLarge } from "./value_bounds.ts";
 
 export type PgTarget = Extract<JdbcTarget, { dialect: "POSTGRES" }>;
 
@@ -22,6 +23,51 @@ export interface PgConn {
    * locks, settings): the reset the next user sends first (see `resetLeftOver`).
    */
   leftOver?: SessionReset;
+  /** The bounds of the read under way, applied to each row as the driver builds it. */
+  guard?: RowGuard;
+}
+
+/**
+ * A read's bounds inside the driver: a value over `maxCellBytes` fails the read as its row is
+ * built, and so does a batch past `MAX_BATCH_BYTES` (a statement read whole, or a cursor's first
+ * batch of rows too wide for it). `bytes` and `rows` count the batch under way.
+ */
+export interface RowGuard {
+  maxCellBytes: number;
+  bytes: number;
+  rows: number;
+  /** The read's query, whose columns name the one refused. */
+  query?: { statement?: { columns?: { name: string }[] } };
+}
+
+/** The most one batch may hold before the read fails (the V8 heap is ~4 GB). */
+export const MAX_BATCH_BYTES = 512 * 1024 * 1024;
+
+export function rowGuard(maxCellBytes = Infinity): RowGuard {
+  return { maxCellBytes, bytes: 0, rows: 0 };
+}
+
+function guarded(conn: PgConn, row: unknown): unknown {
+  const guard = conn.guard;
+  if (!guard || !Array.isArray(row)) return row;
+  let bytes = 0;
+  for (let i = 0; i < row.length; i++) {
+    const value = row[i];
+    const size = typeof value === "string"
+      ? value.length
+      : value instanceof Uint8Array
+      ? value.byteLength
+      : 8;
+    if (size > guard.maxCellBytes) {
+      const column = guard.query?.statement?.columns?.[i]?.name ?? null;
+      throw new ValueTooLarge(column, size, guard.maxCellBytes);
+    }
+    bytes += size;
+  }
+  guard.bytes += bytes;
+  guard.rows++;
+  if (guard.bytes > MAX_BATCH_BYTES) throw new BatchTooLarge(guard.rows, MAX_BATCH_BYTES);
+  return row;
 }
 
 /**
@@ -90,12 +136,18 @@ export function postgresDriver(
 ): PoolDriver<PgConn> {
   return {
     async connect(signal) {
-      const sql = postgres(driverOptions);
+      const conn = { prepared: new Set() } as unknown as PgConn;
+      const sql = conn.sql = postgres(
+        {
+          ...driverOptions,
+          transform: { row: { from: (row: unknown) => guarded(conn, row) } },
+        } as typeof driverOptions,
+      );
       const abort = () => void sql.end({ timeout: 0 });
       signal.addEventListener("abort", abort, { once: true });
       try {
         await sql.unsafe("SELECT 1");
-        return { sql, prepared: new Set() };
+        return conn;
       } catch (error) {
         await sql.end({ timeout: 0 }).catch(() => {});
         throw error;

@@ -26,6 +26,17 @@ export class ValueTooLarge extends Error {
   }
 }
 
+/** A driver that cannot stop between rows (PostgreSQL) read more in one batch than it may. */
+export class BatchTooLarge extends Error {
+  override name = "BatchTooLarge";
+  constructor(rows: number, limit: number) {
+    super(
+      `${rows} rows of one batch passed ${limit} bytes; read fewer or narrower rows (a LIMIT, ` +
+        "substr(), length())",
+    );
+  }
+}
+
 /**
  * `error` as a `ValueTooLarge`: one already, or SQLite's refusal of a value over the length limit
  * its connections are held to (`limit`); otherwise undefined.

@@ -15,7 +15,7 @@ import {
 import { skipUnless } from "../../../tests/services.ts";
 import { openConnector } from "./mod.ts";
 import type { Connector } from "./types.ts";
-import { BATCH_BYTES, ValueTooLarge } from "./value_bounds.ts";
+import { BATCH_BYTES, BatchTooLarge, ValueTooLarge } from "./value_bounds.ts";
 
 const KB = 1024;
 
@@ -92,6 +92,16 @@ Deno.test({
     try {
       await refusedAsTooLarge(c, "SELECT 1 AS n, REPEAT('x', 2000) AS s", "s");
       deepEqual((await drain(await c.query({ sql: "SELECT 7 AS n" }))).rows, [[7]]);
+      // Wide rows queue by bytes as well as rows: batches of BATCH_BYTES, every row arrives.
+      const mib = 1024 * KB;
+      const { batches, rows } = await drain(
+        await c.query({ sql: `SELECT seq, REPEAT('y', ${mib}) AS y FROM seq_1_to_100` }, {
+          batchRows: 1000,
+        }),
+      );
+      deepEqual(rows.map((r) => Number(r[0])), Array.from({ length: 100 }, (_, i) => i + 1));
+      ok(batches.length > 1, String(batches));
+      for (const n of batches) ok(n * mib <= BATCH_BYTES, String(batches));
     } finally {
       await c.close();
       await db.drop();
@@ -121,3 +131,37 @@ Deno.test("issue 22 finding 1: a DuckDB datasource's instance runs under the mem
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+pgConnectorTest(
+  "issue 22 finding 1: wide rows are read in batches of BATCH_BYTES after the first, every row arrives",
+  async ({ c }) => {
+    const mib = 1024 * KB;
+    const { batches, rows } = await drain(
+      await c.query({
+        sql: `SELECT g, repeat('y', ${mib}) AS y FROM generate_series(1, 100) g ORDER BY g`,
+      }, { batchRows: 50, maxCellBytes: 8 * mib }),
+    );
+    equal(rows.length, 100);
+    deepEqual(rows.map((r) => r[0]), Array.from({ length: 100 }, (_, i) => i + 1));
+    // The first batch is the asked 50 rows; the rest fit BATCH_BYTES at 1 MiB a row.
+    equal(batches[0], 50);
+    for (const n of batches.slice(1)) ok(n * mib <= BATCH_BYTES, String(batches));
+  },
+);
+
+pgConnectorTest(
+  "issue 22 finding 1: a batch the driver cannot stop past MAX_BATCH_BYTES fails the read",
+  async ({ c }) => {
+    // 700 rows of 1 MiB read whole (LIMIT within the batch): past 512 MiB, refused as built.
+    await rejects(
+      async () =>
+        await drain(
+          await c.query({
+            sql: "SELECT repeat('y', 1048576) AS y FROM generate_series(1, 700) g LIMIT 700",
+          }, { maxCellBytes: 8 * 1024 * KB }),
+        ),
+      (error) => error instanceof BatchTooLarge,
+    );
+    equal(Number((await drain(await c.query({ sql: "SELECT 7 AS n" }))).rows[0][0]), 7);
+  },
+);

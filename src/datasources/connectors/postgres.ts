@@ -41,7 +41,7 @@ import {
 } from "./postgres_driver.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import { rowBound } from "./row_bound.ts";
-import { BATCH_BYTES } from "./value_bounds.ts";
+import { BATCH_BYTES, BatchTooLarge, ValueTooLarge } from "./value_bounds.ts";
 import {
   type ColumnInfo,
   type Connector,
@@ -191,6 +191,12 @@ export class PostgresConnector implements Connector {
         // when the server lost it or its result shape changed, at the back of what it has
         // sent, and behind a ROLLBACK that re-run would be outside the read-only transaction.
         this.#releaseLeftOver(lease, reset);
+        return;
+      }
+      if (error instanceof ValueTooLarge || error instanceof BatchTooLarge) {
+        // Refused inside the driver mid-batch: the server may still be sending the rest of it.
+        // Closing the connection ends the statement there and leaves no half-read protocol.
+        lease.release({ broken: true });
         return;
       }
       // After a failure or a cancel the connection proves itself before anyone reuses it.

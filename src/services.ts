@@ -385,6 +385,7 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       logger,
       systemActor: platform.systemActor,
       connections: datasources.connections,
+      pipelines: authoring.pipelines.lifecycle,
       executor: options.executor,
       now: options.now,
     });

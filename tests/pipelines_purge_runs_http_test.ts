@@ -106,6 +106,47 @@ bothStores(
 );
 
 bothStores(
+  "issue 22 finding 5: the entity delete takes its runs and its exclusive draft templates together",
+  async (withWorld) => {
+    await withWorld(async (w) => {
+      const t = await w.req("POST", "/api/v1/templates", w.h.author, {
+        id: "runs/only",
+        dialect: "DUCKDB",
+        display_name: "only",
+        body: "SELECT 42 AS answer",
+      });
+      equal(t.status, 201, JSON.stringify(t.body));
+      const p = await create(w, {
+        name: "runs/templated",
+        nodes: [{
+          id: "a",
+          type: "DQL",
+          source: "tempdb",
+          template: { id: "runs/only", version: 1 },
+        }],
+      });
+      const ran = await run(w, p.id);
+      const del = await w.req(
+        "DELETE",
+        `${P}/${p.id}?include_exclusive_draft_templates=true`,
+        w.h.author,
+      );
+      deepEqual(del.body.data, {
+        purged: true,
+        exclusive_draft_templates: ["runs/only"],
+        exclusive_draft_templates_purged: true,
+      });
+      deepEqual(await stored(w, ran.executionId), gone);
+      expectError(
+        await w.req("GET", "/api/v1/templates?name=runs/only", w.h.author),
+        404,
+        "template.not_found",
+      );
+    });
+  },
+);
+
+bothStores(
   "issue 22 finding 5: a purged draft takes its own runs; released versions keep theirs",
   async (withWorld) => {
     await withWorld(async (w) => {

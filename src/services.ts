@@ -31,6 +31,7 @@ import {
   EndpointServer,
   EndpointService,
   LiveEndpoints,
+  type PublishRules,
   ReleasedVersions,
 } from "./endpoints/mod.ts";
 import { ApiKeyService } from "./identity/mod.ts";
@@ -314,6 +315,7 @@ function openPromotion(
   keys: ApiKeyService,
   authoring: ReturnType<typeof openAuthoring>,
   live: LiveEndpoints,
+  publishRules: PublishRules,
 ) {
   const { config, db, logger } = p;
   const settings = config.deployment.promotion;
@@ -328,6 +330,7 @@ function openPromotion(
       db,
       pipelines: authoring.pipelines,
       live,
+      publishRules,
       systemActor: p.systemActor,
       deploymentName: config.deployment.name,
       authoringEnabled: config.deployment.authoringEnabled,
@@ -391,6 +394,7 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       logger,
       systemActor: platform.systemActor,
       connections: datasources.connections,
+      pipelines: authoring.pipelines.lifecycle,
       executor: options.executor,
       now: options.now,
     });
@@ -401,15 +405,15 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       await executions.executions.close(grace);
     });
     const released = new ReleasedVersions(authoring.pipelines.lifecycle);
+    // A publish and a promotion push write endpoint rows by the same rules.
+    const publishRules = {
+      released,
+      timeoutMinSeconds: config.endpoints.timeoutMinSeconds,
+      timeoutMaxSeconds: config.endpoints.timeoutMaxSeconds,
+    };
     const endpoints = {
       liveEndpoints,
-      endpoints: new EndpointService({
-        db,
-        live: liveEndpoints,
-        released,
-        timeoutMinSeconds: config.endpoints.timeoutMinSeconds,
-        timeoutMaxSeconds: config.endpoints.timeoutMaxSeconds,
-      }),
+      endpoints: new EndpointService({ db, live: liveEndpoints, ...publishRules }),
       endpointServer: new EndpointServer({
         db,
         live: liveEndpoints,
@@ -418,7 +422,13 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
         resultLimits: config.result,
       }),
     };
-    const promotion = openPromotion(platform, identity.keys, authoring, liveEndpoints);
+    const promotion = openPromotion(
+      platform,
+      identity.keys,
+      authoring,
+      liveEndpoints,
+      publishRules,
+    );
     await seedDemo(config, {
       db,
       dataDir: config.dataDir,

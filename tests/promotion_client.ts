@@ -97,15 +97,20 @@ export const HARDENED = {
 
 /**
  * A hardened production and a development deployment whose promotion target it is, holding a
- * server key of production's.
+ * server key of production's; `devEnv` adds settings to development.
  */
-export async function pair(kind: StoreKind, targetEnv: Record<string, string> = HARDENED) {
+export async function pair(
+  kind: StoreKind,
+  targetEnv: Record<string, string> = HARDENED,
+  devEnv: Record<string, string> = {},
+) {
   const prod = await deployment(kind, targetEnv);
   const { key } = await mintServerKey(prod);
   const dev = await deployment(kind, {
     SERVICE_DEPLOYMENT_NAME: "development",
     SERVICE_DEPLOYMENT_PROMOTION_TARGET_URL: prod.s.url,
     SERVICE_DEPLOYMENT_PROMOTION_TARGET_KEY: key,
+    ...devEnv,
   }, ["wh", "wh2"]);
   return { prod, dev, key };
 }
@@ -115,8 +120,9 @@ export async function withPair(
   kind: StoreKind,
   fn: (p: Awaited<ReturnType<typeof pair>>) => Promise<void>,
   targetEnv?: Record<string, string>,
+  devEnv?: Record<string, string>,
 ): Promise<void> {
-  const p = await pair(kind, targetEnv);
+  const p = await pair(kind, targetEnv, devEnv);
   try {
     await fn(p);
   } finally {

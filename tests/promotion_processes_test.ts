@@ -1,7 +1,7 @@
 /**
  * Promotion between two real deployments (issue 16, "done means"): a development `main.ts serve`
  * on SQLite and a hardened production `main.ts serve` on PostgreSQL with Redis. Promote,
- * re-promote (no-op), preview a breaking change, promote a newer release, every refusal, a push
+ * re-promote (refused: not newer), preview a breaking change, promote a newer release, every refusal, a push
  * killed midway (the receiver process is killed while its transaction waits) leaving production
  * exactly as before, and a key rotation without a restart that loses no promotion.
  *
@@ -281,10 +281,11 @@ Deno.test({
       equal(payload.row_count, 1);
       ok(JSON.stringify(payload.rows).includes("32"));
 
-      // Re-promotion is a no-op.
+      // Re-promotion of the release production has: not newer, nothing sent.
+      const promotedState = await productionState(sql);
       const again = await promote(id);
-      equal(again.status, 200, JSON.stringify(again.body));
-      deepEqual(again.body.data.pushed.applied, { templates: 0, pipelines: 0, endpoints: 0 });
+      deepEqual([again.status, again.body.error.code], [409, "pipeline.promotion.not_newer"]);
+      deepEqual(await productionState(sql), promotedState);
 
       // A breaking v2 (a new required parameter, a column gone), run once on development so its
       // result columns are known; the preview flags it and changes nothing on production.
@@ -379,12 +380,15 @@ Deno.test({
       equal(retried.status, 200, JSON.stringify(retried.body));
       deepEqual([retried.body.data.previous_version, retried.body.data.pipeline.version], [v2, v3]);
 
-      // Key rotation without a restart: promotions run back to back while a second key is
-      // minted, written to the sender's key file, and the first revoked. None is lost.
+      // Key rotation without a restart: promotions of ever newer releases run back to back while
+      // a second key is minted, written to the sender's key file, and the first revoked. None is
+      // lost.
       let stop = false;
       const outcomes: number[] = [];
       const loop = (async () => {
         while (!stop || outcomes.length < 3) {
+          await save(orders(t3, { description: `rotation ${outcomes.length}` }));
+          await releaseNow();
           outcomes.push((await promote(id)).status);
         }
       })();

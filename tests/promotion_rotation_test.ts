@@ -25,10 +25,15 @@ forEachStoreKind("promotion key rotation: no restart, no promotion lost", async 
   });
   try {
     await template(dev, "lib/orders", "SELECT id FROM orders");
-    const p = await release(dev, {
+    const body = (n: number) => ({
       name: "shop/orders",
+      description: `release ${n}`,
       nodes: [{ id: "o", type: "DQL", source: "wh", template: { id: "lib/orders", version: 1 } }],
     });
+    const p = await release(dev, body(1));
+    // Each promotion carries a newer release: production refuses one it already has.
+    let n = 1;
+    const newer = async () => (await release(dev, body(++n), p.id)).version;
     const promote = () =>
       dev.req("POST", "/api/v1/promotion/promote", dev.promoter, { pipeline_id: p.id });
     equal((await promote()).status, 200);
@@ -36,8 +41,10 @@ forEachStoreKind("promotion key rotation: no restart, no promotion lost", async 
     // The documented order, through the running sender: mint, set, revoke.
     const k2 = await mintServerKey(prod, "second");
     await Deno.writeTextFile(keyFile, k2.key);
+    await newer();
     equal((await promote()).status, 200);
     equal((await prod.req("DELETE", `/api/v1/auth/api-keys/${k1.id}`, prod.admin)).status, 204);
+    await newer();
     equal((await promote()).status, 200);
 
     // The race: the sender has read k2 when the operator rotates to k3 and revokes k2, before the
@@ -63,6 +70,7 @@ forEachStoreKind("promotion key rotation: no restart, no promotion lost", async 
       await Deno.writeTextFile(keyFile, k3.key);
       equal((await prod.req("DELETE", `/api/v1/auth/api-keys/${k2.id}`, prod.admin)).status, 204);
     };
+    const last = await newer();
     const raced = await sender.promote(
       {
         actor: dev.f.users.promoter.principal,
@@ -71,7 +79,7 @@ forEachStoreKind("promotion key rotation: no restart, no promotion lost", async 
       },
       p.id,
     );
-    equal(raced.pipeline.version, p.version);
+    equal(raced.pipeline.version, last);
     ok(k3Box.key, "the rotation ran inside the promotion");
 
     const audit = async (event: string): Promise<Json[]> =>

@@ -86,10 +86,9 @@ forEachStoreKind(
       ]);
       deepEqual(inv.templates.map((p: Json) => [p.name, p.current_version]), [["lib/orders", 1]]);
 
-      // Re-promotion: accepted, nothing applied.
+      // Re-promotion of the release production has: not newer, refused before any push.
       const again = await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: parent.id });
-      equal(again.status, 200, JSON.stringify(again.body));
-      deepEqual(again.body.data.pushed.applied, { templates: 0, pipelines: 0, endpoints: 0 });
+      deepEqual([again.status, again.body.error.code], [409, "pipeline.promotion.not_newer"]);
 
       // A newer release of the child arrives with its own number.
       const child2 = await release(dev, orders("shop/orders", 1, { description: "v2" }), child.id);
@@ -273,13 +272,9 @@ forEachStoreKind(
       });
       equal(pub.status, 201, JSON.stringify(pub.body));
       equal((await dev.req("POST", PROMOTE, dev.promoter, { pipeline_id: p.id })).status, 200);
-      const unchanged = await preview(p.id);
-      deepEqual(unchanged.body.data.pipelines.map((r: Json) => r.change), ["unchanged"]);
-      deepEqual(unchanged.body.data.endpoints, [{
-        path_pattern: "/shop/orders/{customer_id}",
-        pipeline_name: "shop/orders",
-        change: "unchanged",
-      }]);
+      // What production has is not newer: the preview refuses as promote would.
+      const same = await preview(p.id);
+      deepEqual([same.status, same.body.error.code], [409, "pipeline.promotion.not_newer"]);
 
       // A release that retypes nothing but drops `limit` and requires `region`: breaking, since
       // production publishes the pipeline.
@@ -309,6 +304,15 @@ forEachStoreKind(
       ]);
       // Neither version ever ran here or there: the columns are unknown, not guessed.
       equal(row.result_columns, null);
+      deepEqual(b.body.data.templates.map((r: Json) => [r.name, r.change]), [[
+        "lib/orders",
+        "unchanged",
+      ]]);
+      deepEqual(b.body.data.endpoints, [{
+        path_pattern: "/shop/orders/{customer_id}",
+        pipeline_name: "shop/orders",
+        change: "unchanged",
+      }]);
       equal(b.body.data.breaking, true);
       deepEqual(await inventory(prod, key), before);
 

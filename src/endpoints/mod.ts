@@ -22,6 +22,7 @@ export {
   type Segment,
 } from "./path.ts";
 export { type Released, ReleasedVersions, type WriteDefect } from "./released.ts";
+export { type PublishRules } from "./publish_rules.ts";
 export {
   authorise,
   bindParameters,

@@ -3,6 +3,10 @@
  * serve pipelines of the batch, with every binding that decides their access named by key name;
  * the receiver writes them inside the push's one transaction.
  *
+ * Every pushed row passes the target's publish rules (publish_rules.ts) as a publish there would,
+ * against the release the push leaves serving; any refusal refuses the batch with publish's code,
+ * and the timeout is clamped to the target's bounds.
+ *
  * Decisions where the documents are silent:
  * - An endpoint is matched on the target by its pattern (unique deployment-wide). A pattern held by
  *   another workspace of the target, or one that would overlap another pattern there, refuses the
@@ -19,8 +23,13 @@ import { AppError } from "../errors/mod.ts";
 import { KEY_PREFIX, liveEndpointKeysIn, setKeyBindings } from "../identity/mod.ts";
 import { newId } from "../lib/ids.ts";
 import type { Queryable } from "../store/mod.ts";
-import { Matcher } from "./matcher.ts";
 import { appliesTo, parseNode, parsePattern, type Segment } from "./path.ts";
+import {
+  checkPublishable,
+  pathConflict,
+  type PublishRules,
+  refuseConflict,
+} from "./publish_rules.ts";
 import * as repo from "./repo.ts";
 
 /** An endpoint row as a promotion carries it: the pipeline by name, bindings by key name. */
@@ -105,12 +114,13 @@ export function missingKey(
 }
 
 /**
- * Writes promoted endpoint rows in the push's transaction; `pipelineId` maps a pipeline name to
- * its id here. Answers whether anything changed (the caller announces it after the commit).
+ * Writes promoted endpoint rows in the push's transaction, after the push's pipelines; `pipelineId`
+ * maps a pipeline name to its id here. Answers how many changes were made (the caller announces
+ * them after the commit).
  */
 export async function applyPromotedEndpoints(
   tx: Queryable,
-  ctx: { workspaceId: string; actorId: string; provider: string },
+  ctx: { workspaceId: string; actorId: string; provider: string; rules: PublishRules },
   endpoints: readonly PromotedEndpoint[],
   pipelineId: (name: string) => Promise<string | undefined>,
   at: string,
@@ -120,7 +130,6 @@ export async function applyPromotedEndpoints(
   const keys = await liveEndpointKeysIn(tx, ctx.workspaceId);
   let changed = 0;
   for (const e of endpoints) {
-    const pattern = parsePattern(e.path_pattern);
     const pipeline = await pipelineId(e.pipeline_name);
     if (!pipeline) {
       throw new AppError("pipeline.not_found", {
@@ -128,29 +137,24 @@ export async function applyPromotedEndpoints(
         reason: "the endpoint's pipeline is neither in the batch nor on the target",
       });
     }
+    const { pattern, timeoutSeconds } = await checkPublishable(ctx.rules, {
+      workspaceId: ctx.workspaceId,
+      pipelineId: pipeline,
+      pathPattern: e.path_pattern,
+      timeoutSeconds: e.timeout_seconds,
+    }, tx);
     const existing = await repo.findByPattern(tx, pattern.text);
     if (existing && existing.workspace_id !== ctx.workspaceId) {
-      throw new AppError("endpoint.path_conflict", {
-        path_pattern: pattern.text,
-        conflicts_with: existing.path_pattern,
-      });
+      throw pathConflict(pattern.text, existing.path_pattern);
     }
     if (!existing) {
-      const others = new Matcher<null>();
-      for (const text of await repo.allPatterns(tx)) others.add(parsePattern(text), null);
-      const clash = others.conflictWith(pattern.segments);
-      if (clash) {
-        throw new AppError("endpoint.path_conflict", {
-          path_pattern: pattern.text,
-          conflicts_with: clash.text,
-        });
-      }
+      await refuseConflict(tx, pattern);
       await repo.insertEndpoint(tx, {
         id: newId(),
         path_pattern: pattern.text,
         workspace_id: ctx.workspaceId,
         pipeline_id: pipeline,
-        timeout_seconds: e.timeout_seconds,
+        timeout_seconds: timeoutSeconds,
         enabled: e.enabled,
         description: e.description,
         created_by: ctx.actorId,
@@ -160,13 +164,13 @@ export async function applyPromotedEndpoints(
       await audit(tx, ctx, "endpoint.published", { path_pattern: pattern.text, via: "promotion" });
       changed++;
     } else if (
-      existing.pipeline_id !== pipeline || existing.timeout_seconds !== e.timeout_seconds ||
+      existing.pipeline_id !== pipeline || existing.timeout_seconds !== timeoutSeconds ||
       existing.enabled !== e.enabled || existing.description !== e.description
     ) {
       await tx.execute(
         `UPDATE endpoints SET pipeline_id = $2, timeout_seconds = $3, enabled = $4,
            description = $5, updated_at = $6 WHERE id = $1`,
-        [existing.id, pipeline, e.timeout_seconds, e.enabled, e.description, at],
+        [existing.id, pipeline, timeoutSeconds, e.enabled, e.description, at],
       );
       changed++;
     }

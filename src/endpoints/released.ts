@@ -13,6 +13,7 @@
  */
 import { AppError } from "../errors/mod.ts";
 import { parseBody, type PipelineBody } from "../pipelines/mod.ts";
+import type { Queryable } from "../store/mod.ts";
 import type { VersionLifecycle } from "../versions/mod.ts";
 
 /** A nesting bound for the walk, the executor's default depth (a cycle ends here too). */
@@ -35,6 +36,10 @@ export interface WriteDefect {
   via: string[];
 }
 
+/**
+ * Every read takes an optional `db`: a caller inside a transaction (a promotion push checking what
+ * it just imported) reads through it; the default is the lifecycle's store.
+ */
 export class ReleasedVersions {
   readonly #pipelines: VersionLifecycle;
   readonly #bodies = new Map<string, PipelineBody>();
@@ -47,13 +52,14 @@ export class ReleasedVersions {
   async latest(
     workspaceId: string,
     pipelineId: string,
+    db?: Queryable,
   ): Promise<Released | "gone" | "no_release"> {
-    const meta = await this.#latestMeta(workspaceId, pipelineId);
+    const meta = await this.#latestMeta(workspaceId, pipelineId, db);
     if (typeof meta === "string") return meta;
     return {
       version: meta.version,
       bodyHash: meta.body_hash,
-      body: await this.#body(workspaceId, pipelineId, meta.version, meta.body_hash),
+      body: await this.#body(workspaceId, pipelineId, meta.version, meta.body_hash, db),
     };
   }
 
@@ -66,8 +72,8 @@ export class ReleasedVersions {
     return typeof meta === "string" ? meta : meta.version;
   }
 
-  async #latestMeta(workspaceId: string, pipelineId: string) {
-    const metas = await this.#metas(workspaceId, pipelineId);
+  async #latestMeta(workspaceId: string, pipelineId: string, db?: Queryable) {
+    const metas = await this.#metas(workspaceId, pipelineId, db);
     if (!metas) return "gone";
     return metas.filter((m) => m.status === "RELEASED").at(-1) ?? "no_release";
   }
@@ -86,8 +92,13 @@ export class ReleasedVersions {
   }
 
   /** The first node that could write, depth first in node order, or null when none can. */
-  async writeDefect(workspaceId: string, pipelineId: string, released: Released) {
-    return await this.#defect(workspaceId, pipelineId, released.version, released.body, [], 0);
+  async writeDefect(
+    workspaceId: string,
+    pipelineId: string,
+    released: Released,
+    db?: Queryable,
+  ) {
+    return await this.#defect(workspaceId, pipelineId, released.version, released.body, [], 0, db);
   }
 
   async #defect(
@@ -97,6 +108,7 @@ export class ReleasedVersions {
     body: PipelineBody,
     via: string[],
     depth: number,
+    db?: Queryable,
   ): Promise<WriteDefect | null> {
     const at = (node_id: string, reason: string): WriteDefect => ({
       node_id,
@@ -115,7 +127,7 @@ export class ReleasedVersions {
       if (node.type !== "PIPELINE") return at(node.id, `a ${node.type} node writes`);
       if (target === "datasource") return at(node.id, "its output goes to a datasource");
       if (depth + 1 >= MAX_DEPTH) return at(node.id, "child pipelines nest too deep");
-      const child = await this.#child(workspaceId, node.pipeline!.id, node.pipeline!.version);
+      const child = await this.#child(workspaceId, node.pipeline!.id, node.pipeline!.version, db);
       if (!child) return at(node.id, "its child pipeline version no longer exists");
       const found = await this.#defect(
         workspaceId,
@@ -124,6 +136,7 @@ export class ReleasedVersions {
         child.body,
         [...via, node.id],
         depth + 1,
+        db,
       );
       if (found) return found;
     }
@@ -131,11 +144,11 @@ export class ReleasedVersions {
   }
 
   /** A child as the executor would run it: the pinned version, else the current one. */
-  async #child(workspaceId: string, childId: string, pinned: number | undefined) {
+  async #child(workspaceId: string, childId: string, pinned: number | undefined, db?: Queryable) {
     let wanted = pinned;
     if (wanted === undefined) {
       try {
-        wanted = (await this.#pipelines.view(workspaceId, childId)).entity.current_version ??
+        wanted = (await this.#pipelines.view(workspaceId, childId, db)).entity.current_version ??
           undefined;
       } catch (e) {
         if (gone(e)) return null;
@@ -143,28 +156,30 @@ export class ReleasedVersions {
       }
       if (wanted === undefined) return null;
     }
-    const meta = (await this.#metas(workspaceId, childId))?.find((m) => m.version === wanted);
+    const meta = (await this.#metas(workspaceId, childId, db))?.find((m) => m.version === wanted);
     if (!meta) return null;
     return {
       version: meta.version,
-      body: await this.#body(workspaceId, childId, meta.version, meta.body_hash),
+      body: await this.#body(workspaceId, childId, meta.version, meta.body_hash, db),
     };
   }
 
-  async #metas(workspaceId: string, pipelineId: string) {
+  async #metas(workspaceId: string, pipelineId: string, db?: Queryable) {
     try {
-      return await this.#pipelines.versions(workspaceId, pipelineId);
+      return await this.#pipelines.versions(workspaceId, pipelineId, db);
     } catch (e) {
       if (gone(e)) return null;
       throw e;
     }
   }
 
-  async #body(workspaceId: string, id: string, version: number, hash: string) {
+  async #body(workspaceId: string, id: string, version: number, hash: string, db?: Queryable) {
+    // Keyed by hash: a body read inside a transaction that then rolls back is still the body of
+    // that hash wherever it is stored later.
     const key = `${id}@${version}#${hash}`;
     const cached = this.#bodies.get(key);
     if (cached) return cached;
-    const row = await this.#pipelines.version(workspaceId, id, version);
+    const row = await this.#pipelines.version(workspaceId, id, version, db);
     const body = parseBody(row.body, id);
     if (this.#bodies.size >= CACHE_MAX) this.#bodies.delete(this.#bodies.keys().next().value!);
     this.#bodies.set(key, body);

@@ -31,12 +31,16 @@ import { newId } from "../lib/ids.ts";
 import type { Db, Queryable } from "../store/mod.ts";
 import { isUniqueViolation } from "../store/mod.ts";
 import type { LiveEndpoints } from "./live.ts";
-import { Matcher } from "./matcher.ts";
-import { appliesTo, parseNode, parsePattern, publishablePattern } from "./path.ts";
-import type { ReleasedVersions } from "./released.ts";
+import { appliesTo, parseNode, parsePattern } from "./path.ts";
+import {
+  checkPublishable,
+  pathConflict,
+  type PublishRules,
+  refuseConflict,
+} from "./publish_rules.ts";
 import * as repo from "./repo.ts";
 
-export const DEFAULT_TIMEOUT_SECONDS = 30;
+export { DEFAULT_TIMEOUT_SECONDS } from "./publish_rules.ts";
 const BINDINGS_MAX = 100;
 
 /** Who acts and in which workspace. */
@@ -71,13 +75,10 @@ export interface BindingView {
   already_bound?: boolean;
 }
 
-export interface EndpointServiceOptions {
+/** `released` and the timeout bounds are the publish rules (publish_rules.ts). */
+export interface EndpointServiceOptions extends PublishRules {
   db: Db;
   live: LiveEndpoints;
-  released: ReleasedVersions;
-  /** `service.endpoints.timeout-min-seconds` and `-max-seconds`. */
-  timeoutMinSeconds: number;
-  timeoutMaxSeconds: number;
   now?: () => number;
 }
 
@@ -117,42 +118,19 @@ export class EndpointService {
   /** Publishes a released, side-effect-free pipeline under a new pattern (201). */
   async publish(ctx: EndpointContext, input: unknown): Promise<EndpointView> {
     const body = parse(publishBody, input);
-    const pattern = publishablePattern(body.path_pattern);
-    const released = await this.#o.released.latest(ctx.workspaceId, body.pipeline_id);
-    if (released === "gone") {
-      throw new AppError("pipeline.not_found", {
-        pipeline_id: body.pipeline_id,
-        reason: "not in this workspace",
-      });
-    }
-    if (released === "no_release") {
-      throw new AppError("endpoint.pipeline_not_released", { pipeline_id: body.pipeline_id });
-    }
-    const declared = released.body.parameters;
-    const unknown = pattern.variables.find((v) => !Object.hasOwn(declared, v));
-    if (unknown) {
-      throw new AppError("endpoint.path_variable_unknown", {
-        variable: unknown,
-        path_pattern: pattern.text,
-        pipeline_version: released.version,
-        declared: Object.keys(declared),
-      });
-    }
-    const defect = await this.#o.released.writeDefect(
-      ctx.workspaceId,
-      body.pipeline_id,
-      released,
-    );
-    if (defect) throw new AppError("endpoint.pipeline_not_readonly", { ...defect });
-    const { timeoutMinSeconds: min, timeoutMaxSeconds: max } = this.#o;
-    const timeout = Math.min(max, Math.max(min, body.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS));
+    const { pattern, released, timeoutSeconds } = await checkPublishable(this.#o, {
+      workspaceId: ctx.workspaceId,
+      pipelineId: body.pipeline_id,
+      pathPattern: body.path_pattern,
+      timeoutSeconds: body.timeout_seconds,
+    });
     const at = this.#stamp();
     const row = {
       id: newId(),
       path_pattern: pattern.text,
       workspace_id: ctx.workspaceId,
       pipeline_id: body.pipeline_id,
-      timeout_seconds: timeout,
+      timeout_seconds: timeoutSeconds,
       enabled: body.enabled ?? true,
       description: body.description ?? null,
       created_by: ctx.actor.userId,
@@ -162,10 +140,7 @@ export class EndpointService {
     try {
       await this.#o.db.transaction(async (tx) => {
         await repo.lockForPublish(tx);
-        const existing = new Matcher<null>();
-        for (const text of await repo.allPatterns(tx)) existing.add(parsePattern(text), null);
-        const clash = existing.conflictWith(pattern.segments);
-        if (clash) throw conflict(pattern.text, clash.text);
+        await refuseConflict(tx, pattern);
         await repo.insertEndpoint(tx, row);
         await this.#audit(tx, ctx, "endpoint.published", {
           path_pattern: row.path_pattern,
@@ -177,7 +152,7 @@ export class EndpointService {
       });
     } catch (e) {
       // Another workspace's identical pattern committed between our read and insert.
-      if (isUniqueViolation(e)) throw conflict(pattern.text, pattern.text);
+      if (isUniqueViolation(e)) throw pathConflict(pattern.text, pattern.text);
       throw e;
     }
     await this.#o.live.changed();
@@ -361,10 +336,6 @@ export class EndpointService {
       details: ctx.actor.keyId ? { ...details, via_key_id: ctx.actor.keyId } : details,
     });
   }
-}
-
-function conflict(path: string, other: string): AppError {
-  return new AppError("endpoint.path_conflict", { path_pattern: path, conflicts_with: other });
 }
 
 /** Whether a stored binding path names the tree node `key`. */

@@ -89,6 +89,12 @@ export const pipelineErrors = {
       "Version {version} of pipeline {pipeline_id} is {status}; released versions are kept, only a draft can be purged.",
     user_message: "Released versions cannot be deleted.",
   },
+  "pipeline.version.running": {
+    status: 409,
+    message:
+      "Version {version} of pipeline {pipeline_id} has {running} running executions; a purge takes its executions, so cancel them or let them end first.",
+    user_message: "This pipeline is still running. Cancel the run or let it end, then delete.",
+  },
   "pipeline.release.template_not_released": {
     status: 409,
     message:

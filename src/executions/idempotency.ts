@@ -14,6 +14,8 @@ export type Claim =
   /** A retry: answer with the execution the first request started. */
   | { fresh: false; executionId: string };
 
+const purgedKey = (executionId: string) => `idempotency-purged:${executionId}`;
+
 export class IdempotencyCache {
   readonly #store: SharedStore;
   readonly #ttlMs: number;
@@ -42,6 +44,27 @@ export class IdempotencyCache {
       throw new AppError("idempotency.key_reused_for_different_request", { key });
     }
     return { fresh: false, executionId: stored.execution_id };
+  }
+
+  /**
+   * Remembers that these runs were purged with their pipeline version, for as long as a claim
+   * naming one can live: a retry then learns the run is gone instead of waiting for its record.
+   * Claims are found by key, not by run, so the purge leaves them and marks the runs instead.
+   */
+  async forget(runs: { id: string; started_at: string }[], now: number): Promise<void> {
+    const recent = runs.filter((r) => Date.parse(r.started_at) > now - this.#ttlMs);
+    for (let i = 0; i < recent.length; i += 100) {
+      await Promise.all(
+        recent.slice(i, i + 100).map((r) =>
+          this.#store.set(purgedKey(r.id), "1", { ttlMs: this.#ttlMs })
+        ),
+      );
+    }
+  }
+
+  /** Whether `executionId` was marked purged (its record may still exist: a rolled-back purge). */
+  async forgotten(executionId: string): Promise<boolean> {
+    return await this.#store.get(purgedKey(executionId)) !== null;
   }
 
   /** Frees a key whose execution never started (refused before acceptance). */

@@ -149,6 +149,18 @@ export function idFloor(ms: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
 }
 
+/**
+ * The runs of a pipeline (of one version when `$2` is given) and, at any depth, the child runs
+ * they started (executions_by_parent): what a purge takes with a draft (spec 2 §3.1).
+ */
+function runTrees(version: number | undefined): string {
+  return `WITH RECURSIVE doomed (id) AS (
+      SELECT id FROM executions
+      WHERE pipeline_id = $1${version === undefined ? "" : " AND pipeline_version = $2"}
+      UNION
+      SELECT e.id FROM executions e JOIN doomed d ON e.parent_execution_id = d.id)`;
+}
+
 export class ExecutionRepo {
   constructor(readonly db: Queryable) {}
 
@@ -290,6 +302,37 @@ export class ExecutionRepo {
       [before, exceptInstance],
     );
     return rows.map(fromRow);
+  }
+
+  /** The runs a purge of `pipelineId` (`version` alone when given) takes, child runs included. */
+  async runTrees(
+    pipelineId: string,
+    version?: number,
+  ): Promise<{ id: string; status: ExecutionStatus; started_at: string }[]> {
+    const params = version === undefined ? [pipelineId] : [pipelineId, version];
+    const rows = await this.db.query(
+      `${runTrees(version)}
+       SELECT id, status, started_at FROM executions WHERE id IN (SELECT id FROM doomed)`,
+      params,
+    );
+    return rows.map((r) => ({
+      id: String(r.id),
+      status: String(r.status) as ExecutionStatus,
+      started_at: toIso(r.started_at)!,
+    }));
+  }
+
+  /**
+   * Deletes those runs, their events with them (ON DELETE CASCADE); returns how many runs went.
+   * One statement: a parent and its children go together, so the self-reference holds at its end.
+   */
+  async deleteRunTrees(pipelineId: string, version?: number): Promise<number> {
+    const params = version === undefined ? [pipelineId] : [pipelineId, version];
+    return await this.db.execute(
+      `${runTrees(version)}
+       DELETE FROM executions WHERE id IN (SELECT id FROM doomed)`,
+      params,
+    );
   }
 
   /** The node ids of a pipeline version's body, in body order; empty when it is gone. */

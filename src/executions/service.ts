@@ -177,7 +177,14 @@ export class ExecutionService {
         asked,
         executionId,
       );
-      if (!claim.fresh) return this.#replayed(claim.executionId, release);
+      if (!claim.fresh) {
+        // The run went with a purged draft: there is nothing to follow, and never will be.
+        const id = claim.executionId;
+        if (await this.#o.idempotency.forgotten(id) && !await this.repo.get(id)) {
+          throw new AppError("result.execution_not_found", { execution_id: id });
+        }
+        return this.#replayed(id, release);
+      }
       executionId = claim.executionId;
     }
     try {

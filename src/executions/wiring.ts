@@ -12,6 +12,7 @@ import type { Db } from "../store/mod.ts";
 import { PIPELINE_KIND, TEMPLATE_KIND, VersionLifecycle } from "../versions/mod.ts";
 import { Executor, lifecycleCatalog } from "./executor.ts";
 import { IdempotencyCache } from "./idempotency.ts";
+import { purgeRuns } from "./purge.ts";
 import { ExecutionHousekeeping } from "./reaper.ts";
 import { ResultStore } from "./result_store.ts";
 import { ExecutionService, type ExecutorPort } from "./service.ts";
@@ -23,6 +24,8 @@ export interface ExecutionsWiringDeps {
   logger: Logger;
   systemActor: SystemActor;
   connections: Pick<DatasourceConnections, "forExecution">;
+  /** The authoring pipelines' lifecycle: its purges take the purged versions' runs (purge.ts). */
+  pipelines?: Pick<VersionLifecycle, "addHook">;
   /** Replaces the real executor (the executions service's own tests script their runs). */
   executor?: ExecutorPort;
   now?: () => number;
@@ -58,11 +61,13 @@ export async function openExecutions(deps: ExecutionsWiringDeps): Promise<Execut
       duckdbMemoryMb: config.executor.duckdbMemoryLimitMb,
     },
   });
+  const idempotency = new IdempotencyCache(shared, config.idempotency.ttlSeconds);
+  deps.pipelines?.addHook("beforePurge", purgeRuns(idempotency, now ?? Date.now));
   const executions = new ExecutionService({
     db,
     shared,
     results,
-    idempotency: new IdempotencyCache(shared, config.idempotency.ttlSeconds),
+    idempotency,
     logger,
     executor: deps.executor ?? executor,
     resultLimits: config.result,

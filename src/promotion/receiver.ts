@@ -28,6 +28,7 @@ import {
   endpointKeyNames,
   type LiveEndpoints,
   type PromotedEndpoint,
+  type PublishRules,
 } from "../endpoints/mod.ts";
 import { AppError, toAppError } from "../errors/mod.ts";
 import type { Principal, SystemActor } from "../identity/mod.ts";
@@ -80,6 +81,8 @@ export interface PromotionReceiverOptions {
   db: Db;
   pipelines: PipelineService;
   live: LiveEndpoints;
+  /** The target's publish rules, which every pushed endpoint row passes. */
+  publishRules: PublishRules;
   systemActor: SystemActor;
   deploymentName: string;
   authoringEnabled: boolean;
@@ -196,7 +199,12 @@ export class PromotionReceiver {
         }
         const endpointsChanged = await applyPromotedEndpoints(
           tx,
-          { workspaceId: ws.id, actorId: this.#o.systemActor.id, provider: "system" },
+          {
+            workspaceId: ws.id,
+            actorId: this.#o.systemActor.id,
+            provider: "system",
+            rules: this.#o.publishRules,
+          },
           endpoints,
           (name) => repo.pipelineIdByName(tx, ws.id, name),
           nowIso(),

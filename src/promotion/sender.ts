@@ -9,9 +9,11 @@
  * `target-key-file` when set (so a rotated key is picked up without a restart), else `target-key`.
  *
  * Decisions where the documents are silent:
- * - `not_newer`: the target's latest release of the root pipeline is above the one sent, or equal
- *   with another hash. An equal version with the same hash is sent (the receiver's no-op), so a
- *   re-promotion succeeds and is audited on both sides.
+ * - `not_newer`: the target's latest release of the root pipeline is the one sent or above it
+ *   (spec 3 §4.4 lists it among the refusals made before anything is sent). A re-promotion of
+ *   the release the target has is refused like an older one, so endpoint changes travel with a
+ *   newer release. Children and templates of the closure are not compared: the receiver applies
+ *   what it lacks and leaves identical versions alone.
  * - A refusal the target answers (its error envelope) is answered here with the same code and
  *   status, its details under `target_details`; an unreachable target or an unknown answer is 502
  *   `pipeline.promotion.target_unreachable`. A target answering 401 is reported that way too
@@ -160,11 +162,7 @@ export class PromotionSender {
       });
     }
     const there = inventory.pipelines.find((p) => p.name === bundle.root.name);
-    if (
-      there && (there.current_version > bundle.root.version ||
-        (there.current_version === bundle.root.version &&
-          there.body_hash !== bundle.root.body_hash))
-    ) {
+    if (there && there.current_version >= bundle.root.version) {
       throw new AppError("pipeline.promotion.not_newer", {
         name: bundle.root.name,
         version: bundle.root.version,

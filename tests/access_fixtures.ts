@@ -4,7 +4,7 @@
  * (cookie and CSRF header) and API keys of each scope.
  */
 import { hashSecret } from "../src/lib/argon2.ts";
-import type { Principal } from "../src/identity/types.ts";
+import type { Principal, WorkspaceContext } from "../src/identity/types.ts";
 import type { Runtime } from "../src/runtime.ts";
 
 export type RoleName = "viewer" | "author" | "promoter" | "ws_admin" | "super_admin";
@@ -126,4 +126,14 @@ export async function userKey(
     { flags: { author: true, promoter: true, admin: true }, isSuperAdmin: true },
   );
   return issued.key;
+}
+
+/** The seeded workspace as its admin acts in it: what datasource writes take as their scope. */
+export function adminScope(f: { workspace: { id: string; name: string } }): WorkspaceContext {
+  return {
+    id: f.workspace.id,
+    name: f.workspace.name,
+    flags: { author: true, promoter: false, admin: true },
+    implicit: false,
+  };
 }

@@ -10,6 +10,7 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import postgres from "postgres";
 import type { WorkspaceContext } from "../src/identity/mod.ts";
+import { adminScope } from "./access_fixtures.ts";
 import { pgJdbcUrl } from "./datasources.ts";
 import { startTestServer, type TestServer } from "./harness.ts";
 import { floorsHold, refuses, toolFixture, withClients } from "./mcp_tools_fixtures.ts";
@@ -63,12 +64,7 @@ async function register(s: TestServer, f: Awaited<ReturnType<typeof toolFixture>
   liteUrl: string;
 }) {
   const ds = s.runtime.datasources;
-  const acme: WorkspaceContext = {
-    id: f.workspace.id,
-    name: "acme",
-    flags: { author: true, promoter: false, admin: true },
-    implicit: false,
-  };
+  const acme = adminScope(f);
   const admin = f.users.ws_admin.principal;
   await ds.create(admin, acme, {
     name: "wh",

@@ -5,7 +5,7 @@
  * workspace.
  */
 import { deepEqual } from "node:assert/strict";
-import type { WorkspaceContext } from "../src/identity/mod.ts";
+import { adminScope } from "./access_fixtures.ts";
 import { writeParquet } from "./fixtures/lake.ts";
 import { startTestServer } from "./harness.ts";
 import { floorsHold, refuses, toolFixture, withClients } from "./mcp_tools_fixtures.ts";
@@ -20,12 +20,7 @@ forEachStoreKind(
       await Deno.mkdir(`${root}/sales/orders`, { recursive: true });
       await writeParquet(`${root}/sales/orders/part-0.parquet`, "SELECT 1 AS id, 9.5 AS amount");
       const f = await toolFixture(s);
-      const acme: WorkspaceContext = {
-        id: f.workspace.id,
-        name: "acme",
-        flags: { author: true, promoter: false, admin: true },
-        implicit: false,
-      };
+      const acme = adminScope(f);
       const ds = s.runtime.datasources;
       const lake = { dialect: "LAKE", jdbc_url: `jdbc:lake:file://${root}` };
       await ds.create(f.users.ws_admin.principal, acme, { name: "lake", ...lake });

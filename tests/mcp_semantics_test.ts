@@ -7,8 +7,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import type { WorkspaceContext } from "../src/identity/mod.ts";
-import { userKey } from "./access_fixtures.ts";
+import { adminScope, userKey } from "./access_fixtures.ts";
 import { startTestServer } from "./harness.ts";
 import { floorsHold, refuses, toolFixture, withClients } from "./mcp_tools_fixtures.ts";
 import { forEachStoreKind } from "./stores.ts";
@@ -25,12 +24,7 @@ forEachStoreKind(
       file.close();
       const f = await toolFixture(s);
       const root = f.users.super_admin.principal;
-      const acme: WorkspaceContext = {
-        id: f.workspace.id,
-        name: "acme",
-        flags: { author: true, promoter: false, admin: true },
-        implicit: false,
-      };
+      const acme = adminScope(f);
       const jdbc_url = `jdbc:sqlite:${path}`;
       await s.runtime.datasources.create(f.users.ws_admin.principal, acme, {
         name: "shop",

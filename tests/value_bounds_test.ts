@@ -11,8 +11,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import type { EventFrame } from "../src/executions/event_order.ts";
-import type { WorkspaceContext } from "../src/identity/mod.ts";
-import { seedRoles, userKey } from "./access_fixtures.ts";
+import { adminScope, seedRoles, userKey } from "./access_fixtures.ts";
 import { startTestServer, type TestServer } from "./harness.ts";
 import { readSse } from "./sse_client.ts";
 import { connect, type Json } from "./support/mcp_client.ts";
@@ -53,12 +52,7 @@ async function world() {
   new DatabaseSync(`${dir}/crm.db`).close();
   const s = await startTestServer({ env: { SERVICE_DEMO_ENABLED: "false" } });
   const f = await seedRoles(s.runtime);
-  const acme: WorkspaceContext = {
-    id: f.workspace.id,
-    name: "acme",
-    flags: { author: true, promoter: false, admin: true },
-    implicit: false,
-  };
+  const acme = adminScope(f);
   const admin = f.users.ws_admin.principal;
   // A read-only DuckDB datasource stages through JavaScript; a writable one is copied natively.
   for (

@@ -8,26 +8,14 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { forEachStore } from "../../tests/stores.ts";
 import { refuses } from "../../tests/support/refusals.ts";
-import { sqliteSource } from "../executions/executor_fixtures.ts";
 import type { Principal } from "../identity/mod.ts";
-import type { Db } from "../store/mod.ts";
 import { addWorkspace } from "../versions/test_fixtures.ts";
-import { type EndpointWorld, endpointWorld, peopleNodes } from "./test_fixtures.ts";
+import { type EndpointWorld, peopleNodes, withEndpointWorld } from "./test_fixtures.ts";
 
 /** A released read whose parameters are the path variables `v` and `w`. */
 const BY_V = {
   parameters: { v: { type: "string" }, w: { type: "string", default: "x" } },
 };
-
-async function withWorld(db: Db, fn: (e: EndpointWorld) => Promise<void>) {
-  const e = await endpointWorld(db);
-  try {
-    sqliteSource(e.w, "lite");
-    await fn(e);
-  } finally {
-    await e.close();
-  }
-}
 
 /** Serves a GET and answers its status, or the refusal's code. */
 async function outcome(e: EndpointWorld, p: Principal, path: string): Promise<string | number> {
@@ -50,7 +38,7 @@ const KIND = "endpoint.key_kind_refused";
 forEachStore(
   "issue 22 finding 2: a binding on a literal node below a variable pattern decides for its URLs",
   (db) =>
-    withWorld(db, async (e) => {
+    withEndpointWorld(db, async (e) => {
       const id = await e.released(peopleNodes("lite", "SELECT :v AS v"), BY_V);
       await e.service.publish(e.ctx, { path_pattern: "/p/lit/{v}", pipeline_id: id });
       const user = await e.key({ name: "user", scopes: ["execute"] });
@@ -108,7 +96,7 @@ forEachStore(
 forEachStore(
   "issue 22 finding 2: a deeper binding replaces an inherited one, per request path",
   (db) =>
-    withWorld(db, async (e) => {
+    withEndpointWorld(db, async (e) => {
       const id = await e.released(peopleNodes("lite", "SELECT :v AS v, :w AS w"), BY_V);
       await e.service.publish(e.ctx, { path_pattern: "/d/{v}/{w}", pipeline_id: id });
       const user = await e.key({ name: "user", scopes: ["execute"] });
@@ -141,7 +129,7 @@ forEachStore(
 forEachStore(
   "issue 22 finding 2: with no bound ancestor, user keys of the workspace holding execute only",
   (db) =>
-    withWorld(db, async (e) => {
+    withEndpointWorld(db, async (e) => {
       const id = await e.released(peopleNodes("lite", "SELECT :v AS v"), BY_V);
       await e.service.publish(e.ctx, { path_pattern: "/p/lit/{v}", pipeline_id: id });
       const user = await e.key({ name: "user", scopes: ["execute"] });
@@ -170,7 +158,7 @@ forEachStore(
 forEachStore(
   "issue 22 finding 2: the OpenAPI document lists only the URLs each key may call",
   (db) =>
-    withWorld(db, async (e) => {
+    withEndpointWorld(db, async (e) => {
       const id = await e.released(peopleNodes("lite", "SELECT :v AS v"), {
         parameters: { v: { type: "string" }, n: { type: "integer", default: 1 } },
       });

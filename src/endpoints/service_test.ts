@@ -1,28 +1,15 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
-import { pipeline, sqliteSource } from "../executions/executor_fixtures.ts";
+import { pipeline } from "../executions/executor_fixtures.ts";
 import { addUser, addWorkspace } from "../versions/test_fixtures.ts";
 import type { JsonObject } from "../versions/mod.ts";
-import { type EndpointWorld, endpointWorld, PEOPLE_BY_TEAM, peopleNodes } from "./test_fixtures.ts";
+import { PEOPLE_BY_TEAM, peopleNodes, withEndpointWorld } from "./test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
-
-async function withWorld(
-  db: Parameters<typeof endpointWorld>[0],
-  fn: (e: EndpointWorld) => Promise<void>,
-) {
-  const e = await endpointWorld(db);
-  try {
-    sqliteSource(e.w, "lite");
-    await fn(e);
-  } finally {
-    await e.close();
-  }
-}
 
 forEachStore(
   "publish() answers the endpoint record, audited, and get/list read it",
   (db) =>
-    withWorld(db, async (e) => {
+    withEndpointWorld(db, async (e) => {
       const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
       const view = await e.service.publish(e.ctx, {
         path_pattern: "/people/{team}",
@@ -59,7 +46,7 @@ forEachStore(
 forEachStore(
   "publish() refuses by the §4.3 rules, each with its code",
   (db) =>
-    withWorld(db, async (e) => {
+    withEndpointWorld(db, async (e) => {
       const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
       const publish = (body: Record<string, unknown>) => () => e.service.publish(e.ctx, body);
       await refuses(
@@ -142,7 +129,7 @@ forEachStore(
 forEachStore(
   "publish() refuses overlapping patterns deployment-wide, naming the first",
   (db) =>
-    withWorld(db, async (e) => {
+    withEndpointWorld(db, async (e) => {
       const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
       await e.service.publish(e.ctx, { path_pattern: "/sales/{team}", pipeline_id: id });
       await e.service.publish(e.ctx, { path_pattern: "/sales/eu/{team}", pipeline_id: id });
@@ -188,7 +175,7 @@ forEachStore(
 forEachStore(
   "timeout_seconds defaults to 30 and is clamped to the two settings",
   (db) =>
-    withWorld(db, async (e) => {
+    withEndpointWorld(db, async (e) => {
       const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
       const t = async (path: string, timeout?: number) =>
         (await e.service.publish(e.ctx, {
@@ -207,7 +194,7 @@ forEachStore(
 forEachStore(
   "enable, disable and unpublish are audited; a no-op enable writes nothing",
   (db) =>
-    withWorld(db, async (e) => {
+    withEndpointWorld(db, async (e) => {
       const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
       await e.service.publish(e.ctx, { path_pattern: "/p", pipeline_id: id, enabled: false });
       equal((await e.service.get(e.ctx, "/p")).enabled, false);
@@ -231,7 +218,7 @@ forEachStore(
 forEachStore(
   "bind and unbind name the caller's endpoint key, audited, shown on the record",
   (db) =>
-    withWorld(db, async (e) => {
+    withEndpointWorld(db, async (e) => {
       const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
       await e.service.publish(e.ctx, { path_pattern: "/sales/{team}", pipeline_id: id });
       const key = await e.key({ name: "reporting", kind: "endpoint" });

@@ -4,7 +4,7 @@
  * service and server over one `LiveEndpoints`.
  */
 import { ExecutionService, IdempotencyCache } from "../executions/mod.ts";
-import { pipeline, type World, world } from "../executions/executor_fixtures.ts";
+import { pipeline, sqliteSource, type World, world } from "../executions/executor_fixtures.ts";
 import { ApiKeyService } from "../identity/mod.ts";
 import { expandScopes, type Principal } from "../identity/mod.ts";
 import { createLogger } from "../lib/log.ts";
@@ -45,6 +45,20 @@ export interface EndpointWorld {
     issuer?: { userId: string; workspaceId: string },
   ): Promise<Principal>;
   close(): Promise<void>;
+}
+
+/** `fn` in a fresh endpoint world with an SQLite datasource `lite`, closed after. */
+export async function withEndpointWorld(
+  db: Db,
+  fn: (e: EndpointWorld) => Promise<void>,
+): Promise<void> {
+  const e = await endpointWorld(db);
+  try {
+    sqliteSource(e.w, "lite");
+    await fn(e);
+  } finally {
+    await e.close();
+  }
 }
 
 export async function endpointWorld(

@@ -6,7 +6,6 @@
 import { equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { refuses } from "../../tests/support/refusals.ts";
-import { sqliteSource } from "../executions/executor_fixtures.ts";
 import type { Principal } from "../identity/mod.ts";
 import type { Db, SqlValue } from "../store/mod.ts";
 import type { JsonObject } from "../versions/mod.ts";
@@ -14,10 +13,10 @@ import { WorkspaceService } from "../workspaces/mod.ts";
 import { EndpointServer } from "./serve.ts";
 import {
   type EndpointWorld,
-  endpointWorld,
   PEOPLE_BY_TEAM,
   peopleNodes,
   RESULT_LIMITS,
+  withEndpointWorld,
 } from "./test_fixtures.ts";
 
 const WRITE = { id: "purge", type: "DML", source: "lite", sql: "DELETE FROM people" };
@@ -47,16 +46,6 @@ function countingServer(e: EndpointWorld) {
   return { reads, server };
 }
 
-async function world(db: Db, fn: (e: EndpointWorld) => Promise<void>) {
-  const e = await endpointWorld(db);
-  try {
-    sqliteSource(e.w, "lite");
-    await fn(e);
-  } finally {
-    await e.close();
-  }
-}
-
 const serve = (server: EndpointServer, key: Principal, path: string) =>
   server.serve({ principal: key, path, query: [], correlationId: crypto.randomUUID() });
 
@@ -78,7 +67,7 @@ async function releaseNext(e: EndpointWorld, id: string, nodes: JsonObject[]) {
 forEachStore(
   "the steady state re-checks a serve without reading the store",
   (db) =>
-    world(db, async (e) => {
+    withEndpointWorld(db, async (e) => {
       const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
       await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
       const key = await e.key({ name: "app", scopes: ["execute"] });
@@ -95,7 +84,7 @@ forEachStore(
 forEachStore(
   "a release, a discard and a restore are seen by the next serve",
   (db) =>
-    world(db, async (e) => {
+    withEndpointWorld(db, async (e) => {
       const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
       await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
       const key = await e.key({ name: "app", scopes: ["execute"] });
@@ -112,7 +101,7 @@ forEachStore(
 forEachStore(
   "a child pipeline's current version decides its parent's next serve",
   (db) =>
-    world(db, async (e) => {
+    withEndpointWorld(db, async (e) => {
       const child = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
       const parent = await e.released(
         [{ id: "sub", type: "PIPELINE", pipeline: { id: child } }],
@@ -134,7 +123,7 @@ forEachStore(
 forEachStore(
   "a workspace deactivated, then reactivated, is seen by the next serve",
   (db) =>
-    world(db, async (e) => {
+    withEndpointWorld(db, async (e) => {
       const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
       await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
       const key = await e.key({ name: "app", scopes: ["execute"] });

@@ -70,6 +70,17 @@ forEachStoreKind(
         }),
       );
       const bodyTrickle = trickle(slowBody, `{"name":"${"n".repeat(990)}"}`, 50);
+      // The same without a declared length: chunks the body limit reads before the route.
+      const slowChunks = await Deno.connect({ port });
+      await send(
+        slowChunks,
+        head("POST", "/api/v1/test/echo", {
+          "svc-api-key": key,
+          "content-type": "application/json",
+          "transfer-encoding": "chunked",
+        }),
+      );
+      const chunkTrickle = trickle(slowChunks, "1\r\n{\r\n" + "1\r\n \r\n".repeat(500), 20);
       // A kept-alive connection that goes quiet after one answer.
       const idle = await Deno.connect({ port });
       await send(idle, head("GET", "/health"));
@@ -91,12 +102,22 @@ forEachStoreKind(
       deepEqual([envelope.error.code, envelope.error.details], ["request.body_timeout", {
         timeout_seconds: 1,
       }]);
+      const chunksTimedOut = await untilClosed(slowChunks, since, 1000 + SLACK_MS);
+      chunkTrickle.stop();
+      ok(chunksTimedOut.text.startsWith("HTTP/1.1 408"), chunksTimedOut.text);
+      ok(chunksTimedOut.text.includes('"request.body_timeout"'), chunksTimedOut.text);
 
       equal(await health(), 200);
       const echoed = await call(s, "POST", "/api/v1/test/echo", { "SVC-API-Key": key }, {
         name: "in time",
       });
       deepEqual([echoed.status, echoed.body.data], [200, { name: "in time" }]);
+      const streamed = await s.fetch("/api/v1/test/echo", {
+        method: "POST",
+        headers: { "SVC-API-Key": key, "content-type": "application/json" },
+        body: new Blob([JSON.stringify({ name: "chunked" })]).stream(),
+      });
+      deepEqual([streamed.status, (await streamed.json()).data], [200, { name: "chunked" }]);
       await eventually(() => openFds() <= before + 4);
     } finally {
       client.close();

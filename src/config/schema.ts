@@ -48,8 +48,8 @@ export const serviceSchema = z.strictObject({
       60,
       1,
       3600,
-      "A request body that has not arrived whole this long after its head fails with 408 " +
-        "request.body_timeout and its connection closes",
+      "A request body still arriving this long after the service began reading it (right after " +
+        "its head) fails with 408 request.body_timeout and its connection closes",
     ),
     "idle-timeout-seconds": seconds(
       75,

@@ -7,15 +7,16 @@
  * Here the accept loop is ours and each accepted connection is handed to the runtime's HTTP server
  * for one connection (`serveHttpOnConnection`, the machinery under Deno.serve), so each one can be
  * closed on its own. The guard never touches bytes: it learns of a request when its head is
- * complete and of its answer when that has been sent, and a sweep closes the connections whose
- * clock ran out. Requests are parsed and answered by the runtime exactly as under Deno.serve; the
- * guard adds two counter updates and one settled promise per request, and a stream per body.
+ * complete and of its answer when that has been handed to the runtime, and a sweep closes the
+ * connections whose clock ran out. Requests are parsed and answered by the runtime exactly as
+ * under Deno.serve; the guard adds two counter updates and one settled promise per request.
  *
  * - header: a new connection's first request head must be complete within this of the accept;
  * - idle: a connection with nothing in flight must bring its next complete request head within
  *   this of its last answer (so a head trickled on a kept-alive connection is bounded by it);
- * - body: a request body must have arrived whole within this of its head; past it the body's
- *   reader fails with 408 `request.body_timeout` and the connection closes after that answer.
+ * - body: a body read through `ConnectionEnv.bodyWithin` (the service's readers do) must have
+ *   arrived within this; past it the read fails with 408 `request.body_timeout` and the
+ *   connection closes after that answer.
  *
  * None of them cuts a request in flight: a long answer (an event stream, a slow endpoint) keeps
  * its connection for as long as it runs.
@@ -30,10 +31,21 @@ export interface ListenerTimeouts {
   idleTimeoutSeconds: number;
 }
 
-type Handler = (
-  req: Request,
-  info: Deno.ServeHandlerInfo<Deno.NetAddr>,
-) => Response | Promise<Response>;
+/**
+ * What a handler is given about its connection (Hono's `c.env`): one object per connection, so a
+ * request costs nothing here. `remoteAddr` is what `hono/deno`'s `getConnInfo` reads.
+ */
+export interface ConnectionEnv {
+  remoteAddr: Deno.NetAddr;
+  /**
+   * `read`, a read of this request's body, bounded by the body timeout: past it the answer is
+   * 408 `request.body_timeout`, and the connection closes once that has left (the rest of the
+   * body may still be on its way).
+   */
+  bodyWithin<T>(read: Promise<T>): Promise<T>;
+}
+
+type Fetch = (req: Request, env: ConnectionEnv) => Response | Promise<Response>;
 
 /** All the runtime asks of the signal it is given: where to hang its abort listener. */
 interface AbortHook {
@@ -43,7 +55,10 @@ interface AbortHook {
 type ServeOnConnection = (
   conn: Deno.Conn,
   signal: AbortHook,
-  handler: Handler,
+  handler: (
+    req: Request,
+    info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+  ) => Promise<Response> | Response,
   onError: (error: unknown) => Response | Promise<Response>,
   onListen: () => void,
 ) => Deno.HttpServer<Deno.NetAddr>;
@@ -66,11 +81,11 @@ function serveOnConnection(): ServeOnConnection {
  * One accepted connection and its clock.
  *
  * It is closed with the runtime's forced close, which drops the connection at once: the graceful
- * one waits for a request body to be drained, however slowly it trickles in. The runtime hangs
- * that close on the abort signal it is given; an AbortSignal would run it inside event dispatch,
- * where its throw for a connection the runtime is already closing would be uncaught and end the
- * process. So the runtime gets a stand-in that hands the listener over, and `close` calls it
- * where the throw is caught.
+ * one first drains a request body, however slowly it trickles in. The runtime hangs that close on
+ * the abort signal it is given; an AbortSignal would run it inside event dispatch, where its
+ * throw for a connection the runtime is already closing would be uncaught and end the process.
+ * So the runtime gets a stand-in that hands the listener over, and `close` calls it where the
+ * throw is caught.
  */
 class Connection {
   inFlight = 0;
@@ -82,6 +97,7 @@ class Connection {
   closeAt = Infinity;
   closing = false;
   server?: Deno.HttpServer<Deno.NetAddr>;
+  env!: ConnectionEnv;
   #cancel?: () => void;
   readonly hook: AbortHook = { addEventListener: (_, listener) => (this.#cancel = listener) };
   /** Bound once, so a request adds no closure of its own. */
@@ -108,29 +124,8 @@ class Connection {
   }
 }
 
-/**
- * The request with its body read through the deadline. `new Request(req, …)` would read the
- * original's signal, which Deno counts as use of its legacy abort (and warns about); this one
- * hands out the original's signal only to whoever asks, as the plain request would.
- */
-class WatchedRequest extends Request {
-  readonly #original: Request;
-  constructor(original: Request, body: ReadableStream<Uint8Array>) {
-    super(original.url, {
-      method: original.method,
-      headers: original.headers,
-      body,
-      duplex: "half",
-    } as RequestInit);
-    this.#original = original;
-  }
-  override get signal(): AbortSignal {
-    return this.#original.signal;
-  }
-}
-
-/** A request body still arriving, with its deadline. */
-interface PendingBody {
+/** A body read under way, with its deadline. */
+interface PendingRead {
   connection: Connection;
   deadline: number;
   fail: (error: Error) => void;
@@ -155,7 +150,7 @@ export function listen(
     logger: Logger;
     onError: (error: unknown) => Response;
   },
-  fetch: Handler,
+  fetch: Fetch,
 ): Listener {
   const serveOn = serveOnConnection();
   const headerMs = options.timeouts.headerTimeoutSeconds * 1000;
@@ -163,39 +158,28 @@ export function listen(
   const bodySeconds = options.timeouts.bodyTimeoutSeconds;
   const listener = Deno.listen({ hostname: options.hostname, port: options.port });
   const connections = new Set<Connection>();
-  const bodies = new Set<PendingBody>();
+  const reads = new Set<PendingRead>();
   let accepting = true;
 
-  const watchBody = (req: Request, connection: Connection): Request => {
-    let pending: PendingBody | undefined;
-    const body = req.body!.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        start(controller) {
-          pending = {
-            connection,
-            deadline: performance.now() + bodySeconds * 1000,
-            fail: (error) => controller.error(error),
-          };
-          bodies.add(pending);
-        },
-        flush() {
-          bodies.delete(pending!);
-        },
-      }),
-    );
-    return new WatchedRequest(req, body);
+  const bodyWithin = <T>(connection: Connection, read: Promise<T>): Promise<T> => {
+    let pending!: PendingRead;
+    const expired = new Promise<never>((_, reject) => {
+      pending = { connection, deadline: performance.now() + bodySeconds * 1000, fail: reject };
+    });
+    reads.add(pending);
+    return Promise.race([read, expired]).finally(() => reads.delete(pending));
   };
 
   // A connection closes at most a quarter of its timeout (and never a second) late.
   const tickMs = Math.min(1000, Math.min(headerMs, idleMs, bodySeconds * 1000) / 4);
   const sweep = () => {
     const now = performance.now();
-    for (const pending of bodies) {
+    for (const pending of reads) {
       if (now < pending.deadline) continue;
-      bodies.delete(pending);
-      pending.fail(new AppError("request.body_timeout", { timeout_seconds: bodySeconds }));
+      reads.delete(pending);
       // One tick's linger lets the 408 leave before the close.
       pending.connection.closeAt = Math.min(pending.connection.closeAt, now + tickMs);
+      pending.fail(new AppError("request.body_timeout", { timeout_seconds: bodySeconds }));
     }
     for (const connection of connections) {
       if (now >= connection.closeAt) connection.close();
@@ -209,15 +193,24 @@ export function listen(
 
   const serveConnection = (conn: Deno.Conn) => {
     const connection = new Connection();
-    const handler: Handler = (req, info) => {
-      connection.inFlight++;
-      connection.started = true;
-      info.completed.then(connection.settle, connection.settle);
-      return fetch(req.body === null ? req : watchBody(req, connection), info);
+    connection.env = {
+      remoteAddr: conn.remoteAddr as Deno.NetAddr,
+      bodyWithin: (read) => bodyWithin(connection, read),
     };
     connections.add(connection);
     try {
-      connection.server = serveOn(conn, connection.hook, handler, options.onError, () => {});
+      connection.server = serveOn(
+        conn,
+        connection.hook,
+        (req, info) => {
+          connection.inFlight++;
+          connection.started = true;
+          info.completed.then(connection.settle, connection.settle);
+          return fetch(req, connection.env);
+        },
+        options.onError,
+        () => {},
+      );
     } catch (error) {
       connections.delete(connection);
       conn.close();
@@ -226,12 +219,7 @@ export function listen(
     // A peer that resets the connection rejects `finished`; either way the connection is gone.
     connection.server.finished.catch(() => {}).finally(() => {
       connections.delete(connection);
-      // An unread body would keep the socket open for as long as its sender trickles.
-      for (const pending of bodies) {
-        if (pending.connection !== connection) continue;
-        bodies.delete(pending);
-        pending.fail(new Error("connection closed"));
-      }
+      for (const pending of reads) if (pending.connection === connection) reads.delete(pending);
     });
   };
 

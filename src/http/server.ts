@@ -40,7 +40,7 @@ export function startServer(
       options.logger.error("unhandled server error", { error: (e as Error).message });
       return new Response("internal error", { status: 500 });
     },
-  }, app.fetch);
+  }, (req, env) => app.fetch(req, env));
   return Promise.resolve({
     hostname: listener.addr.hostname,
     port: listener.addr.port,

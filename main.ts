@@ -46,6 +46,7 @@ async function serve(config: ResolvedConfig, logger: Logger, quickStart: boolean
     hostname: config.http.host,
     port: config.http.port,
     graceSeconds: config.http.shutdownGraceSeconds,
+    timeouts: config.http,
     logger,
   });
   // Resolves once the listener has drained and every store is closed; only then may main() exit.

@@ -50,13 +50,15 @@ async function serve(extra: Record<string, string> = {}): Promise<Server> {
     ...extra,
   };
   const logger = createLogger("warn");
-  const runtime = await createRuntime(resolveConfig(readSources(env), env), { env, logger });
+  const config = resolveConfig(readSources(env), env);
+  const runtime = await createRuntime(config, { env, logger });
   runtime.health.markStarted();
   const http = await startServer(runtime.app, {
     hostname: "127.0.0.1",
     port: 0,
     graceSeconds: 5,
     logger,
+    timeouts: config.http,
   });
   const f = await seedRoles(runtime, "bench");
   const lifecycle = new VersionLifecycle({

@@ -76,6 +76,7 @@ async function healthBench() {
     port: 0,
     graceSeconds: 5,
     logger,
+    timeouts: config.http,
   });
 
   // The baseline: no framework, no middleware, the same health report and JSON shape.

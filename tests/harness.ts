@@ -95,6 +95,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       hostname: "127.0.0.1",
       port: options.port ?? 0,
       graceSeconds: options.graceSeconds ?? 5,
+      timeouts: config.http,
       logger,
     });
     const url = `http://127.0.0.1:${server.port}`;

@@ -37,6 +37,27 @@ export const serviceSchema = z.strictObject({
     "max-body-bytes": z.int().min(1024).max(1024 ** 3).default(10 * 1024 * 1024).describe(
       "Largest accepted request body; larger answers 413 request.body_too_large",
     ),
+    "header-timeout-seconds": seconds(
+      10,
+      1,
+      600,
+      "A new connection whose first request head is not complete this long after it opened is " +
+        "closed (slow-header clients)",
+    ),
+    "body-timeout-seconds": seconds(
+      60,
+      1,
+      3600,
+      "A request body still arriving this long after the service began reading it (right after " +
+        "its head) fails with 408 request.body_timeout and its connection closes",
+    ),
+    "idle-timeout-seconds": seconds(
+      75,
+      1,
+      3600,
+      "A kept-alive connection with no request in flight is closed when its next request head " +
+        "is not complete this long after the last response; a request in flight is never cut",
+    ),
     "shutdown-grace-seconds": seconds(
       30,
       1,

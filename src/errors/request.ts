@@ -22,6 +22,11 @@ export const requestErrors = {
     message: "The request body exceeds the limit of {limit_bytes} bytes.",
     user_message: "The request is too large.",
   },
+  "request.body_timeout": {
+    status: 408,
+    message: "The request body did not arrive within {timeout_seconds} seconds of its head.",
+    user_message: "The request took too long to arrive. Try again.",
+  },
   "request.unsupported_media_type": {
     status: 415,
     message: "The request body is {content_type}; this route reads {expected}.",

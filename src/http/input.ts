@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import { AppError } from "../errors/mod.ts";
 import type { AppContext } from "./context.ts";
+import type { ConnectionEnv } from "./listener.ts";
 
 function fieldPath(path: PropertyKey[]): string {
   return path.map(String).join(".");
@@ -26,9 +27,19 @@ export function validate<T extends z.ZodType>(
   });
 }
 
+/**
+ * `read`, a read of the request body, bounded by `service.http.body-timeout-seconds`: a body still
+ * arriving then fails with 408 `request.body_timeout` (listener.ts). Every body is read through
+ * here. Without the listener (`app.request` in tests) the read is not bounded.
+ */
+export function bodyWithin<T>(c: AppContext, read: Promise<T>): Promise<T> {
+  const env = c.env as Partial<ConnectionEnv> | undefined;
+  return env?.bodyWithin ? env.bodyWithin(read) : read;
+}
+
 /** The parsed JSON body; undefined when the body is empty. */
 export async function readJson(c: AppContext): Promise<unknown> {
-  const text = await c.req.text();
+  const text = await bodyWithin(c, c.req.text());
   if (text.trim() === "") return undefined;
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/([a-z0-9.+-]+\+)?json\b/i.test(type)) {
@@ -54,7 +65,7 @@ export async function postFields(c: AppContext): Promise<Record<string, unknown>
     const body = await readJson(c);
     return typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
   }
-  return await c.req.parseBody() as Record<string, unknown>;
+  return await bodyWithin(c, c.req.parseBody()) as Record<string, unknown>;
 }
 
 /**
@@ -62,7 +73,7 @@ export async function postFields(c: AppContext): Promise<Record<string, unknown>
  * empty string, since no UI form takes one.
  */
 export async function formText(c: AppContext): Promise<Record<string, string>> {
-  const body = await c.req.parseBody();
+  const body = await bodyWithin(c, c.req.parseBody());
   return Object.fromEntries(
     Object.entries(body).map(([k, v]) => [k, typeof v === "string" ? v : ""]),
   );

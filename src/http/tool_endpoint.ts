@@ -9,6 +9,7 @@ import type { Hono } from "hono";
 import { AppError } from "../errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import type { AppEnv } from "./context.ts";
+import { bodyWithin } from "./input.ts";
 import type { Router } from "./routing.ts";
 
 /** What src/mcp's endpoint offers, stated here so the two front ends import neither each other. */
@@ -18,6 +19,7 @@ export interface ToolEndpoint {
     workspace: WorkspaceContext;
     membershipCount: number;
     correlationId: string;
+    bodyWithin<T>(read: Promise<T>): Promise<T>;
   }): Promise<Response>;
   /** The agents' guide to the tools (`/skill.md`), naming `origin` as the service's. */
   skill(origin: string): string;
@@ -59,6 +61,7 @@ export function mountToolEndpoint(
       workspace,
       membershipCount: c.get("membershipCount") ?? 0,
       correlationId: c.get("correlationId"),
+      bodyWithin: (read) => bodyWithin(c, read),
     });
   });
 }

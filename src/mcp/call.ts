@@ -14,4 +14,6 @@ export interface McpCall {
   /** The issuer's live memberships (the floor check tells zero-membership callers apart). */
   membershipCount: number;
   correlationId: string;
+  /** Bounds reading the request body by the front end's body timeout; absent, unbounded. */
+  bodyWithin?<T>(read: Promise<T>): Promise<T>;
 }

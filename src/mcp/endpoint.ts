@@ -68,7 +68,8 @@ export function createMcpEndpoint(
       let parsedBody: unknown;
       let source = request;
       if (request.method === "POST") {
-        const text = await request.text();
+        const read = request.text();
+        const text = await (call.bodyWithin ? call.bodyWithin(read) : read);
         try {
           parsedBody = JSON.parse(text);
         } catch {

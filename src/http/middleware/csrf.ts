@@ -10,6 +10,7 @@ import { getCookie } from "hono/cookie";
 import { AppError } from "../../errors/mod.ts";
 import type { AppEnv } from "../context.ts";
 import { CSRF_COOKIE, SESSION_COOKIE } from "../cookies.ts";
+import { bodyWithin } from "../input.ts";
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -36,7 +37,10 @@ export function csrf(): MiddlewareHandler<AppEnv> {
     const cookie = getCookie(c, CSRF_COOKIE);
     let sent = c.req.header("svc-csrf-token");
     if (!sent && isForm) {
-      const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
+      const form = await bodyWithin(c, c.req.parseBody()).catch((e) => {
+        if (e instanceof AppError && e.code === "request.body_timeout") throw e;
+        return {} as Record<string, unknown>;
+      });
       sent = typeof form._csrf === "string" ? form._csrf : undefined;
     }
     if (!cookie || !sent) throw new AppError("auth.csrf.invalid", { reason: "missing" });

@@ -9,7 +9,7 @@ import { ok as okEnvelope } from "../src/http/envelope.ts";
 import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
 import { forEachExecWorld, runningExecution } from "./executions_fixtures.ts";
 import { call, startTestServer } from "./harness.ts";
-import { head, openFds, send, trickle, untilClosed } from "./slow_client.ts";
+import { FD_WAIT_MS, head, openFds, send, trickle, untilClosed } from "./slow_client.ts";
 import { forEachStoreKind } from "./stores.ts";
 import { eventually } from "./wait.ts";
 
@@ -85,7 +85,7 @@ forEachStoreKind(
       const idle = await Deno.connect({ port });
       await send(idle, head("GET", "/health"));
 
-      await eventually(() => openFds() >= before + 2 * 200);
+      await eventually(() => openFds() >= before + 2 * 200, FD_WAIT_MS);
       for (let i = 0; i < 5; i++) equal(await health(), 200);
 
       const closed = await Promise.all(
@@ -118,7 +118,7 @@ forEachStoreKind(
         body: new Blob([JSON.stringify({ name: "chunked" })]).stream(),
       });
       deepEqual([streamed.status, (await streamed.json()).data], [200, { name: "chunked" }]);
-      await eventually(() => openFds() <= before + 4);
+      await eventually(() => openFds() <= before + 4, FD_WAIT_MS);
     } finally {
       client.close();
       await s.close();

@@ -75,6 +75,12 @@ export function head(method: string, path: string, headers: Record<string, strin
   return `${method} ${path} HTTP/1.1\r\n${lines}\r\n`;
 }
 
+/**
+ * How long a test waits for descriptors to open or close: generous, since a loaded machine can
+ * take seconds to settle hundreds of sockets, and only a leak never settles.
+ */
+export const FD_WAIT_MS = 30_000;
+
 /** This process's open file descriptors. */
 export function openFds(): number {
   let n = 0;

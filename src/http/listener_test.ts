@@ -1,5 +1,5 @@
 import { equal, ok, rejects } from "node:assert/strict";
-import { head, openFds, send, trickle, untilClosed } from "../../tests/slow_client.ts";
+import { FD_WAIT_MS, head, openFds, send, trickle, untilClosed } from "../../tests/slow_client.ts";
 import { eventually } from "../../tests/wait.ts";
 import { AppError } from "../errors/mod.ts";
 import { createLogger } from "../lib/log.ts";
@@ -108,7 +108,7 @@ Deno.test("issue 22 finding 3: slow request heads are closed at the header timeo
       trickle(c, "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: " + "a".repeat(600), 50)
     );
     // Both ends of every connection are ours to count: the slow clients really hold descriptors.
-    await eventually(() => openFds() >= before + 2 * 200);
+    await eventually(() => openFds() >= before + 2 * 200, FD_WAIT_MS);
     for (let i = 0; i < 5; i++) equal(await text(await w.get("/")), "hello");
 
     const closed = await Promise.all(
@@ -120,7 +120,7 @@ Deno.test("issue 22 finding 3: slow request heads are closed at the header timeo
       equal(c.text, "");
     }
     equal(await text(await w.get("/")), "hello");
-    await eventually(() => openFds() <= before + 2);
+    await eventually(() => openFds() <= before + 2, FD_WAIT_MS);
   } finally {
     await w.close();
   }

@@ -23,11 +23,11 @@ function ServedChange(props: { guard: PipelineGuard }) {
       {endpoints.map((e) => (
         <li key={e.path_pattern}>
           <code>{e.path_pattern}</code>
+          {!e.enabled && " (disabled)"}
           {served.before !== served.after &&
             (served.after === null
               ? ": will serve nothing (calls are refused until a version is released)"
               : `: will serve v${served.after} instead of ${v(served.before)}`)}
-          {!e.enabled && " (disabled)"}
         </li>
       ))}
     </ul>

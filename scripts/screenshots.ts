@@ -4,6 +4,7 @@
  * It boots a fresh instance with the demo content and signs in as its quick-start admin.
  * Names given as arguments (`deno task screenshots pipeline_editor runs`) limit which are written.
  */
+import { createUser } from "../tests/access_fixtures.ts";
 import { demoServer, launchBrowser, signIn } from "../tests/browser.ts";
 
 const EMAIL = "admin@example.com";
@@ -11,6 +12,8 @@ const FIRST = "first-password-123";
 const PASSWORD = "a-better-password-456";
 const OUT = new URL("../screenshots/", import.meta.url);
 const ONLY = new Set(Deno.args);
+const LAPTOP = { width: 1360, height: 860 };
+const PHONE = { width: 390, height: 844 };
 
 /** The pages after sign-in, by file name. */
 const PAGES: Record<string, string> = {
@@ -42,7 +45,7 @@ const server = await demoServer(EMAIL, FIRST);
 const browser = await launchBrowser();
 try {
   await Deno.mkdir(OUT, { recursive: true });
-  const context = await browser.newContext({ viewport: { width: 1360, height: 860 } });
+  const context = await browser.newContext({ viewport: LAPTOP });
   const page = await context.newPage();
   await page.goto(`${server.url}/`);
   await shoot(page, "landing");
@@ -129,6 +132,26 @@ try {
   await page.click("button:has-text('Save draft')");
   await page.goto(`${pipelineUrl}/compare`);
   await shoot(page, "pipeline_compare");
+  // Guarded version acts: releasing the draft names the endpoints it moves forward; discarding
+  // that release names them moving back.
+  await page.goto(pipelineUrl);
+  await page.click(".page-head a:has-text('Release')");
+  await page.locator("dialog[open]").waitFor();
+  await shootBoth(page, "confirm_release");
+  await page.click("dialog[open] button[type=submit]");
+  await page.locator(".banner.ok").waitFor();
+  await page.click("tr:has(td:has-text('v2')) a:has-text('Discard')");
+  await page.locator("dialog[open]").waitFor();
+  await shootBoth(page, "confirm_discard");
+  // A viewer's editors: everything shown, nothing to change or save.
+  const viewer = await createUser(server.runtime, "viewer@example.com");
+  const viewerPage = await (await browser.newContext({ viewport: LAPTOP })).newPage();
+  await signIn(viewerPage, server.url, viewer.email, viewer.password);
+  await viewerPage.goto(`${pipelineUrl}/edit`);
+  await shootBoth(viewerPage, "pipeline_editor_read_only");
+  await viewerPage.goto(`${server.url}/templates/edit?id=demo/shop/revenue_by_country`);
+  await viewerPage.locator(".editor-host").first().waitFor();
+  await shootBoth(viewerPage, "template_editor_read_only");
   console.log(`screenshots written to ${OUT.pathname}`);
 } finally {
   await browser.close();
@@ -142,4 +165,12 @@ async function shoot(page: import("playwright-core").Page, name: string) {
     await page.evaluate((s) => document.documentElement.dataset.theme = s, scheme);
     await page.screenshot({ path: new URL(`${name}.${scheme}.png`, OUT).pathname, fullPage: true });
   }
+}
+
+/** `name` at laptop width, then as `name_390` on a phone's width. */
+async function shootBoth(page: import("playwright-core").Page, name: string) {
+  await shoot(page, name);
+  await page.setViewportSize(PHONE);
+  await shoot(page, `${name}_390`);
+  await page.setViewportSize(LAPTOP);
 }

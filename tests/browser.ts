@@ -196,6 +196,15 @@ export async function newUserPage(
 export async function accessibleInBothThemes(page: Page, label = ""): Promise<void> {
   for (const theme of ["light", "dark"]) {
     await page.evaluate((t) => document.documentElement.dataset.theme = t, theme);
-    deepEqual(await accessibilityProblems(page), [], `${label} (${theme})`);
+    const found = await accessibilityProblems(page);
+    deepEqual(found, [], `${label} (${theme}): ${found.join("; ")}`);
   }
+}
+
+/** Clicks a guarded act's control, then confirms in the dialog it opens (ui/components/confirm.tsx). */
+export async function confirmAct(page: Page, control: string): Promise<void> {
+  await page.click(control);
+  const dialog = page.locator("dialog[open]");
+  await dialog.waitFor();
+  await dialog.locator("button[type=submit]").click();
 }

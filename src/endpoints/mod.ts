@@ -21,7 +21,7 @@ export {
   type Pattern,
   type Segment,
 } from "./path.ts";
-export { type Released, ReleasedVersions, type WriteDefect } from "./released.ts";
+export { type Released, ReleasedVersions, servedAmong, type WriteDefect } from "./released.ts";
 export { type PublishRules } from "./publish_rules.ts";
 export {
   authorise,

@@ -36,6 +36,17 @@ export interface WriteDefect {
   via: string[];
 }
 
+/** The version an endpoint serves among a pipeline's versions: the highest RELEASED one. */
+export function servedAmong<T extends { version: number; status: string }>(
+  versions: readonly T[],
+): T | undefined {
+  let best: T | undefined;
+  for (const v of versions) {
+    if (v.status === "RELEASED" && (!best || v.version > best.version)) best = v;
+  }
+  return best;
+}
+
 /**
  * Every read takes an optional `db`: a caller inside a transaction (a promotion push checking what
  * it just imported) reads through it; the default is the lifecycle's store.
@@ -75,7 +86,7 @@ export class ReleasedVersions {
   async #latestMeta(workspaceId: string, pipelineId: string, db?: Queryable) {
     const metas = await this.#metas(workspaceId, pipelineId, db);
     if (!metas) return "gone";
-    return metas.filter((m) => m.status === "RELEASED").at(-1) ?? "no_release";
+    return servedAmong(metas) ?? "no_release";
   }
 
   /** A release whose number and hash were read elsewhere (`serveState`), with its body. */

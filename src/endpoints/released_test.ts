@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { pipeline, world } from "../executions/executor_fixtures.ts";
-import { ReleasedVersions } from "./released.ts";
+import { ReleasedVersions, servedAmong } from "./released.ts";
 import { serveState } from "./repo.ts";
 
 const READ = { id: "read", type: "DQL", source: "lite", sql: "SELECT 1 AS one" };
@@ -102,4 +102,10 @@ forEachStore("one read tells a serve the workspace's state and the latest releas
   } finally {
     await w.close();
   }
+});
+
+Deno.test("issue 23 item 7: servedAmong() picks the highest RELEASED version, in any order", () => {
+  const v = (version: number, status: string) => ({ version, status });
+  equal(servedAmong([v(3, "RELEASED"), v(1, "RELEASED"), v(4, "DISCARDED")])?.version, 3);
+  equal(servedAmong([v(1, "DISCARDED"), v(2, "DRAFT")]), undefined);
 });

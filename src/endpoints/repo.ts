@@ -156,6 +156,19 @@ export async function listInWorkspace(
   return { rows: rows.map(toRow), total: Number(count?.n ?? 0) };
 }
 
+/** Every endpoint of a workspace over one pipeline, by pattern. */
+export async function listForPipeline(
+  db: Queryable,
+  workspaceId: string,
+  pipelineId: string,
+): Promise<EndpointRow[]> {
+  const rows = await db.query<Record<string, unknown>>(
+    `${SELECT} WHERE e.workspace_id = $1 AND e.pipeline_id = $2 ORDER BY e.path_pattern`,
+    [workspaceId, pipelineId],
+  );
+  return rows.map(toRow);
+}
+
 export async function setEnabled(
   db: Queryable,
   id: string,

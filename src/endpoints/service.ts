@@ -180,6 +180,18 @@ export class EndpointService {
     return typeof version === "number" ? version : null;
   }
 
+  /**
+   * The workspace's endpoints over one pipeline, by pattern: whom a version move (release,
+   * discard, restore) changes, which a page names before it acts.
+   */
+  async overPipeline(
+    ctx: EndpointContext,
+    pipelineId: string,
+  ): Promise<{ path_pattern: string; enabled: boolean }[]> {
+    const rows = await repo.listForPipeline(this.#o.db, ctx.workspaceId, pipelineId);
+    return rows.map((r) => ({ path_pattern: r.path_pattern, enabled: r.enabled }));
+  }
+
   /** Removes an endpoint; its URL answers 404 at once on every instance. */
   async unpublish(ctx: EndpointContext, path: unknown): Promise<void> {
     await this.#o.db.transaction(async (tx) => {

@@ -282,3 +282,22 @@ forEachStore(
       );
     }),
 );
+
+forEachStore(
+  "issue 23 item 7: overPipeline() names this workspace's endpoints over one pipeline",
+  (db) =>
+    withEndpointWorld(db, async (e) => {
+      const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
+      const otherPipeline = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
+      await e.service.publish(e.ctx, { path_pattern: "/z/people", pipeline_id: id });
+      await e.service.publish(e.ctx, { path_pattern: "/a/{team}", pipeline_id: id });
+      await e.service.publish(e.ctx, { path_pattern: "/b/people", pipeline_id: otherPipeline });
+      await e.service.setEnabled(e.ctx, "/z/people", { enabled: false });
+      deepEqual(await e.service.overPipeline(e.ctx, id), [
+        { path_pattern: "/a/{team}", enabled: true },
+        { path_pattern: "/z/people", enabled: false },
+      ]);
+      const other = { actor: e.ctx.actor, workspaceId: await addWorkspace(db, "other-ws") };
+      deepEqual(await e.service.overPipeline(other, id), []);
+    }),
+);

@@ -7,6 +7,7 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import {
   browserTest,
+  confirmAct,
   fillEditor,
   newUserPage,
   runResultShown,
@@ -64,7 +65,7 @@ browserTest(
         await page.locator("section:has(h2:has-text('Rendered')) header").textContent() ?? "",
         /:factor/,
       );
-      await page.click("button:has-text('Release v1')");
+      await confirmAct(page, "a:has-text('Release v1')");
       await page.locator(".banner.ok:has-text('Released v1')").waitFor();
 
       await page.goto(`${s.url}/pipelines`);
@@ -79,7 +80,7 @@ browserTest(
       });
       await page.click("button:has-text('Create draft')");
       await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
-      await page.click("button:has-text('Release v1')");
+      await confirmAct(page, "a:has-text('Release v1')");
       await page.locator(".banner.ok:has-text('Released v1')").waitFor();
 
       await page.click(".page-head a.btn.primary:has-text('Run')");
@@ -141,7 +142,7 @@ browserTest(
       await page.fill("#p-name", "team/versions");
       await fillSpec(page, oneNode("one", "SELECT 1 AS n"));
       await page.click("button:has-text('Create draft')");
-      await page.click("button:has-text('Release v1')");
+      await confirmAct(page, "a:has-text('Release v1')");
       await page.locator(".banner.ok:has-text('Released v1')").waitFor();
 
       await page.click("a:has-text('Edit')");
@@ -158,18 +159,18 @@ browserTest(
       ok(await page.locator("pre.diff .del:has-text('SELECT 1 AS n')").count());
 
       await page.goBack();
-      await page.click("button:has-text('Release v2')");
+      await confirmAct(page, "a:has-text('Release v2')");
       await page.locator(".banner.ok:has-text('Released v2')").waitFor();
-      await page.click("button:has-text('Make current')");
+      await confirmAct(page, "a:has-text('Make current')");
       await page.locator(".banner.ok:has-text('v1 is now the current release')").waitFor();
       equal(
         await page.locator("tr:has(.badge.info:has-text('current')) td").first().textContent(),
         "v1current",
       );
       // v2 is released but no longer current: it can be discarded, then restored.
-      await page.click("tr:has(td:has-text('v2')) button:has-text('Discard')");
+      await confirmAct(page, "tr:has(td:has-text('v2')) a:has-text('Discard')");
       await page.locator(".banner.ok:has-text('Discarded v2')").waitFor();
-      await page.click("tr:has(td:has-text('v2')) button:has-text('Restore')");
+      await confirmAct(page, "tr:has(td:has-text('v2')) a:has-text('Restore')");
       await page.locator(".banner.ok:has-text('Restored v2')").waitFor();
       deepEqual(problems, []);
     }),

@@ -5,6 +5,8 @@ import { StatusBadge } from "../components/status.tsx";
 import { type VersionRow, VersionsCard } from "../components/versions_card.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { Head } from "../components/head.tsx";
+import { ConfirmLink } from "../components/confirm.tsx";
+import { type PipelineGuard, PipelineGuardDialog } from "../components/version_guard.tsx";
 
 export interface ParameterDecl {
   type: string;
@@ -52,6 +54,8 @@ export interface PipelinePageProps {
     moved?: string;
     error?: string;
   };
+  /** The act asked about (`?confirm=`), drawn as its dialog. */
+  guard?: PipelineGuard;
 }
 
 function shortName(name: string): string {
@@ -61,6 +65,7 @@ function shortName(name: string): string {
 /** `/pipelines/{id}`: the working version — graph, parameters, nodes — and every version. */
 export function PipelinePage(props: PipelinePageProps) {
   const p = props.pipeline;
+  const ask = (act: string) => `/pipelines/${p.id}?confirm=${act}`;
   return (
     <AppShell title={p.display_name ?? shortName(p.name)} nav="pipelines" ctx={props.ctx}>
       <PageHead
@@ -74,20 +79,16 @@ export function PipelinePage(props: PipelinePageProps) {
           <>
             <a class="btn" href={`/api/v1/pipelines/${p.id}/export`}>Export</a>
             {props.can.author && <a class="btn" href={`/pipelines/${p.id}/edit`}>Edit</a>}
+            {!props.can.author && props.can.execute && (
+              <a class="btn" href={`/pipelines/${p.id}/edit`}>View definition</a>
+            )}
             {props.can.author && p.status === "DRAFT" && (
-              <form method="post" action={`/partials/pipelines/${p.id}/discard`} class="inline">
-                <input type="hidden" name="_csrf" value={props.ctx.csrf} />
-                <input type="hidden" name="body_hash" value={p.body_hash} />
-                <button type="submit" class="danger">Discard draft</button>
-              </form>
+              <ConfirmLink class="btn danger" href={ask("discard-draft")}>
+                Discard draft
+              </ConfirmLink>
             )}
             {props.can.release && p.status === "DRAFT" && (
-              <form method="post" action={`/partials/pipelines/${p.id}/release`} class="inline">
-                <input type="hidden" name="_csrf" value={props.ctx.csrf} />
-                <input type="hidden" name="body_hash" value={p.body_hash} />
-                <input type="hidden" name="release_pinned_templates" value="true" />
-                <button type="submit">Release v{p.version}</button>
-              </form>
+              <ConfirmLink class="btn" href={ask("release")}>Release v{p.version}</ConfirmLink>
             )}
             {props.can.execute && <a class="btn primary" href={`/pipelines/${p.id}/run`}>Run</a>}
           </>
@@ -143,17 +144,17 @@ export function PipelinePage(props: PipelinePageProps) {
                 </a>
               )}
               {props.can.switch && v.status === "RELEASED" && v.version !== p.current_version && (
-                <VersionMove p={p.id} v={v.version} verb="current" csrf={props.ctx.csrf}>
+                <VersionMove href={ask(`current-${v.version}`)} v={v.version}>
                   Make current
                 </VersionMove>
               )}
               {props.can.restore && v.status === "RELEASED" && (
-                <VersionMove p={p.id} v={v.version} verb="discard" csrf={props.ctx.csrf}>
+                <VersionMove href={ask(`discard-${v.version}`)} v={v.version}>
                   Discard
                 </VersionMove>
               )}
               {props.can.restore && v.status === "DISCARDED" && (
-                <VersionMove p={p.id} v={v.version} verb="restore" csrf={props.ctx.csrf}>
+                <VersionMove href={ask(`restore-${v.version}`)} v={v.version}>
                   Restore
                 </VersionMove>
               )}
@@ -170,22 +171,17 @@ export function PipelinePage(props: PipelinePageProps) {
           {p.nodes.map((n) => <NodeCard key={n.id} node={n} />)}
         </div>
       </section>
+      {props.guard && <PipelineGuardDialog id={p.id} csrf={props.ctx.csrf} guard={props.guard} />}
     </AppShell>
   );
 }
 
-function VersionMove(
-  props: { p: string; v: number; verb: string; csrf: string; children: string },
-) {
+/** A version act in the versions card; it asks first (`?confirm=`). */
+function VersionMove(props: { href: string; v: number; children: string }) {
   return (
-    <form
-      method="post"
-      action={`/partials/pipelines/${props.p}/versions/${props.v}/${props.verb}`}
-      class="inline"
-    >
-      <input type="hidden" name="_csrf" value={props.csrf} />
-      <button type="submit" class="link">{props.children}</button>
-    </form>
+    <ConfirmLink href={props.href} class="link" label={`${props.children} v${props.v}`}>
+      {props.children}
+    </ConfirmLink>
   );
 }
 

@@ -4,6 +4,7 @@ import { BodyHash, type Conflict, FormError, SaveConflict } from "../components/
 import { Field, FormActions, InputField } from "../components/field.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { PipelineForm } from "../components/pipeline_form.tsx";
+import { ReadOnly, ReadOnlyNote } from "../components/read_only.tsx";
 
 export interface PipelineDraft {
   name: string;
@@ -29,6 +30,8 @@ export interface PipelineEditorProps {
   /** A refusal; `form_field` is the form field it lands on when the form shows that field. */
   error?: EditorError & { node_id?: string; form_field?: string; detail?: string };
   conflict?: Conflict & { spec: string };
+  /** A member who may read but not author (spec 1 §4.6): every control shown, none usable. */
+  readOnly?: boolean;
 }
 
 /** A new pipeline's starting point: one read delivered to the caller. */
@@ -64,7 +67,12 @@ function SpecError(props: { error: NonNullable<PipelineEditorProps["error"]> }) 
  */
 export function PipelineEditorPage(props: PipelineEditorProps) {
   const { draft, error } = props;
-  const title = props.mode === "new" ? "New pipeline" : `Edit ${draft.name}`;
+  const ro = props.readOnly === true;
+  const title = props.mode === "new"
+    ? "New pipeline"
+    : ro
+    ? `${draft.name} (read-only)`
+    : `Edit ${draft.name}`;
   const nameError = error?.field === "name" ? error.message : undefined;
   // A refusal of the graph shows on the JSON too (the whole truth); the view that opens first is
   // the form when the form has the field it names.
@@ -85,6 +93,7 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
           <code>tempdb</code>, stage into tempdb, and one node delivers the result.
         </p>
       </PageHead>
+      {ro && props.id && <ReadOnlyNote noun="pipeline" back={`/pipelines/${props.id}`} />}
       {error && !error.field && !error.node_id && !props.conflict && (
         <FormError code={error.code} message={error.message} />
       )}
@@ -103,39 +112,42 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
         class="card editor-form"
         data-pipeline-editor
         novalidate
+        data-read-only={ro ? "true" : undefined}
       >
         {/* Enter in a field saves: the first submit button is the form's default. */}
-        <button type="submit" class="sr-only" tabindex={-1}>Save</button>
+        {!ro && <button type="submit" class="sr-only" tabindex={-1}>Save</button>}
         <input type="hidden" name="_csrf" value={props.ctx.csrf} />
         {/* Set by the script: "form" or "json", the view typed in last. */}
         <input type="hidden" name="last_edit" value="" />
         <BodyHash hash={props.bodyHash} conflict={props.conflict} />
         <div class="body">
-          <div class="grid cols-3">
-            <Field id="p-name" label="Name (folder path)" error={nameError}>
-              {(a) => (
-                <input
-                  {...a}
-                  name="name"
-                  value={draft.name}
-                  required
-                  class="mono"
-                  placeholder="sales/daily_orders"
-                  readOnly={props.mode === "edit"}
-                />
-              )}
-            </Field>
-            <InputField
-              id="p-display"
-              label="Display name"
-              input={{ name: "display_name", value: draft.display_name }}
-            />
-            <InputField
-              id="p-description"
-              label="Description"
-              input={{ name: "description", value: draft.description }}
-            />
-          </div>
+          <ReadOnly on={ro}>
+            <div class="grid cols-3">
+              <Field id="p-name" label="Name (folder path)" error={nameError}>
+                {(a) => (
+                  <input
+                    {...a}
+                    name="name"
+                    value={draft.name}
+                    required
+                    class="mono"
+                    placeholder="sales/daily_orders"
+                    readOnly={props.mode === "edit"}
+                  />
+                )}
+              </Field>
+              <InputField
+                id="p-display"
+                label="Display name"
+                input={{ name: "display_name", value: draft.display_name }}
+              />
+              <InputField
+                id="p-description"
+                label="Description"
+                input={{ name: "description", value: draft.description }}
+              />
+            </div>
+          </ReadOnly>
         </div>
         <div class="tabs" role="tablist" aria-label="Edit the graph as" data-tabs hidden>
           {tabs.map(([view, label, first]) => (
@@ -152,47 +164,53 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
           ))}
         </div>
         <div class="body panel" id="panel-form" role="tabpanel" aria-labelledby="tab-form">
-          <PipelineForm
-            spec={props.form.spec}
-            base={props.form.base}
-            datasources={props.choices.datasources}
-            templates={props.choices.templates}
-            parameterTypes={props.choices.parameterTypes}
-            error={error?.form_field
-              ? { field: error.form_field, message: error.detail ?? error.message }
-              : undefined}
-          />
+          <ReadOnly on={ro}>
+            <PipelineForm
+              spec={props.form.spec}
+              base={props.form.base}
+              datasources={props.choices.datasources}
+              templates={props.choices.templates}
+              parameterTypes={props.choices.parameterTypes}
+              error={error?.form_field
+                ? { field: error.form_field, message: error.detail ?? error.message }
+                : undefined}
+            />
+          </ReadOnly>
         </div>
         <div class="body panel" id="panel-json" role="tabpanel" aria-labelledby="tab-json">
-          <Field
-            id="p-spec"
-            label="Parameters, nodes, settings and checks (JSON)"
-            hint="The whole graph, including what the form does not show: release checks, parameter bounds, calculators."
-          >
-            {(a) => (
-              <textarea
-                {...a}
-                name="spec"
-                rows={22}
-                spellcheck={false}
-                data-editor="json"
-                aria-invalid={specError ? "true" : undefined}
-                aria-describedby="p-spec-hint p-spec-error"
-              >
-                {draft.spec}
-              </textarea>
-            )}
-          </Field>
-          <span class="error spec-error" id="p-spec-error" role={specError ? "alert" : undefined}>
-            {specError && <SpecError error={error!} />}
-          </span>
+          <ReadOnly on={ro}>
+            <Field
+              id="p-spec"
+              label="Parameters, nodes, settings and checks (JSON)"
+              hint="The whole graph, including what the form does not show: release checks, parameter bounds, calculators."
+            >
+              {(a) => (
+                <textarea
+                  {...a}
+                  name="spec"
+                  rows={22}
+                  spellcheck={false}
+                  data-editor="json"
+                  aria-invalid={specError ? "true" : undefined}
+                  aria-describedby="p-spec-hint p-spec-error"
+                >
+                  {draft.spec}
+                </textarea>
+              )}
+            </Field>
+            <span class="error spec-error" id="p-spec-error" role={specError ? "alert" : undefined}>
+              {specError && <SpecError error={error!} />}
+            </span>
+          </ReadOnly>
         </div>
-        <div class="body">
-          <FormActions
-            submit={props.mode === "new" ? "Create draft" : "Save draft"}
-            cancel={props.id ? `/pipelines/${props.id}` : "/pipelines"}
-          />
-        </div>
+        {!ro && (
+          <div class="body">
+            <FormActions
+              submit={props.mode === "new" ? "Create draft" : "Save draft"}
+              cancel={props.id ? `/pipelines/${props.id}` : "/pipelines"}
+            />
+          </div>
+        )}
       </form>
     </AppShell>
   );

@@ -2,6 +2,7 @@ import { entryTrail } from "../components/folder_list.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { StatusBadge } from "../components/status.tsx";
 import { type VersionRow, VersionsCard } from "../components/versions_card.tsx";
+import { ConfirmDialog, ConfirmLink } from "../components/confirm.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 
 export interface TemplatePageProps {
@@ -23,6 +24,8 @@ export interface TemplatePageProps {
   /** The working version rendered with no parameters: its SQL and the placeholders it binds. */
   preview: { sql: string; placeholders: string[] } | { error: string } | null;
   can: { write: boolean; release: boolean };
+  /** `?confirm=release`: the release asks first, as a dialog. */
+  confirmRelease?: boolean;
   flash: { saved?: boolean; released?: number; error?: string };
   versions: VersionRow[];
   /** Stored pipeline and template versions that pin this template. */
@@ -46,13 +49,18 @@ export function TemplatePage(props: TemplatePageProps) {
             {props.can.write && (
               <a class="btn" href={`/templates/edit?id=${encodeURIComponent(t.id)}`}>Edit</a>
             )}
+            {!props.can.write && (
+              <a class="btn" href={`/templates/edit?id=${encodeURIComponent(t.id)}`}>
+                View definition
+              </a>
+            )}
             {props.can.release && t.status === "DRAFT" && (
-              <form method="post" action="/partials/templates/release" class="inline">
-                <input type="hidden" name="_csrf" value={props.ctx.csrf} />
-                <input type="hidden" name="id" value={t.id} />
-                <input type="hidden" name="body_hash" value={t.body_hash} />
-                <button type="submit" class="primary">Release v{t.version}</button>
-              </form>
+              <ConfirmLink
+                class="btn primary"
+                href={`/templates/view?id=${encodeURIComponent(t.id)}&confirm=release`}
+              >
+                Release v{t.version}
+              </ConfirmLink>
             )}
           </>
         }
@@ -140,6 +148,23 @@ export function TemplatePage(props: TemplatePageProps) {
       <div class="section-gap">
         <VersionsCard versions={props.versions} current={t.current_version} now={props.now} />
       </div>
+      {props.confirmRelease && props.can.release && t.status === "DRAFT" && (
+        <ConfirmDialog
+          id="confirm-act"
+          title={`Release v${t.version} of ${t.id}?`}
+          action="/partials/templates/release"
+          csrf={props.ctx.csrf}
+          fields={{ id: t.id, body_hash: t.body_hash }}
+          confirm={`Release v${t.version}`}
+          cancel={`/templates/view?id=${encodeURIComponent(t.id)}`}
+        >
+          <p>
+            v{t.version}{" "}
+            becomes a release that pipelines and other templates can pin, and its text is fixed from
+            then on.
+          </p>
+        </ConfirmDialog>
+      )}
     </AppShell>
   );
 }

@@ -2,6 +2,7 @@ import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { BodyHash, type Conflict, FormError, SaveConflict } from "../components/save_conflict.tsx";
 import { Field, FormActions, InputField } from "../components/field.tsx";
 import { PageHead } from "../components/page_head.tsx";
+import { ReadOnly, ReadOnlyNote } from "../components/read_only.tsx";
 
 export interface TemplateDraft {
   id: string;
@@ -32,12 +33,19 @@ export interface TemplateEditorProps {
   error?: EditorError;
   /** On a conflicting save: the version someone else saved, to compare with yours. */
   conflict?: Conflict & { body: string };
+  /** A member who may read but not author (spec 1 §4.6): every control shown, none usable. */
+  readOnly?: boolean;
 }
 
 /** `/templates/new` and `/templates/edit?id=`: the whole template in one form. */
 export function TemplateEditorPage(props: TemplateEditorProps) {
   const { draft, error } = props;
-  const title = props.mode === "new" ? "New template" : `Edit ${draft.id}`;
+  const ro = props.readOnly === true;
+  const title = props.mode === "new"
+    ? "New template"
+    : ro
+    ? `${draft.id} (read-only)`
+    : `Edit ${draft.id}`;
   const err = (field: string) => error?.field === field ? error.message : undefined;
   // A field's id (`t-…`) and the refusal placed on the form field it posts.
   const at = (id: string, field: string) => ({ id: `t-${id}`, error: err(field) });
@@ -54,6 +62,7 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
           <code>{"{% if params.x %}"}</code>, and import released snippets by alias.
         </p>
       </PageHead>
+      {ro && <ReadOnlyNote noun="template" back={view} />}
       {error && !error.field && !props.conflict && (
         <FormError code={error.code} message={error.message} />
       )}
@@ -65,102 +74,117 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
         <input type="hidden" name="mode" value={props.mode} />
         <BodyHash hash={props.bodyHash} conflict={props.conflict} />
         <div class="body">
-          <div class="grid cols-2">
-            <Field {...at("id", "id")} label="Id (folder path)">
-              {(a) =>
-                props.mode === "new"
-                  ? (
-                    <input
-                      {...a}
-                      name="id"
-                      value={draft.id}
-                      required
-                      class="mono"
-                      placeholder="sales/orders/by_region"
-                    />
-                  )
-                  : (
-                    <>
-                      <input {...a} value={draft.id} class="mono" readOnly />
-                      <input type="hidden" name="id" value={draft.id} />
-                    </>
-                  )}
-            </Field>
-            <InputField
-              {...at("name", "display_name")}
-              label="Display name"
-              input={{ name: "display_name", value: draft.display_name, required: true }}
-            />
-            <Field
-              {...at("dialect", "dialect")}
-              label="Dialect"
-              hint={props.mode === "edit" ? "Fixed when the template was created" : undefined}
-            >
+          <ReadOnly on={ro}>
+            <div class="grid cols-2">
+              <Field {...at("id", "id")} label="Id (folder path)">
+                {(a) =>
+                  props.mode === "new"
+                    ? (
+                      <input
+                        {...a}
+                        name="id"
+                        value={draft.id}
+                        required
+                        class="mono"
+                        placeholder="sales/orders/by_region"
+                      />
+                    )
+                    : (
+                      <>
+                        <input {...a} value={draft.id} class="mono" readOnly />
+                        <input type="hidden" name="id" value={draft.id} />
+                      </>
+                    )}
+              </Field>
+              <InputField
+                {...at("name", "display_name")}
+                label="Display name"
+                input={{ name: "display_name", value: draft.display_name, required: true }}
+              />
+              <Field
+                {...at("dialect", "dialect")}
+                label="Dialect"
+                hint={props.mode === "edit" ? "Fixed when the template was created" : undefined}
+              >
+                {(a) => (
+                  <>
+                    <select {...a} name="dialect" disabled={props.mode === "edit"}>
+                      {props.dialects.map((d) => (
+                        <option key={d} value={d} selected={d === draft.dialect}>
+                          {d.toLowerCase()}
+                        </option>
+                      ))}
+                    </select>
+                    {props.mode === "edit" && (
+                      <input type="hidden" name="dialect" value={draft.dialect} />
+                    )}
+                  </>
+                )}
+              </Field>
+              <InputField
+                {...at("description", "description")}
+                label="Description"
+                input={{ name: "description", value: draft.description }}
+              />
+            </div>
+            <Field {...at("body", "body")} label="Body">
               {(a) => (
-                <>
-                  <select {...a} name="dialect" disabled={props.mode === "edit"}>
-                    {props.dialects.map((d) => (
-                      <option key={d} value={d} selected={d === draft.dialect}>
-                        {d.toLowerCase()}
-                      </option>
-                    ))}
-                  </select>
-                  {props.mode === "edit" && (
-                    <input type="hidden" name="dialect" value={draft.dialect} />
-                  )}
-                </>
+                <textarea {...a} name="body" rows={16} spellcheck={false} data-editor="sql">
+                  {draft.body}
+                </textarea>
               )}
             </Field>
-            <InputField
-              {...at("description", "description")}
-              label="Description"
-              input={{ name: "description", value: draft.description }}
-            />
-          </div>
-          <Field {...at("body", "body")} label="Body">
-            {(a) => (
-              <textarea {...a} name="body" rows={16} spellcheck={false} data-editor="sql">
-                {draft.body}
-              </textarea>
-            )}
-          </Field>
-          <Field
-            {...at("imports", "imports")}
-            label="Imports"
-            hint="One per line: alias = template id@version (a released version)."
-          >
-            {(a) => (
-              <textarea
-                {...a}
-                name="imports"
-                rows={3}
-                spellcheck={false}
-                placeholder="alias = folder/template@1"
-              >
-                {draft.imports}
-              </textarea>
-            )}
-          </Field>
-          <div class="field">
-            <span class="label">Preview</span>
-            {/* Renders the text as it stands, as typing pauses; the saved version is untouched. */}
-            <div
-              id="preview"
-              class="preview"
-              aria-live="polite"
-              hx-post="/partials/templates/preview"
-              hx-include="closest form"
-              hx-trigger="load, keyup delay:700ms from:body, change from:body"
+            <Field
+              {...at("imports", "imports")}
+              label="Imports"
+              hint="One per line: alias = template id@version (a released version)."
             >
-              <div class="empty">The rendered SQL appears here.</div>
+              {(a) => (
+                <textarea
+                  {...a}
+                  name="imports"
+                  rows={3}
+                  spellcheck={false}
+                  placeholder="alias = folder/template@1"
+                >
+                  {draft.imports}
+                </textarea>
+              )}
+            </Field>
+          </ReadOnly>
+          {ro ? <ReadPreview view={view} /> : (
+            <div class="field">
+              <span class="label">Preview</span>
+              {/* Renders the text as it stands, as typing pauses; the saved version is untouched. */}
+              <div
+                id="preview"
+                class="preview"
+                aria-live="polite"
+                hx-post="/partials/templates/preview"
+                hx-include="closest form"
+                hx-trigger="load, keyup delay:700ms from:body, change from:body"
+              >
+                <div class="empty">The rendered SQL appears here.</div>
+              </div>
             </div>
-          </div>
-          <FormActions
-            submit={props.mode === "new" ? "Create draft" : "Save draft"}
-            cancel={props.mode === "new" ? "/templates" : view}
-          />
+          )}
+          {!ro && (
+            <FormActions
+              submit={props.mode === "new" ? "Create draft" : "Save draft"}
+              cancel={props.mode === "new" ? "/templates" : view}
+            />
+          )}
         </div>
       </form>
     </AppShell>
+  );
+}
+
+/** The live preview renders unsaved text, an author's act; a reader has the saved rendering. */
+function ReadPreview(props: { view: string }) {
+  return (
+    <p class="muted small read-preview">
+      The rendered SQL of the saved version is on <a href={props.view}>the template's page</a>.
+    </p>
   );
 }

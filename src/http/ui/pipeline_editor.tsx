@@ -30,7 +30,7 @@ import {
   specFromForm,
   specFromPost,
 } from "./pipeline_form.ts";
-import { pageRoute, shellContext, type UiPageDeps, userNames } from "./shell.ts";
+import { allows, pageRoute, shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
 const id = z.object({ id: z.uuid() });
 const SPEC_KEYS = ["parameters", "nodes", "settings", "checks"] as const;
@@ -194,8 +194,9 @@ export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
     pageRoute({
       method: "get",
       path: "/pipelines/:id/edit",
-      summary: "The editor for a pipeline's working version",
-      access: "content.write",
+      summary: "The editor for a pipeline's working version; read-only without author",
+      // Spec 1 §4.6 page row: the pipeline editor page needs the execute operation.
+      access: "pipelines.execute",
       params: id,
       errors: ["pipeline.not_found"],
     }),
@@ -204,6 +205,7 @@ export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
       const v: any = await deps.pipelines.get(workspace.id, params.id);
       return editor(c, { actor, workspace }, {
         mode: "edit",
+        readOnly: !allows({ actor, workspace }, "content.write"),
         id: params.id,
         bodyHash: v.body_hash,
         draft: {

@@ -4,6 +4,8 @@ import { type PipelineNodeView, PipelinePage } from "../../../ui/pages/pipeline.
 import { lineDiff } from "../../../ui/components/line_diff.ts";
 import { type ParameterChange, PipelineComparePage } from "../../../ui/pages/pipeline_compare.tsx";
 import { specOf } from "./pipeline_editor.tsx";
+import { servedAmong } from "../../endpoints/mod.ts";
+import type { PipelineGuard } from "../../../ui/components/version_guard.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { Principal } from "../../identity/mod.ts";
 import type { AppContext } from "../context.ts";
@@ -58,6 +60,8 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
         discarded: z.string().max(4).optional(),
         moved: z.string().max(40).optional(),
         error: z.string().max(400).optional(),
+        confirm: z.string().regex(/^(release|discard-draft|(discard|restore|current)-\d{1,9})$/)
+          .optional(),
       }),
       errors: ["pipeline.not_found"],
     }),
@@ -74,19 +78,24 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
           return { ...n, template_body: t?.body };
         }),
       );
+      const can = {
+        execute: allows({ actor, workspace }, "pipelines.execute"),
+        author: allows({ actor, workspace }, "content.write"),
+        release: allows({ actor, workspace }, "versions.release"),
+        restore: allows({ actor, workspace }, "content.write_session"),
+        switch: allows({ actor, workspace }, "versions.switch"),
+      };
+      const guard = query.confirm
+        ? await guardOf(deps, { actor, workspaceId }, pipeline, versions, can, query.confirm)
+        : undefined;
       return c.html(renderPage(
         <PipelinePage
           ctx={ctx}
           now={new Date()}
+          guard={guard}
           pipeline={{ ...pipeline, nodes }}
           versions={await versionRows(deps, versions)}
-          can={{
-            execute: allows({ actor, workspace }, "pipelines.execute"),
-            author: allows({ actor, workspace }, "content.write"),
-            release: allows({ actor, workspace }, "versions.release"),
-            restore: allows({ actor, workspace }, "content.write_session"),
-            switch: allows({ actor, workspace }, "versions.switch"),
-          }}
+          can={can}
           flash={{
             saved: query.saved !== undefined,
             released: query.released,
@@ -171,4 +180,49 @@ function compareText(view: any): string {
     2,
   );
   return `${head}\n${specOf(view)}`;
+}
+
+/**
+ * The act `?confirm=` names, if the viewer may do it on this version, with the endpoints over the
+ * pipeline and the release they serve before and after it, by the rule serving follows.
+ */
+async function guardOf(
+  deps: UiPageDeps,
+  at: { actor: Principal; workspaceId: string },
+  // deno-lint-ignore no-explicit-any
+  pipeline: any,
+  versions: { version: number; status: string }[],
+  can: { author: boolean; release: boolean; restore: boolean; switch: boolean },
+  confirm: string,
+): Promise<PipelineGuard | undefined> {
+  const [act, n] = confirm.split("-") as [PipelineGuard["act"] | "discard", string | undefined];
+  const kind: PipelineGuard["act"] = confirm === "discard-draft" ? "discard-draft" : act;
+  const version = kind === "release" || kind === "discard-draft" ? pipeline.version : Number(n);
+  const status = versions.find((v) => v.version === version)?.status;
+  const allowed = {
+    "release": can.release && status === "DRAFT",
+    "discard-draft": can.author && status === "DRAFT",
+    "discard": can.restore && status === "RELEASED",
+    "restore": can.restore && status === "DISCARDED",
+    "current": can.switch && status === "RELEASED" && version !== pipeline.current_version,
+  }[kind];
+  if (!allowed) return undefined;
+  const after = kind === "release" || kind === "restore"
+    ? "RELEASED"
+    : kind === "discard"
+    ? "DISCARDED"
+    : undefined;
+  const moved = versions.map((v) => v.version === version && after ? { ...v, status: after } : v);
+  const endpoints = await deps.endpoints.overPipeline(at, pipeline.id);
+  return {
+    act: kind,
+    version,
+    current: pipeline.current_version,
+    body_hash: pipeline.body_hash,
+    served: {
+      before: servedAmong(versions)?.version ?? null,
+      after: servedAmong(moved)?.version ?? null,
+    },
+    endpoints,
+  };
 }

@@ -19,7 +19,7 @@ import type { AppContext } from "../context.ts";
 import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
 import { IMPORT_MAP } from "../vendor.ts";
-import { pageRoute, shellContext, type UiPageDeps, userNames } from "./shell.ts";
+import { allows, pageRoute, shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
 const IMPORT_LINE = /^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)@(\d+)$/;
 
@@ -62,6 +62,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
       bodyHash?: string;
       error?: EditorError;
       conflict?: Parameters<typeof TemplateEditorPage>[0]["conflict"];
+      readOnly?: boolean;
     },
     status: 200 | 400 | 404 | 409 = 200,
   ) => {
@@ -99,8 +100,9 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     pageRoute({
       method: "get",
       path: "/templates/edit",
-      summary: "The editor for a template's working version",
-      access: "content.write",
+      summary: "The editor for a template's working version; read-only without author",
+      // Spec 1 §4.6 page row: the template editor page needs the read operation.
+      access: "content.read",
       query: z.object({ id: z.string().min(1).max(200) }),
       errors: ["template.not_found"],
     }),
@@ -108,6 +110,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
       const t = await deps.templates.get(workspace.id, query.id);
       return editor(c, actor, {
         mode: "edit",
+        readOnly: !allows({ actor, workspace }, "content.write"),
         bodyHash: t.body_hash,
         draft: {
           id: t.id,

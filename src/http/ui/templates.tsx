@@ -38,6 +38,7 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
         saved: z.string().max(4).optional(),
         released: z.coerce.number().int().optional(),
         error: z.string().max(400).optional(),
+        confirm: z.literal("release").optional(),
       }),
       errors: ["template.not_found"],
     }),
@@ -68,6 +69,7 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
             release: allows({ actor, workspace }, "versions.release"),
           }}
           flash={{ saved: query.saved !== undefined, released: query.released, error: query.error }}
+          confirmRelease={query.confirm === "release"}
         />,
       ));
     },

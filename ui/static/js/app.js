@@ -20,3 +20,43 @@ document.addEventListener("click", async (event) => {
   button.textContent = "Copied";
   setTimeout(() => button.textContent = label, 1500);
 });
+
+// A guarded act (ui/components/confirm.tsx): the link draws its page with the dialog open; here
+// the dialog is fetched from that page and shown modal instead, so the page stays put.
+function showConfirm(dialog, trigger) {
+  if (dialog.open) dialog.close();
+  dialog.addEventListener("close", () => {
+    dialog.remove();
+    trigger?.focus();
+  }, { once: true });
+  dialog.showModal();
+}
+
+document.addEventListener("click", async (event) => {
+  const trigger = event.target.closest?.("a[data-confirm]");
+  if (!trigger || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+  event.preventDefault();
+  const res = await fetch(trigger.href, { headers: { accept: "text/html" } });
+  const found = res.ok
+    ? new DOMParser().parseFromString(await res.text(), "text/html")
+      .querySelector("dialog[data-confirm-dialog]")
+    : null;
+  if (!found) return location.assign(trigger.href);
+  document.getElementById(found.id)?.remove();
+  const dialog = document.importNode(found, true);
+  dialog.removeAttribute("open");
+  document.body.append(dialog);
+  showConfirm(dialog, trigger);
+});
+
+document.addEventListener("click", (event) => {
+  const dialog = event.target.closest?.("[data-confirm-cancel]")?.closest("dialog");
+  if (!dialog?.open) return;
+  event.preventDefault();
+  dialog.close();
+});
+
+// Opened from its own address (`?confirm=`): the same dialog, made modal.
+for (const dialog of document.querySelectorAll("dialog[data-confirm-dialog][open]")) {
+  showConfirm(dialog, null);
+}

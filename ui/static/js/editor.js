@@ -5,6 +5,7 @@
 // A person's edit fires `input` on the textarea (so other scripts can follow it); a script's
 // `setEditorText` does not, so two views kept in sync do not echo each other.
 import { basicSetup, EditorView } from "codemirror";
+import { EditorState } from "@codemirror/state";
 import { sql } from "@codemirror/lang-sql";
 import { json } from "@codemirror/lang-json";
 import { syntaxHighlighting } from "@codemirror/language";
@@ -32,6 +33,8 @@ function enhanceOne(area) {
       syntaxHighlighting(classHighlighter),
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({ "aria-label": label }),
+      // A disabled textarea (a reader's editor) stays readable and selectable, never changed.
+      EditorState.readOnly.of(area.matches(":disabled")),
       EditorView.updateListener.of((u) => {
         if (!u.docChanged) return;
         area.value = u.state.doc.toString();
@@ -39,6 +42,11 @@ function enhanceOne(area) {
       }),
     ],
   });
+  if (area.matches(":disabled")) {
+    // A reader scrolls a long text with the keyboard: the scroller takes focus itself.
+    view.scrollDOM.tabIndex = 0;
+    view.scrollDOM.setAttribute("aria-label", label);
+  }
   if (area.getAttribute("aria-invalid") === "true") view.dom.classList.add("invalid");
   if (area.rows && area.rows < 8) view.dom.classList.add("compact");
   shadow.append(view.dom);

@@ -1,0 +1,20 @@
+import type { ComponentChildren } from "preact";
+
+/**
+ * Wraps an editor's controls so a reader sees them but changes nothing: a disabled fieldset
+ * disables every control inside it (the code editors read that too), and posts none of them.
+ */
+export function ReadOnly(props: { on: boolean; children: ComponentChildren }) {
+  if (!props.on) return <>{props.children}</>;
+  return <fieldset class="read-only" disabled>{props.children}</fieldset>;
+}
+
+/** What a reader is told on an editor page they may open but not save. */
+export function ReadOnlyNote(props: { noun: string; back: string }) {
+  return (
+    <div class="banner info" role="status">
+      Read-only: you may read this {props.noun}, but changing it needs the author role.{" "}
+      <a href={props.back}>Back to the {props.noun}</a>
+    </div>
+  );
+}

@@ -129,6 +129,17 @@ try {
   await page.click("button:has-text('Save draft')");
   await page.goto(`${pipelineUrl}/compare`);
   await shoot(page, "pipeline_compare");
+  // The audit log of everything above, one row opened; narrowed to the workspace's publishing;
+  // and at a phone's width.
+  await page.goto(`${server.url}/audit`);
+  await page.locator("tbody tr summary").first().click();
+  await shoot(page, "audit");
+  await page.goto(`${server.url}/audit?event=endpoint.published&scope=workspace`);
+  await shoot(page, "audit_filtered");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${server.url}/audit`);
+  await page.locator("tbody tr summary").first().click();
+  await shoot(page, "audit_narrow");
   console.log(`screenshots written to ${OUT.pathname}`);
 } finally {
   await browser.close();

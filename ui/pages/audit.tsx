@@ -145,7 +145,7 @@ function AuditRow(props: { row: AuditRowView; now: Date; showWorkspace: boolean 
         </div>
       </td>
       <td class="mono small">{r.event}</td>
-      <td>
+      <td data-label="Actor">
         {r.actor
           ? (
             <>
@@ -155,8 +155,10 @@ function AuditRow(props: { row: AuditRowView; now: Date; showWorkspace: boolean 
           )
           : <span class="muted">{r.provider ?? "nobody signed in"}</span>}
       </td>
-      {props.showWorkspace && <td>{r.workspace ?? <span class="muted">instance</span>}</td>}
-      <td>
+      {props.showWorkspace && (
+        <td data-label="Workspace">{r.workspace ?? <span class="muted">instance</span>}</td>
+      )}
+      <td data-label="Subject">
         {r.subjects.length === 0 ? <span class="muted">—</span> : (
           <ul class="plain">
             {r.subjects.map((s) => (

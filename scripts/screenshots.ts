@@ -152,6 +152,17 @@ try {
   await viewerPage.goto(`${server.url}/templates/edit?id=demo/shop/revenue_by_country`);
   await viewerPage.locator(".editor-host").first().waitFor();
   await shootBoth(viewerPage, "template_editor_read_only");
+  // The audit log of everything above, one row opened; narrowed to the workspace's publishing;
+  // and at a phone's width.
+  await page.goto(`${server.url}/audit`);
+  await page.locator("tbody tr summary").first().click();
+  await shoot(page, "audit");
+  await page.goto(`${server.url}/audit?event=endpoint.published&scope=workspace`);
+  await shoot(page, "audit_filtered");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${server.url}/audit`);
+  await page.locator("tbody tr summary").first().click();
+  await shoot(page, "audit_narrow");
   console.log(`screenshots written to ${OUT.pathname}`);
 } finally {
   await browser.close();

@@ -167,6 +167,18 @@ forEachStoreKind(
           i.workspace_id === f.workspace.id && i.event === "workspace.member_invited"
         ),
       );
+      // issue 23 item 5: `actor` (a user id) narrows the trail to that person's acts.
+      const byAdmin = await call(
+        s,
+        "GET",
+        `/api/v1/audit?limit=200&actor=${f.users.ws_admin.id}`,
+        wsAdmin,
+      );
+      equal(byAdmin.status, 200);
+      ok(byAdmin.body.data.items.length >= 1);
+      ok(byAdmin.body.data.items.every((i: Json) => i.user_id === f.users.ws_admin.id));
+      const theirs = await call(s, "GET", "/api/v1/audit?limit=200", wsAdmin);
+      ok(theirs.body.data.items.some((i: Json) => i.user_id !== f.users.ws_admin.id));
       const bad = await call(s, "GET", "/api/v1/audit?from=yesterday", wsAdmin);
       deepEqual([bad.status, bad.body.error.code, bad.body.error.details.field], [
         400,

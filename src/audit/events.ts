@@ -93,3 +93,11 @@ export const AUDIT_EVENTS = [
 export type AuditEventName =
   | (typeof AUDIT_EVENTS)[number]
   | `${VersionedKind}.${VersionAudit}`;
+
+/** Every name `recordAudit` may write, sorted: what an audit filter offers to choose from. */
+export const KNOWN_AUDIT_EVENTS: readonly string[] = [
+  ...AUDIT_EVENTS,
+  ...(["pipeline", "template"] as const).flatMap((kind) =>
+    VERSION_AUDITS.map((suffix) => `${kind}.${suffix}`)
+  ),
+].sort();

@@ -2,14 +2,17 @@
 export {
   type AuditEvent,
   type AuditFilter,
+  type AuditReader,
   type AuditRecord,
   auditRow,
+  auditTrail,
   queryAudit,
   recordAudit,
 } from "./service.ts";
 export {
   AUDIT_EVENTS,
   type AuditEventName,
+  KNOWN_AUDIT_EVENTS,
   type VersionAudit,
   type VersionedKind,
 } from "./events.ts";

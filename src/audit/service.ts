@@ -3,6 +3,7 @@
  * transaction so an audited change and its audit row commit or vanish together. The request's
  * source address and user agent come from the request context when the caller has none to give.
  */
+import { AppError } from "../errors/mod.ts";
 import { newId } from "../lib/ids.ts";
 import { requestContext } from "../lib/log.ts";
 import { toIso } from "../lib/time.ts";
@@ -68,6 +69,8 @@ export interface AuditFilter {
   /** Restrict to one workspace (a workspace admin's view); undefined means every row. */
   workspaceId?: string;
   event?: string;
+  /** The acting user's id. */
+  actor?: string;
   from?: string;
   to?: string;
   offset: number;
@@ -87,6 +90,7 @@ export async function queryAudit(
   };
   if (filter.workspaceId) add("workspace_id = ?", filter.workspaceId);
   if (filter.event) add("event = ?", filter.event);
+  if (filter.actor) add("user_id = ?", filter.actor);
   if (filter.from) add("timestamp >= ?", filter.from);
   if (filter.to) add("timestamp < ?", filter.to);
   const clause = where.length ? `WHERE ${where.join(" AND ")}` : "";
@@ -113,4 +117,30 @@ export async function queryAudit(
       details: JSON.parse(String(r.details)),
     })),
   };
+}
+
+/** Who reads the trail and where: the reader's standing and the active workspace, if any. */
+export interface AuditReader {
+  isSuperAdmin: boolean;
+  workspaceId: string | null;
+}
+
+/**
+ * The trail as one reader may see it (DECISIONS "audit trail route"): a super admin the whole
+ * instance unless they ask for `scope: "workspace"`; anyone else (a workspace admin, as the
+ * operation matrix decided) only the active workspace's rows. REST and the audit page both read
+ * through here, so the two cannot disagree on what a reader sees.
+ */
+export async function auditTrail(
+  db: Queryable,
+  reader: AuditReader,
+  query: Omit<AuditFilter, "workspaceId"> & { scope?: "workspace" | "instance" },
+): Promise<{ items: AuditRecord[]; total: number; instanceWide: boolean }> {
+  const { scope, ...filter } = query;
+  const instanceWide = reader.isSuperAdmin && scope !== "workspace";
+  if (!instanceWide && !reader.workspaceId) {
+    throw new AppError("workspace.membership_required", {});
+  }
+  const workspaceId = instanceWide ? undefined : reader.workspaceId!;
+  return { ...await queryAudit(db, { ...filter, workspaceId }), instanceWide };
 }

@@ -1,7 +1,8 @@
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, rejects } from "node:assert/strict";
+import type { AppError } from "../errors/mod.ts";
 import { forEachStore } from "../../tests/stores.ts";
 import { requestContext } from "../lib/log.ts";
-import { queryAudit, recordAudit } from "./mod.ts";
+import { auditTrail, queryAudit, recordAudit } from "./mod.ts";
 
 forEachStore(
   "recordAudit() writes the spec's record shape with the request's source",
@@ -53,3 +54,27 @@ forEachStore("queryAudit() filters by event and time, newest first, paged", asyn
   const later = await queryAudit(db, { from: all.items[1].timestamp, offset: 0, limit: 10 });
   equal(later.total, 2);
 });
+
+forEachStore(
+  "issue 23 item 5: auditTrail() scopes by reader and filters by actor",
+  async (db) => {
+    const [ws, other, alice, bob] = [1, 2, 3, 4].map(() => crypto.randomUUID());
+    await recordAudit(db, { event: "auth.logout", userId: alice, workspaceId: ws });
+    await recordAudit(db, { event: "auth.logout", userId: bob, workspaceId: ws });
+    await recordAudit(db, { event: "auth.logout", userId: alice, workspaceId: other });
+    const page = { offset: 0, limit: 10 };
+    const admin = { isSuperAdmin: false, workspaceId: ws };
+    equal((await auditTrail(db, admin, page)).total, 2);
+    // A workspace admin cannot widen the view; a super admin sees all unless they narrow it.
+    equal((await auditTrail(db, admin, { ...page, scope: "instance" })).total, 2);
+    const root = { isSuperAdmin: true, workspaceId: ws };
+    equal((await auditTrail(db, root, page)).total, 3);
+    equal((await auditTrail(db, root, { ...page, scope: "workspace" })).total, 2);
+    const alices = await auditTrail(db, root, { ...page, actor: alice });
+    deepEqual(alices.items.map((i) => i.user_id), [alice, alice]);
+    await rejects(
+      () => auditTrail(db, { isSuperAdmin: false, workspaceId: null }, page),
+      (e: AppError) => e.code === "workspace.membership_required",
+    );
+  },
+);

@@ -21,7 +21,8 @@ export type NavItem =
   | "templates"
   | "runs"
   | "datasources"
-  | "endpoints";
+  | "endpoints"
+  | "audit";
 
 const NAV: { id: NavItem; label: string; href: string; icon: IconName }[] = [
   { id: "dashboard", label: "Dashboard", href: "/dashboard", icon: "dashboard" },
@@ -30,6 +31,7 @@ const NAV: { id: NavItem; label: string; href: string; icon: IconName }[] = [
   { id: "runs", label: "Runs", href: "/runs", icon: "runs" },
   { id: "datasources", label: "Datasources", href: "/datasources", icon: "datasources" },
   { id: "endpoints", label: "Endpoints", href: "/endpoints", icon: "endpoints" },
+  { id: "audit", label: "Audit log", href: "/audit", icon: "audit" },
 ];
 
 const THEMES: { id: Theme; label: string; icon: IconName }[] = [

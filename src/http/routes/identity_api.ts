@@ -1,7 +1,6 @@
 /** `/api/v1/auth/me`, user administration (spec 1 §4.3) and the audit trail. */
 import { z } from "zod";
-import { queryAudit } from "../../audit/mod.ts";
-import { AppError } from "../../errors/mod.ts";
+import { auditTrail } from "../../audit/mod.ts";
 import type { Principal } from "../../identity/mod.ts";
 import { toIso } from "../../lib/time.ts";
 import type { Services } from "../../services.ts";
@@ -114,17 +113,20 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "audit.read",
     query: z.object({
       event: z.string().max(100).optional(),
+      actor: z.uuid().optional(),
       from: z.string().refine((v) => toIsoSafe(v) !== null, "an ISO 8601 timestamp").optional(),
       to: z.string().refine((v) => toIsoSafe(v) !== null, "an ISO 8601 timestamp").optional(),
       scope: z.enum(["workspace", "instance"]).optional(),
     }),
     page: true,
   }, async (c, { actor, workspace, page, query }) => {
-    const instanceWide = actor.isSuperAdmin && query.scope !== "workspace";
-    if (!instanceWide && !workspace) throw new AppError("workspace.membership_required", {});
-    const { items, total } = await queryAudit(deps.db, {
-      workspaceId: instanceWide ? undefined : workspace?.id,
+    const { items, total } = await auditTrail(deps.db, {
+      isSuperAdmin: actor.isSuperAdmin,
+      workspaceId: workspace?.id ?? null,
+    }, {
+      scope: query.scope,
       event: query.event,
+      actor: query.actor,
       from: query.from ? toIsoSafe(query.from)! : undefined,
       to: query.to ? toIsoSafe(query.to)! : undefined,
       ...page,

@@ -16,7 +16,7 @@ import { RunsPage } from "../../../ui/pages/runs.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import { renderToString } from "preact-render-to-string";
 import type { Router } from "../routing.ts";
-import { allows, pageRoute, shellContext, type UiPageDeps, userNames } from "./shell.ts";
+import { allows, dayBound, pageRoute, shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
 const id = z.object({ id: z.uuid() });
 const PREVIEW_ROWS = 50;
@@ -213,10 +213,6 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
     }),
     async (c, { actor, workspace, query, page }) => {
       const workspaceId = workspace.id;
-      const day = (v: string | undefined, end: boolean) =>
-        v && /^\d{4}-\d{2}-\d{2}$/.test(v)
-          ? `${v}T${end ? "23:59:59.999" : "00:00:00.000"}Z`
-          : undefined;
       const { offset } = page;
       const pipelineId = query.pipeline && z.uuid().safeParse(query.pipeline).success
         ? query.pipeline
@@ -234,8 +230,8 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
             workspaceId,
             pipelineId,
             status: query.status || undefined,
-            startedAfter: day(query.from, false),
-            startedBefore: day(query.to, true),
+            startedAfter: dayBound(query.from, false),
+            startedBefore: dayBound(query.to, true),
             triggeredBy: whoId,
           },
           offset,

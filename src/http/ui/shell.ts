@@ -34,6 +34,9 @@ export type UiPageDeps =
   >
   & { secureCookies: boolean };
 
+/** The operation behind a nav item that not everyone may open. */
+const NAV_ACCESS = { endpoints: "endpoints.manage", audit: "audit.read" } as const;
+
 /** The frame every signed-in page draws: who, where, which theme, where else. */
 export async function shellContext(
   c: AppContext,
@@ -50,10 +53,10 @@ export async function shellContext(
     user: { displayName: p.displayName, email: p.email, isSuperAdmin: p.isSuperAdmin },
     workspace: c.get("workspace")?.name ?? null,
     workspaces,
-    // A viewer would only meet a refusal behind the link.
-    refused: allows({ actor: p, workspace: c.get("workspace") ?? null }, "endpoints.manage")
-      ? []
-      : ["endpoints"],
+    // A link whose page would refuse this person is not drawn: they would only meet the 403.
+    refused: (["endpoints", "audit"] as const).filter((item) =>
+      !allows({ actor: p, workspace: c.get("workspace") ?? null }, NAV_ACCESS[item])
+    ),
   };
 }
 
@@ -113,4 +116,14 @@ export function pageRoute<S extends Omit<RouteSpec, "tag" | "kind">>(
   spec: S,
 ): S & { tag: "pages"; kind: "html" } {
   return { ...spec, tag: "pages", kind: "html" };
+}
+
+/**
+ * A day from a filter's date field as the first (or, for `end`, the last) instant of that UTC
+ * day; anything else is no bound.
+ */
+export function dayBound(value: string | undefined, end: boolean): string | undefined {
+  return value && /^\d{4}-\d{2}-\d{2}$/.test(value)
+    ? `${value}T${end ? "23:59:59.999" : "00:00:00.000"}Z`
+    : undefined;
 }

@@ -30,6 +30,7 @@ export type UiPageDeps =
     | "datasources"
     | "connections"
     | "endpoints"
+    | "keys"
     | "origin"
   >
   & { secureCookies: boolean };
@@ -113,4 +114,17 @@ export function pageRoute<S extends Omit<RouteSpec, "tag" | "kind">>(
   spec: S,
 ): S & { tag: "pages"; kind: "html" } {
   return { ...spec, tag: "pages", kind: "html" };
+}
+
+/**
+ * The frame for an error or not-found page: a signed-in browser session keeps its shell; anyone
+ * else (and a failure to draw the frame, say with the store down) gets none.
+ */
+export async function errorFrame(
+  c: AppContext,
+  deps: UiPageDeps,
+): Promise<ShellContext | undefined> {
+  const p = c.get("principal");
+  if (!p || p.authMethod !== "OIDC") return undefined;
+  return await shellContext(c, deps, p).catch(() => undefined);
 }

@@ -5,6 +5,7 @@
 import type { Services } from "../../services.ts";
 import { secureCookies } from "../cookies.ts";
 import type { Router } from "../routing.ts";
+import { apiKeyPageRoutes } from "./api_keys.tsx";
 import { dashboardRoutes } from "./dashboard.tsx";
 import { datasourceFormRoutes } from "./datasource_forms.tsx";
 import { datasourcePageRoutes } from "./datasources.tsx";
@@ -35,4 +36,5 @@ export function uiRoutes(router: Router, deps: UiPageDeps): void {
   datasourceFormRoutes(router, deps);
   datasourcePageRoutes(router, deps);
   endpointPageRoutes(router, deps);
+  apiKeyPageRoutes(router, deps);
 }

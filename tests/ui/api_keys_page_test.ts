@@ -95,7 +95,7 @@ browserTest(
 );
 
 browserTest(
-  "issue 23 items 2 and 6: a viewer mints no key; 403 and 404 pages keep the signed-in frame",
+  "issue 23 items 2 and 6: a viewer mints no key, an endpoint key takes its bindings; 403 and 404 keep the frame",
   async () => {
     const server = await demoServer("root@example.com");
     const browser = await launchBrowser();
@@ -119,6 +119,46 @@ browserTest(
         equal(res.status, 403, kind);
         match(await res.text(), /auth\.role_required/);
       }
+
+      // An author's endpoint key takes its bindings from the form, one path a line, and no scopes;
+      // a binding outside the path grammar is refused on its field.
+      const author = await sessionHeaders(server.runtime, acme.users.author);
+      const issue = (fields: Record<string, string>) =>
+        server.fetch("/partials/account/api-keys", {
+          method: "POST",
+          headers: { ...author, "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ workspace: "acme", expires_in: "never", ...fields }),
+        }).then(async (r) => ({ status: r.status, html: await r.text() }));
+      const bad = await issue({
+        name: "app",
+        kind: "endpoint",
+        bindings: "/shop/{country}\n/Bad Path",
+      });
+      equal(bad.status, 400);
+      match(bad.html, /id="key-bindings-error"/);
+      const made = await issue({
+        name: "app",
+        kind: "endpoint",
+        scope: "author",
+        bindings: "/shop/{country}\r\n\n/sales",
+      });
+      equal(made.status, 201);
+      match(made.html, /id="issued-secret"[^>]*>svck_/);
+      const keys = await server.fetch("/api/v1/auth/api-keys", { headers: author }).then((r) =>
+        r.json()
+      );
+      const app = keys.data.items.find((k: { name: string }) => k.name === "app");
+      deepEqual([app.kind, app.scopes, app.bindings], ["endpoint", [], [
+        { path: "/shop/{country}" },
+        { path: "/sales" },
+      ]]);
+
+      // Without the script, Revoke is a link to the page with that key's dialog drawn open.
+      const confirm = await server.fetch(`/settings/api-keys?revoke=${app.id}`, {
+        headers: { ...author, accept: "text/html" },
+      }).then((r) => r.text());
+      match(confirm, new RegExp(`<dialog id="revoke-${app.id}"[^>]* open`));
+      match(confirm, /calls to the published endpoints under \/shop\/\{country\}, \/sales/);
 
       // Refused and unknown pages: the shell, the account menu, no "Sign in".
       for (const [path, status] of [["/endpoints", 403], ["/no/such/page", 404]] as const) {

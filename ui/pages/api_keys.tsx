@@ -30,7 +30,9 @@ function reach(k: KeyRow): string {
       : `calls to the published endpoints under ${k.bindings.map((b) => b.path).join(", ")}`;
   }
   if (k.kind === "server") return "promotions pushed to this instance with it";
-  return `API and agent calls with ${k.scopes.join(", ")} in ${k.workspace ?? "its workspace"}`;
+  return `API and agent calls (scope ${k.scopes.join(", ")}, workspace ${
+    k.workspace ?? "unknown"
+  })`;
 }
 
 function state(k: KeyRow, now: number): [string, string] {

@@ -2,9 +2,11 @@
  * `deno task screenshots`: a PNG of every page in the light and the dark theme, written to
  * `screenshots/` (git-ignored), so anyone can look at the product without clicking through it.
  * It boots a fresh instance with the demo content and signs in as its quick-start admin.
- * Names given as arguments (`deno task screenshots pipeline_editor runs`) limit which are written.
+ * Names given as arguments (`deno task screenshots pipeline_editor runs`) limit which are written;
+ * a name covers its 390 px twin (`api_keys` also writes `api_keys.narrow.*`).
  */
 import { createUser } from "../tests/access_fixtures.ts";
+import type { Page } from "playwright-core";
 import { demoServer, launchBrowser, signIn } from "../tests/browser.ts";
 
 const EMAIL = "admin@example.com";
@@ -163,18 +165,49 @@ try {
   await page.goto(`${server.url}/audit`);
   await page.locator("tbody tr summary").first().click();
   await shoot(page, "audit_narrow");
+  // A page of its own: the one above has been through phone widths and modal dialogs.
+  const accountPage = await (await browser.newContext({ viewport: LAPTOP })).newPage();
+  await signIn(accountPage, server.url, EMAIL, PASSWORD);
+  await accountPages(accountPage);
   console.log(`screenshots written to ${OUT.pathname}`);
 } finally {
   await browser.close();
   await server.close();
 }
 
-async function shoot(page: import("playwright-core").Page, name: string) {
-  if (ONLY.size > 0 && !ONLY.has(name)) return;
+/**
+ * The account menu, the API keys page (empty, a secret shown once, the revoke dialog) and a
+ * signed-in not-found page, each at laptop width and at 390 px (`*.narrow.*`).
+ */
+async function accountPages(page: Page) {
+  for (const [width, suffix] of [[1360, ""], [390, ".narrow"]] as const) {
+    await page.setViewportSize({ width, height: 860 });
+    await page.goto(`${server.url}/settings/api-keys`);
+    await shoot(page, `api_keys${suffix}`);
+    await page.click(".account-menu summary");
+    await shoot(page, `account_menu${suffix}`, false);
+    await page.click(".account-menu summary");
+    await page.fill("#key-name", `reporting${suffix}`);
+    await page.selectOption("#key-scope", "execute");
+    await page.click("button:has-text('Create key')");
+    await page.locator("#issued-secret").waitFor();
+    await shoot(page, `api_key_issued${suffix}`);
+    await page.goto(`${server.url}/settings/api-keys`);
+    await page.locator("#key-list a:has-text('Revoke')").first().click();
+    await page.locator("dialog[open]").waitFor();
+    await shoot(page, `api_key_revoke${suffix}`, false);
+    await page.goto(`${server.url}/no/such/page`);
+    await shoot(page, `not_found_signed_in${suffix}`);
+  }
+  await page.setViewportSize({ width: 1360, height: 860 });
+}
+
+async function shoot(page: Page, name: string, fullPage = true) {
+  if (ONLY.size > 0 && !ONLY.has(name.replace(/\.narrow$/, ""))) return;
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.evaluate((s) => document.documentElement.dataset.theme = s, scheme);
-    await page.screenshot({ path: new URL(`${name}.${scheme}.png`, OUT).pathname, fullPage: true });
+    await page.screenshot({ path: new URL(`${name}.${scheme}.png`, OUT).pathname, fullPage });
   }
 }
 

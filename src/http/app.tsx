@@ -34,6 +34,8 @@ import * as templates from "./routes/templates.ts";
 import * as ui from "./ui/mod.ts";
 import * as workspaces from "./routes/workspaces.ts";
 import { Router } from "./routing.ts";
+import { errorFrame } from "./ui/shell.ts";
+import type { ShellContext } from "../../ui/layouts/shell.tsx";
 import { mountToolEndpoint, type ToolEndpoint } from "./tool_endpoint.ts";
 
 /** Every resource's routes; registration order is the order Hono tries them. */
@@ -74,6 +76,7 @@ export function buildApp(
     loginLimiter: new LoginRateLimiter(config.auth.rateLimit.loginPerMinute),
     secureCookies: secureCookies(config.auth.baseUrl),
   };
+  const frame = (c: AppContext) => errorFrame(c, access);
   const router = new Router(app, {
     guard: (spec) => routeAccess(spec, access),
     paging: config.paging,
@@ -93,10 +96,10 @@ export function buildApp(
     );
     return errorResponse(c, error, services.origin());
   });
-  app.notFound((c) => {
+  app.notFound(async (c) => {
     const isApi = /^\/(api|mcp)(\/|$)/.test(c.req.path);
     if (!isApi && c.req.header("accept")?.includes("text/html")) {
-      return c.html(renderPage(<NotFoundPage path={c.req.path} />), 404);
+      return c.html(renderPage(<NotFoundPage path={c.req.path} ctx={await frame(c)} />), 404);
     }
     return errorResponse(
       c,
@@ -105,7 +108,7 @@ export function buildApp(
     );
   });
 
-  app.onError((err, c) => {
+  app.onError(async (err, c) => {
     const error = toAppError(err);
     if (error.code === "internal.unexpected" && error !== err) {
       logger.error("unexpected error", {
@@ -117,7 +120,7 @@ export function buildApp(
     } else if (error.status >= 500) {
       logger.error(error.message, { code: error.code, details: error.details });
     }
-    if (wantsPage(c)) return errorPage(c, error);
+    if (wantsPage(c)) return errorPage(c, error, await frame(c));
     return errorResponse(c, error, services.origin());
   });
 
@@ -134,7 +137,7 @@ function wantsPage(c: AppContext): boolean {
 }
 
 /** The error as a page: the envelope's user message, code and correlation id. */
-function errorPage(c: AppContext, error: AppError): Response {
+function errorPage(c: AppContext, error: AppError, ctx: ShellContext | undefined): Response {
   for (const [k, v] of Object.entries(error.headers ?? {})) c.header(k, v);
   const page = (
     <ErrorPage
@@ -142,6 +145,7 @@ function errorPage(c: AppContext, error: AppError): Response {
       code={error.code}
       userMessage={error.userMessage}
       correlationId={c.get("correlationId")}
+      ctx={ctx}
     />
   );
   // deno-lint-ignore no-explicit-any

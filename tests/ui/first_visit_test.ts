@@ -35,7 +35,8 @@ demoBrowserTest(
     match(await page.title(), /Dashboard/);
     await accessibleInBothThemes(page, "dashboard");
 
-    // The theme choice is stored through the partial and survives a reload.
+    // The theme choice, in the account menu, is stored through the partial and survives a reload.
+    await page.click(".account-menu summary");
     await Promise.all([
       page.waitForResponse((r) => r.url().endsWith("/partials/profile/theme") && r.ok()),
       page.click("[data-theme-choice=dark]"),

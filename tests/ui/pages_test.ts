@@ -19,6 +19,7 @@ const PAGES = [
   "/datasources",
   "/datasources/demo_shop",
   "/runs",
+  "/settings/api-keys",
 ];
 
 async function pipelineHref(page: Page, base: string, title: string): Promise<string> {

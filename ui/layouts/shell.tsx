@@ -52,7 +52,8 @@ function initials(name: string): string {
 export function AppShell(
   props: {
     title: string;
-    nav: NavItem;
+    /** The navigation item to mark current; null for pages outside it (settings, errors). */
+    nav: NavItem | null;
     ctx: ShellContext;
     /** Pages with a code editor: the import map CodeMirror's modules resolve through. */
     importMap?: string;
@@ -69,39 +70,7 @@ export function AppShell(
             <Brand />
             <WorkspaceSwitcher ctx={ctx} />
             <span class="spacer" />
-            <div class="theme-toggle" role="group" aria-label="Theme">
-              {THEMES.map((t) => (
-                <button
-                  key={t.id}
-                  type="button"
-                  class="theme-choice"
-                  title={t.label}
-                  aria-label={t.label}
-                  aria-pressed={ctx.theme === t.id ? "true" : "false"}
-                  data-theme-choice={t.id}
-                  hx-patch="/partials/profile/theme"
-                  hx-vals={JSON.stringify({ theme: t.id })}
-                  hx-swap="none"
-                >
-                  <Icon name={t.icon} />
-                </button>
-              ))}
-            </div>
-            <span class="user-chip">
-              <span class="avatar" aria-hidden="true">{initials(ctx.user.displayName)}</span>
-              <span class="who">
-                <span>{ctx.user.displayName}</span>
-                <span class="muted small">
-                  {ctx.user.isSuperAdmin ? "Super admin" : ctx.user.email}
-                </span>
-              </span>
-            </span>
-            <form method="post" action="/logout" class="inline">
-              <input type="hidden" name="_csrf" value={ctx.csrf} />
-              <button type="submit" class="ghost" title="Sign out" aria-label="Sign out">
-                <Icon name="logout" />
-              </button>
-            </form>
+            <AccountMenu ctx={ctx} />
           </header>
           <nav class="sidenav" aria-label="Main">
             {NAV.filter((n) => !ctx.refused?.includes(n.id)).map((n) => (
@@ -119,6 +88,80 @@ export function AppShell(
         </div>
       </body>
     </Document>
+  );
+}
+
+/**
+ * The user chip opens the account menu: who is signed in, their settings, the theme, the docs and
+ * sign out. A `<details>` disclosure, so it opens by keyboard and without the script.
+ */
+function AccountMenu(props: { ctx: ShellContext }) {
+  const { ctx } = props;
+  return (
+    <details class="account-menu">
+      <summary class="user-chip">
+        <span class="avatar" aria-hidden="true">{initials(ctx.user.displayName)}</span>
+        <span class="who">
+          <span>{ctx.user.displayName}</span>
+          <span class="muted small">
+            {ctx.user.isSuperAdmin ? "Super admin" : ctx.user.email}
+          </span>
+        </span>
+      </summary>
+      <div class="menu-panel">
+        <div class="profile">
+          <strong>{ctx.user.displayName}</strong>
+          <span class="muted small">{ctx.user.email}</span>
+          <span class="muted small">
+            {ctx.user.isSuperAdmin
+              ? "Super admin"
+              : ctx.workspace
+              ? `${
+                ctx.workspaces.find((w) => w.name === ctx.workspace)?.role ?? "member"
+              } in ${ctx.workspace}`
+              : "No workspace"}
+          </span>
+        </div>
+        <nav aria-label="Account">
+          <a href="/settings/api-keys">
+            <Icon name="key" />API keys
+          </a>
+          <a href="/settings/password">
+            <Icon name="lock" />Change password
+          </a>
+          <a href="/docs">
+            <Icon name="book" />Documentation
+          </a>
+        </nav>
+        <div class="menu-theme">
+          <span class="muted small" id="menu-theme-label">Theme</span>
+          <div class="theme-toggle" role="group" aria-labelledby="menu-theme-label">
+            {THEMES.map((t) => (
+              <button
+                key={t.id}
+                type="button"
+                class="theme-choice"
+                title={t.label}
+                aria-label={t.label}
+                aria-pressed={ctx.theme === t.id ? "true" : "false"}
+                data-theme-choice={t.id}
+                hx-patch="/partials/profile/theme"
+                hx-vals={JSON.stringify({ theme: t.id })}
+                hx-swap="none"
+              >
+                <Icon name={t.icon} />
+              </button>
+            ))}
+          </div>
+        </div>
+        <form method="post" action="/logout">
+          <input type="hidden" name="_csrf" value={ctx.csrf} />
+          <button type="submit" class="ghost">
+            <Icon name="logout" />Sign out
+          </button>
+        </form>
+      </div>
+    </details>
   );
 }
 

@@ -1,11 +1,29 @@
+import type { ComponentChildren } from "preact";
 import { BaseLayout } from "../layouts/base.tsx";
+import { AppShell, type ShellContext } from "../layouts/shell.tsx";
+
+/**
+ * A page a signed-in person cannot have keeps their frame (navigation, workspace, account menu);
+ * anyone else gets the public one, with "Sign in".
+ */
+function Frame(props: { title: string; ctx?: ShellContext; children: ComponentChildren }) {
+  return props.ctx
+    ? <AppShell title={props.title} nav={null} ctx={props.ctx}>{props.children}</AppShell>
+    : <BaseLayout title={props.title}>{props.children}</BaseLayout>;
+}
 
 /** A refused or failed page request, told the way the error envelope tells a person. */
 export function ErrorPage(
-  props: { status: number; code: string; userMessage: string; correlationId: string },
+  props: {
+    status: number;
+    code: string;
+    userMessage: string;
+    correlationId: string;
+    ctx?: ShellContext;
+  },
 ) {
   return (
-    <BaseLayout title={props.userMessage}>
+    <Frame title={props.userMessage} ctx={props.ctx}>
       <section class="hero error-page">
         <p class="muted mono">{props.status} · {props.code}</p>
         <h1>{props.userMessage}</h1>
@@ -22,6 +40,6 @@ export function ErrorPage(
           Reference <span class="mono">{props.correlationId}</span>
         </p>
       </section>
-    </BaseLayout>
+    </Frame>
   );
 }

@@ -6,6 +6,7 @@ import type { Services } from "../../services.ts";
 import { secureCookies } from "../cookies.ts";
 import type { Router } from "../routing.ts";
 import { auditPageRoutes } from "./audit.tsx";
+import { apiKeyPageRoutes } from "./api_keys.tsx";
 import { dashboardRoutes } from "./dashboard.tsx";
 import { datasourceFormRoutes } from "./datasource_forms.tsx";
 import { datasourcePageRoutes } from "./datasources.tsx";
@@ -37,4 +38,5 @@ export function uiRoutes(router: Router, deps: UiPageDeps): void {
   datasourcePageRoutes(router, deps);
   endpointPageRoutes(router, deps);
   auditPageRoutes(router, deps);
+  apiKeyPageRoutes(router, deps);
 }

@@ -30,6 +30,7 @@ export type UiPageDeps =
     | "datasources"
     | "connections"
     | "endpoints"
+    | "keys"
     | "origin"
   >
   & { secureCookies: boolean };
@@ -126,4 +127,17 @@ export function dayBound(value: string | undefined, end: boolean): string | unde
   return value && /^\d{4}-\d{2}-\d{2}$/.test(value)
     ? `${value}T${end ? "23:59:59.999" : "00:00:00.000"}Z`
     : undefined;
+}
+
+/**
+ * The frame for an error or not-found page: a signed-in browser session keeps its shell; anyone
+ * else (and a failure to draw the frame, say with the store down) gets none.
+ */
+export async function errorFrame(
+  c: AppContext,
+  deps: UiPageDeps,
+): Promise<ShellContext | undefined> {
+  const p = c.get("principal");
+  if (!p || p.authMethod !== "OIDC") return undefined;
+  return await shellContext(c, deps, p).catch(() => undefined);
 }

@@ -60,3 +60,33 @@ document.addEventListener("click", (event) => {
 for (const dialog of document.querySelectorAll("dialog[data-confirm-dialog][open]")) {
   showConfirm(dialog, null);
 }
+// A link naming a dialog opens it as a modal (focus kept inside, Escape closes); without the
+// script the link loads a page with the dialog drawn open. Cancel closes it again.
+document.addEventListener("click", (event) => {
+  const opener = event.target.closest?.("[data-dialog]");
+  if (opener) {
+    const dialog = document.getElementById(opener.dataset.dialog);
+    if (dialog?.showModal) {
+      event.preventDefault();
+      if (dialog.open) dialog.close();
+      dialog.showModal();
+    }
+    return;
+  }
+  const closer = event.target.closest?.("[data-dialog-close]");
+  const dialog = closer?.closest("dialog");
+  if (dialog) {
+    event.preventDefault();
+    dialog.close();
+  }
+});
+
+// A region marked so shows a refusal (4xx) in place too: its form answers with itself, the
+// error on the field it names. htmx otherwise drops an error answer.
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const status = event.detail.xhr.status;
+  if (event.detail.target?.closest?.("[data-swap-refusal]") && status >= 400 && status < 500) {
+    event.detail.shouldSwap = true;
+    event.detail.isError = false;
+  }
+});

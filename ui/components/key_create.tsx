@@ -1,0 +1,179 @@
+import { Field, InputField } from "./field.tsx";
+import { Choice } from "./form_parts.tsx";
+
+/** The issue form as typed, kept across a refusal. */
+export interface KeyDraft {
+  name: string;
+  kind: string;
+  scope: string;
+  workspace: string;
+  expires_in: string;
+  expires_at: string;
+  bindings: string;
+}
+
+/** A refusal of the issue, placed on the field it concerns when it names one. */
+export interface KeyFormError {
+  code: string;
+  message: string;
+  field?: keyof KeyDraft;
+}
+
+const KIND_LABELS: Record<string, string> = {
+  user: "User: acts with scopes in one workspace",
+  endpoint: "Endpoint: calls only the published endpoints it is bound to",
+  server: "Server: pushes promotions to this instance",
+};
+
+const EXPIRY: [string, string][] = [
+  ["never", "Never"],
+  ["7d", "In 7 days"],
+  ["30d", "In 30 days"],
+  ["90d", "In 90 days"],
+  ["1y", "In a year"],
+  ["custom", "On a date…"],
+];
+
+const SCOPES: [string, string][] = [
+  ["read", "read: read pipelines, runs and results"],
+  ["execute", "execute: read, and run pipelines"],
+  ["author", "author: execute, and edit pipelines and templates"],
+];
+
+/**
+ * The issue form. With the script it posts through htmx and the answer (the secret, or the form
+ * with its refusal) replaces it, so the page's address never holds the secret and a reload shows
+ * only the list; without the script it posts as a plain form.
+ */
+export function KeyCreateForm(props: {
+  csrf: string;
+  draft: KeyDraft;
+  error?: KeyFormError;
+  kinds: string[];
+  workspaces: { name: string; display_name: string; role: string }[];
+}) {
+  const { draft, error } = props;
+  const on = (f: keyof KeyDraft) => error?.field === f ? error.message : null;
+  return (
+    <form
+      method="post"
+      action="/partials/account/api-keys"
+      class="key-create editor-form"
+      hx-post="/partials/account/api-keys"
+      hx-target="#key-create-slot"
+      hx-select="#key-create-slot > *"
+      hx-select-oob="#key-list"
+      hx-swap="innerHTML"
+    >
+      <input type="hidden" name="_csrf" value={props.csrf} />
+      <header>
+        <h2>Create a key</h2>
+      </header>
+      <div class="body">
+        {error && !error.field && <p class="banner error" role="alert">{error.message}</p>}
+        <div class="grid cols-2">
+          <InputField
+            id="key-name"
+            label="Name"
+            hint="What the key is for, so you know which to revoke."
+            error={on("name")}
+            input={{ name: "name", value: draft.name, required: true, maxLength: 200 }}
+          />
+          <Field id="key-kind" label="Kind" error={on("kind")}>
+            {(a) => (
+              <select {...a} name="kind">
+                <Choice
+                  value={draft.kind}
+                  current={draft.kind}
+                  options={props.kinds.map((k) => [k, KIND_LABELS[k] ?? k])}
+                />
+              </select>
+            )}
+          </Field>
+          <Field
+            id="key-workspace"
+            label="Workspace"
+            hint="The key is pinned to it; it never acts elsewhere."
+            error={on("workspace")}
+          >
+            {(a) => (
+              <select {...a} name="workspace">
+                <Choice
+                  value={draft.workspace}
+                  current={draft.workspace}
+                  options={props.workspaces.map((w) => [w.name, w.display_name])}
+                />
+              </select>
+            )}
+          </Field>
+          <Field
+            id="key-scope"
+            label="Scope (user keys)"
+            hint="Each includes the ones before it; never more than your role in the workspace."
+            error={on("scope")}
+          >
+            {(a) => (
+              <select {...a} name="scope">
+                <Choice value={draft.scope} current={draft.scope} options={SCOPES} />
+              </select>
+            )}
+          </Field>
+          <Field id="key-expires-in" label="Expires" error={on("expires_in")}>
+            {(a) => (
+              <select {...a} name="expires_in">
+                <Choice value={draft.expires_in} current={draft.expires_in} options={EXPIRY} />
+              </select>
+            )}
+          </Field>
+          <InputField
+            id="key-expires-at"
+            label="Expiry date (with “On a date…”)"
+            error={on("expires_at")}
+            input={{ name: "expires_at", type: "date", value: draft.expires_at }}
+          />
+        </div>
+        <Field
+          id="key-bindings"
+          label="Endpoint bindings (endpoint keys)"
+          hint="One endpoint path per line, e.g. /shop/{country}; the key reaches that path and all below it."
+          error={on("bindings")}
+        >
+          {(a) => <textarea {...a} name="bindings" rows={3}>{draft.bindings}</textarea>}
+        </Field>
+        <div class="actions">
+          <button type="submit" class="primary">Create key</button>
+        </div>
+      </div>
+    </form>
+  );
+}
+
+/** The one time a key's secret is shown: in place of the form, with a copy button. */
+export function IssuedSecret(props: { name: string; id: string; secret: string }) {
+  return (
+    <div class="issued body" role="status">
+      <h2>Key {props.name} created</h2>
+      <p class="banner warn">
+        Copy the key now: it is shown only this once and cannot be shown again.
+      </p>
+      <div class="call">
+        <code id="issued-secret" class="mono">{props.secret}</code>
+        <button
+          type="button"
+          class="small"
+          data-copy="issued-secret"
+          aria-label="Copy the key"
+        >
+          Copy
+        </button>
+      </div>
+      <p class="muted small">
+        Send it as the <code>SVC-API-Key</code> header. Its id is{" "}
+        <span class="mono">{props.id}</span>.
+      </p>
+      <p>
+        <a class="btn" href="/settings/api-keys">Done</a>
+      </p>
+    </div>
+  );
+}

@@ -68,12 +68,7 @@ export {
   type WriteOutcome,
 } from "./connectors/mod.ts";
 export { resolvePoolSettings } from "./connectors/pool_settings.ts";
-export {
-  asValueTooLarge,
-  BATCH_BYTES,
-  ValueTooLarge,
-  wireBytes,
-} from "./connectors/value_bounds.ts";
+export { ValueTooLarge } from "./connectors/value_bounds.ts";
 export type { WireType } from "./connectors/types.ts";
 export {
   importLakeTables,

@@ -16,7 +16,7 @@ import type {
   TestOutcome,
   WireValue,
 } from "./types.ts";
-import { boundedRowBytes } from "./value_bounds.ts";
+import { rowBytes } from "./value_bounds.ts";
 
 export const DEFAULT_BATCH_ROWS = 1000;
 
@@ -32,13 +32,11 @@ export function rowStream(
     next: () => Promise<WireValue[][] | undefined>;
     finish: (error?: unknown) => Promise<void>;
   },
-  options: Pick<QueryOptions, "maxRows" | "maxBytes" | "maxCellBytes" | "signal"> = {},
+  options: Pick<QueryOptions, "maxRows" | "maxBytes" | "signal"> = {},
 ): RowStream {
   let truncated = false;
   let started = false;
   let max = options.maxRows ?? Infinity;
-  const measured = options.maxBytes !== undefined || options.maxCellBytes !== undefined;
-  const maxCell = options.maxCellBytes ?? Infinity;
   const maxBytes = options.maxBytes ?? Infinity;
   let bytes = 0;
   async function* iterate(): AsyncGenerator<WireValue[][]> {
@@ -48,11 +46,11 @@ export function rowStream(
       let batch = source.first ?? await source.next();
       while (batch !== undefined) {
         options.signal?.throwIfAborted();
-        if (measured) {
+        if (maxBytes !== Infinity) {
           // The row that would pass `maxBytes` is where the read stops, as at `maxRows`; a first
           // row is always kept, so a read never answers nothing for being wide.
           for (let r = 0; r < batch.length && seen + r < max; r++) {
-            bytes += boundedRowBytes(batch[r], schema, maxCell);
+            bytes += rowBytes(batch[r]);
             if (bytes > maxBytes && seen + r > 0) max = seen + r;
           }
         }

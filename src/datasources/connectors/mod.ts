@@ -29,6 +29,5 @@ export { translatePlaceholders } from "./placeholders.ts";
 export { type JsonCell, quoteIdent, toJsonCell } from "./common.ts";
 export { openConnector, type OpenDeps } from "./open.ts";
 export { sqliteOver } from "./sqlite.ts";
-export { asValueTooLarge, BATCH_BYTES, ValueTooLarge, wireBytes } from "./value_bounds.ts";
 export { type Lease, Pool, type PoolDriver } from "./pool.ts";
 export { INVALIDATE_CHANNEL, PoolManager, type PoolManagerOptions } from "./pool_manager.ts";

@@ -33,7 +33,7 @@ import {
 } from "./mysql_driver.ts";
 import { dataType, fieldType, mysqlConverter, type MysqlField } from "./mysql_types.ts";
 import { translatePlaceholders } from "./placeholders.ts";
-import { BATCH_BYTES, wireBytes } from "./value_bounds.ts";
+import { BATCH_BYTES, rowBytes } from "./value_bounds.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import {
@@ -147,6 +147,7 @@ export class MysqlConnector implements Connector {
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "mysql");
     const signal = options.signal;
     const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
+    const maxCellBytes = options.maxCellBytes ?? Infinity;
     const lease = await this.#pool.acquire(signal);
     const conn = lease.conn;
     if (options.readOnly) {
@@ -183,12 +184,19 @@ export class MysqlConnector implements Connector {
       // A statement without a result set (DELETE, CREATE, SET, COMMIT) answers one OK packet
       // here, not a row, and so does a procedure after its rows: never a row for the converters.
       if (!Array.isArray(row) || (index ?? 0) > 0) return;
-      if (discarding) return;
+      if (discarding || failure !== undefined) return;
       rowsSeen++;
+      // Wide rows: the queue is bounded by bytes as well as rows (BATCH_BYTES a batch), and a
+      // value over the cell bound ends the read (`finish` stops the statement).
+      let bytes: number;
+      try {
+        bytes = rowBytes(row as WireValue[], maxCellBytes, fields);
+      } catch (error) {
+        failure = error;
+        notify();
+        return;
+      }
       queue.push(row as unknown[]);
-      // Wide rows: the queue is bounded by bytes as well as rows (BATCH_BYTES a batch).
-      let bytes = 0;
-      for (const value of row) bytes += wireBytes(value as WireValue);
       sizes.push(bytes);
       queuedBytes += bytes;
       if ((queue.length >= batchRows * 2 || queuedBytes >= 2 * BATCH_BYTES) && !paused) {
@@ -228,7 +236,7 @@ export class MysqlConnector implements Connector {
       resumeIfBehind();
       await waitFor(() =>
         queue.length >= batchRows || queuedBytes >= BATCH_BYTES || ended ||
-        signal?.aborted === true
+        failure !== undefined || signal?.aborted === true
       );
       if (signal?.aborted) throw signal.reason;
       if (queue.length === 0) {

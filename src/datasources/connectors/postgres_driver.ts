@@ -8,7 +8,7 @@ import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import type { PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import { PG_DRIVER_TYPES } from "./postgres_types.ts";
-import { BatchTooLarge, ValueTooLarge } from "./value_bounds.ts";
+import { BatchTooLarge, rowBytes } from "./value_bounds.ts";
 
 export type PgTarget = Extract<JdbcTarget, { dialect: "POSTGRES" }>;
 
@@ -50,21 +50,7 @@ export function rowGuard(maxCellBytes = Infinity): RowGuard {
 function guarded(conn: PgConn, row: unknown): unknown {
   const guard = conn.guard;
   if (!guard || !Array.isArray(row)) return row;
-  let bytes = 0;
-  for (let i = 0; i < row.length; i++) {
-    const value = row[i];
-    const size = typeof value === "string"
-      ? value.length
-      : value instanceof Uint8Array
-      ? value.byteLength
-      : 8;
-    if (size > guard.maxCellBytes) {
-      const column = guard.query?.statement?.columns?.[i]?.name ?? null;
-      throw new ValueTooLarge(column, size, guard.maxCellBytes);
-    }
-    bytes += size;
-  }
-  guard.bytes += bytes;
+  guard.bytes += rowBytes(row, guard.maxCellBytes, guard.query?.statement?.columns);
   guard.rows++;
   if (guard.bytes > MAX_BATCH_BYTES) throw new BatchTooLarge(guard.rows, MAX_BATCH_BYTES);
   return row;

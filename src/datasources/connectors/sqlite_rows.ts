@@ -19,6 +19,7 @@
  * is read whole with `all()`: those results are small, and `all()` does throw.
  */
 import type { DatabaseSync, SQLInputValue, StatementColumnMetadata } from "node:sqlite";
+import { rowBytes } from "./value_bounds.ts";
 
 export type Raw = bigint | number | string | Uint8Array | null;
 
@@ -37,11 +38,6 @@ export interface SqliteRows {
 
 const TOKEN = crypto.getRandomValues(new Uint8Array(16));
 const TOKEN_SQL = `X'${Array.from(TOKEN, (b) => b.toString(16).padStart(2, "0")).join("")}'`;
-
-function rawBytes(value: Raw): number {
-  if (typeof value === "string") return value.length;
-  return value instanceof Uint8Array ? value.byteLength : 8;
-}
 
 function isToken(value: Raw): boolean {
   return value instanceof Uint8Array && value.length === TOKEN.length &&
@@ -98,7 +94,7 @@ export function readRows(db: DatabaseSync, sql: string, values: SQLInputValue[])
         }
         rows.push(row);
         read++;
-        if (maxBytes !== Infinity) { for (const value of row) bytes += rawBytes(value); }
+        if (maxBytes !== Infinity) bytes += rowBytes(row);
       }
       return rows;
     },

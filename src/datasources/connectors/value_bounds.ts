@@ -2,10 +2,10 @@
  * The bounds on values a read hands to JavaScript (issue 22). A single value over
  * `service.executor.max-cell-bytes` fails the read with `ValueTooLarge`: DuckDB and SQLite refuse
  * it inside the engine, before it becomes a JavaScript value; the PostgreSQL and MySQL drivers
- * build a row whole, so there it is refused right after. Batches are cut at `BATCH_BYTES`, so the
+ * build a row whole, so there each row is measured as it arrives (`rowBytes`). Batches are cut at `BATCH_BYTES`, so the
  * rows in flight stay bounded whatever a row holds.
  */
-import type { ColumnSchema, WireValue } from "./types.ts";
+import type { WireValue } from "./types.ts";
 
 /** A batch holds at most this many bytes of values (and at least one row). */
 export const BATCH_BYTES = 32 * 1024 * 1024;
@@ -56,17 +56,20 @@ export function wireBytes(value: WireValue): number {
   return 8;
 }
 
-/** The bytes of `row`, refusing a value over `maxCellBytes`. */
-export function boundedRowBytes(
+/**
+ * The bytes of `row` (`wireBytes` of each value), refusing a value over `maxCellBytes` with the
+ * name `columns` give it. Connectors whose driver builds rows whole call it as each row arrives.
+ */
+export function rowBytes(
   row: readonly WireValue[],
-  schema: readonly ColumnSchema[],
-  maxCellBytes: number,
+  maxCellBytes = Infinity,
+  columns: readonly { name: string }[] = [],
 ): number {
   let sum = 0;
   for (let c = 0; c < row.length; c++) {
     const bytes = wireBytes(row[c]);
     if (bytes > maxCellBytes) {
-      throw new ValueTooLarge(schema[c]?.name ?? `#${c}`, bytes, maxCellBytes);
+      throw new ValueTooLarge(columns[c]?.name ?? null, bytes, maxCellBytes);
     }
     sum += bytes;
   }

@@ -190,7 +190,7 @@ function RevokeControl(props: { k: KeyRow; csrf: string; open: boolean }) {
           </p>
           <div class="actions">
             <button type="submit" class="danger">Revoke key</button>
-            <a class="btn ghost" href="/settings/api-keys" data-dialog-close>Cancel</a>
+            <a class="btn ghost" href="/settings/api-keys" data-confirm-cancel>Cancel</a>
           </div>
         </form>
       </dialog>

@@ -60,25 +60,16 @@ document.addEventListener("click", (event) => {
 for (const dialog of document.querySelectorAll("dialog[data-confirm-dialog][open]")) {
   showConfirm(dialog, null);
 }
-// A link naming a dialog opens it as a modal (focus kept inside, Escape closes); without the
-// script the link loads a page with the dialog drawn open. Cancel closes it again.
+// A link naming a dialog already on the page opens it as a modal (focus kept inside, Escape
+// closes); without the script the link loads a page with the dialog drawn open. Its Cancel is a
+// `data-confirm-cancel` link, closed by the handler above.
 document.addEventListener("click", (event) => {
   const opener = event.target.closest?.("[data-dialog]");
-  if (opener) {
-    const dialog = document.getElementById(opener.dataset.dialog);
-    if (dialog?.showModal) {
-      event.preventDefault();
-      if (dialog.open) dialog.close();
-      dialog.showModal();
-    }
-    return;
-  }
-  const closer = event.target.closest?.("[data-dialog-close]");
-  const dialog = closer?.closest("dialog");
-  if (dialog) {
-    event.preventDefault();
-    dialog.close();
-  }
+  const dialog = opener && document.getElementById(opener.dataset.dialog);
+  if (!dialog?.showModal) return;
+  event.preventDefault();
+  if (dialog.open) dialog.close();
+  dialog.showModal();
 });
 
 // A region marked so shows a refusal (4xx) in place too: its form answers with itself, the

@@ -24,23 +24,6 @@ import {
   type WorkspaceView,
 } from "./types.ts";
 
-// --- content in use ---------------------------------------------------------------------------
-
-const contentCounters = new Map<string, ContentCounter>();
-
-/**
- * Registers a kind of workspace-owned content (`pipelines`, `templates`, workspace-bound
- * `datasources`…) that blocks deleting its workspace while any exists. The domain owning the table
- * calls this once at module load; a second registration of a kind replaces the first. Counters run
- * inside the delete's transaction. Returns a function that removes the registration (tests).
- */
-export function registerContentCounter(kind: string, count: ContentCounter): () => void {
-  contentCounters.set(kind, count);
-  return () => {
-    if (contentCounters.get(kind) === count) contentCounters.delete(kind);
-  };
-}
-
 // --- input and output ---------------------------------------------------------------------------
 
 function parseName(input: unknown): string {
@@ -188,11 +171,16 @@ export async function updateWorkspace(
  * otherwise). Its pending invitations go with it; memberships stay as history but nothing
  * reaches a deleted workspace again. The name stays reserved.
  */
-export async function removeWorkspace(db: Db, actor: Principal, name: string): Promise<void> {
+export async function removeWorkspace(
+  db: Db,
+  counters: Record<string, ContentCounter>,
+  actor: Principal,
+  name: string,
+): Promise<void> {
   await db.transaction(async (tx) => {
     const ws = await live(tx, name, true);
     const counts: Record<string, number> = {};
-    for (const [kind, count] of contentCounters) {
+    for (const [kind, count] of Object.entries(counters)) {
       const n = await count(tx, ws.id);
       if (n > 0) counts[kind] = n;
     }

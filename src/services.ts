@@ -14,6 +14,7 @@ import {
 } from "./config/mod.ts";
 import {
   BootstrapFileError,
+  countWorkspaceDatasources,
   CredentialCipher,
   DatasourceConnections,
   DatasourceService,
@@ -28,6 +29,7 @@ import type { ExecutorPort } from "./executions/mod.ts";
 import { openExecutions } from "./executions/mod.ts";
 import { HealthService, readBuildInfo } from "./health/mod.ts";
 import {
+  countEndpoints,
   EndpointServer,
   EndpointService,
   LiveEndpoints,
@@ -44,13 +46,13 @@ import { SessionTokens } from "./identity/mod.ts";
 import { UserService } from "./identity/mod.ts";
 import type { Logger } from "./lib/log.ts";
 import { createMailService } from "./mail/mod.ts";
-import { PipelineService } from "./pipelines/mod.ts";
+import { countPipelines, datasourceReferences, PipelineService } from "./pipelines/mod.ts";
 import { PromotionKeys, PromotionReceiver, PromotionSender } from "./promotion/mod.ts";
 import { openSharedStore } from "./shared/mod.ts";
 import { RequestBudget } from "./shared/mod.ts";
 import { seedAccounts, seedBootstrapPlaceholder, seedDemo } from "./startup_seeds.ts";
 import { type Db, migrate, openDb } from "./store/mod.ts";
-import { TemplateService } from "./templates/mod.ts";
+import { countTemplates, TemplateService } from "./templates/mod.ts";
 import {
   CachedAccessDirectory,
   joinAtCreation,
@@ -58,6 +60,17 @@ import {
   materialiseInvitations,
   WorkspaceService,
 } from "./workspaces/mod.ts";
+
+/**
+ * The content that keeps a workspace from being deleted (`workspace.in_use`), by kind: each
+ * domain exports the count over its own table, and the workspace service runs them all.
+ */
+const CONTENT_COUNTERS = {
+  pipelines: countPipelines,
+  templates: countTemplates,
+  datasources: countWorkspaceDatasources,
+  endpoints: countEndpoints,
+};
 
 export interface ServicesOptions {
   env: Record<string, string>;
@@ -97,7 +110,11 @@ async function openPlatform(config: ResolvedConfig, db: Db, logger: Logger, clos
   }, { timeoutMs: config.health.probeTimeoutMs, cacheMs: config.health.probeCacheMs, logger });
   const mail = await createMailService(config, { db, logger });
   closers.push((grace) => mail.close(grace));
-  const workspaces = new WorkspaceService({ db, allowlistDomains: config.auth.allowlistDomains });
+  const workspaces = new WorkspaceService({
+    db,
+    allowlistDomains: config.auth.allowlistDomains,
+    contentCounters: CONTENT_COUNTERS,
+  });
   await workspaces.seedDemoWorkspace();
   const budget = new RequestBudget(shared, {
     perSecond: config.rateLimit.requestsPerSecond,
@@ -244,6 +261,7 @@ async function openDatasources(
     logger,
     memberWritesEnabled: config.datasources.memberWritesEnabled,
     findWorkspace: (name) => workspaces.get(name),
+    referenceFinders: [datasourceReferences],
   });
   // Runs read datasource records from a cache that follows changes made on every instance.
   await datasources.follow(shared);

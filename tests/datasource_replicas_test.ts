@@ -7,15 +7,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { call, startTestServer, testSecrets } from "./harness.ts";
 import { REDIS_URL, skipUnless } from "./services.ts";
-
-/** Polls until `check` holds, failing after the deadline; never a fixed sleep. */
-async function waitFor(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { eventually } from "./wait.ts";
 
 Deno.test({
   name: "an update or delete on one instance retires the datasource's pool on the other",
@@ -54,18 +46,18 @@ Deno.test({
       });
       equal(put.status, 200);
       equal(a.runtime.pools.has("shared-pg"), false);
-      await waitFor(
-        "the other instance to retire its pool",
-        () => !b.runtime.pools.has("shared-pg"),
-      );
+      await eventually(() => !b.runtime.pools.has("shared-pg"), {
+        what: "the other instance to retire its pool",
+        ms: 10_000,
+      });
 
       equal((await call(b, "GET", "/api/v1/datasources/shared-pg/tables", hb)).status, 200);
       equal(b.runtime.pools.has("shared-pg"), true);
       equal((await call(a, "DELETE", "/api/v1/datasources/shared-pg", ha)).status, 204);
-      await waitFor(
-        "the delete to reach the other instance",
-        () => !b.runtime.pools.has("shared-pg"),
-      );
+      await eventually(() => !b.runtime.pools.has("shared-pg"), {
+        what: "the delete to reach the other instance",
+        ms: 10_000,
+      });
       const gone = await call(b, "GET", "/api/v1/datasources/shared-pg/schemas", hb);
       deepEqual([gone.status, gone.body.error.code], [404, "datasource.not_found"]);
     } finally {

@@ -12,6 +12,7 @@ import postgres from "postgres";
 import type { PostgresConnector } from "../src/datasources/connectors/postgres.ts";
 import { assertServices, MARIADB_URL, skipUnless } from "./services.ts";
 import { freshPostgresDatabase } from "./stores.ts";
+import { eventually } from "./wait.ts";
 
 export { connectorConfig };
 
@@ -98,19 +99,9 @@ export async function drain(
   return { batches, rows };
 }
 
-/** Polls `check` until it returns a truthy value or the deadline passes. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T> | T,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** `eventually` as the connector tests call it: named, with their 10 s deadline. */
+export function waitFor<T>(what: string, check: () => Promise<T> | T, ms = 10_000): Promise<T> {
+  return eventually(check, { what, ms });
 }
 
 /**

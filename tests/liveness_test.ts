@@ -8,6 +8,7 @@ import { equal } from "node:assert/strict";
 import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
 import { call, startTestServer, testSecrets, type TestServer } from "./harness.ts";
 import { skipUnless } from "./services.ts";
+import { eventually } from "./wait.ts";
 
 const TTL_SECONDS = 1;
 
@@ -29,15 +30,14 @@ async function twoReplicas(fn: (a: TestServer, b: TestServer) => Promise<void>) 
 }
 
 /** Repeats `probe` until it returns `want` or the deadline (TTL plus a wide margin) passes. */
-async function eventually<T>(probe: () => Promise<T>, want: T, what: string): Promise<void> {
-  const deadline = Date.now() + TTL_SECONDS * 1000 + 15_000;
-  let last: T;
-  do {
-    last = await probe();
-    if (last === want) return;
-    await new Promise((r) => setTimeout(r, 50));
-  } while (Date.now() < deadline);
-  equal(last, want, `${what}: still ${String(last)} after the TTL`);
+async function becomes<T>(probe: () => Promise<T>, want: T, what: string): Promise<void> {
+  let last: T | undefined;
+  const deadline = { ms: TTL_SECONDS * 1000 + 15_000, intervalMs: 50 };
+  try {
+    await eventually(async () => (last = await probe()) === want, deadline);
+  } catch {
+    equal(last, want, `${what}: still ${String(last)} after the TTL`);
+  }
 }
 
 Deno.test({
@@ -65,8 +65,8 @@ Deno.test({
       equal(off.status, 200);
       equal(await me(a, author), 401, "at once on the acting replica");
       equal(await me(a, { "SVC-API-Key": key }), 401, "at once on the acting replica");
-      await eventually(() => me(b, author), 401, "session on the other replica");
-      await eventually(() => me(b, { "SVC-API-Key": key }), 401, "key on the other replica");
+      await becomes(() => me(b, author), 401, "session on the other replica");
+      await becomes(() => me(b, { "SVC-API-Key": key }), 401, "key on the other replica");
     }),
 });
 
@@ -101,8 +101,8 @@ Deno.test({
       equal(await members(a, author), "workspace.not_found", "at once on the acting replica");
       // A key addressing its pinned workspace by name: the issuer's lost membership is not-found.
       equal(await members(a, { "SVC-API-Key": key }), "workspace.not_found");
-      await eventually(() => members(b, author), "workspace.not_found", "session on the other");
-      await eventually(
+      await becomes(() => members(b, author), "workspace.not_found", "session on the other");
+      await becomes(
         () => members(b, { "SVC-API-Key": key }),
         "workspace.not_found",
         "key on the other replica",

@@ -9,6 +9,7 @@ import { skipUnless } from "./services.ts";
 import { testSecrets } from "./harness.ts";
 import { run, ServerProcess } from "./server_process.ts";
 import { freshPostgresDatabase } from "./stores.ts";
+import { eventually } from "./wait.ts";
 
 async function tempDir(): Promise<string> {
   return await Deno.makeTempDir({ prefix: "svc_proc_" });
@@ -215,11 +216,9 @@ Deno.test("quick start: a first admin's one-time password goes to the terminal o
   try {
     await server.ready;
     // The notice is written right after "listening"; wait for it on stderr.
-    const deadline = Date.now() + 5000;
-    while (!/one-time password (\S+)/.test(server.stderr) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const password = /one-time password (\S+)/.exec(server.stderr)?.[1];
+    const password = await eventually(() => /one-time password (\S+)/.exec(server.stderr)?.[1], {
+      what: "the one-time password on stderr",
+    }).catch(() => undefined);
     ok(password, server.stderr);
     ok(server.stderr.includes("admin@localhost.localdomain"));
     ok(!server.lines.join("\n").includes(password), "never in the log stream");

@@ -35,8 +35,12 @@ export interface AuditRecord {
 }
 
 /** Appends one audit row in the caller's transaction (or directly on the store). */
-export async function recordAudit(db: Queryable, event: AuditEvent): Promise<void> {
-  const row = auditRow(event);
+export async function recordAudit(
+  db: Queryable,
+  event: AuditEvent,
+  at: Date = new Date(),
+): Promise<void> {
+  const row = auditRow(event, at);
   await db.execute(rowInsertSql(row), row.values);
 }
 
@@ -44,11 +48,11 @@ export async function recordAudit(db: Queryable, event: AuditEvent): Promise<voi
  * The row, with its time and the request's address taken now: for a write that runs later,
  * outside the request (a group commit's `insert`, see store/group_commit.ts).
  */
-export function auditRow(event: AuditEvent): RowInsert {
+export function auditRow(event: AuditEvent, at: Date = new Date()): RowInsert {
   const ctx = requestContext.getStore();
   const values = [
     newId(),
-    new Date().toISOString(),
+    at.toISOString(),
     event.event,
     event.userId ?? null,
     event.provider ?? null,

@@ -1,6 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
-import { service } from "../workspaces/test_fixtures.ts";
+import { WorkspaceService } from "../workspaces/mod.ts";
+import { countBound } from "./repo.ts";
 import { datasourceFixture, pgBody } from "./test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
 
@@ -105,7 +106,11 @@ forEachStore("workspace.in_use counts workspace-bound datasources", async (db) =
   await f.ds.create(f.admin, acme, pgBody("wh"));
   await f.ds.create(f.root, null, pgBody("g", { global: true }));
   await f.ds.grant(f.root, "g", "acme");
-  const workspaces = service(db);
+  const workspaces = new WorkspaceService({
+    db,
+    allowlistDomains: [],
+    contentCounters: { datasources: countBound },
+  });
   await refuses(workspaces.remove(f.admin, "acme"), "workspace.in_use", 409, {
     counts: { datasources: 1 },
   });

@@ -1,10 +1,6 @@
 /** Datasources: the registry, sealed credentials, grants and the bootstrap file. */
-import { registerContentCounter } from "../workspaces/mod.ts";
-import { countBound } from "./repo.ts";
-
-// A workspace owning bound datasources cannot be deleted (spec 1 §4.5 `workspace.in_use`).
-registerContentCounter("datasources", countBound);
-
+// A workspace owning bound datasources cannot be deleted (`workspace.in_use`; see services.ts).
+export { countBound as countWorkspaceDatasources } from "./repo.ts";
 export { BootstrapFileError, type BootstrapOutcome } from "./bootstrap.ts";
 export {
   DatasourceConnections,
@@ -15,7 +11,6 @@ export {
 export { PoolManager } from "./connectors/mod.ts";
 export { LakeTables, type LakeTablesOptions } from "./lake_tables.ts";
 export { type ProbeResult, probeRows } from "./probe.ts";
-export { registerReferenceFinder } from "./references.ts";
 export {
   type SemanticFact,
   type SemanticRecordInput,

@@ -13,16 +13,17 @@ import { newId } from "../lib/ids.ts";
 import { isUniqueViolation, type Queryable } from "../store/mod.ts";
 import { credentialKindsFor, poolReport, validateProperties } from "./connectors/mod.ts";
 import { type DefinitionInput, invalidField, parseDefinition, propertiesInvalid } from "./input.ts";
-import { referencesOf } from "./references.ts";
 import * as repo from "./repo.ts";
 import type { CredentialCipher } from "./secrets.ts";
 import {
   type CredentialKind,
   type DatasourceRecord,
+  type DatasourceReference,
   type DatasourceView,
   type DatasourceViewer,
   type Dialect,
   DIALECTS,
+  type ReferenceFinder,
   type WriteTarget,
 } from "./types.ts";
 
@@ -36,6 +37,8 @@ export interface RegistryDeps {
   findWorkspace(name: string): Promise<{ id: string; name: string } | null>;
   /** Called after a change commits, so pools built from the old definition are retired. */
   onChanged(name: string, change: "created" | "updated" | "deleted"): void;
+  /** What blocks a delete (`datasource.in_use`); run inside the delete's transaction. */
+  referenceFinders: ReferenceFinder[];
 }
 
 // --- output ---------------------------------------------------------------------------------------
@@ -382,7 +385,8 @@ export async function deleteDatasource(
     if (!stored) throw notFound(name);
     if (stored.is_global) requireSuperAdmin(actor);
     else requireMemberWrite(deps, actor, scope!);
-    const references = await referencesOf(tx, stored.name);
+    const references: DatasourceReference[] = [];
+    for (const find of deps.referenceFinders) references.push(...await find(tx, stored.name));
     if (references.length > 0) {
       throw new AppError("datasource.in_use", {
         datasource_name: stored.name,

@@ -1,6 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
-import { registerReferenceFinder } from "./references.ts";
 import { CANARY, datasourceFixture, pgBody } from "./test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
 
@@ -302,28 +301,27 @@ forEachStore("openCredential() audits each decryption, never the secret", async 
 });
 
 forEachStore(
-  "delete(): refused while referenced (extension point), then gone and name free",
+  "delete(): refused while referenced (a finder passed in), then gone and name free",
   async (db) => {
-    const f = await datasourceFixture(db);
+    let referenced = true;
+    const f = await datasourceFixture(db, {
+      referenceFinders: [(_tx, name) =>
+        Promise.resolve(
+          referenced && name === "wh"
+            ? [{ pipeline: "daily", node_id: "load", pipeline_version: 2, version_status: "DRAFT" }]
+            : [],
+        )],
+    });
     const acme = await f.ctx("acme", f.admin);
     await f.ds.create(f.admin, acme, pgBody("wh"));
-    const unregister = registerReferenceFinder("test-pipelines", (_tx, name) =>
-      Promise.resolve(
-        name === "wh"
-          ? [{ pipeline: "daily", node_id: "load", pipeline_version: 2, version_status: "DRAFT" }]
-          : [],
-      ));
-    try {
-      await refuses(f.ds.remove(f.admin, acme, "wh"), "datasource.in_use", 409, {
-        datasource_name: "wh",
-        referencing_pipelines: ["daily"],
-        references: [
-          { pipeline: "daily", node_id: "load", pipeline_version: 2, version_status: "DRAFT" },
-        ],
-      });
-    } finally {
-      unregister();
-    }
+    await refuses(f.ds.remove(f.admin, acme, "wh"), "datasource.in_use", 409, {
+      datasource_name: "wh",
+      referencing_pipelines: ["daily"],
+      references: [
+        { pipeline: "daily", node_id: "load", pipeline_version: 2, version_status: "DRAFT" },
+      ],
+    });
+    referenced = false;
     const changes: string[] = [];
     f.ds.onChange((name, change) => changes.push(`${name}:${change}`));
     await f.ds.remove(f.admin, acme, "wh");

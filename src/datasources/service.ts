@@ -33,6 +33,7 @@ import type {
   GrantView,
   LastTest,
   OpenCredential,
+  ReferenceFinder,
   WriteTarget,
 } from "./types.ts";
 
@@ -44,6 +45,11 @@ export interface DatasourceServiceOptions {
   memberWritesEnabled: boolean;
   /** A live (not deleted) workspace by name, deactivated ones included. */
   findWorkspace(name: string): Promise<{ id: string; name: string } | null>;
+  /**
+   * References that block deleting a datasource (`datasource.in_use`): the pipelines domain owns
+   * the stored versions that name datasources, so services.ts passes its finder in.
+   */
+  referenceFinders?: ReferenceFinder[];
 }
 
 /** Why a credential is opened; recorded in the decryption audit row. */
@@ -65,6 +71,7 @@ export class DatasourceService {
       cipher: options.cipher,
       memberWritesEnabled: options.memberWritesEnabled,
       findWorkspace: options.findWorkspace,
+      referenceFinders: options.referenceFinders ?? [],
       onChanged: (name, change) => {
         // Forgotten here before this returns; other instances follow the message.
         this.#runRecords.forget(name);

@@ -4,6 +4,7 @@ import { createLogger } from "../lib/log.ts";
 import type { Db } from "../store/mod.ts";
 import { addUser, who, workspaceWithAdmin } from "../workspaces/test_fixtures.ts";
 import { CredentialCipher, DatasourceService } from "./mod.ts";
+import type { ReferenceFinder } from "./types.ts";
 
 export const CANARY = "canary-Zq9!secret-7f3a";
 
@@ -21,7 +22,7 @@ export interface DatasourceFixture {
 /** Workspaces `acme` (admin, author) and `other` (otherAdmin); `root` is a super admin. */
 export async function datasourceFixture(
   db: Db,
-  options: { memberWritesEnabled?: boolean } = {},
+  options: { memberWritesEnabled?: boolean; referenceFinders?: ReferenceFinder[] } = {},
 ): Promise<DatasourceFixture> {
   const { svc: workspaces, root, admin } = await workspaceWithAdmin(db, "acme");
   const author = await addUser(db, "author@acme.example");
@@ -36,6 +37,7 @@ export async function datasourceFixture(
     logger: createLogger("debug", (line) => logs.push(line)),
     memberWritesEnabled: options.memberWritesEnabled ?? true,
     findWorkspace: (name) => workspaces.get(name),
+    referenceFinders: options.referenceFinders,
   });
   return {
     ds,

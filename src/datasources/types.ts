@@ -117,7 +117,7 @@ export interface DatasourceReference {
 
 /**
  * Finds the stored pipeline versions referencing a datasource, inside the delete's transaction;
- * registered by the domain owning pipelines (`registerReferenceFinder`).
+ * the pipelines domain owns one, which services.ts passes to the datasource service.
  */
 export type ReferenceFinder = (
   db: Queryable,

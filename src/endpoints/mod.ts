@@ -2,13 +2,8 @@
  * Published endpoints (spec 3 §2.4, §2.5, §4.3): path patterns and their conflict rule, the
  * compiled matcher and binding index shared across replicas, management, and serving.
  */
-import { registerContentCounter } from "../workspaces/mod.ts";
-import { countInWorkspace } from "./repo.ts";
-
-export { keyStartedExecution } from "./repo.ts";
-
-// A workspace that publishes endpoints cannot be deleted (spec 1 §4.5 `workspace.in_use`).
-registerContentCounter("endpoints", countInWorkspace);
+// A workspace that publishes endpoints cannot be deleted (`workspace.in_use`; see services.ts).
+export { countInWorkspace as countEndpoints, keyStartedExecution } from "./repo.ts";
 
 export { type BindingIndex, type BoundKey, CHANNEL, LiveEndpoints, type Snapshot } from "./live.ts";
 export { type Match, Matcher } from "./matcher.ts";

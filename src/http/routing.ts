@@ -210,7 +210,9 @@ export class Router {
     // zod writes each schema's shared parts into its own `$defs`, referenced from the document
     // root; in an OpenAPI document they belong under components.schemas.
     const jsonSchema = (schema: z.ZodType) => hoistDefs(toJson(schema), schemas);
-    schemas.ErrorEnvelope = jsonSchema(errorEnvelopeSchema);
+    // The envelope carries a meta id, so hoisting files it under components.schemas.ErrorEnvelope;
+    // what comes back is only the pointer to it, which must not overwrite the definition.
+    jsonSchema(errorEnvelopeSchema);
     const paths: Record<string, Record<string, unknown>> = {};
     for (const spec of this.#routes) {
       const { method, path } = spec;

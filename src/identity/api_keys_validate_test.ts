@@ -12,6 +12,7 @@ import {
   sessionIssuer,
 } from "./api_keys_test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
+import { eventually } from "../../tests/wait.ts";
 
 async function setup(db: Db, extra: Record<string, unknown> = {}, harnessOpts = {}) {
   const h = harness(db, harnessOpts);
@@ -219,9 +220,13 @@ forEachStore(
 forEachStore("last used: the timer writes on its own; a failed write is a warning", async (db) => {
   const { svc, issued } = await setup(db, {}, { lastUsedFlushMs: 10 });
   await svc.validate(issued.key, { ip: "192.0.2.1" });
-  await new Promise((r) => setTimeout(r, 80));
-  const row = await db.first<{ last_used_ip: string }>("SELECT last_used_ip FROM api_keys");
-  equal(row!.last_used_ip, "192.0.2.1");
+  // No flush() here: only the timer can write it.
+  await eventually(
+    async () =>
+      (await db.first<{ last_used_ip: string }>("SELECT last_used_ip FROM api_keys"))
+        ?.last_used_ip === "192.0.2.1",
+    { what: "the timer's write" },
+  );
   await svc.close();
 
   // A store that refuses the write: the request still succeeds; flush logs and resolves.

@@ -21,8 +21,11 @@ export interface SystemActor {
 }
 
 /** Creates the system actor when absent and returns the stored row. */
-export async function ensureSystemActor(db: Queryable): Promise<SystemActor> {
-  const now = new Date().toISOString();
+export async function ensureSystemActor(
+  db: Queryable,
+  clock: () => Date = () => new Date(),
+): Promise<SystemActor> {
+  const now = clock().toISOString();
   await db.execute(
     `INSERT INTO users (id, email, display_name, provider, provider_subject, is_active, is_admin,
                         password_hash, must_change_password, created_at, updated_at)

@@ -19,9 +19,8 @@ forEachStore("ensureSystemActor() creates the row once with the spec's fields", 
 forEachStore(
   "ensureSystemActor() on restart leaves the row untouched, updated_at included",
   async (db) => {
-    const first = await ensureSystemActor(db);
-    await new Promise((r) => setTimeout(r, 5));
-    const second = await ensureSystemActor(db);
+    const first = await ensureSystemActor(db, () => new Date("2026-01-01T00:00:00Z"));
+    const second = await ensureSystemActor(db, () => new Date("2026-01-02T00:00:00Z"));
     deepEqual(second, first);
     equal((await db.query("SELECT id FROM users")).length, 1);
   },

@@ -3,10 +3,10 @@
  * `{columns: [{name, type}], rows, row_count, truncated, next_cursor, elapsed_ms}`, capped by
  * `service.mcp.max-rows` and `service.mcp.max-chars`. The fitting itself is lib/bounded_rows.ts;
  * a stored result is read by the executions service (at most cap + 1 rows); this file gives tools
- * the schema and the two ways they fill it.
+ * the schema and the stored read.
  */
 import { z } from "zod";
-import { type BoundedRows, fitRows, type RowCaps } from "../lib/bounded_rows.ts";
+import type { BoundedRows, RowCaps } from "../lib/bounded_rows.ts";
 import type { Services } from "../services.ts";
 import type { ToolContext } from "./tool.ts";
 
@@ -20,8 +20,6 @@ export const rowsShape = z.object({
   ),
   elapsed_ms: z.number(),
 });
-
-export type RowsShape = z.infer<typeof rowsShape>;
 
 /** The instance's caps, from the resolved settings. */
 export function rowCaps(services: Pick<Services, "config">): RowCaps {
@@ -43,26 +41,4 @@ export async function storedRows(
   ref: { execution_id?: string; cursor?: string },
 ): Promise<BoundedRows> {
   return await services.executions.resultRows(caller(ctx), ctx.workspace.id, ref, ctx.settings);
-}
-
-/**
- * Rows read live (a preview, a probe): the caller read at most `caps.maxRows + 1` rows, `more`
- * saying the source had more than it read. Nothing is stored, so `next_cursor` is null.
- */
-export function liveRows(
-  columns: { name: string; type: string }[],
-  rows: unknown[][],
-  more: boolean,
-  caps: RowCaps,
-  started: number,
-): BoundedRows {
-  const fit = fitRows(rows, caps, more);
-  return {
-    columns,
-    rows: fit.rows,
-    row_count: fit.rows.length,
-    truncated: fit.truncated,
-    next_cursor: null,
-    elapsed_ms: Math.round(performance.now() - started),
-  };
 }

@@ -2,15 +2,9 @@
  * Pipelines: the body and its graph rules, parameter declarations and binding, the calculators,
  * and authoring (service, references, release checks, import and export).
  */
-import { registerReferenceFinder } from "../datasources/mod.ts";
-import { registerContentCounter } from "../workspaces/mod.ts";
-import { countPipelines, referencesTo } from "./repo.ts";
-
-// A workspace holding pipelines cannot be deleted (spec 1 §4.5 `workspace.in_use`), and a
-// datasource named by any stored version cannot be (spec 3 §4.1 `datasource.in_use`).
-registerContentCounter("pipelines", countPipelines);
-registerReferenceFinder("pipelines", referencesTo);
-
+// A workspace holding pipelines cannot be deleted (`workspace.in_use`), and a datasource named by
+// any stored version cannot be (`datasource.in_use`): services.ts hands these to those services.
+export { countPipelines, referencesTo as datasourceReferences } from "./repo.ts";
 export { type CheckProbe, runChecks } from "./checks.ts";
 export {
   applyReleasedImport,

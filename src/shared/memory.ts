@@ -28,6 +28,8 @@ export interface MemoryStoreOptions {
    * Unbounded when absent.
    */
   maxChars?: number;
+  /** Milliseconds since the epoch; TTLs and the sweep follow it (tests move it). */
+  now?: () => number;
 }
 
 /**
@@ -44,9 +46,11 @@ export class MemoryStore implements SharedStore {
   #chars = 0;
   readonly #maxChars: number;
   #sweptAt = -Infinity;
+  readonly #now: () => number;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.#maxChars = options.maxChars ?? Infinity;
+    this.#now = options.now ?? Date.now;
     const every = options.sweepIntervalMs ?? 10_000;
     this.#sweepTimer = setInterval(() => this.sweep(), every);
     // The sweep only frees memory; it must not keep the process (or a test) alive.
@@ -65,7 +69,7 @@ export class MemoryStore implements SharedStore {
 
   /** Frees every expired entry now; the timer calls this periodically. */
   sweep(): void {
-    const now = Date.now();
+    const now = this.#now();
     this.#sweptAt = now;
     for (const [key, entry] of this.#entries) {
       if (entry.expiresAt !== null && entry.expiresAt <= now) this.#drop(key, entry);
@@ -94,7 +98,7 @@ export class MemoryStore implements SharedStore {
       const size = key.length + value.length;
       this.#make(size - (existing?.size ?? 0));
       if (existing) this.#drop(key, existing);
-      this.#keep(key, { type: "string", value, expiresAt: expiry(ttlMs), size });
+      this.#keep(key, { type: "string", value, expiresAt: this.#expiry(ttlMs), size });
       return true;
     });
   }
@@ -117,7 +121,7 @@ export class MemoryStore implements SharedStore {
       const entry = this.#live(key);
       if (entry === undefined) return -2;
       if (entry.expiresAt === null) return -1;
-      return Math.max(0, entry.expiresAt - Date.now());
+      return Math.max(0, entry.expiresAt - this.#now());
     });
   }
 
@@ -128,7 +132,7 @@ export class MemoryStore implements SharedStore {
       const entry = this.#live(key);
       if (entry === undefined) {
         const value = String(by);
-        this.#keep(key, { type: "string", value, expiresAt: expiry(ttlMs), size: 0 });
+        this.#keep(key, { type: "string", value, expiresAt: this.#expiry(ttlMs), size: 0 });
         return by;
       }
       if (entry.type !== "string") throw new Error(WRONGTYPE);
@@ -154,7 +158,7 @@ export class MemoryStore implements SharedStore {
       this.#make(added);
       const list = entry ?? { type: "list" as const, items: [], expiresAt: null, size: 0 };
       for (const value of values) list.items.push(value); // spread would overflow on huge batches
-      if (ttlMs !== undefined) list.expiresAt = expiry(ttlMs);
+      if (ttlMs !== undefined) list.expiresAt = this.#expiry(ttlMs);
       if (entry === undefined) this.#keep(key, list);
       list.size += added;
       this.#chars += added;
@@ -240,7 +244,7 @@ export class MemoryStore implements SharedStore {
   #live(key: string): Entry | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    if (entry.expiresAt !== null && entry.expiresAt <= Date.now()) {
+    if (entry.expiresAt !== null && entry.expiresAt <= this.#now()) {
       this.#drop(key, entry);
       return undefined;
     }
@@ -254,8 +258,12 @@ export class MemoryStore implements SharedStore {
    */
   #make(more: number): void {
     if (more <= 0 || this.#chars + more <= this.#maxChars) return;
-    if (Date.now() - this.#sweptAt >= 1000) this.sweep();
+    if (this.#now() - this.#sweptAt >= 1000) this.sweep();
     if (this.#chars + more > this.#maxChars) throw new Error(OOM);
+  }
+
+  #expiry(ttlMs: number | undefined): number | null {
+    return ttlMs === undefined ? null : this.#now() + ttlMs;
   }
 
   #keep(key: string, entry: Entry): void {

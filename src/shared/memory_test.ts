@@ -1,20 +1,20 @@
 import { equal, rejects } from "node:assert/strict";
 import { MemoryStore } from "./memory.ts";
+import { eventually } from "../../tests/wait.ts";
 
 // Behaviour shared with Redis is tested in shared_store_test.ts; this covers memory reclamation.
 
 Deno.test("[memory] the sweep frees expired entries that nobody reads again", async () => {
-  const store = new MemoryStore({ sweepIntervalMs: 20 });
+  const clock = { t: 1_000_000 };
+  const store = new MemoryStore({ sweepIntervalMs: 20, now: () => clock.t });
   try {
     await store.set("short", "v", { ttlMs: 30 });
     await store.append("list", ["v"], { ttlMs: 30 });
     await store.set("kept", "v");
     equal(store.size, 3);
-    const deadline = Date.now() + 3000;
-    while (store.size > 1 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    equal(store.size, 1);
+    clock.t += 30;
+    // Nothing reads the expired keys: only the sweep's own timer can free them.
+    await eventually(() => store.size === 1, { what: "the sweep" });
     equal(await store.get("kept"), "v");
   } finally {
     // The sanitizer fails this test if close() leaves the sweep interval running.
@@ -48,19 +48,16 @@ Deno.test("[memory] past maxChars a write fails whole, as Redis under maxmemory;
 });
 
 Deno.test("[memory] an expired entry makes room for a write at the cap before the sweep's timer runs", async () => {
-  const store = new MemoryStore({ maxChars: 50 });
+  const clock = { t: 1_000_000 };
+  const store = new MemoryStore({ maxChars: 50, now: () => clock.t });
   try {
     await store.set("old", "o".repeat(40), { ttlMs: 20 });
     await rejects(store.set("new", "n".repeat(40)), /OOM/);
-    await new Promise((resolve) => setTimeout(resolve, 40));
     // The refusal above swept (nothing had expired yet); the next sweep may come a second later.
-    const deadline = Date.now() + 5000;
-    let stored = false;
-    while (!stored && Date.now() < deadline) {
-      stored = await store.set("new", "n".repeat(40)).catch(() => false);
-      if (!stored) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    equal(stored, true);
+    clock.t += 40;
+    await rejects(store.set("new", "n".repeat(40)), /OOM/, "at most one sweep a second");
+    clock.t += 1000;
+    equal(await store.set("new", "n".repeat(40)), true);
     equal(await store.get("old"), null);
     equal(store.chars, 43);
   } finally {

@@ -3,6 +3,7 @@ import { openSharedStore } from "./mod.ts";
 import { RedisStore } from "./redis.ts";
 import { REDIS_URL, skipUnless } from "../../tests/services.ts";
 import { startTcpProxy } from "../../tests/tcp_proxy.ts";
+import { eventually } from "../../tests/wait.ts";
 
 // Redis-specific behaviour: failure detection and recovery, connection errors, URL dispatch.
 // The behaviour shared with the memory store is tested in shared_store_test.ts.
@@ -43,20 +44,17 @@ Deno.test({
       ok(Date.now() - started < 3000, `took ${Date.now() - started} ms to notice`);
 
       proxy = startProxy(proxy.port);
-      const deadline = Date.now() + 10_000;
-      let recovered = false;
-      while (!recovered && Date.now() < deadline) {
-        recovered = await store.ping().then(() => true, () => false);
-        if (!recovered) await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      ok(recovered, "ping did not recover after the proxy came back");
+      await eventually(() => store.ping().then(() => true, () => false), {
+        what: "ping to recover after the proxy came back",
+        ms: 10_000,
+        intervalMs: 50,
+      });
       // The subscriber connection reconnects on its own schedule and then resubscribes; publish
       // until a message gets through rather than guessing how long that takes.
-      while (received.length === 0 && Date.now() < deadline) {
+      await eventually(async () => {
         await store.publish(channel, "after the outage");
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      ok(received.length > 0, "the subscription did not survive the outage");
+        return received.length > 0;
+      }, { what: "the subscription to survive the outage", ms: 10_000, intervalMs: 50 });
     } finally {
       await store.close();
       await proxy.cut();

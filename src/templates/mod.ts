@@ -28,6 +28,8 @@ export {
 } from "./render.ts";
 export { type PreviewInput, type RenderInput } from "./rendering.ts";
 export { TemplateService, type TemplateServiceOptions } from "./service.ts";
+// A workspace holding templates cannot be deleted (`workspace.in_use`; see services.ts).
+export { countTemplates } from "./repo.ts";
 export {
   createTemplateSchema,
   libraryImportSchema,

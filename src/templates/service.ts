@@ -15,7 +15,6 @@
 import { AppError } from "../errors/mod.ts";
 import { folderLevelAnswer, normalisePrefix } from "../lib/folder_path.ts";
 import type { Db, Queryable } from "../store/mod.ts";
-import { registerContentCounter } from "../workspaces/mod.ts";
 import {
   type EntityRow,
   type HookContext,
@@ -60,8 +59,6 @@ import type {
   TemplateView,
   UpdateTemplateInput,
 } from "./types.ts";
-
-registerContentCounter("templates", repo.countTemplates);
 
 export interface TemplateServiceOptions {
   db: Db;

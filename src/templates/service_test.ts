@@ -2,6 +2,7 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
 import { addUser } from "../versions/test_fixtures.ts";
 import { WorkspaceService } from "../workspaces/mod.ts";
+import { countTemplates } from "./repo.ts";
 import { TemplateService } from "./service.ts";
 import { htmlTemplate, setup, sql } from "./test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
@@ -253,7 +254,11 @@ forEachStore("another workspace's template is template.not_found everywhere", as
 
 forEachStore("workspace.in_use counts the workspace's templates", async (db) => {
   const { svc, ctx } = await setup(db);
-  const workspaces = new WorkspaceService({ db, allowlistDomains: [] });
+  const workspaces = new WorkspaceService({
+    db,
+    allowlistDomains: [],
+    contentCounters: { templates: countTemplates },
+  });
   const root = await addUser(db, `root-${crypto.randomUUID().slice(0, 6)}@x.example`);
   root.isSuperAdmin = true;
   await workspaces.create(root, { name: "doomed" });

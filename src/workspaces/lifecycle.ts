@@ -10,7 +10,7 @@ import { isUuid, newId } from "../lib/ids.ts";
 import { type Db, isUniqueViolation } from "../store/mod.ts";
 import { deleteInvitationsOf } from "./members_repo.ts";
 import * as repo from "./repo.ts";
-import { active, audit, invalidField, live } from "./shared.ts";
+import { activeWorkspace, auditWorkspaceAct, invalidField, liveWorkspace } from "./lookup.ts";
 import {
   type ContentCounter,
   DEMO_WORKSPACE,
@@ -23,23 +23,6 @@ import {
   type WorkspaceUser,
   type WorkspaceView,
 } from "./types.ts";
-
-// --- content in use ---------------------------------------------------------------------------
-
-const contentCounters = new Map<string, ContentCounter>();
-
-/**
- * Registers a kind of workspace-owned content (`pipelines`, `templates`, workspace-bound
- * `datasources`…) that blocks deleting its workspace while any exists. The domain owning the table
- * calls this once at module load; a second registration of a kind replaces the first. Counters run
- * inside the delete's transaction. Returns a function that removes the registration (tests).
- */
-export function registerContentCounter(kind: string, count: ContentCounter): () => void {
-  contentCounters.set(kind, count);
-  return () => {
-    if (contentCounters.get(kind) === count) contentCounters.delete(kind);
-  };
-}
 
 // --- input and output ---------------------------------------------------------------------------
 
@@ -124,7 +107,9 @@ export async function createWorkspace(
   try {
     await db.transaction(async (tx) => {
       await repo.insertWorkspace(tx, record);
-      await audit(tx, actor, "auth.workspace.created", record, { display_name: displayName });
+      await auditWorkspaceAct(tx, actor, "auth.workspace.created", record, {
+        display_name: displayName,
+      });
     });
   } catch (e) {
     if (isUniqueViolation(e)) throw new AppError("workspace.validation.duplicate_name", { name });
@@ -141,7 +126,7 @@ export async function findWorkspace(db: Db, name: string): Promise<WorkspaceReco
 
 /** `GET /workspaces/{name}`; 404 `workspace.not_found` when unknown or deleted. */
 export async function viewWorkspace(db: Db, name: string): Promise<WorkspaceView> {
-  return viewOf(await live(db, name));
+  return viewOf(await liveWorkspace(db, name));
 }
 
 /**
@@ -171,11 +156,11 @@ export async function updateWorkspace(
     ? undefined
     : parseDisplayName(input.display_name);
   return await db.transaction(async (tx) => {
-    const ws = await active(tx, name, true);
+    const ws = await activeWorkspace(tx, name, true);
     if (next === undefined || next === ws.display_name) return viewOf(ws);
     const now = new Date().toISOString();
     await repo.updateDisplayName(tx, ws.id, next, now);
-    await audit(tx, actor, "workspace.updated", ws, {
+    await auditWorkspaceAct(tx, actor, "workspace.updated", ws, {
       from: { display_name: ws.display_name },
       to: { display_name: next },
     });
@@ -188,11 +173,16 @@ export async function updateWorkspace(
  * otherwise). Its pending invitations go with it; memberships stay as history but nothing
  * reaches a deleted workspace again. The name stays reserved.
  */
-export async function removeWorkspace(db: Db, actor: Principal, name: string): Promise<void> {
+export async function removeWorkspace(
+  db: Db,
+  counters: Record<string, ContentCounter>,
+  actor: Principal,
+  name: string,
+): Promise<void> {
   await db.transaction(async (tx) => {
-    const ws = await live(tx, name, true);
+    const ws = await liveWorkspace(tx, name, true);
     const counts: Record<string, number> = {};
-    for (const [kind, count] of contentCounters) {
+    for (const [kind, count] of Object.entries(counters)) {
       const n = await count(tx, ws.id);
       if (n > 0) counts[kind] = n;
     }
@@ -206,7 +196,9 @@ export async function removeWorkspace(db: Db, actor: Principal, name: string): P
     }
     await repo.softDelete(tx, ws.id, new Date().toISOString());
     const invitations = await deleteInvitationsOf(tx, ws.id);
-    await audit(tx, actor, "workspace.deleted", ws, { invitations_dropped: invitations });
+    await auditWorkspaceAct(tx, actor, "workspace.deleted", ws, {
+      invitations_dropped: invitations,
+    });
   });
 }
 
@@ -221,10 +213,15 @@ export async function setWorkspaceState(
   deactivate: boolean,
 ): Promise<WorkspaceView> {
   return await db.transaction(async (tx) => {
-    const ws = await live(tx, name);
+    const ws = await liveWorkspace(tx, name);
     const now = new Date().toISOString();
     if (await repo.setDeactivated(tx, ws.id, deactivate, now) === 1) {
-      await audit(tx, actor, deactivate ? "workspace.deactivated" : "workspace.reactivated", ws);
+      await auditWorkspaceAct(
+        tx,
+        actor,
+        deactivate ? "workspace.deactivated" : "workspace.reactivated",
+        ws,
+      );
     }
     return viewOf((await repo.findLiveByName(tx, ws.name))!);
   });

@@ -10,7 +10,7 @@ import { type Principal, SYSTEM_PROVIDER } from "../identity/mod.ts";
 import { isUuid } from "../lib/ids.ts";
 import type { Db, Queryable } from "../store/mod.ts";
 import * as repo from "./members_repo.ts";
-import { active, audit, invalidField, live } from "./shared.ts";
+import { activeWorkspace, auditWorkspaceAct, invalidField, liveWorkspace } from "./lookup.ts";
 import {
   type AddMemberResult,
   EMAIL_MAX,
@@ -69,7 +69,7 @@ function flagsOf(m: MembershipFlags): MembershipFlags {
 
 /** Members (oldest first) and pending invitations, never mixed. */
 export async function listMembership(db: Db, name: string): Promise<MembersView> {
-  const ws = await live(db, name);
+  const ws = await liveWorkspace(db, name);
   const [members, invitations] = await Promise.all([
     repo.listMembers(db, ws.id),
     repo.listInvitations(db, ws.id),
@@ -97,13 +97,13 @@ export async function addMember(
     throw new AppError("auth.login.domain_not_allowed", { domain }, {}, { status: 400 });
   }
   return await db.transaction(async (tx): Promise<AddMemberResult> => {
-    const ws = await active(tx, name);
+    const ws = await activeWorkspace(tx, name);
     const now = new Date().toISOString();
     const user = await repo.findUserByEmail(tx, email);
     if (user?.provider === SYSTEM_PROVIDER) throw invalidField("email", "reserved");
     if (!user) {
       await repo.upsertInvitation(tx, ws.id, email, flags, actor.userId, now);
-      await audit(tx, actor, "workspace.member_invited", ws, { email, flags });
+      await auditWorkspaceAct(tx, actor, "workspace.member_invited", ws, { email, flags });
       return { status: 202, invitation: { invited: true, email, ...flags } };
     }
     const existing = await repo.findMember(tx, ws.id, user.id);
@@ -111,7 +111,11 @@ export async function addMember(
     if (await repo.insertMembershipIfAbsent(tx, ws.id, user.id, flags, now) === 1) {
       // A stale invitation for the same address would otherwise linger beside the membership.
       await repo.deleteInvitation(tx, ws.id, email);
-      await audit(tx, actor, "workspace.member_added", ws, { user_id: user.id, email, flags });
+      await auditWorkspaceAct(tx, actor, "workspace.member_added", ws, {
+        user_id: user.id,
+        email,
+        flags,
+      });
     }
     return { status: 200, member: (await repo.findMember(tx, ws.id, user.id))! };
   });
@@ -134,7 +138,7 @@ export async function setMemberFlags(
       throw new AppError("workspace.last_admin", { workspace: ws.name });
     }
     await repo.updateMembershipFlags(tx, ws.id, member.user_id, to);
-    await audit(tx, actor, "workspace.member_flags_changed", ws, {
+    await auditWorkspaceAct(tx, actor, "workspace.member_flags_changed", ws, {
       user_id: member.user_id,
       email: member.email,
       from,
@@ -157,7 +161,7 @@ export async function removeMember(
       throw new AppError("workspace.last_admin", { workspace: ws.name });
     }
     await repo.deleteMembership(tx, ws.id, member.user_id);
-    await audit(tx, actor, "workspace.member_removed", ws, {
+    await auditWorkspaceAct(tx, actor, "workspace.member_removed", ws, {
       user_id: member.user_id,
       email: member.email,
       flags: flagsOf(member),
@@ -175,7 +179,7 @@ async function lockedMember(
   name: string,
   userId: string,
 ): Promise<{ ws: WorkspaceRecord; member: MemberRow }> {
-  const ws = await active(tx, name, true);
+  const ws = await activeWorkspace(tx, name, true);
   const member = isUuid(userId)
     ? await repo.findMember(tx, ws.id, userId.toLowerCase())
     : undefined;
@@ -192,11 +196,11 @@ export async function revokeInvitation(
 ): Promise<void> {
   const address = typeof email === "string" ? email.trim().toLowerCase() : "";
   await db.transaction(async (tx) => {
-    const ws = await live(tx, name);
+    const ws = await liveWorkspace(tx, name);
     if (address === "" || await repo.deleteInvitation(tx, ws.id, address) === 0) {
       throw new AppError("workspace.invitation.not_found", { email: address.slice(0, 254) });
     }
-    await audit(tx, actor, "workspace.invitation_revoked", ws, { email: address });
+    await auditWorkspaceAct(tx, actor, "workspace.invitation_revoked", ws, { email: address });
   });
 }
 
@@ -212,10 +216,10 @@ export async function joinAtCreation(
   name: string,
   flags: MembershipFlags,
 ): Promise<string> {
-  const ws = await active(tx, name);
+  const ws = await activeWorkspace(tx, name);
   const granted = { ...flags, author: flags.author || flags.admin };
   await repo.insertMembershipIfAbsent(tx, ws.id, user.userId, granted, new Date().toISOString());
-  await audit(tx, actor, "workspace.member_added", ws, {
+  await auditWorkspaceAct(tx, actor, "workspace.member_added", ws, {
     user_id: user.userId,
     email: user.email,
     flags: granted,

@@ -1,6 +1,6 @@
 /** Workspaces: workspaces, members, invitations, and the per-request workspace resolution. */
 export { type AccessDirectory, CachedAccessDirectory } from "./access_directory.ts";
-export { registerContentCounter, roleOf } from "./lifecycle.ts";
+export { roleOf } from "./lifecycle.ts";
 export { type LandingUser } from "./landing.ts";
 export { joinAtCreation, materialiseInvitations } from "./members.ts";
 export { WorkspaceService, type WorkspaceServiceOptions } from "./service.ts";

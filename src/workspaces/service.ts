@@ -37,6 +37,7 @@ import {
 } from "./resolve.ts";
 import type {
   AddMemberResult,
+  ContentCounter,
   MemberRow,
   MembershipFlags,
   MembersView,
@@ -53,17 +54,25 @@ export interface WorkspaceServiceOptions {
   db: Db;
   /** The login allowlist (`service.auth.allowlist-domains`); empty means open. */
   allowlistDomains: string[];
+  /**
+   * Workspace-owned content by kind (`pipelines`, `templates`…): any of it blocks deleting the
+   * workspace (`workspace.in_use`). The domains owning those tables export the counters;
+   * services.ts passes them in. Counters run inside the delete's transaction.
+   */
+  contentCounters?: Record<string, ContentCounter>;
 }
 
 /** Every workspace use case over one store; one per process, shared by every request. */
 export class WorkspaceService {
   readonly #db: Db;
   readonly #allowlist: Set<string>;
+  readonly #counters: Record<string, ContentCounter>;
   readonly #stateListeners: (() => void | Promise<void>)[] = [];
 
   constructor(options: WorkspaceServiceOptions) {
     this.#db = options.db;
     this.#allowlist = new Set(options.allowlistDomains.map((d) => d.trim().toLowerCase()));
+    this.#counters = options.contentCounters ?? {};
   }
 
   // --- workspaces -------------------------------------------------------------------------------
@@ -109,7 +118,7 @@ export class WorkspaceService {
    * reaches a deleted workspace again. The name stays reserved.
    */
   async remove(actor: Principal, name: string): Promise<void> {
-    await removeWorkspace(this.#db, actor, name);
+    await removeWorkspace(this.#db, this.#counters, actor, name);
     await this.#stateChanged();
   }
 

@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/stores.ts";
-import { registerContentCounter } from "./lifecycle.ts";
+import { WorkspaceService } from "./service.ts";
 import { addUser, service, setJoinedAt, who } from "./test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
 
@@ -242,36 +242,36 @@ forEachStore(
 );
 
 forEachStore(
-  "remove() refuses while registered content exists, with counts by kind",
+  "remove() refuses while counted content exists, with counts by kind",
   async (db) => {
-    const svc = service(db);
+    const seen: string[] = [];
+    let pipelines = 2;
+    const svc = new WorkspaceService({
+      db,
+      allowlistDomains: [],
+      contentCounters: {
+        pipelines: (q, workspaceId) => {
+          seen.push(workspaceId);
+          ok(typeof q.query === "function");
+          return Promise.resolve(pipelines);
+        },
+        templates: () => Promise.resolve(0),
+      },
+    });
     const root = await addUser(db, "root@x.example", { isAdmin: true });
     await svc.create(root, { name: "w" });
     const id = (await svc.get("w"))!.id;
-    const seen: string[] = [];
-    let pipelines = 2;
-    const off1 = registerContentCounter("pipelines", (q, workspaceId) => {
-      seen.push(workspaceId);
-      ok(typeof q.query === "function");
-      return Promise.resolve(pipelines);
+    await refuses(svc.remove(root, "w"), "workspace.in_use", 409, {
+      workspace: "w",
+      counts: { pipelines: 2 },
+      summary: "2 pipelines",
     });
-    const off2 = registerContentCounter("templates", () => Promise.resolve(0));
-    try {
-      await refuses(svc.remove(root, "w"), "workspace.in_use", 409, {
-        workspace: "w",
-        counts: { pipelines: 2 },
-        summary: "2 pipelines",
-      });
-      deepEqual(seen, [id]);
-      ok(await svc.get("w"));
-      equal((await audits(db, "workspace.deleted")).length, 0);
-      pipelines = 0;
-      await svc.remove(root, "w");
-      equal(await svc.get("w"), null);
-    } finally {
-      off1();
-      off2();
-    }
+    deepEqual(seen, [id]);
+    ok(await svc.get("w"));
+    equal((await audits(db, "workspace.deleted")).length, 0);
+    pipelines = 0;
+    await svc.remove(root, "w");
+    equal(await svc.get("w"), null);
   },
 );
 

@@ -5,6 +5,7 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
+import { eventually } from "../wait.ts";
 import {
   accessibilityProblems,
   accessibleInBothThemes,
@@ -25,15 +26,13 @@ async function specOf(page: Page) {
  */
 // deno-lint-ignore no-explicit-any
 async function jsonWhere(page: Page, test: (spec: any) => boolean) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const spec = await specOf(page).catch(() => null);
-    if (spec && test(spec)) return;
-    if (Date.now() > deadline) {
-      throw new Error(`the JSON never matched ${test}: ${JSON.stringify(spec)}`);
-    }
-    await page.waitForTimeout(100);
-  }
+  let spec: unknown = null;
+  await eventually(async () => (spec = await specOf(page).catch(() => null)) && test(spec), {
+    ms: 30_000,
+    intervalMs: 100,
+  }).catch(() => {
+    throw new Error(`the JSON never matched ${test}: ${JSON.stringify(spec)}`);
+  });
 }
 
 demoBrowserTest(

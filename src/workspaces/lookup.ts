@@ -1,6 +1,7 @@
 /**
- * What the lifecycle and member use cases share, so both answer a missing or deactivated workspace
- * with the same 404s and write audit rows of the same shape.
+ * Finding a workspace by name for a change, and auditing the change: what the lifecycle and member
+ * use cases share, so both answer a missing or deactivated workspace with the same 404s and write
+ * audit rows of the same shape.
  */
 import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
@@ -15,7 +16,11 @@ export function invalidField(field: string, reason: string): AppError {
 }
 
 /** A live workspace or 404 `workspace.not_found`; `lock` row-locks it on PostgreSQL. */
-export async function live(db: Queryable, name: string, lock = false): Promise<WorkspaceRecord> {
+export async function liveWorkspace(
+  db: Queryable,
+  name: string,
+  lock = false,
+): Promise<WorkspaceRecord> {
   const ws = typeof name === "string" && WORKSPACE_NAME_RE.test(name)
     ? await findLiveByName(db, name, lock)
     : undefined;
@@ -24,14 +29,18 @@ export async function live(db: Queryable, name: string, lock = false): Promise<W
 }
 
 /** A live, active workspace; 404 `workspace.inactive` while deactivated. */
-export async function active(db: Queryable, name: string, lock = false): Promise<WorkspaceRecord> {
-  const ws = await live(db, name, lock);
+export async function activeWorkspace(
+  db: Queryable,
+  name: string,
+  lock = false,
+): Promise<WorkspaceRecord> {
+  const ws = await liveWorkspace(db, name, lock);
   if (ws.deactivated_at) throw new AppError("workspace.inactive", { workspace: ws.name });
   return ws;
 }
 
 /** Writes `event` by `actor` about `ws`, inside the change's own transaction `tx`. */
-export function audit(
+export function auditWorkspaceAct(
   tx: Queryable,
   actor: Principal,
   event: AuditEventName,

@@ -5,6 +5,7 @@
  * whole (the REST routes, later the tool catalogue and the UI handlers); each group's fields are
  * written once, in what its builder returns.
  */
+import { AuditLog } from "./audit/mod.ts";
 import {
   type BootstrapDatasource,
   type ResolvedConfig,
@@ -36,7 +37,7 @@ import {
   type PublishRules,
   ReleasedVersions,
 } from "./endpoints/mod.ts";
-import { ApiKeyService } from "./identity/mod.ts";
+import { AccessGuard, ApiKeyService } from "./identity/mod.ts";
 import { LocalAccounts } from "./identity/mod.ts";
 import { LocalUserAdmin } from "./identity/mod.ts";
 import { ensureSystemActor } from "./identity/mod.ts";
@@ -121,7 +122,23 @@ async function openPlatform(config: ResolvedConfig, db: Db, logger: Logger, clos
     perMinute: config.rateLimit.requestsPerMinute,
   });
   const buildInfo = await readBuildInfo();
-  return { config, logger, db, systemActor, shared, health, buildInfo, mail, workspaces, budget };
+  // Front ends judge requests and write or read audit rows through these, never the store.
+  const audit = new AuditLog(db);
+  const access = new AccessGuard(db);
+  return {
+    config,
+    logger,
+    db,
+    systemActor,
+    shared,
+    health,
+    buildInfo,
+    mail,
+    workspaces,
+    budget,
+    audit,
+    access,
+  };
 }
 
 type Platform = Awaited<ReturnType<typeof openPlatform>>;

@@ -12,7 +12,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 interface Rules {
   infrastructure: Record<string, string[]>;
   domains: { may_import: string[]; ranks: string[][] };
-  front_ends: { folders: string[]; services: string };
+  front_ends: { folders: string[]; services: string; may_not_import: string[] };
   open_surface: { folders: string[] };
   forbidden_in_domains_and_infrastructure: { packages: string[]; paths: string[] };
   wiring: { domain_wiring_file: string; domain_wiring_may_import: string[] };
@@ -71,7 +71,9 @@ function allowed(file: string, from: string, to: string): boolean {
   }
   if (kindOf(to) === "unknown" || kindOf(to) === "wiring") return false;
   if (kind === "wiring") return true;
-  if (kind === "front end") return kindOf(to) !== "front end";
+  if (kind === "front end") {
+    return kindOf(to) !== "front end" && !rules.front_ends.may_not_import.includes(to);
+  }
   if (kind === "infrastructure") return infrastructure.get(from)!.includes(to);
   if (kind === "domain") {
     if (rules.domains.may_import.includes(to)) return true;
@@ -158,18 +160,39 @@ async function* sources(dir: string): AsyncGenerator<string> {
   }
 }
 
-async function srcImports(): Promise<Import[]> {
+async function importsUnder(dir: string): Promise<Import[]> {
   const all: Import[] = [];
-  for await (const file of sources("src")) {
+  for await (const file of sources(dir)) {
     all.push(...importsOf(file, await Deno.readTextFile(join(ROOT, file))));
   }
   return all;
+}
+
+const srcImports = () => importsUnder("src");
+
+/** The views under ui/ are a front end too: no store, no repository, whatever the path. */
+export function uiViolation({ file, target }: Import): string | null {
+  if (!file.startsWith("ui/") || isTest.test(file)) return null;
+  const to = target.startsWith("src/") ? folderOf(target) : null;
+  if (to !== null && rules.front_ends.may_not_import.includes(to)) {
+    return `${file} imports ${target}: ui/ holds no store`;
+  }
+  if (/^src\/.*\brepo\.ts$/.test(target)) {
+    return `${file} imports ${target}: ui/ holds no repository`;
+  }
+  return null;
 }
 
 Deno.test("every import under src/ keeps the layering of docs/layering.json", async () => {
   const imports = await srcImports();
   equal(imports.length > 500, true, "the scan found the imports");
   deepEqual(imports.map(violation).filter((v) => v !== null), []);
+});
+
+Deno.test("the views under ui/ import no store or repository", async () => {
+  const imports = await importsUnder("ui");
+  equal(imports.length > 50, true, "the scan found the imports");
+  deepEqual(imports.map(uiViolation).filter((v) => v !== null), []);
 });
 
 Deno.test("the folders under src/ import each other without a cycle", async () => {
@@ -195,6 +218,10 @@ Deno.test("the layering check refuses what ARCHITECTURE.md rules out", () => {
     ["src/versions/engine.ts", "ui/render.tsx", true],
     ["src/http/app.tsx", "ui/render.tsx", false],
     ["src/http/app.tsx", "src/identity/types.ts", true],
+    ["src/http/routes/executions.ts", "src/store/mod.ts", true],
+    ["src/mcp/server.ts", "src/store/mod.ts", true],
+    ["src/http/routes/endpoints.ts", "src/endpoints/repo.ts", true],
+    ["src/http/routes/endpoints.ts", "src/audit/mod.ts", false],
     ["src/executions/executor_fixtures.ts", "tests/datasources.ts", true],
     ["src/executions/executor_test.ts", "tests/stores.ts", false],
     ["src/templates/pins_test.ts", "src/versions/test_fixtures.ts", false],
@@ -221,4 +248,7 @@ Deno.test("the layering check refuses what ARCHITECTURE.md rules out", () => {
     ],
   );
   deepEqual(cycles(new Map([["a", new Set(["b"])], ["b", new Set(["a"])]])), [["a", "b", "a"]]);
+  equal(uiViolation({ file: "ui/pages/x.tsx", target: "src/store/mod.ts" }) !== null, true);
+  equal(uiViolation({ file: "ui/pages/x.tsx", target: "src/audit/repo.ts" }) !== null, true);
+  equal(uiViolation({ file: "ui/pages/x.tsx", target: "src/audit/mod.ts" }), null);
 });

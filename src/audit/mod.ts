@@ -2,6 +2,7 @@
 export {
   type AuditEvent,
   type AuditFilter,
+  AuditLog,
   type AuditReader,
   type AuditRecord,
   auditRow,

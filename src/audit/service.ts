@@ -148,3 +148,28 @@ export async function auditTrail(
   const workspaceId = instanceWide ? undefined : reader.workspaceId!;
   return { ...await queryAudit(db, { ...filter, workspaceId }), instanceWide };
 }
+
+/**
+ * The audit log as front ends hold it: the one writer and the trail over the instance's store, so
+ * a front end records an act (a logout, a tool call) or reads the trail without holding the store.
+ */
+export class AuditLog {
+  readonly #db: Queryable;
+
+  constructor(db: Queryable) {
+    this.#db = db;
+  }
+
+  /** Appends one row on its own (a change's row goes in the change's transaction instead). */
+  record(event: AuditEvent): Promise<void> {
+    return recordAudit(this.#db, event);
+  }
+
+  /** The trail as `reader` may see it; see {@link auditTrail}. */
+  trail(
+    reader: AuditReader,
+    query: Parameters<typeof auditTrail>[2],
+  ): ReturnType<typeof auditTrail> {
+    return auditTrail(this.#db, reader, query);
+  }
+}

@@ -65,14 +65,7 @@ export {
 export { resolvePoolSettings } from "./connectors/pool_settings.ts";
 export { ValueTooLarge } from "./connectors/value_bounds.ts";
 export type { WireType } from "./connectors/types.ts";
-export {
-  importLakeTables,
-  type LakeDatasource,
-  lakeTablesOf,
-  listLakeTables,
-  registerLakeTable,
-  unregisterLakeTable,
-} from "./lake/mod.ts";
+export { type LakeDatasource, lakeTablesOf } from "./lake/mod.ts";
 export { probeLimits, runProbe } from "./probe.ts";
 export { SqliteThread } from "./connectors/sqlite_thread.ts";
 export { visibleDatasourceNames } from "./visible.ts";

@@ -3,7 +3,7 @@
  * compiled matcher and binding index shared across replicas, management, and serving.
  */
 // A workspace that publishes endpoints cannot be deleted (`workspace.in_use`; see services.ts).
-export { countInWorkspace as countEndpoints, keyStartedExecution } from "./repo.ts";
+export { countInWorkspace as countEndpoints } from "./repo.ts";
 
 export { type BindingIndex, type BoundKey, CHANNEL, LiveEndpoints, type Snapshot } from "./live.ts";
 export { type Match, Matcher } from "./matcher.ts";

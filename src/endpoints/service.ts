@@ -334,6 +334,17 @@ export class EndpointService {
     });
   }
 
+  /**
+   * An endpoint-kind key reads only the executions it started, proved by the `endpoint.served`
+   * row pairing the two; anything else is the same 404 as an unknown id. Other principals pass.
+   */
+  async mayReadExecution(actor: Principal, executionId: string): Promise<void> {
+    if (actor.keyKind !== "endpoint") return;
+    if (!(await repo.keyStartedExecution(this.#o.db, actor.keyId ?? "", executionId))) {
+      throw new AppError("result.execution_not_found", { execution_id: executionId });
+    }
+  }
+
   async #audit(
     tx: Queryable,
     ctx: EndpointContext,

@@ -3,11 +3,17 @@
  * domains stay free of HTTP. Lookups here are cached for the liveness TTL (spec 1 §5.6).
  */
 import type { ResolvedConfig } from "../config/mod.ts";
-import type { KeyKind, Principal, Scope, SessionTokens, SystemActor } from "../identity/mod.ts";
+import type {
+  AccessGuard,
+  KeyKind,
+  Principal,
+  Scope,
+  SessionTokens,
+  SystemActor,
+} from "../identity/mod.ts";
 import type { Logger } from "../lib/log.ts";
 import type { PromotionKeys } from "../promotion/mod.ts";
 import type { RequestBudget } from "../shared/mod.ts";
-import type { Db } from "../store/mod.ts";
 import type { AccessDirectory } from "../workspaces/mod.ts";
 import type { LoginRateLimiter } from "./middleware/login_rate_limit.ts";
 
@@ -29,7 +35,8 @@ export interface KeyValidator {
 
 export interface AccessDeps {
   config: ResolvedConfig;
-  db: Db;
+  /** Judges each request and writes the audit rows of the decision. */
+  access: AccessGuard;
   logger: Logger;
   sessions: SessionTokens;
   keys: KeyValidator;

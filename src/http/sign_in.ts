@@ -3,14 +3,13 @@
  * with the resolved workspace and the way it was opened, set the cookie and a fresh CSRF token,
  * audit `auth.login.success` naming the provider.
  */
-import { recordAudit } from "../audit/mod.ts";
+import type { AuditLog } from "../audit/mod.ts";
 import type { SessionTokens } from "../identity/mod.ts";
-import type { Db } from "../store/mod.ts";
 import type { AppContext } from "./context.ts";
 import { issueCsrfToken, setSessionCookie } from "./cookies.ts";
 
 export interface SignInDeps {
-  db: Db;
+  audit: AuditLog;
   sessions: SessionTokens;
   secureCookies: boolean;
 }
@@ -28,7 +27,7 @@ export async function startSession(
   );
   setSessionCookie(c, token, deps.sessions.ttlSeconds, deps.secureCookies);
   issueCsrfToken(c, deps.secureCookies);
-  await recordAudit(deps.db, {
+  await deps.audit.record({
     event: "auth.login.success",
     userId: user.id,
     provider: how.provider,

@@ -82,3 +82,26 @@ export async function refuseWorkspaceHeader(
   });
   throw new AppError("workspace.header_forbidden", {});
 }
+
+/**
+ * The access decision as front ends hold it: {@link authorizeAudited} and
+ * {@link refuseWorkspaceHeader} over the instance's store, so REST, tool calls and UI handlers judge
+ * a request without holding the store themselves.
+ */
+export class AccessGuard {
+  readonly #db: Queryable;
+
+  constructor(db: Queryable) {
+    this.#db = db;
+  }
+
+  /** `authorize()`, its denial and super-admin rows written to the audit log. */
+  authorize(input: AuthorizeInput, request: AccessRequest): Promise<void> {
+    return authorizeAudited(this.#db, input, request);
+  }
+
+  /** A key request named a workspace: audited, then refused 400 `workspace.header_forbidden`. */
+  refuseWorkspaceHeader(principal: Principal, header: string): Promise<never> {
+    return refuseWorkspaceHeader(this.#db, principal, header);
+  }
+}

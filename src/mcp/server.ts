@@ -3,7 +3,7 @@
  * catalogue in order. Every call runs the same steps around the tool's handler:
  *
  *  1. arguments validated by the tool's zod schema (a failure is the REST validation code);
- *  2. the floor judged by identity's `authorizeAudited`, the very decision REST routes take (the
+ *  2. the floor judged by identity's `AccessGuard`, the very decision REST routes take (the
  *     key's scope, then the issuer's current role in the pinned workspace; denials audited);
  *  3. the handler, over the services, with the key's owner and pinned workspace;
  *  4. its output checked against the declared output schema (a mismatch is our bug: logged,
@@ -19,9 +19,7 @@ import {
   type ServerContext,
   type StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
-import { recordAudit } from "../audit/mod.ts";
 import { AppError, toAppError } from "../errors/mod.ts";
-import { authorizeAudited } from "../identity/mod.ts";
 import type { Services } from "../services.ts";
 import { toolRefusal, toolSuccess } from "./results.ts";
 import { rowCaps } from "./rows.ts";
@@ -126,8 +124,7 @@ export async function runTool(
   try {
     const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) throw validationError(parsed.error.issues[0]);
-    await authorizeAudited(
-      services.db,
+    await services.access.authorize(
       {
         operation: FLOORS[tool.floor],
         principal: actor,
@@ -156,7 +153,7 @@ export async function runTool(
       throw new AppError("internal.unexpected");
     }
     if (!tool.annotations.readOnlyHint) {
-      await recordAudit(services.db, {
+      await services.audit.record({
         event: "mcp.tool.write",
         userId: actor.userId,
         provider: actor.provider,
@@ -171,7 +168,7 @@ export async function runTool(
     outcome = error.code;
     return toolRefusal(error);
   } finally {
-    await recordAudit(services.db, {
+    await services.audit.record({
       event: "mcp.tool.called",
       userId: actor.userId,
       provider: actor.provider,

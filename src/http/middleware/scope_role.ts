@@ -7,14 +7,13 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors/mod.ts";
-import { authorizeAudited } from "../../identity/mod.ts";
 import type { AccessDeps } from "../access_deps.ts";
 import type { AppEnv } from "../context.ts";
 import type { RouteSpec } from "../routing.ts";
 
 export function routeAccess(
   spec: RouteSpec,
-  deps: Pick<AccessDeps, "directory" | "db">,
+  deps: Pick<AccessDeps, "directory" | "access">,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const principal = c.get("principal");
@@ -71,8 +70,7 @@ export function routeAccess(
         if (chosen.workspace !== undefined) workspace = chosen.workspace;
       }
     }
-    await authorizeAudited(
-      deps.db,
+    await deps.access.authorize(
       { operation, principal, workspace, membershipCount: c.get("membershipCount") ?? 0 },
       { path: c.req.path, method: c.req.method },
     );

@@ -5,12 +5,11 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors/mod.ts";
-import { refuseWorkspaceHeader } from "../../identity/mod.ts";
 import type { AccessDeps } from "../access_deps.ts";
 import type { AppEnv } from "../context.ts";
 
 export function workspaceResolution(
-  deps: Pick<AccessDeps, "directory" | "db">,
+  deps: Pick<AccessDeps, "directory" | "access">,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set("workspace", null);
@@ -21,7 +20,7 @@ export function workspaceResolution(
     const user = { userId: principal.userId, isSuperAdmin: principal.isSuperAdmin };
 
     if (principal.authMethod === "API_KEY") {
-      if (header !== undefined) await refuseWorkspaceHeader(deps.db, principal, header);
+      if (header !== undefined) await deps.access.refuseWorkspaceHeader(principal, header);
       const pinned = await deps.directory.resolvePinned(user, principal.pinnedWorkspaceId!);
       if (pinned.state !== "active") throw new AppError("auth.key_workspace_inactive", {});
       c.set("workspace", pinned.context);

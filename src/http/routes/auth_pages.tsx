@@ -3,7 +3,6 @@
  * password change page with its endpoint. Plain HTML forms; htmx callers get `HX-Redirect`.
  */
 import { z } from "zod";
-import { recordAudit } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
 import { ChangePasswordPage } from "../../../ui/pages/change_password.tsx";
 import { LoginPage } from "../../../ui/pages/login.tsx";
@@ -29,7 +28,7 @@ export function registerRoutes(
   router: Router,
   services: Pick<
     Services,
-    "config" | "db" | "local" | "sessions" | "directory" | "signInLanding"
+    "config" | "audit" | "local" | "sessions" | "directory" | "signInLanding"
   >,
 ): void {
   const { config } = services;
@@ -96,7 +95,7 @@ export function registerRoutes(
     access: "session.logout",
   }, async (c, { actor: p }) => {
     clearSessionCookie(c, deps.secureCookies);
-    await recordAudit(deps.db, { event: "auth.logout", userId: p.userId, provider: p.provider });
+    await deps.audit.record({ event: "auth.logout", userId: p.userId, provider: p.provider });
     return redirect(c, "/login");
   });
 

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
 import type { ServeResult } from "../../endpoints/mod.ts";
 import { payloadJson } from "../../executions/mod.ts";
-import { authorizeAudited, type Principal, type WorkspaceContext } from "../../identity/mod.ts";
+import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import type { Services } from "../../services.ts";
 import type { AppContext } from "../context.ts";
 import { admits } from "../accept.ts";
@@ -21,7 +21,7 @@ import { ok, paged, SCHEMA_VERSION } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "db" | "endpoints" | "endpointServer" | "origin">;
+type Deps = Pick<Services, "access" | "endpoints" | "endpointServer" | "origin">;
 
 const PREFIX = "/api/x";
 const pathQuery = z.object({ path: z.string().min(1).max(300) });
@@ -157,7 +157,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       throw new AppError("auth.api_key.missing");
     }
     if (principal.keyKind === "user") {
-      await authorizeAudited(deps.db, {
+      await deps.access.authorize({
         operation: "endpoints.serve",
         principal,
         workspace: c.get("workspace"),

@@ -10,24 +10,12 @@ import { EXECUTION_STATUSES, type TriggeredVia } from "../../executions/mod.ts";
 import type { Principal } from "../../identity/mod.ts";
 import type { AppContext } from "../context.ts";
 import { ok, paged } from "../envelope.ts";
-import { keyStartedExecution } from "../../endpoints/mod.ts";
 import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 import { eventStream } from "../sse.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "executions" | "config" | "origin" | "db">;
-
-/**
- * An endpoint-kind key reads only the executions it started, proved by the `endpoint.served` row
- * pairing the two (spec 3 §4.3 item 8); anything else is the same 404 as an unknown id.
- */
-async function endpointKeyMayRead(db: Deps["db"], actor: Principal, executionId: string) {
-  if (actor.keyKind !== "endpoint") return;
-  if (!(await keyStartedExecution(db, actor.keyId ?? "", executionId))) {
-    throw new AppError("result.execution_not_found", { execution_id: executionId });
-  }
-}
+type Deps = Pick<Services, "executions" | "endpoints" | "config" | "origin">;
 
 const SSE = "text/event-stream";
 const id = z.object({ id: z.uuid() });
@@ -143,7 +131,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       errors: ["result.execution_not_found"],
     },
     async (c, { actor, workspace, params }) => {
-      await endpointKeyMayRead(deps.db, actor, params.id);
+      await deps.endpoints.mayReadExecution(actor, params.id);
       return ok(c, await executions.view(caller(actor), workspace.id, params.id, deps.origin()));
     },
   );
@@ -212,7 +200,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       "result.format_unsupported",
     ],
   }, async (c, { actor, workspace, page, params, query }) => {
-    await endpointKeyMayRead(deps.db, actor, params.id);
+    await deps.endpoints.mayReadExecution(actor, params.id);
     const format = query.format ?? "json";
     if (format !== "json" && format !== "csv") {
       throw new AppError("result.format_unsupported", { format, supported: ["json", "csv"] });

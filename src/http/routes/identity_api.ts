@@ -1,6 +1,5 @@
 /** `/api/v1/auth/me`, user administration (spec 1 §4.3) and the audit trail. */
 import { z } from "zod";
-import { auditTrail } from "../../audit/mod.ts";
 import type { Principal } from "../../identity/mod.ts";
 import { toIso } from "../../lib/time.ts";
 import type { Services } from "../../services.ts";
@@ -8,7 +7,7 @@ import { ok, paged } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "db" | "users" | "directory">;
+type Deps = Pick<Services, "audit" | "users" | "directory">;
 
 const userId = z.object({ user_id: z.string().max(64) });
 
@@ -120,7 +119,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     }),
     page: true,
   }, async (c, { actor, workspace, page, query }) => {
-    const { items, total } = await auditTrail(deps.db, {
+    const { items, total } = await deps.audit.trail({
       isSuperAdmin: actor.isSuperAdmin,
       workspaceId: workspace?.id ?? null,
     }, {

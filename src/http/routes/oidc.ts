@@ -17,7 +17,7 @@ const params = z.object({ name: z.string().regex(/^[a-z0-9-]{1,63}$/) });
 
 export function registerRoutes(
   router: Router,
-  services: Pick<Services, "config" | "db" | "sessions" | "oidc">,
+  services: Pick<Services, "config" | "audit" | "sessions" | "oidc">,
 ): void {
   const { oidc } = services;
   if (!oidc) return; // step 8 exists only with a configured provider

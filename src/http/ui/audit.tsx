@@ -5,7 +5,7 @@
  * viewer could open.
  */
 import { z } from "zod";
-import { type AuditRecord, auditTrail, KNOWN_AUDIT_EVENTS } from "../../audit/mod.ts";
+import { type AuditRecord, KNOWN_AUDIT_EVENTS } from "../../audit/mod.ts";
 import { AppError } from "../../errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import { AuditPage, type AuditRowView, type AuditSubject } from "../../../ui/pages/audit.tsx";
@@ -132,7 +132,7 @@ export function auditPageRoutes(router: Router, deps: UiPageDeps): void {
         : "instance";
       const [ctx, trail] = await Promise.all([
         shellContext(c, deps, actor),
-        auditTrail(deps.db, {
+        deps.audit.trail({
           isSuperAdmin: actor.isSuperAdmin,
           workspaceId: workspace?.id ?? null,
         }, {

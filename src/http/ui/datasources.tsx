@@ -5,7 +5,6 @@
  */
 import { z } from "zod";
 import { renderToString } from "preact-render-to-string";
-import { listLakeTables } from "../../datasources/mod.ts";
 import { AppError } from "../../errors/mod.ts";
 import {
   ColumnsPartial,
@@ -88,10 +87,7 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
           can={can}
           saved={query.saved !== undefined}
           lakeTables={d.dialect === "LAKE"
-            ? (await listLakeTables(deps.db, {
-              ...(await deps.datasources.record(actor, workspace, params.name)),
-              global: d.global,
-            })).tables
+            ? (await deps.lakeTables.list(actor, workspace, params.name)).tables
             : null}
         />,
       ));

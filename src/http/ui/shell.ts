@@ -21,7 +21,8 @@ import { ensureCsrfToken } from "../cookies.ts";
 export type UiPageDeps =
   & Pick<
     Services,
-    | "db"
+    | "audit"
+    | "lakeTables"
     | "users"
     | "workspaces"
     | "pipelines"

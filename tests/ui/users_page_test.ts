@@ -94,6 +94,9 @@ browserTest(
       await page.reload();
       ok(!(await page.content()).includes(password), "a reload shows it no more");
       ok(!server.logs.join("\n").includes(password), "no log line holds it");
+      await page.goto(`${server.url}/admin/users`);
+      await page.goBack();
+      ok(!(await page.content()).includes(password), "Back shows it no more");
 
       // The new user: listed, and the password signs them in to the forced change, then acme.
       await page.goto(`${server.url}/admin/users?q=new.person`);
@@ -211,6 +214,35 @@ browserTest(
       match(await dialog.innerText(), /This is you: you lose this page/);
       await dialog.locator("a:has-text('Cancel')").click();
       equal((await server.runtime.users.get(acme.users.super_admin.id)).is_admin, true);
+      deepEqual(problems, []);
+    }),
+);
+
+browserTest(
+  "issue 23 item 4: without JavaScript a local user is created and their password reset from the pages",
+  () =>
+    withWorld(async (server, browser) => {
+      const acme = await seedRoles(server.runtime, "acme");
+      const { page, problems } = await userPage(browser, server.url, acme.users.super_admin, {
+        javaScriptEnabled: false,
+      });
+      await page.goto(`${server.url}/admin/users/new`);
+      await page.fill("#user-email", "plain@example.com");
+      await Promise.all([page.waitForNavigation(), page.click("button:has-text('Create user')")]);
+      equal(new URL(page.url()).pathname, "/partials/admin/users");
+      const first = (await page.locator("#one-time-password").innerText()).trim();
+      await page.click("a:has-text('Open plain')");
+      // The dialog is drawn open by its address; its form posts the PATCH partial's POST twin.
+      await page.click(".user-acts a:has-text('Reset password')");
+      match(page.url(), /confirm=reset-password/);
+      await Promise.all([
+        page.waitForNavigation(),
+        page.click("dialog[open] button[type=submit]"),
+      ]);
+      const second = (await page.locator("#one-time-password").innerText()).trim();
+      ok(second !== first && !page.url().includes(second));
+      const forced = await tryLogin(browser, server.url, "plain@example.com", second);
+      equal(new URL(forced.url()).pathname, "/settings/password");
       deepEqual(problems, []);
     }),
 );

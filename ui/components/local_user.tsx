@@ -101,7 +101,7 @@ export function LocalUserForm(props: {
     >
       <input type="hidden" name="_csrf" value={props.csrf} />
       <header>
-        <h2>New local user</h2>
+        <h2>Account</h2>
       </header>
       <div class="body">
         {error && !error.field && (
@@ -112,8 +112,7 @@ export function LocalUserForm(props: {
         <p class="muted">
           {props.mailOn
             ? "They get a one-time password by mail; this page says only whether the mail went out."
-            : "Mail is off: the one-time password is shown once, here, for you to pass on."}{" "}
-          At the first sign-in they must choose their own password.
+            : "Mail is off: the one-time password is shown once, here, for you to pass on."}
         </p>
         <div class="grid cols-2">
           <InputField

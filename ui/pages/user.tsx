@@ -59,6 +59,8 @@ export function actsFor(u: UserDetail, at: ActContext): UserAct[] {
 }
 
 interface ActText {
+  /** What the act is about, over its one line. */
+  topic: string;
   label: string;
   /** One line beside the button. */
   summary: string;
@@ -78,8 +80,10 @@ function actText(act: UserAct, u: UserDetail, at: ActContext): ActText {
   switch (act) {
     case "deactivate":
       return {
+        topic: "Access",
         label: "Deactivate",
-        summary: "Ends their sign-ins, sessions and API keys; keeps their content and memberships.",
+        summary:
+          "Active. Deactivating ends their sign-ins, sessions and API keys; content and memberships stay.",
         title: `Deactivate ${name}?`,
         confirm: "Deactivate",
         danger: true,
@@ -107,8 +111,9 @@ function actText(act: UserAct, u: UserDetail, at: ActContext): ActText {
       };
     case "activate":
       return {
+        topic: "Access",
         label: "Activate",
-        summary: "Lets them sign in again; their keys work again.",
+        summary: "Deactivated: nothing they hold works. Activating lets them back in.",
         title: `Activate ${name}?`,
         confirm: "Activate",
         what: (
@@ -120,8 +125,9 @@ function actText(act: UserAct, u: UserDetail, at: ActContext): ActText {
       };
     case "grant-admin":
       return {
+        topic: "Super admin",
         label: "Make super admin",
-        summary: "Every capability in every workspace, and this page.",
+        summary: "No. A super admin holds every capability in every workspace, and this page.",
         title: `Make ${name} a super admin?`,
         confirm: "Make super admin",
         what: (
@@ -135,8 +141,9 @@ function actText(act: UserAct, u: UserDetail, at: ActContext): ActText {
       };
     case "revoke-admin":
       return {
+        topic: "Super admin",
         label: "Revoke super admin",
-        summary: "Back to what their workspace memberships allow.",
+        summary: "Yes. Revoking leaves them what their workspace memberships allow.",
         title: `Revoke super admin from ${name}?`,
         confirm: "Revoke super admin",
         danger: true,
@@ -165,10 +172,15 @@ function actText(act: UserAct, u: UserDetail, at: ActContext): ActText {
       };
     case "reset-password":
       return {
+        topic: "Password",
         label: u.local_login ? "Reset password" : "Issue a local password",
-        summary: at.mailOn
-          ? "A new one-time password, mailed to them."
-          : "A new one-time password, shown to you once.",
+        summary: `${
+          !u.local_login
+            ? "None: they sign in only through single sign-on."
+            : u.must_change_password
+            ? "A one-time password, not yet changed."
+            : "Set by them."
+        } A new one-time password is ${at.mailOn ? "mailed to them" : "shown to you once"}.`,
         title: `${u.local_login ? "Reset the password of" : "Issue a local password to"} ${name}?`,
         confirm: u.local_login ? "Reset password" : "Issue password",
         danger: u.local_login,
@@ -183,8 +195,9 @@ function actText(act: UserAct, u: UserDetail, at: ActContext): ActText {
       };
     case "disable-local":
       return {
+        topic: "Local sign-in",
         label: "Disable local sign-in",
-        summary: "Clears their password: single sign-on only from now on.",
+        summary: "Enabled. Disabling clears their password: single sign-on only from then on.",
         title: `Disable local sign-in for ${name}?`,
         confirm: "Disable local sign-in",
         danger: true,
@@ -199,8 +212,11 @@ function actText(act: UserAct, u: UserDetail, at: ActContext): ActText {
       };
     case "unlock":
       return {
+        topic: "Lockout",
         label: "Unlock",
-        summary: `Locked after failed sign-ins until ${when(u.locked_until)}.`,
+        summary: `Locked after ${u.failed_login_count} failed sign-ins until ${
+          when(u.locked_until)
+        }.`,
         title: `Unlock ${name}?`,
         confirm: "Unlock",
         what: (
@@ -326,7 +342,7 @@ export function UserPage(props: {
                       </span>
                       <span class="meta">
                         {ROLE(m)}
-                        {m.joined_at && <>· joined {m.joined_at.slice(0, 10)}</>}
+                        {m.joined_at && ` · joined ${m.joined_at.slice(0, 10)}`}
                       </span>
                     </li>
                   ))}
@@ -351,7 +367,7 @@ export function UserPage(props: {
                   return (
                     <li key={act}>
                       <span>
-                        <span class="title">{t.label}</span>
+                        <span class="title">{t.topic}</span>
                         <span class="meta">{t.summary}</span>
                       </span>
                       <ConfirmLink

@@ -32,10 +32,11 @@ export function signInLabel(u: { provider: string; local_login: boolean }): stri
 /** A user's state as badges: active or not, super admin, locked, a pending password change. */
 export function UserBadges(props: { user: UserRow }) {
   const u = props.user;
-  if (u.provider === "system") return <span class="badge">system</span>;
   return (
     <span class="user-badges">
-      {u.is_active
+      {u.provider === "system"
+        ? <span class="badge">system</span>
+        : u.is_active
         ? <span class="badge ok">active</span>
         : <span class="badge bad">deactivated</span>}
       {u.is_admin && <span class="badge info">super admin</span>}

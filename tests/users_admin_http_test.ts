@@ -146,6 +146,20 @@ for (const store of STORE_KINDS) {
         }
         const viewer = await s.runtime.users.get(f.users.viewer.id);
         ok(viewer.password_hash !== null, "nothing refused changed the viewer");
+
+        // Revoking the only active super admin is allowed, as by REST, but its dialog says so.
+        const dialog = async () =>
+          (await html(
+            s,
+            "GET",
+            `/admin/users/${f.users.super_admin.id}?confirm=revoke-admin`,
+            admin,
+          )).text;
+        match(await dialog(), /This is you[\s\S]*You are the only active super admin/);
+        await call(s, "POST", `/partials/admin/users/${f.users.viewer.id}/grant-admin`, admin);
+        ok(!(await dialog()).includes("only active super admin"));
+        await call(s, "POST", `/partials/admin/users/${f.users.viewer.id}/deactivate`, admin);
+        match(await dialog(), /only active super admin/, "a deactivated one does not count");
       } finally {
         await s.close();
       }

@@ -169,6 +169,7 @@ try {
   const accountPage = await (await browser.newContext({ viewport: LAPTOP })).newPage();
   await signIn(accountPage, server.url, EMAIL, PASSWORD);
   await accountPages(accountPage);
+  await userPages(accountPage);
   console.log(`screenshots written to ${OUT.pathname}`);
 } finally {
   await browser.close();
@@ -198,6 +199,37 @@ async function accountPages(page: Page) {
     await shoot(page, `api_key_revoke${suffix}`, false);
     await page.goto(`${server.url}/no/such/page`);
     await shoot(page, `not_found_signed_in${suffix}`);
+  }
+  await page.setViewportSize({ width: 1360, height: 860 });
+}
+
+/**
+ * The users pages (super admin): the list, the new local user form and its one-time password, one
+ * user's page and its reset dialog, each at laptop width and at 390 px (`*.narrow.*`).
+ */
+async function userPages(page: Page) {
+  for (const [width, suffix] of [[1360, ""], [390, ".narrow"]] as const) {
+    await page.setViewportSize({ width, height: 860 });
+    await page.goto(`${server.url}/admin/users`);
+    await shoot(page, `users${suffix}`);
+    await page.goto(`${server.url}/admin/users/new`);
+    await shoot(page, `user_new${suffix}`);
+    await page.fill("#user-email", `dana${suffix.replace(".", "-")}@example.com`);
+    await page.fill("#user-display-name", "Dana Analyst");
+    await page.selectOption("#user-workspace", "demo");
+    await page.check("#user-author");
+    await page.click("button:has-text('Create user')");
+    await page.locator("#one-time-password").waitFor();
+    await shoot(page, `user_created${suffix}`);
+    await page.click("#create-slot a:has-text('Open')");
+    await page.locator(".user-acts").waitFor();
+    await shoot(page, `user${suffix}`);
+    await page.click(".user-acts a:has-text('Reset password')");
+    await page.locator("dialog[open]").waitFor();
+    await shoot(page, `user_reset_confirm${suffix}`, false);
+    await page.click("dialog[open] button[type=submit]");
+    await page.locator("#one-time-password").waitFor();
+    await shoot(page, `user_reset${suffix}`);
   }
   await page.setViewportSize({ width: 1360, height: 860 });
 }

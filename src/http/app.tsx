@@ -16,7 +16,6 @@ import { errorResponse } from "./envelope.ts";
 import { LoginRateLimiter } from "./middleware/login_rate_limit.ts";
 import { routeAccess } from "./middleware/scope_role.ts";
 import { installPipeline } from "./pipeline.ts";
-import * as adminUsers from "./routes/admin_users.tsx";
 import * as apiKeys from "./routes/api_keys.ts";
 import * as authPages from "./routes/auth_pages.tsx";
 import * as datasources from "./routes/datasources.ts";
@@ -46,7 +45,6 @@ const RESOURCES = [
   authPages,
   oidc,
   identityApi,
-  adminUsers,
   apiKeys,
   workspaces,
   templates,

@@ -53,6 +53,15 @@ export class UserService {
     return { total: Number(total?.n ?? 0), items: rows.map((r) => userView(toUserRow(r))) };
   }
 
+  /** Active super admins: what revoking or deactivating the last one would leave (none). */
+  async activeSuperAdmins(): Promise<number> {
+    const row = await this.#db.first<{ n: number }>(
+      "SELECT count(*) AS n FROM users WHERE is_admin = $1 AND is_active = $1",
+      [true],
+    );
+    return Number(row?.n ?? 0);
+  }
+
   setActive(actor: Principal, userId: string, active: boolean): Promise<UserView> {
     return this.#flip(
       actor,

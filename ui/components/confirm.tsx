@@ -34,6 +34,8 @@ export function ConfirmDialog(props: {
   confirm: string;
   danger?: boolean;
   cancel: string;
+  /** htmx attributes for the form, for an act that is not a plain POST (a PATCH partial). */
+  hx?: Record<`hx-${string}`, string>;
   children: ComponentChildren;
 }) {
   return (
@@ -45,7 +47,7 @@ export function ConfirmDialog(props: {
       aria-describedby={`${props.id}-what`}
       data-confirm-dialog
     >
-      <form method="post" action={props.action}>
+      <form method="post" action={props.action} {...props.hx}>
         <h2 id={`${props.id}-title`}>{props.title}</h2>
         <div id={`${props.id}-what`} class="what">{props.children}</div>
         <input type="hidden" name="_csrf" value={props.csrf} />

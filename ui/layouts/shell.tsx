@@ -22,7 +22,8 @@ export type NavItem =
   | "runs"
   | "datasources"
   | "endpoints"
-  | "audit";
+  | "audit"
+  | "users";
 
 const NAV: { id: NavItem; label: string; href: string; icon: IconName }[] = [
   { id: "dashboard", label: "Dashboard", href: "/dashboard", icon: "dashboard" },
@@ -32,6 +33,7 @@ const NAV: { id: NavItem; label: string; href: string; icon: IconName }[] = [
   { id: "datasources", label: "Datasources", href: "/datasources", icon: "datasources" },
   { id: "endpoints", label: "Endpoints", href: "/endpoints", icon: "endpoints" },
   { id: "audit", label: "Audit log", href: "/audit", icon: "audit" },
+  { id: "users", label: "Users", href: "/admin/users", icon: "users" },
 ];
 
 const THEMES: { id: Theme; label: string; icon: IconName }[] = [

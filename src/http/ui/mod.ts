@@ -11,12 +11,14 @@ import { dashboardRoutes } from "./dashboard.tsx";
 import { datasourceFormRoutes } from "./datasource_forms.tsx";
 import { datasourcePageRoutes } from "./datasources.tsx";
 import { endpointPageRoutes } from "./endpoints.tsx";
+import { localAccountRoutes } from "./local_accounts.tsx";
 import { pipelineAuthoringRoutes } from "./pipeline_authoring.tsx";
 import { pipelinePageRoutes } from "./pipelines.tsx";
 import { runPageRoutes } from "./runs.tsx";
 import { templateAuthoringRoutes } from "./template_authoring.tsx";
 import { templatePageRoutes } from "./templates.tsx";
 import type { UiPageDeps } from "./shell.ts";
+import { userPageRoutes } from "./users.tsx";
 
 export type { UiPageDeps } from "./shell.ts";
 
@@ -39,4 +41,7 @@ export function uiRoutes(router: Router, deps: UiPageDeps): void {
   endpointPageRoutes(router, deps);
   auditPageRoutes(router, deps);
   apiKeyPageRoutes(router, deps);
+  // Before the user pages: /admin/users/new is a literal path.
+  localAccountRoutes(router, deps);
+  userPageRoutes(router, deps);
 }

@@ -33,11 +33,19 @@ export type UiPageDeps =
     | "endpoints"
     | "keys"
     | "origin"
+    | "config"
+    | "admin"
+    | "directory"
+    | "mail"
   >
   & { secureCookies: boolean };
 
 /** The operation behind a nav item that not everyone may open. */
-const NAV_ACCESS = { endpoints: "endpoints.manage", audit: "audit.read" } as const;
+const NAV_ACCESS = {
+  endpoints: "endpoints.manage",
+  audit: "audit.read",
+  users: "users.admin",
+} as const;
 
 /** The frame every signed-in page draws: who, where, which theme, where else. */
 export async function shellContext(
@@ -56,7 +64,7 @@ export async function shellContext(
     workspace: c.get("workspace")?.name ?? null,
     workspaces,
     // A link whose page would refuse this person is not drawn: they would only meet the 403.
-    refused: (["endpoints", "audit"] as const).filter((item) =>
+    refused: (Object.keys(NAV_ACCESS) as (keyof typeof NAV_ACCESS)[]).filter((item) =>
       !allows({ actor: p, workspace: c.get("workspace") ?? null }, NAV_ACCESS[item])
     ),
   };

@@ -46,7 +46,15 @@ document.addEventListener("click", async (event) => {
   const dialog = document.importNode(found, true);
   dialog.removeAttribute("open");
   document.body.append(dialog);
+  // An act sent through htmx (a PATCH partial) needs its form known to htmx.
+  globalThis.htmx?.process(dialog);
   showConfirm(dialog, trigger);
+});
+
+// An act sent through htmx closes its dialog once answered; the answer lands on the page.
+document.addEventListener("htmx:afterRequest", (event) => {
+  const dialog = event.detail.elt.closest?.("dialog[data-confirm-dialog]");
+  if (dialog?.open) dialog.close();
 });
 
 document.addEventListener("click", (event) => {
@@ -79,5 +87,13 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   if (event.detail.target?.closest?.("[data-swap-refusal]") && status >= 400 && status < 500) {
     event.detail.shouldSwap = true;
     event.detail.isError = false;
+  }
+});
+
+// A secret shown once leaves the page with the person: Back (the back-forward cache) finds only
+// a note where it was.
+addEventListener("pagehide", () => {
+  for (const shown of document.querySelectorAll("[data-shown-once]")) {
+    shown.replaceChildren("No longer shown: it was shown only once.");
   }
 });

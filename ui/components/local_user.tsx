@@ -1,0 +1,190 @@
+import { CheckField, Field, InputField } from "./field.tsx";
+import { Choice } from "./form_parts.tsx";
+
+/** The create form as typed, kept across a refusal. */
+export interface LocalUserDraft {
+  email: string;
+  display_name: string;
+  workspace: string;
+  author: boolean;
+  promoter: boolean;
+  admin: boolean;
+}
+
+/** A refusal of the create, placed on the field it names when it names one. */
+export interface LocalUserFormError {
+  code: string;
+  message: string;
+  field?: keyof LocalUserDraft;
+}
+
+/** What became of a one-time password: shown here (mail off), or mailed (mail on). */
+export type Credential =
+  | { mail: "off"; password: string }
+  | { mail: "queued" | "sent" | "failed" | "duplicate" | "skipped"; to: string };
+
+/** What the screen says about the mail, by outcome (with mail on). */
+const DELIVERY: Record<Exclude<Credential["mail"], "off">, (to: string) => string> = {
+  queued: (to) => `A mail with the one-time password is on its way to ${to}.`,
+  sent: (to) => `A mail with the one-time password was sent to ${to}.`,
+  failed: (to) =>
+    `The mail to ${to} could not be sent (see the audit log); reset the password to try again.`,
+  duplicate: (to) => `The mail for this act was already sent to ${to}.`,
+  skipped: (to) => `No mail was sent to ${to}.`,
+};
+
+/** The sentence about a mailed password, for a screen or a fragment. */
+export function deliveryText(mail: Exclude<Credential["mail"], "off">, to: string): string {
+  return DELIVERY[mail](to);
+}
+
+/**
+ * A one-time password as the create and reset answers show it. Mail off: the password, this once,
+ * with a copy button; the page drops it when left, so Back cannot show it again. Mail on: only
+ * what became of the mail; the password travels by mail alone.
+ */
+export function OneTimeCredential(props: { credential: Credential; email: string }) {
+  const c = props.credential;
+  if (c.mail !== "off") {
+    return (
+      <p class={`banner ${c.mail === "failed" ? "error" : "ok"}`} id="mail-outcome">
+        {deliveryText(c.mail, c.to)}
+      </p>
+    );
+  }
+  return (
+    <div class="one-time" data-shown-once>
+      <p class="banner warn">
+        One-time password for{" "}
+        {props.email}: pass it on now, it is shown only this once. At the first sign-in they must
+        choose their own.
+      </p>
+      <div class="call">
+        <code id="one-time-password" class="mono">{c.password}</code>
+        <button
+          type="button"
+          class="small"
+          data-copy="one-time-password"
+          aria-label="Copy the one-time password"
+        >
+          Copy
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/**
+ * The create form. With the script it posts through htmx and the answer (the outcome, or the form
+ * with its refusal) replaces it, so the page's address never holds the password and a reload
+ * shows an empty form; without the script it posts as a plain form and the answer is the page.
+ */
+export function LocalUserForm(props: {
+  csrf: string;
+  draft: LocalUserDraft;
+  error?: LocalUserFormError;
+  /** Active workspaces the new user may join in the same act. */
+  workspaces: { name: string; display_name: string }[];
+  mailOn: boolean;
+}) {
+  const { draft, error } = props;
+  const on = (f: keyof LocalUserDraft) => error?.field === f ? error.message : null;
+  return (
+    <form
+      method="post"
+      action="/partials/admin/users"
+      class="editor-form local-user-form"
+      hx-post="/partials/admin/users"
+      hx-target="#create-slot"
+      hx-select="#create-slot > *"
+      hx-swap="innerHTML"
+    >
+      <input type="hidden" name="_csrf" value={props.csrf} />
+      <header>
+        <h2>Account</h2>
+      </header>
+      <div class="body">
+        {error && !error.field && (
+          <p class="banner error" role="alert">
+            {error.message} <span class="mono small">({error.code})</span>
+          </p>
+        )}
+        <p class="muted">
+          {props.mailOn
+            ? "They get a one-time password by mail; this page says only whether the mail went out."
+            : "Mail is off: the one-time password is shown once, here, for you to pass on."}
+        </p>
+        <div class="grid cols-2">
+          <InputField
+            id="user-email"
+            label="Email"
+            hint="What they sign in with."
+            error={on("email")}
+            input={{
+              name: "email",
+              type: "email",
+              value: draft.email,
+              required: true,
+              maxLength: 254,
+              autocomplete: "off",
+            }}
+          />
+          <InputField
+            id="user-display-name"
+            label="Display name (optional)"
+            hint="Defaults to the part of the email before @."
+            error={on("display_name")}
+            input={{ name: "display_name", value: draft.display_name, maxLength: 200 }}
+          />
+        </div>
+        <fieldset class="join">
+          <legend>Workspace (optional)</legend>
+          <Field
+            id="user-workspace"
+            label="Join"
+            hint="They become a member in the same act. Pending invitations for the email are joined too."
+            error={on("workspace")}
+          >
+            {(a) => (
+              <select {...a} name="workspace">
+                <Choice
+                  value={draft.workspace}
+                  current={draft.workspace}
+                  empty="No workspace"
+                  options={props.workspaces.map((w) => [w.name, w.display_name])}
+                />
+              </select>
+            )}
+          </Field>
+          <div class="flags">
+            <CheckField
+              id="user-author"
+              name="author"
+              label="Author: edits pipelines and templates"
+              checked={draft.author}
+              error={on("author")}
+            />
+            <CheckField
+              id="user-promoter"
+              name="promoter"
+              label="Promoter: releases and promotes"
+              checked={draft.promoter}
+              error={on("promoter")}
+            />
+            <CheckField
+              id="user-admin"
+              name="admin"
+              label="Admin: manages members (and is an author)"
+              checked={draft.admin}
+              error={on("admin")}
+            />
+          </div>
+        </fieldset>
+        <div class="actions">
+          <button type="submit" class="primary">Create user</button>
+          <a class="btn ghost" href="/admin/users">Cancel</a>
+        </div>
+      </div>
+    </form>
+  );
+}

@@ -283,7 +283,3 @@ export class MemoryStore implements SharedStore {
     return entry.items;
   }
 }
-
-function expiry(ttlMs: number | undefined): number | null {
-  return ttlMs === undefined ? null : Date.now() + ttlMs;
-}

@@ -1,5 +1,5 @@
 /**
- * The layering of ARCHITECTURE.md, checked: reads the rules from docs/layering.json and every
+ * The layers of docs/architecture.md, checked: reads the rules from docs/layering.json and every
  * import under src/, and fails naming each import that runs against them, each import that enters
  * another folder around its mod.ts, and any cycle between folders.
  */
@@ -199,7 +199,7 @@ Deno.test("the folders under src/ import each other without a cycle", async () =
   deepEqual(cycles(folderGraph(await srcImports())), []);
 });
 
-Deno.test("the layering check refuses what ARCHITECTURE.md rules out", () => {
+Deno.test("the layering check refuses what docs/architecture.md rules out", () => {
   const refused = (file: string, target: string) => violation({ file, target }) !== null;
   const cases: [string, string, boolean][] = [
     ["src/lib/ids.ts", "src/errors/mod.ts", true],

@@ -14,7 +14,31 @@ Deno.test("the first heading is the caller's title; later headings get GitHub-st
   const html = markdownToHtml("# Title\n\nIntro.\n\n## Who may call\n\nText.");
   ok(!html.includes("Title"), html);
   match(html, /<h2 id="who-may-call">Who may call<\/h2>/);
-  equal(slug("Matching, and several replicas"), "matching-and-several-replicas");
+  // What GitHub gives these headings, so a link that works there works on the site.
+  const github: [string, string][] = [
+    ["Matching, and several replicas", "matching-and-several-replicas"],
+    ["From a released pipeline to curl", "from-a-released-pipeline-to-curl"],
+    ["MYSQL (MySQL and MariaDB)", "mysql-mysql-and-mariadb"],
+    [
+      "Tool-only reads: table statistics and learned facts",
+      "tool-only-reads-table-statistics-and-learned-facts",
+    ],
+    ["service.http.* settings", "servicehttp-settings"],
+    ["snake_case stays", "snake_case-stays"],
+    ["Über straße 2", "über-straße-2"],
+  ];
+  for (const [text, anchor] of github) equal(slug(text), anchor, text);
+});
+
+Deno.test("anchors are GitHub's: punctuation dropped, each space a hyphen, link text only, repeats numbered", () => {
+  const html = markdownToHtml(
+    "# T\n\n## A & B — `c.d`\n\n## See [the guide](x.md) **now**\n\n## Notes\n\n### Notes",
+  );
+  match(html, /<h2 id="a--b--cd">/);
+  match(html, /<h2 id="see-the-guide-now">/);
+  match(html, /<h2 id="notes">/);
+  match(html, /<h3 id="notes-1">/);
+  match(markdownToHtml("# T\n\n## Notes"), /<h2 id="notes">/, "each page counts afresh");
 });
 
 Deno.test("links between docs files become site links; other links stay as written", () => {

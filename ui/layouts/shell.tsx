@@ -22,7 +22,9 @@ export type NavItem =
   | "runs"
   | "datasources"
   | "endpoints"
-  | "audit";
+  | "audit"
+  | "workspace"
+  | "workspaces";
 
 const NAV: { id: NavItem; label: string; href: string; icon: IconName }[] = [
   { id: "dashboard", label: "Dashboard", href: "/dashboard", icon: "dashboard" },
@@ -32,6 +34,8 @@ const NAV: { id: NavItem; label: string; href: string; icon: IconName }[] = [
   { id: "datasources", label: "Datasources", href: "/datasources", icon: "datasources" },
   { id: "endpoints", label: "Endpoints", href: "/endpoints", icon: "endpoints" },
   { id: "audit", label: "Audit log", href: "/audit", icon: "audit" },
+  { id: "workspace", label: "Workspace", href: "/workspace", icon: "members" },
+  { id: "workspaces", label: "All workspaces", href: "/admin/workspaces", icon: "workspaces" },
 ];
 
 const THEMES: { id: Theme; label: string; icon: IconName }[] = [

@@ -7,6 +7,7 @@ import { secureCookies } from "../cookies.ts";
 import type { Router } from "../routing.ts";
 import { auditPageRoutes } from "./audit.tsx";
 import { apiKeyPageRoutes } from "./api_keys.tsx";
+import { adminWorkspaceRoutes } from "./admin_workspaces.tsx";
 import { dashboardRoutes } from "./dashboard.tsx";
 import { datasourceFormRoutes } from "./datasource_forms.tsx";
 import { datasourcePageRoutes } from "./datasources.tsx";
@@ -17,6 +18,7 @@ import { runPageRoutes } from "./runs.tsx";
 import { templateAuthoringRoutes } from "./template_authoring.tsx";
 import { templatePageRoutes } from "./templates.tsx";
 import type { UiPageDeps } from "./shell.ts";
+import { workspacePageRoutes } from "./workspace_admin.tsx";
 
 export type { UiPageDeps } from "./shell.ts";
 
@@ -39,4 +41,6 @@ export function uiRoutes(router: Router, deps: UiPageDeps): void {
   endpointPageRoutes(router, deps);
   auditPageRoutes(router, deps);
   apiKeyPageRoutes(router, deps);
+  workspacePageRoutes(router, deps);
+  adminWorkspaceRoutes(router, deps);
 }

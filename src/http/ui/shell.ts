@@ -32,11 +32,18 @@ export type UiPageDeps =
     | "endpoints"
     | "keys"
     | "origin"
+    | "directory"
+    | "config"
   >
   & { secureCookies: boolean };
 
 /** The operation behind a nav item that not everyone may open. */
-const NAV_ACCESS = { endpoints: "endpoints.manage", audit: "audit.read" } as const;
+const NAV_ACCESS = {
+  endpoints: "endpoints.manage",
+  audit: "audit.read",
+  workspace: "members.manage",
+  workspaces: "workspaces.create",
+} as const;
 
 /** The frame every signed-in page draws: who, where, which theme, where else. */
 export async function shellContext(
@@ -53,9 +60,10 @@ export async function shellContext(
     theme: (user.theme as Theme) ?? "system",
     user: { displayName: p.displayName, email: p.email, isSuperAdmin: p.isSuperAdmin },
     workspace: c.get("workspace")?.name ?? null,
-    workspaces,
+    // A deactivated workspace cannot be selected (spec 1 §3), though a super admin's list has it.
+    workspaces: workspaces.filter((w) => !w.deactivated_at),
     // A link whose page would refuse this person is not drawn: they would only meet the 403.
-    refused: (["endpoints", "audit"] as const).filter((item) =>
+    refused: (Object.keys(NAV_ACCESS) as (keyof typeof NAV_ACCESS)[]).filter((item) =>
       !allows({ actor: p, workspace: c.get("workspace") ?? null }, NAV_ACCESS[item])
     ),
   };

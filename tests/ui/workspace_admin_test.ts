@@ -75,6 +75,12 @@ browserTest(
       await dialog.locator("a:has-text('Cancel')").click();
       await dialog.waitFor({ state: "hidden" });
       equal(await row(page, acme.users.author.email).count(), 1);
+      // Opened at its own address (say, in a new tab), the same dialog is shown modal.
+      await page.goto(`${server.url}/workspaces/acme?confirm=remove&user=${acme.users.author.id}`);
+      await page.locator("dialog[open]").waitFor({ timeout: 5000 });
+      ok(await page.locator("dialog[open]").evaluate((d) => d.matches(":modal")));
+      await page.locator("dialog[open] a:has-text('Cancel')").click();
+      await page.locator("dialog").waitFor({ state: "detached" });
       await Promise.all([
         page.waitForURL(/done=removed/),
         confirmAct(page, `tr:has-text("${acme.users.author.email}") a:has-text('Remove')`),

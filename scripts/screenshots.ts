@@ -170,6 +170,7 @@ try {
   await signIn(accountPage, server.url, EMAIL, PASSWORD);
   await accountPages(accountPage);
   await userPages(accountPage);
+  await workspacePages(accountPage);
   console.log(`screenshots written to ${OUT.pathname}`);
 } finally {
   await browser.close();
@@ -230,6 +231,58 @@ async function userPages(page: Page) {
     await page.click("dialog[open] button[type=submit]");
     await page.locator("#one-time-password").waitFor();
     await shoot(page, `user_reset${suffix}`);
+  }
+  await page.setViewportSize({ width: 1360, height: 860 });
+}
+
+/**
+ * Workspace administration: the demo's members (two people added through the form, one invited),
+ * a last-admin refusal on its row, the remove dialog; then every workspace of the instance, one
+ * deactivated, and the deactivate dialog. Each at laptop width and at 390 px (`*.narrow.*`).
+ */
+async function workspacePages(page: Page) {
+  for (const email of ["ana@example.com", "ben@example.com"]) {
+    await createUser(server.runtime, email);
+  }
+  await page.goto(`${server.url}/workspace`);
+  for (
+    const [email, flags] of [
+      ["ana@example.com", ["admin"]],
+      ["ben@example.com", ["promoter", "author"]],
+      ["carla@example.com", ["author"]],
+    ] as const
+  ) {
+    await page.fill("#add-email", email);
+    for (const flag of flags) await page.check(`#add-${flag}`);
+    await Promise.all([page.waitForURL(/done=/), page.click("text=Add member")]);
+  }
+  await page.goto(`${server.url}/admin/workspaces`);
+  for (const name of ["sales", "archive"]) {
+    await page.fill("#new-ws-name", name);
+    await page.fill("#new-ws-display-name", name === "sales" ? "Sales" : "Archive 2024");
+    await Promise.all([page.waitForURL(/done=created/), page.click("text=Create workspace")]);
+  }
+  await page.goto(`${server.url}/admin/workspaces?confirm=deactivate&name=archive`);
+  await page.click("dialog[open] button[type=submit]");
+  await page.waitForURL(/done=deactivated/);
+  for (const [width, suffix] of [[1360, ""], [390, ".narrow"]] as const) {
+    await page.setViewportSize({ width, height: 860 });
+    await page.goto(`${server.url}/workspace`);
+    await shoot(page, `workspace${suffix}`);
+    const ana = page.locator("table.members tr", { hasText: "ana@example.com" });
+    await ana.locator("input[name=admin]").uncheck();
+    await ana.locator("button:has-text('Save')").click();
+    await page.locator("table.members [role=alert]").waitFor();
+    await shoot(page, `workspace_last_admin${suffix}`);
+    await page.locator("table.members tr", { hasText: "ben@example.com" })
+      .locator("a:has-text('Remove')").click();
+    await page.locator("dialog[open]").waitFor();
+    await shoot(page, `workspace_remove${suffix}`, false);
+    await page.goto(`${server.url}/admin/workspaces`);
+    await shoot(page, `admin_workspaces${suffix}`);
+    await page.locator("tr", { hasText: "sales" }).locator("a:has-text('Deactivate')").click();
+    await page.locator("dialog[open]").waitFor();
+    await shoot(page, `admin_workspace_deactivate${suffix}`, false);
   }
   await page.setViewportSize({ width: 1360, height: 860 });
 }

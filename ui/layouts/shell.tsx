@@ -23,7 +23,9 @@ export type NavItem =
   | "datasources"
   | "endpoints"
   | "audit"
-  | "users";
+  | "users"
+  | "workspace"
+  | "workspaces";
 
 const NAV: { id: NavItem; label: string; href: string; icon: IconName }[] = [
   { id: "dashboard", label: "Dashboard", href: "/dashboard", icon: "dashboard" },
@@ -33,6 +35,8 @@ const NAV: { id: NavItem; label: string; href: string; icon: IconName }[] = [
   { id: "datasources", label: "Datasources", href: "/datasources", icon: "datasources" },
   { id: "endpoints", label: "Endpoints", href: "/endpoints", icon: "endpoints" },
   { id: "audit", label: "Audit log", href: "/audit", icon: "audit" },
+  { id: "workspace", label: "Workspace", href: "/workspace", icon: "members" },
+  { id: "workspaces", label: "All workspaces", href: "/admin/workspaces", icon: "workspaces" },
   { id: "users", label: "Users", href: "/admin/users", icon: "users" },
 ];
 

@@ -7,6 +7,7 @@ import { secureCookies } from "../cookies.ts";
 import type { Router } from "../routing.ts";
 import { auditPageRoutes } from "./audit.tsx";
 import { apiKeyPageRoutes } from "./api_keys.tsx";
+import { adminWorkspaceRoutes } from "./admin_workspaces.tsx";
 import { dashboardRoutes } from "./dashboard.tsx";
 import { datasourceFormRoutes } from "./datasource_forms.tsx";
 import { datasourcePageRoutes } from "./datasources.tsx";
@@ -19,6 +20,7 @@ import { templateAuthoringRoutes } from "./template_authoring.tsx";
 import { templatePageRoutes } from "./templates.tsx";
 import type { UiPageDeps } from "./shell.ts";
 import { userPageRoutes } from "./users.tsx";
+import { workspacePageRoutes } from "./workspace_admin.tsx";
 
 export type { UiPageDeps } from "./shell.ts";
 
@@ -44,4 +46,6 @@ export function uiRoutes(router: Router, deps: UiPageDeps): void {
   // Before the user pages: /admin/users/new is a literal path.
   localAccountRoutes(router, deps);
   userPageRoutes(router, deps);
+  workspacePageRoutes(router, deps);
+  adminWorkspaceRoutes(router, deps);
 }

@@ -45,6 +45,8 @@ const NAV_ACCESS = {
   endpoints: "endpoints.manage",
   audit: "audit.read",
   users: "users.admin",
+  workspace: "members.manage",
+  workspaces: "workspaces.create",
 } as const;
 
 /** The frame every signed-in page draws: who, where, which theme, where else. */
@@ -62,7 +64,8 @@ export async function shellContext(
     theme: (user.theme as Theme) ?? "system",
     user: { displayName: p.displayName, email: p.email, isSuperAdmin: p.isSuperAdmin },
     workspace: c.get("workspace")?.name ?? null,
-    workspaces,
+    // A deactivated workspace cannot be selected (spec 1 §3), though a super admin's list has it.
+    workspaces: workspaces.filter((w) => !w.deactivated_at),
     // A link whose page would refuse this person is not drawn: they would only meet the 403.
     refused: (Object.keys(NAV_ACCESS) as (keyof typeof NAV_ACCESS)[]).filter((item) =>
       !allows({ actor: p, workspace: c.get("workspace") ?? null }, NAV_ACCESS[item])

@@ -24,7 +24,9 @@ document.addEventListener("click", async (event) => {
 // A guarded act (ui/components/confirm.tsx): the link draws its page with the dialog open; here
 // the dialog is fetched from that page and shown modal instead, so the page stays put.
 function showConfirm(dialog, trigger) {
-  if (dialog.open) dialog.close();
+  // Not close(): its "close" event is queued, and would reach the listener below and remove the
+  // dialog just shown (a page opened at its `?confirm=` address).
+  if (dialog.open) dialog.removeAttribute("open");
   dialog.addEventListener("close", () => {
     dialog.remove();
     trigger?.focus();

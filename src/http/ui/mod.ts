@@ -13,6 +13,7 @@ import { datasourcePageRoutes } from "./datasources.tsx";
 import { endpointPageRoutes } from "./endpoints.tsx";
 import { pipelineAuthoringRoutes } from "./pipeline_authoring.tsx";
 import { pipelinePageRoutes } from "./pipelines.tsx";
+import { promotionPageRoutes } from "./promotion.tsx";
 import { runPageRoutes } from "./runs.tsx";
 import { templateAuthoringRoutes } from "./template_authoring.tsx";
 import { templatePageRoutes } from "./templates.tsx";
@@ -29,6 +30,7 @@ export function uiRoutes(router: Router, deps: UiPageDeps): void {
   dashboardRoutes(router, deps);
   pipelineAuthoringRoutes(router, deps);
   pipelinePageRoutes(router, deps);
+  promotionPageRoutes(router, deps);
   runPageRoutes(router, deps);
   // Before the template pages: /templates/new and /templates/edit are literal paths.
   templateAuthoringRoutes(router, deps);

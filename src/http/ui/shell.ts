@@ -32,6 +32,7 @@ export type UiPageDeps =
     | "endpoints"
     | "keys"
     | "origin"
+    | "promotionSender"
   >
   & { secureCookies: boolean };
 

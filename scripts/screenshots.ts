@@ -5,9 +5,10 @@
  * Names given as arguments (`deno task screenshots pipeline_editor runs`) limit which are written;
  * a name covers its 390 px twin (`api_keys` also writes `api_keys.narrow.*`).
  */
-import { createUser } from "../tests/access_fixtures.ts";
+import { createUser, sessionHeaders } from "../tests/access_fixtures.ts";
 import type { Page } from "playwright-core";
 import { demoServer, launchBrowser, signIn } from "../tests/browser.ts";
+import { call, startTestServer, type TestServer } from "../tests/harness.ts";
 
 const EMAIL = "admin@example.com";
 const FIRST = "first-password-123";
@@ -43,7 +44,17 @@ const PUBLIC_PAGES: Record<string, string> = {
   docs_page: "/docs/endpoints",
 };
 
-const server = await demoServer(EMAIL, FIRST);
+// A hardened production instance in this process is the demo instance's promotion target.
+const production = await startTestServer({
+  env: { SERVICE_DEPLOYMENT_NAME: "production", SERVICE_DEPLOYMENT_AUTHORING_ENABLED: "false" },
+});
+// Its super admin, in the workspace promotion fills (the demo's, by name).
+const ops = await sessionHeaders(
+  production.runtime,
+  await createUser(production.runtime, "ops@example.com", { isAdmin: true }),
+  "demo",
+);
+const server = await demoServer(EMAIL, FIRST, await promotionTarget(production, ops));
 const browser = await launchBrowser();
 try {
   await Deno.mkdir(OUT, { recursive: true });
@@ -171,10 +182,95 @@ try {
   await accountPages(accountPage);
   await userPages(accountPage);
   await workspacePages(accountPage);
+  await promotionPages(accountPage, pipelineUrl);
   console.log(`screenshots written to ${OUT.pathname}`);
 } finally {
   await browser.close();
   await server.close();
+  await production.close();
+}
+
+/** A server key minted on `target` by its super admin, as the development side's settings. */
+async function promotionTarget(
+  target: TestServer,
+  ops: Record<string, string>,
+): Promise<Record<string, string>> {
+  const minted = await call(target, "POST", "/api/v1/auth/api-keys", ops, {
+    name: "from-development",
+    kind: "server",
+  });
+  if (minted.status !== 201) throw new Error(`server key: ${JSON.stringify(minted.body)}`);
+  return {
+    SERVICE_DEPLOYMENT_PROMOTION_TARGET_URL: target.url,
+    SERVICE_DEPLOYMENT_PROMOTION_TARGET_KEY: String(minted.body.data.key),
+  };
+}
+
+/**
+ * Promotion of the demo report to production: the preview, the Push dialog and the outcome; then
+ * a release that makes a parameter required, flagged as breaking; then a refusal (not newer).
+ * Production gets the demo's datasources by name first, as its operators would register them.
+ */
+async function promotionPages(page: Page, pipelineUrl: string) {
+  for (const name of ["demo_shop", "demo_crm"]) {
+    const d = await (await page.request.get(`${server.url}/api/v1/datasources/${name}`)).json();
+    const { display_name, dialect, jdbc_url, readonly, properties } = d.data;
+    const made = await call(production, "POST", "/api/v1/datasources", ops, {
+      name,
+      display_name,
+      dialect,
+      jdbc_url,
+      readonly,
+      properties,
+      credential: { kind: "none" },
+    });
+    if (made.status !== 201) throw new Error(`${name} on production: ${JSON.stringify(made.body)}`);
+  }
+  const push = async () => {
+    await page.click(".page-head a:has-text('Push to')");
+    await page.locator("dialog[open]").waitFor();
+  };
+  await page.goto(pipelineUrl);
+  await page.click(".page-head a:has-text('Promote')");
+  await page.locator(".promote-table").first().waitFor();
+  await shootBoth(page, "promote_preview");
+  await push();
+  await shootBoth(page, "promote_confirm");
+  await page.click("dialog[open] button[type=submit]");
+  await page.locator(".banner.ok").waitFor();
+  await shootBoth(page, "promote_outcome");
+  // The next release makes `segment` required: production's endpoint callers would fail.
+  const csrf = (await page.context().cookies()).find((c) => c.name === "svc_csrf")?.value ?? "";
+  const id = pipelineUrl.split("/").at(-1);
+  const api = `${server.url}/api/v1/pipelines/${id}`;
+  const current = (await (await page.request.get(api)).json()).data;
+  current.parameters.segment = { ...current.parameters.segment, required: true };
+  const body = Object.fromEntries(
+    ["name", "display_name", "description", "parameters", "nodes", "settings", "checks"]
+      .filter((k) => current[k] !== undefined && current[k] !== null).map((k) => [k, current[k]]),
+  );
+  const saved = await page.request.put(api, {
+    headers: { "SVC-CSRF-Token": csrf, "If-Match": current.body_hash },
+    data: body,
+  });
+  if (!saved.ok()) throw new Error(`save: ${saved.status()} ${await saved.text()}`);
+  const hash = (await saved.json()).data.body_hash;
+  const released = await page.request.post(`${api}/release?release_pinned_templates=true`, {
+    headers: { "SVC-CSRF-Token": csrf, "If-Match": hash },
+  });
+  if (!released.ok()) throw new Error(`release: ${released.status()} ${await released.text()}`);
+  await page.goto(pipelineUrl);
+  await page.click(".page-head a:has-text('Promote')");
+  await page.locator(".breaking-banner").waitFor();
+  await shootBoth(page, "promote_breaking");
+  await push();
+  await shootBoth(page, "promote_confirm_breaking");
+  await page.click("dialog[open] button[type=submit]");
+  await page.locator(".banner.ok").waitFor();
+  await page.goto(pipelineUrl);
+  await page.click(".page-head a:has-text('Promote')");
+  await page.locator(".promote-refusal").waitFor();
+  await shootBoth(page, "promote_refused");
 }
 
 /**
@@ -296,10 +392,10 @@ async function shoot(page: Page, name: string, fullPage = true) {
   }
 }
 
-/** `name` at laptop width, then as `name_390` on a phone's width. */
+/** `name` at laptop width, then as `name.narrow` on a phone's width. */
 async function shootBoth(page: import("playwright-core").Page, name: string) {
   await shoot(page, name);
   await page.setViewportSize(PHONE);
-  await shoot(page, `${name}_390`);
+  await shoot(page, `${name}.narrow`);
   await page.setViewportSize(LAPTOP);
 }

@@ -126,15 +126,20 @@ export async function fillEditor(page: Page, id: string, text: string): Promise<
 
 /**
  * An instance with the demo content and local sign-in, bootstrapped with `admin` (and, when given,
- * its one-time `password`), as the browser tests and the screenshots use it.
+ * its one-time `password`), as the browser tests and the screenshots use it; `env` adds settings.
  */
-export function demoServer(admin: string, password?: string): Promise<TestServer> {
+export function demoServer(
+  admin: string,
+  password?: string,
+  env: Record<string, string> = {},
+): Promise<TestServer> {
   return startTestServer({
     env: {
       SERVICE_DEMO_ENABLED: "true",
       SERVICE_AUTH_LOCAL_ENABLED: "true",
       SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: admin,
       ...password ? { SERVICE_AUTH_LOCAL_BOOTSTRAP_PASSWORD: password } : {},
+      ...env,
     },
   });
 }

@@ -79,6 +79,15 @@ forEachStoreKind(
         ["production", parent.version, null],
       );
       deepEqual(first.body.data.pushed.applied, { templates: 1, pipelines: 2, endpoints: 0 });
+      // Entry by entry, what the push changed there (additive; the UI's outcome reads it).
+      deepEqual(
+        first.body.data.changes.pipelines.map((r: Json) => [r.name, r.target_version, r.change]),
+        [["shop/orders", null, "added"], ["shop/report", null, "added"]],
+      );
+      deepEqual(first.body.data.changes.templates.map((r: Json) => [r.name, r.change]), [
+        ["lib/orders", "added"],
+      ]);
+      deepEqual(first.body.data.changes.endpoints, []);
       let inv = await inventory(prod, key);
       deepEqual(inv.pipelines.map((p: Json) => [p.name, p.current_version]), [
         ["shop/orders", child.version],

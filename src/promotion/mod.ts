@@ -6,11 +6,12 @@
 export { keyFingerprint, type PromotionCaller, PromotionKeys } from "./keys.ts";
 export { PromotionReceiver, type PromotionReceiverOptions } from "./receiver.ts";
 export {
+  type PromoteChanges,
   type PromoteContext,
   type PromoteResult,
   PromotionSender,
   type PromotionSenderOptions,
   type PromotionTarget,
 } from "./sender.ts";
-export type { PreviewResult } from "./diff.ts";
+export type { PipelinePreview, PreviewResult } from "./diff.ts";
 export type { Inventory, PushResult } from "./types.ts";

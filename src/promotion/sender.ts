@@ -33,7 +33,7 @@ import type { TemplateService } from "../templates/mod.ts";
 import { buildBundle } from "./closure.ts";
 import { lastResultColumns } from "./repo.ts";
 import { keyFingerprint } from "./keys.ts";
-import { diffBundle, type PreviewResult } from "./diff.ts";
+import { diffBundle, type PipelinePreview, type PreviewResult } from "./diff.ts";
 import type { Inventory, PushResult } from "./types.ts";
 
 export interface PromotionTarget {
@@ -65,6 +65,18 @@ export interface PromoteResult {
   pipeline: { id: string; name: string; version: number; body_hash: string };
   previous_version: number | null;
   pushed: PushResult;
+  /**
+   * Additive: what the push changed, entry by entry, as the preview reads it from the inventory
+   * the push was decided on (the push is all or nothing, so a 200 means every row happened).
+   */
+  changes: PromoteChanges;
+}
+
+/** Per entry of a push: the target's version before it, the one sent, and what it became. */
+export interface PromoteChanges {
+  pipelines: Omit<PipelinePreview, "parameters" | "result_columns" | "breaking">[];
+  templates: PreviewResult["templates"];
+  endpoints: PreviewResult["endpoints"];
 }
 
 const unreachable = (status: number, reason: string) =>
@@ -75,6 +87,15 @@ export class PromotionSender {
 
   constructor(options: PromotionSenderOptions) {
     this.#o = options;
+  }
+
+  /**
+   * Whether a target is set (its URL, and a key or a key file), so the UI offers promotion only
+   * where it could be tried; an unreadable or empty key file is still refused at the promotion.
+   */
+  get configured(): boolean {
+    const { url, key, keyFile } = this.#o.target;
+    return Boolean(url && (key || keyFile));
   }
 
   async #target(): Promise<{ url: string; key: string }> {
@@ -202,19 +223,32 @@ export class PromotionSender {
       pipelines: bundle.pipelines,
       endpoints,
     });
+    const diff = diffBundle(bundle, endpoints, inventory);
     const result: PromoteResult = {
       target: inventory.deployment,
       workspace: inventory.workspace,
       pipeline: bundle.root,
       previous_version: there?.current_version ?? null,
       pushed,
+      changes: {
+        pipelines: diff.pipelines.map((p) => ({
+          name: p.name,
+          target_version: p.target_version,
+          new_version: p.new_version,
+          change: p.change,
+          published_on_target: p.published_on_target,
+        })),
+        templates: diff.templates,
+        endpoints: diff.endpoints,
+      },
     };
+    const { changes: _entries, ...recorded } = result;
     await recordAudit(this.#o.db, {
       event: "pipeline.promoted",
       userId: ctx.actor.userId,
       provider: ctx.actor.provider,
       workspaceId: ctx.workspaceId,
-      details: { ...result, key_fingerprint: keyFingerprint(target.key) },
+      details: { ...recorded, key_fingerprint: keyFingerprint(target.key) },
     });
     return result;
   }

@@ -7,6 +7,7 @@ import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { Head } from "../components/head.tsx";
 import { ConfirmLink } from "../components/confirm.tsx";
 import { type PipelineGuard, PipelineGuardDialog } from "../components/version_guard.tsx";
+import { PromoteLink } from "../components/promote_panel.tsx";
 
 export interface ParameterDecl {
   type: string;
@@ -56,6 +57,8 @@ export interface PipelinePageProps {
   };
   /** The act asked about (`?confirm=`), drawn as its dialog. */
   guard?: PipelineGuard;
+  /** A promoter, on a deployment with a promotion target (docs/promotion.md). */
+  promote?: boolean;
 }
 
 function shortName(name: string): string {
@@ -78,6 +81,9 @@ export function PipelinePage(props: PipelinePageProps) {
         actions={
           <>
             <a class="btn" href={`/api/v1/pipelines/${p.id}/export`}>Export</a>
+            {props.promote && p.current_version !== null && (
+              <PromoteLink id={p.id} version={p.current_version} />
+            )}
             {props.can.author && <a class="btn" href={`/pipelines/${p.id}/edit`}>Edit</a>}
             {!props.can.author && props.can.execute && (
               <a class="btn" href={`/pipelines/${p.id}/edit`}>View definition</a>

@@ -15,6 +15,7 @@ import { endpointPageRoutes } from "./endpoints.tsx";
 import { localAccountRoutes } from "./local_accounts.tsx";
 import { pipelineAuthoringRoutes } from "./pipeline_authoring.tsx";
 import { pipelinePageRoutes } from "./pipelines.tsx";
+import { promotionPageRoutes } from "./promotion.tsx";
 import { runPageRoutes } from "./runs.tsx";
 import { templateAuthoringRoutes } from "./template_authoring.tsx";
 import { templatePageRoutes } from "./templates.tsx";
@@ -33,6 +34,7 @@ export function uiRoutes(router: Router, deps: UiPageDeps): void {
   dashboardRoutes(router, deps);
   pipelineAuthoringRoutes(router, deps);
   pipelinePageRoutes(router, deps);
+  promotionPageRoutes(router, deps);
   runPageRoutes(router, deps);
   // Before the template pages: /templates/new and /templates/edit are literal paths.
   templateAuthoringRoutes(router, deps);

@@ -93,6 +93,8 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
           ctx={ctx}
           now={new Date()}
           guard={guard}
+          promote={allows({ actor, workspace }, "promotion.promote") &&
+            deps.promotionSender.configured}
           pipeline={{ ...pipeline, nodes }}
           versions={await versionRows(deps, versions)}
           can={can}

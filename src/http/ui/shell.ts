@@ -37,6 +37,7 @@ export type UiPageDeps =
     | "admin"
     | "directory"
     | "mail"
+    | "promotionSender"
   >
   & { secureCookies: boolean };
 

@@ -1,0 +1,132 @@
+/**
+ * Promotion in the browser (spec 3 §4.4, docs/promotion.md): `/pipelines/{id}/promote` shows what
+ * `GET /api/v1/promotion/preview` answers, and its Push posts `/partials/pipelines/{id}/promote`,
+ * which does what `POST /api/v1/promotion/promote` does. Both go through the one promotion sender
+ * and the same matrix row, so they refuse whom and what REST refuses, with the same codes and
+ * statuses; a refusal is drawn on the page, on the entry it concerns, instead of an envelope.
+ */
+import { z } from "zod";
+import { AppError } from "../../errors/mod.ts";
+import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
+import { PromotePage, type PromotePageProps } from "../../../ui/pages/promote.tsx";
+import type { RefusalView } from "../../../ui/components/promote_refusal.tsx";
+import { renderPage } from "../../../ui/render.tsx";
+import type { AppContext } from "../context.ts";
+import { formText } from "../input.ts";
+import type { Router } from "../routing.ts";
+import { pageRoute, shellContext, type UiPageDeps } from "./shell.ts";
+
+/** The REST twins' refusals (src/http/routes/promotion.ts), answered here as pages. */
+const SENDER_ERRORS = [
+  "pipeline.not_found",
+  "pipeline.promotion.not_released",
+  "pipeline.promotion.not_newer",
+  "pipeline.promotion.missing_datasources",
+  "pipeline.promotion.target_is_authoring",
+  "pipeline.promotion.target_not_configured",
+  "pipeline.promotion.target_unreachable",
+  "endpoint.promotion.key_missing",
+  "pipeline.import.version_conflict",
+] as const;
+
+const id = z.object({ id: z.uuid() });
+
+/** A refusal of the sender (or the target's, relayed), drawn on the page; anything else throws. */
+function refusalOf(e: unknown): RefusalView {
+  // The matrix and an unknown pipeline keep their own pages (403, 404), as everywhere else.
+  if (
+    !(e instanceof AppError) || e.status === 403 || e.code === "pipeline.not_found" ||
+    (e.status >= 500 && e.code !== "pipeline.promotion.target_unreachable")
+  ) throw e;
+  return {
+    code: e.code,
+    status: e.status,
+    message: e.message,
+    userMessage: e.userMessage,
+    details: e.details as Record<string, unknown>,
+  };
+}
+
+export function promotionPageRoutes(router: Router, deps: UiPageDeps): void {
+  const sender = deps.promotionSender;
+
+  /** The page for `pipelineId` with what the act answered, at the act's status. */
+  const answer = async (
+    c: AppContext,
+    at: { actor: Principal; workspace: WorkspaceContext },
+    pipelineId: string,
+    act: () => Promise<Pick<PromotePageProps, "preview" | "outcome">>,
+    extra: { confirm?: boolean } = {},
+  ) => {
+    // First the pipeline, so one of another workspace is the 404 REST answers, before any call.
+    const pipeline = await deps.pipelines.get(at.workspace.id, pipelineId);
+    let shown: Pick<PromotePageProps, "preview" | "outcome" | "refusal">;
+    try {
+      shown = await act();
+    } catch (e) {
+      shown = { refusal: refusalOf(e) };
+    }
+    const ctx = await shellContext(c, deps, at.actor);
+    // deno-lint-ignore no-explicit-any
+    const p = pipeline as any;
+    const html = renderPage(
+      <PromotePage
+        ctx={ctx}
+        pipeline={{
+          id: pipelineId,
+          name: p.name,
+          display_name: p.display_name ?? undefined,
+          current_version: p.current_version,
+        }}
+        {...shown}
+        confirm={extra.confirm}
+      />,
+    );
+    return c.html(html, (shown.refusal?.status ?? 200) as 200);
+  };
+
+  const sent = (at: { actor: Principal; workspace: WorkspaceContext }) => ({
+    actor: at.actor,
+    workspaceId: at.workspace.id,
+    workspaceName: at.workspace.name,
+  });
+
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/pipelines/:id/promote",
+      summary: "What promoting the pipeline's current release would change on the target",
+      access: "promotion.promote",
+      params: id,
+      query: z.object({ confirm: z.literal("push").optional() }),
+      errors: [...SENDER_ERRORS],
+    }),
+    (c, { actor, workspace, params, query }) =>
+      answer(
+        c,
+        { actor, workspace },
+        params.id,
+        async () => ({ preview: await sender.preview(sent({ actor, workspace }), params.id) }),
+        { confirm: query.confirm === "push" },
+      ),
+  );
+
+  router.add(
+    pageRoute({
+      method: "post",
+      path: "/partials/pipelines/:id/promote",
+      summary: "Push the pipeline's current release (and its closure) to the target",
+      access: "promotion.promote",
+      params: id,
+      errors: [...SENDER_ERRORS],
+    }),
+    async (c, { actor, workspace, params }) => {
+      const f = await formText(c);
+      // As REST's `include_templates`: absent is true.
+      const includeTemplates = f.include_templates !== "false";
+      return await answer(c, { actor, workspace }, params.id, async () => ({
+        outcome: await sender.promote(sent({ actor, workspace }), params.id, includeTemplates),
+      }));
+    },
+  );
+}

@@ -337,13 +337,13 @@ async function userPages(page: Page) {
  * deactivated, and the deactivate dialog. Each at laptop width and at 390 px (`*.narrow.*`).
  */
 async function workspacePages(page: Page) {
-  for (const email of ["ana@example.com", "ben@example.com"]) {
+  for (const email of ["ana.ortiz@example.com", "ben@example.com"]) {
     await createUser(server.runtime, email);
   }
   await page.goto(`${server.url}/workspace`);
   for (
     const [email, flags] of [
-      ["ana@example.com", ["admin"]],
+      ["ana.ortiz@example.com", ["admin"]],
       ["ben@example.com", ["promoter", "author"]],
       ["carla@example.com", ["author"]],
     ] as const
@@ -365,7 +365,7 @@ async function workspacePages(page: Page) {
     await page.setViewportSize({ width, height: 860 });
     await page.goto(`${server.url}/workspace`);
     await shoot(page, `workspace${suffix}`);
-    const ana = page.locator("table.members tr", { hasText: "ana@example.com" });
+    const ana = page.locator("table.members tr", { hasText: "ana.ortiz@example.com" });
     await ana.locator("input[name=admin]").uncheck();
     await ana.locator("button:has-text('Save')").click();
     await page.locator("table.members [role=alert]").waitFor();

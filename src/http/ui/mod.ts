@@ -10,6 +10,7 @@ import { apiKeyPageRoutes } from "./api_keys.tsx";
 import { dashboardRoutes } from "./dashboard.tsx";
 import { datasourceFormRoutes } from "./datasource_forms.tsx";
 import { datasourcePageRoutes } from "./datasources.tsx";
+import { endpointActRoutes } from "./endpoint_acts.tsx";
 import { endpointPageRoutes } from "./endpoints.tsx";
 import { pipelineAuthoringRoutes } from "./pipeline_authoring.tsx";
 import { pipelinePageRoutes } from "./pipelines.tsx";
@@ -37,6 +38,7 @@ export function uiRoutes(router: Router, deps: UiPageDeps): void {
   datasourceFormRoutes(router, deps);
   datasourcePageRoutes(router, deps);
   endpointPageRoutes(router, deps);
+  endpointActRoutes(router, deps);
   auditPageRoutes(router, deps);
   apiKeyPageRoutes(router, deps);
 }

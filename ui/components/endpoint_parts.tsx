@@ -141,7 +141,7 @@ export function PublishedAt(props: { endpoints: { path_pattern: string; enabled:
         <span key={e.path_pattern}>
           {i > 0 && ", "}
           <a class="mono" href={endpointHref(e.path_pattern)}>{e.path_pattern}</a>
-          {!e.enabled && <span class="muted">(disabled)</span>}
+          {!e.enabled && <span class="muted">{" (disabled)"}</span>}
         </span>
       ))}
     </p>

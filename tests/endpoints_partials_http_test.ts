@@ -347,6 +347,42 @@ forEachStoreKind(
       const key = await userKey(s.runtime, f.users.author, f.workspace.id, ["execute"]);
       const served = await s.fetch("/api/x/sales/red", { headers: { "SVC-API-Key": key } });
       equal(served.status, 200, await served.text());
+
+      // The try-it panel's table of that run: its owner reads it, a viewer is not shown it.
+      const run = served.headers.get("svc-execution-id");
+      const table = (h: Headers) =>
+        s.fetch(`/partials/endpoints/result/${run}`, { headers: { ...h, accept: "text/html" } });
+      const mine = await table(author);
+      equal(mine.status, 200);
+      match(await mine.text(), /class="result-table"[\s\S]*<td>red<\/td>[\s\S]*Open the run/);
+      const theirs = await table(viewer);
+      equal(theirs.status, 404);
+      match(await theirs.text(), /result\.execution_not_found/);
+
+      // A key made from the panel: its Done returns to the endpoint, never off this site.
+      const issue = (back: string, fields: Record<string, string> = {}) =>
+        post(s, "/partials/account/api-keys", author, {
+          name: "try",
+          kind: "user",
+          scope: "execute",
+          workspace: "acme",
+          expires_in: "7d",
+          back,
+          ...fields,
+        });
+      const here = "/endpoints/view?path=%2Fsales%2F%7Bteam%7D";
+      const made = await issue(here);
+      equal(made.status, 201);
+      match(
+        made.text,
+        new RegExp(`data-key-name="try"[\\s\\S]*href="${here.replace("?", "\\?")}">Done`),
+      );
+      match((await issue("//evil.example/x")).text, /href="\/settings\/api-keys">Done/);
+      // A refusal keeps the panel's form: `back` kept, no key list to refresh.
+      const refusedKey = await issue(here, { expires_in: "custom" });
+      equal(refusedKey.status, 400);
+      match(refusedKey.text, new RegExp(`name="back" value="${here.replace("?", "\\?")}"`));
+      ok(!/<form[^>]*class="key-create[^>]*hx-select-oob/.test(refusedKey.text));
     } finally {
       await s.close();
     }

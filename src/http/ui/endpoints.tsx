@@ -210,6 +210,8 @@ export function endpointPageRoutes(router: Router, deps: UiPageDeps): void {
           .catch(() => undefined),
       ]);
       const mints = rolesHeld(workspace.flags, actor.isSuperAdmin).includes("author");
+      // A key made in the panel shows its secret in this page: no cache or back button keeps it.
+      c.header("Cache-Control", "no-store");
       const here = ctx.workspaces.filter((w) => w.name === workspace.name);
       return c.html(renderPage(
         <EndpointPage

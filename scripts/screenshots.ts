@@ -77,24 +77,7 @@ try {
     await page.goto(server.url + path);
     await shoot(page, name);
   }
-  // The demo's released report published under two patterns, one of them disabled, then listed.
-  const csrf = (await context.cookies()).find((c) => c.name === "svc_csrf")?.value ?? "";
-  const found = await page.request.get(`${server.url}/api/v1/pipelines?q=demo/top_customers`);
-  const pipelineId = (await found.json()).data.items[0].id;
-  for (
-    const [path_pattern, enabled] of [
-      ["/shop/top-customers/{country}", true],
-      ["/shop/top-customers-draft/{country}", false],
-    ] as const
-  ) {
-    const res = await page.request.post(`${server.url}/api/v1/endpoints`, {
-      headers: { "SVC-CSRF-Token": csrf },
-      data: { path_pattern, pipeline_id: pipelineId, enabled, description: "Top customers" },
-    });
-    if (!res.ok()) throw new Error(`publish ${path_pattern}: ${res.status()} ${await res.text()}`);
-  }
-  await page.goto(`${server.url}/endpoints`);
-  await shoot(page, "endpoints");
+  await endpointPages(page);
   // One page per demo pipeline, named after its path.
   await page.goto(`${server.url}/pipelines?prefix=demo/`);
   const links = await page.locator("td a.title:not(.folder)").evaluateAll((as) =>
@@ -381,6 +364,51 @@ async function workspacePages(page: Page) {
     await shoot(page, `admin_workspace_deactivate${suffix}`, false);
   }
   await page.setViewportSize({ width: 1360, height: 860 });
+}
+
+/**
+ * Publishing from the browser (issue 23 item 1): the demo report's publish page (and a refusal on
+ * its path), the endpoint's page tried with a key made on the spot, a second pattern published
+ * disabled, the list, and the Unpublish question; at laptop width and at 390 px.
+ */
+async function endpointPages(page: Page) {
+  await page.goto(`${server.url}/pipelines?prefix=demo/`);
+  await page.click("text=Top customers (report)");
+  const pipelineUrl = page.url();
+  await page.click("a:has-text('Publish as endpoint')");
+  await page.fill("#publish-path", "/shop/top-customers/");
+  await shootBoth(page, "endpoint_publish");
+  await page.fill("#publish-path", "/shop/{region}");
+  await page.click("button:has-text('Publish')");
+  await page.locator("#publish-path-error").waitFor();
+  await shootBoth(page, "endpoint_publish_refused");
+  await page.fill("#publish-path", "/shop/top-customers/");
+  await page.click("button[data-path-append='/{country}']");
+  await page.fill("#publish-description", "Top customers of a country");
+  await page.click("button:has-text('Publish')");
+  await page.waitForURL("**/endpoints/view?**");
+  await shootBoth(page, "endpoint");
+  await page.selectOption("#try-key", "new");
+  await page.click("#key-create-slot button:has-text('Create key')");
+  await page.locator("#issued-secret").waitFor();
+  await page.fill("#try-limit", "5");
+  await page.click("#try-send");
+  await page.locator("#try-table .result-table").waitFor();
+  // From the top: a full-page shot of a scrolled page draws the sticky top bar mid-page.
+  await page.evaluate(() => scrollTo(0, 0));
+  await shootBoth(page, "endpoint_tried");
+  await page.goto(`${pipelineUrl}/publish`);
+  await page.fill("#publish-path", "/shop/top-customers-draft/{country}");
+  await page.uncheck("#publish-enabled");
+  await page.click("button:has-text('Publish')");
+  await page.waitForURL("**/endpoints/view?**");
+  await page.goto(`${server.url}/endpoints`);
+  await shootBoth(page, "endpoints");
+  await page.click("a[aria-label^='Unpublish /shop/top-customers-draft']");
+  await page.locator("dialog[open]").waitFor();
+  await shootBoth(page, "endpoint_unpublish");
+  await page.goto(pipelineUrl);
+  await shootBoth(page, "pipeline_published");
 }
 
 async function shoot(page: Page, name: string, fullPage = true) {

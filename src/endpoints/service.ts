@@ -34,6 +34,7 @@ import type { LiveEndpoints } from "./live.ts";
 import { appliesTo, parseNode, parsePattern } from "./path.ts";
 import {
   checkPublishable,
+  DEFAULT_TIMEOUT_SECONDS,
   pathConflict,
   type PublishRules,
   refuseConflict,
@@ -113,6 +114,12 @@ export class EndpointService {
 
   #stamp(): string {
     return new Date(this.#now()).toISOString();
+  }
+
+  /** What `timeout_seconds` is clamped to, and what an absent one becomes (for forms to say). */
+  get timeouts(): { min: number; max: number; default: number } {
+    const { timeoutMinSeconds: min, timeoutMaxSeconds: max } = this.#o;
+    return { min, max, default: Math.min(max, Math.max(min, DEFAULT_TIMEOUT_SECONDS)) };
   }
 
   /** Publishes a released, side-effect-free pipeline under a new pattern (201). */

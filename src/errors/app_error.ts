@@ -18,6 +18,13 @@ export interface AppErrorOptions {
    * status in another place (e.g. `auth.login.domain_not_allowed`: 403 at login, 400 at invite).
    */
   status?: number;
+  /**
+   * Replaces the catalogue's two texts for the few situations a code covers that its texts do
+   * not describe: a browser session on `/api/x` is `auth.api_key.missing` (spec 3 §4.3), but
+   * "send a session cookie" would be wrong advice there. The code and status stay the contract.
+   */
+  message?: string;
+  userMessage?: string;
 }
 
 /**
@@ -35,6 +42,7 @@ class AppError extends Error {
   /** Extra response headers the front end should send (e.g. `Allow`, `Retry-After`). */
   readonly headers: Record<string, string>;
   readonly #status: number | undefined;
+  readonly #texts: { message?: string; userMessage?: string };
 
   constructor(
     code: ErrorCode,
@@ -43,12 +51,13 @@ class AppError extends Error {
     options: AppErrorOptions = {},
   ) {
     const entry: CatalogueEntry = catalogue[code];
-    super(renderMessage(entry.message, details));
+    super(options.message ?? renderMessage(entry.message, details));
     this.name = "AppError";
     this.code = code;
     this.details = details;
     this.headers = headers;
     this.#status = options.status;
+    this.#texts = { message: options.message, userMessage: options.userMessage };
   }
 
   /** The catalogue's status, unless the error was raised with an override. */
@@ -57,13 +66,14 @@ class AppError extends Error {
   }
 
   get userMessage(): string {
-    return catalogue[this.code].user_message;
+    return this.#texts.userMessage ?? catalogue[this.code].user_message;
   }
 
   /** The same error with `extra` joined to its details (code, headers and status kept). */
   withDetails(extra: ErrorDetails): AppError {
     return new AppError(this.code, { ...this.details, ...extra }, this.headers, {
       status: this.#status,
+      ...this.#texts,
     });
   }
 }

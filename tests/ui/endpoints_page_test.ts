@@ -1,8 +1,8 @@
 /**
  * The Endpoints page over HTTP on both stores: an author of the workspace sees its published
- * endpoints (pattern, pipeline, release, the example call) and none of another workspace's; an
- * empty workspace says how to publish; a viewer, whom `GET /api/v1/endpoints` refuses, gets the
- * refusal as a page.
+ * endpoints (pattern, pipeline, release, a link to each one's page with the example call) and none
+ * of another workspace's; an empty workspace says how to publish; a viewer, whom
+ * `GET /api/v1/endpoints` refuses, gets the refusal as a page.
  */
 import { equal, match, ok } from "node:assert/strict";
 import { type AccessFixture, seedRoles, sessionHeaders } from "../access_fixtures.ts";
@@ -42,7 +42,9 @@ forEachStoreKind("the Endpoints page lists this workspace's endpoints only", asy
     const empty = await page(s, headers);
     equal(empty.status, 200);
     match(empty.html, /No endpoints published yet/);
-    match(empty.html, /\/api\/v1\/endpoints/);
+    // Publishing is the pipeline page's now; no curl to publish with.
+    match(empty.html, /Publish as endpoint/);
+    ok(!empty.html.includes("/api/v1/endpoints"), "the publish curl");
     match(empty.html, /href="\/endpoints"[^>]*aria-current="page"/);
 
     const id = await publish(s, acme, "sales/by_team", "/sales/{team}");
@@ -54,10 +56,16 @@ forEachStoreKind("the Endpoints page lists this workspace's endpoints only", asy
     match(listed.html, new RegExp(`href="/pipelines/${id}">sales/by_team</a>`));
     match(listed.html, /release v1/);
     match(listed.html, /12 s/);
+    match(listed.html, /href="\/endpoints\/view\?path=%2Fsales%2F%7Bteam%7D"/);
+    // The call a program makes is on the endpoint's own page, with its try-it panel.
+    const view = await s.fetch(`/endpoints/view?path=${encodeURIComponent("/sales/{team}")}`, {
+      headers: { ...headers, accept: "text/html" },
+    }).then((r) => r.text());
     match(
-      listed.html,
-      /curl -H &quot;SVC-API-Key: \$KEY&quot; &quot;http:\/\/[^&]+\/api\/x\/sales\/&lt;team>&quot;/,
+      view,
+      /id="try-curl">curl -H &quot;SVC-API-Key: \$KEY&quot; &quot;http:\/\/[^&]+\/api\/x\/sales\/&lt;team>&quot;/,
     );
+    match(view, /data-param="team" data-in="path"/);
     match(listed.html, /<code>GET \/api\/x\/openapi.json<\/code>/);
     match(listed.html, /href="\/docs\/endpoints"/);
     ok(!listed.html.includes("/beta/{team}"), "another workspace's endpoint");

@@ -42,8 +42,11 @@ const SCOPES: [string, string][] = [
 
 /**
  * The issue form. With the script it posts through htmx and the answer (the secret, or the form
- * with its refusal) replaces it, so the page's address never holds the secret and a reload shows
- * only the list; without the script it posts as a plain form.
+ * with its refusal) replaces it inside `#key-create-slot`, so the page's address never holds the
+ * secret and a reload shows only the list; without the script it posts as a plain form.
+ *
+ * `back` is where the answer's Done leads, for a form drawn on another page (an endpoint's try-it
+ * panel): that page has no key list to refresh, and its visitor returns to it.
  */
 export function KeyCreateForm(props: {
   csrf: string;
@@ -51,6 +54,8 @@ export function KeyCreateForm(props: {
   error?: KeyFormError;
   kinds: string[];
   workspaces: { name: string; display_name: string; role: string }[];
+  back?: string;
+  title?: string;
 }) {
   const { draft, error } = props;
   const on = (f: keyof KeyDraft) => error?.field === f ? error.message : null;
@@ -62,12 +67,13 @@ export function KeyCreateForm(props: {
       hx-post="/partials/account/api-keys"
       hx-target="#key-create-slot"
       hx-select="#key-create-slot > *"
-      hx-select-oob="#key-list"
+      hx-select-oob={props.back ? undefined : "#key-list"}
       hx-swap="innerHTML"
     >
       <input type="hidden" name="_csrf" value={props.csrf} />
+      {props.back && <input type="hidden" name="back" value={props.back} />}
       <header>
-        <h2>Create a key</h2>
+        <h2>{props.title ?? "Create a key"}</h2>
       </header>
       <div class="body">
         {error && !error.field && <p class="banner error" role="alert">{error.message}</p>}
@@ -148,10 +154,16 @@ export function KeyCreateForm(props: {
   );
 }
 
-/** The one time a key's secret is shown: in place of the form, with a copy button. */
-export function IssuedSecret(props: { name: string; id: string; secret: string }) {
+/**
+ * The one time a key's secret is shown: in place of the form, with a copy button. The key's name
+ * and id ride on the block for a page that uses the key at once (the try-it panel); the secret is
+ * only ever in this text.
+ */
+export function IssuedSecret(
+  props: { name: string; id: string; secret: string; back?: string },
+) {
   return (
-    <div class="issued body" role="status">
+    <div class="issued body" role="status" data-key-name={props.name} data-key-id={props.id}>
       <h2>Key {props.name} created</h2>
       <p class="banner warn">
         Copy the key now: it is shown only this once and cannot be shown again.
@@ -172,7 +184,7 @@ export function IssuedSecret(props: { name: string; id: string; secret: string }
         <span class="mono">{props.id}</span>.
       </p>
       <p>
-        <a class="btn" href="/settings/api-keys">Done</a>
+        <a class="btn" href={props.back ?? "/settings/api-keys"}>Done</a>
       </p>
     </div>
   );

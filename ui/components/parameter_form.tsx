@@ -1,10 +1,16 @@
 import type { ParameterDecl } from "../pages/pipeline.tsx";
 
-/** The input for one declared parameter: its type decides the control. */
-function Control(props: { name: string; decl: ParameterDecl }) {
+/**
+ * The input for one declared parameter: its type decides the control. `id` defaults to
+ * `param-<name>`; `prefill: false` leaves the default out of the value (a form that sends only
+ * what was typed, such as an endpoint's try-it panel).
+ */
+export function ParameterControl(
+  props: { name: string; decl: ParameterDecl; id?: string; prefill?: boolean },
+) {
   const { name, decl } = props;
-  const id = `param-${name}`;
-  const value = decl.default === undefined || decl.default === null
+  const id = props.id ?? `param-${name}`;
+  const value = decl.default === undefined || decl.default === null || props.prefill === false
     ? ""
     : Array.isArray(decl.default)
     ? decl.default.join(",")
@@ -76,7 +82,7 @@ export function ParameterForm(
               <span class="mono">{name}</span>
               {decl.required && <span class="req" aria-hidden="true">*</span>}
             </label>
-            <Control name={name} decl={decl} />
+            <ParameterControl name={name} decl={decl} />
             <span class="hint" id={`param-${name}-hint`}>
               {decl.type}
               {decl.description ? ` — ${decl.description}` : ""}

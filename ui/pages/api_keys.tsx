@@ -56,6 +56,8 @@ export function ApiKeysPage(props: {
     error?: KeyFormError;
     kinds: string[];
     workspaces: ShellContext["workspaces"];
+    /** The page the form was posted from, when not this one (see KeyCreateForm). */
+    back?: string;
   } | null;
   /** Set when the page is the no-script answer of an issue: the secret, once. */
   issued?: ComponentChildren;
@@ -89,6 +91,7 @@ export function ApiKeysPage(props: {
                 error={props.form.error}
                 kinds={props.form.kinds}
                 workspaces={props.form.workspaces}
+                back={props.form.back}
               />
             )
             : (

@@ -1,47 +1,61 @@
-import { Fragment } from "preact";
+import { Field } from "../components/field.tsx";
+import { Choice } from "../components/form_parts.tsx";
 import { Head } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { Pager } from "../components/paging.tsx";
+import {
+  Bindings,
+  endpointHref,
+  type EndpointSummary,
+  StateBadge,
+  StateToggle,
+  UnpublishDialog,
+  UnpublishLink,
+} from "../components/endpoint_parts.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 
-/** One published endpoint as the page lists it. */
-export interface EndpointRow {
-  path_pattern: string;
-  pipeline_id: string;
-  pipeline_name: string | null;
-  /** The latest released version, which is what a call runs; null when none is left. */
-  release: number | null;
-  enabled: boolean;
-  timeout_seconds: number;
-  description: string | null;
-  /** Distinct keys bound to this endpoint's node or an ancestor of it. */
-  keys_bound: number;
+/** One of the viewer's endpoint-kind keys pinned to this workspace, with the nodes it is bound to. */
+export interface OwnEndpointKey {
+  id: string;
+  name: string;
+  bindings: string[];
+}
+
+/** The bind form as typed, and a refusal placed on the field it concerns. */
+export interface BindDraft {
+  key_name: string;
+  path: string;
+}
+export interface BindError {
+  code: string;
+  message: string;
+  field?: keyof BindDraft;
 }
 
 /**
- * The call a program makes, each variable as `<name>` for the reader to fill in: left as
- * `{name}`, curl would read the braces as its own URL pattern and call a literal path.
+ * `/endpoints`: the workspace's released pipelines published as `GET /api/x/<path>`, each with
+ * what it serves, who may call it and its acts; then the viewer's own endpoint keys, bound and
+ * unbound here.
  */
-export function exampleCall(origin: string, pattern: string): string {
-  return `curl -H "SVC-API-Key: $KEY" "${origin}/api/x${pattern.replace(/\{([^}]*)\}/g, "<$1>")}"`;
-}
-
-const publishCall = (origin: string) =>
-  `curl -X POST "${origin}/api/v1/endpoints" -H "SVC-API-Key: $KEY" \\
-  -H "Content-Type: application/json" \\
-  -d '{"path_pattern": "/shop/{country}", "pipeline_id": "<released pipeline id>"}'`;
-
-/** `/endpoints`: the workspace's released pipelines published as `GET /api/x/<path>`. */
 export function EndpointsPage(props: {
   ctx: ShellContext;
   origin: string;
-  endpoints: EndpointRow[];
+  endpoints: EndpointSummary[];
   offset: number;
   limit: number;
   total: number;
+  keys: OwnEndpointKey[];
+  /** Nodes worth proposing to the bind form: every pattern and its prefixes. */
+  nodes: string[];
+  bind: { draft: BindDraft; error?: BindError };
+  flash?: string;
+  /** The endpoint whose Unpublish is being confirmed (`?unpublish=`), drawn as its dialog. */
+  confirm?: EndpointSummary;
 }) {
+  const { ctx } = props;
+  const back = `/endpoints${props.offset ? `?offset=${props.offset}` : ""}`;
   return (
-    <AppShell title="Endpoints" nav="endpoints" ctx={props.ctx}>
+    <AppShell title="Endpoints" nav="endpoints" ctx={ctx}>
       <PageHead
         title="Endpoints"
         actions={<a class="btn" href="/docs/endpoints">Endpoint docs</a>}
@@ -53,29 +67,36 @@ export function EndpointsPage(props: {
           describes every endpoint that key may reach.
         </p>
       </PageHead>
+      {props.flash && <p class="banner ok" role="status">{props.flash}</p>}
       <section class="card">
         {props.endpoints.length === 0
           ? (
-            <div class="empty">
+            <div class="empty endpoints-empty">
               <strong>No endpoints published yet</strong>
-              An author publishes a released pipeline whose every node only reads:
-              <pre class="publish-call"><code>{publishCall(props.origin)}</code></pre>
+              Open a released pipeline whose every node only reads and choose{" "}
+              <a href="/pipelines">Publish as endpoint</a>.
             </div>
           )
           : (
-            <table class="endpoints">
-              <Head
-                cols={["Path", "Pipeline", "State", { label: "Timeout", num: true }, {
-                  label: "Keys bound",
-                  num: true,
-                }]}
-              />
-              <tbody>
-                {props.endpoints.map((e, i) => (
-                  <Fragment key={e.path_pattern}>
-                    <tr class="has-call">
+            <div class="table-scroll">
+              <table class="endpoints">
+                <Head
+                  cols={[
+                    "Path",
+                    "Pipeline",
+                    "State",
+                    { label: "Timeout", num: true },
+                    "Who may call",
+                    "Actions",
+                  ]}
+                />
+                <tbody>
+                  {props.endpoints.map((e) => (
+                    <tr key={e.path_pattern}>
                       <td>
-                        <span class="title mono nowrap">{e.path_pattern}</span>
+                        <a class="title mono nowrap" href={endpointHref(e.path_pattern)}>
+                          {e.path_pattern}
+                        </a>
                         {e.description && <div class="muted small">{e.description}</div>}
                       </td>
                       <td>
@@ -87,32 +108,40 @@ export function EndpointsPage(props: {
                         </div>
                       </td>
                       <td>
-                        <span class={`badge ${e.enabled ? "ok" : "warn"}`}>
-                          {e.enabled ? "enabled" : "disabled"}
-                        </span>
+                        <StateBadge enabled={e.enabled} />
                       </td>
-                      <td class="num">{e.timeout_seconds} s</td>
-                      <td class="num">{e.keys_bound}</td>
-                    </tr>
-                    <tr class="call-row">
-                      <td colspan={5}>
-                        <div class="call">
-                          <code id={`call-${i}`}>{exampleCall(props.origin, e.path_pattern)}</code>
-                          <button
-                            type="button"
-                            class="ghost small"
-                            data-copy={`call-${i}`}
-                            aria-label={`Copy the call to ${e.path_pattern}`}
+                      <td class="num nowrap">{e.timeout_seconds} s</td>
+                      <td>
+                        <Bindings bindings={e.bindings} />
+                      </td>
+                      <td class="row-actions">
+                        <div class="actions">
+                          <a
+                            class="btn small"
+                            href={`${endpointHref(e.path_pattern)}#try`}
+                            aria-label={`Try it: ${e.path_pattern}`}
                           >
-                            Copy
-                          </button>
+                            Try it
+                          </a>
+                          <StateToggle
+                            pattern={e.path_pattern}
+                            enabled={e.enabled}
+                            csrf={ctx.csrf}
+                            back={back}
+                            small
+                          />
+                          <UnpublishLink
+                            pattern={e.path_pattern}
+                            ask={`/endpoints?unpublish=${encodeURIComponent(e.path_pattern)}`}
+                            small
+                          />
                         </div>
                       </td>
                     </tr>
-                  </Fragment>
-                ))}
-              </tbody>
-            </table>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )}
       </section>
       <Pager
@@ -122,6 +151,144 @@ export function EndpointsPage(props: {
         limit={props.limit}
         total={props.total}
       />
+      <KeyBindings
+        csrf={ctx.csrf}
+        keys={props.keys}
+        nodes={props.nodes}
+        draft={props.bind.draft}
+        error={props.bind.error}
+      />
+      {props.confirm && (
+        <UnpublishDialog
+          endpoint={props.confirm}
+          origin={props.origin}
+          csrf={ctx.csrf}
+          cancel={back}
+        />
+      )}
     </AppShell>
+  );
+}
+
+/**
+ * The viewer's endpoint keys and their bindings (spec 3 §2.5): a binding names a node of the
+ * endpoint tree, and the deepest bound node on a request's way decides who may call.
+ */
+function KeyBindings(props: {
+  csrf: string;
+  keys: OwnEndpointKey[];
+  nodes: string[];
+  draft: BindDraft;
+  error?: BindError;
+}) {
+  const { draft, error } = props;
+  const on = (f: keyof BindDraft) => error?.field === f ? error.message : null;
+  return (
+    <section class="card section-gap" id="bindings" data-error-code={error?.code}>
+      <header>
+        <h2>Your endpoint keys</h2>
+        <a class="small" href="/settings/api-keys">Manage keys</a>
+      </header>
+      <div class="body">
+        <p class="muted small">
+          Bind one of your endpoint keys to a node (<code>/</code>, a folder such as{" "}
+          <code>/shop</code>, or a pattern): from then on only keys bound there may call the URLs
+          under it, user keys included. With no binding on the way, user keys of this workspace
+          holding execute may call.
+        </p>
+        {error && !error.field && <p class="banner error" role="alert">{error.message}</p>}
+        {props.keys.length === 0
+          ? (
+            <p class="empty">
+              You have no endpoint keys in this workspace.{" "}
+              <a href="/settings/api-keys">Create one</a> (kind “Endpoint”) to bind it here.
+            </p>
+          )
+          : (
+            <>
+              <table class="key-bindings">
+                <Head cols={["Key", "Bound to"]} />
+                <tbody>
+                  {props.keys.map((k) => (
+                    <tr key={k.id}>
+                      <td>
+                        <span class="title">{k.name}</span>
+                        <div class="muted small mono">{k.id}</div>
+                      </td>
+                      <td>
+                        {k.bindings.length === 0
+                          ? <span class="muted small">nothing yet: it can call no endpoint</span>
+                          : (
+                            <ul class="bound-nodes">
+                              {k.bindings.map((node) => (
+                                <li key={node}>
+                                  <code>{node}</code>
+                                  <form
+                                    method="post"
+                                    action="/partials/endpoints/bindings/remove"
+                                    class="inline"
+                                  >
+                                    <input type="hidden" name="_csrf" value={props.csrf} />
+                                    <input type="hidden" name="path" value={node} />
+                                    <input type="hidden" name="key_name" value={k.name} />
+                                    <button
+                                      type="submit"
+                                      class="ghost small"
+                                      aria-label={`Unbind ${k.name} from ${node}`}
+                                    >
+                                      Unbind
+                                    </button>
+                                  </form>
+                                </li>
+                              ))}
+                            </ul>
+                          )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <form method="post" action="/partials/endpoints/bindings" class="bind-form">
+                <input type="hidden" name="_csrf" value={props.csrf} />
+                <Field id="bind-key" label="Key" error={on("key_name")}>
+                  {(a) => (
+                    <select {...a} name="key_name">
+                      <Choice
+                        value={draft.key_name}
+                        current={draft.key_name}
+                        options={props.keys.map((k) => [k.name, k.name])}
+                      />
+                    </select>
+                  )}
+                </Field>
+                <Field
+                  id="bind-path"
+                  label="Node"
+                  hint="/, a folder or a published pattern"
+                  error={on("path")}
+                >
+                  {(a) => (
+                    <input
+                      {...a}
+                      name="path"
+                      class="mono"
+                      value={draft.path}
+                      required
+                      maxLength={200}
+                      list="bind-nodes"
+                      placeholder="/shop"
+                      autocomplete="off"
+                    />
+                  )}
+                </Field>
+                <datalist id="bind-nodes">
+                  {props.nodes.map((n) => <option key={n} value={n} />)}
+                </datalist>
+                <button type="submit" class="primary">Bind</button>
+              </form>
+            </>
+          )}
+      </div>
+    </section>
   );
 }

@@ -8,6 +8,7 @@ import { Head } from "../components/head.tsx";
 import { ConfirmLink } from "../components/confirm.tsx";
 import { type PipelineGuard, PipelineGuardDialog } from "../components/version_guard.tsx";
 import { PromoteLink } from "../components/promote_panel.tsx";
+import { PublishedAt } from "../components/endpoint_parts.tsx";
 
 export interface ParameterDecl {
   type: string;
@@ -59,6 +60,11 @@ export interface PipelinePageProps {
   guard?: PipelineGuard;
   /** A promoter, on a deployment with a promotion target (docs/promotion.md). */
   promote?: boolean;
+  /**
+   * Publishing, for those the matrix lets manage endpoints: whether a release exists to publish,
+   * and the endpoints over this pipeline.
+   */
+  publishing?: { released: boolean; endpoints: { path_pattern: string; enabled: boolean }[] };
 }
 
 function shortName(name: string): string {
@@ -96,11 +102,15 @@ export function PipelinePage(props: PipelinePageProps) {
             {props.can.release && p.status === "DRAFT" && (
               <ConfirmLink class="btn" href={ask("release")}>Release v{p.version}</ConfirmLink>
             )}
+            {props.publishing?.released && (
+              <a class="btn" href={`/pipelines/${p.id}/publish`}>Publish as endpoint</a>
+            )}
             {props.can.execute && <a class="btn primary" href={`/pipelines/${p.id}/run`}>Run</a>}
           </>
         }
       >
         <p class="mono small">{p.name} · v{p.version}</p>
+        {props.publishing && <PublishedAt endpoints={props.publishing.endpoints} />}
       </PageHead>
       {props.flash.saved && <div class="banner ok" role="status">Draft saved.</div>}
       {props.flash.released && (

@@ -153,9 +153,8 @@ export function registerRoutes(router: Router, deps: Deps): void {
   // Serving and the document: a key is required whatever its kind (a session is 401).
   const keyOf = async (c: AppContext): Promise<Principal> => {
     const principal = c.get("principal");
-    if (!principal || principal.authMethod !== "API_KEY") {
-      throw new AppError("auth.api_key.missing");
-    }
+    if (principal && principal.authMethod !== "API_KEY") throw sessionRefused(deps.origin());
+    if (!principal) throw new AppError("auth.api_key.missing");
     if (principal.keyKind === "user") {
       await deps.access.authorize({
         operation: "endpoints.serve",
@@ -203,6 +202,21 @@ export function registerRoutes(router: Router, deps: Deps): void {
     return served(c, result);
   });
   // Every other method under /api/x is 405 `Allow: GET` before this (middleware/get_only.ts).
+}
+
+/**
+ * A browser session on `/api/x`: the 401 `auth.api_key.missing` spec 3 §4.3 item 1 requires, in
+ * the error envelope like every 4xx (spec 2 §2.1), but its texts say what to do instead of
+ * "send a session cookie", and `details.keys_url` links the page that issues a key.
+ */
+export function sessionRefused(origin: string): AppError {
+  const keys = `${origin}/settings/api-keys`;
+  return new AppError("auth.api_key.missing", { reason: "session", keys_url: keys }, {}, {
+    message: "A browser session cannot call a published endpoint: send an API key in the " +
+      `SVC-API-Key header. Create one at ${keys}.`,
+    userMessage: `Published endpoints are called with an API key, not a signed-in browser. ` +
+      `Create a key at ${keys} and send it in the SVC-API-Key header.`,
+  });
 }
 
 function served(c: AppContext, result: ServeResult): Response {

@@ -37,6 +37,14 @@ function placed(e: AppError): KeyFormError {
   return { code: e.code, message: e.userMessage, field };
 }
 
+/**
+ * Where the answer's Done leads when the form was posted from another page of the app (an
+ * endpoint's try-it panel): a path of this site only, so the field cannot send anyone elsewhere.
+ */
+export function backOf(value: string | undefined): string | undefined {
+  return value && /^\/(?![/\\])[\x21-\x7e]{0,500}$/.test(value) ? value : undefined;
+}
+
 /** The service's body from the form: scopes only for user keys, bindings only for endpoint keys. */
 function bodyOf(d: KeyDraft) {
   const bindings = d.bindings.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
@@ -64,6 +72,7 @@ export function apiKeyPageRoutes(router: Router, deps: UiPageDeps): void {
       draft?: KeyDraft;
       error?: KeyFormError;
       issued?: { name: string; id: string; key: string };
+      back?: string;
     } = {},
     status = 200,
   ) => {
@@ -88,13 +97,14 @@ export function apiKeyPageRoutes(router: Router, deps: UiPageDeps): void {
         ctx={ctx}
         keys={keys}
         form={workspaces.length > 0
-          ? { draft, error: extra.error, kinds: kindsFor(actor), workspaces }
+          ? { draft, error: extra.error, kinds: kindsFor(actor), workspaces, back: extra.back }
           : null}
         issued={extra.issued && (
           <IssuedSecret
             name={extra.issued.name}
             id={extra.issued.id}
             secret={extra.issued.key}
+            back={extra.back}
           />
         )}
         confirm={c.req.query("revoke")}
@@ -142,6 +152,7 @@ export function apiKeyPageRoutes(router: Router, deps: UiPageDeps): void {
         expires_at: f.expires_at ?? "",
         bindings: f.bindings ?? "",
       };
+      const back = backOf(f.back);
       const user = { userId: actor.userId, isSuperAdmin: actor.isSuperAdmin };
       const workspace = await deps.workspaces.resolveForUser(user, draft.workspace);
       if (!workspace) throw new AppError("workspace.not_found", { workspace: draft.workspace });
@@ -157,11 +168,11 @@ export function apiKeyPageRoutes(router: Router, deps: UiPageDeps): void {
           bodyOf(draft),
           { flags, isSuperAdmin: actor.isSuperAdmin },
         );
-        return page(c, actor, { issued }, 201);
+        return page(c, actor, { issued, back }, 201);
       } catch (e) {
         // A refusal of what was asked (its shape, scope, kind or expiry) belongs on the form.
         if (!(e instanceof AppError) || e.status >= 500 || e.code === "auth.role_required") throw e;
-        return page(c, actor, { draft, error: placed(e) }, e.status);
+        return page(c, actor, { draft, error: placed(e), back }, e.status);
       }
     },
   );

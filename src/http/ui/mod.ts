@@ -11,6 +11,7 @@ import { adminWorkspaceRoutes } from "./admin_workspaces.tsx";
 import { dashboardRoutes } from "./dashboard.tsx";
 import { datasourceFormRoutes } from "./datasource_forms.tsx";
 import { datasourcePageRoutes } from "./datasources.tsx";
+import { endpointActRoutes } from "./endpoint_acts.tsx";
 import { endpointPageRoutes } from "./endpoints.tsx";
 import { localAccountRoutes } from "./local_accounts.tsx";
 import { pipelineAuthoringRoutes } from "./pipeline_authoring.tsx";
@@ -43,6 +44,7 @@ export function uiRoutes(router: Router, deps: UiPageDeps): void {
   datasourceFormRoutes(router, deps);
   datasourcePageRoutes(router, deps);
   endpointPageRoutes(router, deps);
+  endpointActRoutes(router, deps);
   auditPageRoutes(router, deps);
   apiKeyPageRoutes(router, deps);
   // Before the user pages: /admin/users/new is a literal path.

@@ -85,6 +85,13 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
         restore: allows({ actor, workspace }, "content.write_session"),
         switch: allows({ actor, workspace }, "versions.switch"),
       };
+      // Publishing is endpoint management (spec 1 §4.6): drawn only for whom that row allows.
+      const publishing = allows({ actor, workspace }, "endpoints.manage")
+        ? {
+          released: servedAmong(versions) !== undefined,
+          endpoints: await deps.endpoints.overPipeline({ actor, workspaceId }, params.id),
+        }
+        : undefined;
       const guard = query.confirm
         ? await guardOf(deps, { actor, workspaceId }, pipeline, versions, can, query.confirm)
         : undefined;
@@ -95,6 +102,7 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
           guard={guard}
           promote={allows({ actor, workspace }, "promotion.promote") &&
             deps.promotionSender.configured}
+          publishing={publishing}
           pipeline={{ ...pipeline, nodes }}
           versions={await versionRows(deps, versions)}
           can={can}

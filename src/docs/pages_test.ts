@@ -32,10 +32,12 @@ Deno.test("getDoc() answers the page's Markdown; unknown or path-like ids are do
 Deno.test("a folder of pages elsewhere: the title falls back to the id without a heading", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    await Deno.mkdir(`${dir}/docs`);
-    await Deno.writeTextFile(`${dir}/docs/b-page.md`, "no heading here\n");
-    await Deno.writeTextFile(`${dir}/docs/a.md`, "intro\n\n#  Spaced title  \n## sub\n");
-    await Deno.writeTextFile(`${dir}/docs/notes.txt`, "# not a page");
+    // Laid out like the repository: the pages in a `docs` folder under the root.
+    const pages = `${dir}/docs`;
+    await Deno.mkdir(pages);
+    await Deno.writeTextFile(`${pages}/b-page.md`, "no heading here\n");
+    await Deno.writeTextFile(`${pages}/a.md`, "intro\n\n#  Spaced title  \n## sub\n");
+    await Deno.writeTextFile(`${pages}/notes.txt`, "# not a page");
     const own = new Assets(new URL(`file://${dir}/`));
     deepEqual(await listDocs(own), [{ id: "a", title: "Spaced title" }, {
       id: "b-page",

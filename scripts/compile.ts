@@ -85,7 +85,7 @@ async function names(dir: string): Promise<string[]> {
   }
 }
 
-/** Runs the built program once; true when it answers `version` as this service does. */
+/** Runs the built program once: what it says to `version`, or null unless it is this service. */
 async function answersVersion(output: string): Promise<string | null> {
   const child = new Deno.Command(output, {
     args: ["version"],
@@ -124,9 +124,9 @@ async function main(): Promise<void> {
     "--allow-all",
     "--target",
     target,
-    // Extracted to disk at first start (next to the executable, else the user's data folder):
-    // DuckDB's addon loads libduckdb beside it by its own directory, which an addon lifted alone
-    // out of the in-memory file system lacks (denoland/deno#36626).
+    // Unpacked to disk at first start (a hidden folder beside the executable, else under the
+    // user's data folder): DuckDB's addon loads libduckdb from its own directory, which an addon
+    // lifted alone out of the in-memory file system lacks (denoland/deno#36626).
     "--self-extracting",
     "--exclude-unused-npm",
     ...check ? [] : ["--no-check"],

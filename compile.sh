@@ -1,21 +1,13 @@
 #!/bin/sh
-# Builds the single executable: dist/pipeline-service, with migrations, static assets and the
-# build record embedded, and the SQLite worker's module (a worker's code is not found by the
-# compiler's import analysis; it must be included by name). Usage: sh compile.sh [--target TRIPLE]
+# Builds the single executable, dist/pipeline-service: `deno compile` of main.ts with the files of
+# src/lib/assets.ts's EMBEDDED list, the DuckDB addon of the target platform and a build record.
+# The work is scripts/compile.ts.
+#
+#   sh compile.sh [--target TRIPLE] [--output FILE] [--no-check]
+#
+# deno compile needs Deno's `denort` runtime: it downloads it from Deno's release site, or takes
+# the file DENORT_BIN names (same Deno version, the target's platform). docs/development.md,
+# "Building the executable", says more.
 set -eu
 cd "$(dirname "$0")"
-mkdir -p build dist
-version=$(sed -nE 's/^  "version": "([^"]+)".*/\1/p' deno.json)
-commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
-printf '{"version":"%s","commit":"%s","build_time":"%s"}\n' \
-  "$version" "$commit" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > build/build_info.json
-deno compile --allow-all \
-  --include migrations \
-  --include ui/static \
-  --include ui/site \
-  --include docs \
-  --include build/build_info.json \
-  --include src/datasources/connectors/sqlite_worker.ts \
-  --include src/templates/render_worker.ts \
-  --output dist/pipeline-service "$@" main.ts
-echo "built dist/pipeline-service ($version, $commit)"
+exec deno run --allow-all scripts/compile.ts "$@"

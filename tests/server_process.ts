@@ -34,6 +34,14 @@ export async function run(args: string[], env: Record<string, string>, stdin?: s
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
+/** Where and as what a `ServerProcess` runs: by default `deno run main.ts` in the test's directory. */
+export interface ServerProcessOptions {
+  /** The working directory (default: the test runner's). */
+  cwd?: string;
+  /** The program and its leading arguments, before `serve` (default: `deno run -A main.ts`). */
+  program?: string[];
+}
+
 /** A running `main.ts serve`; resolves once it logged "listening". */
 export class ServerProcess {
   #child: Deno.ChildProcess;
@@ -43,9 +51,15 @@ export class ServerProcess {
   url = "";
   ready: Promise<void>;
 
-  constructor(env: Record<string, string>, extraArgs: string[] = []) {
-    this.#child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-all", MAIN, "serve", ...extraArgs],
+  constructor(
+    env: Record<string, string>,
+    extraArgs: string[] = [],
+    options: ServerProcessOptions = {},
+  ) {
+    const [program, ...leading] = options.program ?? [Deno.execPath(), "run", "--allow-all", MAIN];
+    this.#child = new Deno.Command(program, {
+      args: [...leading, "serve", ...extraArgs],
+      cwd: options.cwd,
       env: childEnv({ SERVICE_HTTP_PORT: "0", ...env }),
       clearEnv: true,
       stdin: "null",

@@ -1,2 +1,2 @@
 /** The product documentation pages (docs/*.md), for the tool endpoint and the UI. */
-export { type DocPage, DOCS_DIR, type DocSummary, getDoc, listDocs } from "./pages.ts";
+export { type DocPage, type DocSummary, getDoc, listDocs } from "./pages.ts";

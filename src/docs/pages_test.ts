@@ -1,5 +1,6 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { AppError } from "../errors/mod.ts";
+import { Assets } from "../lib/assets.ts";
 import { getDoc, listDocs } from "./mod.ts";
 
 Deno.test("listDocs() names every docs/*.md page by id with its first heading", async () => {
@@ -31,11 +32,14 @@ Deno.test("getDoc() answers the page's Markdown; unknown or path-like ids are do
 Deno.test("a folder of pages elsewhere: the title falls back to the id without a heading", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    await Deno.writeTextFile(`${dir}/b-page.md`, "no heading here\n");
-    await Deno.writeTextFile(`${dir}/a.md`, "intro\n\n#  Spaced title  \n## sub\n");
-    await Deno.writeTextFile(`${dir}/notes.txt`, "# not a page");
-    const url = new URL(`file://${dir}/`);
-    deepEqual(await listDocs(url), [{ id: "a", title: "Spaced title" }, {
+    // Laid out like the repository: the pages in a `docs` folder under the root.
+    const pages = `${dir}/docs`;
+    await Deno.mkdir(pages);
+    await Deno.writeTextFile(`${pages}/b-page.md`, "no heading here\n");
+    await Deno.writeTextFile(`${pages}/a.md`, "intro\n\n#  Spaced title  \n## sub\n");
+    await Deno.writeTextFile(`${pages}/notes.txt`, "# not a page");
+    const own = new Assets(new URL(`file://${dir}/`));
+    deepEqual(await listDocs(own), [{ id: "a", title: "Spaced title" }, {
       id: "b-page",
       title: "b-page",
     }]);

@@ -6,6 +6,7 @@
  * deployment can keep internals away from its callers.
  */
 import { AppError, type ErrorBody, errorBody, toAppError } from "../errors/mod.ts";
+import { SOURCE_ROOT } from "../lib/assets.ts";
 
 export type ErrorDetail = "full" | "structured";
 
@@ -98,7 +99,7 @@ function level(value: unknown): ExceptionLevel {
   };
 }
 
-const ROOT = new URL("../../", import.meta.url).href;
+const ROOT = SOURCE_ROOT.href;
 
 /** V8 `at …` lines, trimmed, with this project's root cut from file URLs. */
 function frames(stack: string | undefined): string[] {

@@ -3,6 +3,7 @@
  * it; a source checkout has no build time and reads the commit from git when it can.
  */
 import denoJson from "../../deno.json" with { type: "json" };
+import { assets, SOURCE_ROOT } from "../lib/assets.ts";
 
 export interface BuildInfo {
   version: string;
@@ -14,7 +15,7 @@ async function gitCommit(): Promise<string | null> {
   try {
     const out = await new Deno.Command("git", {
       args: ["rev-parse", "HEAD"],
-      cwd: new URL("../../", import.meta.url),
+      cwd: SOURCE_ROOT,
       stdout: "piped",
       stderr: "null",
     }).output();
@@ -28,7 +29,7 @@ async function gitCommit(): Promise<string | null> {
 /** Reads the embedded build record, else describes the source checkout. */
 export async function readBuildInfo(): Promise<BuildInfo> {
   try {
-    const text = await Deno.readTextFile(new URL("../../build/build_info.json", import.meta.url));
+    const text = await assets.readText("build/build_info.json");
     const info = JSON.parse(text) as Partial<BuildInfo>;
     return {
       version: info.version ?? denoJson.version,

@@ -3,6 +3,7 @@
  * one transaction under the store-wide migration lock, recorded in `schema_migrations`. An applied
  * file whose checksum changed, or an applied version this build does not know, refuses startup.
  */
+import { type Assets, assets } from "../lib/assets.ts";
 import { sha256Hex } from "../lib/hashing.ts";
 import type { Db, Dialect } from "./types.ts";
 
@@ -23,26 +24,20 @@ export class MigrationError extends Error {
 
 const FILE_RE = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 
-/** The migrations folder shipped beside the sources (and embedded by `deno compile --include`). */
-export const MIGRATIONS_DIR = new URL("../../migrations/", import.meta.url);
-
-/** Reads and orders one dialect's migration files. */
+/** Reads and orders one dialect's migration files: `migrations/` of the shipped assets. */
 export async function loadMigrations(
   dialect: Dialect,
-  root: URL = MIGRATIONS_DIR,
+  from: Assets = assets,
 ): Promise<Migration[]> {
-  const dir = new URL(`${dialect}/`, root);
+  const dir = `migrations/${dialect}/`;
   const out: Migration[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    if (!entry.isFile) continue;
-    const m = FILE_RE.exec(entry.name);
-    if (!m) {
-      throw new MigrationError(`migrations/${dialect}/${entry.name}: name must be NNNN_name.sql`);
-    }
-    const sql = await Deno.readTextFile(new URL(entry.name, dir));
+  for (const name of await from.files(dir)) {
+    const m = FILE_RE.exec(name);
+    if (!m) throw new MigrationError(`${dir}${name}: name must be NNNN_name.sql`);
+    const sql = await from.readText(dir + name);
     out.push({
       version: Number(m[1]),
-      name: entry.name,
+      name,
       sql,
       checksum: `sha256:${await sha256Hex(sql)}`,
     });

@@ -1,11 +1,5 @@
 /** The metadata store: one interface, two dialects, migrations. */
-export {
-  loadMigrations,
-  migrate,
-  type Migration,
-  MigrationError,
-  MIGRATIONS_DIR,
-} from "./migrate.ts";
+export { loadMigrations, migrate, type Migration, MigrationError } from "./migrate.ts";
 export {
   type ChainOptions,
   GroupCommit,

@@ -1,6 +1,7 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { forEachStore, freshStore } from "../../tests/stores.ts";
 import { skipUnless } from "../../tests/services.ts";
+import { Assets } from "../lib/assets.ts";
 import { toIso } from "../lib/time.ts";
 import { newId } from "../lib/ids.ts";
 import {
@@ -41,11 +42,11 @@ Deno.test("both dialects ship the same migration numbers and names", async () =>
 Deno.test("loadMigrations() refuses a gap in the numbers: a missing file is never silently skipped", async () => {
   const root = await Deno.makeTempDir({ prefix: "svc_mig_" });
   try {
-    await Deno.mkdir(`${root}/sqlite`);
-    await Deno.writeTextFile(`${root}/sqlite/0001_a.sql`, "SELECT 1;");
-    await Deno.writeTextFile(`${root}/sqlite/0003_c.sql`, "SELECT 3;");
+    await Deno.mkdir(`${root}/migrations/sqlite`, { recursive: true });
+    await Deno.writeTextFile(`${root}/migrations/sqlite/0001_a.sql`, "SELECT 1;");
+    await Deno.writeTextFile(`${root}/migrations/sqlite/0003_c.sql`, "SELECT 3;");
     await rejects(
-      loadMigrations("sqlite", new URL(`file://${root}/`)),
+      loadMigrations("sqlite", new Assets(new URL(`file://${root}/`))),
       /expected version 2, found 0003_c\.sql/,
     );
   } finally {

@@ -11,6 +11,7 @@
  * are closed after a minute idle, so a script that rendered still exits.
  */
 import { AppError, type ErrorCode, type ErrorDetails, reviveAppError } from "../errors/mod.ts";
+import { assets } from "../lib/assets.ts";
 import type { ImportLoader, RenderedSql, RenderRequest } from "./render.ts";
 
 /** What the pool adds to a render request: when to give up on it. */
@@ -74,7 +75,9 @@ class Slot {
   #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(readonly pool: RenderPool) {
-    this.worker = new Worker(new URL("./render_worker.ts", import.meta.url), { type: "module" });
+    this.worker = new Worker(assets.url("src/templates/render_worker.ts"), {
+      type: "module",
+    });
     this.worker.onmessage = (e: MessageEvent<FromWorker>) => this.#onMessage(e.data);
     this.worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();

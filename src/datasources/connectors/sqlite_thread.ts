@@ -10,6 +10,7 @@
  * nothing waits for it and its connection is already replaced (node:sqlite has no interrupt).
  */
 import type { SQLInputValue } from "node:sqlite";
+import { assets } from "../../lib/assets.ts";
 import type { ColumnSchema, WireValue } from "./types.ts";
 
 export type SqliteRequest =
@@ -62,7 +63,7 @@ type Reply = { id: number; ok: true; value: unknown; tx: boolean } | {
   tx: boolean;
 };
 
-const WORKER_URL = new URL("./sqlite_worker.ts", import.meta.url);
+const WORKER_URL = assets.url("src/datasources/connectors/sqlite_worker.ts");
 
 /** Every SQLite worker not yet ended, for `SqliteThread.stats()`. */
 const threads = new Set<SqliteThread>();

@@ -1,6 +1,7 @@
 /** Public pages: the landing page, the error-code reference, and static assets. */
 import { z } from "zod";
 import { catalogue } from "../../errors/mod.ts";
+import { assets } from "../../lib/assets.ts";
 import { renderPage } from "../../../ui/render.tsx";
 import { LandingPage } from "../../../ui/pages/landing.tsx";
 import { ErrorCodesPage } from "../../../ui/pages/error_codes.tsx";
@@ -12,7 +13,6 @@ import { vendorFile } from "../vendor.ts";
 /** What these routes need of the services. */
 type Deps = Pick<Services, "buildInfo">;
 
-const STATIC_ROOT = new URL("../../../ui/static/", import.meta.url);
 const CONTENT_TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
   js: "text/javascript; charset=utf-8",
@@ -48,7 +48,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     (c) => c.html(errorsPage),
   );
 
-  const favicon = Deno.readFileSync(new URL("favicon.svg", STATIC_ROOT));
+  const favicon = assets.readSync("ui/static/favicon.svg");
   router.add(
     pageRoute({
       method: "get",
@@ -94,7 +94,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       }),
       async (c, { params }) => {
         try {
-          const bytes = await Deno.readFile(new URL(`${folder}/${params.file}`, STATIC_ROOT));
+          const bytes = await assets.read(`ui/static/${folder}/${params.file}`);
           const ext = params.file.slice(params.file.lastIndexOf(".") + 1);
           return c.body(bytes, 200, {
             "content-type": CONTENT_TYPES[ext] ?? "application/octet-stream",

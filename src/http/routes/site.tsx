@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { getDoc, listDocs } from "../../docs/mod.ts";
+import { assets } from "../../lib/assets.ts";
 import { markdownToHtml } from "../../../ui/markdown.ts";
 import { ArticlePage } from "../../../ui/pages/article.tsx";
 import { renderPage } from "../../../ui/render.tsx";
@@ -17,7 +18,6 @@ import { pageRoute } from "../ui/shell.ts";
 
 type Deps = Pick<Services, "origin">;
 
-const SITE_ROOT = new URL("../../../ui/site/", import.meta.url);
 // getDoc judges the id itself, so any malformed id is the same 404 as an unknown one.
 // Every route here is for browsers, crawlers and agents reading prose: none belongs in the API
 // document, so all are declared `html` (the kind that stays out of it).
@@ -33,12 +33,12 @@ interface SitePage {
 function sitePages(): SitePage[] {
   const paths = [...MARKETING_PAGES];
   for (const folder of MARKETING_FOLDERS) {
-    for (const entry of Deno.readDirSync(new URL(`.${folder}`, SITE_ROOT))) {
-      if (entry.isFile && entry.name.endsWith(".md")) paths.push(folder + entry.name.slice(0, -3));
+    for (const name of assets.filesSync(`ui/site${folder}`)) {
+      if (name.endsWith(".md")) paths.push(folder + name.slice(0, -3));
     }
   }
   return paths.sort().map((path) => {
-    const markdown = Deno.readTextFileSync(new URL(`.${path}.md`, SITE_ROOT));
+    const markdown = assets.readTextSync(`ui/site${path}.md`);
     const title = /^# +(.+)$/m.exec(markdown)?.[1] ?? path.slice(1);
     return { path, title, html: markdownToHtml(markdown) };
   });

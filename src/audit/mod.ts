@@ -16,3 +16,4 @@ export {
   type VersionAudit,
   type VersionedKind,
 } from "./events.ts";
+export { auditRowView } from "./views.ts";

@@ -81,3 +81,17 @@ export {
 export { probeLimits, runProbe } from "./probe.ts";
 export { SqliteThread } from "./connectors/sqlite_thread.ts";
 export { visibleDatasourceNames } from "./visible.ts";
+export {
+  columnView,
+  datasourceView,
+  factView,
+  grantView,
+  lakeImportView,
+  lakeTablesView,
+  lakeTableView,
+  schemasView,
+  semanticFactView,
+  tableStatsView,
+  tablesView,
+  testReportView,
+} from "./views.ts";

@@ -48,3 +48,4 @@ export {
   type PromotedEndpoint,
   promotedEndpointsOf,
 } from "./promoted.ts";
+export { acceptedView, bindingView, endpointView } from "./views.ts";

@@ -63,3 +63,12 @@ export {
   topologicalOrder,
 } from "./body.ts";
 export { nodeSubset } from "./node_subset.ts";
+export {
+  checkRunsView,
+  checksView,
+  pipelineExportView,
+  pipelineFolderView,
+  pipelinePurgedView,
+  pipelineRowView,
+  pipelineView,
+} from "./views.ts";

@@ -14,3 +14,4 @@ export {
 } from "./sender.ts";
 export type { PreviewResult } from "./diff.ts";
 export type { Inventory, PushResult } from "./types.ts";
+export { inventoryView, previewView, promoteResultView, pushResultView } from "./views.ts";

@@ -24,7 +24,10 @@ Deno.test("/openapi.json validates as OpenAPI 3.1 and every $ref resolves", asyn
     }
     // A component that is only a pointer to itself passes the validator but stops generators.
     for (const [name, schema] of Object.entries(doc.components.schemas)) {
-      ok((schema as { $ref?: string }).$ref !== `#/components/schemas/${name}`, `${name} is defined`);
+      ok(
+        (schema as { $ref?: string }).$ref !== `#/components/schemas/${name}`,
+        `${name} is defined`,
+      );
     }
     equal(doc.components.schemas.ErrorEnvelope.type, "object");
   } finally {

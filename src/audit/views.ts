@@ -12,3 +12,5 @@ export const auditRowView = z.object({
   user_agent: z.string().nullable(),
   details: z.record(z.string(), z.unknown()),
 }).meta({ id: "AuditRow" });
+
+export type AuditRecord = z.output<typeof auditRowView>;

@@ -10,19 +10,12 @@ export {
   DatasourceConnections,
   type DatasourceConnectionsOptions,
   LISTING_CAP,
-  type TestReport,
 } from "./connections.ts";
 export { PoolManager } from "./connectors/mod.ts";
 export { LakeTables, type LakeTablesOptions } from "./lake_tables.ts";
 export { type ProbeResult, probeRows } from "./probe.ts";
 export { registerReferenceFinder } from "./references.ts";
-export {
-  type SemanticFact,
-  type SemanticRecordInput,
-  Semantics,
-  type SemanticsOptions,
-} from "./semantics.ts";
-export { type TableStats } from "./table_stats.ts";
+export { type SemanticRecordInput, Semantics, type SemanticsOptions } from "./semantics.ts";
 export { CredentialCipher, SealedSecretError } from "./secrets.ts";
 export {
   type CredentialPurpose,
@@ -90,8 +83,11 @@ export {
   lakeTablesView,
   lakeTableView,
   schemasView,
+  type SemanticFact,
   semanticFactView,
+  type TableStats,
   tableStatsView,
   tablesView,
+  type TestReport,
   testReportView,
 } from "./views.ts";

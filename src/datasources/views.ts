@@ -117,7 +117,7 @@ export const grantView = z.object({
 });
 
 /** A lake table (spec 3 §2.3), as an import reports it. */
-const lakeTableRef = z.object({
+export const lakeTableRefView = z.object({
   namespace: z.array(z.string()),
   name: z.string(),
   format: z.enum(["parquet", "iceberg"]),
@@ -126,7 +126,7 @@ const lakeTableRef = z.object({
 });
 
 /** A registry row: the table and when it was registered. */
-export const lakeTableView = lakeTableRef.extend({ created_at: z.string() });
+export const lakeTableView = lakeTableRefView.extend({ created_at: z.string() });
 
 /** `GET /datasources/{name}/lake-tables`. */
 export const lakeTablesView = z.object({
@@ -137,8 +137,21 @@ export const lakeTablesView = z.object({
 
 /** `POST /datasources/{name}/tables/import`. */
 export const lakeImportView = z.object({
-  registered: z.array(lakeTableRef),
+  registered: z.array(lakeTableRefView),
   registered_count: z.int(),
-  already_registered: z.array(lakeTableRef),
+  already_registered: z.array(lakeTableRefView),
   already_registered_count: z.int(),
 });
+
+export type ServedFact = z.output<typeof factView>;
+export type SemanticFact = z.output<typeof semanticFactView>;
+export type DatasourceView = z.output<typeof datasourceView>;
+export type PoolEntry = DatasourceView["pool"][string];
+export type LastTest = NonNullable<DatasourceView["last_test"]>;
+export type TestReport = z.output<typeof testReportView>;
+export type TableStats = z.output<typeof tableStatsView>;
+export type GrantView = z.output<typeof grantView>;
+export type LakeTableRef = z.output<typeof lakeTableRefView>;
+export type LakeTableRow = z.output<typeof lakeTableView>;
+export type LakeTableListing = z.output<typeof lakeTablesView>;
+export type LakeImportResult = z.output<typeof lakeImportView>;

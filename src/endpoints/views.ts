@@ -33,3 +33,6 @@ export const acceptedView = z.object({
   status_url: z.string(),
   expires_at: z.string(),
 }).meta({ id: "Accepted" });
+
+export type EndpointView = z.output<typeof endpointView>;
+export type BindingView = z.output<typeof bindingView>;

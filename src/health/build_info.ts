@@ -3,12 +3,10 @@
  * it; a source checkout has no build time and reads the commit from git when it can.
  */
 import denoJson from "../../deno.json" with { type: "json" };
+import type { BuildInfo } from "./views.ts";
 
-export interface BuildInfo {
-  version: string;
-  build_time: string | null;
-  commit: string | null;
-}
+/** What `/info` answers: the view (views.ts). */
+export type { BuildInfo };
 
 async function gitCommit(): Promise<string | null> {
   try {

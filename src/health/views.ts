@@ -16,3 +16,5 @@ export const buildInfoView = z.object({
   build_time: z.string().nullable(),
   commit: z.string().nullable(),
 });
+
+export type BuildInfo = z.output<typeof buildInfoView>;

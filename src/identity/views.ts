@@ -62,3 +62,6 @@ export const issuedKeyView = z.object({
   created_at: z.string(),
   expires_at: z.string().nullable(),
 });
+
+export type ApiKeyView = z.output<typeof apiKeyView>;
+export type IssuedKey = z.output<typeof issuedKeyView>;

@@ -7,11 +7,17 @@ export { keyFingerprint, type PromotionCaller, PromotionKeys } from "./keys.ts";
 export { PromotionReceiver, type PromotionReceiverOptions } from "./receiver.ts";
 export {
   type PromoteContext,
-  type PromoteResult,
   PromotionSender,
   type PromotionSenderOptions,
   type PromotionTarget,
 } from "./sender.ts";
-export type { PreviewResult } from "./diff.ts";
-export type { Inventory, PushResult } from "./types.ts";
-export { inventoryView, previewView, promoteResultView, pushResultView } from "./views.ts";
+export {
+  type Inventory,
+  inventoryView,
+  type PreviewResult,
+  previewView,
+  type PromoteResult,
+  promoteResultView,
+  type PushResult,
+  pushResultView,
+} from "./views.ts";

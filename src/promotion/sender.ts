@@ -33,8 +33,8 @@ import type { TemplateService } from "../templates/mod.ts";
 import { buildBundle } from "./closure.ts";
 import { lastResultColumns } from "./repo.ts";
 import { keyFingerprint } from "./keys.ts";
-import { diffBundle, type PreviewResult } from "./diff.ts";
-import type { Inventory, PushResult } from "./types.ts";
+import { diffBundle } from "./diff.ts";
+import type { Inventory, PreviewResult, PromoteResult, PushResult } from "./views.ts";
 
 export interface PromotionTarget {
   url?: string;
@@ -57,14 +57,6 @@ export interface PromoteContext {
   actor: Principal;
   workspaceId: string;
   workspaceName: string;
-}
-
-export interface PromoteResult {
-  target: string;
-  workspace: string;
-  pipeline: { id: string; name: string; version: number; body_hash: string };
-  previous_version: number | null;
-  pushed: PushResult;
 }
 
 const unreachable = (status: number, reason: string) =>

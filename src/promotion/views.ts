@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 
-const inventoryRow = z.object({
+export const inventoryRowView = z.object({
   name: z.string(),
   id: z.string(),
   current_version: z.int().describe("the latest released version"),
@@ -21,8 +21,8 @@ export const inventoryView = z.object({
   deployment: z.string(),
   authoring_enabled: z.boolean(),
   workspace: z.string(),
-  pipelines: z.array(inventoryRow),
-  templates: z.array(inventoryRow),
+  pipelines: z.array(inventoryRowView),
+  templates: z.array(inventoryRowView),
   datasources: z.array(z.string()),
   endpoint_keys: z.array(z.string()).describe("live endpoint-kind keys pinned to the workspace"),
   endpoints: z.array(z.object({ path_pattern: z.string(), pipeline_name: z.string().nullable() })),
@@ -52,7 +52,7 @@ export const promoteResultView = z.object({
   pushed: pushResultView,
 });
 
-const change = (values: [string, ...string[]]) =>
+const change = <T extends [string, ...string[]]>(values: T) =>
   z.object({
     name: z.string(),
     change: z.enum(values),
@@ -67,17 +67,22 @@ const versions = {
   change: z.enum(["added", "updated", "unchanged"]),
 };
 
+const parameterChange = change(["added", "removed", "retyped", "now_required"]);
+const columnChange = change(["added", "removed", "retyped"]);
+
+const pipelinePreviewView = z.object({
+  ...versions,
+  published_on_target: z.boolean(),
+  parameters: z.array(parameterChange),
+  result_columns: z.array(columnChange).nullable().describe("null: either side never ran"),
+  breaking: z.boolean(),
+});
+
 /** `GET /promotion/preview`: what a push would change on the target. */
 export const previewView = z.object({
   target: z.string(),
   workspace: z.string(),
-  pipelines: z.array(z.object({
-    ...versions,
-    published_on_target: z.boolean(),
-    parameters: z.array(change(["added", "removed", "retyped", "now_required"])),
-    result_columns: z.array(change(["added", "removed", "retyped"])).nullable(),
-    breaking: z.boolean(),
-  })),
+  pipelines: z.array(pipelinePreviewView),
   templates: z.array(z.object(versions)),
   endpoints: z.array(z.object({
     path_pattern: z.string(),
@@ -86,3 +91,12 @@ export const previewView = z.object({
   })),
   breaking: z.boolean(),
 });
+
+export type InventoryRow = z.output<typeof inventoryRowView>;
+export type Inventory = z.output<typeof inventoryView>;
+export type PushResult = z.output<typeof pushResultView>;
+export type PromoteResult = z.output<typeof promoteResultView>;
+export type ParameterChange = z.output<typeof parameterChange>;
+export type ColumnChange = z.output<typeof columnChange>;
+export type PipelinePreview = z.output<typeof pipelinePreviewView>;
+export type PreviewResult = z.output<typeof previewView>;

@@ -56,3 +56,12 @@ export const invitationReceiptView = z.object({
   email: z.string(),
   ...flags,
 });
+
+export type WorkspaceView = z.output<typeof workspaceView>;
+export type WorkspaceListRow = z.output<typeof workspaceRowView>;
+/** Highest of admin > author > promoter, else viewer; `super_admin` for an implicit row. */
+export type WorkspaceRole = WorkspaceListRow["role"];
+export type MemberRow = z.output<typeof memberView>;
+export type InvitationRow = z.output<typeof invitationView>;
+export type MembersView = z.output<typeof membersView>;
+export type InvitationReceipt = z.output<typeof invitationReceiptView>;

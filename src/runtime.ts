@@ -15,13 +15,17 @@ export interface RuntimeOptions extends ServicesOptions {
   extendRoutes?: (router: Router) => void;
   /** The tool endpoint's options (tests turn its fast path off to compare the two paths). */
   mcp?: McpEndpointOptions;
+  /** Check every success answer against its route's declared response (tests/harness.ts). */
+  checkResponses?: boolean;
 }
 
 export async function createRuntime(config: ResolvedConfig, options: RuntimeOptions) {
   const { services, lifecycle } = await openServices(config, options);
   try {
     const tools = createMcpEndpoint(services, undefined, options.mcp);
-    const { app, router } = buildApp(services, options.extendRoutes, tools);
+    const { app, router } = buildApp(services, options.extendRoutes, tools, {
+      checkResponses: options.checkResponses,
+    });
     const close = async () => {
       await tools.close();
       await lifecycle.close();

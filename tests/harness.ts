@@ -89,6 +89,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       env,
       logger,
       extendRoutes: options.extendRoutes,
+      // Every answer of every HTTP test is checked against its route's declared response.
+      checkResponses: true,
       ...options.runtime,
     });
     const server = await startServer(runtime.app, {

@@ -18,7 +18,9 @@ function testRoutes(router: Router) {
     tag: "test",
     summary: "echo",
     access: "me.read",
+    status: 201,
     body: z.object({ name: z.string().min(1), count: z.int().optional() }),
+    response: z.object({ name: z.string(), count: z.int().optional() }),
   }, (c, { body }) => okEnvelope(c, body, 201));
   router.add({
     method: "get",

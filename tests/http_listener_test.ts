@@ -35,6 +35,7 @@ forEachStoreKind(
           summary: "echo",
           access: "me.read",
           body: z.object({ name: z.string() }),
+          response: z.object({ name: z.string() }),
         }, (c, { body }) => okEnvelope(c, body)),
     });
     // A fresh connection per request: a pooled one may be the one the idle sweep is closing.

@@ -182,6 +182,7 @@ export class ScriptedExecutor implements ExecutorPort {
         row_count: page!.rows.length,
         total_rows: result.row_count,
         has_more: page!.rows.length < result.row_count,
+        result_url: `/api/v1/executions/${req.executionId}/result`,
         expires_at: result.expires_at,
         ttl_seconds: req.resultTtlSeconds,
         warnings: [],

@@ -17,3 +17,4 @@ export {
   type VersionAudit,
   type VersionedKind,
 } from "./events.ts";
+export { auditRowView } from "./views.ts";

@@ -9,6 +9,10 @@ import { requestContext } from "../lib/log.ts";
 import { toIso } from "../lib/time.ts";
 import { type Queryable, type RowInsert, rowInsertSql } from "../store/mod.ts";
 import type { AuditEventName } from "./events.ts";
+import type { AuditRecord } from "./views.ts";
+
+/** The audit record shape of spec 1 §6, plus its id and workspace: the view (views.ts). */
+export type { AuditRecord };
 
 export interface AuditEvent {
   event: AuditEventName;
@@ -19,19 +23,6 @@ export interface AuditEvent {
   /** The workspace the act concerns, when it concerns one. */
   workspaceId?: string | null;
   details?: Record<string, unknown>;
-}
-
-/** The audit record shape of spec 1 §6, plus its id and workspace. */
-export interface AuditRecord {
-  id: string;
-  timestamp: string;
-  event: string;
-  user_id: string | null;
-  provider: string | null;
-  workspace_id: string | null;
-  source_ip: string | null;
-  user_agent: string | null;
-  details: Record<string, unknown>;
 }
 
 /** Appends one audit row in the caller's transaction (or directly on the store). */

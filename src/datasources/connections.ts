@@ -20,7 +20,8 @@ import {
 } from "./connectors/mod.ts";
 import { schemaRequired } from "./connectors/common.ts";
 import { previewSql, type ProbeLimits, probeLimits, type ProbeResult, runProbe } from "./probe.ts";
-import { type TableStats, tableStats } from "./table_stats.ts";
+import { tableStats } from "./table_stats.ts";
+import type { TableStats, TestReport } from "./views.ts";
 import { attachColumnFacts, attachTableFacts, type ServedFact } from "./facts/mod.ts";
 import type { CredentialPurpose, DatasourceService } from "./service.ts";
 import type { Queryable } from "../store/mod.ts";
@@ -42,11 +43,6 @@ export interface DatasourceConnectionsOptions {
    * driver; the lake module supplies it. Without it a LAKE datasource cannot be reached.
    */
   openLake?: (d: DatasourceRecord, credential: OpenCredential) => Connector | Promise<Connector>;
-}
-
-/** `POST /datasources/{name}/test`: the probe plus when it ran. */
-export interface TestReport extends TestOutcome {
-  tested_at: string;
 }
 
 /** Test and introspection use cases; the caller's visibility is checked on every call. */

@@ -6,18 +6,11 @@ export {
   DatasourceConnections,
   type DatasourceConnectionsOptions,
   LISTING_CAP,
-  type TestReport,
 } from "./connections.ts";
 export { PoolManager } from "./connectors/mod.ts";
 export { LakeTables, type LakeTablesOptions } from "./lake_tables.ts";
 export { type ProbeResult, probeRows } from "./probe.ts";
-export {
-  type SemanticFact,
-  type SemanticRecordInput,
-  Semantics,
-  type SemanticsOptions,
-} from "./semantics.ts";
-export { type TableStats } from "./table_stats.ts";
+export { type SemanticRecordInput, Semantics, type SemanticsOptions } from "./semantics.ts";
 export { CredentialCipher, SealedSecretError } from "./secrets.ts";
 export {
   type CredentialPurpose,
@@ -69,3 +62,20 @@ export { type LakeDatasource, lakeTablesOf } from "./lake/mod.ts";
 export { probeLimits, runProbe } from "./probe.ts";
 export { SqliteThread } from "./connectors/sqlite_thread.ts";
 export { visibleDatasourceNames } from "./visible.ts";
+export {
+  columnView,
+  datasourceView,
+  factView,
+  grantView,
+  lakeImportView,
+  lakeTablesView,
+  lakeTableView,
+  schemasView,
+  type SemanticFact,
+  semanticFactView,
+  type TableStats,
+  tableStatsView,
+  tablesView,
+  type TestReport,
+  testReportView,
+} from "./views.ts";

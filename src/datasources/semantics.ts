@@ -23,20 +23,12 @@ import {
   recordFact,
   type RecordFactInput,
   retireFact,
-  type ServedFact,
   serveFacts,
   visibleFactRecords,
 } from "./facts/mod.ts";
 import { visibleIds } from "./repo.ts";
 import type { DatasourceService } from "./service.ts";
-
-/** A served fact with its references. */
-export interface SemanticFact extends ServedFact {
-  datasource: string;
-  schema?: string;
-  table?: string;
-  column?: string;
-}
+import type { SemanticFact } from "./views.ts";
 
 /** What `semantics_record` accepts: a datasource name and the fact's fields (spec 3 §2.2). */
 export type SemanticRecordInput = Omit<RecordFactInput, "columns" | "recorded_via"> & {

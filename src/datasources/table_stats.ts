@@ -18,19 +18,9 @@
  */
 import { AppError } from "../errors/mod.ts";
 import { quoteIdent, schemaRequired } from "./connectors/common.ts";
-import type { ColumnInfo, Connector, Dialect, Statement } from "./connectors/types.ts";
+import type { Connector, Dialect, Statement } from "./connectors/types.ts";
 import { type ProbeLimits, runProbe } from "./probe.ts";
-
-export interface TableStats {
-  schema: string;
-  table: string;
-  type: "table" | "view";
-  columns: Pick<ColumnInfo, "name" | "type" | "source_type" | "nullable">[];
-  row_count?: number;
-  row_count_exact?: boolean;
-  size_bytes?: number;
-  elapsed_ms: number;
-}
+import type { TableStats } from "./views.ts";
 
 /** The catalog statement answering `row_estimate` and `size_bytes`, or null for none. */
 function catalogSql(dialect: Dialect): string | null {

@@ -1,6 +1,10 @@
 /** The datasource vocabulary (spec 3 §2.1): rows as stored, and the shapes the front ends serve. */
 import type { CredentialKind, Dialect } from "./connectors/mod.ts";
 import type { Queryable } from "../store/mod.ts";
+import type { LastTest } from "./views.ts";
+
+/** What the front ends are served is the views' (views.ts). */
+export type { DatasourceView, GrantView, LastTest, PoolEntry } from "./views.ts";
 
 export { CREDENTIAL_KINDS, type CredentialKind, type Dialect, DIALECTS } from "./connectors/mod.ts";
 
@@ -35,13 +39,6 @@ export interface DatasourceProperties {
   jdbc?: Record<string, string | number | boolean>;
 }
 
-/** The outcome of the last `/test`, as stored. */
-export interface LastTest {
-  tested_at: string;
-  ok: boolean;
-  message: string | null;
-}
-
 /** A datasource row as stored; the secret stays sealed. */
 export interface DatasourceRecord {
   id: string;
@@ -63,37 +60,6 @@ export interface DatasourceRecord {
   last_test: LastTest | null;
   created_by: string;
   updated_by: string;
-  created_at: string;
-  updated_at: string;
-}
-
-/** One tunable pool key as the pool runs it (spec 3 §2.1). */
-export interface PoolEntry {
-  value: number;
-  unit: string;
-  source: "configured" | "dialect_default" | "application_default" | "hikari_default";
-}
-
-/** `GET /datasources/{name}` and list rows (spec 3 §2.1). The secret is never here. */
-export interface DatasourceView {
-  name: string;
-  display_name: string;
-  dialect: Dialect;
-  jdbc_url: string;
-  credential: { kind: CredentialKind; username?: string };
-  password_set: boolean;
-  username: string | null;
-  /** Omitted when empty. */
-  introspection_include_schemas?: string[];
-  properties: DatasourceProperties;
-  global: boolean;
-  workspace: string | null;
-  readonly: boolean;
-  last_test: LastTest | null;
-  pool: Record<string, PoolEntry>;
-  /** Learned facts arrive with the facts work; empty until then. */
-  facts: unknown[];
-  definitions: unknown[];
   created_at: string;
   updated_at: string;
 }
@@ -123,14 +89,6 @@ export type ReferenceFinder = (
   db: Queryable,
   datasourceName: string,
 ) => Promise<DatasourceReference[]>;
-
-/** `POST /datasources/{name}/grants/{workspace}` (DECISIONS.md "grants"). */
-export interface GrantView {
-  datasource: string;
-  workspace: string;
-  granted_at: string;
-  already_granted: boolean;
-}
 
 /** A credential ready for a driver; exists only between decryption and the connect call. */
 export interface OpenCredential {

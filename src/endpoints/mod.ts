@@ -29,12 +29,10 @@ export {
   VALUE_MAX_BYTES,
 } from "./serve.ts";
 export {
-  type BindingView,
   DEFAULT_TIMEOUT_SECONDS,
   type EndpointContext,
   EndpointService,
   type EndpointServiceOptions,
-  type EndpointView,
 } from "./service.ts";
 export {
   applyPromotedEndpoints,
@@ -43,3 +41,10 @@ export {
   type PromotedEndpoint,
   promotedEndpointsOf,
 } from "./promoted.ts";
+export {
+  acceptedView,
+  type BindingView,
+  bindingView,
+  type EndpointView,
+  endpointView,
+} from "./views.ts";

@@ -6,8 +6,11 @@
  * `rows` is described as the `data_ready` shape with `schema` naming the columns at run time.
  * Every schema is inline or under `components`, so `$ref`s resolve from the document root.
  */
+import { z } from "zod";
+import { dataReadyView } from "../executions/mod.ts";
 import type { ParameterDeclaration, ParameterDeclarations } from "../pipelines/mod.ts";
 import type { EndpointRow } from "./repo.ts";
+import { acceptedView } from "./views.ts";
 
 type Json = Record<string, unknown>;
 
@@ -24,6 +27,14 @@ export interface DescribedEndpoint {
 }
 
 const ERROR_REF = { $ref: "#/components/schemas/ErrorEnvelope" };
+
+/** The JSON Schema of a view that names no other: the very schema REST and the tools answer. */
+function inlineJson(view: z.ZodType): Json {
+  const { $schema: _, $ref, $defs, ...rest } = z.toJSONSchema(view, {
+    target: "draft-2020-12",
+  }) as Json & { $ref?: string; $defs?: Record<string, Json> };
+  return $ref ? $defs![$ref.replace("#/$defs/", "")] : rest;
+}
 
 function schemaOf(d: ParameterDeclaration): Json {
   const base: Json = (() => {
@@ -163,39 +174,8 @@ export function openApiDocument(endpoints: DescribedEndpoint[], serverUrl: strin
         },
       },
       schemas: {
-        DataReady: {
-          type: "object",
-          required: ["execution_id", "pipeline_id", "schema", "rows", "row_count", "has_more"],
-          properties: {
-            execution_id: { type: "string" },
-            pipeline_id: { type: "string" },
-            schema: {
-              type: "array",
-              items: {
-                type: "object",
-                properties: { name: { type: "string" }, type: { type: "string" } },
-              },
-            },
-            rows: { type: "array", items: {} },
-            row_count: { type: "integer" },
-            total_rows: { type: ["integer", "null"] },
-            has_more: { type: "boolean" },
-            result_url: { type: "string" },
-            expires_at: { type: "string", format: "date-time" },
-            ttl_seconds: { type: "integer" },
-            warnings: { type: "array", items: {} },
-          },
-        },
-        Accepted: {
-          type: "object",
-          required: ["execution_id", "result_url", "status_url", "expires_at"],
-          properties: {
-            execution_id: { type: "string" },
-            result_url: { type: "string" },
-            status_url: { type: "string" },
-            expires_at: { type: "string", format: "date-time" },
-          },
-        },
+        DataReady: inlineJson(dataReadyView),
+        Accepted: inlineJson(acceptedView),
         ErrorEnvelope: {
           type: "object",
           required: ["error"],

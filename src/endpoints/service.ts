@@ -40,6 +40,7 @@ import {
   refuseConflict,
 } from "./publish_rules.ts";
 import * as repo from "./repo.ts";
+import type { BindingView, EndpointView } from "./views.ts";
 
 export { DEFAULT_TIMEOUT_SECONDS } from "./publish_rules.ts";
 const BINDINGS_MAX = 100;
@@ -51,31 +52,6 @@ export interface EndpointContext {
 }
 
 /** The endpoint record of DECISIONS.md. */
-export interface EndpointView {
-  path_pattern: string;
-  pipeline_id: string;
-  pipeline_name: string | null;
-  workspace: string;
-  timeout_seconds: number;
-  enabled: boolean;
-  description: string | null;
-  created_by: string;
-  created_at: string;
-  updated_at: string;
-  /**
-   * Bindings that decide for some URL of this endpoint: on its node, an ancestor, or a node
-   * naming some of its URLs (`/p/lit/secret` under `/p/lit/{v}`); deepest first.
-   */
-  bindings: { path: string; key_id: string; key_name: string }[];
-}
-
-export interface BindingView {
-  path: string;
-  key_id: string;
-  key_name: string;
-  already_bound?: boolean;
-}
-
 /** `released` and the timeout bounds are the publish rules (publish_rules.ts). */
 export interface EndpointServiceOptions extends PublishRules {
   db: Db;

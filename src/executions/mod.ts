@@ -67,3 +67,11 @@ export {
 } from "./service.ts";
 export { openExecutions } from "./wiring.ts";
 export { type ResultLimits, resultTtlSeconds } from "./limits.ts";
+export {
+  dataReadyView,
+  eventsView,
+  executionRowView,
+  executionView,
+  failureView,
+  resultPageView,
+} from "./views.ts";

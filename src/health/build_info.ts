@@ -4,12 +4,10 @@
  */
 import denoJson from "../../deno.json" with { type: "json" };
 import { assets, SOURCE_ROOT } from "../lib/assets.ts";
+import type { BuildInfo } from "./views.ts";
 
-export interface BuildInfo {
-  version: string;
-  build_time: string | null;
-  commit: string | null;
-}
+/** What `/info` answers: the view (views.ts). */
+export type { BuildInfo };
 
 async function gitCommit(): Promise<string | null> {
   try {

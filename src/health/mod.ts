@@ -7,3 +7,4 @@ export {
   type Probe,
   type Status,
 } from "./service.ts";
+export { buildInfoView, healthView, readyView } from "./views.ts";

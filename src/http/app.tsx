@@ -60,12 +60,14 @@ const RESOURCES = [
 /**
  * Builds the application; `extend` lets tests add routes through the Router; `tools` is the tool
  * endpoint mounted at `/mcp` (src/mcp, handed in by src/runtime.ts: front ends do not import
- * each other). Without it `/mcp` answers 404 like any unknown path.
+ * each other). Without it `/mcp` answers 404 like any unknown path. `checkResponses` (tests)
+ * checks every success answer against its route's declaration.
  */
 export function buildApp(
   services: Services,
   extend?: (router: Router) => void,
   tools?: ToolEndpoint,
+  options: { checkResponses?: boolean } = {},
 ): { app: Hono<AppEnv>; router: Router } {
   const { config, logger } = services;
   const app = new Hono<AppEnv>();
@@ -78,6 +80,7 @@ export function buildApp(
   const router = new Router(app, {
     guard: (spec) => routeAccess(spec, access),
     paging: config.paging,
+    checkResponses: options.checkResponses,
   });
 
   installPipeline(app, access);

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { AppError, errorBody } from "../errors/mod.ts";
 import type { AppContext } from "./context.ts";
+import { pageOf } from "../lib/paged_view.ts";
 
 export const SCHEMA_VERSION = 1;
 
@@ -25,18 +26,8 @@ export function successEnvelope<T extends z.ZodType>(data: T) {
   return z.object({ schema_version: z.literal(SCHEMA_VERSION), correlation_id: z.uuid(), data });
 }
 
-/** The paged list shape for `data`. */
-export function pagedData<T extends z.ZodType>(item: T) {
-  return z.object({
-    items: z.array(item),
-    pagination: z.object({
-      offset: z.int(),
-      limit: z.int(),
-      total: z.int(),
-      has_more: z.boolean(),
-    }),
-  });
-}
+/** The paged list shape for `data` (lib/paged_view.ts, shared with the tools). */
+export { pagedView as pagedData } from "../lib/paged_view.ts";
 
 /** Answers the success envelope. */
 export function ok<T>(c: AppContext, data: T, status: 200 | 201 | 202 = 200): Response {
@@ -52,10 +43,7 @@ export function paged<T>(
   items: T[],
   page: { offset: number; limit: number; total: number },
 ): Response {
-  return ok(c, {
-    items,
-    pagination: { ...page, has_more: page.offset + items.length < page.total },
-  });
+  return ok(c, pageOf(items, page, page.total));
 }
 
 /**

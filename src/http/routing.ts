@@ -16,9 +16,10 @@ import type {
   WorkspaceContext,
 } from "../identity/mod.ts";
 import type { AppContext, AppEnv } from "./context.ts";
-import { errorEnvelopeSchema, successEnvelope } from "./envelope.ts";
+import { errorEnvelopeSchema } from "./envelope.ts";
 import { readJson, validate } from "./input.ts";
 import { clampPage, type Page, type PageLimits, pageQuery } from "./page.ts";
+import { answers, checkResponse, declaresEveryAnswer, describeAnswers } from "./responses.ts";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -75,10 +76,18 @@ export interface RouteSpec<
   params?: P;
   query?: Q;
   body?: B;
-  /** Schema of `data` in the success envelope. */
+  /**
+   * Schema of `data` in the success envelope (of the whole body for `raw`) at `status`. Every JSON
+   * route declares one: it documents the answer, and tests check every answer against it.
+   */
   response?: z.ZodType;
+  /** Further success answers: status → schema of `data` (of the body for `raw`); null: no body. */
+  alsoAnswers?: Record<number, z.ZodType | null>;
+  /** Bodies other than JSON the route answers on request at `status` (an event stream, CSV). */
+  produces?: string[];
   /** `envelope` (default), `raw` JSON, or `html`; html routes stay out of the API document. */
   kind?: "envelope" | "raw" | "html";
+  /** The success status (default 200); a 204 route declares no response. */
   status?: number;
   /** Error codes this route documents beyond the common ones. */
   errors?: ErrorCode[];
@@ -118,6 +127,27 @@ export interface RouterOptions {
   /** Step 11 for one route: kind confinement, then its declared operation (scope_role.ts). */
   guard: (spec: RouteSpec) => MiddlewareHandler<AppEnv>;
   paging: PageLimits;
+  /**
+   * Tests: every success answer is checked against what its route declares (responses.ts); a
+   * mismatch throws, so the caller gets a 500 and the log says which route and field. Off in
+   * production, where it would only cost a parse per answer.
+   */
+  checkResponses?: boolean;
+}
+
+/** A registered route as `routes()` lists it. */
+export interface RouteInfo {
+  method: string;
+  path: string;
+  access: RouteAccess | undefined;
+  promotionReceiver: boolean;
+  kind: "envelope" | "raw" | "html";
+  /** Some success status answers a JSON body. */
+  json: boolean;
+  /** Every success answer is described: a schema, no content, or a declared stream. */
+  declared: boolean;
+  /** Success answers checked against the declaration so far (with `checkResponses` on). */
+  checked: number;
 }
 
 /** Collects routes onto a Hono app and describes them. */
@@ -127,6 +157,8 @@ export class Router {
   readonly #routes: RouteSpec[] = [];
   /** Path → registered methods: the one map a 405 answers from. */
   readonly #methods = new Map<string, Set<string>>();
+  /** Route → success answers checked (with `checkResponses` on). */
+  readonly #checked = new Map<RouteSpec, number>();
 
   constructor(app: Hono<AppEnv>, options: RouterOptions) {
     this.#app = app;
@@ -165,7 +197,12 @@ export class Router {
         query: q,
         body: spec.body ? validate(spec.body, await readJson(c), "body") : undefined,
       } as RouteInput<P, Q, B, A, F, G>;
-      return await handler(c, input);
+      const response = await handler(c, input);
+      if (this.#options.checkResponses && spec.kind !== "html" && response.status < 300) {
+        await checkResponse(stored, response);
+        this.#checked.set(stored, (this.#checked.get(stored) ?? 0) + 1);
+      }
+      return response;
     });
   }
 
@@ -189,18 +226,17 @@ export class Router {
     return [...methods].sort();
   }
 
-  /** Every registered route, for the default-deny walk in tests. */
-  routes(): {
-    method: string;
-    path: string;
-    access: RouteAccess | undefined;
-    promotionReceiver: boolean;
-  }[] {
+  /** Every registered route, for the default-deny walk and the response check in tests. */
+  routes(): RouteInfo[] {
     return this.#routes.map((r) => ({
       method: r.method.toUpperCase(),
       path: r.path,
       access: r.access,
       promotionReceiver: r.promotionReceiver === true,
+      kind: r.kind ?? "envelope",
+      json: r.kind !== "html" && answers(r).some(([, schema]) => schema !== null),
+      declared: declaresEveryAnswer(r),
+      checked: this.#checked.get(r) ?? 0,
     }));
   }
 
@@ -222,9 +258,6 @@ export class Router {
         ...objectParameters(spec.params, "path"),
         ...objectParameters(spec.query, "query"),
       ];
-      const success = spec.kind === "raw"
-        ? spec.response
-        : successEnvelope(spec.response ?? z.unknown());
       (paths[oaPath] ??= {})[method] = {
         summary: spec.summary,
         tags: [spec.tag],
@@ -239,12 +272,7 @@ export class Router {
           }
           : {}),
         responses: {
-          [String(spec.status ?? 200)]: {
-            description: "Success",
-            ...(success
-              ? { content: { "application/json": { schema: jsonSchema(success) } } }
-              : {}),
-          },
+          ...describeAnswers(spec, jsonSchema),
           default: {
             description: `Error envelope${
               spec.errors?.length ? `; codes include ${spec.errors.join(", ")}` : ""

@@ -9,6 +9,8 @@ import type { ApiKeyBinding } from "./api_keys_repo.ts";
 import type { KeyKind, MembershipFlags, Principal, Scope } from "./types.ts";
 
 export type { ApiKeyBinding } from "./api_keys_repo.ts";
+/** A key as its owner reads it, and the one answer that carries its plaintext: the views. */
+export type { ApiKeyView, IssuedKey } from "./views.ts";
 
 /** What the API puts before a bare key_id, in presented keys and key ids alike. */
 export const KEY_PREFIX = "svck_";
@@ -32,34 +34,6 @@ export type Issuer = Principal & { activeWorkspaceId: string };
 export interface IssueCapability {
   flags: MembershipFlags | null;
   isSuperAdmin: boolean;
-}
-
-/** The 201 answer of `POST /auth/api-keys`; `key` is the plaintext, returned only here. */
-export interface IssuedKey {
-  id: string;
-  name: string;
-  kind: KeyKind;
-  scopes: Scope[];
-  bindings: ApiKeyBinding[];
-  key: string;
-  created_at: string;
-  expires_at: string | null;
-}
-
-/** One row of `GET /auth/api-keys`: never a hash or secret. */
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  kind: KeyKind;
-  scopes: string[];
-  bindings: ApiKeyBinding[];
-  created_at: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-  last_used_ip: string | null;
-  is_revoked: boolean;
-  /** The pinned workspace's name. */
-  workspace: string | null;
 }
 
 /** What a valid key resolves to: enough to build a Principal without another query. */

@@ -59,3 +59,4 @@ export {
 } from "./types.ts";
 export { UserService } from "./users.ts";
 export { findUserById, type UserRow, userView } from "./users_repo.ts";
+export { apiKeyView, issuedKeyView, principalView, userAccountView } from "./views.ts";

@@ -11,17 +11,8 @@ export const pageArgs = {
   limit: z.int().min(1).optional().describe("Clamped to the instance's page cap"),
 };
 
-export const pagination = z.object({
-  offset: z.int(),
-  limit: z.int(),
-  total: z.int(),
-  has_more: z.boolean(),
-});
-
-/** `{items, pagination}` around an item schema. */
-export function pagedOutput<T extends z.ZodType>(item: T) {
-  return z.object({ items: z.array(item), pagination });
-}
+/** The one paged shape (lib/paged_view.ts), the same as REST's `data`. */
+export { pagedView as pagedOutput, pageOf as paged } from "../lib/paged_view.ts";
 
 export function clampPage(
   services: Pick<Services, "config">,
@@ -29,9 +20,4 @@ export function clampPage(
 ): { offset: number; limit: number } {
   const { defaultLimit, maxLimit } = services.config.paging;
   return { offset: a.offset ?? 0, limit: Math.min(a.limit ?? defaultLimit, maxLimit) };
-}
-
-/** The paged answer for `items` of `total` at `page`. */
-export function paged<T>(items: T[], page: { offset: number; limit: number }, total: number) {
-  return { items, pagination: { ...page, total, has_more: page.offset + items.length < total } };
 }

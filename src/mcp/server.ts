@@ -55,7 +55,7 @@ function listedOnly(schema: AnyObjectSchema): StandardSchemaWithJSON {
     // Frozen rather than copied per request (a copy was a tenth of a call's cost): the SDK reads
     // these on every call and decorates none of them, since every root is `type: "object"`; were
     // it ever to try, the frozen object would throw in the tests rather than drift silently.
-    if (!json) memo.set(key, json = deepFreeze(std.jsonSchema[io](options)));
+    if (!json) memo.set(key, json = deepFreeze(objectRoot(std.jsonSchema[io](options))));
     return json;
   };
   const wrapped = {
@@ -68,6 +68,25 @@ function listedOnly(schema: AnyObjectSchema): StandardSchemaWithJSON {
   } as unknown as StandardSchemaWithJSON;
   listed.set(schema, wrapped);
   return wrapped;
+}
+
+/**
+ * A tool's schemas must have an object at the root; a view that carries a name (`Template`,
+ * `Pipeline`, for REST's document) converts to a bare `$ref` into `$defs`, so the named
+ * definition is lifted to the root (still under `$defs` when something else refers to it).
+ */
+function objectRoot(json: Record<string, unknown>): Record<string, unknown> {
+  const { $ref, $defs, ...rest } = json as {
+    $ref?: string;
+    $defs?: Record<string, Record<string, unknown>>;
+  };
+  const name = typeof $ref === "string" ? /^#\/\$defs\/(.+)$/.exec($ref)?.[1] : undefined;
+  if (!name || !$defs?.[name]) return json;
+  const { [name]: root, ...others } = $defs;
+  const pointer = `"#/$defs/${name}"`;
+  const named = JSON.stringify([root, others]).includes(pointer);
+  const defs = named ? $defs : others;
+  return { ...rest, ...root, ...(Object.keys(defs).length ? { $defs: defs } : {}) };
 }
 
 function deepFreeze<T>(value: T): T {

@@ -335,3 +335,6 @@ export function topologicalOrder(nodes: PipelineNode[]): PipelineNode[] {
   nodes.forEach(place);
   return out;
 }
+
+/** The node, check and settings schemas, for the pipeline view (views.ts). */
+export { check as checkSchema, node as nodeSchema, settings as settingsSchema };

@@ -57,3 +57,12 @@ export {
   topologicalOrder,
 } from "./body.ts";
 export { nodeSubset } from "./node_subset.ts";
+export {
+  checkRunsView,
+  checksView,
+  pipelineExportView,
+  pipelineFolderView,
+  pipelinePurgedView,
+  pipelineRowView,
+  pipelineView,
+} from "./views.ts";

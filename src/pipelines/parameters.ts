@@ -25,7 +25,7 @@ export type ParameterValue = string | number | boolean | string[] | number[];
 
 export const PARAMETER_NAME = /^[a-z_][a-z0-9_]{0,63}$/;
 
-const declaration = z.strictObject({
+export const declarationSchema = z.strictObject({
   type: z.enum(PARAMETER_TYPES),
   required: z.boolean().optional(),
   default: z.unknown().optional(),
@@ -35,7 +35,7 @@ const declaration = z.strictObject({
   max: z.union([z.number(), z.string()]).optional(),
   max_length: z.int().min(1).max(1_000_000).optional(),
 });
-export type ParameterDeclaration = z.infer<typeof declaration>;
+export type ParameterDeclaration = z.infer<typeof declarationSchema>;
 export type ParameterDeclarations = Record<string, ParameterDeclaration>;
 
 /** One defect of a supplied value (or of a declaration's default). */
@@ -198,7 +198,7 @@ export function parseDeclarations(input: unknown): ParameterDeclarations {
   const out: ParameterDeclarations = {};
   for (const [name, raw] of Object.entries(input)) {
     if (!PARAMETER_NAME.test(name)) throw fieldError(`parameters.${name}`, "name_invalid");
-    const parsed = declaration.safeParse(raw);
+    const parsed = declarationSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw fieldError(

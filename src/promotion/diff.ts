@@ -15,55 +15,17 @@
  */
 import type { PromotedEndpoint } from "../endpoints/mod.ts";
 import type { Bundle } from "./closure.ts";
-import type { Inventory, InventoryRow } from "./types.ts";
+import type {
+  ColumnChange,
+  Inventory,
+  InventoryRow,
+  ParameterChange,
+  PipelinePreview,
+  PreviewResult,
+} from "./views.ts";
 
 type Decl = { type?: string; required?: boolean; default?: unknown };
 type Column = { name: string; type: string };
-
-export interface ParameterChange {
-  name: string;
-  change: "added" | "removed" | "retyped" | "now_required";
-  from?: string;
-  to?: string;
-  breaking: boolean;
-}
-
-export interface ColumnChange {
-  name: string;
-  change: "added" | "removed" | "retyped";
-  from?: string;
-  to?: string;
-  breaking: boolean;
-}
-
-export interface PipelinePreview {
-  name: string;
-  target_version: number | null;
-  new_version: number;
-  change: "added" | "updated" | "unchanged";
-  published_on_target: boolean;
-  parameters: ParameterChange[];
-  result_columns: ColumnChange[] | null;
-  breaking: boolean;
-}
-
-export interface PreviewResult {
-  target: string;
-  workspace: string;
-  pipelines: PipelinePreview[];
-  templates: {
-    name: string;
-    target_version: number | null;
-    new_version: number;
-    change: "added" | "updated" | "unchanged";
-  }[];
-  endpoints: {
-    path_pattern: string;
-    pipeline_name: string;
-    change: "added" | "changed" | "unchanged";
-  }[];
-  breaking: boolean;
-}
 
 function newlyRequired(d: Decl): boolean {
   return d.required === true && d.default === undefined;

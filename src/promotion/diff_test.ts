@@ -1,6 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { columnChanges, diffBundle, parameterChanges } from "./diff.ts";
-import type { Inventory } from "./types.ts";
+import type { Inventory } from "./views.ts";
 
 Deno.test("parameter changes: removed, retyped and newly required break a published pipeline", () => {
   const before = {

@@ -6,12 +6,20 @@
 export { keyFingerprint, type PromotionCaller, PromotionKeys } from "./keys.ts";
 export { PromotionReceiver, type PromotionReceiverOptions } from "./receiver.ts";
 export {
-  type PromoteChanges,
   type PromoteContext,
-  type PromoteResult,
   PromotionSender,
   type PromotionSenderOptions,
   type PromotionTarget,
 } from "./sender.ts";
-export type { PipelinePreview, PreviewResult } from "./diff.ts";
-export type { Inventory, PushResult } from "./types.ts";
+export {
+  type Inventory,
+  inventoryView,
+  type PipelinePreview,
+  type PreviewResult,
+  previewView,
+  type PromoteChanges,
+  type PromoteResult,
+  promoteResultView,
+  type PushResult,
+  pushResultView,
+} from "./views.ts";

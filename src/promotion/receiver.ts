@@ -48,7 +48,7 @@ import {
 import type { PromotionCaller } from "./keys.ts";
 import * as repo from "./repo.ts";
 import { orderPipelines, orderTemplates } from "./order.ts";
-import type { Inventory, PushResult } from "./types.ts";
+import type { Inventory, PushResult } from "./views.ts";
 
 const ENTRY_400 = new Set([
   "pipeline.import.missing_datasource",

@@ -3,7 +3,7 @@
  * a workspace with its hash, and the workspace's endpoints. Read-only; the owning domains write.
  */
 import type { Queryable } from "../store/mod.ts";
-import type { InventoryRow } from "./types.ts";
+import type { InventoryRow } from "./views.ts";
 
 async function released(
   db: Queryable,

@@ -33,8 +33,8 @@ import type { TemplateService } from "../templates/mod.ts";
 import { buildBundle } from "./closure.ts";
 import { lastResultColumns } from "./repo.ts";
 import { keyFingerprint } from "./keys.ts";
-import { diffBundle, type PipelinePreview, type PreviewResult } from "./diff.ts";
-import type { Inventory, PushResult } from "./types.ts";
+import { diffBundle } from "./diff.ts";
+import type { Inventory, PreviewResult, PromoteResult, PushResult } from "./views.ts";
 
 export interface PromotionTarget {
   url?: string;
@@ -57,26 +57,6 @@ export interface PromoteContext {
   actor: Principal;
   workspaceId: string;
   workspaceName: string;
-}
-
-export interface PromoteResult {
-  target: string;
-  workspace: string;
-  pipeline: { id: string; name: string; version: number; body_hash: string };
-  previous_version: number | null;
-  pushed: PushResult;
-  /**
-   * Additive: what the push changed, entry by entry, as the preview reads it from the inventory
-   * the push was decided on (the push is all or nothing, so a 200 means every row happened).
-   */
-  changes: PromoteChanges;
-}
-
-/** Per entry of a push: the target's version before it, the one sent, and what it became. */
-export interface PromoteChanges {
-  pipelines: Omit<PipelinePreview, "parameters" | "result_columns" | "breaking">[];
-  templates: PreviewResult["templates"];
-  endpoints: PreviewResult["endpoints"];
 }
 
 const unreachable = (status: number, reason: string) =>

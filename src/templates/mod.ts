@@ -47,3 +47,13 @@ export {
   type TemplateVersionPayload,
   verifyTemplateVersion,
 } from "./import_version.ts";
+export {
+  importRefView,
+  libraryImportView,
+  renderedSqlView,
+  templateFolderView,
+  templatePinnerView,
+  templatePurgedView,
+  templateRowView,
+  templateView,
+} from "./views.ts";

@@ -5,7 +5,6 @@
  * strings.
  */
 import { z } from "zod";
-import type { DraftPointer, VersionStatus } from "../versions/mod.ts";
 import type { ImportRef, TemplateDialect } from "./render.ts";
 
 export const TEMPLATE_TYPES = ["sql", "html"] as const;
@@ -75,54 +74,7 @@ export interface TemplateContent {
   body: string;
 }
 
-/** A template as reads answer it: one version with the entity's index fields. */
-export interface TemplateView {
-  id: string;
-  type: TemplateType;
-  /** Absent for html templates. */
-  dialect?: TemplateDialect;
-  display_name: string;
-  description: string | null;
-  imports: ImportRef[];
-  body: string;
-  version: number;
-  status: VersionStatus;
-  body_hash: string;
-  created_at: string;
-  created_by: string;
-  updated_at: string;
-  updated_by: string;
-  released_at: string | null;
-  released_by: string | null;
-  current_version: number | null;
-  draft: DraftPointer | null;
-  owner: string;
-}
-
-/** A row of the paged list and of a folder level. */
-export interface TemplateListRow {
-  id: string;
-  type: TemplateType;
-  dialect?: TemplateDialect;
-  display_name: string;
-  description: string | null;
-  /** The working version: the draft, else the current release; null when none is live. */
-  version: number | null;
-  status: VersionStatus | null;
-  current_version: number | null;
-  owner: string;
-  created_at: string;
-  updated_at: string;
-}
-
-/** One level of the folder listing. */
-export interface TemplateFolderLevel {
-  prefix: string;
-  folders: { path: string; segment: string; template_count: number }[];
-  templates: TemplateListRow[];
-  total: number;
-  has_more: boolean;
-}
+export type { TemplateFolderLevel, TemplateListRow, TemplateView } from "./views.ts";
 
 /** Filters of the paged list and the folder listing. */
 export interface TemplateFilter {

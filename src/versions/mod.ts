@@ -64,3 +64,4 @@ export {
   type VersionRow,
   type VersionStatus,
 } from "./types.ts";
+export { draftPointerView, versionMetaView, versionStatusView } from "./views.ts";

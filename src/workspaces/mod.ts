@@ -20,3 +20,11 @@ export {
   type WorkspaceUser,
   type WorkspaceView,
 } from "./types.ts";
+export {
+  invitationReceiptView,
+  invitationView,
+  membersView,
+  memberView,
+  workspaceRowView,
+  workspaceView,
+} from "./views.ts";

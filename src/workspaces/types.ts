@@ -1,6 +1,7 @@
 /** The workspace vocabulary (spec 1 §2.4–2.6): rows as stored, and the shapes the front ends serve. */
 import type { MembershipFlags, WorkspaceContext } from "../identity/mod.ts";
 import type { Queryable } from "../store/mod.ts";
+import type { InvitationReceipt, MemberRow } from "./views.ts";
 
 export type { MembershipFlags, WorkspaceContext };
 
@@ -24,58 +25,16 @@ export interface WorkspaceRecord {
   deleted_at: string | null;
 }
 
-/** `GET /workspaces/{name}`; `deactivated_at` only while deactivated. */
-export interface WorkspaceView {
-  name: string;
-  display_name: string;
-  is_personal: boolean;
-  created_at: string;
-  deactivated_at?: string;
-}
-
-/** Highest of admin > author > promoter, else viewer; `super_admin` for an implicit row. */
-export type WorkspaceRole = "admin" | "author" | "promoter" | "viewer" | "super_admin";
-
-/** One row of `GET /workspaces`. */
-export interface WorkspaceListRow {
-  name: string;
-  display_name: string;
-  role: WorkspaceRole;
-  author: boolean;
-  promoter: boolean;
-  admin: boolean;
-  /** Null for a super admin's implicit row. */
-  joined_at: string | null;
-  /** Only on a deactivated workspace (a super admin's listing shows it greyed with the date). */
-  deactivated_at?: string;
-}
-
-export interface MemberRow extends MembershipFlags {
-  user_id: string;
-  email: string;
-  display_name: string;
-  joined_at: string;
-}
-
-export interface InvitationRow extends MembershipFlags {
-  email: string;
-  /** The inviting user's id. */
-  invited_by: string;
-  invited_at: string;
-}
-
-/** `GET /workspaces/{name}/members`: two arrays, never mixed. */
-export interface MembersView {
-  members: MemberRow[];
-  invitations: InvitationRow[];
-}
-
-/** The 202 body of add-member when no user row holds the email. */
-export interface InvitationReceipt extends MembershipFlags {
-  invited: true;
-  email: string;
-}
-
+/** The shapes the front ends serve are the views' (views.ts). */
+export type {
+  InvitationReceipt,
+  InvitationRow,
+  MemberRow,
+  MembersView,
+  WorkspaceListRow,
+  WorkspaceRole,
+  WorkspaceView,
+} from "./views.ts";
 export type AddMemberResult =
   | { status: 200; member: MemberRow }
   | { status: 202; invitation: InvitationReceipt };

@@ -1,5 +1,8 @@
 /** Learned facts (spec 3 §2.2, §3): what is stored, and what a reader is served. */
 
+/** A fact as served (§2.2): the view (views.ts). */
+export type { ServedFact } from "../views.ts";
+
 export const FACT_SCOPES = ["DATASOURCE", "WORKSPACE"] as const;
 export type FactScope = (typeof FACT_SCOPES)[number];
 
@@ -36,22 +39,6 @@ export interface FactRecord extends FactReferences {
   source_pipeline: { id: string; name: string } | null;
   column_fingerprint: string | null;
   retired_at: string | null;
-}
-
-/** A fact as served (§2.2); `drift`, `evidence_summary`, `source_pipeline` omitted when absent. */
-export interface ServedFact {
-  id: string;
-  scope: FactScope;
-  kind: string;
-  fact: string;
-  trust: FactTrust;
-  drift?: string;
-  evidence_summary?: string;
-  recorded_via: string;
-  recorded_at: string;
-  from_this_workspace: boolean;
-  source_pipeline?: { id: string; name: string };
-  conflict: boolean;
 }
 
 /**

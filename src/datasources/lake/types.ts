@@ -2,6 +2,9 @@
 
 export type LakeFormat = "parquet" | "iceberg";
 
+/** A registered table, a registry row, the listing and an import's report: the views. */
+export type { LakeImportResult, LakeTableListing, LakeTableRef, LakeTableRow } from "../views.ts";
+
 /** Where a LAKE datasource's `jdbc_url` points. */
 export type LakeRoot =
   | { scheme: "file"; dir: string }
@@ -19,35 +22,6 @@ export interface LakeDatasource {
   /** True for a global datasource: writing its registry needs a super admin. */
   global?: boolean;
   properties?: { jdbc?: Record<string, unknown> };
-}
-
-/** One registered table, as the connector needs it. */
-export interface LakeTableRef {
-  namespace: string[];
-  name: string;
-  format: LakeFormat;
-  location: string;
-  partition_column?: string;
-}
-
-/** A registry row as served (`GET …/lake-tables`). */
-export interface LakeTableRow extends LakeTableRef {
-  created_at: string;
-}
-
-/** `GET /datasources/{name}/lake-tables`. */
-export interface LakeTableListing {
-  datasource: string;
-  tables: LakeTableRow[];
-  count: number;
-}
-
-/** `POST /datasources/{name}/tables/import`. */
-export interface LakeImportResult {
-  registered: LakeTableRef[];
-  registered_count: number;
-  already_registered: LakeTableRef[];
-  already_registered_count: number;
 }
 
 /** Who writes, and what a write must trigger once committed. */

@@ -1,25 +1,13 @@
 /** `/api/v1/auth/api-keys` (spec 1 §4.2): the caller's keys; issuance rules live in the service. */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
-import { ok, paged } from "../envelope.ts";
+import { apiKeyView, issuedKeyView } from "../../identity/mod.ts";
+import { ok, paged, pagedData } from "../envelope.ts";
 import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
 type Deps = Pick<Services, "keys" | "workspaces" | "directory">;
-
-const keyRow = z.object({
-  id: z.string(),
-  name: z.string(),
-  kind: z.enum(["user", "endpoint", "server"]),
-  scopes: z.array(z.string()),
-  created_at: z.string(),
-  expires_at: z.string().nullable(),
-  last_used_at: z.string().nullable(),
-  last_used_ip: z.string().nullable(),
-  is_revoked: z.boolean(),
-  workspace: z.string().nullable(),
-});
 
 export function registerRoutes(router: Router, deps: Deps): void {
   router.add({
@@ -28,7 +16,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     tag: "auth",
     summary: "The caller's own API keys (never a secret)",
     access: "keys.manage_own",
-    response: z.object({ items: z.array(keyRow) }),
+    response: pagedData(apiKeyView),
   }, async (c, { actor }) => {
     const items = await deps.keys.listOwn(actor.userId);
     return paged(c, items, { offset: 0, limit: items.length, total: items.length });
@@ -41,6 +29,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "Issue a key; the plaintext is in the answer once",
     access: "keys.manage_own",
     status: 201,
+    response: issuedKeyView,
     // Validated field by field in the service, which owns the §4.2 rules and their codes.
     body: z.unknown(),
     errors: [
@@ -68,6 +57,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     tag: "auth",
     summary: "Revoke a key (own keys; a workspace admin: any key pinned to their workspace)",
     access: "keys.manage_own",
+    status: 204,
     params: z.object({ key_id: z.string().max(100) }),
   }, async (c, { actor: principal, params }) => {
     const who = { userId: principal.userId, isSuperAdmin: principal.isSuperAdmin };

@@ -6,10 +6,18 @@
  */
 import { z } from "zod";
 import type { Services } from "../../services.ts";
-import { DIALECTS } from "../../datasources/mod.ts";
+import {
+  columnView,
+  datasourceView,
+  DIALECTS,
+  grantView,
+  schemasView,
+  tablesView,
+  testReportView,
+} from "../../datasources/mod.ts";
 import { AppError } from "../../errors/mod.ts";
 import type { AppContext } from "../context.ts";
-import { ok, paged } from "../envelope.ts";
+import { ok, paged, pagedData } from "../envelope.ts";
 import { readJson } from "../input.ts";
 import type { AccessFor, Router } from "../routing.ts";
 
@@ -44,70 +52,9 @@ const definitionDoc = z.object({
   readonly: z.boolean().optional(),
 });
 
-const datasourceData = z.object({
-  name: z.string(),
-  display_name: z.string(),
-  dialect: z.enum(DIALECTS),
-  jdbc_url: z.string(),
-  credential: z.object({ kind: z.string(), username: z.string().optional() }),
-  password_set: z.boolean(),
-  username: z.string().nullable(),
-  introspection_include_schemas: z.array(z.string()).optional(),
-  properties: z.record(z.string(), z.unknown()),
-  global: z.boolean(),
-  workspace: z.string().nullable(),
-  readonly: z.boolean(),
-  last_test: z.object({ tested_at: z.string(), ok: z.boolean(), message: z.string().nullable() })
-    .nullable(),
-  pool: z.record(
-    z.string(),
-    z.object({ value: z.number(), unit: z.string(), source: z.string() }),
-  ),
-  facts: z.array(z.unknown()),
-  definitions: z.array(z.unknown()),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-
-const testData = z.object({
-  connected: z.boolean(),
-  tested_at: z.string(),
-  latency_ms: z.number(),
-  server_version: z.string().nullable(),
-  error: z.string().nullable(),
-  error_class: z.string().nullable(),
-});
-
 /** An empty `?schema=` counts as absent (spec 3 §4.1). */
 const schemaQuery = z.object({
   schema: z.string().max(256).optional().transform((v) => v === "" ? undefined : v),
-});
-
-const tableData = z.object({
-  schema: z.string(),
-  name: z.string(),
-  type: z.enum(["table", "view"]),
-  remarks: z.string().optional(),
-  facts: z.array(z.unknown()).optional().describe("learned facts about this table"),
-});
-
-const columnData = z.object({
-  name: z.string(),
-  type: z.string().describe("the canonical wire type"),
-  nullable: z.boolean().optional(),
-  precision: z.int().optional(),
-  scale: z.int().optional(),
-  source_type: z.string(),
-  warnings: z.array(z.string()),
-  remarks: z.string().optional(),
-  facts: z.array(z.unknown()).optional().describe("learned facts about this column"),
-});
-
-const grantData = z.object({
-  datasource: z.string(),
-  workspace: z.string(),
-  granted_at: z.string(),
-  already_granted: z.boolean(),
 });
 
 /** The body as an object when it parses; a malformed one is the handler's to refuse, after auth. */
@@ -162,7 +109,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       dialect: z.string().max(20).optional(),
     }),
     page: true,
-    response: z.object({ items: z.array(datasourceData) }),
+    response: pagedData(datasourceView),
   }, async (c, { actor, workspace, page, query }) => {
     const dialect = query.dialect === "" ? undefined : query.dialect;
     const { items, total } = await ds.list(actor, workspace, { ...page, dialect });
@@ -178,7 +125,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     accessFor: createAccess,
     status: 201,
     body: z.unknown().meta({ ...z.toJSONSchema(definitionDoc) }),
-    response: datasourceData,
+    response: datasourceView,
     errors: [
       "datasource.validation.duplicate_name",
       "datasource.validation.properties_invalid",
@@ -194,7 +141,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "One datasource, without its secret; no connection is opened",
     access: "content.read",
     params: nameParam,
-    response: datasourceData,
+    response: datasourceView,
     errors: ["datasource.not_found"],
   }, async (c, { actor, workspace, params }) => ok(c, await ds.get(actor, workspace, params.name)));
 
@@ -208,7 +155,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       accessFor: targetAccess(true),
       params: nameParam,
       body: z.unknown().meta({ ...z.toJSONSchema(definitionDoc) }),
-      response: datasourceData,
+      response: datasourceView,
       errors: [
         "datasource.not_found",
         "datasource.validation.properties_invalid",
@@ -227,6 +174,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "Delete a datasource no stored pipeline version references",
     access: "datasources.write",
     accessFor: targetAccess(false),
+    status: 204,
     params: nameParam,
     errors: ["datasource.not_found", "datasource.in_use"],
   }, async (c, { actor, workspace, params }) => {
@@ -243,7 +191,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "Probe the connection (always 200); stored as last_test",
     access: "datasources.test",
     params: nameParam,
-    response: testData,
+    response: testReportView,
     errors: ["datasource.not_found"],
   }, async (c, i) => ok(c, await conn.test(i.actor, i.workspace, i.params.name)));
 
@@ -254,7 +202,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "Schemas without system schemas (include-schemas exempt), capped at 2000",
     access: "datasources.introspect",
     params: nameParam,
-    response: z.object({ schemas: z.array(z.string()), truncated: z.boolean() }),
+    response: schemasView,
     errors: ["datasource.not_found", "pipeline.execution.datasource_unreachable"],
   }, async (c, i) => ok(c, await conn.schemas(i.actor, i.workspace, i.params.name)));
 
@@ -267,7 +215,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       access: "datasources.introspect",
       params: nameParam,
       query: schemaQuery,
-      response: z.object({ tables: z.array(tableData), truncated: z.boolean() }),
+      response: tablesView,
       errors: ["datasource.not_found", "pipeline.execution.datasource_unreachable"],
     },
     async (c, { actor, workspace, params, query }) =>
@@ -283,7 +231,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       access: "datasources.introspect",
       params: z.object({ name: z.string().max(200), table: z.string().max(1024) }),
       query: schemaQuery,
-      response: z.array(columnData),
+      response: z.array(columnView),
       errors: [
         "datasource.not_found",
         "datasource.table_not_found",
@@ -302,7 +250,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "Grant a global datasource to a workspace (super admin; no body)",
     access: "datasources.grant",
     params: grantParams,
-    response: grantData,
+    response: grantView,
     errors: ["datasource.not_found", "workspace.not_found"],
   }, async (c, { actor, params }) => ok(c, await ds.grant(actor, params.name, params.workspace)));
 
@@ -312,6 +260,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     tag: "datasources",
     summary: "Revoke a grant (super admin)",
     access: "datasources.grant",
+    status: 204,
     params: grantParams,
     errors: ["datasource.not_found", "workspace.not_found"],
   }, async (c, { actor, params }) => {

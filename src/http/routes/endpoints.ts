@@ -11,13 +11,13 @@
  */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
-import type { ServeResult } from "../../endpoints/mod.ts";
-import { payloadJson } from "../../executions/mod.ts";
+import { acceptedView, bindingView, endpointView, type ServeResult } from "../../endpoints/mod.ts";
+import { dataReadyView, payloadJson } from "../../executions/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import type { Services } from "../../services.ts";
 import type { AppContext } from "../context.ts";
 import { admits } from "../accept.ts";
-import { ok, paged, SCHEMA_VERSION } from "../envelope.ts";
+import { ok, paged, pagedData, SCHEMA_VERSION } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
@@ -54,6 +54,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       access: "endpoints.manage",
       status: 201,
       body: z.unknown(),
+      response: endpointView,
       errors: [
         ...MANAGE_ERRORS,
         "pipeline.not_found",
@@ -75,6 +76,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "endpoints.manage",
     query: z.object({ path: z.string().min(1).max(300).optional() }),
     page: true,
+    response: z.union([endpointView, pagedData(endpointView)]),
     errors: [...MANAGE_ERRORS],
   }, async (c, { actor, workspace, query, page }) => {
     if (query.path !== undefined) {
@@ -93,6 +95,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       access: "endpoints.manage",
       query: pathQuery,
       body: z.unknown(),
+      response: endpointView,
       errors: [...MANAGE_ERRORS],
     },
     async (c, { actor, workspace, query, body }) =>
@@ -121,6 +124,8 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "endpoints.manage",
     status: 201,
     body: z.unknown(),
+    response: bindingView,
+    alsoAnswers: { 200: bindingView },
     errors: [
       "endpoint.validation.path_invalid",
       "endpoint.key_not_found",
@@ -174,6 +179,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "public",
     endpointKeys: true,
     kind: "raw",
+    response: z.record(z.string(), z.unknown()).describe("an OpenAPI 3.1 document"),
   }, async (c) => {
     requireJson(c);
     return c.json(await server.describe(await keyOf(c), deps.origin()));
@@ -187,6 +193,8 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "public",
     endpointKeys: true,
     kind: "raw",
+    response: dataReadyView,
+    alsoAnswers: { 202: acceptedView },
   }, async (c) => {
     requireJson(c);
     const principal = await keyOf(c);

@@ -6,10 +6,17 @@
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
 import type { EventFrame } from "../../executions/mod.ts";
-import { EXECUTION_STATUSES, type TriggeredVia } from "../../executions/mod.ts";
+import {
+  eventsView,
+  EXECUTION_STATUSES,
+  executionRowView,
+  executionView,
+  resultPageView,
+  type TriggeredVia,
+} from "../../executions/mod.ts";
 import type { Principal } from "../../identity/mod.ts";
 import type { AppContext } from "../context.ts";
-import { ok, paged } from "../envelope.ts";
+import { ok, paged, pagedData } from "../envelope.ts";
 import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 import { eventStream } from "../sse.ts";
@@ -52,6 +59,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "Run a pipeline; the response is its event stream",
     access: "pipelines.execute",
     params: id,
+    produces: [SSE],
     body: z.object({
       version: z.int().min(1).optional(),
       parameters: z.record(z.string(), z.unknown()).optional(),
@@ -101,6 +109,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       started_before: timestamp.optional(),
     }),
     page: true,
+    response: pagedData(executionRowView),
   }, async (c, { actor, workspace, page, query }) => {
     const { items, total } = await executions.list(
       caller(actor),
@@ -128,6 +137,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       access: "content.read",
       endpointKeys: true,
       params: id,
+      response: executionView,
       errors: ["result.execution_not_found"],
     },
     async (c, { actor, workspace, params }) => {
@@ -143,6 +153,8 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "Replay of the stored event stream (SSE, or JSON with Accept: application/json)",
     access: "content.read",
     params: id,
+    response: eventsView,
+    produces: [SSE],
     errors: ["result.execution_not_found", "result.expired", "request.not_acceptable"],
   }, async (c, { actor, workspace, params }) => {
     const who = caller(actor);
@@ -175,6 +187,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     tag: "executions",
     summary: "Cancel a running execution (owner, or a super admin)",
     access: "executions.cancel",
+    status: 204,
     params: id,
     errors: ["result.execution_not_found", "pipeline.execution.not_running"],
   }, async (c, { actor, workspace, params }) => {
@@ -192,6 +205,8 @@ export function registerRoutes(router: Router, deps: Deps): void {
     params: id,
     query: z.object({ format: z.string().optional() }),
     page: { defaultLimit: deps.config.result.pageRows, maxLimit: deps.config.result.pageRowsMax },
+    response: resultPageView,
+    produces: ["text/csv"],
     errors: [
       "result.execution_not_found",
       "result.execution_incomplete",

@@ -1,41 +1,16 @@
 /** `/api/v1/auth/me`, user administration (spec 1 §4.3) and the audit trail. */
 import { z } from "zod";
-import type { Principal } from "../../identity/mod.ts";
+import { auditRowView } from "../../audit/mod.ts";
+import { type Principal, principalView, userAccountView } from "../../identity/mod.ts";
 import { toIso } from "../../lib/time.ts";
 import type { Services } from "../../services.ts";
-import { ok, paged } from "../envelope.ts";
+import { ok, paged, pagedData } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
 type Deps = Pick<Services, "audit" | "users" | "directory">;
 
 const userId = z.object({ user_id: z.string().max(64) });
-
-const meData = z.object({
-  user_id: z.uuid(),
-  email: z.string(),
-  display_name: z.string(),
-  scopes: z.array(z.string()),
-  auth_method: z.enum(["OIDC", "API_KEY"]),
-  key_id: z.string().optional(),
-  workspace: z.string().nullable(),
-  is_admin: z.boolean(),
-});
-
-const userData = z.object({
-  id: z.uuid(),
-  email: z.string(),
-  display_name: z.string(),
-  profile_picture_url: z.string().nullable(),
-  provider: z.string(),
-  is_active: z.boolean(),
-  is_admin: z.boolean(),
-  must_change_password: z.boolean(),
-  local_login: z.boolean(),
-  locked: z.boolean(),
-  created_at: z.string(),
-  last_login_at: z.string().nullable(),
-});
 
 export function registerRoutes(router: Router, deps: Deps): void {
   router.add({
@@ -44,7 +19,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     tag: "auth",
     summary: "The current principal",
     access: "me.read",
-    response: meData,
+    response: principalView,
   }, (c, { actor: p, workspace }) => {
     return ok(c, {
       user_id: p.userId,
@@ -66,7 +41,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "users.admin",
     query: z.object({ q: z.string().max(200).optional() }),
     page: true,
-    response: z.object({ items: z.array(userData) }),
+    response: pagedData(userAccountView),
   }, async (c, { page, query }) => {
     const { items, total } = await deps.users.list(query.q, page.offset, page.limit);
     return paged(c, items, { ...page, total });
@@ -79,7 +54,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "One user (super admin)",
     access: "users.admin",
     params: userId,
-    response: userData,
+    response: userAccountView,
   }, async (c, { params }) => ok(c, await deps.users.view(params.user_id)));
 
   const flips: [string, (actor: Principal, id: string) => Promise<unknown>][] = [
@@ -96,7 +71,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       summary: `${verb} a user (super admin)`,
       access: "users.admin",
       params: userId,
-      response: userData,
+      response: userAccountView,
     }, async (c, { actor, params }) => {
       const view = await act(actor, params.user_id);
       deps.directory.forgetUser(params.user_id);
@@ -118,6 +93,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       scope: z.enum(["workspace", "instance"]).optional(),
     }),
     page: true,
+    response: pagedData(auditRowView),
   }, async (c, { actor, workspace, page, query }) => {
     const { items, total } = await deps.audit.trail({
       isSuperAdmin: actor.isSuperAdmin,

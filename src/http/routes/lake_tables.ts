@@ -5,6 +5,7 @@
  * Writes are `lake_tables.manage` (author), the listing is a read.
  */
 import { z } from "zod";
+import { lakeImportView, lakeTablesView, lakeTableView } from "../../datasources/mod.ts";
 import type { Services } from "../../services.ts";
 import { ok } from "../envelope.ts";
 import type { Router } from "../routing.ts";
@@ -37,6 +38,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       status: 201,
       params: dsParam,
       body: z.unknown(),
+      response: lakeTableView,
       errors: [
         ...LAKE_ERRORS,
         "datasource.validation.lake_namespace_invalid",
@@ -73,6 +75,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       access: "lake_tables.manage",
       params: dsParam,
       body: z.unknown(),
+      response: lakeImportView,
       errors: [
         ...LAKE_ERRORS,
         "datasource.validation.lake_manifest_url_forbidden",
@@ -92,6 +95,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       summary: "The lake tables registered on a LAKE datasource",
       access: "content.read",
       params: dsParam,
+      response: lakeTablesView,
       errors: [...LAKE_ERRORS],
     },
     async (c, { actor, workspace, params }) =>

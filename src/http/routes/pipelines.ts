@@ -4,10 +4,21 @@
  * every way a body arrives), so these schemas only require a JSON object.
  */
 import { z } from "zod";
-import { exportPipeline, importPipeline } from "../../pipelines/mod.ts";
+import {
+  checkRunsView,
+  checksView,
+  exportPipeline,
+  importPipeline,
+  pipelineExportView,
+  pipelineFolderView,
+  pipelinePurgedView,
+  pipelineRowView,
+  pipelineView,
+} from "../../pipelines/mod.ts";
+import { versionMetaView } from "../../versions/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import type { AppContext } from "../context.ts";
-import { ok, paged } from "../envelope.ts";
+import { ok, paged, pagedData } from "../envelope.ts";
 import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
@@ -39,6 +50,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       access: "content.write",
       status: 201,
       body: object,
+      response: pipelineView,
       errors: [
         "pipeline.validation.name_invalid",
         "pipeline.validation.duplicate_name",
@@ -58,6 +70,8 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "Import a pipeline: an explicit version is honoured exactly (201 created, 200 else)",
     access: "content.write",
     body: object,
+    response: pipelineView,
+    alsoAnswers: { 201: pipelineView },
     errors: [
       "pipeline.import.hash_mismatch",
       "pipeline.import.version_conflict",
@@ -82,6 +96,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       q: z.string().max(200).optional(),
     }),
     page: true,
+    response: z.union([pagedData(pipelineRowView), pipelineFolderView]),
   }, async (c, { workspace, page: p, query }) => {
     if (query.prefix !== undefined) return ok(c, await svc.folder(workspace.id, query.prefix, p));
     const filter = {
@@ -100,6 +115,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "The working version: the draft when one exists, else the current release",
     access: "content.read",
     params: idParam,
+    response: pipelineView,
     errors: ["pipeline.not_found"],
   }, async (c, { workspace, params }) => ok(c, await svc.get(workspace.id, params.id)));
 
@@ -110,6 +126,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "Every version's metadata",
     access: "content.read",
     params: idParam,
+    response: pagedData(versionMetaView),
     errors: ["pipeline.not_found"],
   }, async (c, { workspace, params }) => {
     const items = await svc.versions(workspace.id, params.id);
@@ -124,6 +141,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       summary: "One version",
       access: "content.read",
       params: idVersion,
+      response: pipelineView,
       errors: ["pipeline.not_found", "pipeline.execution.not_found"],
     },
     async (c, { workspace, params }) =>
@@ -139,6 +157,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       access: "content.write",
       params: idParam,
       body: object,
+      response: pipelineView,
       errors: ["pipeline.version.conflict", "pipeline.validation.duplicate_name"],
     },
     async (c, { actor, workspace, params, body }) =>
@@ -156,6 +175,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       override_checks_reason: z.string().max(2000).optional(),
       release_pinned_templates: bool.optional(),
     }),
+    response: pipelineView,
     errors: [
       "pipeline.release.template_not_released",
       "pipeline.version.conflict",
@@ -177,6 +197,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     path: `${P}/:id/draft/discard`,
     summary: "Purge the draft whose hash is If-Match (session only)",
     access: "content.write_session",
+    status: 204,
     params: idParam,
     errors: ["pipeline.version.not_draft", "pipeline.version.conflict"],
   }, async (c, { actor, workspace, params }) => {
@@ -197,6 +218,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
         summary,
         access: "content.write_session",
         params: idVersion,
+        response: pipelineView,
         errors: fn === "discard"
           ? [
             "pipeline.version.not_released",
@@ -216,6 +238,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     path: `${P}/:id/versions/:version`,
     summary: "Purge a draft version (session only)",
     access: "content.write_session",
+    status: 204,
     params: idVersion,
     errors: ["pipeline.version.last_release"],
   }, async (c, { actor, workspace, params }) => {
@@ -232,6 +255,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       access: "versions.switch",
       params: idParam,
       body: z.object({ version: z.int().min(1) }),
+      response: pipelineView,
       errors: ["pipeline.version.not_eligible"],
     },
     async (c, { actor, workspace, params, body }) =>
@@ -247,6 +271,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       access: "content.write",
       params: idVersion,
       body: z.object({ parameters: object.optional() }).optional(),
+      response: checkRunsView,
     },
     async (c, { actor, workspace, params, body }) =>
       ok(
@@ -268,6 +293,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       summary: "Check definitions with their latest run each, or null",
       access: "content.read",
       params: idVersion,
+      response: checksView,
     },
     async (c, { workspace, params }) =>
       ok(c, await svc.getChecks(workspace.id, params.id, params.version)),
@@ -281,6 +307,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "content.write_session",
     params: idParam,
     query: z.object({ include_exclusive_draft_templates: bool.optional() }),
+    response: pipelinePurgedView,
     errors: ["pipeline.version.last_release"],
   }, async (c, { actor, workspace, params, query }) =>
     ok(
@@ -301,6 +328,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       access: "content.read",
       params: idParam,
       query: z.object({ include_templates: bool.optional() }),
+      response: pipelineExportView,
       errors: ["pipeline.promotion.not_released"],
     },
     async (c, { workspace, params, query }) =>

@@ -1,25 +1,13 @@
 /** Public platform routes: health, readiness, build info and the API document (spec 2 §4.6). */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
+import { buildInfoView, healthView, readyView } from "../../health/mod.ts";
 import type { Services } from "../../services.ts";
 import { ok } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
 type Deps = Pick<Services, "health" | "buildInfo" | "origin">;
-
-const status = z.enum(["UP", "DOWN"]);
-const healthData = z.object({
-  status,
-  version: z.string(),
-  components: z.object({ database: status, shared_store: status, staging_engine: status }),
-});
-const readyData = z.object({ ready: z.literal(true) });
-const infoData = z.object({
-  version: z.string(),
-  build_time: z.string().nullable(),
-  commit: z.string().nullable(),
-});
 
 export function registerRoutes(router: Router, deps: Deps): void {
   router.add({
@@ -28,7 +16,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     tag: "platform",
     access: "public",
     summary: "Component health from live probes; status is DOWN when any component is DOWN",
-    response: healthData,
+    response: healthView,
   }, async (c) => {
     const report = await deps.health.check();
     return ok(c, {
@@ -44,7 +32,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     tag: "platform",
     access: "public",
     summary: "200 when this instance can take traffic, else 503 service.unavailable",
-    response: readyData,
+    response: readyView,
     errors: ["service.unavailable"],
   }, async (c) => {
     const readiness = await deps.health.readiness();
@@ -63,7 +51,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     tag: "platform",
     access: "public",
     summary: "Version, build time and commit of this build",
-    response: infoData,
+    response: buildInfoView,
   }, (c) => ok(c, deps.buildInfo));
 
   let document: Record<string, unknown> | undefined;
@@ -74,6 +62,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "public",
     summary: "This document (OpenAPI 3.1), generated from the schemas that validate requests",
     kind: "raw",
+    response: z.record(z.string(), z.unknown()).describe("an OpenAPI 3.1 document"),
   }, (c) => {
     document ??= router.openApi({
       title: "Pipeline Service",

@@ -6,6 +6,12 @@
  */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
+import {
+  inventoryView,
+  previewView,
+  promoteResultView,
+  pushResultView,
+} from "../../promotion/mod.ts";
 import type { Services } from "../../services.ts";
 import type { AppContext } from "../context.ts";
 import { ok } from "../envelope.ts";
@@ -45,6 +51,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "public",
     promotionReceiver: true,
     query: z.object({ workspace: z.string().min(1).max(200) }),
+    response: inventoryView,
     errors: ["auth.promotion.key_invalid", "workspace.not_found"],
   }, async (c, { query }) => {
     caller(c);
@@ -59,6 +66,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "public",
     promotionReceiver: true,
     body: z.unknown(),
+    response: pushResultView,
     errors: [
       "auth.promotion.key_invalid",
       "workspace.not_found",
@@ -81,6 +89,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       pipeline_id: z.string().min(1).max(200),
       include_templates: z.boolean().optional(),
     }),
+    response: promoteResultView,
     errors: [...SENDER_ERRORS],
   }, async (c, { actor, workspace, body }) =>
     ok(
@@ -102,6 +111,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       pipeline_id: z.string().min(1).max(200),
       include_templates: flag.optional(),
     }),
+    response: previewView,
     errors: [...SENDER_ERRORS],
   }, async (c, { actor, workspace, query }) =>
     ok(

@@ -7,13 +7,19 @@ import { z } from "zod";
 import {
   createTemplateSchema,
   libraryImportSchema,
+  libraryImportView,
+  renderedSqlView,
   TEMPLATE_DIALECTS,
   TEMPLATE_TYPES,
+  templateFolderView,
+  templatePurgedView,
+  templateRowView,
+  templateView,
   updateTemplateSchema,
 } from "../../templates/mod.ts";
-import type { OpContext } from "../../versions/mod.ts";
+import { type OpContext, versionMetaView } from "../../versions/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
-import { ok, paged } from "../envelope.ts";
+import { ok, paged, pagedData } from "../envelope.ts";
 import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
@@ -25,29 +31,6 @@ const name = z.string().min(1).max(NAME_MAX);
 const version = z.coerce.number().int().min(1);
 const named = z.object({ name });
 const namedVersion = z.object({ name, version: z.int().min(1) });
-
-const importRef = z.object({ alias: z.string(), id: z.string(), version: z.int() });
-const draftPointer = z.object({
-  version: z.int(),
-  body_hash: z.string(),
-  updated_by: z.string(),
-  updated_at: z.string(),
-}).nullable();
-const templateView = z.object({
-  id: z.string(),
-  type: z.enum(TEMPLATE_TYPES),
-  dialect: z.enum(TEMPLATE_DIALECTS as [string, ...string[]]).optional(),
-  display_name: z.string(),
-  description: z.string().nullable(),
-  imports: z.array(importRef),
-  body: z.string(),
-  version: z.int(),
-  status: z.enum(["DRAFT", "RELEASED", "DISCARDED"]),
-  body_hash: z.string(),
-  current_version: z.int().nullable(),
-  draft: draftPointer,
-  owner: z.string(),
-}).meta({ id: "Template" });
 
 export function registerRoutes(router: Router, deps: Deps): void {
   const svc = deps.templates;
@@ -94,6 +77,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       q: z.string().max(200).optional(),
     }),
     page: true,
+    response: z.union([templateView, templateFolderView, pagedData(templateRowView)]),
     errors: ["template.not_found"],
   }, async (c, { workspace, page: p, query }) => {
     if (query.name !== undefined) return ok(c, await svc.get(workspace.id, query.name));
@@ -119,6 +103,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "One version (with version), or every version's metadata (without)",
     access: "content.read",
     query: z.object({ name, version: version.optional() }),
+    response: z.union([templateView, pagedData(versionMetaView)]),
     errors: ["template.not_found"],
   }, async (c, { workspace, query }) => {
     if (query.version === undefined) {
@@ -175,6 +160,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     path: "/api/v1/templates/draft/discard",
     summary: "Purge the draft whose hash is If-Match (session only)",
     access: "content.write_session",
+    status: 204,
     body: named,
     errors: ["template.version.not_draft", "template.version.conflict", "template.in_use"],
   }, async (c, { actor, workspace, body }) => {
@@ -214,6 +200,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     path: "/api/v1/templates/version",
     summary: "Purge a draft version (session only)",
     access: "content.write_session",
+    status: 204,
     query: z.object({ name, version }),
     errors: ["template.version.last_release", "template.in_use"],
   }, async (c, { actor, workspace, query }) => {
@@ -230,6 +217,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
         "Purge a template whose sole version is a draft and that nothing pins (session only)",
       access: "content.write_session",
       query: z.object({ name }),
+      response: templatePurgedView,
       errors: ["template.in_use", "template.version.last_release"],
     },
     async (c, { actor, workspace, query }) =>
@@ -247,11 +235,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       version: z.int().min(1).optional(),
       context: z.record(z.string(), z.unknown()).optional(),
     }),
-    response: z.object({
-      sql: z.string(),
-      placeholders: z.array(z.string()),
-      imports: z.array(importRef),
-    }),
+    response: renderedSqlView,
     errors: ["template.render.type_unsupported", "template.render.parameter_interpolation"],
   }, async (c, { workspace, body }) => ok(c, await svc.render(workspace.id, body)));
 
@@ -262,6 +246,8 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "Import library templates, released; idempotent (201 when any was created)",
     access: "content.write",
     body: libraryImportSchema,
+    response: libraryImportView,
+    alsoAnswers: { 201: libraryImportView },
     errors: [
       "template.import.draft_pending",
       "template.validation.dialect_invalid",

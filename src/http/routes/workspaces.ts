@@ -1,6 +1,13 @@
 /** Workspaces and members (spec 1 §4.5). Each route is judged in the workspace its path names. */
 import { z } from "zod";
-import { ok, paged } from "../envelope.ts";
+import {
+  invitationReceiptView,
+  membersView,
+  memberView,
+  workspaceRowView,
+  workspaceView,
+} from "../../workspaces/mod.ts";
+import { ok, paged, pagedData } from "../envelope.ts";
 import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
@@ -25,6 +32,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     tag: "workspaces",
     summary: "The caller's workspaces (a super admin: every workspace)",
     access: "workspaces.read",
+    response: pagedData(workspaceRowView),
   }, async (c, { actor }) => {
     const items = await ws.listForUser({ userId: actor.userId, isSuperAdmin: actor.isSuperAdmin });
     return paged(c, items, { offset: 0, limit: items.length, total: items.length });
@@ -38,6 +46,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "workspaces.create",
     status: 201,
     body: z.unknown(),
+    response: workspaceView,
   }, async (c, { actor, body }) => {
     const input = (typeof body === "object" && body !== null ? body : {}) as Record<
       string,
@@ -58,6 +67,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "workspaces.read",
     workspaceParam: "name",
     params: name,
+    response: workspaceView,
   }, async (c, { params }) => ok(c, await ws.view(params.name)));
 
   router.add(
@@ -70,6 +80,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       workspaceParam: "name",
       params: name,
       body: z.object({ display_name: z.string().min(1).max(200).optional() }),
+      response: workspaceView,
     },
     async (c, { actor, params, body }) => ok(c, changed(await ws.update(actor, params.name, body))),
   );
@@ -80,6 +91,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     tag: "workspaces",
     summary: "Soft-delete a workspace that owns no content",
     access: "workspaces.update",
+    status: 204,
     workspaceParam: "name",
     params: name,
     errors: ["workspace.in_use"],
@@ -98,6 +110,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       workspaceParam: "name",
       reachDeactivated: true,
       params: name,
+      response: workspaceView,
     }, async (c, { actor, params }) => {
       const view = verb === "deactivate"
         ? await ws.deactivate(actor, params.name)
@@ -114,6 +127,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "workspaces.read",
     workspaceParam: "name",
     params: name,
+    response: membersView,
   }, async (c, { params }) => ok(c, await ws.members(params.name)));
 
   router.add({
@@ -126,6 +140,8 @@ export function registerRoutes(router: Router, deps: Deps): void {
     reachDeactivated: true,
     params: name,
     body: z.unknown(),
+    response: memberView,
+    alsoAnswers: { 202: invitationReceiptView },
   }, async (c, { actor, params, body }) => {
     const result = changed(await ws.addMember(actor, params.name, body));
     return result.status === 202 ? ok(c, result.invitation, 202) : ok(c, result.member);
@@ -141,6 +157,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       workspaceParam: "name",
       params: member,
       body: z.unknown(),
+      response: memberView,
       errors: ["workspace.last_admin"],
     },
     async (c, { actor, params, body }) =>
@@ -153,6 +170,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     tag: "workspaces",
     summary: "Remove a member",
     access: "members.manage",
+    status: 204,
     workspaceParam: "name",
     params: member,
     errors: ["workspace.last_admin"],
@@ -167,6 +185,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     tag: "workspaces",
     summary: "Revoke a pending invitation",
     access: "members.manage",
+    status: 204,
     workspaceParam: "name",
     reachDeactivated: true,
     params: invitation,

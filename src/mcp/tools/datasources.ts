@@ -7,7 +7,15 @@
  * is not stored, so its `next_cursor` is always null: narrow the statement to see other rows.
  */
 import { z } from "zod";
-import { probeRows } from "../../datasources/mod.ts";
+import {
+  columnView,
+  datasourceView,
+  probeRows,
+  schemasView,
+  tableStatsView,
+  tablesView,
+  testReportView,
+} from "../../datasources/mod.ts";
 import type { RowCaps } from "../../lib/bounded_rows.ts";
 import { rowsShape } from "../rows.ts";
 import { defineTool, READ } from "../tool.ts";
@@ -21,38 +29,6 @@ const table = z.string().min(1).max(1024).describe(
   "Exact table name, as datasources_get_tables lists it",
 );
 const limit = z.int().min(1).optional().describe("Rows wanted (at most service.mcp.max-rows)");
-
-const fact = z.looseObject({
-  id: z.string(),
-  scope: z.string(),
-  kind: z.string(),
-  fact: z.string(),
-});
-const datasource = z.looseObject({
-  name: z.string(),
-  display_name: z.string(),
-  dialect: z.string(),
-  credential: z.looseObject({ kind: z.string() }),
-  workspace: z.string().nullable(),
-  global: z.boolean(),
-  readonly: z.boolean(),
-  last_test: z.looseObject({ tested_at: z.string(), ok: z.boolean() }).nullable(),
-  facts: z.array(fact),
-  definitions: z.array(fact),
-});
-const tableRow = z.looseObject({
-  schema: z.string(),
-  name: z.string(),
-  type: z.enum(["table", "view"]),
-  remarks: z.string().optional(),
-  facts: z.array(fact).optional(),
-});
-const column = z.looseObject({
-  name: z.string(),
-  type: z.string().describe("the canonical wire type"),
-  nullable: z.boolean().optional(),
-  source_type: z.string(),
-});
 
 /** The row cap a call asks for, within the instance's. */
 const capsFor = (settings: RowCaps, asked: number | undefined): RowCaps => ({
@@ -70,7 +46,7 @@ export const tools = [
       "opened.",
     floor: "read",
     input: z.object({ dialect: z.string().max(20).optional(), ...pageArgs }),
-    output: pagedOutput(datasource),
+    output: pagedOutput(datasourceView),
     annotations: READ,
     handler: async (s, ctx, args) => {
       const page = clampPage(s, args);
@@ -91,7 +67,7 @@ export const tools = [
       "is opened.",
     floor: "read",
     input: z.object({ name }),
-    output: datasource,
+    output: datasourceView,
     annotations: READ,
     handler: (s, ctx, args) => s.datasources.get(ctx.actor, ctx.workspace, args.name),
   }),
@@ -104,16 +80,7 @@ export const tools = [
       "`row_count_exact` says which; what the dialect cannot tell within the time is omitted.",
     floor: "read",
     input: z.object({ name, table, schema }),
-    output: z.object({
-      schema: z.string(),
-      table: z.string(),
-      type: z.enum(["table", "view"]),
-      columns: z.array(column),
-      row_count: z.number().optional(),
-      row_count_exact: z.boolean().optional(),
-      size_bytes: z.number().optional(),
-      elapsed_ms: z.number(),
-    }),
+    output: tableStatsView,
     annotations: READ,
     handler: (s, ctx, args) =>
       s.connections.tableStats(ctx.actor, ctx.workspace, args.name, {
@@ -129,7 +96,7 @@ export const tools = [
       "more exist). Empty for schemaless datasources.",
     floor: "inspect",
     input: z.object({ name }),
-    output: z.object({ schemas: z.array(z.string()), truncated: z.boolean() }),
+    output: schemasView,
     annotations: READ,
     handler: (s, ctx, args) => s.connections.schemas(ctx.actor, ctx.workspace, args.name),
   }),
@@ -141,7 +108,7 @@ export const tools = [
       "`schema` is absent, at most 2000, each with its table-level learned facts.",
     floor: "inspect",
     input: z.object({ name, schema }),
-    output: z.object({ tables: z.array(tableRow), truncated: z.boolean() }),
+    output: tablesView,
     annotations: READ,
     handler: (s, ctx, args) =>
       s.connections.tables(ctx.actor, ctx.workspace, args.name, args.schema),
@@ -155,7 +122,7 @@ export const tools = [
       "An unknown table is datasource.table_not_found with a near name when one is close.",
     floor: "inspect",
     input: z.object({ name, table, schema }),
-    output: z.object({ columns: z.array(column) }),
+    output: z.object({ columns: z.array(columnView) }),
     annotations: READ,
     handler: async (s, ctx, args) => ({
       columns: await s.connections.columns(
@@ -196,14 +163,7 @@ export const tools = [
       "datasource's last_test.",
     floor: "datasource_test",
     input: z.object({ name }),
-    output: z.object({
-      connected: z.boolean(),
-      tested_at: z.string(),
-      latency_ms: z.number(),
-      server_version: z.string().nullable(),
-      error: z.string().nullable(),
-      error_class: z.string().nullable(),
-    }),
+    output: testReportView,
     // Stores last_test (the same call again only stores a newer one); removes nothing.
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     handler: (s, ctx, args) => s.connections.test(ctx.actor, ctx.workspace, args.name),

@@ -4,22 +4,11 @@
  * side-effect-free pipeline; bindings stay with REST.
  */
 import { z } from "zod";
-import type { EndpointContext } from "../../endpoints/mod.ts";
+import { type EndpointContext, endpointView } from "../../endpoints/mod.ts";
 import { CREATE, defineTool, READ, REMOVE, type ToolContext } from "../tool.ts";
 import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
 
 const path = z.string().min(1).max(300).describe("The endpoint's path_pattern, e.g. /shop/{id}");
-const endpoint = z.looseObject({
-  path_pattern: z.string(),
-  pipeline_id: z.string(),
-  pipeline_name: z.string().nullable(),
-  workspace: z.string(),
-  timeout_seconds: z.int(),
-  enabled: z.boolean(),
-  description: z.string().nullable(),
-  bindings: z.array(z.object({ path: z.string(), key_id: z.string(), key_name: z.string() })),
-});
-
 const ctxOf = (ctx: ToolContext): EndpointContext => ({
   actor: ctx.actor,
   workspaceId: ctx.workspace.id,
@@ -34,7 +23,7 @@ export const tools = [
       "with its pipeline, timeout, state and key bindings.",
     floor: "read",
     input: z.object({ ...pageArgs }),
-    output: pagedOutput(endpoint),
+    output: pagedOutput(endpointView),
     annotations: READ,
     handler: async (s, ctx, args) => {
       const page = clampPage(s, args);
@@ -48,7 +37,7 @@ export const tools = [
     description: "Returns one published endpoint of the workspace by its `path` pattern.",
     floor: "read",
     input: z.object({ path }),
-    output: endpoint,
+    output: endpointView,
     annotations: READ,
     handler: (s, ctx, args) => s.endpoints.get(ctxOf(ctx), args.path),
   }),
@@ -70,7 +59,7 @@ export const tools = [
       description: z.string().max(2000).nullable().optional(),
       enabled: z.boolean().optional(),
     }),
-    output: endpoint,
+    output: endpointView,
     annotations: CREATE,
     handler: (s, ctx, args) => s.endpoints.publish(ctxOf(ctx), args),
   }),

@@ -5,11 +5,10 @@
  * another's or another workspace's id is `result.execution_not_found`.
  */
 import { z } from "zod";
-import { EXECUTION_STATUSES } from "../../executions/mod.ts";
+import { EXECUTION_STATUSES, executionRowView, executionView } from "../../executions/mod.ts";
 import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
 import { rowsShape, storedRows } from "../rows.ts";
 import { defineTool, READ, type ToolAnnotations, type ToolContext } from "../tool.ts";
-import { executionRecord } from "./pipelines.ts";
 
 const caller = (ctx: ToolContext) => ({
   userId: ctx.actor.userId,
@@ -42,7 +41,7 @@ export const tools = [
       started_before: timestamp.optional(),
       ...pageArgs,
     }),
-    output: pagedOutput(executionRecord),
+    output: pagedOutput(executionRowView),
     annotations: READ,
     handler: async (s, ctx, a) => {
       const page = clampPage(s, a);
@@ -70,7 +69,7 @@ export const tools = [
       "failed, and while its result is readable result_url and result_expires_at.",
     floor: "read",
     input: z.object({ id: executionId }),
-    output: executionRecord,
+    output: executionView,
     annotations: READ,
     handler: async (s, ctx, a) =>
       await s.executions.view(caller(ctx), ctx.workspace.id, a.id, s.origin()),

@@ -4,16 +4,10 @@
  * `name` is a body field; everything else is the REST body. The bucket is never touched.
  */
 import { z } from "zod";
+import { lakeImportView, lakeTableView } from "../../datasources/mod.ts";
 import { CREATE, defineTool, REMOVE } from "../tool.ts";
 
 const datasource = z.string().min(1).max(200).describe("The LAKE datasource's name");
-const tableRow = z.looseObject({
-  namespace: z.array(z.string()),
-  name: z.string(),
-  format: z.enum(["parquet", "iceberg"]),
-  location: z.string(),
-  partition_column: z.string().optional(),
-});
 const namespace = z.union([z.string().max(700), z.array(z.string().max(64)).max(9)]);
 
 export const tools = [
@@ -34,7 +28,7 @@ export const tools = [
       location: z.string().max(2000),
       partition_column: z.string().max(128).optional(),
     }),
-    output: tableRow,
+    output: lakeTableView,
     annotations: CREATE,
     handler: (s, ctx, { datasource, ...body }) =>
       s.lakeTables.register(ctx.actor, ctx.workspace, datasource, body),
@@ -54,12 +48,7 @@ export const tools = [
       tables: z.array(z.record(z.string(), z.unknown())).optional(),
       manifest_url: z.string().max(2000).optional(),
     }),
-    output: z.object({
-      registered: z.array(tableRow),
-      registered_count: z.int(),
-      already_registered: z.array(tableRow),
-      already_registered_count: z.int(),
-    }),
+    output: lakeImportView,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     handler: (s, ctx, { datasource, ...body }) =>
       s.lakeTables.import(ctx.actor, ctx.workspace, datasource, body),

@@ -5,7 +5,9 @@
  * agent and require the shapes only.
  */
 import { z } from "zod";
+import { executionView } from "../../executions/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
+import { checkRunsView, pipelineRowView, pipelineView } from "../../pipelines/mod.ts";
 import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
 import { rowsShape } from "../rows.ts";
 import { CREATE, defineTool, OVERWRITE, READ, RUN } from "../tool.ts";
@@ -38,46 +40,8 @@ const bodyFields = {
   checks: z.array(values).max(50).optional().describe("Release checks"),
 };
 
-/** A pipeline version as REST reads serve it (spec 2 §2.2), open to the body's own fields. */
-const pipelineView = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  current_version: z.int().nullable(),
-  owner: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  version: z.int().nullable().optional(),
-  status: z.string().nullable().optional(),
-  body_hash: z.string().nullable().optional(),
-});
-
-const listRow = z.object({
-  id: z.string(),
-  name: z.string(),
-  display_name: z.string().nullable(),
-  description: z.string().nullable(),
-  owner: z.string(),
-  current_version: z.int().nullable(),
-  version: z.int().nullable(),
-  status: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-
-/** The execution record as `executions_get` answers it. */
-export const executionRecord = z.looseObject({
-  execution_id: z.string(),
-  pipeline_id: z.string(),
-  pipeline_version: z.int(),
-  status: z.enum(["RUNNING", "SUCCESS", "FAILED", "ABORTED"]),
-  triggered_via: z.string(),
-  started_at: z.string(),
-  completed_at: z.string().nullable(),
-  error: z.unknown(),
-});
-
 const runOutput = z.object({
-  execution: executionRecord,
+  execution: executionView,
   result: rowsShape.nullable().describe(
     "The result's first page when the run succeeded in time; page on with executions_get_result",
   ),
@@ -101,7 +65,7 @@ export const tools = [
       q: z.string().max(200).optional(),
       ...pageArgs,
     }),
-    output: pagedOutput(listRow),
+    output: pagedOutput(pipelineRowView),
     annotations: READ,
     handler: async (s, ctx, a) => {
       const page = clampPage(s, a);
@@ -226,7 +190,7 @@ export const tools = [
       version: z.int().min(1),
       parameters: values.optional(),
     }),
-    output: z.object({ version: z.int(), runs: z.array(values) }),
+    output: checkRunsView,
     annotations: RUN,
     handler: async (s, ctx, a) =>
       await s.pipelines.runChecks(op(ctx), a.id, a.version, a.parameters ?? {}),

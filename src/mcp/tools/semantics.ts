@@ -6,28 +6,10 @@
  * retiring a fact another workspace established needs the workspace-admin role.
  */
 import { z } from "zod";
+import { semanticFactView } from "../../datasources/mod.ts";
 import { CREATE, defineTool, READ, REMOVE } from "../tool.ts";
 
 const ref = z.string().min(1).max(256);
-const fact = z.looseObject({
-  id: z.string(),
-  scope: z.enum(["DATASOURCE", "WORKSPACE"]),
-  kind: z.string(),
-  fact: z.string(),
-  trust: z.enum(["asserted", "observed", "verified", "needs_review", "stale"]),
-  drift: z.string().optional(),
-  evidence_summary: z.string().optional(),
-  recorded_via: z.string(),
-  recorded_at: z.string(),
-  from_this_workspace: z.boolean(),
-  source_pipeline: z.object({ id: z.string(), name: z.string() }).optional(),
-  conflict: z.boolean(),
-  datasource: z.string(),
-  schema: z.string().optional(),
-  table: z.string().optional(),
-  column: z.string().optional(),
-});
-
 export const tools = [
   defineTool({
     name: "semantics_list",
@@ -43,7 +25,7 @@ export const tools = [
       datasource: z.string().min(1).max(200).optional(),
       kind: z.string().min(1).max(64).optional(),
     }),
-    output: z.object({ facts: z.array(fact) }),
+    output: z.object({ facts: z.array(semanticFactView) }),
     annotations: READ,
     handler: async (s, ctx, args) => ({
       facts: await s.semantics.list(ctx.actor, ctx.workspace, args),
@@ -73,7 +55,7 @@ export const tools = [
       table: ref.optional(),
       column: ref.optional(),
     }),
-    output: fact,
+    output: semanticFactView,
     annotations: CREATE,
     handler: (s, ctx, args) => s.semantics.record(ctx.actor, ctx.workspace, args, "mcp"),
   }),

@@ -8,8 +8,12 @@
 import { z } from "zod";
 import {
   createTemplateSchema,
+  renderedSqlView,
   TEMPLATE_DIALECTS,
   TEMPLATE_TYPES,
+  templatePinnerView,
+  templateRowView,
+  templateView,
   updateTemplateSchema,
 } from "../../templates/mod.ts";
 import type { OpContext } from "../../versions/mod.ts";
@@ -24,41 +28,6 @@ const ifMatch = z.string().min(1).max(200).describe(
   "The body_hash of the version this write is based on (the draft's, else the current release's)",
 );
 const dialects = TEMPLATE_DIALECTS as unknown as [string, ...string[]];
-
-const importRef = z.object({ alias: z.string(), id: z.string(), version: z.int() });
-const template = z.looseObject({
-  id: z.string(),
-  type: z.enum(TEMPLATE_TYPES),
-  dialect: z.string().optional(),
-  display_name: z.string(),
-  description: z.string().nullable(),
-  imports: z.array(importRef),
-  body: z.string(),
-  version: z.int(),
-  status: z.enum(["DRAFT", "RELEASED", "DISCARDED"]),
-  body_hash: z.string(),
-  current_version: z.int().nullable(),
-  draft: z.looseObject({ version: z.int(), body_hash: z.string() }).nullable(),
-  owner: z.string(),
-});
-const listRow = z.looseObject({
-  id: z.string(),
-  type: z.enum(TEMPLATE_TYPES),
-  dialect: z.string().optional(),
-  display_name: z.string(),
-  description: z.string().nullable(),
-  version: z.int().nullable(),
-  status: z.string().nullable(),
-  current_version: z.int().nullable(),
-});
-const pinner = z.object({
-  kind: z.string().describe("pipeline or template"),
-  id: z.string().describe("a pipeline's id, or a template's name"),
-  name: z.string(),
-  version: z.int().describe("the pinning version"),
-  status: z.string().optional(),
-  pinned_version: z.int().describe("the version of this template it pins"),
-});
 
 const op = (ctx: ToolContext): OpContext => ({ actor: ctx.actor, workspaceId: ctx.workspace.id });
 
@@ -77,7 +46,7 @@ export const tools = [
       q: z.string().max(200).optional().describe("Matches names and display names"),
       ...pageArgs,
     }),
-    output: pagedOutput(listRow),
+    output: pagedOutput(templateRowView),
     annotations: READ,
     handler: async (s, ctx, args) => {
       const page = clampPage(s, args);
@@ -99,7 +68,7 @@ export const tools = [
       "templates_purge_draft take as `if_match`.",
     floor: "read",
     input: z.object({ name, version: z.int().min(1).optional() }),
-    output: template,
+    output: templateView,
     annotations: READ,
     handler: (s, ctx, args) =>
       args.version === undefined
@@ -115,7 +84,7 @@ export const tools = [
       "first. Check it before changing what others depend on.",
     floor: "read",
     input: z.object({ name, version: z.int().min(1).optional() }),
-    output: z.object({ used_by: z.array(pinner) }),
+    output: z.object({ used_by: z.array(templatePinnerView) }),
     annotations: READ,
     handler: async (s, ctx, args) => ({
       used_by: await s.templates.usedBy(ctx.workspace.id, args.name, args.version),
@@ -130,7 +99,7 @@ export const tools = [
       "(with a `dialect`) or html; `imports` pin other templates' versions under an alias.",
     floor: "write",
     input: createTemplateSchema,
-    output: template,
+    output: templateView,
     annotations: CREATE,
     handler: (s, ctx, args) => s.templates.create(op(ctx), args),
   }),
@@ -144,7 +113,7 @@ export const tools = [
       "template.version.conflict: read again and retry.",
     floor: "write",
     input: updateTemplateSchema.extend({ if_match: ifMatch }),
-    output: template,
+    output: templateView,
     // Replaces the draft's content; the same call again is stale (the hash moved on).
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
     handler: (s, ctx, { if_match, ...body }) => s.templates.update(op(ctx), if_match, body),
@@ -161,11 +130,7 @@ export const tools = [
       version: z.int().min(1).optional(),
       context: z.record(z.string(), z.unknown()).optional().describe("Template variables"),
     }),
-    output: z.object({
-      sql: z.string(),
-      placeholders: z.array(z.string()),
-      imports: z.array(importRef),
-    }),
+    output: renderedSqlView,
     annotations: READ,
     handler: (s, ctx, args) => s.templates.render(ctx.workspace.id, args),
   }),

@@ -1,0 +1,22 @@
+/**
+ * The paged list shape every list answers, REST `data` and tool output alike (spec 2 §2.1):
+ * `{items, pagination: {offset, limit, total, has_more}}`.
+ */
+import { z } from "zod";
+
+export const pagination = z.object({
+  offset: z.int(),
+  limit: z.int(),
+  total: z.int(),
+  has_more: z.boolean(),
+});
+
+/** `{items, pagination}` around an item schema. */
+export function pagedView<T extends z.ZodType>(item: T) {
+  return z.object({ items: z.array(item), pagination });
+}
+
+/** The paged answer for `items` of `total` at `page`. */
+export function pageOf<T>(items: T[], page: { offset: number; limit: number }, total: number) {
+  return { items, pagination: { ...page, total, has_more: page.offset + items.length < total } };
+}

@@ -7,6 +7,7 @@
  */
 import { AppError } from "../errors/mod.ts";
 import { newId } from "../lib/ids.ts";
+import { inSpan } from "../lib/tracing.ts";
 import { isoAt } from "../lib/time.ts";
 import { isCallerNode, type PipelineNode, topologicalOrder } from "../pipelines/mod.ts";
 import { EventBus } from "./bus.ts";
@@ -18,7 +19,7 @@ import { runCalculatorNode } from "./nodes/calculator.ts";
 import type { CallerOutput, NodeFacts, RunContext } from "./nodes/context.ts";
 import { evidenceOf } from "./nodes/writeback.ts";
 import { NodeProgress } from "./progress.ts";
-import { initialRecord, plan, resultOutput, RUNNERS, stat } from "./run_support.ts";
+import { initialRecord, meterEnded, plan, resultOutput, RUNNERS, stat } from "./run_support.ts";
 import type { JsonCell, StoredResult } from "./result_store.ts";
 import { EndedElsewhere } from "./sink.ts";
 import { DuckdbStaging, type Staging } from "./staging.ts";
@@ -68,7 +69,14 @@ export class Execution {
   }
 
   start(): ExecutionHandle {
-    const done = this.#main();
+    const r = this.#prepared.request;
+    // A child of the request's span when started by one; every node's span is a child of this.
+    const done = inSpan("execution", {
+      "svc.execution_id": r.executionId,
+      "svc.pipeline_id": r.pipelineId,
+      "svc.trigger": r.triggeredVia,
+      "svc.correlation_id": r.correlationId,
+    }, () => this.#main());
     const record = () => this.#record;
     return {
       executionId: this.#record.execution_id,
@@ -144,6 +152,7 @@ export class Execution {
 
   async #main(): Promise<ExecutionRecord> {
     const startedAt = Date.parse(this.#record.started_at);
+    this.#o.meter?.executionStarted(this.#record.triggered_via);
     try {
       // Stored before the first frame reaches anyone: a reader of execution_started may ask for
       // the record at once.
@@ -171,6 +180,7 @@ export class Execution {
       if (this.#adopted) this.#adopt(this.#adopted);
       this.#bus.close();
       await (this.#finishing ?? this.#sink.finished({ ...this.#record })).catch(() => {});
+      if (this.#o.meter) meterEnded(this.#o.meter, this.#prepared, this.#record);
     }
     return this.#record;
   }
@@ -237,6 +247,7 @@ export class Execution {
 
   /** Runs one node through its terminal events; true when it succeeded. */
   async #runNode(node: PipelineNode): Promise<boolean> {
+    const r = this.#prepared.request;
     const started = this.#now();
     const base = { node_id: node.id, started_at: this.#iso(started) };
     const facts: NodeFacts = { failed: { id: node.id, type: node.type } };
@@ -257,7 +268,12 @@ export class Execution {
         },
         ...plan(node, this.#options.delivery !== undefined),
       });
-      const outcome = await RUNNERS[node.type](this.#context(), node, progress, facts);
+      const run = RUNNERS[node.type];
+      const outcome = await inSpan(
+        `node ${node.type}`,
+        { "svc.node_id": node.id, "svc.node_type": node.type, "svc.execution_id": r.executionId },
+        () => run(this.#context(), node, progress!, facts),
+      );
       await progress.end("completed", outcome.evidence ?? {});
       const completed = this.#now();
       await this.#emit("node_completed", {
@@ -353,6 +369,7 @@ export class Execution {
       r.executionId,
       r.resultTtlSeconds,
       (stored, head, headJson) => {
+        this.#o.meter?.resultStored(stored.size_bytes);
         this.#stored = stored;
         this.#head = head;
         this.#headJson = headJson;

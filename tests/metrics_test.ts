@@ -141,6 +141,7 @@ forEachStoreKind(
       // Every metric the operator's page and the dashboard name is one this instance exposes.
       for (const page of ["operations.md", "grafana_dashboard.json"]) {
         const text = await Deno.readTextFile(new URL(`../docs/${page}`, import.meta.url));
+        if (page.endsWith(".json")) equal(JSON.parse(text).uid, "pipeline-service");
         const named = new Set(text.match(/\b(?:svc|nodejs|process)_[a-z0-9_]+/g));
         ok(named.size > 10, page);
         for (const name of named) {

@@ -194,7 +194,10 @@ export class Execution {
       const base = { node_id: node.id, started_at: this.#iso(started) };
       await this.#emit("node_started", { ...base, attempt: 1 });
       try {
-        runCalculatorNode(node, this.#params, this.#o.today());
+        await this.#nodeSpan(
+          node,
+          async () => runCalculatorNode(node, this.#params, this.#o.today()),
+        );
       } catch (error) {
         await this.#nodeFailed(node, started, error, { failed: { id: node.id, type: node.type } });
         return;
@@ -245,9 +248,18 @@ export class Execution {
     }
   }
 
+  /** A node's work inside its span (`node DQL`), a child of the execution's. */
+  #nodeSpan<T>(node: PipelineNode, fn: () => Promise<T>): Promise<T> {
+    const attributes = {
+      "svc.node_id": node.id,
+      "svc.node_type": node.type,
+      "svc.execution_id": this.#record.execution_id,
+    };
+    return inSpan(`node ${node.type}`, attributes, fn);
+  }
+
   /** Runs one node through its terminal events; true when it succeeded. */
   async #runNode(node: PipelineNode): Promise<boolean> {
-    const r = this.#prepared.request;
     const started = this.#now();
     const base = { node_id: node.id, started_at: this.#iso(started) };
     const facts: NodeFacts = { failed: { id: node.id, type: node.type } };
@@ -269,9 +281,8 @@ export class Execution {
         ...plan(node, this.#options.delivery !== undefined),
       });
       const run = RUNNERS[node.type];
-      const outcome = await inSpan(
-        `node ${node.type}`,
-        { "svc.node_id": node.id, "svc.node_type": node.type, "svc.execution_id": r.executionId },
+      const outcome = await this.#nodeSpan(
+        node,
         () => run(this.#context(), node, progress!, facts),
       );
       await progress.end("completed", outcome.evidence ?? {});

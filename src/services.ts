@@ -51,6 +51,7 @@ import { countPipelines, datasourceReferences, PipelineService } from "./pipelin
 import { PromotionKeys, PromotionReceiver, PromotionSender } from "./promotion/mod.ts";
 import { openSharedStore } from "./shared/mod.ts";
 import { RequestBudget } from "./shared/mod.ts";
+import { onServed, openMetrics, watchInstance } from "./observe.ts";
 import { seedAccounts, seedBootstrapPlaceholder, seedDemo } from "./startup_seeds.ts";
 import { type Db, migrate, openDb } from "./store/mod.ts";
 import { countTemplates, TemplateService } from "./templates/mod.ts";
@@ -122,6 +123,7 @@ async function openPlatform(config: ResolvedConfig, db: Db, logger: Logger, clos
     perMinute: config.rateLimit.requestsPerMinute,
   });
   const buildInfo = await readBuildInfo();
+  const metrics = openMetrics(config, buildInfo);
   // Front ends judge requests and write or read audit rows through these, never the store.
   const audit = new AuditLog(db);
   const access = new AccessGuard(db);
@@ -138,6 +140,8 @@ async function openPlatform(config: ResolvedConfig, db: Db, logger: Logger, clos
     budget,
     audit,
     access,
+    /** `GET /metrics`'s registry, when `service.metrics.enabled`. */
+    metrics,
   };
 }
 
@@ -432,6 +436,7 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       pipelines: authoring.pipelines.lifecycle,
       executor: options.executor,
       now: options.now,
+      meter: platform.metrics,
     });
     // Running executions end first (reason `shutdown`) while the stores can take their records;
     // after `drain()` nothing is left to end.
@@ -455,8 +460,10 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
         released,
         executions: executions.executions,
         resultLimits: config.result,
+        onServed: onServed(platform.metrics),
       }),
     };
+    watchInstance(platform.metrics, { db, health: platform.health, pools: datasources.pools });
     const promotion = openPromotion(
       platform,
       identity.keys,

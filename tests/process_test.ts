@@ -109,7 +109,7 @@ Deno.test("the embedded default starts with zero set-up, answers UP, and stops c
 });
 
 Deno.test(
-  "no secret reaches the logs: JWT secret, encryption key, store, OIDC client and SMTP secrets",
+  "no secret reaches the logs: JWT secret, encryption key, store, OIDC client, SMTP and metrics secrets",
   {
     ignore: skipUnless("postgres"),
   },
@@ -123,6 +123,7 @@ Deno.test(
     url.password = canary;
     const clientSecret = `oidc-canary-${crypto.randomUUID()}`;
     const smtpPassword = `smtp${crypto.randomUUID().slice(0, 8)}`;
+    const metricsToken = `metrics-canary-${crypto.randomUUID()}`;
     const server = new ServerProcess({
       SERVICE_DATA_DIR: dir,
       SERVICE_STORE_URL: url.toString(),
@@ -137,12 +138,23 @@ Deno.test(
       SERVICE_MAIL_FROM: "noreply@svc.test",
       SERVICE_MAIL_USERNAME: "svc",
       SERVICE_MAIL_PASSWORD: smtpPassword,
+      SERVICE_METRICS_ENABLED: "true",
+      SERVICE_METRICS_TOKEN: metricsToken,
       ...secrets,
     });
     try {
       await server.ready;
       await (await fetch(`${server.url}/health`)).body?.cancel();
       await (await fetch(`${server.url}/api/v1/nope`)).body?.cancel();
+      // A wrong token and the right one: neither is logged, even at debug.
+      const headers = (token: string) => ({ authorization: `Bearer ${token}` });
+      const refused = await fetch(`${server.url}/metrics`, {
+        headers: headers(`${metricsToken}x`),
+      });
+      await refused.body?.cancel();
+      equal(refused.status, 401);
+      const scraped = await fetch(`${server.url}/metrics`, { headers: headers(metricsToken) });
+      ok((await scraped.text()).includes("svc_http_requests_total"));
       const login = await fetch(`${server.url}/oauth2/authorization/corp`, { redirect: "manual" });
       await login.body?.cancel();
       equal(login.headers.get("location"), "/login?error=oidc");
@@ -158,6 +170,7 @@ Deno.test(
           secrets.SERVICE_ENCRYPTION_KEY,
           clientSecret,
           smtpPassword,
+          metricsToken,
         ]
       ) {
         ok(!all.includes(secret), `a secret leaked into the logs`);

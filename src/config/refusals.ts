@@ -37,6 +37,10 @@ function base64Bytes(value: string): number | undefined {
 }
 
 export const REFUSALS: Refusal[] = [
+  ({ config }) =>
+    config.metrics.enabled && config.metrics.token === undefined
+      ? "service.metrics.token: required when service.metrics.enabled is true (at least 32 characters)"
+      : undefined,
   ({ config }) => {
     const taken = config.auth.oidc.providers.find((p) => RESERVED_PROVIDERS.has(p.name));
     return taken &&

@@ -97,6 +97,15 @@ export const serviceSchema = z.strictObject({
       "Probe results are reused this long, so a busy /health never floods the components",
     ),
   }).prefault({}),
+  "metrics": z.strictObject({
+    "enabled": z.boolean().default(false).describe(
+      "Serve GET /metrics in the Prometheus text format (docs/operations.md); needs token",
+    ),
+    "token": z.string().min(32).regex(/^\S+$/, "must not contain spaces").optional().describe(
+      "Bearer token a scraper sends to /metrics (secret: at least 32 characters, never logged " +
+        "or shown; only its hash is kept)",
+    ),
+  }).prefault({}),
   "paging": z.strictObject({
     "default-limit": z.int().min(1).max(10000).default(50).describe(
       "Page size when limit is absent",

@@ -97,6 +97,11 @@ export interface EndpointServerOptions {
   executions: Pick<ExecutionService, "execute">;
   resultLimits: ResultLimits;
   now?: () => number;
+  /**
+   * Told of every serve once answered: the endpoint's pattern (`unmatched` when none matched),
+   * the answer's status and its time (the metrics, when on).
+   */
+  onServed?: (endpoint: string, status: number, seconds: number) => void;
 }
 
 export class EndpointServer {
@@ -112,6 +117,24 @@ export class EndpointServer {
 
   /** Serves one GET; refusals before the run are thrown as AppErrors. */
   async serve(req: ServeRequest): Promise<ServeResult> {
+    const onServed = this.#o.onServed;
+    if (!onServed) return await this.#serve(req);
+    const began = performance.now();
+    const seen = { endpoint: "unmatched" };
+    let status = 500;
+    try {
+      const result = await this.#serve(req, seen);
+      status = result.status;
+      return result;
+    } catch (e) {
+      status = toAppError(e).status;
+      throw e;
+    } finally {
+      onServed(seen.endpoint, status, (performance.now() - began) / 1000);
+    }
+  }
+
+  async #serve(req: ServeRequest, seen?: { endpoint: string }): Promise<ServeResult> {
     const { principal } = req;
     const arrived = performance.now();
     if (principal.authMethod !== "API_KEY" || !principal.keyId) {
@@ -126,6 +149,7 @@ export class EndpointServer {
     const notFound = () => new AppError("endpoint.not_found", { path: req.path.slice(0, 300) });
     if (!segments || !match) throw notFound();
     const endpoint = match.value;
+    if (seen) seen.endpoint = endpoint.path_pattern;
     // What every serve re-checks (workspace, latest release, side effects), judged once per
     // snapshot: a change to any of it moves every replica to a new one.
     const verdict = await this.#verdicts.of(snapshot, endpoint.workspace_id, endpoint.pipeline_id);

@@ -108,6 +108,12 @@ export const authErrors = {
       "The CSRF token is {reason}: send the svc_csrf cookie value in SVC-CSRF-Token or _csrf.",
     user_message: "Your page is out of date. Reload and try again.",
   },
+  "auth.metrics.token_invalid": {
+    status: 401,
+    message:
+      "The metrics bearer token is {reason}: send Authorization: Bearer with service.metrics.token.",
+    user_message: "The metrics token is not valid.",
+  },
   "auth.promotion.key_invalid": {
     status: 401,
     message: "The promotion key is missing, unknown, revoked, expired or not a server key.",

@@ -23,7 +23,7 @@ import type { CallerOutput, Connect, TemplateVersion } from "./nodes/context.ts"
 import type { Clock } from "./progress.ts";
 import type { ResultStore } from "./result_store.ts";
 import { Execution } from "./run.ts";
-import type { ExecutionHandle, ExecutionRequest, ExecutionSink } from "./types.ts";
+import type { ExecutionHandle, ExecutionMeter, ExecutionRequest, ExecutionSink } from "./types.ts";
 
 export type { CallerOutput, Connect, Datasource, TemplateVersion } from "./nodes/context.ts";
 
@@ -115,6 +115,8 @@ export interface ExecutorOptions {
   parameterCaps?: ParameterCaps;
   /** `service.executor.max-cell-bytes` and `duckdb-memory-limit-mb`. */
   limits?: EngineLimits;
+  /** Where runs report counts and times (the metrics, when on). */
+  meter?: ExecutionMeter;
 }
 
 /** Internal run options: set for a child execution started by a PIPELINE node. */
@@ -137,7 +139,10 @@ export interface Prepared {
 export const DEFAULT_MAX_DEPTH = 8;
 
 export class Executor {
-  readonly options: Required<Omit<ExecutorOptions, "errorDetail">> & { errorDetail: ErrorDetail };
+  readonly options:
+    & Required<Omit<ExecutorOptions, "errorDetail" | "meter">>
+    & Pick<ExecutorOptions, "meter">
+    & { errorDetail: ErrorDetail };
 
   constructor(options: ExecutorOptions) {
     this.options = {

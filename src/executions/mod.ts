@@ -47,6 +47,7 @@ export {
   type AbortReason,
   EXECUTION_STATUSES,
   type ExecutionHandle,
+  type ExecutionMeter,
   type ExecutionRecord,
   type ExecutionRequest,
   type ExecutionSink,

@@ -7,6 +7,7 @@
  */
 import { AppError } from "../errors/mod.ts";
 import { newId } from "../lib/ids.ts";
+import { inSpan } from "../lib/tracing.ts";
 import { isoAt } from "../lib/time.ts";
 import { isCallerNode, type PipelineNode, topologicalOrder } from "../pipelines/mod.ts";
 import { EventBus } from "./bus.ts";
@@ -18,7 +19,7 @@ import { runCalculatorNode } from "./nodes/calculator.ts";
 import type { CallerOutput, NodeFacts, RunContext } from "./nodes/context.ts";
 import { evidenceOf } from "./nodes/writeback.ts";
 import { NodeProgress } from "./progress.ts";
-import { initialRecord, plan, resultOutput, RUNNERS, stat } from "./run_support.ts";
+import { initialRecord, meterEnded, plan, resultOutput, RUNNERS, stat } from "./run_support.ts";
 import type { JsonCell, StoredResult } from "./result_store.ts";
 import { EndedElsewhere } from "./sink.ts";
 import { DuckdbStaging, type Staging } from "./staging.ts";
@@ -68,7 +69,14 @@ export class Execution {
   }
 
   start(): ExecutionHandle {
-    const done = this.#main();
+    const r = this.#prepared.request;
+    // A child of the request's span when started by one; every node's span is a child of this.
+    const done = inSpan("execution", {
+      "svc.execution_id": r.executionId,
+      "svc.pipeline_id": r.pipelineId,
+      "svc.trigger": r.triggeredVia,
+      "svc.correlation_id": r.correlationId,
+    }, () => this.#main());
     const record = () => this.#record;
     return {
       executionId: this.#record.execution_id,
@@ -144,6 +152,7 @@ export class Execution {
 
   async #main(): Promise<ExecutionRecord> {
     const startedAt = Date.parse(this.#record.started_at);
+    this.#o.meter?.executionStarted(this.#record.triggered_via);
     try {
       // Stored before the first frame reaches anyone: a reader of execution_started may ask for
       // the record at once.
@@ -171,6 +180,7 @@ export class Execution {
       if (this.#adopted) this.#adopt(this.#adopted);
       this.#bus.close();
       await (this.#finishing ?? this.#sink.finished({ ...this.#record })).catch(() => {});
+      if (this.#o.meter) meterEnded(this.#o.meter, this.#prepared, this.#record);
     }
     return this.#record;
   }
@@ -184,7 +194,12 @@ export class Execution {
       const base = { node_id: node.id, started_at: this.#iso(started) };
       await this.#emit("node_started", { ...base, attempt: 1 });
       try {
-        runCalculatorNode(node, this.#params, this.#o.today());
+        await this.#nodeSpan(
+          node,
+          // A calculator throws synchronously; the span takes its refusal as a rejection.
+          () =>
+            Promise.resolve().then(() => runCalculatorNode(node, this.#params, this.#o.today())),
+        );
       } catch (error) {
         await this.#nodeFailed(node, started, error, { failed: { id: node.id, type: node.type } });
         return;
@@ -235,6 +250,16 @@ export class Execution {
     }
   }
 
+  /** A node's work inside its span (`node DQL`), a child of the execution's. */
+  #nodeSpan<T>(node: PipelineNode, fn: () => Promise<T>): Promise<T> {
+    const attributes = {
+      "svc.node_id": node.id,
+      "svc.node_type": node.type,
+      "svc.execution_id": this.#record.execution_id,
+    };
+    return inSpan(`node ${node.type}`, attributes, fn);
+  }
+
   /** Runs one node through its terminal events; true when it succeeded. */
   async #runNode(node: PipelineNode): Promise<boolean> {
     const started = this.#now();
@@ -257,7 +282,11 @@ export class Execution {
         },
         ...plan(node, this.#options.delivery !== undefined),
       });
-      const outcome = await RUNNERS[node.type](this.#context(), node, progress, facts);
+      const run = RUNNERS[node.type];
+      const outcome = await this.#nodeSpan(
+        node,
+        () => run(this.#context(), node, progress!, facts),
+      );
       await progress.end("completed", outcome.evidence ?? {});
       const completed = this.#now();
       await this.#emit("node_completed", {
@@ -353,6 +382,7 @@ export class Execution {
       r.executionId,
       r.resultTtlSeconds,
       (stored, head, headJson) => {
+        this.#o.meter?.resultStored(stored.size_bytes);
         this.#stored = stored;
         this.#head = head;
         this.#headJson = headJson;

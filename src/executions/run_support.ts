@@ -7,7 +7,7 @@ import { runPipelineNode } from "./nodes/pipeline.ts";
 import { runStatement } from "./nodes/statement.ts";
 import type { Destination, Operation } from "./progress.ts";
 import type { JsonCell, ResultStore, StoredResult } from "./result_store.ts";
-import type { ExecutionRecord, NodeStat } from "./types.ts";
+import type { ExecutionMeter, ExecutionRecord, NodeStat } from "./types.ts";
 
 export const RUNNERS: Record<string, NodeRunner> = {
   DQL: runDql,
@@ -107,4 +107,16 @@ export function resultOutput(
       return { rows: stored.row_count, bytes: stored.size_bytes };
     },
   };
+}
+
+/** Reports an ended run and each node it started to the meter (`/metrics`). */
+export function meterEnded(meter: ExecutionMeter, prepared: Prepared, record: ExecutionRecord) {
+  const seconds = (record.duration_ms ?? 0) / 1000;
+  meter.executionEnded(record.status, record.triggered_via, seconds);
+  const types = new Map(prepared.body.nodes.map((n) => [n.id, n.type]));
+  for (const s of record.node_stats ?? []) {
+    // A node that never started has no time: it is an aborted run's remainder, not a node run.
+    if (s.duration_ms === null) continue;
+    meter.nodeEnded(types.get(s.node_id) ?? "UNKNOWN", s.status, s.duration_ms / 1000);
+  }
 }

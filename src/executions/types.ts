@@ -121,3 +121,16 @@ export interface ExecutionHandle {
    */
   readonly recorded: Promise<void>;
 }
+
+/**
+ * Where runs report their counts and times (the instance's metrics when they are on). Each call
+ * is cheap and synchronous; children of a PIPELINE node count as runs of their own (trigger
+ * `PIPELINE`).
+ */
+export interface ExecutionMeter {
+  executionStarted(trigger: TriggeredVia): void;
+  executionEnded(status: ExecutionStatus, trigger: TriggeredVia, seconds: number): void;
+  nodeEnded(type: string, status: NodeStat["status"], seconds: number): void;
+  /** A caller result was written whole to the result store. */
+  resultStored(bytes: number): void;
+}

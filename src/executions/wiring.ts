@@ -16,6 +16,7 @@ import { purgeRuns } from "./purge.ts";
 import { ExecutionHousekeeping } from "./reaper.ts";
 import { ResultStore } from "./result_store.ts";
 import { ExecutionService, type ExecutorPort } from "./service.ts";
+import type { ExecutionMeter } from "./types.ts";
 
 export interface ExecutionsWiringDeps {
   config: ResolvedConfig;
@@ -29,6 +30,8 @@ export interface ExecutionsWiringDeps {
   /** Replaces the real executor (the executions service's own tests script their runs). */
   executor?: ExecutorPort;
   now?: () => number;
+  /** Where runs report counts and times (the metrics, when on). */
+  meter?: ExecutionMeter;
 }
 
 export interface ExecutionsWiring {
@@ -60,6 +63,7 @@ export async function openExecutions(deps: ExecutionsWiringDeps): Promise<Execut
       maxCellBytes: config.executor.maxCellBytes,
       duckdbMemoryMb: config.executor.duckdbMemoryLimitMb,
     },
+    meter: deps.meter,
   });
   const idempotency = new IdempotencyCache(shared, config.idempotency.ttlSeconds);
   deps.pipelines?.addHook("beforePurge", purgeRuns(idempotency, now ?? Date.now));

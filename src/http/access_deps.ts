@@ -14,6 +14,7 @@ import type {
 import type { Logger } from "../lib/log.ts";
 import type { PromotionKeys } from "../promotion/mod.ts";
 import type { RequestBudget } from "../shared/mod.ts";
+import type { Metrics } from "../telemetry/mod.ts";
 import type { AccessDirectory } from "../workspaces/mod.ts";
 import type { LoginRateLimiter } from "./middleware/login_rate_limit.ts";
 
@@ -48,6 +49,8 @@ export interface AccessDeps {
   systemActor: SystemActor;
   /** The promotion key gate's decision (promotion domain). */
   promotionKeys: PromotionKeys;
+  /** The instance's metrics, when `service.metrics.enabled`. */
+  metrics?: Metrics;
 }
 
 export type { Principal };

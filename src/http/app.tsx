@@ -23,6 +23,7 @@ import * as endpoints from "./routes/endpoints.ts";
 import * as executions from "./routes/executions.ts";
 import * as identityApi from "./routes/identity_api.ts";
 import * as lakeTables from "./routes/lake_tables.ts";
+import * as metrics from "./routes/metrics.ts";
 import * as oidc from "./routes/oidc.ts";
 import * as pages from "./routes/pages.tsx";
 import * as pipelines from "./routes/pipelines.ts";
@@ -40,6 +41,7 @@ import { mountToolEndpoint, type ToolEndpoint } from "./tool_endpoint.ts";
 /** Every resource's routes; registration order is the order Hono tries them. */
 const RESOURCES = [
   platform,
+  metrics,
   pages,
   site,
   authPages,

@@ -9,6 +9,7 @@
  * it out of every other request's chain, which is cheaper than entering it to step aside.
  */
 import type { Hono } from "hono";
+import { tracing } from "../lib/tracing.ts";
 import type { AccessDeps } from "./access_deps.ts";
 import type { AppEnv } from "./context.ts";
 import { accessLog } from "./middleware/access_log.ts";
@@ -20,6 +21,7 @@ import { cors } from "./middleware/cors.ts";
 import { csrf } from "./middleware/csrf.ts";
 import { getOnly, SERVE_PATH } from "./middleware/get_only.ts";
 import { LOGIN_PATHS, loginRateLimit } from "./middleware/login_rate_limit.ts";
+import { observeRequests } from "./middleware/observe.ts";
 import { passwordGate } from "./middleware/password_gate.ts";
 import { PROMOTION_RECEIVERS, promotionGate } from "./middleware/promotion_gate.ts";
 import { requestBudget } from "./middleware/request_budget.ts";
@@ -30,6 +32,8 @@ import { workspaceResolution } from "./middleware/workspace.ts";
 
 export function installPipeline(app: Hono<AppEnv>, deps: AccessDeps): void {
   const { config } = deps;
+  // Outermost of all when on, so its time and count include every refusal and error.
+  if (deps.metrics || tracing) app.use(observeRequests(deps.metrics)); // metrics, request span
   // Outermost, so every answer (refusals and errors included) carries the correlation id and the
   // security headers (§5.8: written before the filter chain continues), and is logged.
   app.use(correlation(config.auth.trustedProxies)); //            SVC-Correlation-Id, client address

@@ -15,6 +15,8 @@ const EXACT = new Set([
   "/favicon.ico",
   "/error",
   "/openapi.json",
+  // Guarded by its own bearer token (routes/metrics.ts), never by a session or an API key.
+  "/metrics",
 ]);
 
 /** Folders whose whole subtree is public (`/x/**`). */

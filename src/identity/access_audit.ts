@@ -9,6 +9,7 @@ import { recordAudit } from "../audit/mod.ts";
 import { AppError, type ErrorCode } from "../errors/mod.ts";
 import type { Queryable } from "../store/mod.ts";
 import { authorize, type AuthorizeInput } from "./authorize.ts";
+import { inSpan } from "../lib/tracing.ts";
 import type { Principal } from "./types.ts";
 
 /** Refusals of the two axes; the other refusals (no workspace, session only) are not denials. */
@@ -97,7 +98,11 @@ export class AccessGuard {
 
   /** `authorize()`, its denial and super-admin rows written to the audit log. */
   authorize(input: AuthorizeInput, request: AccessRequest): Promise<void> {
-    return authorizeAudited(this.#db, input, request);
+    return inSpan(
+      "authorize",
+      { "svc.operation": input.operation },
+      () => authorizeAudited(this.#db, input, request),
+    );
   }
 
   /** A key request named a workspace: audited, then refused 400 `workspace.header_forbidden`. */

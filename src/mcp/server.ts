@@ -187,6 +187,7 @@ export async function runTool(
     outcome = error.code;
     return toolRefusal(error);
   } finally {
+    services.metrics?.toolCalled(tool.name, outcome, (performance.now() - started) / 1000);
     await services.audit.record({
       event: "mcp.tool.called",
       userId: actor.userId,

@@ -63,6 +63,7 @@ export class GroupCommit {
   #flushing: Promise<void> = Promise.resolve();
   readonly #failed = new Map<string, unknown>();
   readonly #windowMs: number;
+  #observer?: (writes: number, seconds: number) => void;
 
   constructor(db: Store, options: { windowMs?: number } = {}) {
     this.#db = db;
@@ -106,6 +107,11 @@ export class GroupCommit {
     });
   }
 
+  /** Tells `observer` each batch's size and how long writing it took (the metrics' hook). */
+  observe(observer: (writes: number, seconds: number) => void): void {
+    this.#observer = observer;
+  }
+
   /** The first failed write of a chain not yet ended, once known. */
   failure(chain: string): unknown {
     return this.#failed.get(chain);
@@ -116,7 +122,9 @@ export class GroupCommit {
     const batch = this.#queue;
     this.#queue = [];
     if (batch.length === 0) return;
+    const began = performance.now();
     const outcomes = await this.#together(batch) ?? await this.#oneByOne(batch);
+    this.#observer?.(batch.length, (performance.now() - began) / 1000);
     batch.forEach((q, i) => {
       if (q.chain !== undefined && q.ends) this.#failed.delete(q.chain);
       const outcome = outcomes[i];

@@ -10,6 +10,7 @@
  */
 import type { Logger } from "../../lib/log.ts";
 import type { SharedStore } from "../../shared/mod.ts";
+import { Pool } from "./pool.ts";
 import type { Connector } from "./types.ts";
 
 /** The shared store's invalidation channel for datasource pools. */
@@ -26,6 +27,18 @@ export interface PoolManagerOptions {
 
 interface Slot {
   connector: Promise<Connector>;
+  /** The connector once opened (read by `usage()`, which cannot wait). */
+  opened?: Connector;
+}
+
+/** One pool's connections by state, as the metrics report them. */
+export interface PoolUsage {
+  datasource: string;
+  idle: number;
+  leased: number;
+  connecting: number;
+  waiting: number;
+  max: number;
 }
 
 export class PoolManager {
@@ -67,7 +80,11 @@ export class PoolManager {
     if (this.#closed) throw new Error("the pool manager is closed");
     let slot = this.#current.get(name);
     if (!slot) {
-      slot = { connector: Promise.resolve().then(open) };
+      const fresh: Slot = { connector: Promise.resolve().then(open) };
+      fresh.connector.then((c) => {
+        fresh.opened = c;
+      }, () => {});
+      slot = fresh;
       this.#current.set(name, slot);
       const opened = slot;
       // A failed open leaves no slot behind, so the next caller tries again.
@@ -81,6 +98,20 @@ export class PoolManager {
   /** True when the datasource has a current (not retired) pool here. */
   has(name: string): boolean {
     return this.#current.has(name);
+  }
+
+  /**
+   * The current pool of each datasource opened here, by connection state (`/metrics`). A
+   * connector without a pool of its own (a LAKE reads through DuckDB in place) is left out.
+   */
+  usage(): PoolUsage[] {
+    const out: PoolUsage[] = [];
+    for (const [datasource, slot] of this.#current) {
+      const pool = (slot.opened as { pool?: unknown } | undefined)?.pool;
+      if (!(pool instanceof Pool)) continue;
+      out.push({ datasource, ...pool.stats, max: pool.settings.maximumPoolSize });
+    }
+    return out;
   }
 
   /** Pools retired and not yet closed. */

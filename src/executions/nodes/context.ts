@@ -14,6 +14,7 @@ import {
   ValueTooLarge,
   type WireValue,
 } from "../../datasources/mod.ts";
+import { inSpan } from "../../lib/tracing.ts";
 import type { PipelineNode } from "../../pipelines/mod.ts";
 import { type ImportRef, renderTemplate, type TemplateDialect } from "../../templates/mod.ts";
 import type { FailedNode } from "../failure.ts";
@@ -93,6 +94,35 @@ export interface NodeOutcome {
   bytes_out: number | null;
   child_execution_id?: string;
   evidence?: Evidence;
+}
+
+/** OpenTelemetry's names for the engines (`db.system.name`). */
+const DB_SYSTEMS: Record<string, string> = {
+  POSTGRES: "postgresql",
+  MYSQL: "mysql",
+  SQLITE: "sqlite",
+  DUCKDB: "duckdb",
+  LAKE: "duckdb",
+};
+
+/**
+ * Runs `fn`, one statement of a node on a datasource (or the run's staging database, named
+ * `tempdb`), inside its span: from sending it to the last row taken.
+ */
+export function statementSpan<T>(
+  ctx: RunContext,
+  node: PipelineNode,
+  datasource: string,
+  dialect: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  return inSpan("datasource.statement", {
+    "svc.datasource": datasource,
+    "db.system.name": DB_SYSTEMS[dialect] ?? dialect.toLowerCase(),
+    "svc.node_id": node.id,
+    "svc.execution_id": ctx.executionId,
+    "svc.correlation_id": ctx.correlationId,
+  }, fn);
 }
 
 export type NodeRunner = (

@@ -12,11 +12,13 @@ import {
   connectionFailed,
   counted,
   type Datasource,
+  type NodeFacts,
   type NodeOutcome,
   type NodeRunner,
   nodeSql,
   readFailed,
   type RunContext,
+  statementSpan,
 } from "./context.ts";
 import { OwnedRead } from "./owned_read.ts";
 
@@ -54,6 +56,24 @@ export const runDql: NodeRunner = async (ctx, node, progress, facts) => {
   facts.failed.dialect = source.dialect;
   const sql = await nodeSql(ctx, node, source.dialect, facts);
   await progress.enter("executing");
+  return await statementSpan(
+    ctx,
+    node,
+    name,
+    source.dialect,
+    () => readInto(ctx, node, source, sql, progress, facts),
+  );
+};
+
+/** The statement itself: opened, read and handed to the node's output. */
+async function readInto(
+  ctx: RunContext,
+  node: PipelineNode,
+  source: ReadSource,
+  sql: string,
+  progress: NodeProgress,
+  facts: NodeFacts,
+): Promise<NodeOutcome> {
   const out = node.output;
   // Every statement on a read-only datasource runs inside the engine's own read-only mode, so a
   // write hidden in a read (a data-modifying CTE, a bare DELETE or CREATE) is refused there.
@@ -124,7 +144,7 @@ export const runDql: NodeRunner = async (ctx, node, progress, facts) => {
   } finally {
     await read.release();
   }
-};
+}
 
 /** The datasource (or the staging database) a DQL node reads. */
 interface ReadSource extends Datasource {

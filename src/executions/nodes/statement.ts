@@ -1,6 +1,6 @@
 /** DML and DDL: one rendered statement run in its own transaction on a writable datasource. */
 import type { NodeRunner } from "./context.ts";
-import { nodeSql, statementFailed } from "./context.ts";
+import { nodeSql, statementFailed, statementSpan } from "./context.ts";
 import { writableDatasource } from "./writeback.ts";
 
 export const runStatement: NodeRunner = async (ctx, node, progress, facts) => {
@@ -12,9 +12,13 @@ export const runStatement: NodeRunner = async (ctx, node, progress, facts) => {
   const sql = await nodeSql(ctx, node, ds.dialect, facts);
   await progress.enter("executing");
   try {
-    const outcome = await ds.connector.write([{ sql, params: ctx.params }], {
-      signal: ctx.signal,
-    });
+    const outcome = await statementSpan(
+      ctx,
+      node,
+      source,
+      ds.dialect,
+      () => ds.connector.write([{ sql, params: ctx.params }], { signal: ctx.signal }),
+    );
     const affected = outcome.rows_affected[0] ?? null;
     if (affected !== null) await progress.add({ rows_written: affected });
     await progress.enter("finalizing");

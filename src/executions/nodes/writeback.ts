@@ -15,7 +15,13 @@ import {
 } from "../../datasources/mod.ts";
 import type { PipelineNode } from "../../pipelines/mod.ts";
 import type { NodeProgress } from "../progress.ts";
-import { connectionFailed, type Datasource, type RunContext, statementFailed } from "./context.ts";
+import {
+  connectionFailed,
+  type Datasource,
+  type RunContext,
+  statementFailed,
+  statementSpan,
+} from "./context.ts";
 
 /** Placeholders per INSERT: below every driver's bind limit (SQLite's 32766, PostgreSQL's 65535). */
 const MAX_BINDS = 30_000;
@@ -127,7 +133,13 @@ export async function writeBack(
   await progress.enter("writing");
   let outcome: WriteOutcome;
   try {
-    outcome = await ds.connector.write(statements, { signal: ctx.signal });
+    outcome = await statementSpan(
+      ctx,
+      node,
+      out.datasource!,
+      ds.dialect,
+      () => ds.connector.write(statements, { signal: ctx.signal }),
+    );
   } catch (error) {
     // The failing statement is the target's, not the source's read: name its dialect. The
     // WriteError stays the cause, so the evidence still reaches the terminal sample.

@@ -6,6 +6,7 @@
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors/mod.ts";
 import { expandScopes } from "../../identity/mod.ts";
+import { inSpan } from "../../lib/tracing.ts";
 import type { AccessDeps } from "../access_deps.ts";
 import type { AppEnv } from "../context.ts";
 
@@ -17,7 +18,11 @@ export function apiKey(deps: Pick<AccessDeps, "keys">): MiddlewareHandler<AppEnv
       presented = bearer?.[1];
     }
     if (presented === undefined || c.get("principal")) return await next();
-    const key = await deps.keys.validate(presented, { ip: c.get("clientIp") });
+    const key = await inSpan(
+      "authenticate",
+      { "svc.credential": "api_key" },
+      () => deps.keys.validate(presented, { ip: c.get("clientIp") }),
+    );
     if (key.kind === "server") {
       throw new AppError("endpoint.key_kind_refused", { reason: "server_key_off_surface" });
     }

@@ -7,6 +7,7 @@
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { AppError } from "../../errors/mod.ts";
+import { inSpan } from "../../lib/tracing.ts";
 import type { AccessDeps } from "../access_deps.ts";
 import type { AppEnv } from "../context.ts";
 import { clearSessionCookie, SESSION_COOKIE } from "../cookies.ts";
@@ -18,8 +19,14 @@ export function session(
     const token = getCookie(c, SESSION_COOKIE);
     if (c.get("principal") || c.req.path === "/mcp" || !token) return await next();
     try {
-      const claims = await deps.sessions.verify(token);
-      const user = await deps.directory.sessionUser(claims.sub);
+      const { claims, user } = await inSpan(
+        "authenticate",
+        { "svc.credential": "session" },
+        async () => {
+          const claims = await deps.sessions.verify(token);
+          return { claims, user: await deps.directory.sessionUser(claims.sub) };
+        },
+      );
       if (!user) throw new AppError("auth.session.invalid", { reason: "user inactive or gone" });
       c.set("principal", {
         userId: claims.sub,

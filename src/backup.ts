@@ -115,6 +115,10 @@ export async function writeBackup(
     const problem = secretProblem(name, found.text);
     if (problem) throw new StartupError(problem);
   }
+  const parent = to.includes("/") ? to.slice(0, to.lastIndexOf("/")) || "/" : ".";
+  if (!(await Deno.stat(parent).then((s) => s.isDirectory, () => false))) {
+    throw new StartupError(`${parent} is not a directory; create it first`);
+  }
   if (!options.force && (await exists(to))) {
     throw new StartupError(`${to} exists; name a new file, or pass --force to replace it`);
   }

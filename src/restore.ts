@@ -28,7 +28,7 @@ import {
 import { createLogger, type Logger } from "./lib/log.ts";
 import { TarReader } from "./lib/tar.ts";
 import { createRuntime } from "./runtime.ts";
-import { SqliteDb } from "./store/mod.ts";
+import { MigrationError, SqliteDb } from "./store/mod.ts";
 
 export interface RestoreReport {
   data_dir: string;
@@ -48,9 +48,10 @@ export interface RestoreReport {
 
 const MANIFEST_MAX_BYTES = 64 * 1024;
 
+/** A fresh filesystem's own `lost+found` does not make its mount point a used data directory. */
 async function isEmptyOrAbsent(dir: string): Promise<"absent" | "empty" | "not empty"> {
   try {
-    for await (const _ of Deno.readDir(dir)) return "not empty";
+    for await (const e of Deno.readDir(dir)) if (e.name !== "lost+found") return "not empty";
     return "empty";
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return "absent";
@@ -190,6 +191,7 @@ async function undo(dataDir: string, made: boolean, dbPath: string) {
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   } else {
     for await (const entry of Deno.readDir(dataDir)) {
+      if (entry.name === "lost+found") continue;
       await Deno.remove(`${dataDir}/${entry.name}`, { recursive: true }).catch(() => {});
     }
   }
@@ -232,7 +234,8 @@ export async function restoreBackup(
     };
   } catch (e) {
     await undo(dataDir, state === "absent", dbPath);
-    if (e instanceof StartupError) {
+    // A backup of a newer build (MigrationError) is refused like any other check.
+    if (e instanceof StartupError || e instanceof MigrationError) {
       throw new StartupError(`${e.message}; nothing was left in ${dataDir}`);
     }
     throw e;

@@ -3,6 +3,7 @@
  * what they leave behind then: never an overwritten file, never a half-restored directory.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { testSecrets } from "./harness.ts";
 import { run } from "./server_process.ts";
 
@@ -58,6 +59,13 @@ Deno.test("backup refuses a missing secret, an existing file, PostgreSQL and a m
       "data",
       "x.tar",
     ]);
+
+    const nowhere = await run(["backup", "--to", `${dir}/no/such/dir/x.tar`], {
+      ...data,
+      ...secrets,
+    });
+    equal(nowhere.code, 2);
+    match(nowhere.stderr, /no\/such\/dir is not a directory; create it first/);
 
     const pg = await run(["backup", "--to", `${dir}/y.tar`], {
       SERVICE_STORE_URL: "postgres://postgres@127.0.0.1:5432/postgres",
@@ -123,6 +131,25 @@ Deno.test("restore refuses a non-empty directory and a damaged, cut or foreign f
     });
     equal(out.code, 2);
     deepEqual(await Array.fromAsync(Deno.readDir(`${dir}/mount`)), []);
+
+    // A store a newer build migrated: this build refuses to start on it, so restore refuses too.
+    const newer = { SERVICE_DATA_DIR: `${dir}/newer` };
+    equal((await run(["migrate"], newer)).code, 0);
+    const db = new DatabaseSync(`${dir}/newer/service.db`);
+    db.exec(
+      "INSERT INTO schema_migrations VALUES (9999, '9999_from_the_future.sql', 'sha256:x', '2030-01-01')",
+    );
+    db.close();
+    equal((await run(["backup", "--to", `${dir}/newer.tar`], { ...newer, ...secrets })).code, 0);
+    const future = await run(["restore", "--from", `${dir}/newer.tar`], {
+      SERVICE_DATA_DIR: `${dir}/restored`,
+    });
+    equal(future.code, 2);
+    match(
+      future.stderr,
+      /9999_from_the_future\.sql, which this build does not ship.*nothing was left/,
+    );
+    ok(await absent(`${dir}/restored`));
 
     // The good file, with no secret in the environment: the backup's become files.
     const ok1 = await run(["restore", "--from", file], { SERVICE_DATA_DIR: `${dir}/mount` });

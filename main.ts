@@ -3,6 +3,8 @@
  *
  *   main.ts [serve] [--config FILE] [--quick-start]   start the service (default)
  *   main.ts migrate [--config FILE]   apply pending migrations and exit
+ *   main.ts backup --to FILE [--force] [--config FILE]   embedded store + secrets into FILE
+ *   main.ts restore --from FILE [--config FILE]   a backup into an empty data directory
  *   main.ts hash-password             read a password on stdin, print its Argon2id hash
  *   main.ts version                   print version, commit and build time
  */
@@ -12,32 +14,52 @@ import { startServer } from "./src/http/mod.ts";
 import { hashSecret } from "./src/lib/argon2.ts";
 import { createLogger, type Logger } from "./src/lib/log.ts";
 import { redactUrl } from "./src/lib/redact.ts";
+import { writeBackup } from "./src/backup.ts";
+import { restoreBackup } from "./src/restore.ts";
 import { createRuntime } from "./src/runtime.ts";
 import { migrate, MigrationError, openDb } from "./src/store/mod.ts";
 
-const USAGE =
-  "usage: main.ts [serve|migrate|hash-password|version] [--config FILE] [--quick-start]";
+const USAGE = [
+  "usage: main.ts [serve] [--config FILE] [--quick-start]",
+  "       main.ts migrate [--config FILE]",
+  "       main.ts backup --to FILE [--force] [--config FILE]",
+  "       main.ts restore --from FILE [--config FILE]",
+  "       main.ts hash-password | version",
+].join("\n");
 
 /** `deno task start`: local accounts on unless the file or environment says otherwise. */
 const QUICK_START_BASE = { service: { auth: { local: { enabled: true } } } };
 
-function parseArgs(args: string[]): { command: string; configPath?: string; quickStart: boolean } {
-  let command = "serve";
-  let configPath: string | undefined;
-  let quickStart = false;
+interface Args {
+  command: string;
+  configPath?: string;
+  quickStart: boolean;
+  to?: string;
+  from?: string;
+  force: boolean;
+}
+
+/** Options taking a file name, as `--name FILE` or `--name=FILE`. */
+const FILE_OPTIONS = { "--config": "configPath", "--to": "to", "--from": "from" } as const;
+
+function parseArgs(args: string[]): Args {
+  const parsed: Args = { command: "serve", quickStart: false, force: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
-    if (arg === "--quick-start") quickStart = true;
-    else if (arg === "--config") configPath = args[++i];
-    else if (arg.startsWith("--config=")) configPath = arg.slice("--config=".length);
-    else if (arg === "-h" || arg === "--help") command = "help";
-    else if (!arg.startsWith("-")) command = arg;
-    else throw new StartupError(`unknown option ${arg}; ${USAGE}`);
+    const [name, inline] = arg.startsWith("--") && arg.includes("=")
+      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+      : [arg, undefined];
+    if (name in FILE_OPTIONS) {
+      const value = inline ?? args[++i];
+      if (!value) throw new StartupError(`${name} needs a file name`);
+      parsed[FILE_OPTIONS[name as keyof typeof FILE_OPTIONS]] = value;
+    } else if (arg === "--quick-start") parsed.quickStart = true;
+    else if (arg === "--force") parsed.force = true;
+    else if (arg === "-h" || arg === "--help") parsed.command = "help";
+    else if (!arg.startsWith("-")) parsed.command = arg;
+    else throw new StartupError(`unknown option ${arg}\n${USAGE}`);
   }
-  if (args.includes("--config") && !configPath) {
-    throw new StartupError("--config needs a file name");
-  }
-  return { command, configPath, quickStart };
+  return parsed;
 }
 
 async function serve(config: ResolvedConfig, logger: Logger, quickStart: boolean): Promise<void> {
@@ -126,8 +148,34 @@ async function readStdin(): Promise<string> {
   return text.replace(/\r?\n$/, "");
 }
 
-async function main(): Promise<number> {
-  const { command, configPath, quickStart } = parseArgs(Deno.args);
+/** `backup` and `restore`: one JSON line on stdout saying what was done (never a secret). */
+async function backupOrRestore(args: Args, config: ResolvedConfig, logger: Logger) {
+  const env = Deno.env.toObject();
+  if (args.command === "backup") {
+    if (!args.to) throw new StartupError(`backup needs --to FILE\n${USAGE}`);
+    logger.info("backup written", { ...await writeBackup(config, env, args.to, args) });
+    return;
+  }
+  if (!args.from) throw new StartupError(`restore needs --from FILE\n${USAGE}`);
+  const report = await restoreBackup(config, env, args.from, logger);
+  if (report.overridden_by_environment.length > 0) {
+    logger.warn(
+      "the environment sets secrets other than the backup's; the service will use those",
+      {
+        names: report.overridden_by_environment,
+      },
+    );
+  }
+  if (report.datasources_under_source_dir.length > 0) {
+    logger.warn("datasources still name files under the backed-up data directory", {
+      datasources: report.datasources_under_source_dir,
+    });
+  }
+  logger.info("restore complete; the instance starts", { ...report });
+}
+
+async function main(args: Args): Promise<number> {
+  const { command, configPath, quickStart } = args;
   switch (command) {
     case "version": {
       const info = await readBuildInfo();
@@ -147,7 +195,9 @@ async function main(): Promise<number> {
       return 0;
     }
     case "serve":
-    case "migrate": {
+    case "migrate":
+    case "backup":
+    case "restore": {
       const config = await loadConfig(
         Deno.env.toObject(),
         configPath,
@@ -155,7 +205,8 @@ async function main(): Promise<number> {
       );
       const logger = createLogger(config.log.level);
       if (command === "migrate") await migrateOnly(config, logger);
-      else await serve(config, logger, quickStart);
+      else if (command === "serve") await serve(config, logger, quickStart);
+      else await backupOrRestore(args, config, logger);
       return 0;
     }
     case "help":
@@ -167,14 +218,18 @@ async function main(): Promise<number> {
 }
 
 if (import.meta.main) {
+  // "startup refused" for the service; "backup refused", "restore refused" for those commands.
+  let what = "startup";
   try {
-    Deno.exit(await main());
+    const args = parseArgs(Deno.args);
+    if (args.command === "backup" || args.command === "restore") what = args.command;
+    Deno.exit(await main(args));
   } catch (e) {
     if (e instanceof StartupError || e instanceof MigrationError) {
-      console.error(`startup refused: ${redactUrl(e.message)}`);
+      console.error(`${what} refused: ${redactUrl(e.message)}`);
       Deno.exit(2);
     }
-    console.error(`startup failed: ${redactUrl(e instanceof Error ? e.message : String(e))}`);
+    console.error(`${what} failed: ${redactUrl(e instanceof Error ? e.message : String(e))}`);
     Deno.exit(1);
   }
 }

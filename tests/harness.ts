@@ -140,7 +140,7 @@ export async function json(res: Response): Promise<Json> {
  * decoded envelope out; redirects are not followed.
  */
 export async function call(
-  s: TestServer,
+  s: Pick<TestServer, "fetch">,
   method: string,
   path: string,
   headers: Record<string, string>,

@@ -7,7 +7,16 @@ export { type BootstrapDatasource, readBootstrapDatasources } from "./bootstrap_
 export { mailEnabled, OBSOLETE_KEYS, type Refusal, REFUSALS } from "./refusals.ts";
 export { type ResolvedConfig, type StoreKind } from "./resolve.ts";
 export { configSchema } from "./schema.ts";
-export { resolveSecrets, type Secrets } from "./secrets.ts";
+export {
+  type FoundSecret,
+  readSecrets,
+  resolveSecrets,
+  SECRET_NAMES,
+  type SecretName,
+  secretProblem,
+  type Secrets,
+  writeSecretFile,
+} from "./secrets.ts";
 export { readSources, StartupError } from "./sources.ts";
 
 /**

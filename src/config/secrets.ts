@@ -1,7 +1,8 @@
 /**
  * The two process secrets. From the environment when set; on the embedded store only, generated
  * once into `<data-dir>/secrets/` (mode 0600) for a zero-set-up quick start. The PostgreSQL
- * refusal lives with the other refusals.
+ * refusal lives with the other refusals. `main.ts backup` reads them without generating, and
+ * `main.ts restore` writes them back as files.
  */
 import type { ResolvedConfig } from "./resolve.ts";
 
@@ -44,6 +45,66 @@ async function fileSecret(dir: string, name: string, bytes: number, generated: s
   await Deno.chmod(path, 0o600);
   generated.push(path);
   return value;
+}
+
+/** The secrets' file names under `<data-dir>/secrets/` and their environment variables. */
+export const SECRET_NAMES = {
+  jwt_secret: "SERVICE_JWT_SECRET",
+  encryption_key: "SERVICE_ENCRYPTION_KEY",
+} as const;
+export type SecretName = keyof typeof SECRET_NAMES;
+
+/** A secret as the service would read it now, and where it came from. */
+export interface FoundSecret {
+  /** The base64 text, as in the file (never logged). */
+  text: string;
+  from: "environment" | "file";
+}
+
+/**
+ * Both secrets as `resolveSecrets` would read them (the environment first), generating nothing:
+ * null for one that is neither set nor in its file.
+ */
+export async function readSecrets(
+  config: ResolvedConfig,
+  env: Record<string, string>,
+): Promise<Record<SecretName, FoundSecret | null>> {
+  const read = async (name: SecretName): Promise<FoundSecret | null> => {
+    const set = env[SECRET_NAMES[name]];
+    if (set) return { text: set.trim(), from: "environment" };
+    try {
+      return {
+        text: (await Deno.readTextFile(`${config.dataDir}/secrets/${name}`)).trim(),
+        from: "file",
+      };
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return null;
+      throw e;
+    }
+  };
+  return { jwt_secret: await read("jwt_secret"), encryption_key: await read("encryption_key") };
+}
+
+/** Refuses a secret not in the form the service accepts (the startup refusals' rule). */
+export function secretProblem(name: SecretName, text: string): string | undefined {
+  let bytes: number;
+  try {
+    bytes = fromBase64(text).length;
+  } catch {
+    return `${name}: not base64`;
+  }
+  if (name === "encryption_key" && bytes !== 32) return `${name}: must be exactly 32 bytes`;
+  if (name === "jwt_secret" && bytes < 32) return `${name}: must be at least 32 bytes`;
+  return undefined;
+}
+
+/** Writes a secret file as the quick start does (directory 0700, file 0600); never overwrites. */
+export async function writeSecretFile(dataDir: string, name: SecretName, text: string) {
+  const dir = `${dataDir}/secrets`;
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  await Deno.chmod(dir, 0o700);
+  await Deno.writeTextFile(`${dir}/${name}`, text.trim() + "\n", { mode: 0o600, createNew: true });
+  await Deno.chmod(`${dir}/${name}`, 0o600);
 }
 
 /** Resolves both secrets; generates the missing ones only for the embedded store. */

@@ -71,6 +71,14 @@ export async function findByName(
   return row && toRecord(row);
 }
 
+/** Every stored sealed secret, by datasource name (the restore check opens each). */
+export async function sealedSecrets(db: Queryable): Promise<{ name: string; sealed: string }[]> {
+  const rows = await db.query(
+    "SELECT name, secret_ciphertext FROM datasources WHERE secret_ciphertext IS NOT NULL ORDER BY name",
+  );
+  return rows.map((r) => ({ name: String(r.name), sealed: String(r.secret_ciphertext) }));
+}
+
 /** A row by name when `viewer` can see it. */
 export async function findVisible(
   db: Queryable,

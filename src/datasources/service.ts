@@ -95,6 +95,25 @@ export class DatasourceService {
     return this.#runRecords.close();
   }
 
+  /**
+   * Opens every stored secret under the current encryption key and forgets it at once: the proof
+   * that a restored store came with its key (`main.ts restore`). Nothing connects and no secret
+   * leaves this method, so, unlike `openCredential`, nothing is audited.
+   */
+  async checkSealedSecrets(): Promise<{ checked: number; unreadable: string[] }> {
+    const unreadable: string[] = [];
+    const sealed = await repo.sealedSecrets(this.#deps.db);
+    for (const { name, sealed: text } of sealed) {
+      try {
+        await this.#deps.cipher.open(name, text);
+      } catch (error) {
+        if (!(error instanceof SealedSecretError)) throw error;
+        unreadable.push(name);
+      }
+    }
+    return { checked: sealed.length, unreadable };
+  }
+
   /** Runs `listen` after every committed save, update or delete (pools retire on it). */
   onChange(listen: ChangeListener): void {
     this.#listeners.push(listen);

@@ -77,6 +77,26 @@ async function otherDuckdbBindings(keep: string): Promise<string[]> {
   return out;
 }
 
+/**
+ * Folders of npm packages that nothing loads at run time and that `deno compile` cannot take:
+ * bintrees (prom-client → tdigest) ships `test/perf/100k`, a file of 100,000 signed numbers one
+ * per line, which the compiler parses as one expression of 100,000 nested subtractions and
+ * overflows its stack on.
+ */
+const UNLOADED = [["bintrees", "test"], ["bintrees", "examples"]];
+
+async function unloadedNpmFolders(): Promise<string[]> {
+  const info = JSON.parse(await text(Deno.execPath(), ["info", "--json"]) ?? "{}");
+  const out: string[] = [];
+  for (const [pkg, folder] of UNLOADED) {
+    const scope = `${info.npmCache}/registry.npmjs.org/${pkg}`;
+    for (const version of await names(scope)) {
+      if (version !== "registry.json") out.push(`${scope}/${version}/${folder}`);
+    }
+  }
+  return out;
+}
+
 async function names(dir: string): Promise<string[]> {
   try {
     return (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name);
@@ -132,6 +152,7 @@ async function main(): Promise<void> {
     ...check ? [] : ["--no-check"],
     ...EMBEDDED.flatMap((path) => ["--include", path]),
     ...(await otherDuckdbBindings(platform.duckdb)).flatMap((path) => ["--exclude", path]),
+    ...(await unloadedNpmFolders()).flatMap((path) => ["--exclude", path]),
     "--output",
     output,
     "main.ts",

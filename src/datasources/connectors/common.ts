@@ -1,6 +1,6 @@
 /**
- * Pieces every dialect shares: the row stream with its `maxRows` and `maxBytes` cuts, error classification for
- * `test()`, listing caps, the nearest-name hint and parameter values in driver form.
+ * Pieces every dialect shares: the row stream with its `maxRows` and `maxBytes` cuts, error
+ * classification for `test()` and parameter values in driver form.
  */
 import { AppError } from "../../errors/mod.ts";
 import { redactUrl } from "../../lib/redact.ts";
@@ -10,7 +10,6 @@ import type { PoolSettings } from "./pool_settings.ts";
 import type {
   ColumnSchema,
   Dialect,
-  Listing,
   QueryOptions,
   RowStream,
   TestOutcome,
@@ -209,59 +208,6 @@ export async function probe(fn: () => Promise<string | null>): Promise<TestOutco
       error_class: classifyError(error),
     };
   }
-}
-
-/**
- * The LIMIT that tells whether a listing was cut: one more than the cap. Written into SQL text
- * where a driver cannot bind LIMIT, so it is forced to a small integer here.
- */
-export function limitFor(cap: number): number {
-  const n = Math.trunc(Number(cap));
-  if (!Number.isFinite(n) || n < 0) throw new Error(`invalid listing cap ${cap}`);
-  return Math.min(n, 1_000_000) + 1;
-}
-
-/** Cuts `rows` (fetched with a limit of `cap + 1`) to the cap and says whether it cut. */
-export function capped<T>(rows: T[], cap: number): Listing<T> {
-  return { items: rows.slice(0, cap), truncated: rows.length > cap };
-}
-
-/** The closest name by edit distance when it is close enough to be a likely typo. */
-export function nearestName(name: string, candidates: string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of candidates) {
-    const d = distance(name.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3))
-    ? best
-    : undefined;
-}
-
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length];
-}
-
-/** `datasource.table_not_found`, with a `hint` detail when a listed name is close. */
-export function tableNotFound(table: string, schema: string, names: string[]): AppError {
-  const hint = nearestName(table, names);
-  return new AppError("datasource.table_not_found", {
-    table,
-    schema,
-    ...(hint !== undefined ? { hint } : {}),
-  });
 }
 
 /** Parameter values as drivers take them: dates as ISO text, objects as JSON text. */

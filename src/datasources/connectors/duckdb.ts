@@ -13,15 +13,8 @@ import {
 } from "@duckdb/node-api";
 import { AppError } from "../../errors/mod.ts";
 import type { Logger } from "../../lib/log.ts";
-import {
-  capped,
-  connectorPool,
-  limitFor,
-  lossyWarning,
-  probe,
-  quoteIdent,
-  tableNotFound,
-} from "./common.ts";
+import { connectorPool, lossyWarning, probe, quoteIdent } from "./common.ts";
+import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
 import { duckChunks, duckRows, keepInterrupting, openDuckRead } from "./duckdb_read.ts";
 import {
   asRefusal,
@@ -43,19 +36,15 @@ import {
   type ColumnInfo,
   type Connector,
   DEFAULT_ENGINE_LIMITS,
-  type Listing,
   type QueryOptions,
   type RowStream,
   type Statement,
-  type TableInfo,
   type TestOutcome,
   WriteError,
   type WriteOutcome,
 } from "./types.ts";
 
 type DuckTarget = Extract<JdbcTarget, { dialect: "DUCKDB" }>;
-
-const SYSTEM_SCHEMAS = ["information_schema", "pg_catalog"];
 
 /**
  * DuckDB's own verdict on a statement: exactly one, of statement type SELECT (which is also what
@@ -270,58 +259,20 @@ export class DuckdbConnector implements Connector {
     });
   }
 
-  #rows(sql: string, params: Record<string, unknown>): Promise<unknown[][]> {
+  /** The connector's own catalogue reads (fixed SQL, bound names). */
+  #rows: CatalogueRows = (sql, params) => {
     const t = translatePlaceholders(sql, params, "duckdb");
     return this.#pool.use(async (conn) =>
       (await conn.runAndReadAll(t.sql, toDuck(t.values))).getRows()
     );
-  }
+  };
 
-  async schemas(options: { include: string[]; cap: number }): Promise<Listing<string>> {
-    const rows = await this.#rows(
-      `SELECT DISTINCT schema_name FROM duckdb_schemas()
-        WHERE database_name = current_database()
-          AND (schema_name NOT IN (:system) OR lower(schema_name) IN (:include))
-        ORDER BY schema_name LIMIT ${limitFor(options.cap)}`,
-      { system: SYSTEM_SCHEMAS, include: options.include },
-    );
-    return capped(rows.map((r) => String(r[0])), options.cap);
-  }
-
-  async tables(
-    options: { schema?: string; include: string[]; cap: number },
-  ): Promise<Listing<TableInfo>> {
-    const filter = options.schema !== undefined
-      ? "schema_name = :schema"
-      : "(schema_name NOT IN (:system) OR lower(schema_name) IN (:include))";
-    const rows = await this.#rows(
-      `SELECT schema_name, name, kind, comment FROM (
-         SELECT schema_name, table_name AS name, 'table' AS kind, comment, database_name
-           FROM duckdb_tables() WHERE NOT internal
-         UNION ALL
-         SELECT schema_name, view_name, 'view', comment, database_name
-           FROM duckdb_views() WHERE NOT internal
-       ) WHERE database_name = current_database() AND ${filter}
-       ORDER BY schema_name, name LIMIT ${limitFor(options.cap)}`,
-      { schema: options.schema, system: SYSTEM_SCHEMAS, include: options.include },
-    );
-    return capped(
-      rows.map(([schema, name, kind, comment]) => ({
-        schema: String(schema),
-        name: String(name),
-        type: kind === "view" ? "view" as const : "table" as const,
-        ...(comment ? { remarks: String(comment) } : {}),
-      })),
-      options.cap,
-    );
-  }
+  schemas: Connector["schemas"] = (options) => listSchemas("DUCKDB", this.#rows, options);
+  tables: Connector["tables"] = (options) => listTables("DUCKDB", this.#rows, options);
 
   async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
     const resolved = schema ?? (await this.currentSchema()) ?? "main";
-    const listed = await this.tables({ schema: resolved, include: [], cap: 100_000 });
-    if (!listed.items.some((t) => t.name === table)) {
-      throw tableNotFound(table, resolved, listed.items.map((t) => t.name));
-    }
+    await requireTable(this, table, resolved);
     // DESCRIBE types the columns of tables and views alike.
     const described = await this.#pool.use(async (conn) => {
       const prepared = await conn.prepare(

@@ -8,16 +8,14 @@ import mysql from "mysql2";
 import type { Logger } from "../../lib/log.ts";
 import {
   bindValue,
-  capped,
   connectorPool,
   DEFAULT_BATCH_ROWS,
-  limitFor,
   lossyWarning,
   probe,
   rowStream,
   schemaRequired,
-  tableNotFound,
 } from "./common.ts";
+import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
 import type { Credential } from "./definition.ts";
 import type { DriverOptions } from "./jdbc_url.ts";
 import {
@@ -39,11 +37,9 @@ import type { PoolSettings } from "./pool_settings.ts";
 import {
   type ColumnInfo,
   type Connector,
-  type Listing,
   type QueryOptions,
   type RowStream,
   type Statement,
-  type TableInfo,
   type TestOutcome,
   type WireValue,
   WriteError,
@@ -52,8 +48,6 @@ import {
 
 /** How long a cancelled statement may run on before its kill is sent again. */
 const KILL_RETRY_MS = 500;
-
-const SYSTEM_SCHEMAS = ["mysql", "sys", "performance_schema", "information_schema"];
 
 /** A read that returned no result set, worded as a server error would be. */
 function noResultSet(): Error {
@@ -387,45 +381,14 @@ export class MysqlConnector implements Connector {
     });
   }
 
-  #rows(sql: string, params: Record<string, unknown>): Promise<unknown[][]> {
+  /** The connector's own catalogue reads (fixed SQL, bound names). */
+  #rows: CatalogueRows = (sql, params) => {
     const t = translatePlaceholders(sql, params, "mysql");
     return this.#pool.use(async (conn) => await run(conn, t.sql, t.values) as unknown[][]);
-  }
+  };
 
-  async schemas(options: { include: string[]; cap: number }): Promise<Listing<string>> {
-    const rows = await this.#rows(
-      `SELECT SCHEMA_NAME FROM information_schema.SCHEMATA
-        WHERE SCHEMA_NAME NOT IN (:system) OR LOWER(SCHEMA_NAME) IN (:include)
-        ORDER BY SCHEMA_NAME LIMIT ${limitFor(options.cap)}`,
-      { system: SYSTEM_SCHEMAS, include: options.include },
-    );
-    return capped(rows.map((r) => String(r[0])), options.cap);
-  }
-
-  async tables(
-    options: { schema?: string; include: string[]; cap: number },
-  ): Promise<Listing<TableInfo>> {
-    const filter = options.schema !== undefined
-      ? "BINARY TABLE_SCHEMA = :schema"
-      : "(TABLE_SCHEMA NOT IN (:system) OR LOWER(TABLE_SCHEMA) IN (:include))";
-    const rows = await this.#rows(
-      `SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, TABLE_COMMENT FROM information_schema.TABLES
-        WHERE ${filter} ORDER BY TABLE_SCHEMA, TABLE_NAME LIMIT ${limitFor(options.cap)}`,
-      { schema: options.schema, system: SYSTEM_SCHEMAS, include: options.include },
-    );
-    return capped(
-      rows.map(([schema, name, kind, comment]) => {
-        const view = String(kind).includes("VIEW");
-        return {
-          schema: String(schema),
-          name: String(name),
-          type: view ? "view" as const : "table" as const,
-          ...(comment && !view ? { remarks: String(comment) } : {}),
-        };
-      }),
-      options.cap,
-    );
-  }
+  schemas: Connector["schemas"] = (options) => listSchemas("MYSQL", this.#rows, options);
+  tables: Connector["tables"] = (options) => listTables("MYSQL", this.#rows, options);
 
   async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
     const resolved = schema ?? (await this.currentSchema()) ?? schemaRequired();
@@ -440,15 +403,8 @@ export class MysqlConnector implements Connector {
         ORDER BY c.ORDINAL_POSITION`,
       { schema: resolved, table },
     );
-    if (rows.length === 0) {
-      const names = await this.#rows(
-        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE BINARY TABLE_SCHEMA = :schema",
-        { schema: resolved },
-      );
-      const exists = names.some(([n]) => n === table);
-      if (!exists) throw tableNotFound(table, resolved, names.map(([n]) => String(n)));
-      return [];
-    }
+    // No columns: no such table, or none the account may see.
+    if (rows.length === 0) await requireTable(this, table, resolved);
     return rows.map(
       ([name, dataTypeName, columnType, nullable, precision, scale, comment, isJson]) => {
         // MariaDB's JSON is LONGTEXT with a json_valid() check it adds itself.

@@ -12,15 +12,14 @@ import postgres from "postgres";
 import type { Logger } from "../../lib/log.ts";
 import {
   bindValue,
-  capped,
   connectorPool,
   DEFAULT_BATCH_ROWS,
   lossyWarning,
   probe,
   rowStream,
   schemaRequired,
-  tableNotFound,
 } from "./common.ts";
+import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
 import type { Credential } from "./definition.ts";
 import type { DriverOptions } from "./jdbc_url.ts";
 import { type Lease, Pool, type PoolDriver } from "./pool.ts";
@@ -45,19 +44,14 @@ import { BATCH_BYTES, BatchTooLarge, ValueTooLarge } from "./value_bounds.ts";
 import {
   type ColumnInfo,
   type Connector,
-  type Listing,
   type QueryOptions,
   type RowStream,
   type Statement,
-  type TableInfo,
   type TestOutcome,
   type WireValue,
   WriteError,
   type WriteOutcome,
 } from "./types.ts";
-
-/** Schemas PostgreSQL owns: `pg_*` (catalog, toast, temp) and the information schema. */
-const SYSTEM_SCHEMA_SQL = `(n.nspname LIKE 'pg\\_%' OR n.nspname = 'information_schema')`;
 
 export class PostgresConnector implements Connector {
   readonly dialect = "POSTGRES" as const;
@@ -327,67 +321,24 @@ export class PostgresConnector implements Connector {
     }
   }
 
-  #rows<T>(text: string, params: unknown[] = []): Promise<T[]> {
+  /** The connector's own catalogue reads (fixed SQL, bound names). */
+  #rows: CatalogueRows = (text, params) => {
+    const { sql, values } = translatePlaceholders(text, params, "postgres");
     return this.#pool.use(async (conn) => {
       void resetLeftOver(conn);
-      const result = await conn.sql.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
-      return [...result] as T[];
+      return await conn.sql.unsafe(sql, values as postgres.ParameterOrJSON<never>[]).values();
     });
-  }
+  };
 
-  async schemas(options: { include: string[]; cap: number }): Promise<Listing<string>> {
-    const rows = await this.#rows<{ nspname: string }>(
-      `SELECT n.nspname FROM pg_namespace n
-        WHERE NOT ${SYSTEM_SCHEMA_SQL} OR lower(n.nspname) IN (SELECT json_array_elements_text($1::json))
-        ORDER BY n.nspname LIMIT $2`,
-      [JSON.stringify(options.include), options.cap + 1],
-    );
-    return capped(rows.map((r) => r.nspname), options.cap);
-  }
-
-  async tables(
-    options: { schema?: string; include: string[]; cap: number },
-  ): Promise<Listing<TableInfo>> {
-    const rows = await this.#rows<
-      { schema: string; name: string; kind: string; remarks: string | null }
-    >(
-      `SELECT n.nspname AS schema, c.relname AS name, c.relkind AS kind,
-              obj_description(c.oid, 'pg_class') AS remarks
-         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE c.relkind IN ('r', 'p', 'f', 'v', 'm')
-          AND CASE WHEN $1::text IS NULL
-                THEN NOT ${SYSTEM_SCHEMA_SQL}
-                  OR lower(n.nspname) IN (SELECT json_array_elements_text($2::json))
-                ELSE n.nspname = $1::text END
-        ORDER BY n.nspname, c.relname LIMIT $3`,
-      [options.schema ?? null, JSON.stringify(options.include), options.cap + 1],
-    );
-    return capped(
-      rows.map((r) => ({
-        schema: r.schema,
-        name: r.name,
-        type: r.kind === "v" || r.kind === "m" ? "view" as const : "table" as const,
-        ...(r.remarks ? { remarks: r.remarks } : {}),
-      })),
-      options.cap,
-    );
-  }
+  schemas: Connector["schemas"] = (options) => listSchemas("POSTGRES", this.#rows, options);
+  tables: Connector["tables"] = (options) => listTables("POSTGRES", this.#rows, options);
 
   async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
     const resolved = schema ?? (await this.currentSchema()) ?? schemaRequired();
-    const rows = await this.#rows<{
-      name: string | null;
-      type_oid: number;
-      category: string;
-      typtype: string;
-      source_type: string;
-      typmod: number;
-      notnull: boolean;
-      remarks: string | null;
-    }>(
-      `SELECT a.attname AS name, COALESCE(NULLIF(t.typbasetype, 0), t.oid)::int AS type_oid,
-              t.typcategory AS category, t.typtype AS typtype,
-              format_type(a.atttypid, a.atttypmod) AS source_type,
+    // A table without columns is one row of NULLs here; no row at all is no table.
+    const rows = await this.#rows(
+      `SELECT a.attname, COALESCE(NULLIF(t.typbasetype, 0), t.oid)::int AS type_oid,
+              t.typcategory, t.typtype, format_type(a.atttypid, a.atttypmod) AS source_type,
               CASE WHEN t.typbasetype <> 0 THEN t.typtypmod ELSE a.atttypmod END AS typmod,
               a.attnotnull OR t.typnotnull AS notnull,
               col_description(c.oid, a.attnum) AS remarks
@@ -395,43 +346,38 @@ export class PostgresConnector implements Connector {
          JOIN pg_namespace n ON n.oid = c.relnamespace
          LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
          LEFT JOIN pg_type t ON t.oid = a.atttypid
-        WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'f', 'v', 'm')
+        WHERE n.nspname = :schema AND c.relname = :table AND c.relkind IN ('r', 'p', 'f', 'v', 'm')
         ORDER BY a.attnum`,
-      [resolved, table],
+      { schema: resolved, table },
+    ) as [string | null, number, string, string, string, number, boolean, string | null][];
+    if (rows.length === 0) await requireTable(this, table, resolved);
+    return rows.filter(([name]) => name !== null).map(
+      ([name, typeOid, category, typtype, sourceType, typmod, notnull, remarks]) => {
+        const known = pgType(typeOid);
+        // Arrays, enums, ranges and composites have no OID of their own in the map.
+        const wire = category === "A" || typtype !== "b" && typtype !== "d"
+          ? "string" as const
+          : known.wire;
+        // An enum reads as its label, which loses nothing.
+        const lossy = wire === "string" &&
+          (category === "A" || ["c", "r", "m"].includes(typtype) ||
+            (["b", "d"].includes(typtype) && known.lossy === true));
+        return {
+          name: name!,
+          type: wire,
+          source_type: sourceType,
+          nullable: !notnull,
+          ...(wire === "decimal" ? numericTypmod(typmod) : {}),
+          warnings: lossy ? [lossyWarning(sourceType)] : [],
+          ...(remarks ? { remarks } : {}),
+        };
+      },
     );
-    if (rows.length === 0) {
-      const names = await this.#rows<{ relname: string }>(
-        `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-          WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'f', 'v', 'm')`,
-        [resolved],
-      );
-      throw tableNotFound(table, resolved, names.map((r) => r.relname));
-    }
-    return rows.filter((r) => r.name !== null).map((r) => {
-      const known = pgType(r.type_oid);
-      // Arrays, enums, ranges and composites have no OID of their own in the map.
-      const wire = r.category === "A" || r.typtype !== "b" && r.typtype !== "d"
-        ? "string" as const
-        : known.wire;
-      // An enum reads as its label, which loses nothing.
-      const lossy = wire === "string" &&
-        (r.category === "A" || ["c", "r", "m"].includes(r.typtype) ||
-          (["b", "d"].includes(r.typtype) && known.lossy === true));
-      return {
-        name: r.name!,
-        type: wire,
-        source_type: r.source_type,
-        nullable: !r.notnull,
-        ...(wire === "decimal" ? numericTypmod(r.typmod) : {}),
-        warnings: lossy ? [lossyWarning(r.source_type)] : [],
-        ...(r.remarks ? { remarks: r.remarks } : {}),
-      };
-    });
   }
 
   async currentSchema(): Promise<string | null> {
-    const [row] = await this.#rows<{ s: string | null }>("SELECT current_schema() AS s");
-    return row?.s ?? null;
+    const [[name]] = await this.#rows("SELECT current_schema()", {});
+    return name === null ? null : String(name);
   }
 
   close(deadline?: Date): Promise<void> {

@@ -12,15 +12,14 @@ import type { SQLInputValue } from "node:sqlite";
 import type { Logger } from "../../lib/log.ts";
 import {
   bindValue,
-  capped,
   connectorPool,
   DEFAULT_BATCH_ROWS,
   lossyWarning,
   probe,
   quoteIdent,
   rowStream,
-  tableNotFound,
 } from "./common.ts";
+import { capped, requireTable } from "./catalogue.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import { type NextBatch, type Opened, SqliteThread } from "./sqlite_thread.ts";
 import { translatePlaceholders } from "./placeholders.ts";
@@ -285,10 +284,7 @@ export class SqliteConnector implements Connector {
 
   async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
     const resolved = schema ?? "main";
-    const listed = await this.tables({ schema: resolved, include: [], cap: 100_000 });
-    if (!listed.items.some((t) => t.name === table)) {
-      throw tableNotFound(table, resolved, listed.items.map((t) => t.name));
-    }
+    await requireTable(this, table, resolved);
     const rows = await this.#all<
       { name: string; type: string; notnull: bigint | number; pk: bigint | number }
     >(

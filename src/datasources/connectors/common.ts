@@ -1,96 +1,13 @@
 /**
- * Pieces every dialect shares: the row stream with its `maxRows` and `maxBytes` cuts, error
- * classification for `test()` and parameter values in driver form.
+ * Pieces every dialect shares: error classification for `test()`, values in JSON and in driver
+ * form, identifier quoting.
  */
 import { AppError } from "../../errors/mod.ts";
 import { redactUrl } from "../../lib/redact.ts";
 import type { Logger } from "../../lib/log.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
-import type {
-  ColumnSchema,
-  Dialect,
-  QueryOptions,
-  RowStream,
-  TestOutcome,
-  WireValue,
-} from "./types.ts";
-import { rowBytes } from "./value_bounds.ts";
-
-export const DEFAULT_BATCH_ROWS = 1000;
-
-/**
- * Builds the stream a connector returns. `next` pulls the driver's next batch (undefined at the
- * end); `finish` runs exactly once when iteration ends, fails or is broken off, and gets back the
- * connection. `first` is a batch already read while learning the schema.
- */
-export function rowStream(
-  schema: ColumnSchema[],
-  source: {
-    first?: WireValue[][];
-    next: () => Promise<WireValue[][] | undefined>;
-    finish: (error?: unknown) => Promise<void>;
-  },
-  options: Pick<QueryOptions, "maxRows" | "maxBytes" | "signal"> = {},
-): RowStream {
-  let truncated = false;
-  let started = false;
-  let max = options.maxRows ?? Infinity;
-  const maxBytes = options.maxBytes ?? Infinity;
-  let bytes = 0;
-  async function* iterate(): AsyncGenerator<WireValue[][]> {
-    let seen = 0;
-    let failure: unknown;
-    try {
-      let batch = source.first ?? await source.next();
-      while (batch !== undefined) {
-        options.signal?.throwIfAborted();
-        if (maxBytes !== Infinity) {
-          // The row that would pass `maxBytes` is where the read stops, as at `maxRows`; a first
-          // row is always kept, so a read never answers nothing for being wide.
-          for (let r = 0; r < batch.length && seen + r < max; r++) {
-            bytes += rowBytes(batch[r]);
-            if (bytes > maxBytes && seen + r > 0) max = seen + r;
-          }
-        }
-        if (batch.length > 0) {
-          const room = max - seen;
-          if (batch.length >= room) {
-            if (room > 0) yield batch.slice(0, room);
-            seen += room;
-            // Exactly at the cap: one more read tells whether anything was left.
-            truncated = batch.length > room || ((await source.next())?.length ?? 0) > 0;
-            return;
-          }
-          seen += batch.length;
-          yield batch;
-        }
-        batch = await source.next();
-      }
-    } catch (error) {
-      failure = options.signal?.aborted ? options.signal.reason : error;
-      throw failure;
-    } finally {
-      await source.finish(failure);
-    }
-  }
-  return {
-    schema,
-    get truncated() {
-      return truncated;
-    },
-    [Symbol.asyncIterator]() {
-      if (started) throw new Error("a row stream can be iterated once");
-      started = true;
-      return iterate();
-    },
-    async close() {
-      if (started) return;
-      started = true;
-      await source.finish();
-    },
-  };
-}
+import type { Dialect, TestOutcome, WireValue } from "./types.ts";
 
 /** A JSON cell: bigints and decimals as strings, binary as base64, non-finite doubles as text. */
 export type JsonCell = boolean | number | string | null;

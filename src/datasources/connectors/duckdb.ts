@@ -15,7 +15,7 @@ import { AppError } from "../../errors/mod.ts";
 import type { Logger } from "../../lib/log.ts";
 import { connectorPool, lossyWarning, probe, quoteIdent } from "./common.ts";
 import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
-import { duckChunks, duckRows, keepInterrupting, openDuckRead } from "./duckdb_read.ts";
+import { DuckReads, keepInterrupting, openDuckRead } from "./duckdb_read.ts";
 import {
   asRefusal,
   privateTempDirectory,
@@ -32,12 +32,10 @@ import { translatePlaceholders } from "./placeholders.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import {
-  type ChunkStream,
   type ColumnInfo,
   type Connector,
   DEFAULT_ENGINE_LIMITS,
   type QueryOptions,
-  type RowStream,
   type Statement,
   type TestOutcome,
   WriteError,
@@ -68,7 +66,7 @@ async function prepareRead(conn: DuckDBConnection, sql: string, values: DuckDBVa
   return prepared;
 }
 
-export class DuckdbConnector implements Connector {
+export class DuckdbConnector extends DuckReads implements Connector {
   readonly dialect = "DUCKDB" as const;
   readonly #pool: Pool<DuckDBConnection>;
   readonly #driver: PoolDriver<DuckDBConnection>;
@@ -95,6 +93,7 @@ export class DuckdbConnector implements Connector {
     readOnly = false,
     memoryMb = DEFAULT_ENGINE_LIMITS.duckdbMemoryMb,
   ) {
+    super();
     this.#memoryMb = memoryMb;
     this.#target = target;
     this.#options = options;
@@ -154,26 +153,8 @@ export class DuckdbConnector implements Connector {
     return this.#instance;
   }
 
-  async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
-    return duckRows(
-      await this.#read(statement, options, options.readOnly === true),
-      options,
-    );
-  }
-
-  /**
-   * The same read as `query()`, as DuckDB's own column chunks: a DuckDB-to-DuckDB copy (staging)
-   * appends them whole instead of converting every value to its wire form and back.
-   */
-  async chunks(
-    statement: Statement,
-    options: Pick<QueryOptions, "signal" | "maxCellBytes"> = {},
-  ): Promise<ChunkStream> {
-    return duckChunks(await this.#read(statement, options), options.signal);
-  }
-
   /** Runs a read on a leased connection, validated on its way back when it was interrupted. */
-  async #read(statement: Statement, options: QueryOptions, readOnly = false) {
+  protected async read(statement: Statement, options: QueryOptions, readOnly: boolean) {
     const { signal, maxCellBytes } = options;
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "duckdb");
     const lease = await this.#pool.acquire(signal);

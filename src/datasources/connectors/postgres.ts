@@ -10,15 +10,8 @@
  */
 import postgres from "postgres";
 import type { Logger } from "../../lib/log.ts";
-import {
-  bindValue,
-  connectorPool,
-  DEFAULT_BATCH_ROWS,
-  lossyWarning,
-  probe,
-  rowStream,
-  schemaRequired,
-} from "./common.ts";
+import { bindValue, connectorPool, lossyWarning, probe, schemaRequired } from "./common.ts";
+import { DEFAULT_BATCH_ROWS, openRead } from "./row_stream.ts";
 import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
 import type { Credential } from "./definition.ts";
 import type { DriverOptions } from "./jdbc_url.ts";
@@ -52,6 +45,9 @@ import {
   WriteError,
   type WriteOutcome,
 } from "./types.ts";
+
+/** A result column as postgres.js describes it. */
+type PgColumn = { name: string; type: number };
 
 export class PostgresConnector implements Connector {
   readonly dialect = "POSTGRES" as const;
@@ -129,7 +125,7 @@ export class PostgresConnector implements Connector {
     guard.query = q as unknown as RowGuard["query"];
     let done = false;
     let driverFailed = false;
-    const next = async (): Promise<WireValue[][] | undefined> => {
+    const fetch = async (): Promise<WireValue[][] | undefined> => {
       try {
         if (!iterator) {
           done = true;
@@ -157,75 +153,65 @@ export class PostgresConnector implements Connector {
       }
     };
     let cancelling: Promise<unknown> | undefined;
-    const onAbort = () => {
-      cancelling = Promise.resolve(q.cancel()).catch(() => {});
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    conn.running = q;
-    // Queued in this tick, after BEGIN: a cursor is queued by its first `next()`, a plain query
-    // by `execute()` (`await` would take its `then` a microtask late).
-    if (!iterator) q.execute();
-    const fetching = next();
-    let finished = false;
-    const finish = async (error?: unknown) => {
-      if (finished) return;
-      finished = true;
-      signal?.removeEventListener("abort", onAbort);
-      conn.running = undefined;
-      if (conn.guard === guard) conn.guard = undefined;
-      // Broken off early (or aborted between batches): close the portal so the connection is
-      // free again. A statement that failed in the driver has no portal left to close.
-      if (!done && !driverFailed) await iterator?.return?.();
-      await cancelling;
-      const failed = error !== undefined || cancelling !== undefined;
-      const reset = readOnly ? SESSION_RESET.readOnly : SESSION_RESET.full;
-      if (!failed) {
-        // The session reset (the read-only transaction's ROLLBACK first) is never queued behind
-        // the statement while it may still run: postgres.js runs a prepared statement again
-        // when the server lost it or its result shape changed, at the back of what it has
-        // sent, and behind a ROLLBACK that re-run would be outside the read-only transaction.
-        this.#releaseLeftOver(lease, reset);
-        return;
-      }
-      if (error instanceof ValueTooLarge || error instanceof BatchTooLarge) {
-        // Refused inside the driver mid-batch: the server may still be sending the rest of it.
-        // Closing the connection ends the statement there and leaves no half-read protocol.
-        lease.release({ broken: true });
-        return;
-      }
-      // After a failure or a cancel the connection proves itself before anyone reuses it.
-      const clean = await conn.sql.unsafe(reset).then(() => true, () => false);
-      const broken = !clean ||
-        !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
-      lease.release({ broken });
-    };
-    let first;
-    try {
-      first = await fetching.finally(async () => {
-        const failed = await closing === false
-          ? { error: new Error("the session reset after the previous use failed") }
-          : await begun;
-        if (failed) {
-          // Nothing ran inside a read-only transaction: no row of it is served, and the
-          // session proves itself (in `finish`) before anyone reuses it.
-          driverFailed = true;
-          throw failed.error;
+    return await openRead({
+      open: async () => {
+        conn.running = q;
+        // Queued in this tick, after BEGIN: a cursor is queued by its first `fetch()`, a plain
+        // query by `execute()` (`await` would take its `then` a microtask late).
+        if (!iterator) q.execute();
+        const first = await fetch().finally(async () => {
+          const failed = await closing === false
+            ? { error: new Error("the session reset after the previous use failed") }
+            : await begun;
+          if (failed) {
+            // Nothing ran inside a read-only transaction: no row of it is served, and the
+            // session proves itself (in `finish`) before anyone reuses it.
+            driverFailed = true;
+            throw failed.error;
+          }
+        });
+        const columns = (q as unknown as { statement?: { columns?: PgColumn[] } }).statement
+          ?.columns ?? [];
+        const schema = columns.map((c) => {
+          const t = pgType(c.type);
+          return { name: c.name, type: t.wire, source_type: t.name };
+        });
+        return { schema, first: first ?? [] };
+      },
+      next: () => done ? Promise.resolve(undefined) : fetch(),
+      cancel: () => {
+        cancelling = Promise.resolve(q.cancel()).catch(() => {});
+      },
+      finish: async (error) => {
+        conn.running = undefined;
+        if (conn.guard === guard) conn.guard = undefined;
+        // Broken off early (or aborted between batches): close the portal so the connection is
+        // free again. A statement that failed in the driver has no portal left to close.
+        if (!done && !driverFailed) await iterator?.return?.();
+        await cancelling;
+        const failed = error !== undefined || cancelling !== undefined;
+        const reset = readOnly ? SESSION_RESET.readOnly : SESSION_RESET.full;
+        if (!failed) {
+          // The session reset (the read-only transaction's ROLLBACK first) is never queued
+          // behind the statement while it may still run: postgres.js runs a prepared statement
+          // again when the server lost it or its result shape changed, at the back of what it
+          // has sent, and behind a ROLLBACK that re-run would be outside the read-only
+          // transaction.
+          this.#releaseLeftOver(lease, reset);
+          return;
         }
-      });
-    } catch (error) {
-      await finish(error);
-      throw signal?.aborted ? signal.reason : error;
-    }
-    const columns = (q as unknown as { statement?: { columns?: { name: string; type: number }[] } })
-      .statement?.columns ?? [];
-    const schema = columns.map((c) => {
-      const t = pgType(c.type);
-      return { name: c.name, type: t.wire, source_type: t.name };
-    });
-    return rowStream(schema, {
-      first: first ?? [],
-      next: () => done ? Promise.resolve(undefined) : next(),
-      finish,
+        if (error instanceof ValueTooLarge || error instanceof BatchTooLarge) {
+          // Refused inside the driver mid-batch: the server may still be sending the rest of it.
+          // Closing the connection ends the statement there and leaves no half-read protocol.
+          lease.release({ broken: true });
+          return;
+        }
+        // After a failure or a cancel the connection proves itself before anyone reuses it.
+        const clean = await conn.sql.unsafe(reset).then(() => true, () => false);
+        const broken = !clean ||
+          !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
+        lease.release({ broken });
+      },
     }, options);
   }
 

@@ -10,15 +10,8 @@
  */
 import type { SQLInputValue } from "node:sqlite";
 import type { Logger } from "../../lib/log.ts";
-import {
-  bindValue,
-  connectorPool,
-  DEFAULT_BATCH_ROWS,
-  lossyWarning,
-  probe,
-  quoteIdent,
-  rowStream,
-} from "./common.ts";
+import { bindValue, connectorPool, lossyWarning, probe, quoteIdent } from "./common.ts";
+import { DEFAULT_BATCH_ROWS, openRead } from "./row_stream.ts";
 import { capped, requireTable } from "./catalogue.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import { type NextBatch, type Opened, SqliteThread } from "./sqlite_thread.ts";
@@ -126,57 +119,55 @@ export class SqliteConnector implements Connector {
     const signal = options.signal;
     // SQLite's own ceiling when no bound is asked for (SQLITE_MAX_LENGTH).
     const maxCellBytes = Math.min(options.maxCellBytes ?? SQLITE_MAX_LENGTH, SQLITE_MAX_LENGTH);
+    const tooLarge = (error: unknown) => asValueTooLarge(error, maxCellBytes) ?? error;
     const lease = await this.#pool.acquire(signal);
     const thread = lease.conn;
-    const release = () => lease.release({ broken: !thread.alive });
-    let opened: Opened;
-    try {
-      signal?.throwIfAborted();
-      opened = await thread.request<Opened>({
-        op: "query",
-        sql,
-        values: toInput(values),
-        batchRows,
-        readOnly: this.#readOnly || options.readOnly === true,
-        maxCellBytes,
-      }, signal);
-    } catch (error) {
-      release();
-      throw signal?.aborted ? signal.reason : asValueTooLarge(error, maxCellBytes) ?? error;
-    }
-    let done = opened.cursor === 0;
+    // The worker's cursor: 0 once the statement has no rows left to read.
+    let cursor = 0;
     // One batch read ahead: the worker steps the next batch while this one is delivered. At
     // most one batch waits, so memory stays bounded by the consumer's pace.
     let ahead: Promise<NextBatch> | undefined;
     const ask = () => {
-      if (done) return;
-      ahead = thread.request<NextBatch>(
-        { op: "next", cursor: opened.cursor, rows: batchRows },
+      ahead = cursor === 0 ? undefined : thread.request<NextBatch>(
+        { op: "next", cursor, rows: batchRows },
         signal,
       );
-      ahead.catch(() => {});
+      ahead?.catch(() => {});
     };
-    ask();
-    return rowStream(opened.schema, {
-      first: opened.rows,
-      next: async () => {
-        if (done) return undefined;
+    return await openRead({
+      open: async () => {
         signal?.throwIfAborted();
-        const { rows: batch, ended } = await ahead!.catch((error) => {
-          throw asValueTooLarge(error, maxCellBytes) ?? error;
+        const opened = await thread.request<Opened>({
+          op: "query",
+          sql,
+          values: toInput(values),
+          batchRows,
+          readOnly: this.#readOnly || options.readOnly === true,
+          maxCellBytes,
+        }, signal).catch((error) => {
+          throw tooLarge(error);
         });
-        ahead = undefined;
-        if (ended) done = true;
-        else ask();
+        cursor = opened.cursor;
+        ask();
+        return { schema: opened.schema, first: opened.rows };
+      },
+      next: async () => {
+        if (!ahead) return undefined;
+        signal?.throwIfAborted();
+        const { rows: batch, ended } = await ahead.catch((error) => {
+          throw tooLarge(error);
+        });
+        if (ended) cursor = 0;
+        ask();
         return batch.length > 0 ? batch : undefined;
       },
       finish: async () => {
-        if (!done && thread.alive) {
-          done = true;
+        if (cursor !== 0 && thread.alive) {
           // Requests are answered in order: the read-ahead (if any) before the close.
-          await thread.request({ op: "close", cursor: opened.cursor }).catch(() => {});
+          await thread.request({ op: "close", cursor }).catch(() => {});
+          cursor = 0;
         }
-        release();
+        lease.release({ broken: !thread.alive });
       },
     }, options);
   }

@@ -29,6 +29,7 @@ import {
 import { duckdbWireType, sourceName, toDuck } from "./duckdb_types.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import { translatePlaceholders } from "./placeholders.ts";
+import { runWrite } from "./transaction.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import {
@@ -38,8 +39,6 @@ import {
   type QueryOptions,
   type Statement,
   type TestOutcome,
-  WriteError,
-  type WriteOutcome,
 } from "./types.ts";
 
 type DuckTarget = Extract<JdbcTarget, { dialect: "DUCKDB" }>;
@@ -188,21 +187,14 @@ export class DuckdbConnector extends DuckReads implements Connector {
     );
   }
 
-  async write(
-    statements: Statement[],
-    options: { signal?: AbortSignal } = {},
-  ): Promise<WriteOutcome> {
+  async write(statements: Statement[], options: { signal?: AbortSignal } = {}) {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "duckdb"));
     const lease = await this.#pool.acquire(options.signal);
     const conn = lease.conn;
     let stopInterrupting: (() => void) | undefined;
-    const onAbort = () => (stopInterrupting = keepInterrupting(conn));
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    const rows_affected: (number | null)[] = [];
-    try {
-      await conn.run("BEGIN TRANSACTION");
-      for (const { sql, values } of prepared) {
-        options.signal?.throwIfAborted();
+    return await runWrite(prepared, {
+      begin: () => conn.run("BEGIN TRANSACTION"),
+      run: async ({ sql, values }) => {
         const result = await runAuthorStatements(
           conn,
           sql,
@@ -212,20 +204,19 @@ export class DuckdbConnector extends DuckReads implements Connector {
         ).catch((error) => {
           throw asRefusal(error);
         });
-        rows_affected.push(result.rowsChanged);
-      }
-      options.signal?.throwIfAborted();
-      await conn.run("COMMIT");
-      lease.release();
-      return { committed: true, rolled_back: false, rows_affected };
-    } catch (error) {
-      stopInterrupting?.();
-      const rolledBack = await conn.run("ROLLBACK").then(() => true, () => false);
-      lease.release({ broken: !rolledBack });
-      throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
-    } finally {
-      options.signal?.removeEventListener("abort", onAbort);
-    }
+        return result.rowsChanged;
+      },
+      commit: () => conn.run("COMMIT"),
+      rollback: () => {
+        stopInterrupting?.();
+        return conn.run("ROLLBACK").then(() => true, () => false);
+      },
+      cancel: () => (stopInterrupting = keepInterrupting(conn)),
+      release: (clean) => {
+        stopInterrupting?.();
+        lease.release({ broken: !clean });
+      },
+    }, options.signal);
   }
 
   test(): Promise<TestOutcome> {

@@ -23,6 +23,7 @@ import {
 import { mysqlRead, type MysqlServer } from "./mysql_read.ts";
 import { dataType } from "./mysql_types.ts";
 import { translatePlaceholders } from "./placeholders.ts";
+import { runWrite } from "./transaction.ts";
 import { openRead } from "./row_stream.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
@@ -33,8 +34,6 @@ import {
   type RowStream,
   type Statement,
   type TestOutcome,
-  WriteError,
-  type WriteOutcome,
 } from "./types.ts";
 
 export class MysqlConnector implements Connector {
@@ -138,34 +137,22 @@ export class MysqlConnector implements Connector {
     return await openRead(mysqlRead(lease, translated, options, this.#server), options);
   }
 
-  async write(
-    statements: Statement[],
-    options: { signal?: AbortSignal } = {},
-  ): Promise<WriteOutcome> {
+  async write(statements: Statement[], options: { signal?: AbortSignal } = {}) {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "mysql"));
     const lease = await this.#pool.acquire(options.signal);
     const conn = lease.conn;
-    const rows_affected: (number | null)[] = [];
-    const onAbort = () => void this.#kill(conn).catch(() => {});
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      await plain(conn, "START TRANSACTION");
-      for (const { sql, values } of prepared) {
-        options.signal?.throwIfAborted();
+    return await runWrite(prepared, {
+      begin: () => plain(conn, "START TRANSACTION"),
+      run: async ({ sql, values }) => {
         const result = await run(conn, sql, values) as unknown as { affectedRows?: number };
-        rows_affected.push(typeof result?.affectedRows === "number" ? result.affectedRows : null);
-      }
-      options.signal?.throwIfAborted();
-      await plain(conn, "COMMIT");
-      lease.release({ broken: !(await resetSession(conn)) });
-      return { committed: true, rolled_back: false, rows_affected };
-    } catch (error) {
-      const rolledBack = await plain(conn, "ROLLBACK").then(() => true, () => false);
-      lease.release({ broken: !rolledBack || !(await resetSession(conn)) });
-      throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
-    } finally {
-      options.signal?.removeEventListener("abort", onAbort);
-    }
+        return typeof result?.affectedRows === "number" ? result.affectedRows : null;
+      },
+      commit: () => plain(conn, "COMMIT"),
+      rollback: () => plain(conn, "ROLLBACK").then(() => true, () => false),
+      cancel: () => void this.#kill(conn).catch(() => {}),
+      // Whatever the SQL left on the session (settings, variables, locks) ends here.
+      release: async (clean) => lease.release({ broken: !clean || !(await resetSession(conn)) }),
+    }, options.signal);
   }
 
   test(): Promise<TestOutcome> {

@@ -32,6 +32,7 @@ import {
   STALE_PREPARED,
 } from "./postgres_driver.ts";
 import { translatePlaceholders } from "./placeholders.ts";
+import { runWrite } from "./transaction.ts";
 import { rowBound } from "./row_bound.ts";
 import { BATCH_BYTES, BatchTooLarge, ValueTooLarge } from "./value_bounds.ts";
 import {
@@ -42,8 +43,6 @@ import {
   type Statement,
   type TestOutcome,
   type WireValue,
-  WriteError,
-  type WriteOutcome,
 } from "./types.ts";
 
 /** A result column as postgres.js describes it. */
@@ -235,42 +234,32 @@ export class PostgresConnector implements Connector {
     this.#leftOver.clear();
   }
 
-  async write(
-    statements: Statement[],
-    options: { signal?: AbortSignal } = {},
-  ): Promise<WriteOutcome> {
+  async write(statements: Statement[], options: { signal?: AbortSignal } = {}) {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "postgres"));
     const lease = await this.#pool.acquire(options.signal);
-    const { sql } = lease.conn;
-    const closing = resetLeftOver(lease.conn);
-    const rows_affected: (number | null)[] = [];
-    let current: { cancel(): unknown } | undefined;
-    const onAbort = () => void Promise.resolve(current?.cancel()).catch(() => {});
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      const [closed] = await Promise.all([closing ?? true, sql.unsafe("BEGIN")]);
-      if (!closed) throw new Error("the session reset after the previous use failed");
-      for (const { sql: text, values } of prepared) {
-        options.signal?.throwIfAborted();
-        const q = sql.unsafe(text, values.map(bindValue) as postgres.ParameterOrJSON<never>[]);
-        current = lease.conn.running = q;
-        const result = await q;
-        rows_affected.push(result.count ?? null);
-      }
-      current = lease.conn.running = undefined;
-      options.signal?.throwIfAborted();
-      await sql.unsafe("COMMIT");
-      this.#releaseLeftOver(lease, SESSION_RESET.full);
-      return { committed: true, rolled_back: false, rows_affected };
-    } catch (error) {
-      current = lease.conn.running = undefined;
-      const rolledBack = await sql.unsafe("ROLLBACK").then(() => true, () => false);
-      if (rolledBack) this.#releaseLeftOver(lease, SESSION_RESET.full);
-      else lease.release({ broken: true });
-      throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
-    } finally {
-      options.signal?.removeEventListener("abort", onAbort);
-    }
+    const conn = lease.conn;
+    return await runWrite(prepared, {
+      begin: async () => {
+        // The previous user's session reset leaves in the same socket write as BEGIN.
+        const [closed] = await Promise.all([resetLeftOver(conn) ?? true, conn.sql.unsafe("BEGIN")]);
+        if (!closed) throw new Error("the session reset after the previous use failed");
+      },
+      run: async ({ sql, values }) => {
+        const q = conn.sql.unsafe(sql, values.map(bindValue) as postgres.ParameterOrJSON<never>[]);
+        conn.running = q;
+        const { count } = await q;
+        conn.running = undefined;
+        return count ?? null;
+      },
+      commit: () => conn.sql.unsafe("COMMIT"),
+      rollback: () => {
+        conn.running = undefined;
+        return conn.sql.unsafe("ROLLBACK").then(() => true, () => false);
+      },
+      cancel: () => void Promise.resolve(conn.running?.cancel()).catch(() => {}),
+      release: (clean) =>
+        clean ? this.#releaseLeftOver(lease, SESSION_RESET.full) : lease.release({ broken: true }),
+    }, options.signal);
   }
 
   test(): Promise<TestOutcome> {

@@ -16,6 +16,7 @@ import { capped, requireTable } from "./catalogue.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import { type NextBatch, type Opened, SqliteThread } from "./sqlite_thread.ts";
 import { translatePlaceholders } from "./placeholders.ts";
+import { runWrite } from "./transaction.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import { declaredPrecision, sqliteWireType } from "./sqlite_types.ts";
@@ -33,7 +34,6 @@ import {
   type TableInfo,
   type TestOutcome,
   WriteError,
-  type WriteOutcome,
 } from "./types.ts";
 
 type SqliteTarget = Extract<JdbcTarget, { dialect: "SQLITE" }>;
@@ -172,46 +172,34 @@ export class SqliteConnector implements Connector {
     }, options);
   }
 
-  async write(
-    statements: Statement[],
-    options: { signal?: AbortSignal } = {},
-  ): Promise<WriteOutcome> {
+  async write(statements: Statement[], options: { signal?: AbortSignal } = {}) {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "sqlite"));
     const signal = options.signal;
     const lease = await this.#pool.acquire(signal);
     const thread = lease.conn;
-    const rows_affected: (number | null)[] = [];
     try {
       await thread.request({ op: "exec", sql: "BEGIN IMMEDIATE" }, signal);
     } catch (error) {
+      // Nothing began: there is nothing to roll back.
       lease.release({ broken: !thread.alive });
-      throw new WriteError({ rolled_back: false, rows_affected }, error);
+      throw new WriteError({ rolled_back: false, rows_affected: [] }, error);
     }
-    try {
-      for (const { sql, values } of prepared) {
-        signal?.throwIfAborted();
-        rows_affected.push(
-          await thread.request<number>({ op: "run", sql, values: toInput(values) }, signal),
-        );
-      }
-      signal?.throwIfAborted();
-      await thread.request({ op: "exec", sql: "COMMIT" });
-      lease.release();
-      return { committed: true, rolled_back: false, rows_affected };
-    } catch (error) {
-      // A worker ended before COMMIT took its open transaction with it: SQLite rolls it back.
-      let rolledBack = !thread.alive;
-      if (thread.alive) {
+    return await runWrite(prepared, {
+      run: ({ sql, values }) =>
+        thread.request<number>({ op: "run", sql, values: toInput(values) }, signal),
+      commit: () => thread.request({ op: "exec", sql: "COMMIT" }),
+      rollback: async () => {
+        // A worker ended before COMMIT took its open transaction with it: SQLite rolls it back.
+        if (!thread.alive) return true;
         try {
           if (thread.inTransaction) await thread.request({ op: "exec", sql: "ROLLBACK" });
-          rolledBack = !thread.inTransaction;
+          return !thread.inTransaction;
         } catch {
-          rolledBack = false;
+          return false;
         }
-      }
-      lease.release({ broken: !rolledBack || !thread.alive });
-      throw WriteError.afterRollback(rolledBack, rows_affected, error, signal);
-    }
+      },
+      release: (clean) => lease.release({ broken: !clean || !thread.alive }),
+    }, signal);
   }
 
   test(): Promise<TestOutcome> {

@@ -104,6 +104,28 @@ export function safeMessage(error: unknown): string {
   return redactUrl(text).slice(0, 500);
 }
 
+/**
+ * A connection outside the pool for `test()`, whose connect is aborted once `timeoutMs` passes
+ * (the driver's own refusal of the abort, where it gives one, is the error).
+ */
+export async function connectOnce<C>(driver: PoolDriver<C>, timeoutMs: number): Promise<C> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    return await Promise.race([
+      driver.connect(controller.signal),
+      new Promise<never>((_, reject) =>
+        controller.signal.addEventListener(
+          "abort",
+          () => reject(new Error(`connect timed out after ${timeoutMs} ms`)),
+        )
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Runs a connectivity probe and reports it; never throws. */
 export async function probe(fn: () => Promise<string | null>): Promise<TestOutcome> {
   const started = performance.now();

@@ -6,7 +6,7 @@
  */
 import mysql from "mysql2";
 import type { Logger } from "../../lib/log.ts";
-import { connectorPool, lossyWarning, probe, schemaRequired } from "./common.ts";
+import { connectOnce, connectorPool, lossyWarning, probe, schemaRequired } from "./common.ts";
 import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
 import type { Credential } from "./definition.ts";
 import type { DriverOptions } from "./jdbc_url.ts";
@@ -157,25 +157,12 @@ export class MysqlConnector implements Connector {
 
   test(): Promise<TestOutcome> {
     return probe(async () => {
-      const controller = new AbortController();
-      const timeout = this.#pool.settings.connectionTimeout;
-      const timer = setTimeout(() => controller.abort(), timeout);
-      let conn: Conn | undefined;
+      const conn = await connectOnce(this.#driver, this.#pool.settings.connectionTimeout);
       try {
-        conn = await Promise.race([
-          this.#driver.connect(controller.signal),
-          new Promise<never>((_, reject) =>
-            controller.signal.addEventListener(
-              "abort",
-              () => reject(new Error(`connect timed out after ${timeout} ms`)),
-            )
-          ),
-        ]);
         const [[version]] = await run(conn, "SELECT VERSION()") as string[][];
         return version;
       } finally {
-        clearTimeout(timer);
-        conn?.destroy();
+        conn.destroy();
       }
     });
   }

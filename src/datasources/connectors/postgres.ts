@@ -10,7 +10,14 @@
  */
 import postgres from "postgres";
 import type { Logger } from "../../lib/log.ts";
-import { bindValue, connectorPool, lossyWarning, probe, schemaRequired } from "./common.ts";
+import {
+  bindValue,
+  connectOnce,
+  connectorPool,
+  lossyWarning,
+  probe,
+  schemaRequired,
+} from "./common.ts";
 import { DEFAULT_BATCH_ROWS, openRead } from "./row_stream.ts";
 import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
 import type { Credential } from "./definition.ts";
@@ -264,7 +271,7 @@ export class PostgresConnector implements Connector {
 
   test(): Promise<TestOutcome> {
     return probe(async () => {
-      const conn = await this.#connectOnce();
+      const conn = await connectOnce(this.#driver, this.#pool.settings.connectionTimeout);
       try {
         const [row] = await conn.sql.unsafe("SELECT current_setting('server_version') AS v");
         return String(row.v);
@@ -272,28 +279,6 @@ export class PostgresConnector implements Connector {
         await conn.sql.end({ timeout: 0 });
       }
     });
-  }
-
-  /** A connection outside the pool, bounded by connectionTimeout (for `test()`). */
-  async #connectOnce(): Promise<PgConn> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.#pool.settings.connectionTimeout);
-    try {
-      return await Promise.race([
-        this.#driver.connect(controller.signal),
-        new Promise<never>((_, reject) =>
-          controller.signal.addEventListener(
-            "abort",
-            () =>
-              reject(
-                new Error(`connect timed out after ${this.#pool.settings.connectionTimeout} ms`),
-              ),
-          )
-        ),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /** The connector's own catalogue reads (fixed SQL, bound names). */

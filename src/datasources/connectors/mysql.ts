@@ -33,7 +33,6 @@ import {
   type QueryOptions,
   type RowStream,
   type Statement,
-  type TestOutcome,
 } from "./types.ts";
 
 export class MysqlConnector implements Connector {
@@ -155,8 +154,8 @@ export class MysqlConnector implements Connector {
     }, options.signal);
   }
 
-  test(): Promise<TestOutcome> {
-    return probe(async () => {
+  test: Connector["test"] = () =>
+    probe(async () => {
       const conn = await connectOnce(this.#driver, this.#pool.settings.connectionTimeout);
       try {
         const [[version]] = await run(conn, "SELECT VERSION()") as string[][];
@@ -165,7 +164,6 @@ export class MysqlConnector implements Connector {
         conn.destroy();
       }
     });
-  }
 
   /** The connector's own catalogue reads (fixed SQL, bound names). */
   #rows: CatalogueRows = (sql, params) => {

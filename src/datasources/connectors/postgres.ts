@@ -48,7 +48,6 @@ import {
   type QueryOptions,
   type RowStream,
   type Statement,
-  type TestOutcome,
   type WireValue,
 } from "./types.ts";
 
@@ -269,8 +268,8 @@ export class PostgresConnector implements Connector {
     }, options.signal);
   }
 
-  test(): Promise<TestOutcome> {
-    return probe(async () => {
+  test: Connector["test"] = () =>
+    probe(async () => {
       const conn = await connectOnce(this.#driver, this.#pool.settings.connectionTimeout);
       try {
         const [row] = await conn.sql.unsafe("SELECT current_setting('server_version') AS v");
@@ -279,7 +278,6 @@ export class PostgresConnector implements Connector {
         await conn.sql.end({ timeout: 0 });
       }
     });
-  }
 
   /** The connector's own catalogue reads (fixed SQL, bound names). */
   #rows: CatalogueRows = (text, params) => {

@@ -107,14 +107,7 @@ export class DuckdbConnector extends DuckReads implements Connector {
         connecting.catch(() => {}).finally(() => this.#connects.delete(connecting));
         return connecting;
       },
-      validate: async (conn) => {
-        try {
-          await conn.run("SELECT 1");
-          return true;
-        } catch {
-          return false;
-        }
-      },
+      validate: (conn) => conn.run("SELECT 1").then(() => true, () => false),
       close: (conn) => {
         conn.interrupt();
         conn.closeSync();

@@ -5,6 +5,7 @@
  * statement on the server and leaves the pooled connection usable.
  */
 import mysql from "mysql2";
+import { withTimeout } from "../../lib/deadline.ts";
 import type { Logger } from "../../lib/log.ts";
 import { connectOnce, connectorPool, lossyWarning, probe, schemaRequired } from "./common.ts";
 import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
@@ -73,19 +74,8 @@ export class MysqlConnector implements Connector {
             }
           });
         }),
-      validate: async (conn, timeoutMs) => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        try {
-          return await Promise.race([
-            plain(conn, "SELECT 1").then(() => true, () => false),
-            new Promise<boolean>((
-              resolve,
-            ) => (timer = setTimeout(() => resolve(false), timeoutMs))),
-          ]);
-        } finally {
-          clearTimeout(timer);
-        }
-      },
+      validate: (conn, timeoutMs) =>
+        withTimeout(plain(conn, "SELECT 1"), timeoutMs, "validation").then(() => true, () => false),
       close: async (conn) => {
         // The socket goes at once: a statement still sending rows stops when its write fails.
         // The kill (its own connection, slow on a loaded server) is for one still computing,

@@ -28,7 +28,8 @@ export const CATALOGUES: Record<"POSTGRES" | "MYSQL" | "DUCKDB", CatalogueSql> =
               WHERE c.relkind IN ('r', 'p', 'f', 'v', 'm')`,
     // `pg_*` (catalog, toast, temp) and the information schema.
     system: "schema_name LIKE 'pg\\_%' OR schema_name = 'information_schema'",
-    named: "schema_name = :schema",
+    // As text: a bound `name` would be cut at 63 bytes and could match a shorter schema.
+    named: "schema_name = CAST(:schema AS text)",
   },
   MYSQL: {
     schemas: "SELECT SCHEMA_NAME AS schema_name FROM information_schema.SCHEMATA",

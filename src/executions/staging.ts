@@ -31,6 +31,7 @@ import {
   type Pool,
   quoteIdent,
   resolvePoolSettings,
+  type WireType,
   type WireValue,
 } from "../datasources/mod.ts";
 
@@ -80,38 +81,36 @@ export function scaledDecimal(text: string, scale: number): bigint {
   return negative ? -value : value;
 }
 
-/** DuckDB column types for staged wire types; decimals keep their precision where it fits. */
-function duckType(column: ColumnSchema): string {
-  switch (column.type) {
-    case "boolean":
-      return "BOOLEAN";
-    case "integer":
-      return "INTEGER";
-    case "bigint":
-      return "HUGEINT";
-    case "decimal": {
-      const { width, scale } = decimalShape(column);
-      return `DECIMAL(${width},${scale})`;
-    }
-    case "double":
-      return "DOUBLE";
-    case "date":
-      return "DATE";
-    case "timestamp":
-      return "TIMESTAMP";
-    case "timestamptz":
-      return "TIMESTAMPTZ";
-    case "time":
-      return "TIME";
-    case "binary":
-      return "BLOB";
-    case "uuid":
-      return "UUID";
-    // JSON stays text: the json extension may be absent in an offline install.
-    default:
-      return "VARCHAR";
-  }
+/**
+ * How each wire type is staged: its DuckDB column type, the type a DuckDB batch lands in first
+ * (`landingType`), and its SQLite declared type (see `staging_sqlite.ts`). JSON stays text in
+ * DuckDB: the json extension may be absent in an offline install.
+ */
+const STAGED: Record<WireType, { duckdb: string; landing?: DuckDBType; sqlite: string }> = {
+  boolean: { duckdb: "BOOLEAN", landing: BOOLEAN, sqlite: "BOOLEAN" },
+  integer: { duckdb: "INTEGER", landing: INTEGER, sqlite: "INT32" },
+  bigint: { duckdb: "HUGEINT", landing: HUGEINT, sqlite: "INT64" },
+  decimal: { duckdb: "DECIMAL", sqlite: "DECIMAL_TEXT" },
+  double: { duckdb: "DOUBLE", landing: DOUBLE, sqlite: "DOUBLE" },
+  string: { duckdb: "VARCHAR", sqlite: "TEXT" },
+  date: { duckdb: "DATE", sqlite: "DATE_TEXT" },
+  timestamp: { duckdb: "TIMESTAMP", sqlite: "TIMESTAMP_TEXT" },
+  timestamptz: { duckdb: "TIMESTAMPTZ", sqlite: "TIMESTAMPTZ_TEXT" },
+  time: { duckdb: "TIME", sqlite: "TIME_TEXT" },
+  json: { duckdb: "VARCHAR", sqlite: "JSON_TEXT" },
+  binary: { duckdb: "BLOB", landing: BLOB, sqlite: "BLOB" },
+  uuid: { duckdb: "UUID", sqlite: "UUID_TEXT" },
+};
+
+/** The column type `column` is staged under; a decimal keeps its precision where it fits. */
+export function stagedType(column: ColumnSchema, engine: "duckdb" | "sqlite"): string {
+  const type = STAGED[column.type][engine];
+  if (column.type !== "decimal") return type;
+  const { width, scale } = decimalShape(column);
+  return `${type}(${width},${scale})`;
 }
+
+const duckType = (column: ColumnSchema) => stagedType(column, "duckdb");
 
 /**
  * The type a batch lands in: values a data chunk takes natively keep their type (decimals as
@@ -119,24 +118,9 @@ function duckType(column: ColumnSchema): string {
  * times and uuids land as VARCHAR and are cast once, set-based, when the table is complete.
  */
 function landingType(column: ColumnSchema): DuckDBType {
-  switch (column.type) {
-    case "boolean":
-      return BOOLEAN;
-    case "integer":
-      return INTEGER;
-    case "bigint":
-      return HUGEINT;
-    case "double":
-      return DOUBLE;
-    case "binary":
-      return BLOB;
-    case "decimal": {
-      const { width, scale } = decimalShape(column);
-      return DECIMAL(width, scale);
-    }
-    default:
-      return VARCHAR;
-  }
+  if (column.type !== "decimal") return STAGED[column.type].landing ?? VARCHAR;
+  const { width, scale } = decimalShape(column);
+  return DECIMAL(width, scale);
 }
 
 /** DuckDB's vector size: a data chunk holds at most this many rows. */
@@ -258,13 +242,7 @@ export class DuckdbStaging implements Staging {
     }, { limits: { maxCellBytes: Infinity, duckdbMemoryMb: memoryMb } }));
   }
 
-  load(
-    table: string,
-    schema: ColumnSchema[],
-    batches: AsyncIterable<WireValue[][]>,
-    onBatch: (rows: number) => Promise<void>,
-    signal?: AbortSignal,
-  ): Promise<number> {
+  load: Staging["load"] = (table, schema, batches, onBatch, signal) => {
     const types = schema.map(landingType);
     const convert = schema.map(chunkValue);
     return this.#fill(table, schema, types.map(String), signal, async (appender) => {
@@ -285,7 +263,7 @@ export class DuckdbStaging implements Staging {
       }
       return rows;
     });
-  }
+  };
 
   /**
    * Like `load`, from a DuckDB read: its chunks are appended as they come and the appender casts

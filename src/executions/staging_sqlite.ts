@@ -26,43 +26,9 @@ import {
   type Statement,
   type WireValue,
 } from "../datasources/mod.ts";
-import { decimalShape, scaledDecimal, type Staging } from "./staging.ts";
+import { decimalShape, scaledDecimal, stagedType, type Staging } from "./staging.ts";
 
 const quote = (name: string) => quoteIdent("SQLITE", name);
-
-/** The declared type a wire type is staged under; see the module comment. */
-function declaredType(column: ColumnSchema): string {
-  switch (column.type) {
-    case "boolean":
-      return "BOOLEAN";
-    case "integer":
-      return "INT32";
-    case "bigint":
-      return "INT64";
-    case "decimal": {
-      const { width, scale } = decimalShape(column);
-      return `DECIMAL_TEXT(${width},${scale})`;
-    }
-    case "double":
-      return "DOUBLE";
-    case "date":
-      return "DATE_TEXT";
-    case "timestamp":
-      return "TIMESTAMP_TEXT";
-    case "timestamptz":
-      return "TIMESTAMPTZ_TEXT";
-    case "time":
-      return "TIME_TEXT";
-    case "json":
-      return "JSON_TEXT";
-    case "uuid":
-      return "UUID_TEXT";
-    case "binary":
-      return "BLOB";
-    default:
-      return "TEXT";
-  }
-}
 
 /** Exact decimal text at the column's scale, as DuckDB staging would hold it. */
 function decimalText(text: string, scale: number): string {
@@ -167,15 +133,9 @@ export class SqliteStaging implements Staging {
     ));
   }
 
-  async load(
-    table: string,
-    schema: ColumnSchema[],
-    batches: AsyncIterable<WireValue[][]>,
-    onBatch: (rows: number) => Promise<void>,
-    signal?: AbortSignal,
-  ): Promise<number> {
+  load: Staging["load"] = async (table, schema, batches, onBatch, signal) => {
     const thread = await this.#thread.ready(signal);
-    const columns = schema.map((c) => `${quote(c.name)} ${declaredType(c)}`);
+    const columns = schema.map((c) => `${quote(c.name)} ${stagedType(c, "sqlite")}`);
     await thread.request({ op: "exec", sql: `DROP TABLE IF EXISTS ${quote(table)}` }, signal);
     await thread.request(
       { op: "exec", sql: `CREATE TABLE ${quote(table)} (${columns.join(", ")})` },
@@ -206,7 +166,7 @@ export class SqliteStaging implements Staging {
       await onBatch(batch.length);
     }
     return rows;
-  }
+  };
 
   async close(): Promise<void> {
     await this.connector.close();

@@ -1,97 +1,13 @@
 /**
- * Pieces every dialect shares: the row stream with its `maxRows` and `maxBytes` cuts, error classification for
- * `test()`, listing caps, the nearest-name hint and parameter values in driver form.
+ * Pieces every dialect shares: error classification for `test()`, values in JSON and in driver
+ * form, identifier quoting.
  */
 import { AppError } from "../../errors/mod.ts";
 import { redactUrl } from "../../lib/redact.ts";
 import type { Logger } from "../../lib/log.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
-import type {
-  ColumnSchema,
-  Dialect,
-  Listing,
-  QueryOptions,
-  RowStream,
-  TestOutcome,
-  WireValue,
-} from "./types.ts";
-import { rowBytes } from "./value_bounds.ts";
-
-export const DEFAULT_BATCH_ROWS = 1000;
-
-/**
- * Builds the stream a connector returns. `next` pulls the driver's next batch (undefined at the
- * end); `finish` runs exactly once when iteration ends, fails or is broken off, and gets back the
- * connection. `first` is a batch already read while learning the schema.
- */
-export function rowStream(
-  schema: ColumnSchema[],
-  source: {
-    first?: WireValue[][];
-    next: () => Promise<WireValue[][] | undefined>;
-    finish: (error?: unknown) => Promise<void>;
-  },
-  options: Pick<QueryOptions, "maxRows" | "maxBytes" | "signal"> = {},
-): RowStream {
-  let truncated = false;
-  let started = false;
-  let max = options.maxRows ?? Infinity;
-  const maxBytes = options.maxBytes ?? Infinity;
-  let bytes = 0;
-  async function* iterate(): AsyncGenerator<WireValue[][]> {
-    let seen = 0;
-    let failure: unknown;
-    try {
-      let batch = source.first ?? await source.next();
-      while (batch !== undefined) {
-        options.signal?.throwIfAborted();
-        if (maxBytes !== Infinity) {
-          // The row that would pass `maxBytes` is where the read stops, as at `maxRows`; a first
-          // row is always kept, so a read never answers nothing for being wide.
-          for (let r = 0; r < batch.length && seen + r < max; r++) {
-            bytes += rowBytes(batch[r]);
-            if (bytes > maxBytes && seen + r > 0) max = seen + r;
-          }
-        }
-        if (batch.length > 0) {
-          const room = max - seen;
-          if (batch.length >= room) {
-            if (room > 0) yield batch.slice(0, room);
-            seen += room;
-            // Exactly at the cap: one more read tells whether anything was left.
-            truncated = batch.length > room || ((await source.next())?.length ?? 0) > 0;
-            return;
-          }
-          seen += batch.length;
-          yield batch;
-        }
-        batch = await source.next();
-      }
-    } catch (error) {
-      failure = options.signal?.aborted ? options.signal.reason : error;
-      throw failure;
-    } finally {
-      await source.finish(failure);
-    }
-  }
-  return {
-    schema,
-    get truncated() {
-      return truncated;
-    },
-    [Symbol.asyncIterator]() {
-      if (started) throw new Error("a row stream can be iterated once");
-      started = true;
-      return iterate();
-    },
-    async close() {
-      if (started) return;
-      started = true;
-      await source.finish();
-    },
-  };
-}
+import type { Dialect, TestOutcome, WireValue } from "./types.ts";
 
 /** A JSON cell: bigints and decimals as strings, binary as base64, non-finite doubles as text. */
 export type JsonCell = boolean | number | string | null;
@@ -188,6 +104,28 @@ export function safeMessage(error: unknown): string {
   return redactUrl(text).slice(0, 500);
 }
 
+/**
+ * A connection outside the pool for `test()`, whose connect is aborted once `timeoutMs` passes
+ * (the driver's own refusal of the abort, where it gives one, is the error).
+ */
+export async function connectOnce<C>(driver: PoolDriver<C>, timeoutMs: number): Promise<C> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    return await Promise.race([
+      driver.connect(controller.signal),
+      new Promise<never>((_, reject) =>
+        controller.signal.addEventListener(
+          "abort",
+          () => reject(new Error(`connect timed out after ${timeoutMs} ms`)),
+        )
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Runs a connectivity probe and reports it; never throws. */
 export async function probe(fn: () => Promise<string | null>): Promise<TestOutcome> {
   const started = performance.now();
@@ -209,59 +147,6 @@ export async function probe(fn: () => Promise<string | null>): Promise<TestOutco
       error_class: classifyError(error),
     };
   }
-}
-
-/**
- * The LIMIT that tells whether a listing was cut: one more than the cap. Written into SQL text
- * where a driver cannot bind LIMIT, so it is forced to a small integer here.
- */
-export function limitFor(cap: number): number {
-  const n = Math.trunc(Number(cap));
-  if (!Number.isFinite(n) || n < 0) throw new Error(`invalid listing cap ${cap}`);
-  return Math.min(n, 1_000_000) + 1;
-}
-
-/** Cuts `rows` (fetched with a limit of `cap + 1`) to the cap and says whether it cut. */
-export function capped<T>(rows: T[], cap: number): Listing<T> {
-  return { items: rows.slice(0, cap), truncated: rows.length > cap };
-}
-
-/** The closest name by edit distance when it is close enough to be a likely typo. */
-export function nearestName(name: string, candidates: string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of candidates) {
-    const d = distance(name.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3))
-    ? best
-    : undefined;
-}
-
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length];
-}
-
-/** `datasource.table_not_found`, with a `hint` detail when a listed name is close. */
-export function tableNotFound(table: string, schema: string, names: string[]): AppError {
-  const hint = nearestName(table, names);
-  return new AppError("datasource.table_not_found", {
-    table,
-    schema,
-    ...(hint !== undefined ? { hint } : {}),
-  });
 }
 
 /** Parameter values as drivers take them: dates as ISO text, objects as JSON text. */

@@ -13,16 +13,9 @@ import {
 } from "@duckdb/node-api";
 import { AppError } from "../../errors/mod.ts";
 import type { Logger } from "../../lib/log.ts";
-import {
-  capped,
-  connectorPool,
-  limitFor,
-  lossyWarning,
-  probe,
-  quoteIdent,
-  tableNotFound,
-} from "./common.ts";
-import { duckChunks, duckRows, keepInterrupting, openDuckRead } from "./duckdb_read.ts";
+import { connectorPool, lossyWarning, probe, quoteIdent } from "./common.ts";
+import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
+import { DuckReads, keepInterrupting, openDuckRead } from "./duckdb_read.ts";
 import {
   asRefusal,
   privateTempDirectory,
@@ -36,26 +29,19 @@ import {
 import { duckdbWireType, sourceName, toDuck } from "./duckdb_types.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import { translatePlaceholders } from "./placeholders.ts";
+import { runWrite } from "./transaction.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import {
-  type ChunkStream,
   type ColumnInfo,
   type Connector,
   DEFAULT_ENGINE_LIMITS,
-  type Listing,
   type QueryOptions,
-  type RowStream,
   type Statement,
-  type TableInfo,
   type TestOutcome,
-  WriteError,
-  type WriteOutcome,
 } from "./types.ts";
 
 type DuckTarget = Extract<JdbcTarget, { dialect: "DUCKDB" }>;
-
-const SYSTEM_SCHEMAS = ["information_schema", "pg_catalog"];
 
 /**
  * DuckDB's own verdict on a statement: exactly one, of statement type SELECT (which is also what
@@ -79,7 +65,7 @@ async function prepareRead(conn: DuckDBConnection, sql: string, values: DuckDBVa
   return prepared;
 }
 
-export class DuckdbConnector implements Connector {
+export class DuckdbConnector extends DuckReads implements Connector {
   readonly dialect = "DUCKDB" as const;
   readonly #pool: Pool<DuckDBConnection>;
   readonly #driver: PoolDriver<DuckDBConnection>;
@@ -106,6 +92,7 @@ export class DuckdbConnector implements Connector {
     readOnly = false,
     memoryMb = DEFAULT_ENGINE_LIMITS.duckdbMemoryMb,
   ) {
+    super();
     this.#memoryMb = memoryMb;
     this.#target = target;
     this.#options = options;
@@ -120,14 +107,7 @@ export class DuckdbConnector implements Connector {
         connecting.catch(() => {}).finally(() => this.#connects.delete(connecting));
         return connecting;
       },
-      validate: async (conn) => {
-        try {
-          await conn.run("SELECT 1");
-          return true;
-        } catch {
-          return false;
-        }
-      },
+      validate: (conn) => conn.run("SELECT 1").then(() => true, () => false),
       close: (conn) => {
         conn.interrupt();
         conn.closeSync();
@@ -165,26 +145,8 @@ export class DuckdbConnector implements Connector {
     return this.#instance;
   }
 
-  async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
-    return duckRows(
-      await this.#read(statement, options, options.readOnly === true),
-      options,
-    );
-  }
-
-  /**
-   * The same read as `query()`, as DuckDB's own column chunks: a DuckDB-to-DuckDB copy (staging)
-   * appends them whole instead of converting every value to its wire form and back.
-   */
-  async chunks(
-    statement: Statement,
-    options: Pick<QueryOptions, "signal" | "maxCellBytes"> = {},
-  ): Promise<ChunkStream> {
-    return duckChunks(await this.#read(statement, options), options.signal);
-  }
-
   /** Runs a read on a leased connection, validated on its way back when it was interrupted. */
-  async #read(statement: Statement, options: QueryOptions, readOnly = false) {
+  protected async read(statement: Statement, options: QueryOptions, readOnly: boolean) {
     const { signal, maxCellBytes } = options;
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "duckdb");
     const lease = await this.#pool.acquire(signal);
@@ -218,21 +180,14 @@ export class DuckdbConnector implements Connector {
     );
   }
 
-  async write(
-    statements: Statement[],
-    options: { signal?: AbortSignal } = {},
-  ): Promise<WriteOutcome> {
+  async write(statements: Statement[], options: { signal?: AbortSignal } = {}) {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "duckdb"));
     const lease = await this.#pool.acquire(options.signal);
     const conn = lease.conn;
     let stopInterrupting: (() => void) | undefined;
-    const onAbort = () => (stopInterrupting = keepInterrupting(conn));
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    const rows_affected: (number | null)[] = [];
-    try {
-      await conn.run("BEGIN TRANSACTION");
-      for (const { sql, values } of prepared) {
-        options.signal?.throwIfAborted();
+    return await runWrite(prepared, {
+      begin: () => conn.run("BEGIN TRANSACTION"),
+      run: async ({ sql, values }) => {
         const result = await runAuthorStatements(
           conn,
           sql,
@@ -242,20 +197,19 @@ export class DuckdbConnector implements Connector {
         ).catch((error) => {
           throw asRefusal(error);
         });
-        rows_affected.push(result.rowsChanged);
-      }
-      options.signal?.throwIfAborted();
-      await conn.run("COMMIT");
-      lease.release();
-      return { committed: true, rolled_back: false, rows_affected };
-    } catch (error) {
-      stopInterrupting?.();
-      const rolledBack = await conn.run("ROLLBACK").then(() => true, () => false);
-      lease.release({ broken: !rolledBack });
-      throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
-    } finally {
-      options.signal?.removeEventListener("abort", onAbort);
-    }
+        return result.rowsChanged;
+      },
+      commit: () => conn.run("COMMIT"),
+      rollback: () => {
+        stopInterrupting?.();
+        return conn.run("ROLLBACK").then(() => true, () => false);
+      },
+      cancel: () => (stopInterrupting = keepInterrupting(conn)),
+      release: (clean) => {
+        stopInterrupting?.();
+        lease.release({ broken: !clean });
+      },
+    }, options.signal);
   }
 
   test(): Promise<TestOutcome> {
@@ -270,58 +224,20 @@ export class DuckdbConnector implements Connector {
     });
   }
 
-  #rows(sql: string, params: Record<string, unknown>): Promise<unknown[][]> {
+  /** The connector's own catalogue reads (fixed SQL, bound names). */
+  #rows: CatalogueRows = (sql, params) => {
     const t = translatePlaceholders(sql, params, "duckdb");
     return this.#pool.use(async (conn) =>
       (await conn.runAndReadAll(t.sql, toDuck(t.values))).getRows()
     );
-  }
+  };
 
-  async schemas(options: { include: string[]; cap: number }): Promise<Listing<string>> {
-    const rows = await this.#rows(
-      `SELECT DISTINCT schema_name FROM duckdb_schemas()
-        WHERE database_name = current_database()
-          AND (schema_name NOT IN (:system) OR lower(schema_name) IN (:include))
-        ORDER BY schema_name LIMIT ${limitFor(options.cap)}`,
-      { system: SYSTEM_SCHEMAS, include: options.include },
-    );
-    return capped(rows.map((r) => String(r[0])), options.cap);
-  }
-
-  async tables(
-    options: { schema?: string; include: string[]; cap: number },
-  ): Promise<Listing<TableInfo>> {
-    const filter = options.schema !== undefined
-      ? "schema_name = :schema"
-      : "(schema_name NOT IN (:system) OR lower(schema_name) IN (:include))";
-    const rows = await this.#rows(
-      `SELECT schema_name, name, kind, comment FROM (
-         SELECT schema_name, table_name AS name, 'table' AS kind, comment, database_name
-           FROM duckdb_tables() WHERE NOT internal
-         UNION ALL
-         SELECT schema_name, view_name, 'view', comment, database_name
-           FROM duckdb_views() WHERE NOT internal
-       ) WHERE database_name = current_database() AND ${filter}
-       ORDER BY schema_name, name LIMIT ${limitFor(options.cap)}`,
-      { schema: options.schema, system: SYSTEM_SCHEMAS, include: options.include },
-    );
-    return capped(
-      rows.map(([schema, name, kind, comment]) => ({
-        schema: String(schema),
-        name: String(name),
-        type: kind === "view" ? "view" as const : "table" as const,
-        ...(comment ? { remarks: String(comment) } : {}),
-      })),
-      options.cap,
-    );
-  }
+  schemas: Connector["schemas"] = (options) => listSchemas("DUCKDB", this.#rows, options);
+  tables: Connector["tables"] = (options) => listTables("DUCKDB", this.#rows, options);
 
   async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
     const resolved = schema ?? (await this.currentSchema()) ?? "main";
-    const listed = await this.tables({ schema: resolved, include: [], cap: 100_000 });
-    if (!listed.items.some((t) => t.name === table)) {
-      throw tableNotFound(table, resolved, listed.items.map((t) => t.name));
-    }
+    await requireTable(this, table, resolved);
     // DESCRIBE types the columns of tables and views alike.
     const described = await this.#pool.use(async (conn) => {
       const prepared = await conn.prepare(

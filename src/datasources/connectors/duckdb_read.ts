@@ -5,11 +5,18 @@
  * when the read is aborted or broken off.
  */
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult, DuckDBType } from "@duckdb/node-api";
-import { DEFAULT_BATCH_ROWS, rowStream } from "./common.ts";
+import { DEFAULT_BATCH_ROWS, rowStream, startRead } from "./row_stream.ts";
 import { rowBytes, variableWidth } from "./duckdb_bytes.ts";
 import { type ColumnReader, duckdbColumnReader } from "./duckdb_types.ts";
 import { BATCH_BYTES, ValueTooLarge } from "./value_bounds.ts";
-import type { ChunkStream, ColumnSchema, QueryOptions, RowStream, WireValue } from "./types.ts";
+import type {
+  ChunkStream,
+  ColumnSchema,
+  QueryOptions,
+  RowStream,
+  Statement,
+  WireValue,
+} from "./types.ts";
 
 /**
  * Interrupts until told to stop. An interrupt only reaches a statement the engine has started,
@@ -21,7 +28,7 @@ export function keepInterrupting(conn: DuckDBConnection): () => void {
   return () => clearInterval(timer);
 }
 
-/** One read under way; `release` must be called exactly once. */
+/** One read under way; `release` gives the connection back (once, whoever calls it first). */
 export interface DuckRead {
   schema: ColumnSchema[];
   types: DuckDBType[];
@@ -51,37 +58,33 @@ export async function openDuckRead(
   const { signal } = options;
   let interrupted = false;
   let stopInterrupting: (() => void) | undefined;
-  const onAbort = () => {
-    interrupted = true;
-    stopInterrupting = keepInterrupting(conn);
-  };
-  signal?.addEventListener("abort", onAbort, { once: true });
   // The chunk being fetched while the caller works on the last one (the engine reads on its own
   // thread); settled before the connection is handed back.
   let ahead: Promise<DuckDBDataChunk | null> | undefined;
   let fetching = false;
-  const release = async (error?: unknown) => {
-    if (fetching) {
-      // Broken off with a fetch under way: stop it rather than wait for a chunk nobody reads.
+  const { opened: { result, first }, finish } = await startRead({
+    open: async () => {
+      signal?.throwIfAborted();
+      const result = await start();
+      const first = await result.fetchChunk();
+      signal?.throwIfAborted();
+      return { result, first };
+    },
+    cancel: () => {
       interrupted = true;
-      conn.interrupt();
-    }
-    await ahead?.catch(() => {});
-    signal?.removeEventListener("abort", onAbort);
-    stopInterrupting?.();
-    await options.finish({ error, interrupted });
-  };
-  let result: DuckDBResult;
-  let first: DuckDBDataChunk | null;
-  try {
-    signal?.throwIfAborted();
-    result = await start();
-    first = await result.fetchChunk();
-    signal?.throwIfAborted();
-  } catch (error) {
-    await release(error);
-    throw signal?.aborted ? signal.reason : error;
-  }
+      stopInterrupting = keepInterrupting(conn);
+    },
+    finish: async (error) => {
+      if (fetching) {
+        // Broken off with a fetch under way: stop it rather than wait for a chunk nobody reads.
+        interrupted = true;
+        conn.interrupt();
+      }
+      await ahead?.catch(() => {});
+      stopInterrupting?.();
+      await options.finish({ error, interrupted });
+    },
+  }, signal);
   const types = result.columnTypes();
   const schema = result.columnNames().map((name, i) => options.schemaOf(name, types[i]));
   const readers = schema.map((c, i) => duckdbColumnReader(types[i], c.type));
@@ -89,7 +92,7 @@ export async function openDuckRead(
   return {
     schema,
     types,
-    release,
+    release: finish,
     next: async () => {
       const current = await ahead!;
       // An interrupted fetch may come back empty: an aborted read must not look complete.
@@ -148,8 +151,35 @@ function* chunkRows(
   }
 }
 
+/**
+ * `query()` and `chunks()` of a connector whose reads are DuckDB results (DUCKDB and LAKE); `read`
+ * starts one (`openDuckRead`) on a connection of the connector's.
+ */
+export abstract class DuckReads {
+  protected abstract read(
+    statement: Statement,
+    options: QueryOptions,
+    readOnly: boolean,
+  ): Promise<DuckRead>;
+
+  async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
+    return duckRows(await this.read(statement, options, options.readOnly === true), options);
+  }
+
+  /**
+   * The same read as `query()`, as DuckDB's own column chunks: a DuckDB-to-DuckDB copy (staging)
+   * appends them whole instead of converting every value to its wire form and back.
+   */
+  async chunks(
+    statement: Statement,
+    options: Pick<QueryOptions, "signal" | "maxCellBytes"> = {},
+  ): Promise<ChunkStream> {
+    return duckChunks(await this.read(statement, options, false), options.signal);
+  }
+}
+
 /** The read as batches of `options.batchRows` rows (chunks are DuckDB's 2,048-row vectors). */
-export function duckRows(read: DuckRead, options: QueryOptions): RowStream {
+function duckRows(read: DuckRead, options: QueryOptions): RowStream {
   const batchRows = Math.max(1, options.batchRows ?? DEFAULT_BATCH_ROWS);
   let pending: WireValue[][] = [];
   let exhausted = false;
@@ -184,7 +214,7 @@ export function duckRows(read: DuckRead, options: QueryOptions): RowStream {
 }
 
 /** The read as DuckDB's own chunks, for a DuckDB-to-DuckDB copy (staging). Iterable once. */
-export function duckChunks(read: DuckRead, signal?: AbortSignal): ChunkStream {
+function duckChunks(read: DuckRead, signal?: AbortSignal): ChunkStream {
   let started = false;
   async function* iterate(): AsyncGenerator<DuckDBDataChunk> {
     let failure: unknown;

@@ -17,57 +17,45 @@ import { bindValue } from "./common.ts";
 import { pgTimestamp, pgTimestamptz } from "./postgres_types.ts";
 import type { WireType, WireValue } from "./types.ts";
 
+/** The wire type of each DuckDB type; one absent here is read as text, with a warning. */
+const DUCK_WIRE: Partial<Record<DuckDBTypeId, WireType>> = {
+  [DuckDBTypeId.BOOLEAN]: "boolean",
+  [DuckDBTypeId.TINYINT]: "integer",
+  [DuckDBTypeId.SMALLINT]: "integer",
+  [DuckDBTypeId.INTEGER]: "integer",
+  [DuckDBTypeId.UTINYINT]: "integer",
+  [DuckDBTypeId.USMALLINT]: "integer",
+  [DuckDBTypeId.UINTEGER]: "bigint",
+  [DuckDBTypeId.BIGINT]: "bigint",
+  [DuckDBTypeId.UBIGINT]: "bigint",
+  [DuckDBTypeId.HUGEINT]: "bigint",
+  [DuckDBTypeId.UHUGEINT]: "bigint",
+  [DuckDBTypeId.FLOAT]: "double",
+  [DuckDBTypeId.DOUBLE]: "double",
+  [DuckDBTypeId.DECIMAL]: "decimal",
+  [DuckDBTypeId.BIGNUM]: "decimal",
+  [DuckDBTypeId.VARCHAR]: "string",
+  [DuckDBTypeId.ENUM]: "string",
+  [DuckDBTypeId.BLOB]: "binary",
+  [DuckDBTypeId.UUID]: "uuid",
+  [DuckDBTypeId.DATE]: "date",
+  [DuckDBTypeId.TIME]: "time",
+  [DuckDBTypeId.TIME_NS]: "time",
+  [DuckDBTypeId.TIMESTAMP]: "timestamp",
+  [DuckDBTypeId.TIMESTAMP_S]: "timestamp",
+  [DuckDBTypeId.TIMESTAMP_MS]: "timestamp",
+  [DuckDBTypeId.TIMESTAMP_NS]: "timestamp",
+  [DuckDBTypeId.TIMESTAMP_TZ]: "timestamptz",
+  [DuckDBTypeId.LIST]: "json",
+  [DuckDBTypeId.STRUCT]: "json",
+  [DuckDBTypeId.MAP]: "json",
+  [DuckDBTypeId.ARRAY]: "json",
+  [DuckDBTypeId.UNION]: "json",
+};
+
 export function duckdbWireType(type: DuckDBType): { type: WireType; lossy: boolean } {
-  if (type.alias === "JSON") return { type: "json", lossy: false };
-  switch (type.typeId) {
-    case DuckDBTypeId.BOOLEAN:
-      return { type: "boolean", lossy: false };
-    case DuckDBTypeId.TINYINT:
-    case DuckDBTypeId.SMALLINT:
-    case DuckDBTypeId.INTEGER:
-    case DuckDBTypeId.UTINYINT:
-    case DuckDBTypeId.USMALLINT:
-      return { type: "integer", lossy: false };
-    case DuckDBTypeId.UINTEGER:
-    case DuckDBTypeId.BIGINT:
-    case DuckDBTypeId.UBIGINT:
-    case DuckDBTypeId.HUGEINT:
-    case DuckDBTypeId.UHUGEINT:
-      return { type: "bigint", lossy: false };
-    case DuckDBTypeId.FLOAT:
-    case DuckDBTypeId.DOUBLE:
-      return { type: "double", lossy: false };
-    case DuckDBTypeId.DECIMAL:
-    case DuckDBTypeId.BIGNUM:
-      return { type: "decimal", lossy: false };
-    case DuckDBTypeId.VARCHAR:
-    case DuckDBTypeId.ENUM:
-      return { type: "string", lossy: false };
-    case DuckDBTypeId.BLOB:
-      return { type: "binary", lossy: false };
-    case DuckDBTypeId.UUID:
-      return { type: "uuid", lossy: false };
-    case DuckDBTypeId.DATE:
-      return { type: "date", lossy: false };
-    case DuckDBTypeId.TIME:
-    case DuckDBTypeId.TIME_NS:
-      return { type: "time", lossy: false };
-    case DuckDBTypeId.TIMESTAMP:
-    case DuckDBTypeId.TIMESTAMP_S:
-    case DuckDBTypeId.TIMESTAMP_MS:
-    case DuckDBTypeId.TIMESTAMP_NS:
-      return { type: "timestamp", lossy: false };
-    case DuckDBTypeId.TIMESTAMP_TZ:
-      return { type: "timestamptz", lossy: false };
-    case DuckDBTypeId.LIST:
-    case DuckDBTypeId.STRUCT:
-    case DuckDBTypeId.MAP:
-    case DuckDBTypeId.ARRAY:
-    case DuckDBTypeId.UNION:
-      return { type: "json", lossy: false };
-    default:
-      return { type: "string", lossy: true };
-  }
+  const wire = type.alias === "JSON" ? "json" : DUCK_WIRE[type.typeId];
+  return wire ? { type: wire, lossy: false } : { type: "string", lossy: true };
 }
 
 const json = (v: unknown) => JSON.stringify(v, (_, x) => typeof x === "bigint" ? x.toString() : x);

@@ -17,17 +17,15 @@ import { sqlIdent } from "../lake/sql.ts";
 import type { LakeRoot, LakeTableRef } from "../lake/types.ts";
 import { joinNamespace, parseLakeRoot } from "../lake/validate.ts";
 import { classifyError } from "./common.ts";
-import { duckChunks, duckRows, openDuckRead } from "./duckdb_read.ts";
+import { DuckReads, openDuckRead } from "./duckdb_read.ts";
 import { asRefusal, refuseUnlockedFunctions, removeTempDirectory } from "./duckdb_sandbox.ts";
 import { toDuck } from "./duckdb_types.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import type {
-  ChunkStream,
   ColumnInfo,
   Connector,
   Listing,
   QueryOptions,
-  RowStream,
   Statement,
   TableInfo,
   TestOutcome,
@@ -46,7 +44,7 @@ export interface LakeConnectorOptions {
   memoryMb?: number;
 }
 
-export class LakeConnector implements Connector {
+export class LakeConnector extends DuckReads implements Connector {
   readonly dialect = "LAKE" as const;
   readonly #name: string;
   readonly #root: LakeRoot;
@@ -58,6 +56,7 @@ export class LakeConnector implements Connector {
   #closed = false;
 
   constructor(options: LakeConnectorOptions) {
+    super();
     this.#name = options.datasource;
     this.#root = parseLakeRoot(options.jdbc_url);
     this.#memoryMb = options.memoryMb ?? DEFAULT_ENGINE_LIMITS.duckdbMemoryMb;
@@ -115,23 +114,8 @@ export class LakeConnector implements Connector {
     return error;
   }
 
-  async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
-    return duckRows(
-      await this.#read(statement, options, options.readOnly === true),
-      options,
-    );
-  }
-
-  /** The same read as DuckDB's own chunks, for a copy into the staging database. */
-  async chunks(
-    statement: Statement,
-    options: Pick<QueryOptions, "signal" | "maxCellBytes"> = {},
-  ): Promise<ChunkStream> {
-    return duckChunks(await this.#read(statement, options, false), options.signal);
-  }
-
   /** One SELECT on its own connection, closed when the read ends. */
-  async #read(statement: Statement, options: QueryOptions, readOnly: boolean) {
+  protected async read(statement: Statement, options: QueryOptions, readOnly: boolean) {
     const { signal, maxCellBytes } = options;
     // The one `:name` lexer every connector and the renderer share, read as DuckDB reads SQL.
     const { sql, values } = translatePlaceholders(statement.sql, statement.params, "duckdb");

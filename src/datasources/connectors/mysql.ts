@@ -5,19 +5,10 @@
  * statement on the server and leaves the pooled connection usable.
  */
 import mysql from "mysql2";
+import { withTimeout } from "../../lib/deadline.ts";
 import type { Logger } from "../../lib/log.ts";
-import {
-  bindValue,
-  capped,
-  connectorPool,
-  DEFAULT_BATCH_ROWS,
-  limitFor,
-  lossyWarning,
-  probe,
-  rowStream,
-  schemaRequired,
-  tableNotFound,
-} from "./common.ts";
+import { connectOnce, connectorPool, lossyWarning, probe, schemaRequired } from "./common.ts";
+import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
 import type { Credential } from "./definition.ts";
 import type { DriverOptions } from "./jdbc_url.ts";
 import {
@@ -26,48 +17,31 @@ import {
   mysqlOptions,
   type MysqlTarget,
   plain,
-  releaseLocks,
   resetSession,
   run,
   setUpSession,
 } from "./mysql_driver.ts";
-import { dataType, fieldType, mysqlConverter, type MysqlField } from "./mysql_types.ts";
+import { mysqlRead, type MysqlServer } from "./mysql_read.ts";
+import { dataType } from "./mysql_types.ts";
 import { translatePlaceholders } from "./placeholders.ts";
-import { BATCH_BYTES, rowBytes } from "./value_bounds.ts";
+import { runWrite } from "./transaction.ts";
+import { openRead } from "./row_stream.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import {
   type ColumnInfo,
   type Connector,
-  type Listing,
   type QueryOptions,
   type RowStream,
   type Statement,
-  type TableInfo,
-  type TestOutcome,
-  type WireValue,
-  WriteError,
-  type WriteOutcome,
 } from "./types.ts";
-
-/** How long a cancelled statement may run on before its kill is sent again. */
-const KILL_RETRY_MS = 500;
-
-const SYSTEM_SCHEMAS = ["mysql", "sys", "performance_schema", "information_schema"];
-
-/** A read that returned no result set, worded as a server error would be. */
-function noResultSet(): Error {
-  return Object.assign(
-    new Error("the statement returned no result set; a read must be a query that returns rows"),
-    { code: "ER_NO_RESULT_SET" },
-  );
-}
 
 export class MysqlConnector implements Connector {
   readonly dialect = "MYSQL" as const;
   readonly #pool: Pool<Conn>;
   readonly #driver: PoolDriver<Conn>;
   readonly #options: mysql.ConnectionOptions;
+  readonly #server: MysqlServer;
 
   constructor(
     name: string,
@@ -100,19 +74,8 @@ export class MysqlConnector implements Connector {
             }
           });
         }),
-      validate: async (conn, timeoutMs) => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        try {
-          return await Promise.race([
-            plain(conn, "SELECT 1").then(() => true, () => false),
-            new Promise<boolean>((
-              resolve,
-            ) => (timer = setTimeout(() => resolve(false), timeoutMs))),
-          ]);
-        } finally {
-          clearTimeout(timer);
-        }
-      },
+      validate: (conn, timeoutMs) =>
+        withTimeout(plain(conn, "SELECT 1"), timeoutMs, "validation").then(() => true, () => false),
       close: async (conn) => {
         // The socket goes at once: a statement still sending rows stops when its write fails.
         // The kill (its own connection, slow on a loaded server) is for one still computing,
@@ -123,6 +86,11 @@ export class MysqlConnector implements Connector {
       },
     };
     this.#pool = connectorPool(name, settings, this.#driver, logger);
+    this.#server = {
+      kill: (conn) => this.#kill(conn),
+      validate: (conn) => this.#driver.validate(conn, settings.validationTimeout),
+      validationTimeout: settings.validationTimeout,
+    };
   }
 
   get pool(): Pool<Conn> {
@@ -144,288 +112,57 @@ export class MysqlConnector implements Connector {
   }
 
   async query(statement: Statement, options: QueryOptions = {}): Promise<RowStream> {
-    const { sql, values } = translatePlaceholders(statement.sql, statement.params, "mysql");
-    const signal = options.signal;
-    const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
-    const maxCellBytes = options.maxCellBytes ?? Infinity;
-    const lease = await this.#pool.acquire(signal);
-    const conn = lease.conn;
+    const translated = translatePlaceholders(statement.sql, statement.params, "mysql");
+    const lease = await this.#pool.acquire(options.signal);
     if (options.readOnly) {
       // The engine's own rule (error 1792 on a write); ROLLBACK in `finish` ends it.
       try {
-        await plain(conn, "START TRANSACTION READ ONLY");
+        await plain(lease.conn, "START TRANSACTION READ ONLY");
       } catch (error) {
         lease.release({ broken: true });
         throw error;
       }
     }
-    const queue: unknown[][] = [];
-    const sizes: number[] = [];
-    let queuedBytes = 0;
-    let ended = false;
-    let failure: unknown;
-    let paused = false;
-    let discarding = false;
-    let rowsSeen = 0;
-    let wake: (() => void) | undefined;
-    let fields: MysqlField[] | undefined;
-    const notify = () => {
-      wake?.();
-      wake = undefined;
-    };
-    const cmd = conn.execute({ sql, values: values.map(bindValue), rowsAsArray: true });
-    // A read is its first result set. A procedure's (CALL) ends with a status result set of
-    // no fields, announced as `undefined`, which must not unset the read's.
-    cmd.on("fields", (f: MysqlField[] | undefined) => {
-      if (fields === undefined && Array.isArray(f)) fields = f;
-      notify();
-    });
-    cmd.on("result", (row: unknown, index?: number) => {
-      // A statement without a result set (DELETE, CREATE, SET, COMMIT) answers one OK packet
-      // here, not a row, and so does a procedure after its rows: never a row for the converters.
-      if (!Array.isArray(row) || (index ?? 0) > 0) return;
-      if (discarding || failure !== undefined) return;
-      rowsSeen++;
-      // Wide rows: the queue is bounded by bytes as well as rows (BATCH_BYTES a batch), and a
-      // value over the cell bound ends the read (`finish` stops the statement).
-      let bytes: number;
-      try {
-        bytes = rowBytes(row as WireValue[], maxCellBytes, fields);
-      } catch (error) {
-        failure = error;
-        notify();
-        return;
-      }
-      queue.push(row as unknown[]);
-      sizes.push(bytes);
-      queuedBytes += bytes;
-      if ((queue.length >= batchRows * 2 || queuedBytes >= 2 * BATCH_BYTES) && !paused) {
-        paused = true;
-        conn.pause();
-      }
-      if (queue.length >= batchRows || queuedBytes >= BATCH_BYTES) notify();
-    });
-    cmd.on("error", (error: unknown) => {
-      failure = error;
-      ended = true;
-      notify();
-    });
-    cmd.on("end", () => {
-      ended = true;
-      notify();
-    });
-    let killing: Promise<void> | undefined;
-    const onAbort = () => {
-      killing = this.#kill(conn).catch(() => {});
-      notify();
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const waitFor = (ready: () => boolean) =>
-      new Promise<void>((resolve) => {
-        if (ready()) resolve();
-        else wake = resolve;
-      });
-
-    const resumeIfBehind = () => {
-      if (paused && queue.length < batchRows && queuedBytes < BATCH_BYTES) {
-        paused = false;
-        conn.resume();
-      }
-    };
-    const next = async (): Promise<unknown[][] | undefined> => {
-      resumeIfBehind();
-      await waitFor(() =>
-        queue.length >= batchRows || queuedBytes >= BATCH_BYTES || ended ||
-        failure !== undefined || signal?.aborted === true
-      );
-      if (signal?.aborted) throw signal.reason;
-      if (queue.length === 0) {
-        if (failure !== undefined) throw failure;
-        return undefined;
-      }
-      let take = 0;
-      for (let bytes = 0; take < queue.length && take < batchRows; take++) {
-        if (take > 0 && bytes + sizes[take] > BATCH_BYTES) break;
-        bytes += sizes[take];
-        queuedBytes -= sizes[take];
-      }
-      sizes.splice(0, take);
-      const batch = queue.splice(0, take);
-      resumeIfBehind();
-      return batch;
-    };
-    let finished = false;
-    const finish = async (error?: unknown) => {
-      if (finished) return;
-      finished = true;
-      signal?.removeEventListener("abort", onAbort);
-      // A statement that ran and answered no result set was no query (a SET, a DO): whatever it
-      // changed on the session goes with the connection.
-      let broken = ended && failure === undefined && fields === undefined;
-      if (!ended) {
-        // Broken off early: stop the statement on the server. A statement still computing (no
-        // row yet, like a long SLEEP) ends at once and the connection is reused. One that was
-        // sending rows leaves them in flight, and MariaDB keeps sending what it produced:
-        // reading them off could take longer than opening a new connection, so it is closed.
-        // The socket stays paused meanwhile: parsing rows nobody wants would starve the event
-        // loop, the kill included.
-        discarding = true;
-        queue.length = 0;
-        sizes.length = 0;
-        queuedBytes = 0;
-        if (rowsSeen > 0) conn.pause();
-        killing ??= this.#kill(conn).catch(() => {});
-        broken = rowsSeen > 0 || !(await stopped());
-      }
-      await killing;
-      if (!broken && (error !== undefined || killing !== undefined)) {
-        broken = !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
-      }
-      if (!broken && options.readOnly) {
-        broken = !(await plain(conn, "ROLLBACK").then(() => true, () => false));
-      }
-      lease.release({ broken: broken || !(await releaseLocks(conn)) });
-    };
-    // A statement is prepared, then executed: a kill landing between the two finds nothing to
-    // stop, and the execute runs on. So it is sent again until the statement ends, or the
-    // connection is given up as broken.
-    const stopped = async () => {
-      const deadline = Date.now() + this.#pool.settings.validationTimeout;
-      await killing;
-      while (!(await waitUntil(() => ended, Math.min(KILL_RETRY_MS, deadline - Date.now())))) {
-        if (Date.now() >= deadline) return false;
-        await this.#kill(conn).catch(() => {});
-      }
-      return true;
-    };
-    const waitUntil = async (ready: () => boolean, ms: number) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-      await Promise.race([waitFor(ready), timeout]);
-      clearTimeout(timer);
-      return ready();
-    };
-    try {
-      await waitFor(() => fields !== undefined || ended || signal?.aborted === true);
-      if (signal?.aborted) throw signal.reason;
-      if (failure !== undefined) throw failure;
-      if (fields === undefined) throw noResultSet();
-    } catch (error) {
-      await finish(error);
-      throw error;
-    }
-    const types = (fields ?? []).map(fieldType);
-    const converters = types.map((t) => mysqlConverter(t.type));
-    const convert = (rows: unknown[][]): WireValue[][] =>
-      rows.map((row) => row.map((v, i) => converters[i](v)));
-    const schema = (fields ?? []).map((f, i) => ({
-      name: f.name,
-      type: types[i].type,
-      source_type: types[i].source,
-    }));
-    return rowStream(schema, {
-      next: async () => {
-        const rows = await next();
-        return rows && convert(rows);
-      },
-      finish,
-    }, options);
+    return await openRead(mysqlRead(lease, translated, options, this.#server), options);
   }
 
-  async write(
-    statements: Statement[],
-    options: { signal?: AbortSignal } = {},
-  ): Promise<WriteOutcome> {
+  async write(statements: Statement[], options: { signal?: AbortSignal } = {}) {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "mysql"));
     const lease = await this.#pool.acquire(options.signal);
     const conn = lease.conn;
-    const rows_affected: (number | null)[] = [];
-    const onAbort = () => void this.#kill(conn).catch(() => {});
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      await plain(conn, "START TRANSACTION");
-      for (const { sql, values } of prepared) {
-        options.signal?.throwIfAborted();
+    return await runWrite(prepared, {
+      begin: () => plain(conn, "START TRANSACTION"),
+      run: async ({ sql, values }) => {
         const result = await run(conn, sql, values) as unknown as { affectedRows?: number };
-        rows_affected.push(typeof result?.affectedRows === "number" ? result.affectedRows : null);
-      }
-      options.signal?.throwIfAborted();
-      await plain(conn, "COMMIT");
-      lease.release({ broken: !(await resetSession(conn)) });
-      return { committed: true, rolled_back: false, rows_affected };
-    } catch (error) {
-      const rolledBack = await plain(conn, "ROLLBACK").then(() => true, () => false);
-      lease.release({ broken: !rolledBack || !(await resetSession(conn)) });
-      throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
-    } finally {
-      options.signal?.removeEventListener("abort", onAbort);
-    }
+        return typeof result?.affectedRows === "number" ? result.affectedRows : null;
+      },
+      commit: () => plain(conn, "COMMIT"),
+      rollback: () => plain(conn, "ROLLBACK").then(() => true, () => false),
+      cancel: () => void this.#kill(conn).catch(() => {}),
+      // Whatever the SQL left on the session (settings, variables, locks) ends here.
+      release: async (clean) => lease.release({ broken: !clean || !(await resetSession(conn)) }),
+    }, options.signal);
   }
 
-  test(): Promise<TestOutcome> {
-    return probe(async () => {
-      const controller = new AbortController();
-      const timeout = this.#pool.settings.connectionTimeout;
-      const timer = setTimeout(() => controller.abort(), timeout);
-      let conn: Conn | undefined;
+  test: Connector["test"] = () =>
+    probe(async () => {
+      const conn = await connectOnce(this.#driver, this.#pool.settings.connectionTimeout);
       try {
-        conn = await Promise.race([
-          this.#driver.connect(controller.signal),
-          new Promise<never>((_, reject) =>
-            controller.signal.addEventListener(
-              "abort",
-              () => reject(new Error(`connect timed out after ${timeout} ms`)),
-            )
-          ),
-        ]);
         const [[version]] = await run(conn, "SELECT VERSION()") as string[][];
         return version;
       } finally {
-        clearTimeout(timer);
-        conn?.destroy();
+        conn.destroy();
       }
     });
-  }
 
-  #rows(sql: string, params: Record<string, unknown>): Promise<unknown[][]> {
+  /** The connector's own catalogue reads (fixed SQL, bound names). */
+  #rows: CatalogueRows = (sql, params) => {
     const t = translatePlaceholders(sql, params, "mysql");
     return this.#pool.use(async (conn) => await run(conn, t.sql, t.values) as unknown[][]);
-  }
+  };
 
-  async schemas(options: { include: string[]; cap: number }): Promise<Listing<string>> {
-    const rows = await this.#rows(
-      `SELECT SCHEMA_NAME FROM information_schema.SCHEMATA
-        WHERE SCHEMA_NAME NOT IN (:system) OR LOWER(SCHEMA_NAME) IN (:include)
-        ORDER BY SCHEMA_NAME LIMIT ${limitFor(options.cap)}`,
-      { system: SYSTEM_SCHEMAS, include: options.include },
-    );
-    return capped(rows.map((r) => String(r[0])), options.cap);
-  }
-
-  async tables(
-    options: { schema?: string; include: string[]; cap: number },
-  ): Promise<Listing<TableInfo>> {
-    const filter = options.schema !== undefined
-      ? "BINARY TABLE_SCHEMA = :schema"
-      : "(TABLE_SCHEMA NOT IN (:system) OR LOWER(TABLE_SCHEMA) IN (:include))";
-    const rows = await this.#rows(
-      `SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, TABLE_COMMENT FROM information_schema.TABLES
-        WHERE ${filter} ORDER BY TABLE_SCHEMA, TABLE_NAME LIMIT ${limitFor(options.cap)}`,
-      { schema: options.schema, system: SYSTEM_SCHEMAS, include: options.include },
-    );
-    return capped(
-      rows.map(([schema, name, kind, comment]) => {
-        const view = String(kind).includes("VIEW");
-        return {
-          schema: String(schema),
-          name: String(name),
-          type: view ? "view" as const : "table" as const,
-          ...(comment && !view ? { remarks: String(comment) } : {}),
-        };
-      }),
-      options.cap,
-    );
-  }
+  schemas: Connector["schemas"] = (options) => listSchemas("MYSQL", this.#rows, options);
+  tables: Connector["tables"] = (options) => listTables("MYSQL", this.#rows, options);
 
   async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
     const resolved = schema ?? (await this.currentSchema()) ?? schemaRequired();
@@ -440,15 +177,8 @@ export class MysqlConnector implements Connector {
         ORDER BY c.ORDINAL_POSITION`,
       { schema: resolved, table },
     );
-    if (rows.length === 0) {
-      const names = await this.#rows(
-        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE BINARY TABLE_SCHEMA = :schema",
-        { schema: resolved },
-      );
-      const exists = names.some(([n]) => n === table);
-      if (!exists) throw tableNotFound(table, resolved, names.map(([n]) => String(n)));
-      return [];
-    }
+    // No columns: no such table, or none the account may see.
+    if (rows.length === 0) await requireTable(this, table, resolved);
     return rows.map(
       ([name, dataTypeName, columnType, nullable, precision, scale, comment, isJson]) => {
         // MariaDB's JSON is LONGTEXT with a json_valid() check it adds itself.

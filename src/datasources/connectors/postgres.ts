@@ -12,15 +12,14 @@ import postgres from "postgres";
 import type { Logger } from "../../lib/log.ts";
 import {
   bindValue,
-  capped,
+  connectOnce,
   connectorPool,
-  DEFAULT_BATCH_ROWS,
   lossyWarning,
   probe,
-  rowStream,
   schemaRequired,
-  tableNotFound,
 } from "./common.ts";
+import { DEFAULT_BATCH_ROWS, openRead } from "./row_stream.ts";
+import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
 import type { Credential } from "./definition.ts";
 import type { DriverOptions } from "./jdbc_url.ts";
 import { type Lease, Pool, type PoolDriver } from "./pool.ts";
@@ -40,24 +39,20 @@ import {
   STALE_PREPARED,
 } from "./postgres_driver.ts";
 import { translatePlaceholders } from "./placeholders.ts";
+import { runWrite } from "./transaction.ts";
 import { rowBound } from "./row_bound.ts";
 import { BATCH_BYTES, BatchTooLarge, ValueTooLarge } from "./value_bounds.ts";
 import {
   type ColumnInfo,
   type Connector,
-  type Listing,
   type QueryOptions,
   type RowStream,
   type Statement,
-  type TableInfo,
-  type TestOutcome,
   type WireValue,
-  WriteError,
-  type WriteOutcome,
 } from "./types.ts";
 
-/** Schemas PostgreSQL owns: `pg_*` (catalog, toast, temp) and the information schema. */
-const SYSTEM_SCHEMA_SQL = `(n.nspname LIKE 'pg\\_%' OR n.nspname = 'information_schema')`;
+/** A result column as postgres.js describes it. */
+type PgColumn = { name: string; type: number };
 
 export class PostgresConnector implements Connector {
   readonly dialect = "POSTGRES" as const;
@@ -135,7 +130,7 @@ export class PostgresConnector implements Connector {
     guard.query = q as unknown as RowGuard["query"];
     let done = false;
     let driverFailed = false;
-    const next = async (): Promise<WireValue[][] | undefined> => {
+    const fetch = async (): Promise<WireValue[][] | undefined> => {
       try {
         if (!iterator) {
           done = true;
@@ -163,75 +158,65 @@ export class PostgresConnector implements Connector {
       }
     };
     let cancelling: Promise<unknown> | undefined;
-    const onAbort = () => {
-      cancelling = Promise.resolve(q.cancel()).catch(() => {});
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    conn.running = q;
-    // Queued in this tick, after BEGIN: a cursor is queued by its first `next()`, a plain query
-    // by `execute()` (`await` would take its `then` a microtask late).
-    if (!iterator) q.execute();
-    const fetching = next();
-    let finished = false;
-    const finish = async (error?: unknown) => {
-      if (finished) return;
-      finished = true;
-      signal?.removeEventListener("abort", onAbort);
-      conn.running = undefined;
-      if (conn.guard === guard) conn.guard = undefined;
-      // Broken off early (or aborted between batches): close the portal so the connection is
-      // free again. A statement that failed in the driver has no portal left to close.
-      if (!done && !driverFailed) await iterator?.return?.();
-      await cancelling;
-      const failed = error !== undefined || cancelling !== undefined;
-      const reset = readOnly ? SESSION_RESET.readOnly : SESSION_RESET.full;
-      if (!failed) {
-        // The session reset (the read-only transaction's ROLLBACK first) is never queued behind
-        // the statement while it may still run: postgres.js runs a prepared statement again
-        // when the server lost it or its result shape changed, at the back of what it has
-        // sent, and behind a ROLLBACK that re-run would be outside the read-only transaction.
-        this.#releaseLeftOver(lease, reset);
-        return;
-      }
-      if (error instanceof ValueTooLarge || error instanceof BatchTooLarge) {
-        // Refused inside the driver mid-batch: the server may still be sending the rest of it.
-        // Closing the connection ends the statement there and leaves no half-read protocol.
-        lease.release({ broken: true });
-        return;
-      }
-      // After a failure or a cancel the connection proves itself before anyone reuses it.
-      const clean = await conn.sql.unsafe(reset).then(() => true, () => false);
-      const broken = !clean ||
-        !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
-      lease.release({ broken });
-    };
-    let first;
-    try {
-      first = await fetching.finally(async () => {
-        const failed = await closing === false
-          ? { error: new Error("the session reset after the previous use failed") }
-          : await begun;
-        if (failed) {
-          // Nothing ran inside a read-only transaction: no row of it is served, and the
-          // session proves itself (in `finish`) before anyone reuses it.
-          driverFailed = true;
-          throw failed.error;
+    return await openRead({
+      open: async () => {
+        conn.running = q;
+        // Queued in this tick, after BEGIN: a cursor is queued by its first `fetch()`, a plain
+        // query by `execute()` (`await` would take its `then` a microtask late).
+        if (!iterator) q.execute();
+        const first = await fetch().finally(async () => {
+          const failed = await closing === false
+            ? { error: new Error("the session reset after the previous use failed") }
+            : await begun;
+          if (failed) {
+            // Nothing ran inside a read-only transaction: no row of it is served, and the
+            // session proves itself (in `finish`) before anyone reuses it.
+            driverFailed = true;
+            throw failed.error;
+          }
+        });
+        const columns = (q as unknown as { statement?: { columns?: PgColumn[] } }).statement
+          ?.columns ?? [];
+        const schema = columns.map((c) => {
+          const t = pgType(c.type);
+          return { name: c.name, type: t.wire, source_type: t.name };
+        });
+        return { schema, first: first ?? [] };
+      },
+      next: () => done ? Promise.resolve(undefined) : fetch(),
+      cancel: () => {
+        cancelling = Promise.resolve(q.cancel()).catch(() => {});
+      },
+      finish: async (error) => {
+        conn.running = undefined;
+        if (conn.guard === guard) conn.guard = undefined;
+        // Broken off early (or aborted between batches): close the portal so the connection is
+        // free again. A statement that failed in the driver has no portal left to close.
+        if (!done && !driverFailed) await iterator?.return?.();
+        await cancelling;
+        const failed = error !== undefined || cancelling !== undefined;
+        const reset = readOnly ? SESSION_RESET.readOnly : SESSION_RESET.full;
+        if (!failed) {
+          // The session reset (the read-only transaction's ROLLBACK first) is never queued
+          // behind the statement while it may still run: postgres.js runs a prepared statement
+          // again when the server lost it or its result shape changed, at the back of what it
+          // has sent, and behind a ROLLBACK that re-run would be outside the read-only
+          // transaction.
+          this.#releaseLeftOver(lease, reset);
+          return;
         }
-      });
-    } catch (error) {
-      await finish(error);
-      throw signal?.aborted ? signal.reason : error;
-    }
-    const columns = (q as unknown as { statement?: { columns?: { name: string; type: number }[] } })
-      .statement?.columns ?? [];
-    const schema = columns.map((c) => {
-      const t = pgType(c.type);
-      return { name: c.name, type: t.wire, source_type: t.name };
-    });
-    return rowStream(schema, {
-      first: first ?? [],
-      next: () => done ? Promise.resolve(undefined) : next(),
-      finish,
+        if (error instanceof ValueTooLarge || error instanceof BatchTooLarge) {
+          // Refused inside the driver mid-batch: the server may still be sending the rest of it.
+          // Closing the connection ends the statement there and leaves no half-read protocol.
+          lease.release({ broken: true });
+          return;
+        }
+        // After a failure or a cancel the connection proves itself before anyone reuses it.
+        const clean = await conn.sql.unsafe(reset).then(() => true, () => false);
+        const broken = !clean ||
+          !(await this.#driver.validate(conn, this.#pool.settings.validationTimeout));
+        lease.release({ broken });
+      },
     }, options);
   }
 
@@ -255,47 +240,37 @@ export class PostgresConnector implements Connector {
     this.#leftOver.clear();
   }
 
-  async write(
-    statements: Statement[],
-    options: { signal?: AbortSignal } = {},
-  ): Promise<WriteOutcome> {
+  async write(statements: Statement[], options: { signal?: AbortSignal } = {}) {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "postgres"));
     const lease = await this.#pool.acquire(options.signal);
-    const { sql } = lease.conn;
-    const closing = resetLeftOver(lease.conn);
-    const rows_affected: (number | null)[] = [];
-    let current: { cancel(): unknown } | undefined;
-    const onAbort = () => void Promise.resolve(current?.cancel()).catch(() => {});
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      const [closed] = await Promise.all([closing ?? true, sql.unsafe("BEGIN")]);
-      if (!closed) throw new Error("the session reset after the previous use failed");
-      for (const { sql: text, values } of prepared) {
-        options.signal?.throwIfAborted();
-        const q = sql.unsafe(text, values.map(bindValue) as postgres.ParameterOrJSON<never>[]);
-        current = lease.conn.running = q;
-        const result = await q;
-        rows_affected.push(result.count ?? null);
-      }
-      current = lease.conn.running = undefined;
-      options.signal?.throwIfAborted();
-      await sql.unsafe("COMMIT");
-      this.#releaseLeftOver(lease, SESSION_RESET.full);
-      return { committed: true, rolled_back: false, rows_affected };
-    } catch (error) {
-      current = lease.conn.running = undefined;
-      const rolledBack = await sql.unsafe("ROLLBACK").then(() => true, () => false);
-      if (rolledBack) this.#releaseLeftOver(lease, SESSION_RESET.full);
-      else lease.release({ broken: true });
-      throw WriteError.afterRollback(rolledBack, rows_affected, error, options.signal);
-    } finally {
-      options.signal?.removeEventListener("abort", onAbort);
-    }
+    const conn = lease.conn;
+    return await runWrite(prepared, {
+      begin: async () => {
+        // The previous user's session reset leaves in the same socket write as BEGIN.
+        const [closed] = await Promise.all([resetLeftOver(conn) ?? true, conn.sql.unsafe("BEGIN")]);
+        if (!closed) throw new Error("the session reset after the previous use failed");
+      },
+      run: async ({ sql, values }) => {
+        const q = conn.sql.unsafe(sql, values.map(bindValue) as postgres.ParameterOrJSON<never>[]);
+        conn.running = q;
+        const { count } = await q;
+        conn.running = undefined;
+        return count ?? null;
+      },
+      commit: () => conn.sql.unsafe("COMMIT"),
+      rollback: () => {
+        conn.running = undefined;
+        return conn.sql.unsafe("ROLLBACK").then(() => true, () => false);
+      },
+      cancel: () => void Promise.resolve(conn.running?.cancel()).catch(() => {}),
+      release: (clean) =>
+        clean ? this.#releaseLeftOver(lease, SESSION_RESET.full) : lease.release({ broken: true }),
+    }, options.signal);
   }
 
-  test(): Promise<TestOutcome> {
-    return probe(async () => {
-      const conn = await this.#connectOnce();
+  test: Connector["test"] = () =>
+    probe(async () => {
+      const conn = await connectOnce(this.#driver, this.#pool.settings.connectionTimeout);
       try {
         const [row] = await conn.sql.unsafe("SELECT current_setting('server_version') AS v");
         return String(row.v);
@@ -303,91 +278,25 @@ export class PostgresConnector implements Connector {
         await conn.sql.end({ timeout: 0 });
       }
     });
-  }
 
-  /** A connection outside the pool, bounded by connectionTimeout (for `test()`). */
-  async #connectOnce(): Promise<PgConn> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.#pool.settings.connectionTimeout);
-    try {
-      return await Promise.race([
-        this.#driver.connect(controller.signal),
-        new Promise<never>((_, reject) =>
-          controller.signal.addEventListener(
-            "abort",
-            () =>
-              reject(
-                new Error(`connect timed out after ${this.#pool.settings.connectionTimeout} ms`),
-              ),
-          )
-        ),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  #rows<T>(text: string, params: unknown[] = []): Promise<T[]> {
+  /** The connector's own catalogue reads (fixed SQL, bound names). */
+  #rows: CatalogueRows = (text, params) => {
+    const { sql, values } = translatePlaceholders(text, params, "postgres");
     return this.#pool.use(async (conn) => {
       void resetLeftOver(conn);
-      const result = await conn.sql.unsafe(text, params as postgres.ParameterOrJSON<never>[]);
-      return [...result] as T[];
+      return await conn.sql.unsafe(sql, values as postgres.ParameterOrJSON<never>[]).values();
     });
-  }
+  };
 
-  async schemas(options: { include: string[]; cap: number }): Promise<Listing<string>> {
-    const rows = await this.#rows<{ nspname: string }>(
-      `SELECT n.nspname FROM pg_namespace n
-        WHERE NOT ${SYSTEM_SCHEMA_SQL} OR lower(n.nspname) IN (SELECT json_array_elements_text($1::json))
-        ORDER BY n.nspname LIMIT $2`,
-      [JSON.stringify(options.include), options.cap + 1],
-    );
-    return capped(rows.map((r) => r.nspname), options.cap);
-  }
-
-  async tables(
-    options: { schema?: string; include: string[]; cap: number },
-  ): Promise<Listing<TableInfo>> {
-    const rows = await this.#rows<
-      { schema: string; name: string; kind: string; remarks: string | null }
-    >(
-      `SELECT n.nspname AS schema, c.relname AS name, c.relkind AS kind,
-              obj_description(c.oid, 'pg_class') AS remarks
-         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE c.relkind IN ('r', 'p', 'f', 'v', 'm')
-          AND CASE WHEN $1::text IS NULL
-                THEN NOT ${SYSTEM_SCHEMA_SQL}
-                  OR lower(n.nspname) IN (SELECT json_array_elements_text($2::json))
-                ELSE n.nspname = $1::text END
-        ORDER BY n.nspname, c.relname LIMIT $3`,
-      [options.schema ?? null, JSON.stringify(options.include), options.cap + 1],
-    );
-    return capped(
-      rows.map((r) => ({
-        schema: r.schema,
-        name: r.name,
-        type: r.kind === "v" || r.kind === "m" ? "view" as const : "table" as const,
-        ...(r.remarks ? { remarks: r.remarks } : {}),
-      })),
-      options.cap,
-    );
-  }
+  schemas: Connector["schemas"] = (options) => listSchemas("POSTGRES", this.#rows, options);
+  tables: Connector["tables"] = (options) => listTables("POSTGRES", this.#rows, options);
 
   async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
     const resolved = schema ?? (await this.currentSchema()) ?? schemaRequired();
-    const rows = await this.#rows<{
-      name: string | null;
-      type_oid: number;
-      category: string;
-      typtype: string;
-      source_type: string;
-      typmod: number;
-      notnull: boolean;
-      remarks: string | null;
-    }>(
-      `SELECT a.attname AS name, COALESCE(NULLIF(t.typbasetype, 0), t.oid)::int AS type_oid,
-              t.typcategory AS category, t.typtype AS typtype,
-              format_type(a.atttypid, a.atttypmod) AS source_type,
+    // A table without columns is one row of NULLs here; no row at all is no table.
+    const rows = await this.#rows(
+      `SELECT a.attname, COALESCE(NULLIF(t.typbasetype, 0), t.oid)::int AS type_oid,
+              t.typcategory, t.typtype, format_type(a.atttypid, a.atttypmod) AS source_type,
               CASE WHEN t.typbasetype <> 0 THEN t.typtypmod ELSE a.atttypmod END AS typmod,
               a.attnotnull OR t.typnotnull AS notnull,
               col_description(c.oid, a.attnum) AS remarks
@@ -395,43 +304,38 @@ export class PostgresConnector implements Connector {
          JOIN pg_namespace n ON n.oid = c.relnamespace
          LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
          LEFT JOIN pg_type t ON t.oid = a.atttypid
-        WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p', 'f', 'v', 'm')
+        WHERE n.nspname = :schema AND c.relname = :table AND c.relkind IN ('r', 'p', 'f', 'v', 'm')
         ORDER BY a.attnum`,
-      [resolved, table],
+      { schema: resolved, table },
+    ) as [string | null, number, string, string, string, number, boolean, string | null][];
+    if (rows.length === 0) await requireTable(this, table, resolved);
+    return rows.filter(([name]) => name !== null).map(
+      ([name, typeOid, category, typtype, sourceType, typmod, notnull, remarks]) => {
+        const known = pgType(typeOid);
+        // Arrays, enums, ranges and composites have no OID of their own in the map.
+        const wire = category === "A" || typtype !== "b" && typtype !== "d"
+          ? "string" as const
+          : known.wire;
+        // An enum reads as its label, which loses nothing.
+        const lossy = wire === "string" &&
+          (category === "A" || ["c", "r", "m"].includes(typtype) ||
+            (["b", "d"].includes(typtype) && known.lossy === true));
+        return {
+          name: name!,
+          type: wire,
+          source_type: sourceType,
+          nullable: !notnull,
+          ...(wire === "decimal" ? numericTypmod(typmod) : {}),
+          warnings: lossy ? [lossyWarning(sourceType)] : [],
+          ...(remarks ? { remarks } : {}),
+        };
+      },
     );
-    if (rows.length === 0) {
-      const names = await this.#rows<{ relname: string }>(
-        `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-          WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'f', 'v', 'm')`,
-        [resolved],
-      );
-      throw tableNotFound(table, resolved, names.map((r) => r.relname));
-    }
-    return rows.filter((r) => r.name !== null).map((r) => {
-      const known = pgType(r.type_oid);
-      // Arrays, enums, ranges and composites have no OID of their own in the map.
-      const wire = r.category === "A" || r.typtype !== "b" && r.typtype !== "d"
-        ? "string" as const
-        : known.wire;
-      // An enum reads as its label, which loses nothing.
-      const lossy = wire === "string" &&
-        (r.category === "A" || ["c", "r", "m"].includes(r.typtype) ||
-          (["b", "d"].includes(r.typtype) && known.lossy === true));
-      return {
-        name: r.name!,
-        type: wire,
-        source_type: r.source_type,
-        nullable: !r.notnull,
-        ...(wire === "decimal" ? numericTypmod(r.typmod) : {}),
-        warnings: lossy ? [lossyWarning(r.source_type)] : [],
-        ...(r.remarks ? { remarks: r.remarks } : {}),
-      };
-    });
   }
 
   async currentSchema(): Promise<string | null> {
-    const [row] = await this.#rows<{ s: string | null }>("SELECT current_schema() AS s");
-    return row?.s ?? null;
+    const [[name]] = await this.#rows("SELECT current_schema()", {});
+    return name === null ? null : String(name);
   }
 
   close(deadline?: Date): Promise<void> {

@@ -10,20 +10,13 @@
  */
 import type { SQLInputValue } from "node:sqlite";
 import type { Logger } from "../../lib/log.ts";
-import {
-  bindValue,
-  capped,
-  connectorPool,
-  DEFAULT_BATCH_ROWS,
-  lossyWarning,
-  probe,
-  quoteIdent,
-  rowStream,
-  tableNotFound,
-} from "./common.ts";
+import { bindValue, connectorPool, lossyWarning, probe, quoteIdent } from "./common.ts";
+import { DEFAULT_BATCH_ROWS, openRead } from "./row_stream.ts";
+import { capped, requireTable } from "./catalogue.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import { type NextBatch, type Opened, SqliteThread } from "./sqlite_thread.ts";
 import { translatePlaceholders } from "./placeholders.ts";
+import { runWrite } from "./transaction.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import { declaredPrecision, sqliteWireType } from "./sqlite_types.ts";
@@ -41,7 +34,6 @@ import {
   type TableInfo,
   type TestOutcome,
   WriteError,
-  type WriteOutcome,
 } from "./types.ts";
 
 type SqliteTarget = Extract<JdbcTarget, { dialect: "SQLITE" }>;
@@ -127,101 +119,87 @@ export class SqliteConnector implements Connector {
     const signal = options.signal;
     // SQLite's own ceiling when no bound is asked for (SQLITE_MAX_LENGTH).
     const maxCellBytes = Math.min(options.maxCellBytes ?? SQLITE_MAX_LENGTH, SQLITE_MAX_LENGTH);
+    const tooLarge = (error: unknown) => asValueTooLarge(error, maxCellBytes) ?? error;
     const lease = await this.#pool.acquire(signal);
     const thread = lease.conn;
-    const release = () => lease.release({ broken: !thread.alive });
-    let opened: Opened;
-    try {
-      signal?.throwIfAborted();
-      opened = await thread.request<Opened>({
-        op: "query",
-        sql,
-        values: toInput(values),
-        batchRows,
-        readOnly: this.#readOnly || options.readOnly === true,
-        maxCellBytes,
-      }, signal);
-    } catch (error) {
-      release();
-      throw signal?.aborted ? signal.reason : asValueTooLarge(error, maxCellBytes) ?? error;
-    }
-    let done = opened.cursor === 0;
+    // The worker's cursor: 0 once the statement has no rows left to read.
+    let cursor = 0;
     // One batch read ahead: the worker steps the next batch while this one is delivered. At
     // most one batch waits, so memory stays bounded by the consumer's pace.
     let ahead: Promise<NextBatch> | undefined;
     const ask = () => {
-      if (done) return;
-      ahead = thread.request<NextBatch>(
-        { op: "next", cursor: opened.cursor, rows: batchRows },
+      ahead = cursor === 0 ? undefined : thread.request<NextBatch>(
+        { op: "next", cursor, rows: batchRows },
         signal,
       );
-      ahead.catch(() => {});
+      ahead?.catch(() => {});
     };
-    ask();
-    return rowStream(opened.schema, {
-      first: opened.rows,
-      next: async () => {
-        if (done) return undefined;
+    return await openRead({
+      open: async () => {
         signal?.throwIfAborted();
-        const { rows: batch, ended } = await ahead!.catch((error) => {
-          throw asValueTooLarge(error, maxCellBytes) ?? error;
+        const opened = await thread.request<Opened>({
+          op: "query",
+          sql,
+          values: toInput(values),
+          batchRows,
+          readOnly: this.#readOnly || options.readOnly === true,
+          maxCellBytes,
+        }, signal).catch((error) => {
+          throw tooLarge(error);
         });
-        ahead = undefined;
-        if (ended) done = true;
-        else ask();
+        cursor = opened.cursor;
+        ask();
+        return { schema: opened.schema, first: opened.rows };
+      },
+      next: async () => {
+        if (!ahead) return undefined;
+        signal?.throwIfAborted();
+        const { rows: batch, ended } = await ahead.catch((error) => {
+          throw tooLarge(error);
+        });
+        if (ended) cursor = 0;
+        ask();
         return batch.length > 0 ? batch : undefined;
       },
       finish: async () => {
-        if (!done && thread.alive) {
-          done = true;
+        if (cursor !== 0 && thread.alive) {
           // Requests are answered in order: the read-ahead (if any) before the close.
-          await thread.request({ op: "close", cursor: opened.cursor }).catch(() => {});
+          await thread.request({ op: "close", cursor }).catch(() => {});
+          cursor = 0;
         }
-        release();
+        lease.release({ broken: !thread.alive });
       },
     }, options);
   }
 
-  async write(
-    statements: Statement[],
-    options: { signal?: AbortSignal } = {},
-  ): Promise<WriteOutcome> {
+  async write(statements: Statement[], options: { signal?: AbortSignal } = {}) {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "sqlite"));
     const signal = options.signal;
     const lease = await this.#pool.acquire(signal);
     const thread = lease.conn;
-    const rows_affected: (number | null)[] = [];
     try {
       await thread.request({ op: "exec", sql: "BEGIN IMMEDIATE" }, signal);
     } catch (error) {
+      // Nothing began: there is nothing to roll back.
       lease.release({ broken: !thread.alive });
-      throw new WriteError({ rolled_back: false, rows_affected }, error);
+      throw new WriteError({ rolled_back: false, rows_affected: [] }, error);
     }
-    try {
-      for (const { sql, values } of prepared) {
-        signal?.throwIfAborted();
-        rows_affected.push(
-          await thread.request<number>({ op: "run", sql, values: toInput(values) }, signal),
-        );
-      }
-      signal?.throwIfAborted();
-      await thread.request({ op: "exec", sql: "COMMIT" });
-      lease.release();
-      return { committed: true, rolled_back: false, rows_affected };
-    } catch (error) {
-      // A worker ended before COMMIT took its open transaction with it: SQLite rolls it back.
-      let rolledBack = !thread.alive;
-      if (thread.alive) {
+    return await runWrite(prepared, {
+      run: ({ sql, values }) =>
+        thread.request<number>({ op: "run", sql, values: toInput(values) }, signal),
+      commit: () => thread.request({ op: "exec", sql: "COMMIT" }),
+      rollback: async () => {
+        // A worker ended before COMMIT took its open transaction with it: SQLite rolls it back.
+        if (!thread.alive) return true;
         try {
           if (thread.inTransaction) await thread.request({ op: "exec", sql: "ROLLBACK" });
-          rolledBack = !thread.inTransaction;
+          return !thread.inTransaction;
         } catch {
-          rolledBack = false;
+          return false;
         }
-      }
-      lease.release({ broken: !rolledBack || !thread.alive });
-      throw WriteError.afterRollback(rolledBack, rows_affected, error, signal);
-    }
+      },
+      release: (clean) => lease.release({ broken: !clean || !thread.alive }),
+    }, signal);
   }
 
   test(): Promise<TestOutcome> {
@@ -285,10 +263,7 @@ export class SqliteConnector implements Connector {
 
   async columns(table: string, schema?: string): Promise<ColumnInfo[]> {
     const resolved = schema ?? "main";
-    const listed = await this.tables({ schema: resolved, include: [], cap: 100_000 });
-    if (!listed.items.some((t) => t.name === table)) {
-      throw tableNotFound(table, resolved, listed.items.map((t) => t.name));
-    }
+    await requireTable(this, table, resolved);
     const rows = await this.#all<
       { name: string; type: string; notnull: bigint | number; pk: bigint | number }
     >(

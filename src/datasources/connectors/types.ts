@@ -209,22 +209,4 @@ export class WriteError extends Error {
     super(cause instanceof Error ? cause.message : String(cause));
     this.name = "WriteError";
   }
-
-  /**
-   * A write that failed once its ROLLBACK was tried: the evidence says whether the rollback was
-   * confirmed, and an abort's reason stands in for the driver error it caused.
-   */
-  static afterRollback(
-    rolledBack: boolean,
-    rows_affected: (number | null)[],
-    error: unknown,
-    signal?: AbortSignal,
-  ): WriteError {
-    return new WriteError(
-      rolledBack
-        ? { committed: false, rolled_back: true, rows_affected }
-        : { rolled_back: false, rows_affected },
-      signal?.aborted ? signal.reason : error,
-    );
-  }
 }

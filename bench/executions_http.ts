@@ -21,8 +21,8 @@ import { createLogger } from "../src/lib/log.ts";
 import { createRuntime, type Runtime } from "../src/runtime.ts";
 import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";
 import type { JsonObject } from "../src/versions/types.ts";
-import { type AccessFixture, seedRoles, sessionHeaders } from "../tests/access_fixtures.ts";
-import { REDIS_URL, skipUnless } from "../tests/services.ts";
+import { type AccessFixture, seedRoles, sessionHeaders } from "../tests/support/access_fixtures.ts";
+import { REDIS_URL, skipUnless } from "../tests/support/services.ts";
 
 const EXECUTIONS = 50;
 const ROUNDS = 3;

@@ -22,9 +22,9 @@ import {
   world,
 } from "../src/executions/executor_fixtures.ts";
 import postgres from "postgres";
-import { skipUnless } from "../tests/services.ts";
-import { connectorConfig, pgJdbcUrl } from "../tests/datasources.ts";
-import { freshPostgresDatabase, freshStore } from "../tests/stores.ts";
+import { skipUnless } from "../tests/support/services.ts";
+import { connectorConfig, pgJdbcUrl } from "../tests/support/datasources.ts";
+import { freshPostgresDatabase, freshStore } from "../tests/support/stores.ts";
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(10);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -15,7 +15,7 @@ import postgres from "postgres";
 import { ExecutionJournal } from "../src/executions/journal.ts";
 import { addRunRows } from "../src/executions/test_fixtures.ts";
 import { migrate } from "../src/store/mod.ts";
-import { freshPostgresDatabase, freshStore } from "../tests/stores.ts";
+import { freshPostgresDatabase, freshStore } from "../tests/support/stores.ts";
 import { floorServer, measured, QUERY, seedOrders } from "./endpoints.ts";
 import { load } from "./load_client.ts";
 import { serveAround } from "./serve_rows.ts";

@@ -15,8 +15,8 @@
  */
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { createUser, userKey } from "../tests/access_fixtures.ts";
-import { startTestServer } from "../tests/harness.ts";
+import { createUser, userKey } from "../tests/support/access_fixtures.ts";
+import { startTestServer } from "../tests/support/harness.ts";
 
 const LIST_CALLS = Number(Deno.env.get("BENCH_MCP_LIST_CALLS") ?? 400);
 const EXECUTE_CALLS = Number(Deno.env.get("BENCH_MCP_EXECUTE_CALLS") ?? 60);

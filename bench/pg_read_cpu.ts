@@ -14,7 +14,7 @@ import process from "node:process";
 import postgres from "postgres";
 import { connectorConfig, openConnector } from "../src/datasources/mod.ts";
 import type { Connector } from "../src/datasources/mod.ts";
-import { freshPostgresDatabase } from "../tests/stores.ts";
+import { freshPostgresDatabase } from "../tests/support/stores.ts";
 import { seedOrders } from "./endpoints.ts";
 
 const given = Deno.args[0];

@@ -14,7 +14,7 @@ import { newId } from "../src/lib/ids.ts";
 import { createLogger } from "../src/lib/log.ts";
 import { nowIso } from "../src/lib/time.ts";
 import { createRuntime } from "../src/runtime.ts";
-import { seedRoles } from "../tests/access_fixtures.ts";
+import { seedRoles } from "../tests/support/access_fixtures.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 40);
 

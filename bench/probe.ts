@@ -15,9 +15,9 @@ import {
 import { probeLimits, runProbe } from "../src/datasources/probe.ts";
 import { DuckdbStaging, type Staging } from "../src/executions/staging.ts";
 import { SqliteStaging } from "../src/executions/staging_sqlite.ts";
-import { connectorConfig, pgJdbcUrl } from "../tests/datasources.ts";
-import { skipUnless } from "../tests/services.ts";
-import { freshPostgresDatabase } from "../tests/stores.ts";
+import { connectorConfig, pgJdbcUrl } from "../tests/support/datasources.ts";
+import { skipUnless } from "../tests/support/services.ts";
+import { freshPostgresDatabase } from "../tests/support/stores.ts";
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(10);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -15,7 +15,7 @@ import process from "node:process";
 import { ExecutionJournal } from "../src/executions/journal.ts";
 import { addRunRows } from "../src/executions/test_fixtures.ts";
 import { migrate } from "../src/store/mod.ts";
-import { freshStore, type StoreKind } from "../tests/stores.ts";
+import { freshStore, type StoreKind } from "../tests/support/stores.ts";
 import { NO_STORE, ORDER_ROWS, serveRows } from "./serve_rows.ts";
 
 const runs = Number(Deno.args[0] ?? 3000);

@@ -9,7 +9,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { openConnector } from "../src/datasources/connectors/mod.ts";
-import { connectorConfig } from "../tests/datasources.ts";
+import { connectorConfig } from "../tests/support/datasources.ts";
 
 const ROWS = 200_000;
 const MARKER = "X'00112233445566778899aabbccddeeff'";

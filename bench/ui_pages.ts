@@ -4,8 +4,8 @@
  * read of the same pipeline in the same run (target: page p50 <= 20 ms). The editor of the same
  * pipeline (a form card per node beside the JSON) is measured too, being as heavy.
  */
-import { createUser, sessionHeaders } from "../tests/access_fixtures.ts";
-import { startTestServer } from "../tests/harness.ts";
+import { createUser, sessionHeaders } from "../tests/support/access_fixtures.ts";
+import { startTestServer } from "../tests/support/harness.ts";
 
 const ROUNDS = Number(Deno.env.get("BENCH_ROUNDS") ?? 60);
 

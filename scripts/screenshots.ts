@@ -5,15 +5,15 @@
  * Names given as arguments (`deno task screenshots pipeline_editor runs`) limit which are written;
  * a name covers its 390 px twin (`api_keys` also writes `api_keys.narrow.*`).
  */
-import { createUser, sessionHeaders } from "../tests/access_fixtures.ts";
+import { createUser, sessionHeaders } from "../tests/support/access_fixtures.ts";
 import type { Page } from "playwright-core";
-import { demoServer, launchBrowser, signIn } from "../tests/browser.ts";
-import { call, startTestServer, type TestServer } from "../tests/harness.ts";
+import { demoServer, launchBrowser, signIn } from "../tests/support/browser.ts";
+import { call, startTestServer, type TestServer } from "../tests/support/harness.ts";
 
 const EMAIL = "admin@example.com";
 const FIRST = "first-password-123";
 const PASSWORD = "a-better-password-456";
-const OUT = new URL("../screenshots/", import.meta.url);
+const OUT = new URL("../screenshots", import.meta.url);
 const ONLY = new Set(Deno.args);
 const LAPTOP = { width: 1360, height: 860 };
 const PHONE = { width: 390, height: 844 };

@@ -1,6 +1,6 @@
 /**
  * A running instance: the services (services.ts) and the HTTP app over them. `main.ts` serves it;
- * `tests/harness.ts` builds the very same graph.
+ * `tests/support/harness.ts` builds the very same graph.
  */
 import type { ResolvedConfig } from "./config/mod.ts";
 import { buildApp } from "./http/mod.ts";
@@ -15,7 +15,7 @@ export interface RuntimeOptions extends ServicesOptions {
   extendRoutes?: (router: Router) => void;
   /** The tool endpoint's options (tests turn its fast path off to compare the two paths). */
   mcp?: McpEndpointOptions;
-  /** Check every success answer against its route's declared response (tests/harness.ts). */
+  /** Check every success answer against its route's declared response (tests/support/harness.ts). */
   checkResponses?: boolean;
 }
 

@@ -5,10 +5,10 @@
  * allows the TTL; the channel makes it faster).
  */
 import { equal } from "node:assert/strict";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { withReplicaPair } from "./replica_pair.ts";
-import { skipUnless } from "./services.ts";
-import { eventually } from "./wait.ts";
+import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { withReplicaPair } from "./support/replica_pair.ts";
+import { skipUnless } from "./support/services.ts";
+import { eventually } from "./support/wait.ts";
 
 /** Well inside the one-minute TTL: only the channel can explain a change this fast. */
 const PROPAGATION_MS = 10_000;

@@ -1,6 +1,6 @@
 /**
  * Every API route answers what it declares, on both stores. The harness turns the router's
- * response check on (tests/harness.ts): each success answer is parsed with its route's declared
+ * response check on (tests/support/harness.ts): each success answer is parsed with its route's declared
  * schema, and a field the schema does not name fails it too, so a drift is a 500 naming the route
  * and the field. This walk calls every non-HTML route at least once over a real world (roles,
  * templates, datasources, a lake, pipelines, runs, endpoints, keys, a promotion to a hardened
@@ -8,11 +8,11 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { MISMATCH } from "../src/http/responses.ts";
-import { userKey } from "./access_fixtures.ts";
-import type { Json } from "./harness.ts";
-import { sqliteFile, sqliteSource } from "./pipeline_client.ts";
-import { type Deployment, HARDENED, withPair } from "./promotion_client.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { userKey } from "./support/access_fixtures.ts";
+import type { Json } from "./support/harness.ts";
+import { sqliteFile, sqliteSource } from "./support/pipeline_client.ts";
+import { type Deployment, HARDENED, withPair } from "./support/promotion_client.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 
 type Headers = Record<string, string>;
 

@@ -4,9 +4,9 @@
  * (`auth.api_key.used` is sampled 1 in 100; its own test injects the sampler.)
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { createUser, seedRoles, sessionHeaders, TEST_PASSWORD } from "./access_fixtures.ts";
-import { call, type Json, startTestServer } from "./harness.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { createUser, seedRoles, sessionHeaders, TEST_PASSWORD } from "./support/access_fixtures.ts";
+import { call, type Json, startTestServer } from "./support/harness.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 
 forEachStoreKind(
   "every access-core audit event is written with the §6 record shape",

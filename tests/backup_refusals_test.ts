@@ -4,8 +4,8 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { testSecrets } from "./harness.ts";
-import { run } from "./server_process.ts";
+import { testSecrets } from "./support/harness.ts";
+import { run } from "./support/server_process.ts";
 
 const tarEntry = async (file: string, name: string) =>
   new TextDecoder().decode(

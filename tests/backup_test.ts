@@ -12,13 +12,13 @@ import { resolveConfig } from "../src/config/resolve.ts";
 import { writeBackup } from "../src/backup.ts";
 import { createLogger } from "../src/lib/log.ts";
 import { createRuntime } from "../src/runtime.ts";
-import { createUser, sessionHeaders } from "./access_fixtures.ts";
-import { pgJdbcUrl } from "./datasources.ts";
-import { call, type Json, testSecrets } from "./harness.ts";
-import { run, ServerProcess } from "./server_process.ts";
-import { POSTGRES_ADMIN_URL } from "./services.ts";
-import { forEachStoreKind, freshPostgresDatabase, type StoreKind } from "./stores.ts";
-import { eventually } from "./wait.ts";
+import { createUser, sessionHeaders } from "./support/access_fixtures.ts";
+import { pgJdbcUrl } from "./support/datasources.ts";
+import { call, type Json, testSecrets } from "./support/harness.ts";
+import { run, ServerProcess } from "./support/server_process.ts";
+import { POSTGRES_ADMIN_URL } from "./support/services.ts";
+import { forEachStoreKind, freshPostgresDatabase, type StoreKind } from "./support/stores.ts";
+import { eventually } from "./support/wait.ts";
 
 /** A session of a demo author, issued by an in-process instance over the same store and secrets. */
 async function seedOperator(env: Record<string, string>): Promise<Record<string, string>> {

@@ -10,11 +10,11 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { EMBEDDED } from "../src/lib/assets.ts";
 import { TARGETS } from "../scripts/compile.ts";
-import { CookieClient } from "./cookie_client.ts";
-import type { Json } from "./harness.ts";
-import { ServerProcess } from "./server_process.ts";
-import { readSse } from "./sse_client.ts";
-import { eventually } from "./wait.ts";
+import { CookieClient } from "./support/cookie_client.ts";
+import type { Json } from "./support/harness.ts";
+import { ServerProcess } from "./support/server_process.ts";
+import { readSse } from "./support/sse_client.ts";
+import { eventually } from "./support/wait.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const MAIN = `${ROOT}main.ts`;

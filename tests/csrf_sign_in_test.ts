@@ -5,11 +5,11 @@
  * sign-ins: the local form and the OIDC callback.
  */
 import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
-import { createUser, TEST_PASSWORD } from "./access_fixtures.ts";
-import { CookieClient } from "./cookie_client.ts";
-import { json, startTestServer } from "./harness.ts";
-import { withOidc } from "./oidc_harness.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { createUser, TEST_PASSWORD } from "./support/access_fixtures.ts";
+import { CookieClient } from "./support/cookie_client.ts";
+import { json, startTestServer } from "./support/harness.ts";
+import { withOidc } from "./support/oidc_harness.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 
 /** A well-formed token the service would take as the browser's own. */
 const PLANTED = "planted_" + "A".repeat(40);

@@ -6,9 +6,9 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { call, startTestServer, type TestServer } from "./harness.ts";
-import { skipUnless } from "./services.ts";
+import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { skipUnless } from "./support/services.ts";
 
 async function withAdmin(fn: (s: TestServer, h: Record<string, string>) => Promise<void>) {
   const s = await startTestServer();
@@ -106,7 +106,7 @@ Deno.test({
   ignore: skipUnless("mariadb"),
   async fn() {
     // Imported here, after the reachability probes, so loading the driver cannot delay them.
-    const { MARIADB_URL } = await import("./services.ts");
+    const { MARIADB_URL } = await import("./support/services.ts");
     const mysql = (await import("mysql2/promise")).default;
     const url = new URL(MARIADB_URL);
     const name = `svc_reg_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;

@@ -5,8 +5,8 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { sessionHeaders } from "./access_fixtures.ts";
-import { call } from "./harness.ts";
+import { sessionHeaders } from "./support/access_fixtures.ts";
+import { call } from "./support/harness.ts";
 import { forEachServer } from "./support/servers.ts";
 import { makeSqliteFile } from "../src/datasources/connectors/test_fixtures.ts";
 import { recordFact } from "../src/datasources/facts/mod.ts";

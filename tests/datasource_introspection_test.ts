@@ -5,10 +5,10 @@
  */
 import postgres from "postgres";
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { call, startTestServer, type TestServer } from "./harness.ts";
-import { skipUnless } from "./services.ts";
-import { freshPostgresDatabase } from "./stores.ts";
+import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { skipUnless } from "./support/services.ts";
+import { freshPostgresDatabase } from "./support/stores.ts";
 
 const CANARY = "canary-intro-9Lp!secret";
 

@@ -9,11 +9,11 @@ import postgres from "postgres";
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { AppError } from "../src/errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../src/identity/types.ts";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { freshMariaDatabase, mariaAdmin, pgJdbcUrl } from "./datasources.ts";
-import { call, startTestServer, type TestServer } from "./harness.ts";
-import { skipUnless } from "./services.ts";
-import { freshPostgresDatabase } from "./stores.ts";
+import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { freshMariaDatabase, mariaAdmin, pgJdbcUrl } from "./support/datasources.ts";
+import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { skipUnless } from "./support/services.ts";
+import { freshPostgresDatabase } from "./support/stores.ts";
 
 function viewerScope(id: string, name: string): WorkspaceContext {
   return { id, name, flags: { author: false, promoter: false, admin: false }, implicit: false };

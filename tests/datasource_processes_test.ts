@@ -5,10 +5,10 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { withReplicaPair } from "./replica_pair.ts";
-import { skipUnless } from "./services.ts";
-import { eventually } from "./wait.ts";
+import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { withReplicaPair } from "./support/replica_pair.ts";
+import { skipUnless } from "./support/services.ts";
+import { eventually } from "./support/wait.ts";
 
 Deno.test({
   name: "an update or delete on one server process retires the datasource's pool on another",

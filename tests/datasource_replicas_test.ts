@@ -4,10 +4,10 @@
  * the pool on the other through the shared store's invalidation channel.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { call, startTestServer, testSecrets } from "./harness.ts";
-import { REDIS_URL, skipUnless } from "./services.ts";
-import { eventually } from "./wait.ts";
+import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { call, startTestServer, testSecrets } from "./support/harness.ts";
+import { REDIS_URL, skipUnless } from "./support/services.ts";
+import { eventually } from "./support/wait.ts";
 
 Deno.test({
   name: "an update or delete on one instance retires the datasource's pool on the other",

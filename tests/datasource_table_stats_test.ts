@@ -11,8 +11,8 @@ import postgres from "postgres";
 import { DatasourceConnections, PoolManager } from "../src/datasources/mod.ts";
 import { datasourceFixture } from "../src/datasources/test_fixtures.ts";
 import { createLogger } from "../src/lib/log.ts";
-import { freshMariaDatabase, mariaAdmin, pgJdbcUrl } from "./datasources.ts";
-import { forEachStore, freshPostgresDatabase } from "./stores.ts";
+import { freshMariaDatabase, mariaAdmin, pgJdbcUrl } from "./support/datasources.ts";
+import { forEachStore, freshPostgresDatabase } from "./support/stores.ts";
 import { refuses } from "./support/refusals.ts";
 
 forEachStore(

@@ -4,9 +4,9 @@
  * canary secret that must never appear in any response body or log line.
  */
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { call, startTestServer, type TestServer } from "./harness.ts";
-import { forEachStoreKind, type StoreKind } from "./stores.ts";
+import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { forEachStoreKind, type StoreKind } from "./support/stores.ts";
 
 const CANARY = "canary-7Hq!x-secret-3f9d";
 const DATASOURCES = "/api/v1/datasources";

@@ -9,11 +9,11 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { DatabaseSync } from "node:sqlite";
 import { demoFiles } from "../src/demo/mod.ts";
 import { checkEventOrder, type EventFrame } from "../src/executions/event_order.ts";
-import { createUser, sessionHeaders } from "./access_fixtures.ts";
-import { frames } from "./executions_fixtures.ts";
-import { call, type Json, startTestServer, type TestServer } from "./harness.ts";
-import { skipUnless } from "./services.ts";
-import { STORE_KINDS } from "./stores.ts";
+import { createUser, sessionHeaders } from "./support/access_fixtures.ts";
+import { frames } from "./support/executions_fixtures.ts";
+import { call, type Json, startTestServer, type TestServer } from "./support/harness.ts";
+import { skipUnless } from "./support/services.ts";
+import { STORE_KINDS } from "./support/stores.ts";
 
 /** Runs SQL over a private copy of the shop file: the server's pool keeps its own open. */
 async function shopQuery(dataDir: string) {

@@ -11,8 +11,8 @@ import { systemPrincipal } from "../src/identity/mod.ts";
 import { createLogger } from "../src/lib/log.ts";
 import { createRuntime, type Runtime } from "../src/runtime.ts";
 import type { Queryable } from "../src/store/mod.ts";
-import { testSecrets } from "./harness.ts";
-import { forEachStore, type TestStore } from "./stores.ts";
+import { testSecrets } from "./support/harness.ts";
+import { forEachStore, type TestStore } from "./support/stores.ts";
 
 /** One instance start on `store` and `dataDir`, as main.ts does it; logs collected. */
 async function boot(

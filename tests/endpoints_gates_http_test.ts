@@ -6,10 +6,15 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { type AccessFixture, seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { call, json, startTestServer, type TestServer } from "./harness.ts";
+import {
+  type AccessFixture,
+  seedRoles,
+  sessionHeaders,
+  userKey,
+} from "./support/access_fixtures.ts";
+import { call, json, startTestServer, type TestServer } from "./support/harness.ts";
 import { audits } from "./support/refusals.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 
 const ORIGIN = "https://svc.example.com";
 

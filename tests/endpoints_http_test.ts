@@ -5,9 +5,9 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { call, startTestServer } from "./harness.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { call, startTestServer } from "./support/harness.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 
 forEachStoreKind(
   "published endpoints: manage, bind, serve, and the /api/x answers",

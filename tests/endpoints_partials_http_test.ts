@@ -6,9 +6,14 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { JsonObject } from "../src/versions/mod.ts";
-import { type AccessFixture, seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { call, startTestServer, type TestServer } from "./harness.ts";
-import { forEachStoreKind } from "./stores.ts";
+import {
+  type AccessFixture,
+  seedRoles,
+  sessionHeaders,
+  userKey,
+} from "./support/access_fixtures.ts";
+import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 import { dql, pipelineBody, teamPipeline } from "./support/pipeline_body.ts";
 
 type Headers = Record<string, string>;

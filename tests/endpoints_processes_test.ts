@@ -7,10 +7,10 @@
  */
 import { equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { withReplicaPair } from "./replica_pair.ts";
-import { skipUnless } from "./services.ts";
-import { eventually } from "./wait.ts";
+import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { withReplicaPair } from "./support/replica_pair.ts";
+import { skipUnless } from "./support/services.ts";
+import { eventually } from "./support/wait.ts";
 
 /** Well inside the matcher's one-minute bound: only the channel can explain a change this fast. */
 const PROPAGATION_MS = 10_000;

@@ -7,11 +7,11 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import postgres from "postgres";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { call, type Json, startTestServer, type TestServer } from "./harness.ts";
+import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { call, type Json, startTestServer, type TestServer } from "./support/harness.ts";
 import type { JsonObject, JsonValue } from "../src/versions/types.ts";
-import { forEachStoreKind, freshPostgresDatabase } from "./stores.ts";
-import { eventually } from "./wait.ts";
+import { forEachStoreKind, freshPostgresDatabase } from "./support/stores.ts";
+import { eventually } from "./support/wait.ts";
 
 type Fixture = Awaited<ReturnType<typeof seedRoles>>;
 

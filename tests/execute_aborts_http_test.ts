@@ -9,12 +9,12 @@ import { equal } from "node:assert/strict";
 import { checkEventOrder, type EventFrame } from "../src/executions/event_order.ts";
 import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";
 import type { JsonObject } from "../src/versions/types.ts";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { freshMariaDatabase, mariaAdmin, waitFor } from "./datasources.ts";
-import { frames } from "./executions_fixtures.ts";
-import { call, startTestServer, type TestServer } from "./harness.ts";
-import { MARIADB_URL, skipUnless } from "./services.ts";
-import { STORE_KINDS } from "./stores.ts";
+import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { freshMariaDatabase, mariaAdmin, waitFor } from "./support/datasources.ts";
+import { frames } from "./support/executions_fixtures.ts";
+import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { MARIADB_URL, skipUnless } from "./support/services.ts";
+import { STORE_KINDS } from "./support/stores.ts";
 import { dql } from "./support/pipeline_body.ts";
 
 async function sleeping(tag: string): Promise<number> {

@@ -5,11 +5,11 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { checkEventOrder } from "../src/executions/event_order.ts";
-import { sessionHeaders } from "./access_fixtures.ts";
-import { call } from "./harness.ts";
+import { sessionHeaders } from "./support/access_fixtures.ts";
+import { call } from "./support/harness.ts";
 import { forEachServer } from "./support/servers.ts";
 import { makeDuckdbFile, makeSqliteFile } from "../src/datasources/connectors/test_fixtures.ts";
-import { frames } from "./executions_fixtures.ts";
+import { frames } from "./support/executions_fixtures.ts";
 import { dql, pipelineDrafts, staged } from "./support/pipeline_body.ts";
 
 forEachServer(

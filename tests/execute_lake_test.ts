@@ -7,12 +7,12 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { checkEventOrder } from "../src/executions/event_order.ts";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { frames } from "./executions_fixtures.ts";
-import { writeParquet } from "./fixtures/lake.ts";
-import { call, startTestServer } from "./harness.ts";
-import { skipUnless } from "./services.ts";
-import { STORE_KINDS } from "./stores.ts";
+import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { frames } from "./support/executions_fixtures.ts";
+import { writeParquet } from "./support/lake.ts";
+import { call, startTestServer } from "./support/harness.ts";
+import { skipUnless } from "./support/services.ts";
+import { STORE_KINDS } from "./support/stores.ts";
 import { dql, pipelineDrafts, staged } from "./support/pipeline_body.ts";
 
 for (const store of STORE_KINDS) {

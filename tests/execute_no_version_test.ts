@@ -6,9 +6,9 @@
  * On both stores, through the real executor.
  */
 import { deepEqual, equal, match } from "node:assert/strict";
-import { bothStores, P, pipe } from "./pipeline_client.ts";
-import { expectError } from "./template_client.ts";
-import { json } from "./harness.ts";
+import { bothStores, P, pipe } from "./support/pipeline_client.ts";
+import { expectError } from "./support/template_client.ts";
+import { json } from "./support/harness.ts";
 
 bothStores(
   "execute answers 404 pipeline.execution.not_found when no version can run",

@@ -9,8 +9,8 @@ import { checkEventOrder } from "../src/executions/event_order.ts";
 import { DEFAULT_PARAMETER_CAPS } from "../src/pipelines/mod.ts";
 import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";
 import type { JsonObject } from "../src/versions/types.ts";
-import { sessionHeaders } from "./access_fixtures.ts";
-import { frames } from "./executions_fixtures.ts";
+import { sessionHeaders } from "./support/access_fixtures.ts";
+import { frames } from "./support/executions_fixtures.ts";
 import { forEachServer } from "./support/servers.ts";
 import { dql } from "./support/pipeline_body.ts";
 

@@ -4,10 +4,10 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { checkEventOrder } from "../src/executions/event_order.ts";
-import { sessionHeaders } from "./access_fixtures.ts";
-import { call, startTestServer, testSecrets } from "./harness.ts";
-import { execWorld, frames } from "./executions_fixtures.ts";
-import { REDIS_URL, skipUnless } from "./services.ts";
+import { sessionHeaders } from "./support/access_fixtures.ts";
+import { call, startTestServer, testSecrets } from "./support/harness.ts";
+import { execWorld, frames } from "./support/executions_fixtures.ts";
+import { REDIS_URL, skipUnless } from "./support/services.ts";
 
 Deno.test({
   name: "[postgres+redis] another instance follows, retries and cancels a run it does not hold",

@@ -4,12 +4,12 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { checkEventOrder } from "../src/executions/event_order.ts";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { call, json, startTestServer } from "./harness.ts";
-import { frames } from "./executions_fixtures.ts";
-import { skipUnless } from "./services.ts";
-import { STORE_KINDS } from "./stores.ts";
-import { eventually } from "./wait.ts";
+import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { call, json, startTestServer } from "./support/harness.ts";
+import { frames } from "./support/executions_fixtures.ts";
+import { skipUnless } from "./support/services.ts";
+import { STORE_KINDS } from "./support/stores.ts";
+import { eventually } from "./support/wait.ts";
 import { dql, pipelineDrafts } from "./support/pipeline_body.ts";
 
 for (const store of STORE_KINDS) {

@@ -2,12 +2,17 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { EventSource } from "eventsource";
 import { checkEventOrder, type EventFrame } from "../src/executions/event_order.ts";
 import type { StartedStream } from "../src/executions/service.ts";
-import { call, type Json, json } from "./harness.ts";
-import { execWorld, forEachExecWorld, frames, runningExecution } from "./executions_fixtures.ts";
-import { skipUnless } from "./services.ts";
-import { forEachStoreKind, STORE_KINDS } from "./stores.ts";
-import { readSse } from "./sse_client.ts";
-import { eventually } from "./wait.ts";
+import { call, type Json, json } from "./support/harness.ts";
+import {
+  execWorld,
+  forEachExecWorld,
+  frames,
+  runningExecution,
+} from "./support/executions_fixtures.ts";
+import { skipUnless } from "./support/services.ts";
+import { forEachStoreKind, STORE_KINDS } from "./support/stores.ts";
+import { readSse } from "./support/sse_client.ts";
+import { eventually } from "./support/wait.ts";
 
 for (const store of STORE_KINDS) {
   Deno.test({

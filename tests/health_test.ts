@@ -5,10 +5,10 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { z } from "zod";
 import { ok as okEnvelope } from "../src/http/envelope.ts";
-import { json, startTestServer } from "./harness.ts";
-import { POSTGRES_ADMIN_URL, REDIS_URL, skipUnless } from "./services.ts";
-import { STORE_KINDS } from "./stores.ts";
-import { startTcpProxy } from "./tcp_proxy.ts";
+import { json, startTestServer } from "./support/harness.ts";
+import { POSTGRES_ADMIN_URL, REDIS_URL, skipUnless } from "./support/services.ts";
+import { STORE_KINDS } from "./support/stores.ts";
+import { startTcpProxy } from "./support/tcp_proxy.ts";
 
 for (const store of STORE_KINDS) {
   Deno.test({

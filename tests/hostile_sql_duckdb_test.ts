@@ -12,11 +12,11 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { AppError } from "../src/errors/mod.ts";
 import type { EventFrame } from "../src/executions/event_order.ts";
 import type { WorkspaceContext } from "../src/identity/types.ts";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { frames } from "./executions_fixtures.ts";
-import { writeParquet } from "./fixtures/lake.ts";
-import { call, startTestServer, type TestServer } from "./harness.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { frames } from "./support/executions_fixtures.ts";
+import { writeParquet } from "./support/lake.ts";
+import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 import { dql } from "./support/pipeline_body.ts";
 
 interface Places {

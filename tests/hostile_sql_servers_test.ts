@@ -10,7 +10,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { pipeline, type World } from "../src/executions/executor_fixtures.ts";
 import { assertFailed, type StoredRuns } from "../src/executions/stored_run_fixtures.ts";
-import type { ServiceName } from "./services.ts";
+import type { ServiceName } from "./support/services.ts";
 import { forEachWorld, mariaSource, postgresSource } from "./support/executor_world.ts";
 import { dql, staged } from "./support/pipeline_body.ts";
 

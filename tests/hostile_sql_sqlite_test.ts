@@ -7,9 +7,13 @@
  */
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { AppError } from "../src/errors/mod.ts";
-import { forEachStoreKind } from "./stores.ts";
-import { fileState, type HostileWorld, withHostileWorld } from "./sqlite_hostile_fixtures.ts";
-import { call } from "./harness.ts";
+import { forEachStoreKind } from "./support/stores.ts";
+import {
+  fileState,
+  type HostileWorld,
+  withHostileWorld,
+} from "./support/sqlite_hostile_fixtures.ts";
+import { call } from "./support/harness.ts";
 
 /** [name, SQL]: reaching another file, changing the connection's rules, loading code. */
 function escapes(w: HostileWorld): [string, string][] {

@@ -7,8 +7,8 @@ import { z } from "zod";
 import { ok as okEnvelope } from "../src/http/envelope.ts";
 import type { Router } from "../src/http/routing.ts";
 import { isUuid } from "../src/lib/ids.ts";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { type Json, json, startTestServer, type TestServer } from "./harness.ts";
+import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { type Json, json, startTestServer, type TestServer } from "./support/harness.ts";
 
 /** Routes that exist only in this test, to exercise body handling before any domain route does. */
 function testRoutes(router: Router) {

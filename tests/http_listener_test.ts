@@ -6,12 +6,12 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { z } from "zod";
 import { ok as okEnvelope } from "../src/http/envelope.ts";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { forEachExecWorld, runningExecution } from "./executions_fixtures.ts";
-import { call, startTestServer } from "./harness.ts";
-import { FD_WAIT_MS, head, openFds, send, trickle, untilClosed } from "./slow_client.ts";
-import { forEachStoreKind } from "./stores.ts";
-import { eventually } from "./wait.ts";
+import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { forEachExecWorld, runningExecution } from "./support/executions_fixtures.ts";
+import { call, startTestServer } from "./support/harness.ts";
+import { FD_WAIT_MS, head, openFds, send, trickle, untilClosed } from "./support/slow_client.ts";
+import { forEachStoreKind } from "./support/stores.ts";
+import { eventually } from "./support/wait.ts";
 
 const TIMEOUTS = {
   SERVICE_HTTP_HEADER_TIMEOUT_SECONDS: "1",

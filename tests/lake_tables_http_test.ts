@@ -5,10 +5,10 @@
  * write really rebuilt the datasource's pool).
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { writeParquet } from "./fixtures/lake.ts";
-import { call, startTestServer, type TestServer } from "./harness.ts";
-import { forEachStoreKind, type StoreKind } from "./stores.ts";
+import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { writeParquet } from "./support/lake.ts";
+import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { forEachStoreKind, type StoreKind } from "./support/stores.ts";
 
 let LAKE_ROOT = "/srv/lake";
 

@@ -16,9 +16,9 @@ import {
   freshMariaDatabase,
   mariaAdmin,
   pgJdbcUrl,
-} from "./datasources.ts";
-import { skipUnless } from "./services.ts";
-import { freshPostgresDatabase } from "./stores.ts";
+} from "./support/datasources.ts";
+import { skipUnless } from "./support/services.ts";
+import { freshPostgresDatabase } from "./support/stores.ts";
 
 const NAMES = ["plain", 'quo"te', "back\\slash", "com,ma", "{brace}", "NULL", "it's"];
 const range = (n: number, from = 1) => Array.from({ length: n }, (_, i) => i + from);

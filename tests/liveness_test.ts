@@ -5,10 +5,10 @@
  * is polled against a deadline well past the TTL; nothing waits a fixed time.
  */
 import { equal } from "node:assert/strict";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { call, startTestServer, testSecrets, type TestServer } from "./harness.ts";
-import { skipUnless } from "./services.ts";
-import { eventually } from "./wait.ts";
+import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { call, startTestServer, testSecrets, type TestServer } from "./support/harness.ts";
+import { skipUnless } from "./support/services.ts";
+import { eventually } from "./support/wait.ts";
 
 const TTL_SECONDS = 1;
 

@@ -7,17 +7,22 @@ import { equal, match, ok } from "node:assert/strict";
 import { queryAudit } from "../src/audit/mod.ts";
 import { verifySecret } from "../src/lib/argon2.ts";
 import { findUserByEmail } from "../src/identity/users_repo.ts";
-import { type AccessFixture, seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { call, startTestServer, type TestServer } from "./harness.ts";
-import { skipUnless } from "./services.ts";
+import {
+  type AccessFixture,
+  seedRoles,
+  sessionHeaders,
+  userKey,
+} from "./support/access_fixtures.ts";
+import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { skipUnless } from "./support/services.ts";
 import {
   closedPort,
   type SmtpServerOptions,
   startSmtpServer,
   testCertificate,
   type TestSmtpServer,
-} from "./smtp_server.ts";
-import { STORE_KINDS, type StoreKind } from "./stores.ts";
+} from "./support/smtp_server.ts";
+import { STORE_KINDS, type StoreKind } from "./support/stores.ts";
 import { audits } from "./support/refusals.ts";
 
 const BASE = "http://svc.test";

@@ -5,8 +5,15 @@
  * revision follows the store (SQLite: 2025-11-25, PostgreSQL: 2026-07-28), like the tool tests.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { sessionHeaders, userKey } from "./access_fixtures.ts";
-import { bothStores, ORDER_CHECKS, P, pipe, sqliteFile, sqliteSource } from "./pipeline_client.ts";
+import { sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import {
+  bothStores,
+  ORDER_CHECKS,
+  P,
+  pipe,
+  sqliteFile,
+  sqliteSource,
+} from "./support/pipeline_client.ts";
 import { connect, type Json, keyHeaders } from "./support/mcp_client.ts";
 
 const withoutTime = (runs: Json[]) => runs.map(({ ran_at: _, ...run }) => run);

@@ -13,8 +13,8 @@
  */
 import { deepEqual, ok } from "node:assert/strict";
 import { join } from "node:path";
-import { seedRoles, userKey } from "./access_fixtures.ts";
-import { startTestServer } from "./harness.ts";
+import { seedRoles, userKey } from "./support/access_fixtures.ts";
+import { startTestServer } from "./support/harness.ts";
 import { keyProxy } from "./support/key_proxy.ts";
 import { ERAS } from "./support/mcp_client.ts";
 

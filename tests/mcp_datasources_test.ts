@@ -10,12 +10,12 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import postgres from "postgres";
 import type { WorkspaceContext } from "../src/identity/mod.ts";
-import { adminScope } from "./access_fixtures.ts";
-import { pgJdbcUrl } from "./datasources.ts";
-import { startTestServer, type TestServer } from "./harness.ts";
-import { floorsHold, refuses, toolFixture, withClients } from "./mcp_tools_fixtures.ts";
-import { freshPostgresDatabase, STORE_KINDS } from "./stores.ts";
-import { skipUnless } from "./services.ts";
+import { adminScope } from "./support/access_fixtures.ts";
+import { pgJdbcUrl } from "./support/datasources.ts";
+import { startTestServer, type TestServer } from "./support/harness.ts";
+import { floorsHold, refuses, toolFixture, withClients } from "./support/mcp_tools_fixtures.ts";
+import { freshPostgresDatabase, STORE_KINDS } from "./support/stores.ts";
+import { skipUnless } from "./support/services.ts";
 
 const MAX_ROWS = 20;
 const MAX_CHARS = 1000;

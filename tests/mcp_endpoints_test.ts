@@ -4,9 +4,9 @@
  * URL answers 404 at once), each tool's floor, and the pinned workspace.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { userKey } from "./access_fixtures.ts";
-import { floorsHold, refuses, withUsualClients } from "./mcp_tools_fixtures.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { userKey } from "./support/access_fixtures.ts";
+import { floorsHold, refuses, withUsualClients } from "./support/mcp_tools_fixtures.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 import { teamPipeline } from "./support/pipeline_body.ts";
 
 forEachStoreKind(

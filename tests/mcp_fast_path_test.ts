@@ -6,10 +6,10 @@
  * takes, so the good ones are known to have run on the fast path and the bad ones on the SDK.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { type AccessFixture, seedRoles, userKey } from "./access_fixtures.ts";
-import { startTestServer, type TestServer } from "./harness.ts";
+import { type AccessFixture, seedRoles, userKey } from "./support/access_fixtures.ts";
+import { startTestServer, type TestServer } from "./support/harness.ts";
 import { type Json, NODES, SLOW } from "./support/mcp_client.ts";
-import { eventually } from "./wait.ts";
+import { eventually } from "./support/wait.ts";
 import { z } from "zod";
 import { CATALOGUE, defineTool } from "../src/mcp/mod.ts";
 import { accept } from "../src/mcp/fast_path.ts";

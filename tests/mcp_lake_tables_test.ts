@@ -5,11 +5,11 @@
  * workspace.
  */
 import { deepEqual } from "node:assert/strict";
-import { adminScope } from "./access_fixtures.ts";
-import { writeParquet } from "./fixtures/lake.ts";
-import { startTestServer } from "./harness.ts";
-import { floorsHold, refuses, toolFixture, withClients } from "./mcp_tools_fixtures.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { adminScope } from "./support/access_fixtures.ts";
+import { writeParquet } from "./support/lake.ts";
+import { startTestServer } from "./support/harness.ts";
+import { floorsHold, refuses, toolFixture, withClients } from "./support/mcp_tools_fixtures.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 
 forEachStoreKind(
   "lake table tools: register, import, unregister; floors and workspace",

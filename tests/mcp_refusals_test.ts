@@ -7,9 +7,9 @@
  * reads, runs or cancels another workspace's content, a super admin's key included.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { seedRoles, userKey } from "./access_fixtures.ts";
-import { startTestServer } from "./harness.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { seedRoles, userKey } from "./support/access_fixtures.ts";
+import { startTestServer } from "./support/harness.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 import { audits } from "./support/refusals.ts";
 import { connect, ERAS, type Json, keyHeaders, NODES } from "./support/mcp_client.ts";
 

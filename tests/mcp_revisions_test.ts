@@ -5,8 +5,8 @@
  * as the MCP specification says: the server answers the revision it serves.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { seedRoles, userKey } from "./access_fixtures.ts";
-import { startTestServer, type TestServer } from "./harness.ts";
+import { seedRoles, userKey } from "./support/access_fixtures.ts";
+import { startTestServer, type TestServer } from "./support/harness.ts";
 import { type Json, keyHeaders } from "./support/mcp_client.ts";
 
 const ACCEPT = "application/json, text/event-stream";

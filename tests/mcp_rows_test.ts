@@ -6,8 +6,8 @@
  * character cap before the row cap. Once per store, each on one revision.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { STORE_KINDS } from "./stores.ts";
-import { skipUnless } from "./services.ts";
+import { STORE_KINDS } from "./support/stores.ts";
+import { skipUnless } from "./support/services.ts";
 import { ERAS, type Json, withAuthorClient } from "./support/mcp_client.ts";
 import { dql } from "./support/pipeline_body.ts";
 

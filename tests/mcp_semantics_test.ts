@@ -7,10 +7,10 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { adminScope, userKey } from "./access_fixtures.ts";
-import { startTestServer } from "./harness.ts";
-import { floorsHold, refuses, toolFixture, withClients } from "./mcp_tools_fixtures.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { adminScope, userKey } from "./support/access_fixtures.ts";
+import { startTestServer } from "./support/harness.ts";
+import { floorsHold, refuses, toolFixture, withClients } from "./support/mcp_tools_fixtures.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 
 forEachStoreKind(
   "semantics tools: record, list, retire; grants, ws_admin, floors, workspace",

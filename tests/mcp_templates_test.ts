@@ -4,8 +4,8 @@
  * tool's refusal for a key short of its floor, the codes REST gives, and the pinned workspace.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { floorsHold, refuses, withUsualClients } from "./mcp_tools_fixtures.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { floorsHold, refuses, withUsualClients } from "./support/mcp_tools_fixtures.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 
 const BODY = "SELECT * FROM orders {% if params.region %}WHERE region = :region{% endif %}";
 

@@ -6,9 +6,9 @@
  * audit rows (`mcp.tool.called` for every call, `mcp.tool.write` for every mutating one).
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { seedRoles, userKey } from "./access_fixtures.ts";
-import { startTestServer } from "./harness.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { seedRoles, userKey } from "./support/access_fixtures.ts";
+import { startTestServer } from "./support/harness.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 import { audits } from "./support/refusals.ts";
 import {
   connect,
@@ -19,7 +19,7 @@ import {
   SLOW,
   withAuthorClient,
 } from "./support/mcp_client.ts";
-import { eventually } from "./wait.ts";
+import { eventually } from "./support/wait.ts";
 
 const WRITE_TOOLS = [
   "pipelines_create",

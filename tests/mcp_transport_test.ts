@@ -7,8 +7,8 @@
  * redirect.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { createUser, seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { startTestServer, type TestServer } from "./harness.ts";
+import { createUser, seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { startTestServer, type TestServer } from "./support/harness.ts";
 import { connect, ERAS, type Json, keyHeaders } from "./support/mcp_client.ts";
 import { CATALOGUE } from "../src/mcp/mod.ts";
 

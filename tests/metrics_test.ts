@@ -8,11 +8,11 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { readSources, StartupError } from "../src/config/mod.ts";
 import { resolveConfig } from "../src/config/resolve.ts";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { call, startTestServer, type TestServer } from "./harness.ts";
-import { frames } from "./executions_fixtures.ts";
-import { sqliteFile, sqliteSource } from "./pipeline_client.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { frames } from "./support/executions_fixtures.ts";
+import { sqliteFile, sqliteSource } from "./support/pipeline_client.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 import { connect, keyHeaders } from "./support/mcp_client.ts";
 import { type Exposition, readExposition } from "./support/prometheus.ts";
 

@@ -5,10 +5,10 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { ensureBootstrapPlaceholder } from "../src/identity/bootstrap_admin.ts";
-import { sessionHeaders } from "./access_fixtures.ts";
-import { CookieClient } from "./cookie_client.ts";
-import { call } from "./harness.ts";
-import { me, withOidc } from "./oidc_harness.ts";
+import { sessionHeaders } from "./support/access_fixtures.ts";
+import { CookieClient } from "./support/cookie_client.ts";
+import { call } from "./support/harness.ts";
+import { me, withOidc } from "./support/oidc_harness.ts";
 
 Deno.test("startup placeholder, then login: one grant, the row completed, a revoke sticks", async () => {
   const dir = await Deno.makeTempDir();

@@ -5,13 +5,13 @@
  * banner redirect and its audit row; none may answer a 500.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { createUser } from "./access_fixtures.ts";
-import { CookieClient } from "./cookie_client.ts";
-import type { TestAccount, TestProvider } from "./fixtures/oidc_provider.ts";
-import { freePort, startTestServer } from "./harness.ts";
-import { me, type Setup, withOidc } from "./oidc_harness.ts";
-import { skipUnless } from "./services.ts";
-import { forEachStoreKind, STORE_KINDS, type StoreKind } from "./stores.ts";
+import { createUser } from "./support/access_fixtures.ts";
+import { CookieClient } from "./support/cookie_client.ts";
+import type { TestAccount, TestProvider } from "./support/oidc_provider.ts";
+import { freePort, startTestServer } from "./support/harness.ts";
+import { me, type Setup, withOidc } from "./support/oidc_harness.ts";
+import { skipUnless } from "./support/services.ts";
+import { forEachStoreKind, STORE_KINDS, type StoreKind } from "./support/stores.ts";
 
 for (const store of STORE_KINDS) {
   Deno.test({

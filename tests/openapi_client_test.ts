@@ -7,8 +7,8 @@
 import { equal, ok } from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
-import { seedRoles, userKey } from "./access_fixtures.ts";
-import { call, startTestServer } from "./harness.ts";
+import { seedRoles, userKey } from "./support/access_fixtures.ts";
+import { call, startTestServer } from "./support/harness.ts";
 
 const CONFIG = fileURLToPath(new URL("../deno.json", import.meta.url));
 

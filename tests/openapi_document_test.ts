@@ -4,7 +4,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { startTestServer } from "./harness.ts";
+import { startTestServer } from "./support/harness.ts";
 
 Deno.test("/openapi.json validates as OpenAPI 3.1 and every $ref resolves", async () => {
   const s = await startTestServer();

@@ -12,10 +12,10 @@ import {
   seedRoles,
   sessionHeaders,
   userKey,
-} from "./access_fixtures.ts";
+} from "./support/access_fixtures.ts";
 import { isPublicPath } from "../src/http/public_paths.ts";
-import { json, startTestServer } from "./harness.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { json, startTestServer } from "./support/harness.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 import { dql } from "./support/pipeline_body.ts";
 
 type Caller =

@@ -6,13 +6,13 @@
  * authoring route of pipelines and templates with `pipeline.authoring.disabled`.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { call, startTestServer } from "./harness.ts";
+import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { call, startTestServer } from "./support/harness.ts";
 import { bodyHash } from "../src/lib/canonical_json.ts";
 import { applyReleasedImport, verifyReleasedImport } from "../src/pipelines/mod.ts";
-import { bothStores, dql, P, pipe, sqliteFile } from "./pipeline_client.ts";
-import { forEachStoreKind } from "./stores.ts";
-import { create, expectError, T } from "./template_client.ts";
+import { bothStores, dql, P, pipe, sqliteFile } from "./support/pipeline_client.ts";
+import { forEachStoreKind } from "./support/stores.ts";
+import { create, expectError, T } from "./support/template_client.ts";
 
 bothStores(
   "a pinned version cannot be discarded; exclusive draft templates go with the entity on request",

@@ -3,8 +3,8 @@
  * through the routes, and bad input with its codes.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { bothStores, dql, P, pipe } from "./pipeline_client.ts";
-import { expectError } from "./template_client.ts";
+import { bothStores, dql, P, pipe } from "./support/pipeline_client.ts";
+import { expectError } from "./support/template_client.ts";
 
 bothStores(
   "pipeline lifecycle over HTTP: create, read, If-Match, release, first write, no-op, discard, restore, switch, purge",

@@ -6,8 +6,8 @@
  * from another pipeline on every route that takes one, bad filters and flags.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { bothStores, dql, P, pipe } from "./pipeline_client.ts";
-import { expectError } from "./template_client.ts";
+import { bothStores, dql, P, pipe } from "./support/pipeline_client.ts";
+import { expectError } from "./support/template_client.ts";
 
 const NAME = "pipeline.validation.name_invalid";
 const BAD_FIELD = "pipeline.execution.invalid_parameter_type";

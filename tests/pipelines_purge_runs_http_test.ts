@@ -7,12 +7,12 @@
  */
 import { deepEqual, equal, match } from "node:assert/strict";
 import type { EventFrame } from "../src/executions/event_order.ts";
-import { type Json, json, type TestServer } from "./harness.ts";
-import { frames } from "./executions_fixtures.ts";
-import { bothStores, dql, P, pipe } from "./pipeline_client.ts";
+import { type Json, json, type TestServer } from "./support/harness.ts";
+import { frames } from "./support/executions_fixtures.ts";
+import { bothStores, dql, P, pipe } from "./support/pipeline_client.ts";
 import { audits } from "./support/refusals.ts";
-import { expectError, type World } from "./template_client.ts";
-import { eventually } from "./wait.ts";
+import { expectError, type World } from "./support/template_client.ts";
+import { eventually } from "./support/wait.ts";
 
 const ENDLESS = "SELECT count(*) AS n FROM range(100000000000) AS r(a)";
 

@@ -5,8 +5,8 @@
  * import into a fresh instance byte for byte.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { sessionHeaders } from "./access_fixtures.ts";
-import { call } from "./harness.ts";
+import { sessionHeaders } from "./support/access_fixtures.ts";
+import { call } from "./support/harness.ts";
 import {
   bothStores,
   dql,
@@ -16,8 +16,8 @@ import {
   sqliteFile,
   sqliteSource,
   whCheck,
-} from "./pipeline_client.ts";
-import { expectError } from "./template_client.ts";
+} from "./support/pipeline_client.ts";
+import { expectError } from "./support/template_client.ts";
 
 bothStores(
   "references: datasources visible and writable, html templates, self reference; datasource.in_use; cross-workspace 404",

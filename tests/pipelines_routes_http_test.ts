@@ -5,9 +5,9 @@
  * PostgreSQL instance byte for byte.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { bothStores, P, pipe } from "./pipeline_client.ts";
-import { skipUnless } from "./services.ts";
-import { create, expectError, T, withWorld, type World } from "./template_client.ts";
+import { bothStores, P, pipe } from "./support/pipeline_client.ts";
+import { skipUnless } from "./support/services.ts";
+import { create, expectError, T, withWorld, type World } from "./support/template_client.ts";
 import { dql } from "./support/pipeline_body.ts";
 
 const BAD_FIELD = "pipeline.execution.invalid_parameter_type";

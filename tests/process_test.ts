@@ -5,11 +5,11 @@
  */
 import { equal, match, ok } from "node:assert/strict";
 import postgres from "postgres";
-import { skipUnless } from "./services.ts";
-import { testSecrets } from "./harness.ts";
-import { run, ServerProcess } from "./server_process.ts";
-import { freshPostgresDatabase } from "./stores.ts";
-import { eventually } from "./wait.ts";
+import { skipUnless } from "./support/services.ts";
+import { testSecrets } from "./support/harness.ts";
+import { run, ServerProcess } from "./support/server_process.ts";
+import { freshPostgresDatabase } from "./support/stores.ts";
+import { eventually } from "./support/wait.ts";
 
 async function tempDir(): Promise<string> {
   return await Deno.makeTempDir({ prefix: "svc_proc_" });

@@ -7,7 +7,7 @@
  * dropped a published path variable.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import type { Json } from "./harness.ts";
+import type { Json } from "./support/harness.ts";
 import {
   deployment,
   HARDENED,
@@ -16,10 +16,15 @@ import {
   release,
   template,
   withPair,
-} from "./promotion_client.ts";
-import { ordersPipeline, pipelineEntry, pushBody, templateEntry } from "./promotion_fixtures.ts";
+} from "./support/promotion_client.ts";
+import {
+  ordersPipeline,
+  pipelineEntry,
+  pushBody,
+  templateEntry,
+} from "./support/promotion_fixtures.ts";
 import { audits } from "./support/refusals.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 
 const PUSH = "/api/v1/promotion/push";
 

@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { forEachStore } from "./stores.ts";
+import { forEachStore } from "./support/stores.ts";
 import { ExecutionRepo } from "../src/executions/repo.ts";
 import { addRunRows, runningRecord, succeeded } from "../src/executions/test_fixtures.ts";
 import type { Db } from "../src/store/mod.ts";

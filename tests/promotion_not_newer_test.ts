@@ -5,11 +5,11 @@
  * promotion; the next release goes through.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import type { Deployment } from "./promotion_client.ts";
-import { release, template, withPair } from "./promotion_client.ts";
-import { ordersPipeline } from "./promotion_fixtures.ts";
+import type { Deployment } from "./support/promotion_client.ts";
+import { release, template, withPair } from "./support/promotion_client.ts";
+import { ordersPipeline } from "./support/promotion_fixtures.ts";
 import { audits } from "./support/refusals.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 
 const PROMOTE = "/api/v1/promotion/promote";
 

@@ -15,12 +15,12 @@ import { readSources } from "../src/config/mod.ts";
 import { resolveConfig } from "../src/config/resolve.ts";
 import { createLogger } from "../src/lib/log.ts";
 import { createRuntime, type Runtime } from "../src/runtime.ts";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { freePort, type Json, testSecrets } from "./harness.ts";
-import { ServerProcess } from "./server_process.ts";
-import { REDIS_URL, skipUnless } from "./services.ts";
-import { freshPostgresDatabase } from "./stores.ts";
-import { eventually } from "./wait.ts";
+import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { freePort, type Json, testSecrets } from "./support/harness.ts";
+import { ServerProcess } from "./support/server_process.ts";
+import { REDIS_URL, skipUnless } from "./support/services.ts";
+import { freshPostgresDatabase } from "./support/stores.ts";
+import { eventually } from "./support/wait.ts";
 
 type Headers = Record<string, string>;
 

@@ -5,17 +5,17 @@
  * all-or-nothing refusals (wrong hash, missing datasource, missing template, a local draft).
  */
 import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { call, type Json, startTestServer, type TestServer } from "./harness.ts";
-import { sqliteFile, sqliteSource } from "./pipeline_client.ts";
+import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { call, type Json, startTestServer, type TestServer } from "./support/harness.ts";
+import { sqliteFile, sqliteSource } from "./support/pipeline_client.ts";
 import {
   FIXED_CORRELATION,
   ordersPipeline,
   pipelineEntry,
   pushBody,
   templateEntry,
-} from "./promotion_fixtures.ts";
-import { forEachStoreKind, type StoreKind } from "./stores.ts";
+} from "./support/promotion_fixtures.ts";
+import { forEachStoreKind, type StoreKind } from "./support/stores.ts";
 
 const PUSH = "/api/v1/promotion/push";
 const INV = "/api/v1/promotion/inventory?workspace=acme";

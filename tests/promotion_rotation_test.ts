@@ -7,9 +7,15 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { keyFingerprint, PromotionSender } from "../src/promotion/mod.ts";
-import type { Json } from "./harness.ts";
-import { deployment, HARDENED, mintServerKey, release, template } from "./promotion_client.ts";
-import { forEachStoreKind } from "./stores.ts";
+import type { Json } from "./support/harness.ts";
+import {
+  deployment,
+  HARDENED,
+  mintServerKey,
+  release,
+  template,
+} from "./support/promotion_client.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 
 forEachStoreKind("promotion key rotation: no restart, no promotion lost", async (kind) => {
   const dir = await Deno.makeTempDir({ prefix: "svc_rotate_" });

@@ -5,8 +5,8 @@
  * posture of the receiver (authoring refused, promotion accepted).
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { sessionHeaders, userKey } from "./access_fixtures.ts";
-import { freePort, type Json } from "./harness.ts";
+import { sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { freePort, type Json } from "./support/harness.ts";
 import {
   type Deployment,
   deployment,
@@ -15,8 +15,8 @@ import {
   release,
   template,
   withPair,
-} from "./promotion_client.ts";
-import { forEachStoreKind } from "./stores.ts";
+} from "./support/promotion_client.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 
 const PROMOTE = "/api/v1/promotion/promote";
 const ORDERS_SQL = "SELECT id, amount FROM orders WHERE id = :customer_id";

@@ -5,8 +5,8 @@
  * page offers Promote only to a promoter, on a released pipeline, with a target configured.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { sessionHeaders } from "./access_fixtures.ts";
-import { freePort, type Json } from "./harness.ts";
+import { sessionHeaders } from "./support/access_fixtures.ts";
+import { freePort, type Json } from "./support/harness.ts";
 import {
   type Deployment,
   deployment,
@@ -14,8 +14,8 @@ import {
   release,
   template,
   withPair,
-} from "./promotion_client.ts";
-import { forEachStoreKind } from "./stores.ts";
+} from "./support/promotion_client.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 
 const orders = (name: string, source = "wh") => ({
   name,

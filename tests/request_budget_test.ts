@@ -1,6 +1,6 @@
 import { equal, ok } from "node:assert/strict";
-import { seedRoles, sessionHeaders, type TestUser, userKey } from "./access_fixtures.ts";
-import { call, startTestServer } from "./harness.ts";
+import { seedRoles, sessionHeaders, type TestUser, userKey } from "./support/access_fixtures.ts";
+import { call, startTestServer } from "./support/harness.ts";
 
 /** The wall-clock minute the per-minute budget counts in. */
 const minute = () => Math.floor(Date.now() / 60_000);

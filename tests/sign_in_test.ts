@@ -11,9 +11,9 @@ import {
   sessionHeaders,
   TEST_PASSWORD,
   userKey,
-} from "./access_fixtures.ts";
-import { json, startTestServer, type TestServer } from "./harness.ts";
-import { forEachStoreKind, type StoreKind } from "./stores.ts";
+} from "./support/access_fixtures.ts";
+import { json, startTestServer, type TestServer } from "./support/harness.ts";
+import { forEachStoreKind, type StoreKind } from "./support/stores.ts";
 
 async function withServer(
   store: StoreKind,

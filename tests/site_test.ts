@@ -2,7 +2,7 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { listDocs } from "../src/docs/mod.ts";
 import { MARKETING_PAGES } from "../src/http/public_paths.ts";
-import { json, startTestServer, type TestServer } from "./harness.ts";
+import { json, startTestServer, type TestServer } from "./support/harness.ts";
 
 async function withServer(fn: (s: TestServer) => Promise<void>) {
   const server = await startTestServer();

@@ -5,8 +5,8 @@
  * and its floor.
  */
 import { equal, ok } from "node:assert/strict";
-import { seedRoles, userKey } from "./access_fixtures.ts";
-import { startTestServer } from "./harness.ts";
+import { seedRoles, userKey } from "./support/access_fixtures.ts";
+import { startTestServer } from "./support/harness.ts";
 import { connect, keyHeaders } from "./support/mcp_client.ts";
 
 Deno.test("/skill.md is public Markdown listing every tool of tools/list", async () => {

@@ -6,11 +6,11 @@
  */
 import { equal, ok } from "node:assert/strict";
 import { SqliteThread } from "../src/datasources/connectors/sqlite_thread.ts";
-import { frames } from "./executions_fixtures.ts";
-import { call } from "./harness.ts";
-import { type HostileWorld, withHostileWorld } from "./sqlite_hostile_fixtures.ts";
-import { forEachStoreKind } from "./stores.ts";
-import { eventually } from "./wait.ts";
+import { frames } from "./support/executions_fixtures.ts";
+import { call } from "./support/harness.ts";
+import { type HostileWorld, withHostileWorld } from "./support/sqlite_hostile_fixtures.ts";
+import { forEachStoreKind } from "./support/stores.ts";
+import { eventually } from "./support/wait.ts";
 import { dql } from "./support/pipeline_body.ts";
 
 /** 400M steps, one row out of every million: the worker computes, the server has no rows to move. */

@@ -11,15 +11,15 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import postgres from "postgres";
 import { checkEventOrder } from "../src/executions/event_order.ts";
 import { runningRecord } from "../src/executions/test_fixtures.ts";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { pgJdbcUrl } from "./datasources.ts";
-import { frames } from "./executions_fixtures.ts";
-import { call, startTestServer, type TestServer } from "./harness.ts";
-import { POSTGRES_ADMIN_URL, skipUnless } from "./services.ts";
-import { forEachStoreKind, freshPostgresDatabase } from "./stores.ts";
+import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { pgJdbcUrl } from "./support/datasources.ts";
+import { frames } from "./support/executions_fixtures.ts";
+import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { POSTGRES_ADMIN_URL, skipUnless } from "./support/services.ts";
+import { forEachStoreKind, freshPostgresDatabase } from "./support/stores.ts";
 import { dql, pipelineDrafts } from "./support/pipeline_body.ts";
-import { startTcpProxy, type TcpProxy } from "./tcp_proxy.ts";
-import { eventually } from "./wait.ts";
+import { startTcpProxy, type TcpProxy } from "./support/tcp_proxy.ts";
+import { eventually } from "./support/wait.ts";
 
 const LOCK = 4_722_004;
 

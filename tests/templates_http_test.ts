@@ -4,7 +4,7 @@
  * 404. Each test runs twice, on a fresh app over SQLite and over PostgreSQL.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { create, expectError, q, T, worldTest } from "./template_client.ts";
+import { create, expectError, q, T, worldTest } from "./support/template_client.ts";
 
 worldTest(
   "authoring walk: create, read, update with If-Match, release, new draft, versions, render",

@@ -3,8 +3,8 @@
  * 404, the listings, the library import and the API document.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { create, expectError, q, T, worldTest } from "./template_client.ts";
+import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { create, expectError, q, T, worldTest } from "./support/template_client.ts";
 
 worldTest(
   "bad input: names breaking the grammar, oversize, non-JSON, malformed JSON, wrong types",

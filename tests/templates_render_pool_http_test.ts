@@ -10,13 +10,13 @@ import { DEFAULT_RENDER_LIMITS } from "../src/templates/mod.ts";
 import { renderPool } from "../src/templates/render_pool.ts";
 import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";
 import type { JsonObject } from "../src/versions/types.ts";
-import { frames } from "./executions_fixtures.ts";
-import { eventually } from "./wait.ts";
+import { frames } from "./support/executions_fixtures.ts";
+import { eventually } from "./support/wait.ts";
 import { UNCOOPERATIVE } from "../src/templates/test_fixtures.ts";
-import { sessionHeaders } from "./access_fixtures.ts";
-import { call, type TestServer } from "./harness.ts";
+import { sessionHeaders } from "./support/access_fixtures.ts";
+import { call, type TestServer } from "./support/harness.ts";
 import { forEachServer } from "./support/servers.ts";
-import { create, expectError, T } from "./template_client.ts";
+import { create, expectError, T } from "./support/template_client.ts";
 import { dql } from "./support/pipeline_body.ts";
 
 /**

@@ -4,8 +4,8 @@
  * stores, never across workspaces.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { bothStores, P, pipe } from "./pipeline_client.ts";
-import { create, T } from "./template_client.ts";
+import { bothStores, P, pipe } from "./support/pipeline_client.ts";
+import { create, T } from "./support/template_client.ts";
 import { refuses } from "./support/refusals.ts";
 import { dql } from "./support/pipeline_body.ts";
 

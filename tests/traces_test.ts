@@ -6,12 +6,12 @@
  * the statement on the datasource, every one carrying the request's correlation id.
  */
 import { equal, ok } from "node:assert/strict";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { call, startTestServer, testSecrets } from "./harness.ts";
-import { sqliteFile, sqliteSource } from "./pipeline_client.ts";
-import { ServerProcess } from "./server_process.ts";
-import { forEachStoreKind, freshPostgresDatabase } from "./stores.ts";
-import { eventually } from "./wait.ts";
+import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { call, startTestServer, testSecrets } from "./support/harness.ts";
+import { sqliteFile, sqliteSource } from "./support/pipeline_client.ts";
+import { ServerProcess } from "./support/server_process.ts";
+import { forEachStoreKind, freshPostgresDatabase } from "./support/stores.ts";
+import { eventually } from "./support/wait.ts";
 
 interface OtlpSpan {
   traceId: string;

@@ -4,10 +4,10 @@
  * the field they name and leave nothing behind; the pages answer whom the API answers.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { seedRoles, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { call, startTestServer, type TestServer } from "./harness.ts";
-import { skipUnless } from "./services.ts";
-import { STORE_KINDS } from "./stores.ts";
+import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { skipUnless } from "./support/services.ts";
+import { STORE_KINDS } from "./support/stores.ts";
 import { findUserByEmail } from "../src/identity/users_repo.ts";
 
 const form = (headers: Record<string, string>) => ({

@@ -11,9 +11,9 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import type { EventFrame } from "../src/executions/event_order.ts";
-import { adminScope, seedRoles, userKey } from "./access_fixtures.ts";
-import { startTestServer, type TestServer } from "./harness.ts";
-import { readSse } from "./sse_client.ts";
+import { adminScope, seedRoles, userKey } from "./support/access_fixtures.ts";
+import { startTestServer, type TestServer } from "./support/harness.ts";
+import { readSse } from "./support/sse_client.ts";
 import { connect, type Json } from "./support/mcp_client.ts";
 
 const HUGE = "SELECT repeat('x', 400000000) AS s";

@@ -4,8 +4,8 @@
  * the 404-never-403 rule, key kinds off their surface, the promotion gate, malformed keys.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { createUser, sessionHeaders, userKey } from "./access_fixtures.ts";
-import { call } from "./harness.ts";
+import { createUser, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { call } from "./support/harness.ts";
 import { forEachServer } from "./support/servers.ts";
 
 forEachServer(

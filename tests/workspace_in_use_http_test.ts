@@ -4,9 +4,9 @@
  * pipeline, a template, a bound datasource and an endpoint is refused with all four counted.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { adminScope, seedRoles, sessionHeaders } from "./access_fixtures.ts";
-import { call, startTestServer } from "./harness.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { adminScope, seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { call, startTestServer } from "./support/harness.ts";
+import { forEachStoreKind } from "./support/stores.ts";
 
 forEachStoreKind(
   "deleting a workspace counts its pipelines, templates, datasources and endpoints",

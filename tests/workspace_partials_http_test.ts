@@ -1,12 +1,12 @@
 /**
  * The workspace administration pages' partials over HTTP (issue 23 item 3): each refuses whom its
  * REST twin refuses, with the same code, and draws a refusal where it belongs (the member's row,
- * the form's field). Roles from tests/access_fixtures.ts: `acme` with a viewer, an author, a
+ * the form's field). Roles from tests/support/access_fixtures.ts: `acme` with a viewer, an author, a
  * promoter, a workspace admin, and a super admin who is no member.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { type AccessFixture, createUser, sessionHeaders } from "./access_fixtures.ts";
-import type { TestServer } from "./harness.ts";
+import { type AccessFixture, createUser, sessionHeaders } from "./support/access_fixtures.ts";
+import type { TestServer } from "./support/harness.ts";
 import { forEachServer } from "./support/servers.ts";
 import { audits } from "./support/refusals.ts";
 

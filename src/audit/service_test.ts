@@ -1,6 +1,6 @@
 import { deepEqual, equal, rejects } from "node:assert/strict";
 import type { AppError } from "../errors/mod.ts";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { requestContext } from "../lib/log.ts";
 import { auditTrail, queryAudit, recordAudit } from "./mod.ts";
 

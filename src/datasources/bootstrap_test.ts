@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { ensureSystemActor } from "../identity/mod.ts";
 import { BootstrapFileError } from "./bootstrap.ts";
 import { CANARY, datasourceFixture } from "./test_fixtures.ts";

@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { WorkspaceService } from "../workspaces/mod.ts";
 import { countBound } from "./repo.ts";
 import { datasourceFixture, pgBody } from "./test_fixtures.ts";

@@ -12,9 +12,9 @@ import {
   freshMariaDatabase,
   mariaAdmin,
   pgJdbcUrl,
-} from "../../tests/datasources.ts";
-import { skipUnless } from "../../tests/services.ts";
-import { freshPostgresDatabase } from "../../tests/stores.ts";
+} from "../../tests/support/datasources.ts";
+import { skipUnless } from "../../tests/support/services.ts";
+import { freshPostgresDatabase } from "../../tests/support/stores.ts";
 import { type Connector, openConnector } from "./connectors/mod.ts";
 import { probeLimits, runProbe } from "./probe.ts";
 

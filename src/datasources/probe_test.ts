@@ -14,9 +14,9 @@ import {
   mariaAdmin,
   pgJdbcUrl,
   waitFor,
-} from "../../tests/datasources.ts";
-import { skipUnless } from "../../tests/services.ts";
-import { freshPostgresDatabase } from "../../tests/stores.ts";
+} from "../../tests/support/datasources.ts";
+import { skipUnless } from "../../tests/support/services.ts";
+import { freshPostgresDatabase } from "../../tests/support/stores.ts";
 import { AppError } from "../errors/mod.ts";
 import { readOnlyRefusal } from "./connectors/common.ts";
 import { type Connector, type Dialect, openConnector } from "./connectors/mod.ts";

@@ -4,9 +4,9 @@
  * one sharing the shared store is seen by the next read.
  */
 import { equal, notEqual, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { refuses } from "../../tests/support/refusals.ts";
-import { eventually } from "../../tests/wait.ts";
+import { eventually } from "../../tests/support/wait.ts";
 import { createLogger } from "../lib/log.ts";
 import { MemoryStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";

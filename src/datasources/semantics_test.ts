@@ -5,7 +5,7 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import type { WorkspaceContext } from "../identity/mod.ts";
 import { createLogger } from "../lib/log.ts";
 import type { Db } from "../store/mod.ts";

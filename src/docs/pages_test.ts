@@ -6,7 +6,7 @@ import { getDoc, listDocs } from "./mod.ts";
 Deno.test("listDocs() names every docs/*.md page by id with its first heading", async () => {
   const rows = await listDocs();
   const files: string[] = [];
-  for await (const e of Deno.readDir(new URL("../../docs/", import.meta.url))) {
+  for await (const e of Deno.readDir(new URL("../../docs", import.meta.url))) {
     if (e.name.endsWith(".md")) files.push(e.name.slice(0, -3));
   }
   deepEqual(rows.map((r) => r.id), files.sort());

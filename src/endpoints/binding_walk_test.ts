@@ -6,7 +6,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { refuses } from "../../tests/support/refusals.ts";
 import type { Principal } from "../identity/mod.ts";
 import { addWorkspace } from "../versions/test_fixtures.ts";

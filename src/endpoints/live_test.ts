@@ -4,8 +4,8 @@
  * over a real metadata store of each kind.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { REDIS_URL, skipUnless } from "../../tests/services.ts";
-import { freshStore, type StoreKind } from "../../tests/stores.ts";
+import { REDIS_URL, skipUnless } from "../../tests/support/services.ts";
+import { freshStore, type StoreKind } from "../../tests/support/stores.ts";
 import { sqliteSource } from "../executions/executor_fixtures.ts";
 import { MemoryStore, RedisStore, type SharedStore } from "../shared/mod.ts";
 import { migrate } from "../store/mod.ts";

@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { sqliteSource } from "../executions/executor_fixtures.ts";
 import { endpointWorld, PEOPLE_BY_TEAM, peopleNodes } from "./test_fixtures.ts";
 import { refuses } from "../../tests/support/refusals.ts";

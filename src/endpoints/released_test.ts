@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { pipeline, world } from "../executions/executor_fixtures.ts";
 import { ReleasedVersions, servedAmong } from "./released.ts";
 import { serveState } from "./repo.ts";

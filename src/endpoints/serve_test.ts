@@ -5,9 +5,9 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import postgres from "postgres";
-import { pgJdbcUrl } from "../../tests/datasources.ts";
-import { skipUnless } from "../../tests/services.ts";
-import { forEachStore, freshPostgresDatabase } from "../../tests/stores.ts";
+import { pgJdbcUrl } from "../../tests/support/datasources.ts";
+import { skipUnless } from "../../tests/support/services.ts";
+import { forEachStore, freshPostgresDatabase } from "../../tests/support/stores.ts";
 import { connectorConfig, openConnector } from "../datasources/mod.ts";
 import { addDatasource, sqliteSource } from "../executions/executor_fixtures.ts";
 import { payloadJson } from "../executions/mod.ts";
@@ -16,7 +16,7 @@ import type { Db } from "../store/mod.ts";
 import { addWorkspace } from "../versions/test_fixtures.ts";
 import type { AppError } from "../errors/mod.ts";
 import { WorkspaceService } from "../workspaces/mod.ts";
-import { eventually } from "../../tests/wait.ts";
+import { eventually } from "../../tests/support/wait.ts";
 import { keyStartedExecution } from "./repo.ts";
 import { bindParameters, type ServeRequest } from "./serve.ts";
 import { type EndpointWorld, endpointWorld, PEOPLE_BY_TEAM, peopleNodes } from "./test_fixtures.ts";

@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { pipeline } from "../executions/executor_fixtures.ts";
 import { addUser, addWorkspace } from "../versions/test_fixtures.ts";
 import type { JsonObject } from "../versions/mod.ts";

@@ -4,7 +4,7 @@
  * workspace's state) is seen by the very next serve.
  */
 import { equal, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { refuses } from "../../tests/support/refusals.ts";
 import type { Principal } from "../identity/mod.ts";
 import type { Db, SqlValue } from "../store/mod.ts";

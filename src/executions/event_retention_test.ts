@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { newId } from "../lib/ids.ts";
 import { type Db, loadMigrations, migrate } from "../store/mod.ts";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { ExecutionRepo, idFloor } from "./repo.ts";
 import { addRunRows, runningRecord, succeeded, successFrames } from "./test_fixtures.ts";
 

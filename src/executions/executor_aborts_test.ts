@@ -8,7 +8,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { openConnector, type Pool } from "../datasources/mod.ts";
-import { connectorConfig, waitFor } from "../../tests/datasources.ts";
+import { connectorConfig, waitFor } from "../../tests/support/datasources.ts";
 import {
   forEachWorld,
   type MariaSource,

@@ -4,7 +4,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { openConnector } from "../datasources/mod.ts";
-import { connectorConfig } from "../../tests/datasources.ts";
+import { connectorConfig } from "../../tests/support/datasources.ts";
 import { MemoryStore } from "../shared/mod.ts";
 import { forEachWorld } from "../../tests/support/executor_world.ts";
 import {

@@ -7,7 +7,7 @@
  * reads (a writeback onto a read-only datasource) give theirs back as well.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import type { ServiceName } from "../../tests/services.ts";
+import type { ServiceName } from "../../tests/support/services.ts";
 import { forEachWorld, mariaSource, postgresSource } from "../../tests/support/executor_world.ts";
 import type { Dialect } from "../datasources/mod.ts";
 import {

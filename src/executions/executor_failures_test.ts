@@ -6,7 +6,7 @@
  */
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { connectorConfig } from "../../tests/datasources.ts";
+import { connectorConfig } from "../../tests/support/datasources.ts";
 import { LakeConnector, openConnector } from "../datasources/mod.ts";
 import type { AppError } from "../errors/mod.ts";
 import { MemoryStore } from "../shared/mod.ts";

@@ -18,7 +18,7 @@ import { DurableSink } from "./sink.ts";
 import { assertFailed } from "./stored_run_fixtures.ts";
 import { housekeepers } from "./test_fixtures.ts";
 import { dql, staged } from "../../tests/support/pipeline_body.ts";
-import { eventually } from "../../tests/wait.ts";
+import { eventually } from "../../tests/support/wait.ts";
 
 const MINUTE = 60_000;
 const LOCK = 4_711_011;

@@ -3,7 +3,7 @@
  * datasource, and each abort reason interrupting a running `pg_sleep` on the server.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { waitFor } from "../../tests/datasources.ts";
+import { waitFor } from "../../tests/support/datasources.ts";
 import { forEachWorld, mariaSource, postgresSource } from "../../tests/support/executor_world.ts";
 import {
   addDatasource,
@@ -17,7 +17,7 @@ import {
   waitForEvent,
 } from "./executor_fixtures.ts";
 import { openConnector } from "../datasources/mod.ts";
-import { connectorConfig } from "../../tests/datasources.ts";
+import { connectorConfig } from "../../tests/support/datasources.ts";
 import type { AbortReason } from "./types.ts";
 import { checkEventOrder } from "./event_order.ts";
 import { dql, staged } from "../../tests/support/pipeline_body.ts";

@@ -5,8 +5,8 @@
  * the server's own statement timeout, which fails its node as a timeout.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { waitFor } from "../../tests/datasources.ts";
-import type { ServiceName } from "../../tests/services.ts";
+import { waitFor } from "../../tests/support/datasources.ts";
+import type { ServiceName } from "../../tests/support/services.ts";
 import { forEachWorld, mariaSource, postgresSource } from "../../tests/support/executor_world.ts";
 import { lastSample, pipeline, sqliteFile, waitForEvent, type World } from "./executor_fixtures.ts";
 import { assertFailed } from "./stored_run_fixtures.ts";

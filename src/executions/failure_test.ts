@@ -37,7 +37,7 @@ Deno.test("failureRecord() under full carries node, sql and the cause chain oute
   ok(record.exception!.frames.length > 0);
   ok(record.exception!.frames.every((f) => !f.startsWith("at ")));
   ok(record.exception!.frames.some((f) => f.includes("src/executions/failure_test.ts")));
-  ok(!JSON.stringify(record).includes(new URL("../../", import.meta.url).href));
+  ok(!JSON.stringify(record).includes(new URL("../..", import.meta.url).href));
 });
 
 Deno.test("failureRecord() under structured leaves out node, sql and exception", () => {

@@ -1,4 +1,4 @@
-import { forEachSharedStore } from "../../tests/shared_stores.ts";
+import { forEachSharedStore } from "../../tests/support/shared_stores.ts";
 import { deepEqual, equal, rejects } from "node:assert/strict";
 import { IdempotencyCache } from "./idempotency.ts";
 

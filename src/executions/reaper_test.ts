@@ -3,7 +3,7 @@ import { queryAudit } from "../audit/mod.ts";
 import { ensureSystemActor } from "../identity/mod.ts";
 import { MemoryStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { checkEventOrder } from "./event_order.ts";
 import { reapedStats } from "./reaper.ts";
 import { ExecutionRepo } from "./repo.ts";

@@ -3,7 +3,7 @@
  * caps, and each page deserialises only the stored chunks around its rows, never the result.
  */
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
-import { forEachSharedStore } from "../../tests/shared_stores.ts";
+import { forEachSharedStore } from "../../tests/support/shared_stores.ts";
 import type { ColumnSchema, WireValue } from "../datasources/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import type { SharedStore } from "../shared/mod.ts";

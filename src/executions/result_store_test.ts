@@ -1,5 +1,5 @@
-import { forEachSharedStore } from "../../tests/shared_stores.ts";
-import { eventually } from "../../tests/wait.ts";
+import { forEachSharedStore } from "../../tests/support/shared_stores.ts";
+import { eventually } from "../../tests/support/wait.ts";
 import { deepEqual, equal, ok, rejects, throws } from "node:assert/strict";
 import { MemoryStore } from "../shared/mod.ts";
 import type { ColumnSchema, WireValue } from "../datasources/mod.ts";

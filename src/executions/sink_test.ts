@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { MemoryStore } from "../shared/mod.ts";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { DurableSink, follow } from "./sink.ts";

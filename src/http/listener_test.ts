@@ -1,6 +1,13 @@
 import { equal, ok, rejects } from "node:assert/strict";
-import { FD_WAIT_MS, head, openFds, send, trickle, untilClosed } from "../../tests/slow_client.ts";
-import { eventually } from "../../tests/wait.ts";
+import {
+  FD_WAIT_MS,
+  head,
+  openFds,
+  send,
+  trickle,
+  untilClosed,
+} from "../../tests/support/slow_client.ts";
+import { eventually } from "../../tests/support/wait.ts";
 import { AppError } from "../errors/mod.ts";
 import { createLogger } from "../lib/log.ts";
 import { listen, type Listener, type ListenerTimeouts } from "./listener.ts";

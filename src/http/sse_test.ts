@@ -1,7 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import type { EventFrame } from "../executions/mod.ts";
-import { readSse } from "../../tests/sse_client.ts";
-import { eventually } from "../../tests/wait.ts";
+import { readSse } from "../../tests/support/sse_client.ts";
+import { eventually } from "../../tests/support/wait.ts";
 import { eventStream, sseFrame } from "./sse.ts";
 
 const frame = (id: number, event: string): EventFrame => ({

@@ -1,6 +1,6 @@
 import { deepEqual, equal, rejects } from "node:assert/strict";
 import { queryAudit } from "../audit/mod.ts";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { authorizeAudited, refuseWorkspaceHeader } from "./access_audit.ts";
 import { key as apiKey, session as principal, ws } from "./principal_fixtures.ts";
 

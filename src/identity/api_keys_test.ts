@@ -1,6 +1,6 @@
 /** Issuance by kind, expiry, listing and revocation (spec 1 §2.3, §4.2). */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { verifySecret } from "../lib/argon2.ts";
 import { parseExpiry, parseIsoTimestamp, PRESENTED_KEY_PATTERN } from "./api_keys.ts";
 import {

@@ -1,6 +1,6 @@
 /** Key validation (spec 1 §5.6 steps 1–6), the cache, last-used coalescing, sampled audit. */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { toIso } from "../lib/time.ts";
 import type { Db } from "../store/mod.ts";
 import {
@@ -12,7 +12,7 @@ import {
   sessionIssuer,
 } from "./api_keys_test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
-import { eventually } from "../../tests/wait.ts";
+import { eventually } from "../../tests/support/wait.ts";
 
 async function setup(db: Db, extra: Record<string, unknown> = {}, harnessOpts = {}) {
   const h = harness(db, harnessOpts);

@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { queryAudit } from "../audit/mod.ts";
 import { ensureBootstrapPlaceholder, insertUserRow } from "./bootstrap_admin.ts";
 import { findUserByEmail } from "./users_repo.ts";

@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { queryAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import { hashSecret, verifySecret } from "../lib/argon2.ts";

@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { bool } from "../store/mod.ts";
 import { ensureSystemActor, SYSTEM_EMAIL } from "./mod.ts";
 

@@ -24,7 +24,7 @@ export const EMBEDDED: readonly string[] = [
 ];
 
 /** The repository root in a checkout; the embedded root in an executable. */
-export const SOURCE_ROOT = new URL("../../", import.meta.url);
+export const SOURCE_ROOT = new URL("../..", import.meta.url);
 
 /** Thrown for a path outside `EMBEDDED`: a programming error, never a request's fault. */
 export class AssetPathError extends Error {

@@ -1,11 +1,11 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import {
   closedPort,
   startSmtpServer,
   testCertificate,
   type TestSmtpServer,
-} from "../../tests/smtp_server.ts";
+} from "../../tests/support/smtp_server.ts";
 import { queryAudit } from "../audit/mod.ts";
 import { newId } from "../lib/ids.ts";
 import { createLogger } from "../lib/log.ts";

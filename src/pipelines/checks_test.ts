@@ -1,6 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { connectorConfig } from "../../tests/datasources.ts";
+import { connectorConfig } from "../../tests/support/datasources.ts";
 import { openConnector, probeLimits, runProbe } from "../datasources/mod.ts";
 import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import { parseBody } from "./body.ts";

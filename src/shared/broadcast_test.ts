@@ -1,7 +1,7 @@
 import { deepEqual } from "node:assert/strict";
 import { Broadcast } from "./broadcast.ts";
 import { MemoryStore } from "./memory.ts";
-import { eventually } from "../../tests/wait.ts";
+import { eventually } from "../../tests/support/wait.ts";
 
 Deno.test("a broadcast change applies here at once and on every other follower, once", async () => {
   const shared = new MemoryStore();

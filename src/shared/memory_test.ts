@@ -1,6 +1,6 @@
 import { equal, rejects } from "node:assert/strict";
 import { MemoryStore } from "./memory.ts";
-import { eventually } from "../../tests/wait.ts";
+import { eventually } from "../../tests/support/wait.ts";
 
 // Behaviour shared with Redis is tested in shared_store_test.ts; this covers memory reclamation.
 

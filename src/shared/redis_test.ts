@@ -1,9 +1,9 @@
 import { equal, match, ok, rejects } from "node:assert/strict";
 import { openSharedStore } from "./mod.ts";
 import { RedisStore } from "./redis.ts";
-import { REDIS_URL, skipUnless } from "../../tests/services.ts";
-import { startTcpProxy } from "../../tests/tcp_proxy.ts";
-import { eventually } from "../../tests/wait.ts";
+import { REDIS_URL, skipUnless } from "../../tests/support/services.ts";
+import { startTcpProxy } from "../../tests/support/tcp_proxy.ts";
+import { eventually } from "../../tests/support/wait.ts";
 
 // Redis-specific behaviour: failure detection and recovery, connection errors, URL dispatch.
 // The behaviour shared with the memory store is tested in shared_store_test.ts.

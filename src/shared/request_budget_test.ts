@@ -1,9 +1,9 @@
-import { forEachSharedStore } from "../../tests/shared_stores.ts";
+import { forEachSharedStore } from "../../tests/support/shared_stores.ts";
 import { deepEqual, equal, rejects } from "node:assert/strict";
 import { MemoryStore } from "./memory.ts";
 import { RedisStore } from "./redis.ts";
 import { RequestBudget } from "./request_budget.ts";
-import { REDIS_URL, skipUnless } from "../../tests/services.ts";
+import { REDIS_URL, skipUnless } from "../../tests/support/services.ts";
 
 // 10:00:00.250 — a quarter into a second, far from a minute edge.
 const T0 = Date.UTC(2026, 10, 22, 10, 0, 0, 250);

@@ -1,8 +1,8 @@
-import { eventually } from "../../tests/wait.ts";
+import { eventually } from "../../tests/support/wait.ts";
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { MemoryStore } from "./memory.ts";
 import { RedisStore } from "./redis.ts";
-import { REDIS_URL, skipUnless } from "../../tests/services.ts";
+import { REDIS_URL, skipUnless } from "../../tests/support/services.ts";
 import type { SharedStore } from "./types.ts";
 
 const skipRedis = skipUnless("redis");

@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { GroupCommit, groupCommit } from "./group_commit.ts";
 import type { Db, Queryable } from "./types.ts";
 

@@ -8,10 +8,10 @@ import { equal, ok, rejects } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import postgres from "postgres";
 import { Unavailable } from "../lib/unavailable.ts";
-import { POSTGRES_ADMIN_URL, skipUnless } from "../../tests/services.ts";
-import { freshStore } from "../../tests/stores.ts";
-import { startTcpProxy } from "../../tests/tcp_proxy.ts";
-import { eventually } from "../../tests/wait.ts";
+import { POSTGRES_ADMIN_URL, skipUnless } from "../../tests/support/services.ts";
+import { freshStore } from "../../tests/support/stores.ts";
+import { startTcpProxy } from "../../tests/support/tcp_proxy.ts";
+import { eventually } from "../../tests/support/wait.ts";
 import { PostgresDb } from "./postgres.ts";
 import { SqliteDb } from "./sqlite.ts";
 

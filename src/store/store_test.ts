@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { forEachStore, freshStore } from "../../tests/stores.ts";
-import { skipUnless } from "../../tests/services.ts";
+import { forEachStore, freshStore } from "../../tests/support/stores.ts";
+import { skipUnless } from "../../tests/support/services.ts";
 import { Assets } from "../lib/assets.ts";
 import { toIso } from "../lib/time.ts";
 import { newId } from "../lib/ids.ts";

@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { setup, sql } from "./test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
 

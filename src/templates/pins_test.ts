@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { PIPELINE_KIND, VersionLifecycle } from "../versions/mod.ts";
 import { dropPins, pinnersOf, recordPins, resolvePins } from "./pins.ts";
 import { htmlTemplate, setup, sql } from "./test_fixtures.ts";

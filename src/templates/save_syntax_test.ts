@@ -3,7 +3,7 @@
  * renderer's code, line and column, and nothing is written (no version, no number, no audit row).
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import type { Queryable } from "../store/mod.ts";
 import { htmlTemplate, setup, sql } from "./test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";

@@ -1,5 +1,5 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { addUser } from "../versions/test_fixtures.ts";
 import { WorkspaceService } from "../workspaces/mod.ts";
 import { countTemplates } from "./repo.ts";

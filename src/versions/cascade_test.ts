@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { TEMPLATE_KIND } from "./kinds.ts";
 import { VersionLifecycle } from "./service.ts";
 import type { LifecycleHook } from "./types.ts";

@@ -5,8 +5,8 @@
  * processes race on one file (serialised by SQLite's write lock and busy timeout).
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { forEachStore, freshStore } from "../../tests/stores.ts";
-import { skipUnless } from "../../tests/services.ts";
+import { forEachStore, freshStore } from "../../tests/support/stores.ts";
+import { skipUnless } from "../../tests/support/services.ts";
 import { AppError } from "../errors/mod.ts";
 import { type Db, migrate } from "../store/mod.ts";
 import * as repo from "./repo.ts";

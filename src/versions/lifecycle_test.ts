@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { bodyHash, canonicalJson } from "../lib/canonical_json.ts";
 import {
   attrsOf,

@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { queryAudit } from "../audit/mod.ts";
 import { attrsOf, bodyOf, createOne, ev, releasedTwo, shape, worlds } from "./test_fixtures.ts";
 import { refuses } from "../../tests/support/refusals.ts";

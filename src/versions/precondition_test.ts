@@ -1,5 +1,5 @@
 import { equal, throws } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { AppError } from "../errors/mod.ts";
 import { requireIfMatch } from "./precondition.ts";
 import { bodyOf, createOne, releasedOne, shape, worlds } from "./test_fixtures.ts";

@@ -1,5 +1,5 @@
 import { equal, ok, rejects } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import type { Db, SqlValue } from "../store/mod.ts";
 import { bodyOf, createOne, releasedOne, worlds } from "./test_fixtures.ts";
 

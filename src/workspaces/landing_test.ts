@@ -1,5 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import type { Principal } from "../identity/mod.ts";
 import { addUser, service, workspaceWithAdmin } from "./test_fixtures.ts";
 import { audits } from "../../tests/support/refusals.ts";

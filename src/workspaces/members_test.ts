@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { ensureSystemActor, SYSTEM_EMAIL } from "../identity/mod.ts";
 import { materialiseInvitations } from "./members.ts";
 import { addUser, sameItems, service, setJoinedAt, workspaceWithAdmin } from "./test_fixtures.ts";

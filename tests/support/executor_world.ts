@@ -8,9 +8,9 @@ import { openConnector } from "../../src/datasources/mod.ts";
 import { addDatasource, type World, world } from "../../src/executions/executor_fixtures.ts";
 import { StoredRuns } from "../../src/executions/stored_run_fixtures.ts";
 import type { Db } from "../../src/store/mod.ts";
-import { connectorConfig, freshMariaDatabase, mariaAdmin, pgJdbcUrl } from "../datasources.ts";
-import { type ServiceName, skipUnless } from "../services.ts";
-import { forEachStore, freshPostgresDatabase } from "../stores.ts";
+import { connectorConfig, freshMariaDatabase, mariaAdmin, pgJdbcUrl } from "./datasources.ts";
+import { type ServiceName, skipUnless } from "./services.ts";
+import { forEachStore, freshPostgresDatabase } from "./stores.ts";
 
 /**
  * Registers `name` once per store with a fresh world and durable runs on it, both closed after

@@ -5,8 +5,8 @@
  */
 import { equal, ok } from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { type AccessFixture, seedRoles, userKey } from "../access_fixtures.ts";
-import { startTestServer, type TestServer, type TestServerOptions } from "../harness.ts";
+import { type AccessFixture, seedRoles, userKey } from "./access_fixtures.ts";
+import { startTestServer, type TestServer, type TestServerOptions } from "./harness.ts";
 import { dql, staged } from "./pipeline_body.ts";
 
 export type Era = "2025-11-25" | "2026-07-28";

@@ -1,8 +1,8 @@
 /** Pipeline bodies for tests: one node builder and one body builder instead of literals. */
 import type { Db } from "../../src/store/mod.ts";
 import { type JsonObject, PIPELINE_KIND, VersionLifecycle } from "../../src/versions/mod.ts";
-import type { TestUser } from "../access_fixtures.ts";
-import type { TestServer } from "../harness.ts";
+import type { TestUser } from "./access_fixtures.ts";
+import type { TestServer } from "./harness.ts";
 import type { Principal } from "../../src/identity/mod.ts";
 
 export interface DqlNode {

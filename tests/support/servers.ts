@@ -1,7 +1,7 @@
 /** One running app per store for the HTTP-level tests, with the access fixture seeded. */
-import { type AccessFixture, seedRoles } from "../access_fixtures.ts";
-import { startTestServer, type TestServer, type TestServerOptions } from "../harness.ts";
-import { forEachStoreKind } from "../stores.ts";
+import { type AccessFixture, seedRoles } from "./access_fixtures.ts";
+import { startTestServer, type TestServer, type TestServerOptions } from "./harness.ts";
+import { forEachStoreKind } from "./stores.ts";
 
 /**
  * Registers `name` once per store kind with a started test server and `seedRoles` done (the

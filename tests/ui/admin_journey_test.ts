@@ -7,8 +7,8 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { demoBrowserTest, userPage } from "../browser.ts";
-import { createUser } from "../access_fixtures.ts";
+import { demoBrowserTest, userPage } from "../support/browser.ts";
+import { createUser } from "../support/access_fixtures.ts";
 
 const PATTERN = "/journey/top-customers/{country}";
 

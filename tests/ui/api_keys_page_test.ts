@@ -5,14 +5,14 @@
  * form and the partial refuses them; refused and unknown pages keep a signed-in person's frame.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { seedRoles, sessionHeaders } from "../access_fixtures.ts";
+import { seedRoles, sessionHeaders } from "../support/access_fixtures.ts";
 import {
   accessibleInBothThemes,
   browserTest,
   demoServer,
   launchBrowser,
   userPage,
-} from "../browser.ts";
+} from "../support/browser.ts";
 
 browserTest(
   "issue 23 item 2: a key made on the page works once copied, is shown once, and revoked answers 401",

@@ -7,9 +7,9 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { createUser, sessionHeaders } from "../access_fixtures.ts";
-import { accessibleInBothThemes, demoBrowserTest, userPage } from "../browser.ts";
-import { call } from "../harness.ts";
+import { createUser, sessionHeaders } from "../support/access_fixtures.ts";
+import { accessibleInBothThemes, demoBrowserTest, userPage } from "../support/browser.ts";
+import { call } from "../support/harness.ts";
 import { teamPipeline } from "../support/pipeline_body.ts";
 
 const eventsShown = (page: Page) => page.locator("tbody tr td:nth-child(2)").allTextContents();

@@ -12,8 +12,8 @@ import {
   newUserPage,
   runResultShown,
   withDemoBrowser,
-} from "../browser.ts";
-import type { TestServer } from "../harness.ts";
+} from "../support/browser.ts";
+import type { TestServer } from "../support/harness.ts";
 import { dql } from "../support/pipeline_body.ts";
 
 type AuthorTest = (

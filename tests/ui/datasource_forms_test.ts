@@ -4,8 +4,8 @@
  * the password empty keeps the stored secret working.
  */
 import { equal, match, ok } from "node:assert/strict";
-import { browserTest, newUserPage, withDemoBrowser } from "../browser.ts";
-import { assertServices } from "../services.ts";
+import { browserTest, newUserPage, withDemoBrowser } from "../support/browser.ts";
+import { assertServices } from "../support/services.ts";
 
 const SECRET = "canary-password-5f1c";
 

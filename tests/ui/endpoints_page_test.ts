@@ -5,9 +5,9 @@
  * `GET /api/v1/endpoints` refuses, gets the refusal as a page.
  */
 import { equal, match, ok } from "node:assert/strict";
-import { type AccessFixture, seedRoles, sessionHeaders } from "../access_fixtures.ts";
-import { call, startTestServer, type TestServer } from "../harness.ts";
-import { forEachStoreKind } from "../stores.ts";
+import { type AccessFixture, seedRoles, sessionHeaders } from "../support/access_fixtures.ts";
+import { call, startTestServer, type TestServer } from "../support/harness.ts";
+import { forEachStoreKind } from "../support/stores.ts";
 import { teamPipeline } from "../support/pipeline_body.ts";
 
 /** Releases a one-node read-only pipeline in the fixture's workspace and publishes it. */

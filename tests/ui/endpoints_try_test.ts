@@ -9,9 +9,9 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import type { Principal } from "../../src/identity/mod.ts";
 import type { JsonObject } from "../../src/versions/mod.ts";
-import { createUser } from "../access_fixtures.ts";
-import { accessibleInBothThemes, demoBrowserTest, userPage } from "../browser.ts";
-import type { TestServer } from "../harness.ts";
+import { createUser } from "../support/access_fixtures.ts";
+import { accessibleInBothThemes, demoBrowserTest, userPage } from "../support/browser.ts";
+import type { TestServer } from "../support/harness.ts";
 import { dql, pipelineBody } from "../support/pipeline_body.ts";
 
 const PATTERN = "/shop/top-customers/{country}";

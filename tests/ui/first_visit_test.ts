@@ -10,7 +10,7 @@ import {
   demoBrowserTest,
   signIn,
   watchConsole,
-} from "../browser.ts";
+} from "../support/browser.ts";
 
 const EMAIL = "admin@example.com";
 const FIRST = "first-password-123";

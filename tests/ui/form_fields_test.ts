@@ -5,7 +5,7 @@
  */
 import { deepEqual, equal, match } from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { accessibleInBothThemes, demoBrowserTest, newUserPage } from "../browser.ts";
+import { accessibleInBothThemes, demoBrowserTest, newUserPage } from "../support/browser.ts";
 
 /** The control's error is there, described by it, and announced. */
 async function errorOn(page: Page, id: string): Promise<string> {

@@ -5,8 +5,13 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { createUser } from "../access_fixtures.ts";
-import { accessibleInBothThemes, demoBrowserTest, newUserPage, userPage } from "../browser.ts";
+import { createUser } from "../support/access_fixtures.ts";
+import {
+  accessibleInBothThemes,
+  demoBrowserTest,
+  newUserPage,
+  userPage,
+} from "../support/browser.ts";
 
 const PAGES = [
   "/dashboard",

@@ -5,14 +5,14 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { eventually } from "../wait.ts";
+import { eventually } from "../support/wait.ts";
 import {
   accessibilityProblems,
   accessibleInBothThemes,
   demoBrowserTest,
   fillEditor,
   newUserPage,
-} from "../browser.ts";
+} from "../support/browser.ts";
 
 /** The JSON editor's text, parsed (the textarea stays in step with CodeMirror). */
 async function specOf(page: Page) {

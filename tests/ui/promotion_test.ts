@@ -6,10 +6,15 @@
  * refused on the entry, with its code. An author sees no Promote and the partial refuses them.
  */
 import { deepEqual, equal, match } from "node:assert/strict";
-import { sessionHeaders } from "../access_fixtures.ts";
-import { accessibleInBothThemes, browserTest, launchBrowser, userPage } from "../browser.ts";
-import type { Json } from "../harness.ts";
-import { HARDENED, inventory, release, template, withPair } from "../promotion_client.ts";
+import { sessionHeaders } from "../support/access_fixtures.ts";
+import {
+  accessibleInBothThemes,
+  browserTest,
+  launchBrowser,
+  userPage,
+} from "../support/browser.ts";
+import type { Json } from "../support/harness.ts";
+import { HARDENED, inventory, release, template, withPair } from "../support/promotion_client.ts";
 
 const orders = (customerType: string) => ({
   name: "shop/orders",

@@ -5,7 +5,12 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { accessibilityProblems, demoBrowserTest, newUserPage, runResultShown } from "../browser.ts";
+import {
+  accessibilityProblems,
+  demoBrowserTest,
+  newUserPage,
+  runResultShown,
+} from "../support/browser.ts";
 
 interface BarChange {
   run: boolean;

@@ -12,8 +12,8 @@ import {
   runResultShown,
   userPage,
   withDemoBrowser,
-} from "../browser.ts";
-import type { TestServer } from "../harness.ts";
+} from "../support/browser.ts";
+import type { TestServer } from "../support/harness.ts";
 
 const EMAIL = "admin@example.com";
 const PASSWORD = "first-password-123";

@@ -5,7 +5,7 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { createUser, type TestUser } from "../access_fixtures.ts";
+import { createUser, type TestUser } from "../support/access_fixtures.ts";
 import {
   accessibilityProblems,
   accessibleInBothThemes,
@@ -13,7 +13,7 @@ import {
   runResultShown,
   userPage,
   watchConsole,
-} from "../browser.ts";
+} from "../support/browser.ts";
 
 /** Signs `user` in on a page of their own and runs the demo report once, to its result. */
 async function runReport(browser: Browser, base: string, user: TestUser): Promise<Page> {

@@ -1,8 +1,13 @@
 /** The public site in a real browser: no console errors, no serious accessibility problems. */
 import { deepEqual } from "node:assert/strict";
 import { listDocs } from "../../src/docs/mod.ts";
-import { startTestServer } from "../harness.ts";
-import { accessibilityProblems, browserTest, launchBrowser, watchConsole } from "../browser.ts";
+import { startTestServer } from "../support/harness.ts";
+import {
+  accessibilityProblems,
+  browserTest,
+  launchBrowser,
+  watchConsole,
+} from "../support/browser.ts";
 
 browserTest(
   "the landing page, a site page and every docs page are clean in both themes",

@@ -7,7 +7,7 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { seedRoles, TEST_PASSWORD } from "../access_fixtures.ts";
+import { seedRoles, TEST_PASSWORD } from "../support/access_fixtures.ts";
 import {
   accessibleInBothThemes,
   browserTest,
@@ -15,8 +15,8 @@ import {
   launchBrowser,
   userPage,
   watchConsole,
-} from "../browser.ts";
-import { startTestServer, type TestServer } from "../harness.ts";
+} from "../support/browser.ts";
+import { startTestServer, type TestServer } from "../support/harness.ts";
 
 /** A fresh page (own cookies) that tries the login form; answers where it ended up. */
 async function tryLogin(browser: Browser, url: string, email: string, password: string) {

@@ -5,16 +5,16 @@
  * became of the mail and never show the password, which arrives by mail and signs in.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { seedRoles, sessionHeaders } from "../access_fixtures.ts";
+import { seedRoles, sessionHeaders } from "../support/access_fixtures.ts";
 import {
   accessibleInBothThemes,
   browserTest,
   confirmAct,
   launchBrowser,
   userPage,
-} from "../browser.ts";
-import { onFreePort, startTestServer } from "../harness.ts";
-import { startSmtpServer, testCertificate } from "../smtp_server.ts";
+} from "../support/browser.ts";
+import { onFreePort, startTestServer } from "../support/harness.ts";
+import { startSmtpServer, testCertificate } from "../support/smtp_server.ts";
 import { findUserByEmail } from "../../src/identity/users_repo.ts";
 import { verifySecret } from "../../src/lib/argon2.ts";
 

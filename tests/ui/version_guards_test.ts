@@ -8,8 +8,8 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
 import type { JsonObject } from "../../src/versions/mod.ts";
 import type { Principal } from "../../src/identity/mod.ts";
-import { accessibleInBothThemes, demoBrowserTest, newUserPage } from "../browser.ts";
-import type { TestServer } from "../harness.ts";
+import { accessibleInBothThemes, demoBrowserTest, newUserPage } from "../support/browser.ts";
+import type { TestServer } from "../support/harness.ts";
 import { dql, pipelineBody } from "../support/pipeline_body.ts";
 
 /** A read-only pipeline with two releases, v2 the latest, published at `/served/{team}`. */

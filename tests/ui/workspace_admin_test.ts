@@ -7,7 +7,7 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { createUser, seedRoles, sessionHeaders } from "../access_fixtures.ts";
+import { createUser, seedRoles, sessionHeaders } from "../support/access_fixtures.ts";
 import {
   accessibleInBothThemes,
   browserTest,
@@ -17,7 +17,7 @@ import {
   signIn,
   userPage,
   watchConsole,
-} from "../browser.ts";
+} from "../support/browser.ts";
 
 const row = (page: Page, email: string) =>
   page.locator("table.members tbody tr", { hasText: email });

@@ -1,6 +1,11 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { DuckDBDecimalValue, DuckDBInstance } from "@duckdb/node-api";
-import { connectorConfig, drain, waitFor, withFileConnector } from "../../../tests/datasources.ts";
+import {
+  connectorConfig,
+  drain,
+  waitFor,
+  withFileConnector,
+} from "../../../tests/support/datasources.ts";
 import type { DuckdbConnector } from "./duckdb.ts";
 import { decimalText, duckdbConverter, duckdbWireType } from "./duckdb_types.ts";
 import { openConnector } from "./mod.ts";

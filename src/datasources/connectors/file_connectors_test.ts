@@ -5,7 +5,7 @@
  */
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { AppError } from "../../errors/mod.ts";
-import { connectorConfig, drain, withFileConnector } from "../../../tests/datasources.ts";
+import { connectorConfig, drain, withFileConnector } from "../../../tests/support/datasources.ts";
 import { openConnector } from "./mod.ts";
 import { WriteError } from "./types.ts";
 

@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { writeIcebergTable, writeParquet } from "../../../tests/fixtures/lake.ts";
+import { writeIcebergTable, writeParquet } from "../../../tests/support/lake.ts";
 import { AppError } from "../../errors/mod.ts";
 import type { LakeTableRef } from "../lake/types.ts";
 import { LakeConnector } from "./lake.ts";

@@ -1,7 +1,7 @@
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import type mysql from "mysql2/promise";
 import { AppError } from "../../errors/mod.ts";
-import { skipUnless } from "../../../tests/services.ts";
+import { skipUnless } from "../../../tests/support/services.ts";
 import {
   assertConnectTimesOut,
   connectorConfig,
@@ -9,7 +9,7 @@ import {
   freshMariaDatabase,
   mariaAdmin,
   waitFor,
-} from "../../../tests/datasources.ts";
+} from "../../../tests/support/datasources.ts";
 import type { MysqlConnector } from "./mysql.ts";
 import { openConnector } from "./mod.ts";
 import { WriteError } from "./types.ts";

@@ -1,9 +1,9 @@
 import { deepEqual, equal, notEqual, ok, rejects } from "node:assert/strict";
 import postgres from "postgres";
 import { MemoryStore, RedisStore, type SharedStore } from "../../shared/mod.ts";
-import { REDIS_URL, skipUnless } from "../../../tests/services.ts";
-import { freshPostgresDatabase } from "../../../tests/stores.ts";
-import { connectorConfig, pgJdbcUrl, waitFor } from "../../../tests/datasources.ts";
+import { REDIS_URL, skipUnless } from "../../../tests/support/services.ts";
+import { freshPostgresDatabase } from "../../../tests/support/stores.ts";
+import { connectorConfig, pgJdbcUrl, waitFor } from "../../../tests/support/datasources.ts";
 import { type Connector, openConnector, PoolManager } from "./mod.ts";
 import type { PostgresConnector } from "./postgres.ts";
 

@@ -6,7 +6,7 @@
  * long or to the next lease, or stop a cancel from reaching the server.
  */
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
-import { drain, pgConnectorTest, waitFor } from "../../../tests/datasources.ts";
+import { drain, pgConnectorTest, waitFor } from "../../../tests/support/datasources.ts";
 import type { PostgresConnector } from "./postgres.ts";
 import type { QueryOptions, Statement } from "./types.ts";
 

@@ -1,8 +1,8 @@
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import postgres from "postgres";
 import { AppError } from "../../errors/mod.ts";
-import { skipUnless } from "../../../tests/services.ts";
-import { freshPostgresDatabase } from "../../../tests/stores.ts";
+import { skipUnless } from "../../../tests/support/services.ts";
+import { freshPostgresDatabase } from "../../../tests/support/stores.ts";
 import {
   assertConnectTimesOut,
   connectorConfig,
@@ -10,7 +10,7 @@ import {
   pgConnectorTest,
   pgJdbcUrl,
   waitFor,
-} from "../../../tests/datasources.ts";
+} from "../../../tests/support/datasources.ts";
 import { openConnector } from "./mod.ts";
 import type { PostgresConnector } from "./postgres.ts";
 import { WriteError } from "./types.ts";

@@ -5,7 +5,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { connectorConfig, withFileConnector } from "../../../tests/datasources.ts";
+import { connectorConfig, withFileConnector } from "../../../tests/support/datasources.ts";
 import { AppError } from "../../errors/mod.ts";
 import { probeLimits, runProbe } from "../probe.ts";
 import { classifyError } from "./common.ts";

@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { drain, withFileConnector } from "../../../tests/datasources.ts";
+import { drain, withFileConnector } from "../../../tests/support/datasources.ts";
 import type { SqliteConnector } from "./sqlite.ts";
 
 /** The database file every test here reads, as this SQL makes it. */

@@ -11,8 +11,8 @@ import {
   freshMariaDatabase,
   pgConnectorTest,
   withFileConnector,
-} from "../../../tests/datasources.ts";
-import { skipUnless } from "../../../tests/services.ts";
+} from "../../../tests/support/datasources.ts";
+import { skipUnless } from "../../../tests/support/services.ts";
 import { openConnector } from "./mod.ts";
 import type { Connector } from "./types.ts";
 import { BATCH_BYTES, BatchTooLarge, ValueTooLarge } from "./value_bounds.ts";

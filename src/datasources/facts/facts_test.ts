@@ -1,5 +1,5 @@
 import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
-import { forEachStore } from "../../../tests/stores.ts";
+import { forEachStore } from "../../../tests/support/stores.ts";
 import { newId } from "../../lib/ids.ts";
 import type { Db } from "../../store/mod.ts";
 import { addUser, service } from "../../workspaces/test_fixtures.ts";

@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
-import { writeIcebergTable } from "../../../tests/fixtures/lake.ts";
+import { writeIcebergTable } from "../../../tests/support/lake.ts";
 import { decodeAvro } from "./avro.ts";
 import { IcebergReadError, scanIceberg } from "./iceberg.ts";
 

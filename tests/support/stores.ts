@@ -3,7 +3,7 @@
  * `forEachStore` registers one test per store so every store test runs on both.
  */
 import postgres from "postgres";
-import { type Db, migrate, openDb } from "../src/store/mod.ts";
+import { type Db, migrate, openDb } from "../../src/store/mod.ts";
 import { assertServices, POSTGRES_ADMIN_URL, skipUnless } from "./services.ts";
 
 export type StoreKind = "sqlite" | "postgres";
@@ -74,7 +74,7 @@ export async function freshStore(kind: StoreKind): Promise<TestStore> {
 
 /**
  * Registers `name` once per store kind, `[sqlite] name` and `[postgres] name`, handing `fn` the
- * kind: for tests that start the app on a store of their own (tests/harness.ts).
+ * kind: for tests that start the app on a store of their own (tests/support/harness.ts).
  */
 export function forEachStoreKind(name: string, fn: (kind: StoreKind) => Promise<void>): void {
   for (const kind of STORE_KINDS) {

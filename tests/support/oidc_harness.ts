@@ -4,13 +4,9 @@
  * cookie-keeping client.
  */
 import { ok } from "node:assert/strict";
-import type { NewUserNotice } from "../src/identity/oidc_login.ts";
+import type { NewUserNotice } from "../../src/identity/oidc_login.ts";
 import { CookieClient } from "./cookie_client.ts";
-import {
-  startTestProvider,
-  type TestAccount,
-  type TestProvider,
-} from "./fixtures/oidc_provider.ts";
+import { startTestProvider, type TestAccount, type TestProvider } from "./oidc_provider.ts";
 import { json, onFreePort, startTestServer, type TestServer } from "./harness.ts";
 import type { StoreKind } from "./stores.ts";
 

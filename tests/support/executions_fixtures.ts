@@ -2,8 +2,8 @@
  * Set-up of the executions HTTP tests: a server with the scripted executor and a movable clock,
  * the seeded roles of `acme`, a pipeline row, and readers of execute streams.
  */
-import type { EventFrame } from "../src/executions/event_order.ts";
-import { addPipelineRow } from "../src/executions/test_fixtures.ts";
+import type { EventFrame } from "../../src/executions/event_order.ts";
+import { addPipelineRow } from "../../src/executions/test_fixtures.ts";
 import { type AccessFixture, type RoleName, seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { startTestServer, type TestServer, type TestServerOptions } from "./harness.ts";
 import { ScriptedExecutor } from "./scripted_executor.ts";

@@ -3,9 +3,9 @@
  * and workspace admin, a super admin with no membership, plus helpers for a browser session
  * (cookie and CSRF header) and API keys of each scope.
  */
-import { hashSecret } from "../src/lib/argon2.ts";
-import type { Principal, WorkspaceContext } from "../src/identity/types.ts";
-import type { Runtime } from "../src/runtime.ts";
+import { hashSecret } from "../../src/lib/argon2.ts";
+import type { Principal, WorkspaceContext } from "../../src/identity/types.ts";
+import type { Runtime } from "../../src/runtime.ts";
 
 export type RoleName = "viewer" | "author" | "promoter" | "ws_admin" | "super_admin";
 export const ROLE_NAMES: RoleName[] = ["viewer", "author", "promoter", "ws_admin", "super_admin"];

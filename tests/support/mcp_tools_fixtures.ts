@@ -12,7 +12,7 @@ import {
 } from "./access_fixtures.ts";
 import { startTestServer, type TestServer } from "./harness.ts";
 import type { StoreKind } from "./stores.ts";
-import { connect, type Era, keyHeaders, type ToolClient } from "./support/mcp_client.ts";
+import { connect, type Era, keyHeaders, type ToolClient } from "./mcp_client.ts";
 
 export type { Era, ToolClient };
 export type ToolError = Awaited<ReturnType<ToolClient["refusal"]>>;

@@ -1,9 +1,9 @@
 /**
  * Registers a test once per shared store: `[memory] name` and `[redis] name` (the real local
- * Redis, skipped or failing per tests/services.ts). Each run gets a fresh store and a random
+ * Redis, skipped or failing per tests/support/services.ts). Each run gets a fresh store and a random
  * subject, so runs can share one Redis in parallel.
  */
-import { MemoryStore, RedisStore, type SharedStore } from "../src/shared/mod.ts";
+import { MemoryStore, RedisStore, type SharedStore } from "../../src/shared/mod.ts";
 import { REDIS_URL, skipUnless } from "./services.ts";
 
 const impls = [

@@ -5,7 +5,7 @@
  */
 import type { Json } from "./harness.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 /** The parent's environment without any service setting, so the developer's own never leak in. */
 export function childEnv(extra: Record<string, string>): Record<string, string> {

@@ -4,12 +4,12 @@
  */
 import { deepEqual, ok } from "node:assert/strict";
 import mysql from "mysql2/promise";
-import { AppError } from "../src/errors/mod.ts";
-import { makeDuckdbFile, makeSqliteFile } from "../src/datasources/connectors/test_fixtures.ts";
-import type { Connector, RowStream, WireValue } from "../src/datasources/connectors/types.ts";
-import { connectorConfig, openConnector } from "../src/datasources/mod.ts";
+import { AppError } from "../../src/errors/mod.ts";
+import { makeDuckdbFile, makeSqliteFile } from "../../src/datasources/connectors/test_fixtures.ts";
+import type { Connector, RowStream, WireValue } from "../../src/datasources/connectors/types.ts";
+import { connectorConfig, openConnector } from "../../src/datasources/mod.ts";
 import postgres from "postgres";
-import type { PostgresConnector } from "../src/datasources/connectors/postgres.ts";
+import type { PostgresConnector } from "../../src/datasources/connectors/postgres.ts";
 import { assertServices, MARIADB_URL, skipUnless } from "./services.ts";
 import { freshPostgresDatabase } from "./stores.ts";
 import { eventually } from "./wait.ts";

@@ -6,18 +6,18 @@
  * holds at its node until the test opens `release(id)` or the run is cancelled, so tests decide
  * when a run ends without sleeping. Replace with the real executor once it is merged.
  */
-import { AppError } from "../src/errors/mod.ts";
-import type { EventFrame } from "../src/executions/event_order.ts";
-import type { ResultStore } from "../src/executions/result_store.ts";
-import type { ExecutorPort, PreparedRun } from "../src/executions/service.ts";
+import { AppError } from "../../src/errors/mod.ts";
+import type { EventFrame } from "../../src/executions/event_order.ts";
+import type { ResultStore } from "../../src/executions/result_store.ts";
+import type { ExecutorPort, PreparedRun } from "../../src/executions/service.ts";
 import type {
   AbortReason,
   ExecutionHandle,
   ExecutionRecord,
   ExecutionRequest,
   ExecutionSink,
-} from "../src/executions/types.ts";
-import type { Db } from "../src/store/mod.ts";
+} from "../../src/executions/types.ts";
+import type { Db } from "../../src/store/mod.ts";
 
 export class ScriptedExecutor implements ExecutorPort {
   /** Filled in after the runtime exists (the result store is built by it). */

@@ -2,12 +2,12 @@
  * Starts the real application for HTTP tests: the same runtime graph as `main.ts`, on a fresh
  * store, listening on a random loopback port, with its log lines captured.
  */
-import { readSources } from "../src/config/mod.ts";
-import { resolveConfig } from "../src/config/resolve.ts";
-import { startServer } from "../src/http/mod.ts";
-import type { Router } from "../src/http/routing.ts";
-import { createLogger } from "../src/lib/log.ts";
-import { createRuntime, type Runtime, type RuntimeOptions } from "../src/runtime.ts";
+import { readSources } from "../../src/config/mod.ts";
+import { resolveConfig } from "../../src/config/resolve.ts";
+import { startServer } from "../../src/http/mod.ts";
+import type { Router } from "../../src/http/routing.ts";
+import { createLogger } from "../../src/lib/log.ts";
+import { createRuntime, type Runtime, type RuntimeOptions } from "../../src/runtime.ts";
 import { freshStore, type StoreKind } from "./stores.ts";
 
 export interface TestServer {

@@ -5,12 +5,12 @@
  */
 import { equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { checkEventOrder } from "../src/executions/event_order.ts";
+import { checkEventOrder } from "../../src/executions/event_order.ts";
 import { type AccessFixture, seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { frames } from "./executions_fixtures.ts";
 import { call, startTestServer, type TestServer } from "./harness.ts";
 import type { StoreKind } from "./stores.ts";
-import { pipelineDrafts } from "./support/pipeline_body.ts";
+import { pipelineDrafts } from "./pipeline_body.ts";
 
 export interface HostileWorld {
   s: TestServer;

@@ -2,7 +2,7 @@
  * A small reader of `text/event-stream` bodies for tests: frames with their ids and JSON data,
  * and the comment lines (heartbeats) in arrival order.
  */
-import type { EventFrame } from "../src/executions/event_order.ts";
+import type { EventFrame } from "../../src/executions/event_order.ts";
 
 export type SseItem = { frame: EventFrame } | { comment: string };
 

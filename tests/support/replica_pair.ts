@@ -3,10 +3,10 @@
  * instance in this process for set-up (seeding users, minting sessions and keys with the shared
  * secrets): the world of the tests that prove a change on one replica reaches the other.
  */
-import { readSources } from "../src/config/mod.ts";
-import { resolveConfig } from "../src/config/resolve.ts";
-import { createLogger } from "../src/lib/log.ts";
-import { createRuntime, type Runtime } from "../src/runtime.ts";
+import { readSources } from "../../src/config/mod.ts";
+import { resolveConfig } from "../../src/config/resolve.ts";
+import { createLogger } from "../../src/lib/log.ts";
+import { createRuntime, type Runtime } from "../../src/runtime.ts";
 import { testSecrets } from "./harness.ts";
 import { ServerProcess } from "./server_process.ts";
 import { REDIS_URL } from "./services.ts";

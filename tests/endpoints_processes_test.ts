@@ -11,6 +11,7 @@ import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts
 import { withReplicaPair } from "./support/replica_pair.ts";
 import { skipUnless } from "./support/services.ts";
 import { eventually } from "./support/wait.ts";
+import { teamPipeline } from "./support/pipeline_body.ts";
 
 /** Well inside the matcher's one-minute bound: only the channel can explain a change this fast. */
 const PROPAGATION_MS = 10_000;
@@ -24,17 +25,7 @@ Deno.test({
       async ({ a, b, setup }) => {
         const f = await seedRoles(setup);
         const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
-        const saved = await setup.pipelines.lifecycle.create(ctx, {
-          name: "api/team",
-          body: {
-            name: "api/team",
-            schema_version: 1,
-            parameters: { team: { type: "string", required: true } },
-            nodes: [{ id: "r", type: "DQL", source: "tempdb", sql: "SELECT :team AS team" }],
-          },
-          attrs: {},
-        });
-        await setup.pipelines.lifecycle.release(ctx, saved.entity.id, saved.version.body_hash);
+        const pipelineId = await teamPipeline({ runtime: setup }, ctx, "api/team");
         const author = {
           ...await sessionHeaders(setup, f.users.author, "acme"),
           "content-type": "application/json",
@@ -65,7 +56,7 @@ Deno.test({
         equal(
           await manage(a.url, "POST", {
             path_pattern: "/teams/{team}",
-            pipeline_id: saved.entity.id,
+            pipeline_id: pipelineId,
           }),
           201,
         );

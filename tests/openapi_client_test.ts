@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 import { seedRoles, userKey } from "./support/access_fixtures.ts";
 import { call, startTestServer } from "./support/harness.ts";
+import { teamPipeline } from "./support/pipeline_body.ts";
 
 const CONFIG = fileURLToPath(new URL("../deno.json", import.meta.url));
 
@@ -63,22 +64,12 @@ Deno.test("a typed client generated from both OpenAPI documents compiles and cal
   try {
     const f = await seedRoles(s.runtime);
     const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
-    const saved = await s.runtime.pipelines.lifecycle.create(ctx, {
-      name: "api/team",
-      body: {
-        name: "api/team",
-        schema_version: 1,
-        parameters: { team: { type: "string", required: true } },
-        nodes: [{ id: "r", type: "DQL", source: "tempdb", sql: "SELECT :team AS team" }],
-      },
-      attrs: {},
-    });
-    await s.runtime.pipelines.lifecycle.release(ctx, saved.entity.id, saved.version.body_hash);
+    const pipelineId = await teamPipeline(s, ctx, "api/team");
     const key = await userKey(s.runtime, f.users.author, f.workspace.id, ["author"]);
     const headers = { "SVC-API-Key": key };
     const published = await call(s, "POST", "/api/v1/endpoints", headers, {
       path_pattern: "/teams/{team}",
-      pipeline_id: saved.entity.id,
+      pipeline_id: pipelineId,
     });
     equal(published.status, 201, JSON.stringify(published.body));
 
@@ -99,7 +90,7 @@ Deno.test("a typed client generated from both OpenAPI documents compiles and cal
         `${dir}/client.ts`,
         s.url,
         key,
-        saved.entity.id,
+        pipelineId,
       ],
       stdout: "piped",
       stderr: "piped",

@@ -7,6 +7,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import { adminScope, seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
 import { call, startTestServer } from "./support/harness.ts";
 import { forEachStoreKind } from "./support/stores.ts";
+import { teamPipeline } from "./support/pipeline_body.ts";
 
 forEachStoreKind(
   "deleting a workspace counts its pipelines, templates, datasources and endpoints",
@@ -16,16 +17,7 @@ forEachStoreKind(
       const rt = s.runtime;
       const f = await seedRoles(rt);
       const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
-      const saved = await rt.pipelines.lifecycle.create(ctx, {
-        name: "keep/me",
-        body: {
-          name: "keep/me",
-          schema_version: 1,
-          nodes: [{ id: "r", type: "DQL", source: "tempdb", sql: "SELECT 1 AS one" }],
-        },
-        attrs: {},
-      });
-      await rt.pipelines.lifecycle.release(ctx, saved.entity.id, saved.version.body_hash);
+      const pipelineId = await teamPipeline(s, ctx, "keep/me");
       await rt.templates.create(ctx, {
         id: "keep/one",
         type: "sql",
@@ -42,7 +34,7 @@ forEachStoreKind(
       const author = await sessionHeaders(rt, f.users.author, f.workspace.name);
       const published = await call(s, "POST", "/api/v1/endpoints", author, {
         path_pattern: "/keep",
-        pipeline_id: saved.entity.id,
+        pipeline_id: pipelineId,
       });
       equal(published.status, 201, JSON.stringify(published.body));
 

@@ -59,7 +59,7 @@ export function pipelineDrafts(
  * through the server's lifecycle and released unless `draft`: what an endpoint can publish.
  */
 export async function teamPipeline(
-  s: TestServer,
+  s: Pick<TestServer, "runtime"> | { runtime: Pick<TestServer["runtime"], "pipelines"> },
   ctx: { actor: Principal; workspaceId: string },
   name: string,
   draft = false,

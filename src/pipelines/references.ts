@@ -31,7 +31,10 @@ export interface ReferenceCodes {
 const graph = (reason: string, details: Record<string, unknown>) =>
   new AppError("pipeline.validation.graph_invalid", { reason, ...details });
 
-/** Write-shaped uses (DECISIONS.md): refused on a `readonly` datasource. */
+/**
+ * Write-shaped uses (docs/decisions.md#read-only-datasources-refuse-writes-at-save): refused on a
+ * `readonly` datasource.
+ */
 function writes(n: PipelineNode): boolean {
   return n.type === "DML" || n.type === "DDL" || n.output?.target === "datasource";
 }

@@ -32,7 +32,7 @@ export interface Principal {
   /** The user's provider: `local`, an OIDC registration name, `bootstrap`, `system`. */
   provider: string;
   isSuperAdmin: boolean;
-  /** `OIDC` for every session (the spec's name), `API_KEY` for keys. */
+  /** `OIDC` for every session (a browser session, whatever opened it), `API_KEY` for keys. */
   authMethod: "OIDC" | "API_KEY";
   /** Sessions: how the session was opened (RFC 8176). */
   amr?: "pwd" | "oidc";

@@ -5,7 +5,7 @@
  * the datasource is unreachable or refused the statement, the statement is not a single read, or
  * the query did not return exactly one row of one column.
  *
- * Decisions where the documents are silent:
+ * Decided here:
  * - The probe reads at most 2 rows (enough to see "not exactly one") and stops after 10 s.
  * - A value check compares numbers within `tolerance` (default 0) and anything else as text; a
  *   range check needs a number within `[min, max]`. `observed` is the value as results carry it

@@ -5,7 +5,7 @@
  * recomputed from the body and compared, an absent version row is inserted RELEASED, an identical
  * one is a no-op.
  *
- * Decisions where the documents are silent:
+ * Decided here:
  * - The exported `pipeline` is the portable body plus `id`, `version`, `body_hash`, `released_at`;
  *   import strips exactly those four before hashing, so export → import round-trips the hash.
  * - An import keeps the payload's `id` when the workspace has no pipeline of that name and the id

@@ -3,7 +3,7 @@
  * pipeline's workspace, template versions of that workspace, child pipelines. Checked at every
  * save, again at release, and at import (with the import's own codes).
  *
- * Decisions where the documents are silent:
+ * Decided here:
  * - A template pin naming no template version of the workspace is `pipeline.validation.
  *   node_invalid` (field `template`) at save; import answers `pipeline.import.missing_template`.
  * - A PIPELINE node naming no pipeline of the workspace is `node_invalid` (field `pipeline`).

@@ -4,7 +4,7 @@
  * the save's transaction, and a release re-validates, requires (or cascades) its pinned templates
  * and runs its release checks.
  *
- * Decisions where the documents are silent:
+ * Decided here:
  * - The stored body is the body as sent (server fields refused by the schema), so an export's
  *   hash is the hash of exactly what was authored; defaults are applied on read and run only.
  * - Discard, restore and switch answer the pipeline's working view after the move.

@@ -1,6 +1,5 @@
 /**
- * Endpoint path patterns (docs/endpoints.md#paths) and the nodes of the endpoint tree bindings
- * name.
+ * Endpoint path patterns (docs/endpoints.md#paths) and the endpoint tree's nodes bindings name.
  *
  * A pattern is 1 to 10 segments, each a literal `[a-z0-9][a-z0-9_.-]{0,63}` or a variable
  * `{name}`; at most 200 characters, leading `/`, no trailing slash. A variable matches any one

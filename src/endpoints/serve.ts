@@ -273,8 +273,7 @@ export class EndpointServer {
       const reading = decided();
       const outcome = await Promise.race([reading, timedOut]);
       if (outcome === undefined) {
-        // The run goes on (docs/decisions.md#endpoint-timeouts); only this request stops following
-        // it.
+        // The run goes on (docs/decisions.md#endpoint-timeouts); this request stops following it.
         reading.catch(() => {});
         const ttl = resultTtlSeconds(req.ttlHeader, this.#o.resultLimits);
         return {

@@ -5,11 +5,11 @@
  * the script) the profile covers the whole process; the printed window (t0, t1 in ms since start)
  * is what `bench/cpuprofile_top.ts` should be given to keep set-up out of the figures.
  *
- * `--without-store-writes` is an ablation, to price what the spec makes every serve store (its
- * record, a row per event, its final record, its `endpoint.served` row): once the endpoint is
- * published, the metadata store's transactions (the group commit's only way in) run their
- * statements against nothing. Every serve still queues, gathers and awaits its rows; only
- * SQLite's work is gone. The service is not fit for use in this state, so only this probe does it.
+ * `--without-store-writes` is an ablation, to price what every serve must store (its record, a row
+ * per event, its final record, its `endpoint.served` row): once the endpoint is published, the
+ * metadata store's transactions (the group commit's only way in) run their statements against
+ * nothing. Every serve still queues, gathers and awaits its rows; only SQLite's work is gone. The
+ * service is not fit for use in this state, so only this probe does it.
  *
  *   deno run -A bench/endpoint_cpu.ts [seconds] [clients, default 50] [--without-store-writes]
  *   deno run -A --cpu-prof --cpu-prof-dir=/tmp/prof bench/endpoint_cpu.ts 10

@@ -22,7 +22,7 @@ async function worker() {
     try {
       const res = await fetch(url, { method: "POST", headers, body: "{}" });
       const text = await res.text();
-      // A run that succeeded with a caller result ends on data_ready (spec 2 §6).
+      // A run that succeeded with a caller result ends on data_ready.
       if (res.status !== 200 || !text.includes("event: data_ready")) errors++;
     } catch {
       errors++;

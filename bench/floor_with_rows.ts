@@ -1,13 +1,13 @@
 /**
  * The bound under issue 13's speed targets, measured: the floor's bare handler (the same query)
- * beside one that also stores what the spec keeps for every serve, with the waits a serve has
- * (`serveAround` in `serve_rows.ts`: a run's record, eleven frames with the first page, the final
- * record and the `endpoint.served` row, through the group commit on a fresh embedded store), and
- * answers `data_ready`'s payload. Nothing else of a serve runs: no key, no matching, no executor,
- * no result store. What the second costs beyond the floor is what keeping the spec's rows in the
- * embedded store's tables costs; what the endpoint costs beyond it is the service's own. Each
- * load runs in its own process; the two handlers alternate, each measured at 50 clients (req/s,
- * CPU per request) and then 10 (p50).
+ * beside one that also stores what every serve keeps, with the waits a serve has (`serveAround` in
+ * `serve_rows.ts`: a run's record, eleven frames with the first page, the final record and the
+ * `endpoint.served` row, through the group commit on a fresh embedded store), and answers
+ * `data_ready`'s payload. Nothing else of a serve runs: no key, no matching, no executor, no result
+ * store. What the second costs beyond the floor is what keeping a serve's rows in the embedded
+ * store's tables costs; what the endpoint costs beyond it is the service's own. Each load runs in
+ * its own process; the two handlers alternate, each measured at 50 clients (req/s, CPU per request)
+ * and then 10 (p50).
  *
  *   deno run -A bench/floor_with_rows.ts [seconds, default 8] [rounds, default 2]
  */
@@ -45,7 +45,7 @@ try {
   });
   const rows = [
     { name: "floor", url: floor.url },
-    { name: "floor + the spec's rows", url: `http://127.0.0.1:${withRows.addr.port}/orders/42` },
+    { name: "floor + a serve's rows", url: `http://127.0.0.1:${withRows.addr.port}/orders/42` },
   ];
   for (const { url } of rows) await load(url, 2, 10);
   for (let round = 0; round < rounds; round++) {

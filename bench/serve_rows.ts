@@ -1,9 +1,9 @@
 /**
- * The metadata-store rows of one published-endpoint serve, as the spec keeps them (spec 2 §6,
- * spec 3 §4.3): a run's record, its eleven frames (six progress samples and a `data_ready` with
- * the first page), its final record and its `endpoint.served` audit row, queued through the
- * store's group commit in the order and phases a real serve queues them. Shared by the probes
- * that price these writes (`serve_writes.ts`, `floor_with_rows.ts`).
+ * The metadata-store rows of one published-endpoint serve, as every serve keeps them
+ * (docs/endpoints.md#what-a-serve-costs): a run's record, its eleven frames (six progress samples
+ * and a `data_ready` with the first page), its final record and its `endpoint.served` audit row,
+ * queued through the store's group commit in the order and phases a real serve queues them. Shared
+ * by the probes that price these writes (`serve_writes.ts`, `floor_with_rows.ts`).
  */
 import { auditRow } from "../src/audit/mod.ts";
 import type { ExecutionJournal } from "../src/executions/journal.ts";

@@ -80,7 +80,7 @@ export interface ServicesOptions {
   /** `deno task start`: create a first admin with a one-time password when none is configured. */
   quickStart?: boolean;
   /**
-   * Hook for the `new_user` notice of a first social login (spec 1 §5.4 item 8), called after
+   * Hook for the `new_user` notice of a first social login (docs/access.md#mail), called after
    * commit; failures are logged, never fatal to the login.
    */
   onNewUser?: (notice: NewUserNotice) => void | Promise<void>;
@@ -500,7 +500,7 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
        * The first step of a shutdown, before the listener waits for in-flight requests: marks the
        * instance draining and ends its running executions (reason `shutdown`), so every open
        * execution stream ends on its `execution_aborted` instead of holding the listener open
-       * until the grace runs out (spec 2 §3.2).
+       * until the grace runs out.
        */
       async drain() {
         platform.health.markDraining();

@@ -31,8 +31,8 @@ export async function seedDemo(config: ResolvedConfig, deps: DemoSeedDeps): Prom
 }
 
 /**
- * A bootstrap datasource file (§5.3 item 3): keeps its entries and pre-creates the bootstrap
- * admin's placeholder row (the refusals already checked the file and the email).
+ * A bootstrap datasource file (docs/access.md#bootstrap-admin): keeps its entries and pre-creates
+ * the bootstrap admin's placeholder row (the refusals already checked the file and the email).
  */
 export async function seedBootstrapPlaceholder(
   config: ResolvedConfig,
@@ -47,8 +47,9 @@ export async function seedBootstrapPlaceholder(
 }
 
 /**
- * The bootstrap seed (§5.4 item 2) when configured; else, for the quick start only, a first admin
- * with a generated one-time password, returned so main.ts can print it once on the terminal.
+ * The bootstrap seed (docs/access.md#local-accounts) when configured; else, for the quick start
+ * only, a first admin with a generated one-time password, returned so main.ts can print it once on
+ * the terminal.
  */
 export async function seedAccounts(
   config: ResolvedConfig,

@@ -1,7 +1,7 @@
 /**
- * Every audit event name, one typed union as the error codes are: spec 1 §6, spec 3 §5 and the
- * domains' own rows (content versions, datasources, executions, the demo seed). `recordAudit`
- * takes nothing else, so a misspelt event does not compile.
+ * Every audit event name, one typed union as the error codes are: sign-in and access, workspaces,
+ * datasources, mail, endpoints, promotion, tool calls, content and executions. `recordAudit` takes
+ * nothing else, so a misspelt event does not compile.
  */
 
 /** What the version lifecycle audits, written `${kind}.${suffix}` (versions/transitions.ts). */
@@ -18,7 +18,7 @@ export type VersionAudit = (typeof VERSION_AUDITS)[number];
 export type VersionedKind = "pipeline" | "template";
 
 export const AUDIT_EVENTS = [
-  // Sign-in, passwords, users (spec 1 §6)
+  // Sign-in, passwords, users
   "auth.login.success",
   "auth.login.domain_not_allowed",
   "auth.login.user_inactive",
@@ -58,7 +58,7 @@ export const AUDIT_EVENTS = [
   "workspace.reactivated",
   "workspace.updated",
   "workspace.deleted",
-  // Datasources (spec 1 §6, spec 3 §5)
+  // Datasources
   "datasource.created",
   "datasource.updated",
   "datasource.deleted",

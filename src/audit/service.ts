@@ -11,7 +11,7 @@ import { type Queryable, type RowInsert, rowInsertSql } from "../store/mod.ts";
 import type { AuditEventName } from "./events.ts";
 import type { AuditRecord } from "./views.ts";
 
-/** The audit record shape of spec 1 §6, plus its id and workspace: the view (views.ts). */
+/** The audit record shape, plus its id and workspace: the view (views.ts). */
 export type { AuditRecord };
 
 export interface AuditEvent {
@@ -121,10 +121,10 @@ export interface AuditReader {
 }
 
 /**
- * The trail as one reader may see it (DECISIONS "audit trail route"): a super admin the whole
- * instance unless they ask for `scope: "workspace"`; anyone else (a workspace admin, as the
- * operation matrix decided) only the active workspace's rows. REST and the audit page both read
- * through here, so the two cannot disagree on what a reader sees.
+ * The trail as one reader may see it (docs/decisions.md#audit-rows-commit-with-the-change): a super
+ * admin the whole instance unless they ask for `scope: "workspace"`; anyone else (a workspace
+ * admin, as the operation matrix decided) only the active workspace's rows. REST and the audit page
+ * both read through here, so the two cannot disagree on what a reader sees.
  */
 export async function auditTrail(
   db: Queryable,

@@ -1,4 +1,4 @@
-/** An audit row as `GET /api/v1/audit` answers it (spec 1 §6), as a zod schema. */
+/** An audit row as `GET /api/v1/audit` answers it (docs/access.md#audit), as a zod schema. */
 import { z } from "zod";
 
 export const auditRowView = z.object({

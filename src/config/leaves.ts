@@ -30,7 +30,9 @@ export interface Leaf {
   maximum?: number;
 }
 
-/** `service.auth.jwt.ttl-hours` → `SERVICE_AUTH_JWT_TTL_HOURS` (DECISIONS.md naming rule). */
+/**
+ * `service.auth.jwt.ttl-hours` → `SERVICE_AUTH_JWT_TTL_HOURS` (docs/decisions.md#setting-names).
+ */
 export function envName(path: string): string {
   return path.replace(/\[\]/g, ".{i}").replace(/[.-]/g, "_").toUpperCase().replace(
     /_\{I\}/g,

@@ -21,7 +21,9 @@ export interface RefusalContext {
 
 export type Refusal = (ctx: RefusalContext) => string | undefined;
 
-/** Mail is on exactly when both the SMTP host and the sender are configured (spec 1 §5.4 item 8). */
+/**
+ * Mail is on exactly when both the SMTP host and the sender are configured (docs/access.md#mail).
+ */
 export function mailEnabled(config: ResolvedConfig): boolean {
   return config.mail.host !== undefined && config.mail.from !== undefined;
 }

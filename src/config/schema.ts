@@ -1,8 +1,8 @@
 /**
  * The configuration tree: every `service.*` property, its type, bounds, default and meaning. This
  * one schema validates the file and the environment, types the resolved config, and generates the
- * docs/configuration.md's reference (`deno task docs:config`). Keys keep the documents' kebab-case
- * names; every object is strict, so an unknown key is refused by name.
+ * docs/configuration.md's reference (`deno task docs:config`). Keys keep their kebab-case names
+ * (docs/decisions.md#setting-names); every object is strict, so an unknown key is refused by name.
  */
 import { z } from "zod";
 

@@ -4,9 +4,10 @@
  * system actor. Idempotent by name: an existing datasource is left exactly as it is, so a restart
  * changes nothing and later edits made through the API are never overwritten by the file.
  *
- * Format: `{datasources: [entry…]}` or a bare list; an entry is a create body of spec 3 §2.1,
- * global unless it names a `workspace`. A secret may come from the environment instead of the
- * file: `credential.secret_env: NAME` (or top-level `password_env` for the legacy pair).
+ * Format: `{datasources: [entry…]}` or a bare list; an entry is a create body of `POST
+ * /datasources`, global unless it names a `workspace`. A secret may come from the environment
+ * instead of the file: `credential.secret_env: NAME` (or top-level `password_env` for the legacy
+ * pair).
  */
 import { parse as parseYaml } from "yaml";
 import { AppError } from "../errors/mod.ts";

@@ -1,8 +1,8 @@
 /**
- * Connections to registered datasources: `/test` and introspection (spec 3 §4.1) over the
- * connectors, one pool per datasource held by the PoolManager. A pool is opened on first use,
- * which is when the credential is decrypted (and audited); a save, update or delete retires it
- * here and, through the shared store's invalidation channel, on every other instance.
+ * Connections to registered datasources: `/test` and introspection over the connectors, one pool
+ * per datasource held by the PoolManager. A pool is opened on first use, which is when the
+ * credential is decrypted (and audited); a save, update or delete retires it here and, through the
+ * shared store's invalidation channel, on every other instance.
  */
 import { AppError } from "../errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../identity/mod.ts";
@@ -27,7 +27,7 @@ import type { CredentialPurpose, DatasourceService } from "./service.ts";
 import type { Queryable } from "../store/mod.ts";
 import { type DatasourceRecord, isReadOnly, type OpenCredential } from "./types.ts";
 
-/** Introspection listings stop here and say `truncated` (spec 3 §8). */
+/** Introspection listings stop here and say `truncated`. */
 export const LISTING_CAP = 2000;
 
 export interface DatasourceConnectionsOptions {

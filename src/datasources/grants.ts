@@ -1,8 +1,8 @@
 /**
- * Grants of global datasources to workspaces (spec 3 §4.1, DECISIONS.md "grants"), super admin
- * only; the front end has judged that. A global datasource is visible in a workspace only once
- * granted there (least privilege); a super admin sees every global datasource. Both verbs are
- * idempotent and audited every time, so the trail shows repeated grants too.
+ * Grants of global datasources to workspaces (docs/decisions.md#global-datasources-need-a-grant),
+ * super admin only; the front end has judged that. A global datasource is visible in a workspace
+ * only once granted there (least privilege); a super admin sees every global datasource. Both verbs
+ * are idempotent and audited every time, so the trail shows repeated grants too.
  */
 import { recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";

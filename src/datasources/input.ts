@@ -1,8 +1,8 @@
 /**
- * Reading a datasource definition from a request body (spec 3 §2.1, §4.1): every field's grammar,
- * the credential forms (the `credential` object or the legacy username/password pair), the
- * include-schemas normalisation and the two property namespaces. Pure: what needs the store or the
- * caller (name uniqueness, binding, secrets kept on update) is the registry's.
+ * Reading a datasource definition from a request body: every field's grammar, the credential forms
+ * (the `credential` object or the legacy username/password pair), the include-schemas normalisation
+ * and the two property namespaces. Pure: what needs the store or the caller (name uniqueness,
+ * binding, secrets kept on update) is the registry's.
  */
 import { AppError } from "../errors/mod.ts";
 import { isSecretKey } from "../lib/redact.ts";
@@ -37,7 +37,10 @@ export interface DefinitionInput {
   readonly?: boolean;
 }
 
-/** The refusal of one malformed field that has no code of its own (DECISIONS.md). */
+/**
+ * The refusal of one malformed field that has no code of its own
+ * (docs/decisions.md#fields-without-a-code-of-their-own).
+ */
 export function invalidField(field: string, reason: string): AppError {
   return new AppError("pipeline.execution.invalid_parameter_type", { field, reason });
 }

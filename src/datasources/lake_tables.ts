@@ -1,9 +1,9 @@
 /**
- * Lake-table use cases as a caller reaches them (spec 3 §4.2): the datasource is looked up as the
- * caller's workspace sees it (else `datasource.not_found`), the lake functions check the dialect,
- * the global-datasource rule and the grammar, and after a committed write the datasource's pool
- * is retired here and, over the invalidation channel, on every other instance. One place for the
- * REST routes and the `lake_tables_*` tools alike.
+ * Lake-table use cases as a caller reaches them (docs/datasources.md#lake-datasources): the
+ * datasource is looked up as the caller's workspace sees it (else `datasource.not_found`), the lake
+ * functions check the dialect, the global-datasource rule and the grammar, and after a committed
+ * write the datasource's pool is retired here and, over the invalidation channel, on every other
+ * instance. One place for the REST routes and the `lake_tables_*` tools alike.
  */
 import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import type { Db } from "../store/mod.ts";

@@ -1,14 +1,14 @@
 /**
- * The bounded read-only probe path (spec 1 §4.7 `sql_probe`, `datasources_preview_rows`; spec 2
- * §2.5 release checks): one read statement through the datasource's connector, at most
- * `maxRows` rows, cancelled on the server after `timeoutMs`.
+ * The bounded read-only probe path (docs/datasources.md#the-probe-path: `sql_probe`,
+ * `datasources_preview_rows`, release checks): one read statement through the datasource's
+ * connector, at most `maxRows` rows, cancelled on the server after `timeoutMs`.
  *
  * Read-only is enforced twice: lexically before anything runs (`probe_lexer.ts`: one statement,
  * a read keyword first, no write keyword), then by the engine itself (`QueryOptions.readOnly`: a
  * read-only transaction rolled back afterwards on PostgreSQL and MySQL, a reads-only authorizer on
  * SQLite, the statement type on DuckDB and lakes).
  *
- * Decisions where the documents are silent:
+ * Decided here:
  * - Codes: `datasource.probe.not_read_only` (400, details.reason), `datasource.probe.timeout`
  *   (504, details.timeout_ms), `datasource.probe.statement_failed` (400, details.error_class).
  * - Caps: rows 1–1000 (default 100), time 100 ms–30 s (default 10 s); asking for more is

@@ -1,10 +1,10 @@
 /**
- * The datasource registry's use cases (spec 3 §4.1): register, read, list, update, delete. The
- * front end has judged the operation of the matrix (bound write or instance write) in the
+ * The datasource registry's use cases (docs/datasources.md): register, read, list, update, delete.
+ * The front end has judged the operation of the matrix (bound write or instance write) in the
  * workspace it passes as `scope`; these functions re-check what only the row can tell (global or
- * not, its binding) and the write rules: global changes are the super admin's, a workspace
- * admin writes only while member writes are enabled, a binding must be the judged workspace.
- * Every change writes its audit row in its own transaction; secrets are sealed before the row is.
+ * not, its binding) and the write rules: global changes are the super admin's, a workspace admin
+ * writes only while member writes are enabled, a binding must be the judged workspace. Every change
+ * writes its audit row in its own transaction; secrets are sealed before the row is.
  */
 import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
@@ -43,7 +43,7 @@ export interface RegistryDeps {
 
 // --- output ---------------------------------------------------------------------------------------
 
-/** The response shape of spec 3 §2.1; never the secret. */
+/** The response shape; never the secret (docs/decisions.md#credentials-are-write-only). */
 export function viewOf(d: DatasourceRecord): DatasourceView {
   const hasSecret = d.credential_kind !== "none";
   return {

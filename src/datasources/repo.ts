@@ -177,7 +177,9 @@ export async function update(
   );
 }
 
-/** Stores a `/test` outcome; updated_at is deliberately untouched (spec 3 §4.1). */
+/**
+ * Stores a `/test` outcome; updated_at is deliberately untouched: testing changes no definition.
+ */
 export function setLastTest(db: Queryable, id: string, test: LastTest): Promise<number> {
   return db.execute(
     `UPDATE datasources SET last_test_at = $2, last_test_ok = $3, last_test_message = $4

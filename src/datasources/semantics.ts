@@ -1,7 +1,8 @@
 /**
- * The semantic layer's use cases (spec 1 §4.7 `semantics_list`, `semantics_record`,
- * `semantics_retire`; spec 3 §2.2): learned facts as one workspace sees and writes them. The front
- * end has judged the operation's floor; the rules only the rows can tell live here:
+ * The semantic layer's use cases (`semantics_list`, `semantics_record`, `semantics_retire`;
+ * docs/datasources.md#tool-only-reads-table-statistics-and-learned-facts): learned facts as one
+ * workspace sees and writes them. The front end has judged the operation's floor; the rules only
+ * the rows can tell live here:
  * - visibility is the workspace's, never a super admin's reach: its own datasources and the global
  *   ones granted to it ("a datasource-scope record needs the datasource granted to the active
  *   workspace, else not-found");
@@ -30,7 +31,7 @@ import { visibleIds } from "./repo.ts";
 import type { DatasourceService } from "./service.ts";
 import type { SemanticFact } from "./views.ts";
 
-/** What `semantics_record` accepts: a datasource name and the fact's fields (spec 3 §2.2). */
+/** What `semantics_record` accepts: a datasource name and the fact's fields. */
 export type SemanticRecordInput = Omit<RecordFactInput, "columns" | "recorded_via"> & {
   datasource?: unknown;
 };

@@ -1,5 +1,5 @@
 /**
- * Datasources (spec 3 §2.1, §4.1) behind the one service callers construct: the registry
+ * Datasources (docs/datasources.md) behind the one service callers construct: the registry
  * (registry.ts), grants (grants.ts), the bootstrap file (bootstrap.ts), and the credential
  * opening every connection goes through. The front end has judged the operation; the use cases
  * enforce tenancy (another workspace's datasource is not-found) and the write rules.
@@ -130,9 +130,9 @@ export class DatasourceService {
   }
 
   /**
-   * The response shape with the learned facts the workspace can see (spec 3 §2.1, §2.2): the
-   * datasource-wide facts, and the workspace's own rules naming it. Without a workspace context
-   * (a super admin at instance level) there is no workspace to judge rules by, so none are served.
+   * The response shape with the learned facts the workspace can see: the datasource-wide facts, and
+   * the workspace's own rules naming it. Without a workspace context (a super admin at instance
+   * level) there is no workspace to judge rules by, so none are served.
    */
   async #served(scope: WorkspaceContext | null, d: DatasourceRecord): Promise<DatasourceView> {
     const view = viewOf(d);

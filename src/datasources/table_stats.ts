@@ -1,8 +1,10 @@
 /**
- * `datasources_get_table_stats` (spec 1 §4.7): a table's columns, its row count and its size where
- * the dialect can tell cheaply, through the connector and the bounded read-only probe path.
+ * `datasources_get_table_stats`
+ * (docs/datasources.md#tool-only-reads-table-statistics-and-learned-facts): a table's columns, its
+ * row count and its size where the dialect can tell cheaply, through the connector and the bounded
+ * read-only probe path.
  *
- * Per dialect (decided here; the documents are silent):
+ * Per dialect (decided here):
  * - POSTGRES: `pg_class.reltuples` (the planner's estimate) and `pg_total_relation_size` (heap,
  *   indexes and TOAST) from the catalog; a table never analysed has no estimate (-1) and falls
  *   back to an exact count.

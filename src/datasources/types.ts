@@ -1,4 +1,4 @@
-/** The datasource vocabulary (spec 3 §2.1): rows as stored, and the shapes the front ends serve. */
+/** The datasource vocabulary: rows as stored, and the shapes the front ends serve. */
 import type { CredentialKind, Dialect } from "./connectors/mod.ts";
 import type { Queryable } from "../store/mod.ts";
 import type { LastTest } from "./views.ts";
@@ -73,7 +73,7 @@ export interface DatasourceViewer {
 /** What a datasource write is, for the operation matrix: bound to a workspace or instance-wide. */
 export type WriteTarget = "workspace" | "instance";
 
-/** One stored pipeline version referencing a datasource (spec 3 §4.1 DELETE details). */
+/** One stored pipeline version referencing a datasource (the details of a refused delete). */
 export interface DatasourceReference {
   pipeline: string;
   node_id: string;

@@ -1,12 +1,12 @@
 /**
- * A datasource and what is read through it, as answered (spec 3 §2.1–2.3, §4.1, §4.2): one zod
- * schema per shape, for REST responses and tool outputs alike. Secrets never appear here.
+ * A datasource and what is read through it, as answered: one zod schema per shape, for REST
+ * responses and tool outputs alike. Secrets never appear here.
  */
 import { z } from "zod";
 import { CREDENTIAL_KINDS, DIALECTS } from "./connectors/mod.ts";
 import { FACT_SCOPES, FACT_TRUST } from "./facts/types.ts";
 
-/** A learned fact as served (spec 3 §2.2); optional fields are omitted when absent. */
+/** A learned fact as served; optional fields are omitted when absent. */
 export const factView = z.object({
   id: z.string(),
   scope: z.enum(FACT_SCOPES),
@@ -116,7 +116,7 @@ export const grantView = z.object({
   already_granted: z.boolean(),
 });
 
-/** A lake table (spec 3 §2.3), as an import reports it. */
+/** A lake table, as an import reports it. */
 export const lakeTableRefView = z.object({
   namespace: z.array(z.string()),
   name: z.string(),

@@ -1,7 +1,7 @@
 /**
  * The names of the datasources a workspace can see: its own and the global ones granted to it
- * (DECISIONS.md, least privilege). A promotion inventory lists them so a sender can refuse a batch
- * whose nodes name a datasource the target lacks before anything is sent.
+ * (docs/decisions.md#global-datasources-need-a-grant). A promotion inventory lists them so a sender
+ * can refuse a batch whose nodes name a datasource the target lacks before anything is sent.
  */
 import type { Queryable } from "../store/mod.ts";
 

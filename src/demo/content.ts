@@ -15,7 +15,7 @@ import { DEMO_COUNTRIES, DEMO_SEGMENTS, type DemoFiles } from "./data.ts";
 export const SHOP = "demo_shop";
 export const CRM = "demo_crm";
 
-/** A datasource create body (spec 3 §2.1): read-only, and opened read-only by the driver (`jdbc`). */
+/** A datasource create body: read-only, and opened read-only by the driver (`jdbc`). */
 function readOnlySource(
   name: string,
   display_name: string,

@@ -1,6 +1,6 @@
 /**
- * The demo workspace's example content (DECISIONS.md "quick start"): generated DuckDB and SQLite
- * files, their datasources, released templates and pipelines, seeded once at first boot.
+ * The demo workspace's example content (docs/executions.md#demo-content): generated DuckDB and
+ * SQLite files, their datasources, released templates and pipelines, seeded once at first boot.
  */
 export { CRM, DEMO_PIPELINES, DEMO_TEMPLATES, SHOP } from "./content.ts";
 export { DEMO_COUNTRIES, DEMO_SEGMENTS, demoFiles, generateDemoFiles } from "./data.ts";

@@ -1,7 +1,7 @@
 /**
- * The binding walk of spec 3 §4.3 item 2 over one workspace's bindings: a trie of the bound tree
- * nodes, built once per serving snapshot, so a request costs a walk over its own segments and
- * never a store read.
+ * The binding walk (docs/decisions.md#the-nearest-binding-decides) over one workspace's bindings: a
+ * trie of the bound tree nodes, built once per serving snapshot, so a request costs a walk over its
+ * own segments and never a store read.
  *
  * A binding names a node: `/`, a folder such as `/sales/eu`, or a node with variables such as
  * `/p/lit/{v}`. A variable in a node stands for any one segment, so a node names every concrete

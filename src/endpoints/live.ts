@@ -8,9 +8,9 @@
  * next request. A message lost to a broken connection is bounded by `maxAgeMs`: no state is
  * served longer than that unrebuilt.
  *
- * Decision where the spec is silent: bindings gate only the endpoints of the bound key's own
- * (pinned) workspace. Paths are unique deployment-wide, but one workspace's author binding the
- * root must not lock every other workspace's callers out.
+ * Decided here (docs/decisions.md#bindings-stay-in-their-workspace): bindings gate only the
+ * endpoints of the bound key's own (pinned) workspace. Paths are unique deployment-wide, but one
+ * workspace's author binding the root must not lock every other workspace's callers out.
  */
 import { liveEndpointKeyBindings } from "../identity/mod.ts";
 import type { Logger } from "../lib/log.ts";

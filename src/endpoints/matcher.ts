@@ -1,9 +1,8 @@
 /**
  * The compiled matcher: a trie over path segments. A request walks at most one literal child and
- * the variable child per level (literal first, the specificity order of spec 3 §4.3), so the cost
- * follows the path's depth, never the number of published patterns. Because conflicting patterns
- * are refused at publish, at most one pattern matches any URL; the literal-first order only
- * decides which branch is tried first.
+ * the variable child per level (literal first), so the cost follows the path's depth, never the
+ * number of published patterns. Because conflicting patterns are refused at publish, at most one
+ * pattern matches any URL; the literal-first order only decides which branch is tried first.
  *
  * The trie is patched in place by `add` and `remove`; the same walk finds publish-time conflicts.
  */

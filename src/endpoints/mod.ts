@@ -1,6 +1,6 @@
 /**
- * Published endpoints (spec 3 §2.4, §2.5, §4.3): path patterns and their conflict rule, the
- * compiled matcher and binding index shared across replicas, management, and serving.
+ * Published endpoints (docs/endpoints.md): path patterns and their conflict rule, the compiled
+ * matcher and binding index shared across replicas, management, and serving.
  */
 // A workspace that publishes endpoints cannot be deleted (`workspace.in_use`; see services.ts).
 export { countInWorkspace as countEndpoints } from "./repo.ts";

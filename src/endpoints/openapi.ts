@@ -1,10 +1,11 @@
 /**
  * The OpenAPI 3.1 document of `/api/x` (issue 13): one path per published endpoint the presenting
  * key may call (or, when bindings let it call only some of a pattern's URLs, one per part it may
- * call: serve.ts `describe`), its parameters from the latest release's declarations (type, required, default,
- * enum, bounds), and the answers of spec 3 §4.3. Result columns are not known before a run, so
- * `rows` is described as the `data_ready` shape with `schema` naming the columns at run time.
- * Every schema is inline or under `components`, so `$ref`s resolve from the document root.
+ * call: serve.ts `describe`), its parameters from the latest release's declarations (type,
+ * required, default, enum, bounds), and the answers of a serve (docs/endpoints.md#serving). Result
+ * columns are not known before a run, so `rows` is described as the `data_ready` shape with
+ * `schema` naming the columns at run time. Every schema is inline or under `components`, so `$ref`s
+ * resolve from the document root.
  */
 import { z } from "zod";
 import { dataReadyView } from "../executions/mod.ts";

@@ -1,5 +1,5 @@
 /**
- * Endpoint path patterns (spec 3 §2.4) and the nodes of the endpoint tree bindings name (§2.5).
+ * Endpoint path patterns (docs/endpoints.md#paths) and the endpoint tree's nodes bindings name.
  *
  * A pattern is 1 to 10 segments, each a literal `[a-z0-9][a-z0-9_.-]{0,63}` or a variable
  * `{name}`; at most 200 characters, leading `/`, no trailing slash. A variable matches any one
@@ -39,7 +39,7 @@ function parseSegment(path: string, s: string): Segment {
   );
 }
 
-/** Parses a pattern by the §2.4 grammar; `endpoint.validation.path_invalid` names the defect. */
+/** Parses a pattern by the path grammar; `endpoint.validation.path_invalid` names the defect. */
 export function parsePattern(value: unknown): Pattern {
   if (typeof value !== "string") throw invalid(String(value ?? ""), "must be a string");
   const path = value;
@@ -82,7 +82,9 @@ export function publishablePattern(value: unknown): Pattern {
   return pattern;
 }
 
-/** True when some URL path matches both patterns (the §4.3 conflict rule). */
+/**
+ * True when some URL path matches both patterns (docs/decisions.md#endpoint-paths-never-overlap).
+ */
 export function conflicts(a: Segment[], b: Segment[]): boolean {
   if (a.length !== b.length) return false;
   return a.every((s, i) => {

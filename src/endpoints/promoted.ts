@@ -1,13 +1,13 @@
 /**
- * Published endpoints travelling with a promotion (spec 3 §4.4): the sender reads the rows that
- * serve pipelines of the batch, with every binding that decides their access named by key name;
- * the receiver writes them inside the push's one transaction.
+ * Published endpoints travelling with a promotion (docs/decisions.md#what-a-promotion-carries): the
+ * sender reads the rows that serve pipelines of the batch, with every binding that decides their
+ * access named by key name; the receiver writes them inside the push's one transaction.
  *
  * Every pushed row passes the target's publish rules (publish_rules.ts) as a publish there would,
  * against the release the push leaves serving; any refusal refuses the batch with publish's code,
  * and the timeout is clamped to the target's bounds.
  *
- * Decisions where the documents are silent:
+ * Decided here:
  * - An endpoint is matched on the target by its pattern (unique deployment-wide). A pattern held by
  *   another workspace of the target, or one that would overlap another pattern there, refuses the
  *   batch with 409 `endpoint.path_conflict`.

@@ -1,10 +1,10 @@
 /**
- * The publish rules of spec 3 §4.3, in one place for both ways an endpoint row is written: a
- * publish (service.ts) and a promotion push (promoted.ts). A pushed row passes exactly what a
- * publish on the target would: the pattern grammar and no reserved path, the pipeline released in
- * the workspace, every path variable a declared parameter of that release, the release
- * side-effect-free, the timeout clamped to the target's bounds, and no overlap with another
- * pattern of the deployment.
+ * The publish rules (docs/endpoints.md#publishing), in one place for both ways an endpoint row is
+ * written: a publish (service.ts) and a promotion push (promoted.ts). A pushed row passes exactly
+ * what a publish on the target would: the pattern grammar and no reserved path, the pipeline
+ * released in the workspace, every path variable a declared parameter of that release, the release
+ * side-effect-free, the timeout clamped to the target's bounds, and no overlap with another pattern
+ * of the deployment.
  */
 import { AppError } from "../errors/mod.ts";
 import type { Queryable } from "../store/mod.ts";

@@ -1,15 +1,16 @@
 /**
- * What an endpoint serves (spec 3 §3, §4.3, §9): the latest RELEASED version of its pinned
- * pipeline, and whether that version is side-effect-free, transitively through PIPELINE nodes.
- * Publish refuses a write-capable version (409); serving re-checks on every request (503).
+ * What an endpoint serves (docs/decisions.md#an-endpoint-serves-the-latest-release): the latest
+ * RELEASED version of its pinned pipeline, and whether that version is side-effect-free,
+ * transitively through PIPELINE nodes. Publish refuses a write-capable version (409); serving
+ * re-checks on every request (503).
  *
  * The check is cheap on a hit: a released body is immutable, so parsed bodies are cached by
  * (pipeline, version, body hash) and each serve costs one metadata read per pipeline in the tree
  * (to learn the latest release, or a child's current version), never a body parse.
  *
- * Decision where the spec is silent: a CALCULATOR node derives parameters and touches no
- * datasource, so it counts as side-effect-free beside DQL nodes with a `tempdb` or `caller`
- * output and PIPELINE nodes over such children.
+ * Decided here (docs/decisions.md#only-side-effect-free-pipelines-are-published): a CALCULATOR node
+ * derives parameters and touches no datasource, so it counts as side-effect-free beside DQL nodes
+ * with a `tempdb` or `caller` output and PIPELINE nodes over such children.
  */
 import { AppError } from "../errors/mod.ts";
 import { parseBody, type PipelineBody } from "../pipelines/mod.ts";

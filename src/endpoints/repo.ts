@@ -197,7 +197,8 @@ export async function countInWorkspace(db: Queryable, workspaceId: string): Prom
 
 /**
  * Whether an `endpoint.served` row pairs the key (`svck_…`) with the execution: the only way an
- * endpoint-kind key may read an execution (spec 3 §4.3 item 8). Uses the partial index of 0010.
+ * endpoint-kind key may read an execution
+ * (docs/decisions.md#every-serve-is-recorded-before-its-answer). Uses the partial index of 0010.
  */
 export async function keyStartedExecution(
   db: Queryable,

@@ -1,5 +1,5 @@
 /**
- * Serving a published endpoint (spec 3 §4.3 "Serving"), free of HTTP: the front end hands over
+ * Serving a published endpoint (docs/endpoints.md#serving), free of HTTP: the front end hands over
  * the key's principal, the path under `/api/x`, the query pairs and the two result headers, and
  * writes what comes back. In order: match (404), authorise by the binding walk or the unbound
  * default (403), re-check the latest release (503), validate every parameter at once (400), run
@@ -7,7 +7,7 @@
  * Every request that reached an endpoint leaves one `endpoint.served` row, written before the
  * answer, so an endpoint key can later prove it started the execution it reads.
  *
- * Decisions where the documents are silent:
+ * Decided here:
  * - The walk is over the request path's own ancestors (bindings.ts): a binding on a node below
  *   a variable of the pattern (`/p/lit/secret` under `/p/lit/{v}`) decides for that URL, and a
  *   binding on a node with variables covers every URL the node matches.
@@ -43,7 +43,7 @@ import { utf8Length } from "../lib/utf8.ts";
 
 export const VALUE_MAX_BYTES = 4096;
 
-/** One entry of `endpoint.request.invalid`'s `details.errors` (spec 3 §4.3 item 4). */
+/** One entry of `endpoint.request.invalid`'s `details.errors`. */
 export interface RequestDefect {
   parameter: string;
   code:
@@ -273,7 +273,7 @@ export class EndpointServer {
       const reading = decided();
       const outcome = await Promise.race([reading, timedOut]);
       if (outcome === undefined) {
-        // The run goes on (spec 3 §3); only this request stops following it.
+        // The run goes on (docs/decisions.md#endpoint-timeouts); this request stops following it.
         reading.catch(() => {});
         const ttl = resultTtlSeconds(req.ttlHeader, this.#o.resultLimits);
         return {
@@ -340,9 +340,9 @@ function outcomeOf(result: ServeOutcome): string {
 }
 
 /**
- * Spec 3 §4.3 items 2 and 3, given the keys of the deepest bound ancestor of the request path
- * (null when none is bound): a bound node decides for every key kind; with none, user keys of the
- * workspace holding `execute` pass and endpoint keys do not.
+ * Who may call (docs/endpoints.md#who-may-call), given the keys of the deepest bound ancestor of
+ * the request path (null when none is bound): a bound node decides for every key kind; with none,
+ * user keys of the workspace holding `execute` pass and endpoint keys do not.
  */
 export function authorise(decider: BoundKey[] | null, endpoint: EndpointRow, p: Principal): void {
   if (decider) {
@@ -369,8 +369,8 @@ function wholeRegion(pattern: Pattern): Region {
 }
 
 /**
- * Spec 3 §4.3 item 4: path variables by name, the rest from the query string; every defect in
- * one `endpoint.request.invalid`.
+ * Parameters (docs/endpoints.md#serving): path variables by name, the rest from the query string;
+ * every defect in one `endpoint.request.invalid`.
  */
 export function bindParameters(
   declared: ParameterDeclarations,

@@ -1,12 +1,13 @@
 /**
- * Managing published endpoints (spec 3 §4.3, DECISIONS.md "endpoint record"): publish, read,
- * list, unpublish, enable and disable, and binding the caller's endpoint-kind keys to nodes of the
- * endpoint tree. Every act writes its audit row in the change's transaction and is announced to
- * every instance's matcher after the commit. The route-level operation (author) is the front
- * end's; this service checks the workspace of everything it touches.
+ * Managing published endpoints (docs/endpoints.md#publishing): publish, read, list, unpublish,
+ * enable and disable, and binding the caller's endpoint-kind keys to nodes of the endpoint tree.
+ * Every act writes its audit row in the change's transaction and is announced to every instance's
+ * matcher after the commit. The route-level operation (author) is the front end's; this service
+ * checks the workspace of everything it touches.
  *
- * Decisions where the documents are silent:
- * - `timeout_seconds` defaults to 30 (DECISIONS.md) before the clamp to the two settings.
+ * Decided here:
+ * - `timeout_seconds` defaults to 30 (docs/decisions.md#endpoint-timeouts) before the clamp to the
+ *   two settings.
  * - An identical pattern is a conflict like any overlap (409 `endpoint.path_conflict`).
  * - Patterns of disabled endpoints still take part in the conflict rule: enabling must never
  *   make two endpoints answer one URL.
@@ -51,7 +52,7 @@ export interface EndpointContext {
   workspaceId: string;
 }
 
-/** The endpoint record of DECISIONS.md. */
+/** The endpoint record (docs/endpoints.md#publishing). */
 /** `released` and the timeout bounds are the publish rules (publish_rules.ts). */
 export interface EndpointServiceOptions extends PublishRules {
   db: Db;

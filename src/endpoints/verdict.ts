@@ -1,5 +1,5 @@
 /**
- * What every serve re-checks before it runs (spec 3 §4.3 item 3, §9): the workspace is active,
+ * What every serve re-checks before it runs (docs/endpoints.md#serving): the workspace is active,
  * the pipeline is there with a latest RELEASED version, and that version is side-effect-free,
  * transitively through PIPELINE nodes. The verdict is a function of stored state that changes
  * only through announced writes (a release, discard, restore, switch, save or delete of any

@@ -1,6 +1,6 @@
 /**
- * A published endpoint as it is read (spec 3 §2.4, §2.5, §4.3): one zod schema per shape, for
- * REST responses, tool outputs and the `/api/x` document alike.
+ * A published endpoint as it is read: one zod schema per shape, for REST responses, tool outputs
+ * and the `/api/x` document alike.
  */
 import { z } from "zod";
 

@@ -14,14 +14,15 @@ export type ErrorDetails = Readonly<Record<string, unknown>>;
 /** Rarely needed extras of an AppError. */
 export interface AppErrorOptions {
   /**
-   * Answers this status instead of the catalogue's, for the few codes the spec gives a second
-   * status in another place (e.g. `auth.login.domain_not_allowed`: 403 at login, 400 at invite).
+   * Answers this status instead of the catalogue's, for the few codes that answer a second status
+   * in another place (e.g. `auth.login.domain_not_allowed`: 403 at login, 400 at invite).
    */
   status?: number;
   /**
-   * Replaces the catalogue's two texts for the few situations a code covers that its texts do
-   * not describe: a browser session on `/api/x` is `auth.api_key.missing` (spec 3 §4.3), but
-   * "send a session cookie" would be wrong advice there. The code and status stay the contract.
+   * Replaces the catalogue's two texts for the few situations a code covers that its texts do not
+   * describe: a browser session on `/api/x` is `auth.api_key.missing`
+   * (docs/endpoints.md#a-browser-at-apix), but "send a session cookie" would be wrong advice there.
+   * The code and status stay the contract.
    */
   message?: string;
   userMessage?: string;
@@ -120,7 +121,7 @@ type CheckedAppError = AppError;
 const CheckedAppError: AppErrorConstructor = AppError;
 export { CheckedAppError as AppError };
 
-/** The `error` member of the error envelope (spec 2 §2.1). */
+/** The `error` member of the error envelope (docs/http.md). */
 export interface ErrorBody {
   code: string;
   message: string;

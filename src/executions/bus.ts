@@ -1,8 +1,8 @@
 /**
- * The in-process event bus of one execution (ARCHITECTURE.md "An execution"): the executor emits,
- * the sink (durable log) and any number of live readers (the SSE writer) follow. Ids are assigned
- * here, in emission order, and the sink is called strictly in that order, so a reader, a replay
- * and the durable log see one sequence.
+ * The in-process event bus of one execution (docs/architecture.md#how-a-run-flows): the executor
+ * emits, the sink (durable log) and any number of live readers (the SSE writer) follow. Ids are
+ * assigned here, in emission order, and the sink is called strictly in that order, so a reader, a
+ * replay and the durable log see one sequence.
  */
 import { type EventFrame, TERMINAL_EVENTS } from "./event_order.ts";
 import { EndedElsewhere } from "./sink.ts";

@@ -1,8 +1,8 @@
 /**
- * The ordering rules of spec 2 §6 as a checker: feed it the frames of one execution's stream in
- * the order they arrived; it throws on the first violation and `end()` checks the stream closed
- * on a complete terminal sequence. Every execution test runs its streams through it, and the
- * executor's own tests use it to prove the event bus never reorders.
+ * The event order of a run (docs/executions.md#how-a-pipeline-runs) as a checker: feed it the
+ * frames of one execution's stream in the order they arrived; it throws on the first violation and
+ * `end()` checks the stream closed on a complete terminal sequence. Every execution test runs its
+ * streams through it, and the executor's own tests use it to prove the event bus never reorders.
  */
 
 export interface EventFrame {

@@ -1,7 +1,7 @@
 /**
- * The executor (spec 2 §3.2, §4.3): `prepare` resolves the version, parses its body and binds
- * the parameters before anything streams, so the HTTP layer can still answer an error envelope;
- * `run` starts the execution (see `run.ts`) and hands back its handle at once.
+ * The executor (docs/executions.md#how-a-pipeline-runs): `prepare` resolves the version, parses its
+ * body and binds the parameters before anything streams, so the HTTP layer can still answer an
+ * error envelope; `run` starts the execution (see `run.ts`) and hands back its handle at once.
  */
 import { DEFAULT_ENGINE_LIMITS, type EngineLimits } from "../datasources/mod.ts";
 import { AppError } from "../errors/mod.ts";

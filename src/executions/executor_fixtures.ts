@@ -1,7 +1,7 @@
 /**
  * Test fixtures for the executor: a sink that only records calls, a world of real lifecycles on a
  * migrated store, real connectors on files and local servers, and draining a stream with a
- * deadline (through the §6 ordering checker).
+ * deadline (through the event-order checker).
  */
 import { AppError } from "../errors/mod.ts";
 import type { Db } from "../store/mod.ts";
@@ -269,7 +269,7 @@ export function statusOf(record: ExecutionRecord, nodeId: string): string | unde
   return record.node_stats!.find((s) => s.node_id === nodeId)?.status;
 }
 
-/** Reads the whole stream (deadline `ms`), checks §6 ordering, returns frames by type. */
+/** Reads the whole stream (deadline `ms`), checks the event order, returns frames by type. */
 export async function drainStream(
   handle: ExecutionHandle,
   options: DrainOptions = {},

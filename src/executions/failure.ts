@@ -1,16 +1,16 @@
 /**
- * The failure record (spec 2 §2.4): built once when a node or an execution fails, then carried
- * unchanged into `node_failed`, `pipeline_failed` and the stored execution record. Under the
- * detail setting `full` (the default) it names the node, the rendered SQL (placeholders only,
- * never values) and the exception chain; under `structured` those three are left out, so a
- * deployment can keep internals away from its callers.
+ * The failure record (docs/decisions.md#failure-detail): built once when a node or an execution
+ * fails, then carried unchanged into `node_failed`, `pipeline_failed` and the stored execution
+ * record. Under the detail setting `full` (the default) it names the node, the rendered SQL
+ * (placeholders only, never values) and the exception chain; under `structured` those three are
+ * left out, so a deployment can keep internals away from its callers.
  */
 import { AppError, type ErrorBody, errorBody, toAppError } from "../errors/mod.ts";
 import { SOURCE_ROOT } from "../lib/assets.ts";
 
 export type ErrorDetail = "full" | "structured";
 
-/** At most this many stack frames per exception level, and this many levels (spec 2 §8). */
+/** At most this many stack frames per exception level, and this many levels. */
 export const MAX_FRAMES = 40;
 export const MAX_LEVELS = 16;
 

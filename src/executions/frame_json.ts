@@ -1,8 +1,8 @@
 /**
  * A frame's payload as JSON text, made once. `data_ready`'s is the large one (the first page of
  * rows) and a served request needs it twice: the journal stores it and the endpoint route answers
- * it verbatim (spec 3 §4.3: the body is the `data_ready` payload), so its text stays with the
- * payload object for the route. Payloads are not changed once emitted.
+ * it verbatim (the body is the `data_ready` payload), so its text stays with the payload object for
+ * the route. Payloads are not changed once emitted.
  */
 import type { EventFrame } from "./event_order.ts";
 

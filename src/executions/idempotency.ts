@@ -1,8 +1,9 @@
 /**
- * `Idempotency-Key` on execute (spec 2 §8): the first request with a key claims it in the shared
- * store together with a hash of the request; a retry with the same key and the same request gets
- * the original execution back, the same key with a different request is 409. Keys are per user
- * (an API key's requests count as its owner's) and live `service.idempotency.ttl-seconds`.
+ * `Idempotency-Key` on execute (docs/decisions.md#idempotency-keys): the first request with a key
+ * claims it in the shared store together with a hash of the request; a retry with the same key and
+ * the same request gets the original execution back, the same key with a different request is 409.
+ * Keys are per user (an API key's requests count as its owner's) and live
+ * `service.idempotency.ttl-seconds`.
  */
 import { AppError } from "../errors/mod.ts";
 import { bodyHash } from "../lib/canonical_json.ts";

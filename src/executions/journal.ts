@@ -1,10 +1,10 @@
 /**
- * An execution's trace rows through the store's group commit (store/group_commit.ts): its
- * record, a row per frame (progress samples included, spec 2 §6) and its final record, written
- * in emission order with every other run's rows of the same turn, each run a chain so a refused
- * frame (the reaper stored the run's ending first) stops its later frames. Followers are woken
- * once per run and batch, after the rows are stored. Record and frame rows are queued as rows, so
- * neighbouring ones share an INSERT.
+ * An execution's trace rows through the store's group commit (store/group_commit.ts): its record, a
+ * row per frame (progress samples included, docs/decisions.md#every-event-is-durable) and its final
+ * record, written in emission order with every other run's rows of the same turn, each run a chain
+ * so a refused frame (the reaper stored the run's ending first) stops its later frames. Followers
+ * are woken once per run and batch, after the rows are stored. Record and frame rows are queued as
+ * rows, so neighbouring ones share an INSERT.
  *
  * A run whose rows the store refused (an outage of the metadata store) keeps them here, each
  * frame with the instant it was observed, and its ending goes to `PendingEndings` (settle.ts):

@@ -1,7 +1,8 @@
 /**
- * Request limits of execute (spec 2 §8, DECISIONS.md "results"): the result TTL and inline page
- * headers, clamped to the configured bounds (an unparseable value counts as absent), and the
- * per-user stream slots, counted in the shared store so every instance sees the same number.
+ * Request limits of execute (docs/decisions.md#result-pages-and-lifetimes): the result TTL and
+ * inline page headers, clamped to the configured bounds (an unparseable value counts as absent),
+ * and the per-user stream slots, counted in the shared store so every instance sees the same
+ * number.
  */
 import { AppError } from "../errors/mod.ts";
 import type { SharedStore } from "../shared/mod.ts";

@@ -1,8 +1,8 @@
 /**
- * `node_progress` samples of one node attempt (spec 2 §6): a sample at each first entry into a
- * state, then at most one per interval while a count changed, then exactly one terminal sample.
- * Timings are cumulative per state, the open state counting up to the sample's observation. The
- * clock is injected so cadence tests need not depend on real time.
+ * `node_progress` samples of one node attempt (docs/executions.md#how-a-pipeline-runs): a sample at
+ * each first entry into a state, then at most one per interval while a count changed, then exactly
+ * one terminal sample. Timings are cumulative per state, the open state counting up to the sample's
+ * observation. The clock is injected so cadence tests need not depend on real time.
  */
 import { isoAt } from "../lib/time.ts";
 
@@ -136,7 +136,7 @@ export class NodeProgress {
     return now - this.#lastSampleAt >= this.#intervalMs ? this.#sample(now) : DONE;
   }
 
-  /** The one terminal sample; `evidence` only on writes (§6 `committed`, `rolled_back`). */
+  /** The one terminal sample; `evidence` only on writes (`committed`, `rolled_back`). */
   async end(state: TerminalState, evidence: Evidence = {}): Promise<void> {
     if (this.#terminal) return;
     const now = this.#clock();

@@ -1,9 +1,10 @@
 /**
- * What a pipeline purge takes from the executions (spec 2 §3.1: a purged draft is "deleted with
- * its executions"; a sole version takes the entity with it): a hook on the pipelines' lifecycle,
- * run inside the purge's transaction, so the runs go with the version or not at all.
+ * What a pipeline purge takes from the executions
+ * (docs/decisions.md#purging-a-draft-takes-its-runs: a purged draft goes with its executions; a
+ * sole version takes the entity with it): a hook on the pipelines' lifecycle, run inside the
+ * purge's transaction, so the runs go with the version or not at all.
  *
- * Decisions where the documents are silent:
+ * Decided here:
  * - The runs of the purged version go (every run of the pipeline when the entity goes), with their
  *   durable events and the child runs they started, at any depth: a child run is part of its
  *   parent's run tree, and left behind it would name a root that no longer exists. A child

@@ -150,8 +150,9 @@ export function idFloor(ms: number): string {
 }
 
 /**
- * The runs of a pipeline (of one version when `$2` is given) and, at any depth, the child runs
- * they started (executions_by_parent): what a purge takes with a draft (spec 2 §3.1).
+ * The runs of a pipeline (of one version when `$2` is given) and, at any depth, the child runs they
+ * started (executions_by_parent): what a purge takes with a draft
+ * (docs/decisions.md#purging-a-draft-takes-its-runs).
  */
 function runTrees(version: number | undefined): string {
   return `WITH RECURSIVE doomed (id) AS (

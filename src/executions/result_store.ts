@@ -1,9 +1,9 @@
 /**
- * The result store (spec 2 §2.6, §4.4): a caller result kept in the shared store, so any replica
- * can serve its pages. Rows are appended in chunks of `chunkRows` JSON-encoded rows to one list
- * (stable order across pages, few round trips); the metadata key is written last, so a result is
- * readable only once it is complete. Expiry is fixed when the writer starts and every key carries
- * that same instant; reads never extend it.
+ * The result store (docs/decisions.md#result-pages-and-lifetimes): a caller result kept in the
+ * shared store, so any replica can serve its pages. Rows are appended in chunks of `chunkRows`
+ * JSON-encoded rows to one list (stable order across pages, few round trips); the metadata key is
+ * written last, so a result is readable only once it is complete. Expiry is fixed when the writer
+ * starts and every key carries that same instant; reads never extend it.
  */
 import { AppError } from "../errors/mod.ts";
 import type { SharedStore } from "../shared/mod.ts";
@@ -18,7 +18,7 @@ import {
 
 export { type JsonCell, toJsonCell };
 
-/** A result column as the result cursor serves it (spec 2 §4.4). */
+/** A result column as the result cursor serves it. */
 export interface ResultColumn {
   name: string;
   type: WireType;

@@ -1,9 +1,9 @@
 /**
- * One execution from `execution_started` to its terminal sequence (spec 2 §3.2, §6): calculators
- * first, then the DAG with independent branches in parallel (bounded by
- * `settings.max_parallel_nodes`), fail-fast. The first failure, or a cancel, aborts the shared
- * signal: nodes not started get no events, running ones are interrupted on the server and end
- * with a terminal `aborted` sample.
+ * One execution from `execution_started` to its terminal sequence
+ * (docs/executions.md#how-a-pipeline-runs): calculators first, then the DAG with independent
+ * branches in parallel (bounded by `settings.max_parallel_nodes`), fail-fast. The first failure, or
+ * a cancel, aborts the shared signal: nodes not started get no events, running ones are interrupted
+ * on the server and end with a terminal `aborted` sample.
  */
 import { AppError } from "../errors/mod.ts";
 import { newId } from "../lib/ids.ts";

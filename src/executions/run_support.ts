@@ -30,7 +30,8 @@ export function plan(
     case "PIPELINE":
       return { operation: "child", destination };
     default:
-      // A DML or DDL statement delivers no rows anywhere (DECISIONS.md "omitted output").
+      // A DML or DDL statement delivers no rows anywhere
+      // (docs/decisions.md#where-rows-go-when-output-is-omitted).
       return { operation: "statement", destination: node.output ? destination : { kind: "none" } };
   }
 }
@@ -45,7 +46,7 @@ export function stat(
   return { node_id: nodeId, duration_ms: duration, rows_out: rows, bytes_out: bytes, status };
 }
 
-/** The RUNNING record an execution starts with (spec 2 §2.4). */
+/** The RUNNING record an execution starts with. */
 export function initialRecord(prepared: Prepared, startedAt: string): ExecutionRecord {
   const r = prepared.request;
   return {

@@ -53,7 +53,7 @@ export interface ExecutionServiceOptions {
   maxStreamsPerUser: number;
   /** How often a follower rereads stored frames without a wake-up (a lost message's cost). */
   followPollMs: number;
-  /** The replay window past completion (spec 2 §6: one hour). */
+  /** The replay window past completion (one hour, docs/decisions.md#retention). */
   replayWindowMs?: number;
   /** The system actor, who audits ending a run no instance runs any more (see `cancel`). */
   systemActorId?: string;

@@ -2,10 +2,10 @@
  * A run's ending after the store refused some of its rows (an outage of the metadata store, most
  * often): everything the store did not take, its record, its frames in order up to the terminal
  * sequence, and its final record, written in one transaction once the store takes writes again,
- * retried with backoff until then. The stored stream ends the way the live one did: the frames
- * the live readers got, with their ids, each once (those already stored are skipped), so §6's
- * ordering holds and exactly one terminal sequence is stored. A run that meanwhile ended
- * elsewhere (reaped) keeps that ending.
+ * retried with backoff until then. The stored stream ends the way the live one did: the frames the
+ * live readers got, with their ids, each once (those already stored are skipped), so the event
+ * order holds and exactly one terminal sequence is stored. A run that meanwhile ended elsewhere
+ * (reaped) keeps that ending.
  */
 import { Unavailable } from "../lib/unavailable.ts";
 import { type Db, type Queryable, type RowInsert, rowInsertSql } from "../store/mod.ts";

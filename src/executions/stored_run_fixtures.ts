@@ -1,8 +1,8 @@
 /**
  * Runs on the world's store through the real `DurableSink`, so a test checks what was stored as
  * well as what streamed: the stored record equals the live one, the stored frames equal the
- * streamed ones, and both pass the §6 ordering checker. Also the assertion every failure-mode
- * test makes: one failure record in `node_failed`, `pipeline_failed` and the stored record.
+ * streamed ones, and both pass the event-order checker. Also the assertion every failure-mode test
+ * makes: one failure record in `node_failed`, `pipeline_failed` and the stored record.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { MemoryStore } from "../shared/mod.ts";

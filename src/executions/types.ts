@@ -16,7 +16,7 @@ export type TriggeredVia = (typeof TRIGGERS)[number];
 
 export type AbortReason = "cancelled" | "client_disconnect" | "shutdown";
 
-/** What a caller asks for. Limits are already clamped by the caller (spec 2 §8). */
+/** What a caller asks for. Limits are already clamped by the caller. */
 export interface ExecutionRequest {
   /** Minted by the caller before acceptance, so an Idempotency-Key can name it. */
   executionId: string;
@@ -48,7 +48,7 @@ export interface ExecutionRequest {
   released?: { version: number; body: PipelineBody };
 }
 
-/** Per node in `node_stats` (spec 2 §2.4). */
+/** Per node in `node_stats`. */
 export interface NodeStat {
   node_id: string;
   duration_ms: number | null;
@@ -58,7 +58,7 @@ export interface NodeStat {
   error_code?: string;
 }
 
-/** The stored execution record (spec 2 §2.4), without the read-time `result_url`. */
+/** The stored execution record, without the read-time `result_url`. */
 export interface ExecutionRecord {
   execution_id: string;
   workspace_id: string;

@@ -1,7 +1,7 @@
 /**
- * An execution as it is read (spec 2 §2.4, §4.4, §4.5, §6): the record, its history row, a
- * result page, the replayed events and the `data_ready` payload, one zod schema each, for REST
- * responses, tool outputs and the published endpoints' document alike.
+ * An execution as it is read: the record, its history row, a result page, the replayed events and
+ * the `data_ready` payload, one zod schema each, for REST responses, tool outputs and the published
+ * endpoints' document alike.
  */
 import { z } from "zod";
 import { EXECUTION_STATUSES, TRIGGERS } from "./types.ts";
@@ -62,7 +62,7 @@ const recordFields = {
   abort_reason: z.enum(["cancelled", "client_disconnect", "shutdown"]).nullable(),
 };
 
-/** A history row: the record without result links (spec 2 §4.5). */
+/** A history row: the record without result links. */
 export const executionRowView = z.object(recordFields).meta({ id: "ExecutionRow" });
 
 /** `GET /executions/{id}`: the record, with the result's link while it is readable. */

@@ -1,4 +1,4 @@
-/** What `/health`, `/ready` and `/info` answer (spec 2 §4.6), as zod schemas. */
+/** What `/health`, `/ready` and `/info` answer, as zod schemas. */
 import { z } from "zod";
 
 const status = z.enum(["UP", "DOWN"]);

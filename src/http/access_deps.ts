@@ -1,6 +1,7 @@
 /**
- * What the access steps need, as narrow interfaces so the pipeline reads as the spec does and the
- * domains stay free of HTTP. Lookups here are cached for the liveness TTL (spec 1 §5.6).
+ * What the access steps need, as narrow interfaces so the pipeline reads as a list of steps and the
+ * domains stay free of HTTP. Lookups here are cached for the liveness TTL
+ * (docs/access.md#sessions).
  */
 import type { ResolvedConfig } from "../config/mod.ts";
 import type {
@@ -43,7 +44,7 @@ export interface AccessDeps {
   keys: KeyValidator;
   directory: AccessDirectory;
   loginLimiter: LoginRateLimiter;
-  /** The per-user request budget of spec 2 §8, shared across replicas. */
+  /** The per-user request budget (docs/decisions.md#one-request-budget-per-user). */
   budget: RequestBudget;
   secureCookies: boolean;
   systemActor: SystemActor;

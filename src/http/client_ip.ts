@@ -1,7 +1,8 @@
 /**
- * The client address (spec 1 §6): the socket peer, unless that peer is a configured trusted proxy,
- * in which case the right-most X-Forwarded-For hop that is not itself trusted. An empty trust list
- * ignores the header entirely, so a client cannot forge its address.
+ * The client address (docs/decisions.md#client-addresses-behind-proxies): the socket peer, unless
+ * that peer is a configured trusted proxy, in which case the right-most X-Forwarded-For hop that is
+ * not itself trusted. An empty trust list ignores the header entirely, so a client cannot forge its
+ * address.
  */
 export function clientIp(
   peer: string | undefined,

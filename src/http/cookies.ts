@@ -1,4 +1,7 @@
-/** The three cookies of spec 1 §5.5, with flags that follow the configured base-url. */
+/**
+ * The three cookies (`svc_session`, `svc_csrf`, `svc_oauth2_authz`), with flags that follow the
+ * configured base-url.
+ */
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { AppContext } from "./context.ts";
 
@@ -6,7 +9,7 @@ export const SESSION_COOKIE = "svc_session";
 export const CSRF_COOKIE = "svc_csrf";
 export const AUTHZ_COOKIE = "svc_oauth2_authz";
 
-/** Secure unless the base-url is explicitly http (unset keeps it, per §5.5). */
+/** Secure unless the base-url is explicitly http (unset keeps it). */
 export function secureCookies(baseUrl: string | undefined): boolean {
   return !baseUrl?.startsWith("http://");
 }
@@ -40,7 +43,7 @@ export function ensureCsrfToken(c: AppContext, secure: boolean): string {
 /**
  * A new CSRF token, set in place of any the browser holds. Sign-in calls it: a token that was
  * there before the session (planted by someone who can set cookies for the host) is worth
- * nothing to the session; from then on the token stays stable (spec 1 §5.5).
+ * nothing to the session; from then on the token stays stable (docs/decisions.md#csrf-tokens).
  */
 export function issueCsrfToken(c: AppContext, secure: boolean): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));

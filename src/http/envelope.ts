@@ -1,6 +1,6 @@
 /**
- * The response envelopes of spec 2 §2.1, as zod schemas (for OpenAPI) and as builders (for
- * handlers). Every JSON response but raw documents goes through these.
+ * The response envelopes (docs/decisions.md#envelopes), as zod schemas (for OpenAPI) and as
+ * builders (for handlers). Every JSON response but raw documents goes through these.
  */
 import { z } from "zod";
 import { AppError, errorBody } from "../errors/mod.ts";

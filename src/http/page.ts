@@ -1,6 +1,6 @@
 /**
- * One page schema and one clamp for every paged list (spec 2 §4: `offset`, `limit`; a missing limit
- * takes the default, a larger one is clamped to the maximum rather than refused).
+ * One page schema and one clamp for every paged list (`offset`, `limit`; a missing limit takes the
+ * default, a larger one is clamped to the maximum rather than refused).
  */
 import { z } from "zod";
 

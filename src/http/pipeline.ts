@@ -1,8 +1,8 @@
 /**
  * The whole request order, in one function: what runs before any route (correlation, security
- * headers, access log, body limit), then spec 1 §5.8, numbered as the spec numbers it. Read top to
- * bottom: this is the way every request takes to its handler. Documents point here; they do not
- * copy the list.
+ * headers, access log, body limit), then the access steps, numbered 1 to 12
+ * (docs/http.md#request-pipeline). Read top to bottom: this is the way every request takes to its
+ * handler. The docs point here; they do not copy the list.
  *
  * A step that can only ever apply to some paths is registered on those paths (its own check
  * stays), and a step that is off in this configuration is not registered: the router then leaves
@@ -35,7 +35,7 @@ export function installPipeline(app: Hono<AppEnv>, deps: AccessDeps): void {
   // Outermost of all when on, so its time and count include every refusal and error.
   if (deps.metrics || tracing) app.use(observeRequests(deps.metrics)); // metrics, request span
   // Outermost, so every answer (refusals and errors included) carries the correlation id and the
-  // security headers (§5.8: written before the filter chain continues), and is logged.
+  // security headers, and is logged.
   app.use(correlation(config.auth.trustedProxies)); //            SVC-Correlation-Id, client address
   app.use(securityHeaders(config.auth.baseUrl)); //               security headers
   if (deps.logger.enabled("debug")) app.use(accessLog(deps.logger)); // a line per request
@@ -56,7 +56,7 @@ export function installPipeline(app: Hono<AppEnv>, deps: AccessDeps): void {
   //                                                           8. OIDC: routes/oidc.ts, registered
   //                                                              only with a configured provider
   app.use(requireAuthentication()); //                         9. authorization (public allowlist)
-  app.use(requestBudget(deps.budget, deps.logger)); //            per-user budget (spec 2 §8), so
+  app.use(requestBudget(deps.budget, deps.logger)); //            per-user budget, so
   //                                                              refused requests count too
   app.use(passwordGate()); //                                 10. forced password change gate
   //                                                          11. scope and role: each route's own

@@ -1,6 +1,6 @@
 /**
- * Spec 1 §5.9: the paths that need no credential, as data, in one place. Public does not mean
- * unscoped: a route on a public path that declares an operation is still checked.
+ * The paths that need no credential, as data, in one place. Public does not mean unscoped: a route
+ * on a public path that declares an operation is still checked.
  */
 const EXACT = new Set([
   "/",
@@ -31,7 +31,7 @@ const SUBTREES = [
   "/skill/",
 ];
 
-/** GET-only constant marketing pages (DECISIONS.md "marketing pages"); `ui/site/` holds them. */
+/** GET-only constant marketing pages (docs/ui.md#the-public-site); `ui/site/` holds them. */
 export const MARKETING_PAGES = [
   "/faq",
   "/roadmap",
@@ -59,7 +59,7 @@ export function isPublicPath(method: string, path: string): boolean {
       MARKETING_FOLDERS.some((p) => path.startsWith(p) && path.length > p.length));
 }
 
-/** Paths a password-opened session with a pending forced change may still reach (§5.4 item 6). */
+/** Paths a password-opened session with a pending forced change may still reach. */
 export function isPasswordGateExempt(path: string): boolean {
   return path === "/settings/password" || path === "/partials/account/password" ||
     path === "/logout" ||

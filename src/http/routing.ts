@@ -1,8 +1,9 @@
 /**
  * Routes declare their input and output schemas once; the same zod schemas validate requests and
  * generate `/openapi.json`, so the document cannot drift from what is enforced. Each route carries
- * its own access check (step 11 of spec 1 §5.8) as route-level middleware, so Hono's match is the
- * only one; the registry also knows every path's methods so another method answers 405 with `Allow`.
+ * its own access check (step 11 of `installPipeline`) as route-level middleware, so Hono's match is
+ * the only one; the registry also knows every path's methods so another method answers 405 with
+ * `Allow`.
  */
 import type { Hono, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";

@@ -1,7 +1,7 @@
 /**
- * The end every successful login shares (spec 1 §5.2 item 9, §5.4 item 3): mint the session token
- * with the resolved workspace and the way it was opened, set the cookie and a fresh CSRF token,
- * audit `auth.login.success` naming the provider.
+ * The end every successful login shares: mint the session token with the resolved workspace and the
+ * way it was opened, set the cookie and a fresh CSRF token, audit `auth.login.success` naming the
+ * provider.
  */
 import type { AuditLog } from "../audit/mod.ts";
 import type { SessionTokens } from "../identity/mod.ts";

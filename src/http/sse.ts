@@ -1,8 +1,8 @@
 /**
- * Server-sent events (spec 2 §6): frames `event:`, `id:`, `data:` and a blank line; a comment
- * `: heartbeat` after each `heartbeatMs` of silence so proxies keep the stream open; the stream
- * closes after the source ends. A client that goes away cancels the stream, and `onDisconnect`
- * tells the caller (the executor starts its disconnect grace period there).
+ * Server-sent events: frames `event:`, `id:`, `data:` and a blank line; a comment `: heartbeat`
+ * after each `heartbeatMs` of silence so proxies keep the stream open; the stream closes after the
+ * source ends. A client that goes away cancels the stream, and `onDisconnect` tells the caller (the
+ * executor starts its disconnect grace period there).
  */
 import type { EventFrame } from "../executions/mod.ts";
 

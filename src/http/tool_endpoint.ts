@@ -1,6 +1,6 @@
 /**
- * `/mcp` in the HTTP app: every step of spec 1 §5.8 has run (Origin and Host, the key, the pinned
- * workspace, the per-user budget) before this handler; it confines key kinds (step 11: an
+ * `/mcp` in the HTTP app: every step of the request order has run (Origin and Host, the key, the
+ * pinned workspace, the per-user budget) before this handler; it confines key kinds (step 11: an
  * endpoint-kind key is refused here as on every route not open to it; server keys never got this
  * far) and hands the call to the tool endpoint (src/mcp, joined in by src/runtime.ts), which
  * answers the protocol, including 405 for GET and DELETE.
@@ -31,8 +31,8 @@ export function mountToolEndpoint(
   endpoint: ToolEndpoint,
   origin: () => string,
 ): void {
-  // Public (spec 1 §5.9): an agent reads it before it holds a key. Prose, not API: declared
-  // `html` like the site's pages so it stays out of the API document.
+  // Public: an agent reads it before it holds a key. Prose, not API: declared `html` like the
+  // site's pages so it stays out of the API document.
   router.add({
     method: "get",
     path: "/skill.md",

@@ -1,9 +1,8 @@
 /**
- * The audit rows of an access decision (spec 1 §5.7, §6), written here rather than by a front end,
- * so REST, tool calls and UI handlers cannot disagree: a refusal on either axis is
- * `auth.scope.denied`; a super admin acting where they hold no membership is
- * `auth.super_admin_acting` on every governed request, reads included; a workspace header on a key
- * request is `auth.workspace.header_rejected`.
+ * The audit rows of an access decision, written here rather than by a front end, so REST, tool
+ * calls and UI handlers cannot disagree: a refusal on either axis is `auth.scope.denied`; a super
+ * admin acting where they hold no membership is `auth.super_admin_acting` on every governed
+ * request, reads included; a workspace header on a key request is `auth.workspace.header_rejected`.
  */
 import { recordAudit } from "../audit/mod.ts";
 import { AppError, type ErrorCode } from "../errors/mod.ts";

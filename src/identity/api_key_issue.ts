@@ -1,6 +1,6 @@
 /**
- * API key issuance (spec 1 §4.2): the request body's grammar, who may mint which kind, expiry
- * parsing, and the insert with its audit row. The plaintext key exists only in the answer.
+ * API key issuance (docs/access.md#api-keys): the request body's grammar, who may mint which kind,
+ * expiry parsing, and the insert with its audit row. The plaintext key exists only in the answer.
  */
 import { recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
@@ -42,8 +42,9 @@ export interface IssuePlan {
 }
 
 /**
- * Applies the §4.2 rules to a `POST /auth/api-keys` body: its shape, the kind's allowed fields, and
- * whether the issuer may mint that kind with those scopes. Throws the refusal; nothing is written.
+ * Applies the issuance rules to a `POST /auth/api-keys` body: its shape, the kind's allowed fields,
+ * and whether the issuer may mint that kind with those scopes. Throws the refusal; nothing is
+ * written.
  */
 export function planIssue(
   issuer: Issuer,

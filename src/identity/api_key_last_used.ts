@@ -1,7 +1,7 @@
 /**
- * Coalesced `last_used_at` writes (spec 1 §5.6 step 5). Writing on every validation would put an
- * UPDATE on the hot path of every keyed request; instead the latest use of each key waits up to one
- * window and a whole window's uses go out as one UPDATE per key.
+ * Coalesced `last_used_at` writes. Writing on every validation would put an UPDATE on the hot path
+ * of every keyed request; instead the latest use of each key waits up to one window and a whole
+ * window's uses go out as one UPDATE per key.
  */
 import type { Logger } from "../lib/log.ts";
 import type { Db } from "../store/mod.ts";

@@ -1,5 +1,6 @@
 /**
- * The API key vocabulary (spec 1 §2.3): the presented form and the shapes the service answers with.
+ * The API key vocabulary (docs/access.md#api-keys): the presented form and the shapes the service
+ * answers with.
  *
  * Presented form `svck_<key_id>.<secret>`: key_id 12 and secret 48 characters of lowercase RFC 4648
  * base32 (see lib/base32.ts for why lowercase). The store keeps the 12-character key_id as the row

@@ -1,10 +1,10 @@
 /**
- * API key validation (spec 1 §5.6) with a per-instance cache.
+ * API key validation with a per-instance cache.
  *
  * The cache is keyed by key_id and holds a SHA-256 of the presented key (never the key) and the
  * owner's liveness for the TTL. A matching cached entry skips the lookup and Argon2id; expiry is
  * still checked against the clock on every call, and local revocation or deactivation drops entries
- * at once (other instances converge at TTL expiry, as the spec allows).
+ * at once (other instances converge at TTL expiry, docs/access.md#sessions).
  */
 import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";

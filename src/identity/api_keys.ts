@@ -1,5 +1,5 @@
 /**
- * API keys (spec 1 §2.3, §4.2, §5.6): the one service callers construct. Issuance rules live in
+ * API keys (docs/access.md#api-keys): the one service callers construct. Issuance rules live in
  * api_key_issue.ts, validation and its cache in api_key_validate.ts, the coalesced last-used
  * writes in api_key_last_used.ts; listing and revocation are here, beside the cache they drop.
  */
@@ -107,7 +107,7 @@ export class ApiKeyService {
     });
   }
 
-  /** Mints a key by the §4.2 rules; the plaintext is in the answer and nowhere else. */
+  /** Mints a key by the issuance rules; the plaintext is in the answer and nowhere else. */
   async issue(issuer: Issuer, input: unknown, capability: IssueCapability): Promise<IssuedKey> {
     const plan = planIssue(issuer, input, capability, {
       scopes: this.#defaultScopes,

@@ -215,7 +215,7 @@ export async function liveEndpointKeyBindings(
 
 /**
  * Every live endpoint-kind key pinned to a workspace, whoever owns it, with its bindings: what a
- * promotion binds endpoints to by key name (spec 3 §4.4).
+ * promotion binds endpoints to by key name (docs/decisions.md#what-a-promotion-carries).
  */
 export async function liveEndpointKeysIn(
   db: Queryable,

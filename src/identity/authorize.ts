@@ -1,6 +1,6 @@
 /**
- * The scope-and-role decision (spec 1 §4.6, §5.6 item 7, §5.7): pure, over the operation table,
- * the principal and the workspace context the request resolved. Throws the documented code.
+ * The scope-and-role decision (docs/access.md#roles): pure, over the operation table, the principal
+ * and the workspace context the request resolved. Throws the documented code.
  */
 import { AppError } from "../errors/mod.ts";
 import { type Operation, type OperationRule, OPERATIONS } from "./operations.ts";

@@ -1,9 +1,9 @@
 /**
- * The bootstrap admin (spec 1 §5.3). The grant fires only when a user row is created for the
- * configured email (case-insensitive), with one `auth.user.admin_granted` audit row, actor
- * `bootstrap`. Login and the startup placeholder both create rows through `insertUserRow`, whose
- * insert yields to an existing row, so whichever comes first grants and the other grants nothing;
- * a revoke is never undone because nothing grants an existing row.
+ * The bootstrap admin (docs/access.md#bootstrap-admin). The grant fires only when a user row is
+ * created for the configured email (case-insensitive), with one `auth.user.admin_granted` audit
+ * row, actor `bootstrap`. Login and the startup placeholder both create rows through
+ * `insertUserRow`, whose insert yields to an existing row, so whichever comes first grants and the
+ * other grants nothing; a revoke is never undone because nothing grants an existing row.
  */
 import { recordAudit } from "../audit/mod.ts";
 import { newId } from "../lib/ids.ts";

@@ -1,8 +1,8 @@
 /**
- * Local password accounts (spec 1 §5.4): login with lockout, the self-service change, and the
- * bootstrap seed. Unknown email, OIDC-only account and wrong password are one answer with one cost:
- * the no-row path verifies against a dummy hash so timing does not tell them apart. While an account
- * is locked nothing is hashed and the failure count does not move.
+ * Local password accounts (docs/access.md#local-accounts): login with lockout, the self-service
+ * change, and the bootstrap seed. Unknown email, OIDC-only account and wrong password are one
+ * answer with one cost: the no-row path verifies against a dummy hash so timing does not tell them
+ * apart. While an account is locked nothing is hashed and the failure count does not move.
  */
 import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
@@ -164,9 +164,9 @@ export class LocalAccounts {
   }
 
   /**
-   * The bootstrap seed (§5.4 item 2): create-if-absent, always must_change_password, admin granted
-   * at creation with actor `bootstrap`. Warns while the seeded credential is unchanged, and when the
-   * configured email no longer names the seeded account.
+   * The bootstrap seed: create-if-absent, always must_change_password, admin granted at creation
+   * with actor `bootstrap`. Warns while the seeded credential is unchanged, and when the configured
+   * email no longer names the seeded account.
    */
   async seedBootstrap(
     email: string,

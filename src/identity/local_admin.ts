@@ -1,8 +1,9 @@
 /**
- * Local-account administration (spec 1 §4.4, §3): create with a one-time password, reset, disable
- * local access, unlock, and the caller's own theme. Each act is audited in its transaction. What
- * happens in other domains at creation (a workspace membership, pending invitations) runs inside
- * the same transaction through `onCreate`, so identity never imports the workspaces domain.
+ * Local-account administration (docs/access.md#local-user-administration): create with a one-time
+ * password, reset, disable local access, unlock, and the caller's own theme. Each act is audited in
+ * its transaction. What happens in other domains at creation (a workspace membership, pending
+ * invitations) runs inside the same transaction through `onCreate`, so identity never imports the
+ * workspaces domain.
  */
 import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
@@ -74,7 +75,10 @@ export class LocalUserAdmin {
       db: Db;
       onCreate: OnCreate;
       onChange?: (userId: string) => void;
-      /** An account created for this email is a super admin (spec 1 §3, at row creation only). */
+      /**
+       * An account created for this email is a super admin, at row creation only
+       * (docs/access.md#bootstrap-admin).
+       */
       bootstrapAdminEmail?: string;
     },
   ) {
@@ -221,7 +225,7 @@ export class LocalUserAdmin {
     return theme as Theme;
   }
 
-  /** A user these partials may act on: the system actor is "no such user" (spec 1 §2.2). */
+  /** A user these partials may act on: the system actor is nobody's account, so "no such user". */
   async #localTarget(userId: string): Promise<UserRow> {
     const user = isUuid(userId) ? await findUserById(this.#db, userId) : undefined;
     if (!user || user.provider === "system") {

@@ -1,8 +1,9 @@
 /**
- * The relying-party side of OIDC (spec 1 §5.2 items 1–3) over oauth4webapi: discovery from the
- * issuer, the authorization code flow with PKCE, and ID token validation (signature against the
- * provider's JWKS, issuer, audience, expiry, nonce). Nothing here knows HTTP frameworks: the
- * caller hands in the callback URL and the state it kept, and gets claims or an OidcFailure.
+ * The relying-party side of OIDC (docs/access.md#signing-in-with-an-openid-provider) over
+ * oauth4webapi: discovery from the issuer, the authorization code flow with PKCE, and ID token
+ * validation (signature against the provider's JWKS, issuer, audience, expiry, nonce). Nothing here
+ * knows HTTP frameworks: the caller hands in the callback URL and the state it kept, and gets
+ * claims or an OidcFailure.
  */
 import * as oauth from "oauth4webapi";
 import { hasTenantTemplate } from "../lib/issuer.ts";
@@ -223,7 +224,7 @@ export class OidcClients {
     return this.#providers.has(name);
   }
 
-  /** Built only from the configured base-url, never from request headers (§5.2 item 2). */
+  /** Built only from the configured base-url, never from request headers, which a client writes. */
   redirectUri(name: string): string {
     return `${this.#baseUrl}/login/oauth2/code/${name}`;
   }

@@ -1,9 +1,9 @@
 /**
- * OIDC login (spec 1 §5.2): the redirect to a provider and the callback, from the validated ID
- * token to a user row and a landing workspace. Every refusal is audited and answered as one of
- * the login page's banners; no provider failure escapes as an exception. What belongs to other
- * domains (invitations, the landing workspace) and to later issues (the `new_user` mail notice)
- * comes in as callbacks, so identity never imports them.
+ * OIDC login (docs/access.md#signing-in-with-an-openid-provider): the redirect to a provider and
+ * the callback, from the validated ID token to a user row and a landing workspace. Every refusal is
+ * audited and answered as one of the login page's banners; no provider failure escapes as an
+ * exception. What belongs to other domains (invitations, the landing workspace) and to later issues
+ * (the `new_user` mail notice) comes in as callbacks, so identity never imports them.
  */
 import { recordAudit } from "../audit/mod.ts";
 import type { Logger } from "../lib/log.ts";
@@ -21,7 +21,7 @@ export type OidcOutcome =
   | { ok: true; user: UserRow; workspace: string | undefined }
   | { ok: false; reason: OidcRefusal };
 
-/** The facts of a first social login, for the `new_user` notice (spec 1 §5.4 item 8). */
+/** The facts of a first social login, for the `new_user` notice (docs/access.md#mail). */
 export interface NewUserNotice {
   userId: string;
   email: string;
@@ -48,7 +48,7 @@ export interface OidcLoginOptions {
     tx: Queryable,
     user: { userId: string; email: string; provider: string },
   ) => Promise<string[]>;
-  /** The workspace to stamp (§5.2 item 8), or undefined. */
+  /** The workspace to stamp (docs/decisions.md#where-a-sign-in-lands), or undefined. */
   landing: (
     user: { userId: string; email: string; provider: string; isSuperAdmin: boolean },
     options: { invitationMaterialised: boolean },
@@ -117,7 +117,7 @@ export class OidcLogin {
       await this.#failure(provider, "email_missing", "the ID token carries no usable email");
       return { ok: false, reason: "oidc" };
     }
-    // An absent claim counts as verified (§5.2 item 4).
+    // An absent claim counts as verified (docs/decisions.md#unverified-provider-email).
     if (claims.emailVerified === false) {
       await this.#failure(provider, "email_unverified", "email_verified is false", { email });
       return { ok: false, reason: "oidc" };
@@ -172,10 +172,10 @@ export class OidcLogin {
   }
 
   /**
-   * §5.2 item 6: an existing email gets provider, subject, picture and display name refreshed
-   * (is_admin untouched; the bootstrap placeholder is completed the same way); a new email gets a
-   * row, active and not admin unless it is the bootstrap email, with its invitations materialised
-   * in the same act. Undefined for the system actor's row.
+   * An existing email gets provider, subject, picture and display name refreshed (is_admin
+   * untouched; the bootstrap placeholder is completed the same way); a new email gets a row, active
+   * and not admin unless it is the bootstrap email, with its invitations materialised in the same
+   * act. Undefined for the system actor's row.
    */
   async #upsert(provider: string, claims: IdentityClaims, email: string) {
     const displayName = claims.name?.trim().slice(0, 200) || email;

@@ -1,8 +1,8 @@
 /**
- * The `svc_oauth2_authz` value (spec 1 §5.5): state, nonce and PKCE verifier of one authorization
- * request, carried by the browser between the redirect and the callback. It is an HS256 JWT under
- * a key derived from the session secret for this purpose only, so a session token can never pass
- * as an authorization state or the reverse. Short-lived: a login left open longer starts again.
+ * The `svc_oauth2_authz` value: state, nonce and PKCE verifier of one authorization request,
+ * carried by the browser between the redirect and the callback. It is an HS256 JWT under a key
+ * derived from the session secret for this purpose only, so a session token can never pass as an
+ * authorization state or the reverse. Short-lived: a login left open longer starts again.
  */
 import { jwtVerify, SignJWT } from "jose";
 import type { AuthorizationState } from "./oidc_client.ts";

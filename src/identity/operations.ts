@@ -1,6 +1,6 @@
 /**
- * The operation matrix of spec 1 §4.6 as one table. Every route declares one of these names (or
- * `public`); the scope-and-role step reads the row. Both axes must hold: `scope` for API keys,
+ * The operation matrix as one table (docs/access.md#roles). Every route declares one of these names
+ * (or `public`); the scope-and-role step reads the row. Both axes must hold: `scope` for API keys,
  * `role` for everyone (keys through their issuer's current membership).
  *
  * `workspace` says what context the operation needs:
@@ -8,9 +8,10 @@
  *  - `optional`: acts on the caller or the instance; uses a workspace when one resolves;
  *  - `instance`: a super admin's instance verb, allowed without any workspace.
  *
- * The matrix's `admin` scope cannot be held by a key (§2.9). §5.4 item 7 still keeps user
- * administration open to keys, so an `admin` row is met by a key holding `author` whose owner is
- * a super admin; the role axis then does the real check.
+ * The matrix's `admin` scope cannot be held by a key, yet user administration stays open to the
+ * keys of super admins (docs/decisions.md#passwords-and-server-keys-need-a-session), so an `admin`
+ * row is met by a key holding `author` whose owner is a super admin; the role axis then does the
+ * real check.
  */
 import type { Role } from "./types.ts";
 
@@ -190,7 +191,7 @@ export const OPERATIONS = {
     workspace: "required",
     label: "Release a version",
   },
-  // Spec 2 §4.1 (last line) makes switching session-only too: a key with author scope is refused.
+  // Switching is session-only too (docs/authoring.md): a key with author scope is refused.
   "versions.switch": {
     scope: "author",
     role: "switch",
@@ -204,8 +205,9 @@ export const OPERATIONS = {
     workspace: "required",
     label: "Promote to the higher environment",
   },
-  // The tool endpoint's floors (spec 1 §4.7): one row per distinct (scope, role) of its table, so a
-  // tool names its floor the way a route names its operation and is judged by the same code.
+  // The tool endpoint's floors (docs/decisions.md#the-tool-list-is-fixed): one row per distinct
+  // (scope, role) of its table, so a tool names its floor the way a route names its operation and
+  // is judged by the same code.
   "tools.read": {
     scope: "read",
     role: "view",

@@ -1,8 +1,8 @@
 /**
- * Session tokens (spec 1 §2.8): HS256 JWTs signed with SERVICE_JWT_SECRET. Only HS256 is accepted,
- * so `alg: none` and asymmetric-algorithm confusion tokens fail verification like any forgery.
- * A verified token is remembered (by its digest, until it expires or for a minute) so a busy
- * browser does not pay an HMAC on every request; only successes are remembered.
+ * Session tokens (docs/access.md#sessions): HS256 JWTs signed with SERVICE_JWT_SECRET. Only HS256
+ * is accepted, so `alg: none` and asymmetric-algorithm confusion tokens fail verification like any
+ * forgery. A verified token is remembered (by its digest, until it expires or for a minute) so a
+ * busy browser does not pay an HMAC on every request; only successes are remembered.
  */
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
 import { AppError } from "../errors/mod.ts";

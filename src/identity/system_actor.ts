@@ -1,7 +1,7 @@
 /**
- * The system actor (spec 1 §2.2): one user row that stamps writes belonging to no person. Created
- * at first boot; a restart leaves it untouched; replicas racing on an empty database both end up
- * reading the one row, because the insert yields to an existing row instead of failing.
+ * The system actor: one user row that stamps writes belonging to no person. Created at first boot;
+ * a restart leaves it untouched; replicas racing on an empty database both end up reading the one
+ * row, because the insert yields to an existing row instead of failing.
  */
 import { newId } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";

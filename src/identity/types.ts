@@ -1,4 +1,6 @@
-/** The access vocabulary shared by identity, workspaces and the front ends (spec 1 §2.7–2.10). */
+/**
+ * The access vocabulary shared by identity, workspaces and the front ends (docs/access.md#roles).
+ */
 
 /** Credential axis (API keys only). `admin` exists only to be refused. */
 export type Scope = "read" | "execute" | "author";
@@ -30,7 +32,7 @@ export interface Principal {
   /** The user's provider: `local`, an OIDC registration name, `bootstrap`, `system`. */
   provider: string;
   isSuperAdmin: boolean;
-  /** `OIDC` for every session (the spec's name), `API_KEY` for keys. */
+  /** `OIDC` for every session (a browser session, whatever opened it), `API_KEY` for keys. */
   authMethod: "OIDC" | "API_KEY";
   /** Sessions: how the session was opened (RFC 8176). */
   amr?: "pwd" | "oidc";
@@ -60,7 +62,7 @@ export interface WorkspaceContext {
   implicit: boolean;
 }
 
-/** `author` ⊃ `execute` ⊃ `read` (spec 1 §2.9). */
+/** `author` ⊃ `execute` ⊃ `read`. */
 export function expandScopes(scopes: readonly string[]): Scope[] {
   const out = new Set<Scope>();
   for (const s of scopes) {
@@ -71,7 +73,7 @@ export function expandScopes(scopes: readonly string[]): Scope[] {
   return SCOPES.filter((s) => out.has(s));
 }
 
-/** The role names a caller's flags satisfy (spec 1 §2.10), for `details.held`. */
+/** The role names a caller's flags satisfy, for `details.held`. */
 export function rolesHeld(flags: MembershipFlags | null, isSuperAdmin: boolean): Role[] {
   if (isSuperAdmin) {
     return ["view", "execute", "author", "promote", "switch", "ws_admin", "super_admin"];

@@ -1,7 +1,7 @@
 /**
- * User administration (spec 1 §4.3): list, read, activate, deactivate, grant and revoke the super
- * admin flag. Each mutation is audited in its transaction and drops the user from the local
- * liveness cache at once.
+ * User administration (docs/access.md#local-user-administration): list, read, activate, deactivate,
+ * grant and revoke the super admin flag. Each mutation is audited in its transaction and drops the
+ * user from the local liveness cache at once.
  */
 import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";

@@ -1,7 +1,6 @@
 /**
- * Identity as it is read (spec 1 §2.1, §2.3, §2.7, §4.2, §4.3): the caller, a user, an API key.
- * One zod schema per shape, for the REST responses. Never a hash or a secret, except the
- * plaintext of a key the moment it is issued.
+ * Identity as it is read: the caller, a user, an API key. One zod schema per shape, for the REST
+ * responses. Never a hash or a secret, except the plaintext of a key the moment it is issued.
  */
 import { z } from "zod";
 

@@ -1,8 +1,8 @@
 /**
- * The rows shape tools answer (DECISIONS.md "MCP tool arguments and results"):
- * `{columns: [{name, type}], rows, row_count, truncated, next_cursor, elapsed_ms}` under a row cap
- * and a character cap. The caller reads at most `maxRows + 1` rows (the extra one only says more
- * exist); this fits them:
+ * The rows shape tools answer (docs/decisions.md#rows-are-capped-for-agents): `{columns: [{name,
+ * type}], rows, row_count, truncated, next_cursor, elapsed_ms}` under a row cap and a character
+ * cap. The caller reads at most `maxRows + 1` rows (the extra one only says more exist); this fits
+ * them:
  * - rows are kept in order while their count stays within `maxRows` and the JSON text of `rows`
  *   within `maxChars`;
  * - a first row that alone exceeds `maxChars` is kept with its longest strings shortened (ending

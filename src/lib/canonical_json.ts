@@ -1,9 +1,10 @@
 /**
- * Canonical JSON and the body hash (DECISIONS.md "body hash"): object keys sorted by Unicode code
- * point, no whitespace, numbers in ECMAScript's shortest round-trip form (`-0` is `0`), strings
- * escaped as `JSON.stringify` escapes them (lone surrogates as `\udXXX`). The same value always
- * gives the same text, so the same content always gives the same hash on every instance; that is
- * what lets an export be imported elsewhere with its hash intact and an `If-Match` be compared.
+ * Canonical JSON and the body hash (docs/decisions.md#body-hash): object keys sorted by Unicode
+ * code point, no whitespace, numbers in ECMAScript's shortest round-trip form (`-0` is `0`),
+ * strings escaped as `JSON.stringify` escapes them (lone surrogates as `\udXXX`). The same value
+ * always gives the same text, so the same content always gives the same hash on every instance;
+ * that is what lets an export be imported elsewhere with its hash intact and an `If-Match` be
+ * compared.
  *
  * Only JSON values are accepted: null, booleans, finite numbers, strings, arrays and plain objects.
  * `undefined` (also as an object member), functions, symbols, bigints, NaN, ±Infinity, class

@@ -1,8 +1,8 @@
 /**
- * Folder-path names (spec 2 §2.2, §2.3): pipelines and templates share one grammar — 2 to 10
- * segments joined by `/`, each `[a-z0-9][a-z0-9_.-]{0,63}`, at most 200 characters. Folders are
- * virtual: a folder exists while some name lies under it. This module holds the grammar and the
- * one-level folder view both listings use, so the two kinds cannot drift apart.
+ * Folder-path names (docs/authoring.md#authoring-templates): pipelines and templates share one
+ * grammar — 2 to 10 segments joined by `/`, each `[a-z0-9][a-z0-9_.-]{0,63}`, at most 200
+ * characters. Folders are virtual: a folder exists while some name lies under it. This module holds
+ * the grammar and the one-level folder view both listings use, so the two kinds cannot drift apart.
  */
 
 export const FOLDER_SEGMENT_RE = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
@@ -111,8 +111,8 @@ export type FolderLevelAnswer<N extends string, Row> =
   & { total: number; has_more: boolean };
 
 /**
- * One level of a folder tree of `noun`s (spec 2 §4.1 `GET /pipelines?prefix=`, §4.2 templates),
- * paged as `folderLevelPage` pages it; `rows` reads the entries directly in it by name.
+ * One level of a folder tree of `noun`s (`GET /pipelines?prefix=`, `GET /templates?prefix=`), paged
+ * as `folderLevelPage` pages it; `rows` reads the entries directly in it by name.
  */
 export async function folderLevelAnswer<N extends string, Row>(
   noun: N,

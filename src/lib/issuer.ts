@@ -1,6 +1,9 @@
 /** OIDC issuer helpers shared by the startup refusals and the identity domain. */
 
-/** Matches `{tenantid}`-style placeholders, raw or percent-encoded (spec 1 §5.2 item 2). */
+/**
+ * Matches `{tenantid}`-style placeholders, raw or percent-encoded
+ * (docs/access.md#signing-in-with-an-openid-provider).
+ */
 const TEMPLATE = /\{[^}]*\}|%7B[^%]*%7D/i;
 
 /** True when an issuer URL carries a multi-tenant template instead of naming its tenant. */

@@ -1,5 +1,5 @@
 /**
- * The paged list shape every list answers, REST `data` and tool output alike (spec 2 §2.1):
+ * The paged list shape every list answers, REST `data` and tool output alike (docs/http.md):
  * `{items, pagination: {offset, limit, total, has_more}}`.
  */
 import { z } from "zod";

@@ -1,7 +1,7 @@
 /**
  * A per-instance cache with a time-to-live and in-flight sharing: concurrent misses for one key run
- * the loader once. Used for liveness facts (user active, membership flags) that the spec allows to
- * be up to a TTL old on other instances, while local changes invalidate at once.
+ * the loader once. Used for liveness facts (user active, membership flags) that may be up to a TTL
+ * old on other instances (docs/access.md#sessions), while local changes invalidate at once.
  */
 export class TtlCache<K, V> {
   readonly #ttlMs: number;

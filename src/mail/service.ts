@@ -1,5 +1,5 @@
 /**
- * The mail notices of spec 1 §5.4 item 8. A notice is raised after the act that caused it has
+ * The mail notices (docs/access.md#mail). A notice is raised after the act that caused it has
  * committed; it is claimed in `mail_claims` by (user, kind, act) and sent off the request path on
  * a bounded pool (2 workers, queue 100; when full the caller sends it itself). Whatever happens
  * to the send, the caller gets an outcome, never an exception. Each send ends in one `mail.sent`
@@ -39,10 +39,10 @@ export interface MailServiceOptions {
   db: Db;
   logger: Logger;
   settings: MailSettings;
-  /** Spec 1 §8: 2 workers, queue of 100. */
+  /** 2 workers, queue of 100 (docs/access.md#mail). */
   workers?: number;
   queueCapacity?: number;
-  /** Spec 1 §5.4: connect 10 s, read/write 30 s. */
+  /** Connect 10 s, read/write 30 s. */
   connectTimeoutMs?: number;
   ioTimeoutMs?: number;
   /** Waits between connect attempts; tests pass one driven by their own events. */

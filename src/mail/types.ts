@@ -1,4 +1,4 @@
-/** The mail notices (spec 1 §5.4 item 8) and what a caller learns about one. */
+/** The mail notices (docs/access.md#mail) and what a caller learns about one. */
 
 export const MAIL_KINDS = ["welcome", "password_reset", "new_user"] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];

@@ -1,9 +1,9 @@
 /**
- * The pipeline body (spec 2 §2.2, DECISIONS.md "node schema"): what an author writes and a
- * version stores. `parseBody` checks shape and graph once, for every way a body arrives (create,
- * update, import, promotion) and before every run, so the executor can trust what it reads.
+ * The pipeline body (docs/authoring.md#the-pipeline-body): what an author writes and a version
+ * stores. `parseBody` checks shape and graph once, for every way a body arrives (create, update,
+ * import, promotion) and before every run, so the executor can trust what it reads.
  *
- * Decisions where the documents are silent:
+ * Decided here:
  * - The staging database is named `tempdb` wherever a datasource name could stand (`source`).
  * - `output.mode` for a datasource target: `append` (default), `replace` (empty the table first),
  *   `create` (create it from the result's columns).
@@ -100,7 +100,7 @@ export interface PipelineBody {
   checks: ReleaseCheck[];
 }
 
-/** The folder-path grammar of pipeline names (spec 2 §2.2) with both `details.reason` values. */
+/** The folder-path grammar of pipeline names with both `details.reason` values. */
 export function checkPipelineName(name: unknown): string {
   const defect = typeof name === "string"
     ? folderPathDefect(name)
@@ -293,9 +293,9 @@ export function parseBody(input: unknown, selfId?: string): PipelineBody {
 }
 
 /**
- * Derived parameters, listed on read (spec 2 §2.2): one per key a calculator node writes, typed by
- * the calculator's output. An output typed like its input takes the declared type of the
- * parameter it reads, else the literal's type.
+ * Derived parameters, listed on read: one per key a calculator node writes, typed by the
+ * calculator's output. An output typed like its input takes the declared type of the parameter it
+ * reads, else the literal's type.
  */
 export function derivedParameters(
   nodes: PipelineNode[],

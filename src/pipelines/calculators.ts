@@ -1,6 +1,6 @@
 /**
- * The built-in calculator catalogue (DECISIONS.md "calculators"). A `CALCULATOR` node names one,
- * feeds its inputs and says which derived parameters its outputs write:
+ * The built-in calculator catalogue (docs/decisions.md#calculators-are-pure). A `CALCULATOR` node
+ * names one, feeds its inputs and says which derived parameters its outputs write:
  *
  *   {"id": "period", "type": "CALCULATOR",
  *    "calculator": {"name": "date_range", "inputs": {"period": {"param": "window"}},

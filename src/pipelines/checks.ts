@@ -1,11 +1,11 @@
 /**
- * Release checks (spec 2 §2.5): each check's one query runs through the datasource's bounded
- * read-only probe (`datasources/probe.ts`: read-only per dialect, row and time caps) and yields a
- * verdict. `error` means no verdict could be formed: the datasource is unreachable or refused the
- * statement, the statement is not a single read, or the query did not return exactly one row of
- * one column.
+ * Release checks (docs/decisions.md#release-checks-probe-outside-the-release): each check's one
+ * query runs through the datasource's bounded read-only probe (`datasources/probe.ts`: read-only
+ * per dialect, row and time caps) and yields a verdict. `error` means no verdict could be formed:
+ * the datasource is unreachable or refused the statement, the statement is not a single read, or
+ * the query did not return exactly one row of one column.
  *
- * Decisions where the documents are silent:
+ * Decided here:
  * - The probe reads at most 2 rows (enough to see "not exactly one") and stops after 10 s.
  * - A value check compares numbers within `tolerance` (default 0) and anything else as text; a
  *   range check needs a number within `[min, max]`. `observed` is the value as results carry it

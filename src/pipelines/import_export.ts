@@ -1,10 +1,11 @@
 /**
- * Import and export of pipelines (spec 2 §4.1). Export carries released content only: the
- * current release's body with its number and hash, and the template versions its nodes pin.
- * Import honours an explicit version exactly: the hash is recomputed from the body and compared,
- * an absent version row is inserted RELEASED, an identical one is a no-op.
+ * Import and export of pipelines (docs/decisions.md#import-keeps-versions-and-hashes). Export
+ * carries released content only: the current release's body with its number and hash, and the
+ * template versions its nodes pin. Import honours an explicit version exactly: the hash is
+ * recomputed from the body and compared, an absent version row is inserted RELEASED, an identical
+ * one is a no-op.
  *
- * Decisions where the documents are silent:
+ * Decided here:
  * - The exported `pipeline` is the portable body plus `id`, `version`, `body_hash`, `released_at`;
  *   import strips exactly those four before hashing, so export → import round-trips the hash.
  * - An import keeps the payload's `id` when the workspace has no pipeline of that name and the id

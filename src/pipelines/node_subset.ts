@@ -1,5 +1,5 @@
 /**
- * `pipelines_execute_node` (spec 1 §4.7; the documents say no more): the body that runs one node.
+ * `pipelines_execute_node` (docs/decisions.md#running-one-node): the body that runs one node.
  *
  * Decided here: a node alone would find none of the staged tables it reads, so the run is the
  * node together with everything it depends on (transitively), each as a full run would execute

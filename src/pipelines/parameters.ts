@@ -1,9 +1,9 @@
 /**
- * Parameter declarations and their values (DECISIONS.md "parameter declaration"). A pipeline
- * declares `parameters: {name: {type, required?, default?, description?, enum?, min?, max?,
- * max_length?}}`; a run supplies values as JSON (execute, tools) or as query-string text
- * (published endpoints, parsed by type, lists comma-separated). `coerceParameters` reports every
- * defect at once, so one answer tells the caller all that is wrong.
+ * Parameter declarations and their values (docs/authoring.md#parameters). A pipeline declares
+ * `parameters: {name: {type, required?, default?, description?, enum?, min?, max?, max_length?}}`;
+ * a run supplies values as JSON (execute, tools) or as query-string text (published endpoints,
+ * parsed by type, lists comma-separated). `coerceParameters` reports every defect at once, so one
+ * answer tells the caller all that is wrong.
  */
 import { z } from "zod";
 import { AppError } from "../errors/mod.ts";

@@ -3,7 +3,7 @@
  * pipeline's workspace, template versions of that workspace, child pipelines. Checked at every
  * save, again at release, and at import (with the import's own codes).
  *
- * Decisions where the documents are silent:
+ * Decided here:
  * - A template pin naming no template version of the workspace is `pipeline.validation.
  *   node_invalid` (field `template`) at save; import answers `pipeline.import.missing_template`.
  * - A PIPELINE node naming no pipeline of the workspace is `node_invalid` (field `pipeline`).
@@ -31,7 +31,10 @@ export interface ReferenceCodes {
 const graph = (reason: string, details: Record<string, unknown>) =>
   new AppError("pipeline.validation.graph_invalid", { reason, ...details });
 
-/** Write-shaped uses (DECISIONS.md): refused on a `readonly` datasource. */
+/**
+ * Write-shaped uses (docs/decisions.md#read-only-datasources-refuse-writes-at-save): refused on a
+ * `readonly` datasource.
+ */
 function writes(n: PipelineNode): boolean {
   return n.type === "DML" || n.type === "DDL" || n.output?.target === "datasource";
 }

@@ -1,6 +1,6 @@
 /**
- * The pinned-template rule of a pipeline release (spec 2 §4.1): every template version a node pins
- * must be RELEASED, unless `release_pinned_templates=true` releases the pinned drafts in the same
+ * The pinned-template rule of a pipeline release: every template version a node pins must be
+ * RELEASED, unless `release_pinned_templates=true` releases the pinned drafts in the same
  * transaction, templates first, each audited with `cascade_from_pipeline_id`/`_version`. Any
  * refusal rolls back everything, because this runs as a hook inside the release's transaction.
  */

@@ -7,7 +7,7 @@ import { newId } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
 import type { Queryable } from "../store/mod.ts";
 
-/** A list row (spec 2 §4.1 `GET /pipelines`): working version and status, both null when none. */
+/** A list row of `GET /pipelines`: working version and status, both null when none. */
 export interface PipelineListRow {
   id: string;
   name: string;
@@ -187,7 +187,7 @@ export function dropDatasourceRefs(tx: Queryable, pipelineId: string, version: n
   );
 }
 
-/** Every stored version referencing `datasource` (spec 3 §4.1 `datasource.in_use` details). */
+/** Every stored version referencing `datasource` (the details of `datasource.in_use`). */
 export async function referencesTo(db: Queryable, datasource: string) {
   const rows = await db.query<Record<string, unknown>>(
     `SELECT p.name, r.node_id, r.version, v.status
@@ -227,7 +227,7 @@ export async function bodyOf(
   return row ? JSON.parse(String(row.body)) : undefined;
 }
 
-/** One release check run, as stored and served (spec 2 §2.5). */
+/** One release check run, as stored and served. */
 export interface CheckRun {
   check_id: string;
   name: string;

@@ -1,10 +1,10 @@
 /**
- * Pipeline authoring (spec 2 §4.1 except execute) over the shared version lifecycle: the body is
- * parsed and its references checked at every save, template pins and datasource references are
- * recorded in the save's transaction, and a release re-validates, requires (or cascades) its
- * pinned templates and runs its release checks.
+ * Pipeline authoring (everything but execute) over the shared version lifecycle: the body is parsed
+ * and its references checked at every save, template pins and datasource references are recorded in
+ * the save's transaction, and a release re-validates, requires (or cascades) its pinned templates
+ * and runs its release checks.
  *
- * Decisions where the documents are silent:
+ * Decided here:
  * - The stored body is the body as sent (server fields refused by the schema), so an export's
  *   hash is the hash of exactly what was authored; defaults are applied on read and run only.
  * - Discard, restore and switch answer the pipeline's working view after the move.
@@ -47,7 +47,7 @@ export interface PipelineServiceOptions {
   probe: CheckProbe;
 }
 
-/** A release's query options (spec 2 §4.1). */
+/** A release's query options. */
 export interface ReleaseInput {
   releasePinnedTemplates?: boolean;
   overrideChecksReason?: string;
@@ -93,7 +93,7 @@ export class PipelineService {
 
   // --- writes -----------------------------------------------------------------------------------
 
-  /** A new pipeline at DRAFT version 1 (spec 2 §3.1 create row). */
+  /** A new pipeline at DRAFT version 1 (docs/authoring.md#versions). */
   create(ctx: OpContext, input: unknown, codes?: ReferenceCodes): Promise<PipelineView> {
     return this.#tx(ctx, async (tx) => {
       const body = parseBody(input);
@@ -145,7 +145,7 @@ export class PipelineService {
     await repo.recordDatasourceRefs(tx, id, version, refs.datasourceRefs);
   }
 
-  /** Releases the draft whose hash is `ifMatch` (spec 2 §4.1 release). */
+  /** Releases the draft whose hash is `ifMatch`. */
   async release(
     ctx: ScopedContext,
     id: string,
@@ -306,7 +306,7 @@ export class PipelineService {
     const entity = await this.#entity(this.db, workspaceId, id);
     const view = await this.lifecycle.view(workspaceId, entity.id);
     // Its only release discarded: the pipeline still exists, with no version to show
-    // (`current_version` null, spec 2 §3.1).
+    // (`current_version` null).
     if (!view.working) return this.#bare(view.entity, view.draft);
     return await this.#view(this.db, view.entity, view.working);
   }

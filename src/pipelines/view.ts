@@ -1,4 +1,4 @@
-/** A pipeline version as reads serve it (spec 2 §2.2). */
+/** A pipeline version as reads serve it. */
 import type { EntityRow, VersionRow } from "../versions/mod.ts";
 import { derivedParameters, parseBody } from "./body.ts";
 

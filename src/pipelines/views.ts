@@ -1,7 +1,7 @@
 /**
- * The pipeline as it is read (spec 2 §2.2, §2.5, §4.1): one zod schema per shape, for REST
- * responses and tool outputs alike. The body's own parts (nodes, checks, settings, parameter
- * declarations) are the very schemas a saved body is validated with.
+ * The pipeline as it is read: one zod schema per shape, for REST responses and tool outputs alike.
+ * The body's own parts (nodes, checks, settings, parameter declarations) are the very schemas a
+ * saved body is validated with.
  */
 import { z } from "zod";
 import { templateView } from "../templates/mod.ts";
@@ -64,7 +64,7 @@ export const pipelineFolderView = z.object({
   has_more: z.boolean(),
 });
 
-/** One run of a release check (spec 2 §2.5). */
+/** One run of a release check. */
 export const checkRunView = z.object({
   check_id: z.string(),
   name: z.string(),

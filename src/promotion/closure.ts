@@ -1,7 +1,7 @@
 /**
- * What a promotion of one pipeline carries (spec 3 §4.4, spec 2 §4.1 export shape): the pipeline's
- * current release, the released child pipelines it pins (at their pinned version, or the child's
- * current release when the pin names none), the template versions their nodes pin and those
+ * What a promotion of one pipeline carries (docs/decisions.md#what-a-promotion-carries): the
+ * pipeline's current release, the released child pipelines it pins (at their pinned version, or the
+ * child's current release when the pin names none), the template versions their nodes pin and those
  * templates' own imports, transitively, and the published endpoints serving any of them. Entries
  * come out in closure order (templates imported before importers, children before parents).
  *

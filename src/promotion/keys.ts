@@ -1,5 +1,5 @@
 /**
- * The promotion key gate's decision (spec 3 §4.4, §5; spec 1 §5.6): a presented
+ * The promotion key gate's decision (docs/decisions.md#the-server-key): a presented
  * `SVC-Promotion-Key` is compared first with the configured pre-shared value
  * (`service.deployment.promotion.server-key`, deprecated) in constant time, then validated
  * against the key store (Argon2id of the whole key, expiry, owner liveness) and must be of kind

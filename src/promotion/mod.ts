@@ -1,6 +1,6 @@
 /**
- * Promotion (spec 3 §4.4): the receiver (inventory and push, behind the server-key gate) and the
- * sender (promote and preview, through the operation matrix) of released content between a
+ * Promotion (docs/promotion.md): the receiver (inventory and push, behind the server-key gate) and
+ * the sender (promote and preview, through the operation matrix) of released content between a
  * development and a hardened production deployment.
  */
 export { keyFingerprint, type PromotionCaller, PromotionKeys } from "./keys.ts";

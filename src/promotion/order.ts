@@ -1,7 +1,8 @@
 /**
- * Closure order of a push (spec 3 §4.4): template versions before the templates importing them,
- * child pipelines before their parents. Entries of the batch are sorted among themselves; a pin
- * naming something outside the batch must already exist on the receiver (checked on apply).
+ * Closure order of a push (docs/decisions.md#a-push-is-all-or-nothing): template versions before
+ * the templates importing them, child pipelines before their parents. Entries of the batch are
+ * sorted among themselves; a pin naming something outside the batch must already exist on the
+ * receiver (checked on apply).
  */
 import type { VerifiedImport } from "../pipelines/mod.ts";
 import type { TemplateVersionPayload } from "../templates/mod.ts";

@@ -1,15 +1,15 @@
 /**
- * The promotion receiver (spec 3 §4.4): the inventory a sender reads before it pushes, and the
- * push, applied in one transaction in closure order (template versions, then child pipelines, then
- * parents), version numbers and body hashes honoured exactly, a local draft never overwritten, an
- * identical re-push a no-op, and any refused entry rolling the whole batch back. Rows are stamped
- * by the system actor; `auth.promotion.accepted` / `.rejected` carry `source_env` and the key's
- * fingerprint, never the key.
+ * The promotion receiver (docs/promotion.md#the-receiver-routes): the inventory a sender reads
+ * before it pushes, and the push, applied in one transaction in closure order (template versions,
+ * then child pipelines, then parents), version numbers and body hashes honoured exactly, a local
+ * draft never overwritten, an identical re-push a no-op, and any refused entry rolling the whole
+ * batch back. Rows are stamped by the system actor; `auth.promotion.accepted` / `.rejected` carry
+ * `source_env` and the key's fingerprint, never the key.
  *
- * Decisions where the documents are silent:
- * - Push entry refusals answer the statuses of spec 3 §7 (400 for a missing datasource, a missing
- *   template or a wrong hash; 409 for a version conflict), although the import route of spec 2
- *   answers 409 for the first three: the push is its own surface and document 3 names it.
+ * Decided here:
+ * - Push entry refusals answer 400 for a missing datasource, a missing template or a wrong hash and
+ *   409 for a version conflict (docs/promotion.md#promoting), although the import route answers 409
+ *   for the first three: the push is its own surface.
  * - The answer's `templates` and `pipelines` count the batch's entries; `applied` (additive) counts
  *   what was new here, so an identical re-push answers `applied` zeros.
  * - The fingerprint recorded is the one computed here from the presented key; a body's
@@ -245,7 +245,7 @@ export class PromotionReceiver {
   }
 }
 
-/** Runs a check of one entry; the push's entry refusals answer 400 (spec 3 §7). */
+/** Runs a check of one entry; the push's entry refusals answer 400. */
 function entry<T>(at: string, fn: () => T): T {
   try {
     return fn();

@@ -12,7 +12,7 @@ async function released(
   fk: "pipeline_id" | "template_id",
   workspaceId: string,
 ): Promise<(InventoryRow & { body: Record<string, unknown> })[]> {
-  // The latest RELEASED version (spec 3 §4.4), which is the pointer unless someone switched it.
+  // The latest RELEASED version, which is the pointer unless someone switched it.
   const rows = await db.query<Record<string, unknown>>(
     `SELECT e.id, e.name, v.version, v.body_hash, v.body FROM ${entity} e
        JOIN ${versions} v ON v.${fk} = e.id

@@ -1,19 +1,19 @@
 /**
- * The promotion sender (DECISIONS.md "promotion sender"): `POST /promotion/promote` builds the
- * closure of one pipeline's current release, reads the target's inventory, refuses before anything
- * is sent (`pipeline.promotion.not_released`, `.target_is_authoring`, `.not_newer`,
- * `.missing_datasources`, `endpoint.promotion.key_missing`), then pushes the batch. The preview
- * runs the same steps and stops before the push.
+ * The promotion sender (docs/promotion.md#promoting): `POST /promotion/promote` builds the closure
+ * of one pipeline's current release, reads the target's inventory, refuses before anything is sent
+ * (`pipeline.promotion.not_released`, `.target_is_authoring`, `.not_newer`, `.missing_datasources`,
+ * `endpoint.promotion.key_missing`), then pushes the batch. The preview runs the same steps and
+ * stops before the push.
  *
  * The target is `service.deployment.promotion.target-url`; its key is read at every promotion from
  * `target-key-file` when set (so a rotated key is picked up without a restart), else `target-key`.
  *
- * Decisions where the documents are silent:
+ * Decided here:
  * - `not_newer`: the target's latest release of the root pipeline is the one sent or above it
- *   (spec 3 §4.4 lists it among the refusals made before anything is sent). A re-promotion of
- *   the release the target has is refused like an older one, so endpoint changes travel with a
- *   newer release. Children and templates of the closure are not compared: the receiver applies
- *   what it lacks and leaves identical versions alone.
+ *   (docs/decisions.md#only-newer-releases-are-promoted). A re-promotion of the release the target
+ *   has is refused like an older one, so endpoint changes travel with a newer release. Children and
+ *   templates of the closure are not compared: the receiver applies what it lacks and leaves
+ *   identical versions alone.
  * - A refusal the target answers (its error envelope) is answered here with the same code and
  *   status, its details under `target_details`; an unreachable target or an unknown answer is 502
  *   `pipeline.promotion.target_unreachable`. A target answering 401 is reported that way too

@@ -1,6 +1,6 @@
 /**
- * What the promotion routes answer (spec 3 §4.4, DECISIONS.md "promotion sender"): one zod
- * schema per shape, and the TypeScript types the receiver and sender answer with.
+ * What the promotion routes answer (docs/promotion.md): one zod schema per shape, and the
+ * TypeScript types the receiver and sender answer with.
  */
 import { z } from "zod";
 

@@ -1,8 +1,8 @@
 /**
- * The per-user request budget of spec 2 §8: a per-second and a per-minute fixed window, counted in
- * the shared store so every replica draws from one budget (an API key draws from its owner's).
- * The limiter fails closed: when the store cannot answer, `take()` throws and the caller refuses
- * the request (`rate_limit.unavailable`).
+ * The per-user request budget (docs/decisions.md#one-request-budget-per-user): a per-second and a
+ * per-minute fixed window, counted in the shared store so every replica draws from one budget (an
+ * API key draws from its owner's). The limiter fails closed: when the store cannot answer, `take()`
+ * throws and the caller refuses the request (`rate_limit.unavailable`).
  */
 import type { SharedStore } from "./types.ts";
 

@@ -1,10 +1,10 @@
 /**
- * What a template version holds and the rules a save applies to it (spec 2 §2.3, §4.2): the id is
- * a folder path, the type is fixed at creation, sql templates carry one of the five dialects and
- * html templates none, imports pin existing versions of the same workspace under aliases the
- * renderer accepts. The hashed content is `{id, type, dialect, imports, body}`: naming the id
- * makes a hash taken from another template stale here, and display_name/description stay on the
- * index row, outside the hash.
+ * What a template version holds and the rules a save applies to it
+ * (docs/authoring.md#authoring-templates): the id is a folder path, the type is fixed at creation,
+ * sql templates carry one of the five dialects and html templates none, imports pin existing
+ * versions of the same workspace under aliases the renderer accepts. The hashed content is `{id,
+ * type, dialect, imports, body}`: naming the id makes a hash taken from another template stale
+ * here, and display_name/description stay on the index row, outside the hash.
  */
 import { AppError } from "../errors/mod.ts";
 import { folderPathDefect } from "../lib/folder_path.ts";

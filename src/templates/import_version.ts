@@ -1,17 +1,18 @@
 /**
- * A released template version arriving from another deployment (a promotion push, spec 3 §4.4):
- * the version number and body hash are honoured exactly, inside the caller's transaction, with the
- * same outcomes as a pipeline import (spec 2 §4.1):
+ * A released template version arriving from another deployment (a promotion push,
+ * docs/promotion.md): the version number and body hash are honoured exactly, inside the caller's
+ * transaction, with the same outcomes as a pipeline import
+ * (docs/decisions.md#import-keeps-versions-and-hashes):
  * - the hash is recomputed from the hashed content `{id, type, dialect, imports, body}` and must
  *   equal the payload's (`pipeline.import.hash_mismatch`);
  * - the same version already RELEASED with the same hash is a no-op;
  * - the same version with another hash, as a draft or discarded is `pipeline.import.version_conflict`;
  * - an import naming a template version absent here is `pipeline.import.missing_template`.
  *
- * Decisions where the documents are silent: the pipeline family's import codes serve templates too
- * (the push is one batch, one vocabulary); the receiving row is RELEASED with this deployment's
- * stamps (the actor is the caller's, the system actor on a push); the pointer moves when the version
- * is newer than the current one (or there is none), and display_name/description then move with it.
+ * Decided here: the pipeline family's import codes serve templates too (the push is one batch, one
+ * vocabulary); the receiving row is RELEASED with this deployment's stamps (the actor is the
+ * caller's, the system actor on a push); the pointer moves when the version is newer than the
+ * current one (or there is none), and display_name/description then move with it.
  */
 import { recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";

@@ -1,5 +1,5 @@
 /**
- * The library import (`POST /templates/import`, spec 2 §4.2; its answer is ours to define). A
+ * The library import (`POST /templates/import`, docs/decisions.md#the-template-library-import). A
  * library template is a sql template `{id, dialect, body}` (display_name and description optional)
  * with no imports, delivered released so pipelines can pin it at once. Per template:
  * - unknown id: created and released (version 1) — `created`;

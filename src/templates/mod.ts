@@ -1,5 +1,5 @@
 /**
- * Templates (spec 2 §2.3, §4.2): the template service over the shared version lifecycle, the pins
+ * Templates (docs/authoring.md): the template service over the shared version lifecycle, the pins
  * that pipelines and templates hold on template versions, and the sandboxed Liquid renderer.
  */
 export { scanPlaceholders, type SqlFlavor } from "./placeholders.ts";

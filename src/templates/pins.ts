@@ -1,10 +1,10 @@
 /**
- * Template pins: which stored versions pin which template version (spec 2 §3.1 discard row, §4.2
- * `template.in_use`). A pinner is a pipeline version (a node's `template`) or a template version
- * (an import). The owner of the pinner writes its pins in the transaction that saves the version
- * ({@link recordPins} replaces the set, so an overwritten draft keeps no stale pins) and drops
- * them in the transaction that purges it ({@link dropPins}); the template lifecycle reads them
- * ({@link pinnersOf}) before a discard, a purge or an entity delete.
+ * Template pins: which stored versions pin which template version (docs/authoring.md#versions: a
+ * pinned version is not discarded, `template.in_use`). A pinner is a pipeline version (a node's
+ * `template`) or a template version (an import). The owner of the pinner writes its pins in the
+ * transaction that saves the version ({@link recordPins} replaces the set, so an overwritten draft
+ * keeps no stale pins) and drops them in the transaction that purges it ({@link dropPins}); the
+ * template lifecycle reads them ({@link pinnersOf}) before a discard, a purge or an entity delete.
  *
  * Every stored pinner counts, whatever its status: a discarded pipeline version can be restored
  * and must then still find its template.

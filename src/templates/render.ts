@@ -1,9 +1,8 @@
 /**
- * The SQL template renderer (spec 2 §2.3, §4.2; DECISIONS.md "template language"): Liquid in a
- * sandbox, storage-free. The caller hands in the template body, its pinned imports already
- * resolved, a loader for imports of imports, and the parameter map that templates read as
- * `params`. The answer is the SQL with `:name` placeholders, the placeholders it binds and the
- * imports it used.
+ * The SQL template renderer (docs/authoring.md#sql-templates): Liquid in a sandbox, storage-free.
+ * The caller hands in the template body, its pinned imports already resolved, a loader for imports
+ * of imports, and the parameter map that templates read as `params`. The answer is the SQL with
+ * `:name` placeholders, the placeholders it binds and the imports it used.
  *
  * Parameters never become SQL text: a template names one as `:name` and may only test it in
  * control flow; printing it, by any path, is `template.render.parameter_interpolation`. A list
@@ -27,7 +26,9 @@ import { utf8Length } from "../lib/utf8.ts";
 
 export type { RenderLimits } from "./sandbox.ts";
 
-/** A template's dialect (DECISIONS.md "dialects"); decides how placeholders are read. */
+/**
+ * A template's dialect (docs/authoring.md#authoring-templates); decides how placeholders are read.
+ */
 export type TemplateDialect = "POSTGRES" | "MYSQL" | "SQLITE" | "DUCKDB" | "LAKE";
 
 /** An import pin: the template `id` at `version`, reachable as `alias`. */

@@ -1,7 +1,7 @@
 /**
- * Rendering a workspace's sql templates (spec 2 §4.2): a stored version, or text not yet saved
- * (the editor's preview) exactly as a saved version would render. Either way the imports, and
- * theirs, are read from the same workspace at their pinned versions, and `context` is `params`.
+ * Rendering a workspace's sql templates: a stored version, or text not yet saved (the editor's
+ * preview) exactly as a saved version would render. Either way the imports, and theirs, are read
+ * from the same workspace at their pinned versions, and `context` is `params`.
  */
 import { AppError } from "../errors/mod.ts";
 import type { EntityRow, VersionLifecycle } from "../versions/mod.ts";

@@ -1,7 +1,7 @@
 /**
  * Template reads the shared version repository does not cover: the paged list, the names of one
  * folder subtree, and the workspace's template count. The working version of a row is its draft,
- * else its current version (spec 2 §4.1 list rule, which templates follow).
+ * else its current version, as for pipelines.
  */
 import { likeLiteral } from "../lib/folder_path.ts";
 import { toIso } from "../lib/time.ts";

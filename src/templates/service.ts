@@ -1,8 +1,9 @@
 /**
- * Template use cases (spec 2 §2.3, §4.2) over the shared version lifecycle: the service checks
- * content (content.ts), keeps the pins of imports in step with the versions that hold them, and
- * turns names into the entity ids the lifecycle works with. Templates are addressed by name, and
- * only within the caller's workspace: another workspace's template is `template.not_found`.
+ * Template use cases (docs/authoring.md#authoring-templates) over the shared version lifecycle: the
+ * service checks content (content.ts), keeps the pins of imports in step with the versions that
+ * hold them, and turns names into the entity ids the lifecycle works with. Templates are addressed
+ * by name, and only within the caller's workspace: another workspace's template is
+ * `template.not_found`.
  *
  * Lifecycle hooks this service registers:
  * - release: every imported version must be RELEASED (`template.release.import_not_released`), so
@@ -106,7 +107,7 @@ export class TemplateService {
 
   // --- writes -----------------------------------------------------------------------------------
 
-  /** A new template at DRAFT version 1 (spec 2 §3.1 create row). */
+  /** A new template at DRAFT version 1 (docs/authoring.md#versions). */
   create(ctx: OpContext, input: CreateTemplateInput): Promise<TemplateView> {
     return this.#tx(ctx, async (tx) => {
       const name = checkId(input.id ?? generatedId());
@@ -131,8 +132,8 @@ export class TemplateService {
   }
 
   /**
-   * Saves the full content against `ifMatch` (spec 2 §4.2 PUT): type and dialect are inherited
-   * and may not change; identical content answers the release unchanged.
+   * Saves the full content against `ifMatch`: type and dialect are inherited and may not change;
+   * identical content answers the release unchanged.
    */
   async update(
     ctx: OpContext,

@@ -1,8 +1,7 @@
 /**
- * The template entity (spec 2 §2.3) as callers send and read it, with the zod schemas the HTTP
- * routes (and later the tool-call front end) validate with. Grammar checks that answer their own
- * codes (the id, the dialect, the type) are the service's, so the schemas take those as plain
- * strings.
+ * The template entity as callers send and read it, with the zod schemas the HTTP routes (and later
+ * the tool-call front end) validate with. Grammar checks that answer their own codes (the id, the
+ * dialect, the type) are the service's, so the schemas take those as plain strings.
  */
 import { z } from "zod";
 import type { ImportRef, TemplateDialect } from "./render.ts";

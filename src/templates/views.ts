@@ -1,6 +1,6 @@
 /**
- * The template as it is read (spec 2 §2.3, §4.2): one zod schema per shape, for REST responses
- * and tool outputs alike, and the TypeScript types the service answers with.
+ * The template as it is read: one zod schema per shape, for REST responses and tool outputs alike,
+ * and the TypeScript types the service answers with.
  */
 import { z } from "zod";
 import { draftPointerView, versionStatusView } from "../versions/mod.ts";

@@ -150,7 +150,8 @@ export async function runHooks(
 
 /**
  * The pointer after `leaving` stops being eligible: the highest eligible live version other than
- * it, else null (spec 2 §3.1 discard row; also used when the draft the pointer held is purged).
+ * it, else null (docs/decisions.md#the-current-version-never-dangles; also used when the draft the
+ * pointer held is purged).
  */
 export function recomputePointer(
   metas: VersionMeta[],

@@ -1,9 +1,9 @@
 /**
  * The two kinds the lifecycle serves. Pipelines keep display_name and description in the body and
  * the index row adopts them (and the name) at release; templates keep them on the index row only,
- * moved at save time and outside the hashed content (spec 2 §2.3), and their name never changes.
- * Templates answer `template.in_use` where pipelines answer `pipeline.version.pinned` (§4.2), and
- * an unknown pipeline version is `pipeline.execution.not_found` (§4.1).
+ * moved at save time and outside the hashed content, and their name never changes. Templates answer
+ * `template.in_use` where pipelines answer `pipeline.version.pinned`, and an unknown pipeline
+ * version is `pipeline.execution.not_found`.
  */
 import type { IndexAttrs, JsonObject, KindDescriptor } from "./types.ts";
 

@@ -1,9 +1,9 @@
 /**
- * The authoring transitions of spec 2 §3.1: create, update (first write, later writes, the
- * identical-body no-op) and release. Each runs in the caller's transaction, takes the entity's row
- * lock first (writers of one entity queue there on PostgreSQL; SQLite transactions are serialised
- * already), decides from the transition table, and re-checks the expected hash in the conditional
- * UPDATE itself. Purges are in purge.ts, the pointer moves in pointer.ts.
+ * The authoring transitions (docs/authoring.md#versions): create, update (first write, later
+ * writes, the identical-body no-op) and release. Each runs in the caller's transaction, takes the
+ * entity's row lock first (writers of one entity queue there on PostgreSQL; SQLite transactions are
+ * serialised already), decides from the transition table, and re-checks the expected hash in the
+ * conditional UPDATE itself. Purges are in purge.ts, the pointer moves in pointer.ts.
  */
 import { AppError } from "../errors/mod.ts";
 import { isUuid, newId } from "../lib/ids.ts";
@@ -69,7 +69,7 @@ function duplicateName(e: Engine, name: string): AppError {
   return kindError(e.kind, "duplicate_name", null, { name });
 }
 
-/** DRAFT version 1 with a null pointer (spec 2 §3.1 "none → create"). */
+/** DRAFT version 1 with a null pointer. */
 export async function create(
   tx: Queryable,
   e: Engine,
@@ -149,9 +149,9 @@ function baseOf(entity: EntityRow, metas: VersionMeta[]): VersionMeta | null {
 }
 
 /**
- * A save (spec 2 §3.1 update rows). With a draft: it is overwritten. Without: a body identical to
- * the current release changes nothing (no draft, no number; the release is reported), any other
- * body becomes DRAFT max+1. Index attrs (a template's display_name) move in every case.
+ * A save. With a draft: it is overwritten. Without: a body identical to the current release changes
+ * nothing (no draft, no number; the release is reported), any other body becomes DRAFT max+1. Index
+ * attrs (a template's display_name) move in every case.
  */
 export async function update(
   tx: Queryable,
@@ -216,9 +216,9 @@ export async function update(
 }
 
 /**
- * DRAFT → RELEASED (spec 2 §3.1 release row): hash guard, then the registered and per-call
- * `beforeRelease` hooks (re-validation, pinned templates, checks), then the pointer moves to the
- * release and the index row adopts the body's name, display_name and description.
+ * DRAFT → RELEASED: hash guard, then the registered and per-call `beforeRelease` hooks
+ * (re-validation, pinned templates, checks), then the pointer moves to the release and the index
+ * row adopts the body's name, display_name and description.
  */
 export async function release(
   tx: Queryable,

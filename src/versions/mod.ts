@@ -1,8 +1,9 @@
 /**
- * The version lifecycle shared by pipelines and templates (spec 2 §3.1): the transition table as
- * data, one engine over a per-kind descriptor, optimistic concurrency by body hash.
+ * The version lifecycle shared by pipelines and templates (docs/authoring.md#versions): the
+ * transition table as data, one engine over a per-kind descriptor, optimistic concurrency by body
+ * hash.
  *
- * Decisions where the spec is silent:
+ * Decided here:
  * - Hardened posture: every transition writing authored content is 403
  *   `pipeline.authoring.disabled` (both kinds; checked before anything is read); switching the
  *   current version stays open, onto a RELEASED version only.
@@ -21,8 +22,8 @@
  * - Draft saves write no audit row (the version row's updated_by/at keep the author); create,
  *   release, discard, restore, purge, switch and delete do, in the change's transaction.
  * - An unknown entity is `pipeline.not_found` / `template.not_found` (404); an unknown version is
- *   `pipeline.execution.not_found` (spec 2 §4.1) / `template.not_found`; a pinned template version
- *   is `template.in_use` (§4.2) where a pipeline's is `pipeline.version.pinned`.
+ *   `pipeline.execution.not_found` / `template.not_found`; a pinned template version is
+ *   `template.in_use` where a pipeline's is `pipeline.version.pinned`.
  */
 export { PIPELINE_KIND, TEMPLATE_KIND } from "./kinds.ts";
 export type { CreateInput, ReleaseOptions, UpdateInput } from "./lifecycle.ts";

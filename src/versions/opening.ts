@@ -1,7 +1,7 @@
 /**
- * How a transition opens, in the order every one keeps (spec 2 §3.1): the row of the transition
- * table and its posture gate, the If-Match precondition where the route has one, the entity row
- * lock, its versions, then the version the transition acts on (or the kind's 404/409).
+ * How a transition opens, in the order every one keeps: the row of the transition table and its
+ * posture gate, the If-Match precondition where the route has one, the entity row lock, its
+ * versions, then the version the transition acts on (or the kind's 404/409).
  */
 import type { Queryable } from "../store/mod.ts";
 import { type Engine, guardPosture, lockEntity, noDraft, requireVersion } from "./engine.ts";

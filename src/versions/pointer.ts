@@ -1,7 +1,7 @@
 /**
- * The transitions that move released versions and the default pointer (spec 2 §3.1): discard,
- * restore and switch current. Same discipline as lifecycle.ts: entity row lock first, the row of
- * the transition table decides, the UPDATE re-states the status it expects.
+ * The transitions that move released versions and the default pointer (docs/authoring.md#versions):
+ * discard, restore and switch current. Same discipline as lifecycle.ts: entity row lock first, the
+ * row of the transition table decides, the UPDATE re-states the status it expects.
  */
 import { nowIso } from "../lib/time.ts";
 import type { Queryable } from "../store/mod.ts";

@@ -1,11 +1,12 @@
 /**
- * Optimistic concurrency (spec 2 §4.1, §9): a write names the body hash it was based on in
- * `If-Match`: the draft's for an in-place write, the current release's for a first write after a
- * release. Missing is 400 `pipeline.execution.invalid_parameter_type` with `details.reason`
- * `precondition_missing`; anything else that is not the entity's current hash is stale, 409 with the
- * current hash and who wrote it, so a client can show whose change it would overwrite. Hashes are
- * content hashes over a body that names its entity (a pipeline's name, a template's id), so a hash
- * taken from another entity does not match. `*` is not honoured: it would skip the very check.
+ * Optimistic concurrency (docs/decisions.md#saves-need-if-match): a write names the body hash it
+ * was based on in `If-Match`: the draft's for an in-place write, the current release's for a first
+ * write after a release. Missing is 400 `pipeline.execution.invalid_parameter_type` with
+ * `details.reason` `precondition_missing`; anything else that is not the entity's current hash is
+ * stale, 409 with the current hash and who wrote it, so a client can show whose change it would
+ * overwrite. Hashes are content hashes over a body that names its entity (a pipeline's name, a
+ * template's id), so a hash taken from another entity does not match. `*` is not honoured: it would
+ * skip the very check.
  */
 import { AppError } from "../errors/mod.ts";
 import { kindError } from "./kind_error.ts";

@@ -1,8 +1,8 @@
 /**
- * The purges of spec 2 §3.1: the draft discard route (If-Match guarded), purge by version (drafts
- * only) and the entity delete (only while its sole version is a draft). A purged number returns to
- * the pool; a sole version takes the entity with it; a pointer that held the purged draft is
- * recomputed before the row goes (it references the row).
+ * The purges (docs/authoring.md#versions): the draft discard route (If-Match guarded), purge by
+ * version (drafts only) and the entity delete (only while its sole version is a draft). A purged
+ * number returns to the pool; a sole version takes the entity with it; a pointer that held the
+ * purged draft is recomputed before the row goes (it references the row).
  */
 import type { Queryable } from "../store/mod.ts";
 import { nowIso } from "../lib/time.ts";
@@ -26,7 +26,7 @@ export interface PurgeOptions {
   auditDetails?: Record<string, unknown>;
 }
 
-/** The draft discard route: If-Match is the draft's hash (spec 2 §4.1). */
+/** The draft discard route: If-Match is the draft's hash. */
 export async function purgeDraft(
   tx: Queryable,
   e: Engine,
@@ -105,7 +105,7 @@ async function purge(
   };
 }
 
-/** Entity purge (spec 2 §3.1 last row): only when its only version is a draft. */
+/** Entity purge: only when its only version is a draft. */
 export async function deleteEntity(
   tx: Queryable,
   e: Engine,

@@ -1,9 +1,10 @@
 /**
- * One version lifecycle (spec 2 §3.1) for one kind of entity. The pipelines and templates services
- * each construct one over their {@link KindDescriptor} and wrap it with their own validation; the
- * state machine, the optimistic concurrency and the audit rows live here so both kinds behave
- * alike. Every write runs in its own transaction unless `ctx.tx` joins an outer one (a pipeline
- * release cascading its pinned templates runs the templates' releases inside its own).
+ * One version lifecycle (docs/authoring.md#versions) for one kind of entity. The pipelines and
+ * templates services each construct one over their {@link KindDescriptor} and wrap it with their
+ * own validation; the state machine, the optimistic concurrency and the audit rows live here so
+ * both kinds behave alike. Every write runs in its own transaction unless `ctx.tx` joins an outer
+ * one (a pipeline release cascading its pinned templates runs the templates' releases inside its
+ * own).
  *
  * Posture: `authoringEnabled: false` (the hardened posture) refuses create, update, release,
  * discard, restore, both purges and the entity delete with 403 `pipeline.authoring.disabled`; a

@@ -1,15 +1,15 @@
 /**
- * The version lifecycle of spec 2 §3.1 as data: one row per transition, read by the engine
- * (lifecycle.ts) for the states a transition starts from, its refusal, what the hardened posture
- * allows, whether it needs an If-Match, and the audit event it writes. `effects` names what the
- * engine does on the row's behalf, in the spec's words; the tests walk every row.
+ * The version lifecycle (docs/authoring.md#versions) as data: one row per transition, read by the
+ * engine (lifecycle.ts) for the states a transition starts from, its refusal, what the hardened
+ * posture allows, whether it needs an If-Match, and the audit event it writes. `effects` names what
+ * the engine does on the row's behalf, in plain words; the tests walk every row.
  *
- * Posture decisions (the spec lists only discard's refusal and switch's draft rule): under the
- * hardened posture (`service.deployment.authoring-enabled: false`) content arrives released by
- * promotion, so every transition that writes authored content is refused 403
- * `pipeline.authoring.disabled` — create, update, release, discard, restore, both purges and the
- * entity delete. Switching the current version stays open (it is the operator's rollback lever in
- * production) but only onto a RELEASED version. Reads are never refused.
+ * The posture (docs/decisions.md#the-hardened-posture): under the hardened posture
+ * (`service.deployment.authoring-enabled: false`) content arrives released by promotion, so every
+ * transition that writes authored content is refused 403 `pipeline.authoring.disabled` — create,
+ * update, release, discard, restore, both purges and the entity delete. Switching the current
+ * version stays open (it is the operator's rollback lever in production) but only onto a RELEASED
+ * version. Reads are never refused.
  */
 import type { VersionAudit } from "../audit/mod.ts";
 import type { KindCodes, VersionStatus } from "./types.ts";
@@ -52,7 +52,7 @@ export interface TransitionRule {
   trigger: Trigger;
   /** The statuses the target may have (`none`: no entity yet). */
   from: readonly (VersionStatus | "none")[];
-  /** The spec's condition, for readers. */
+  /** The row's condition, for readers. */
   condition: string;
   to: VersionStatus | "unchanged" | "deleted" | "entity_purged" | "pointer";
   effects: readonly Effect[];
@@ -232,7 +232,7 @@ export function admits(
 
 /**
  * Which versions may hold the default pointer: RELEASED always, a DRAFT only under the development
- * posture (spec 2 §3.1 discard and switch rows), never a DISCARDED one.
+ * posture, never a DISCARDED one.
  */
 export function eligibleForPointer(
   status: VersionStatus,

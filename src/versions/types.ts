@@ -1,4 +1,6 @@
-/** The version vocabulary (spec 2 §2.2, §2.3, §3.1): statuses, stored rows, hooks, descriptors. */
+/**
+ * The version vocabulary (docs/authoring.md#versions): statuses, stored rows, hooks, descriptors.
+ */
 import type { Principal } from "../identity/mod.ts";
 import type { JsonValue } from "../lib/canonical_json.ts";
 import type { Queryable } from "../store/mod.ts";
@@ -58,7 +60,7 @@ export interface VersionRow extends VersionMeta {
   canonical: string;
 }
 
-/** The `draft` pointer of a read (spec 2 §2.2). */
+/** The `draft` pointer of a read. */
 export interface DraftPointer {
   version: number;
   body_hash: string;
@@ -127,7 +129,7 @@ export type LifecycleHook = (
   ctx: HookContext,
 ) => Promise<Record<string, unknown> | void>;
 
-/** One live parent that exact-pins a version (spec 2 §3.1 discard condition). */
+/** One live parent that exact-pins a version, which may not be discarded then. */
 export interface Pinner {
   kind: EntityKind;
   id: string;

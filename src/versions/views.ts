@@ -1,7 +1,6 @@
 /**
- * The lifecycle fields every versioned read carries (spec 2 §2.2, §3.1), as the zod schemas the
- * pipeline and template views are built from: the status, the `draft` pointer, a version's
- * metadata row.
+ * The lifecycle fields every versioned read carries, as the zod schemas the pipeline and template
+ * views are built from: the status, the `draft` pointer, a version's metadata row.
  */
 import { z } from "zod";
 

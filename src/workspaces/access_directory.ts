@@ -1,9 +1,10 @@
 /**
- * The access pipeline's per-request lookups, cached for the liveness TTL (spec 1 §5.6: sessions
- * and keys see a deactivation or a lost membership within about a minute). Local changes call
- * `forgetUser` / `forgetWorkspaces` so this instance sees them at once, and every instance that
- * follows the shared store moments later (the TTL remains the bound for a lost message). Every front end's access
- * steps read users and workspaces through it, so it lives with the workspace resolution it caches.
+ * The access pipeline's per-request lookups, cached for the liveness TTL (docs/access.md#sessions:
+ * sessions and keys see a deactivation or a lost membership within about a minute). Local changes
+ * call `forgetUser` / `forgetWorkspaces` so this instance sees them at once, and every instance
+ * that follows the shared store moments later (the TTL remains the bound for a lost message). Every
+ * front end's access steps read users and workspaces through it, so it lives with the workspace
+ * resolution it caches.
  */
 import { findUserById, type WorkspaceContext } from "../identity/mod.ts";
 import type { Logger } from "../lib/log.ts";

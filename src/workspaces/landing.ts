@@ -1,12 +1,12 @@
 /**
- * The workspace a login lands in (spec 1 §5.2 item 8, shared by OIDC and local logins per §5.4
- * item 3): the last-used workspace while it is a live active membership, else the oldest active
- * membership, else — only for a user with no membership row at all, who is no super admin and
- * for whom no invitation materialised in this login — a new viewer membership in the demo
- * workspace. The demo join is audited `workspace.member_added` with reason
- * `first_login_demo_viewer`. A super admin with no membership to land in reaches every active
- * workspace: when exactly one exists they land there, with no membership row (DECISIONS.md
- * "landing workspace"). Null means nothing is selectable: the session carries no stamp.
+ * The workspace a login lands in (docs/decisions.md#where-a-sign-in-lands, shared by OIDC and local
+ * logins): the last-used workspace while it is a live active membership, else the oldest active
+ * membership, else — only for a user with no membership row at all, who is no super admin and for
+ * whom no invitation materialised in this login — a new viewer membership in the demo workspace.
+ * The demo join is audited `workspace.member_added` with reason `first_login_demo_viewer`. A super
+ * admin with no membership to land in reaches every active workspace: when exactly one exists they
+ * land there, with no membership row. Null means nothing is selectable: the session carries no
+ * stamp.
  */
 import { recordAudit } from "../audit/mod.ts";
 import type { Db } from "../store/mod.ts";
@@ -29,7 +29,7 @@ export async function landingWorkspace(
 ): Promise<WorkspaceContext | null> {
   const found = await defaultForUser(db, user);
   if (found) return found;
-  // A super admin is an implicit member of every workspace (DECISIONS: never demo-joined).
+  // A super admin is an implicit member of every workspace, never joined to `demo`.
   if (user.isSuperAdmin) return await onlyActiveWorkspace(db);
   if (options.invitationMaterialised) return null;
   return await db.transaction(async (tx) => {

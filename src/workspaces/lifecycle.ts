@@ -1,7 +1,7 @@
 /**
- * Workspace lifecycle use cases (spec 1 §2.4, §3): create, read, list, rename, deactivate,
- * soft-delete, and the first-boot `demo` seed. Each change writes its audit row in its own
- * transaction. A soft-deleted workspace is unknown everywhere; its name stays reserved.
+ * Workspace lifecycle use cases (docs/access.md#workspaces): create, read, list, rename,
+ * deactivate, soft-delete, and the first-boot `demo` seed. Each change writes its audit row in its
+ * own transaction. A soft-deleted workspace is unknown everywhere; its name stays reserved.
  */
 import { recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";

@@ -1,8 +1,9 @@
 /**
- * Member and invitation use cases (spec 1 §2.5–2.6, §4.5): listing, adding by email (a membership
- * or an invitation), changing flags, removing, revoking invitations, and turning invitations into
- * memberships at a user's first login. The front end has already judged the caller's role; this
- * enforces the last-admin rule and writes each change's audit row in the change's own transaction.
+ * Member and invitation use cases (docs/access.md#workspaces): listing, adding by email (a
+ * membership or an invitation), changing flags, removing, revoking invitations, and turning
+ * invitations into memberships at a user's first login. The front end has already judged the
+ * caller's role; this enforces the last-admin rule and writes each change's audit row in the
+ * change's own transaction.
  */
 import { recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
@@ -78,9 +79,9 @@ export async function listMembership(db: Db, name: string): Promise<MembersView>
 }
 
 /**
- * Adds a member by email (spec 1 §4.5): an existing user becomes a member (an existing member
- * is returned unchanged), an unknown email gets an invitation created or replaced. An email
- * outside a non-empty `allowlist` of domains is refused before anything is read.
+ * Adds a member by email: an existing user becomes a member (an existing member is returned
+ * unchanged), an unknown email gets an invitation created or replaced. An email outside a non-empty
+ * `allowlist` of domains is refused before anything is read.
  */
 export async function addMember(
   db: Db,
@@ -205,8 +206,8 @@ export async function revokeInvitation(
 }
 
 /**
- * Joins a just-created user to `name` with `flags`, inside the creating transaction (spec 1 §4.4:
- * create a local user and add them to a workspace in the same act). The workspace must be active.
+ * Joins a just-created user to `name` with `flags`, inside the creating transaction (a super admin
+ * creates a local user and adds them to a workspace in one act). The workspace must be active.
  * Audited `workspace.member_added` by the creating admin. Returns the workspace name.
  */
 export async function joinAtCreation(
@@ -228,8 +229,8 @@ export async function joinAtCreation(
 }
 
 /**
- * Turns `email`'s pending invitations in active workspaces into memberships (spec 1 §3): flags as
- * invited, `joined_at` equal to `invited_at`, the invitation deleted, audit
+ * Turns `email`'s pending invitations in active workspaces into memberships: flags as invited,
+ * `joined_at` equal to `invited_at`, the invitation deleted, audit
  * `workspace.invitation_materialised` with the inviter. Invitations in deactivated workspaces stay
  * pending. Run it inside the transaction that creates the user row (first login or local account
  * creation). Returns the names of the workspaces joined.

@@ -1,6 +1,6 @@
 /**
- * Per-request workspace resolution (spec 1 §5.7): which workspace a request acts in and with which
- * flags. Malformed ids resolve to nothing rather than reaching PostgreSQL, which types the columns.
+ * Per-request workspace resolution: which workspace a request acts in and with which flags.
+ * Malformed ids resolve to nothing rather than reaching PostgreSQL, which types the columns.
  */
 import { isUuid } from "../lib/ids.ts";
 import type { Db } from "../store/mod.ts";

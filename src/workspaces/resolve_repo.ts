@@ -1,6 +1,6 @@
 /**
- * SQL behind the per-request workspace resolution (spec 1 §5.7): a workspace with one user's
- * membership flags there, the default workspace, and the membership counts.
+ * SQL behind the per-request workspace resolution: a workspace with one user's membership flags
+ * there, the default workspace, and the membership counts.
  */
 import { toIso } from "../lib/time.ts";
 import type { Queryable, Row } from "../store/mod.ts";

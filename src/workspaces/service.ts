@@ -1,11 +1,11 @@
 /**
- * Workspaces, members and invitations (spec 1 §2.4–2.6, §3, §4.5) and the per-request workspace
- * resolution (§5.7), behind the one service callers construct. The use cases live by concern:
- * lifecycle.ts (workspaces themselves), members.ts (members and invitations), resolve.ts (which
- * workspace a request acts in). The front end has already judged the caller's role; the use cases
- * enforce the business rules (name grammar, last admin, deactivation, content in use) and write
- * each change's audit row in the change's own transaction. A soft-deleted workspace is unknown
- * everywhere; its name stays reserved.
+ * Workspaces, members and invitations (docs/access.md#workspaces) and the per-request workspace
+ * resolution, behind the one service callers construct. The use cases live by concern: lifecycle.ts
+ * (workspaces themselves), members.ts (members and invitations), resolve.ts (which workspace a
+ * request acts in). The front end has already judged the caller's role; the use cases enforce the
+ * business rules (name grammar, last admin, deactivation, content in use) and write each change's
+ * audit row in the change's own transaction. A soft-deleted workspace is unknown everywhere; its
+ * name stays reserved.
  */
 import type { Principal } from "../identity/mod.ts";
 import type { Db } from "../store/mod.ts";
@@ -156,8 +156,8 @@ export class WorkspaceService {
   }
 
   /**
-   * Adds a member by email (spec 1 §4.5): an existing user becomes a member (an existing member
-   * is returned unchanged), an unknown email gets an invitation created or replaced.
+   * Adds a member by email: an existing user becomes a member (an existing member is returned
+   * unchanged), an unknown email gets an invitation created or replaced.
    */
   addMember(actor: Principal, name: string, body: unknown): Promise<AddMemberResult> {
     return addMember(this.#db, this.#allowlist, actor, name, body);

@@ -1,11 +1,11 @@
-/** The workspace vocabulary (spec 1 §2.4–2.6): rows as stored, and the shapes the front ends serve. */
+/** The workspace vocabulary: rows as stored, and the shapes the front ends serve. */
 import type { MembershipFlags, WorkspaceContext } from "../identity/mod.ts";
 import type { Queryable } from "../store/mod.ts";
 import type { InvitationReceipt, MemberRow } from "./views.ts";
 
 export type { MembershipFlags, WorkspaceContext };
 
-/** Workspace names: one global namespace, soft-deleted names included (spec 1 §2.4). */
+/** Workspace names: one global namespace, soft-deleted names included. */
 export const WORKSPACE_NAME_RE = /^[a-z0-9_-]{1,63}$/;
 export const DISPLAY_NAME_MAX = 200;
 export const EMAIL_MAX = 254;
@@ -19,7 +19,7 @@ export interface WorkspaceRecord {
   is_personal: boolean;
   created_at: string;
   updated_at: string;
-  /** Set while deactivated (spec 1 §3). */
+  /** Set while deactivated. */
   deactivated_at: string | null;
   /** Set once soft-deleted; such a row only keeps its name reserved. */
   deleted_at: string | null;

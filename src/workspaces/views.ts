@@ -1,6 +1,5 @@
 /**
- * Workspaces and their people as read (spec 1 §2.4–2.6, §4.5): one zod schema per shape, for
- * the REST responses.
+ * Workspaces and their people as read: one zod schema per shape, for the REST responses.
  */
 import { z } from "zod";
 

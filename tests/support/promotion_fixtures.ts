@@ -1,6 +1,7 @@
 /**
  * Push payloads for the promotion receiver tests: released template and pipeline entries with
- * their real body hashes (DECISIONS.md: `sha256:` of the canonical JSON of the hashed content).
+ * their real body hashes (docs/decisions.md#body-hash: `sha256:` of the canonical JSON of the
+ * hashed content).
  */
 import { bodyHash } from "../../src/lib/canonical_json.ts";
 import type { Json } from "./harness.ts";

@@ -7,7 +7,10 @@ export interface BindingRow {
   key_id: string;
 }
 
-/** One published endpoint as the pages show it (the record of DECISIONS.md, plus its release). */
+/**
+ * One published endpoint as the pages show it (the record of docs/endpoints.md#publishing, plus its
+ * release).
+ */
 export interface EndpointSummary {
   path_pattern: string;
   pipeline_id: string;

@@ -48,9 +48,9 @@ export function initialCurl(
 /**
  * The try-it panel: a form built from the endpoint's parameters (path variables first), a key of
  * the viewer's own, Send, the live answer, and the exact `curl`. The call is made by this page's
- * script straight to `/api/x` with the key in `SVC-API-Key` (a browser session there is 401 by
- * the spec); a key's secret is never drawn from the store, so the viewer pastes it, or creates a
- * key here and its secret, shown once, is used at once.
+ * script straight to `/api/x` with the key in `SVC-API-Key` (a browser session there is 401,
+ * docs/endpoints.md#a-browser-at-apix); a key's secret is never drawn from the store, so the viewer
+ * pastes it, or creates a key here and its secret, shown once, is used at once.
  */
 export function TryPanel(props: TryPanelProps) {
   const vars = variablesOf(props.pattern);

@@ -1,6 +1,6 @@
 import { ConfirmLink } from "./confirm.tsx";
 
-/** The three membership flags (spec 1 §2.5); all false is a viewer. */
+/** The three membership flags (docs/decisions.md#roles); all false is a viewer. */
 export interface Flags {
   author: boolean;
   promoter: boolean;

@@ -11,7 +11,7 @@ export interface PipelineFormProps {
   error?: { field: string; message: string };
   datasources: string[];
   templates: string[];
-  /** The spec's parameter types (DECISIONS.md "parameter declaration"), as the domain lists them. */
+  /** The parameter types (docs/authoring.md#parameters), as the domain lists them. */
   parameterTypes: readonly string[];
   /** In a redraw for the script: the spec as pretty JSON, for the JSON editor to take. */
   specJson?: string;

@@ -2,7 +2,7 @@ import { Field, InputField } from "./field.tsx";
 import { Choice, type Obj, RemoveButton, text } from "./form_parts.tsx";
 import type { PipelineFormProps } from "./pipeline_form.tsx";
 
-// The node types of DECISIONS.md "node schema", as choices.
+// The node types (docs/authoring.md#the-pipeline-body), as choices.
 const NODE_TYPES: [string, string][] = [
   ["DQL", "DQL · read"],
   ["PIPELINE", "PIPELINE · child pipeline"],

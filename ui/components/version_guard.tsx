@@ -7,7 +7,10 @@ export interface PipelineGuard {
   version: number;
   current: number | null;
   body_hash: string;
-  /** The release endpoints serve now and after the act (spec 3 §4.3: the latest RELEASED). */
+  /**
+   * The release endpoints serve now and after the act
+   * (docs/decisions.md#an-endpoint-serves-the-latest-release).
+   */
   served: { before: number | null; after: number | null };
   endpoints: { path_pattern: string; enabled: boolean }[];
 }

@@ -157,7 +157,7 @@ export function PublishPage(props: {
   );
 }
 
-/** The path grammar of spec 3 §2.4, as a reader needs it before a refusal teaches it. */
+/** The path grammar (docs/endpoints.md#paths), as a reader needs it before a refusal teaches it. */
 function PathGrammar() {
   return (
     <details class="path-grammar">

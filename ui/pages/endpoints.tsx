@@ -171,8 +171,8 @@ export function EndpointsPage(props: {
 }
 
 /**
- * The viewer's endpoint keys and their bindings (spec 3 §2.5): a binding names a node of the
- * endpoint tree, and the deepest bound node on a request's way decides who may call.
+ * The viewer's endpoint keys and their bindings (docs/endpoints.md#who-may-call): a binding names a
+ * node of the endpoint tree, and the deepest bound node on a request's way decides who may call.
  */
 function KeyBindings(props: {
   csrf: string;

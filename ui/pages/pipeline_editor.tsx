@@ -30,7 +30,7 @@ export interface PipelineEditorProps {
   /** A refusal; `form_field` is the form field it lands on when the form shows that field. */
   error?: EditorError & { node_id?: string; form_field?: string; detail?: string };
   conflict?: Conflict & { spec: string };
-  /** A member who may read but not author (spec 1 §4.6): every control shown, none usable. */
+  /** A member who may read but not author: every control shown, none usable. */
   readOnly?: boolean;
 }
 

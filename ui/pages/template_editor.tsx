@@ -33,7 +33,7 @@ export interface TemplateEditorProps {
   error?: EditorError;
   /** On a conflicting save: the version someone else saved, to compare with yours. */
   conflict?: Conflict & { body: string };
-  /** A member who may read but not author (spec 1 §4.6): every control shown, none usable. */
+  /** A member who may read but not author: every control shown, none usable. */
   readOnly?: boolean;
 }
 

@@ -1,4 +1,4 @@
-/** Learned facts: storage, visibility, conflicts and the drift check (spec 3 §2.2, §3). */
+/** Learned facts: storage, visibility, conflicts and the drift check. */
 export { columnFingerprint } from "./fingerprint.ts";
 export {
   attachColumnFacts,

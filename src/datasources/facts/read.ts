@@ -1,5 +1,5 @@
 /**
- * Serving facts, and the drift check that runs before serving (spec 3 §2.2, §3).
+ * Serving facts, and the drift check that runs before serving.
  *
  * Visibility: every live DATASOURCE fact on a datasource the workspace can see, plus the
  * workspace's own WORKSPACE facts; retired facts never. `conflict` is computed on read among the

@@ -1,6 +1,9 @@
-/** Learned facts (spec 3 §2.2, §3): what is stored, and what a reader is served. */
+/**
+ * Learned facts (docs/datasources.md#tool-only-reads-table-statistics-and-learned-facts): what is
+ * stored, and what a reader is served.
+ */
 
-/** A fact as served (§2.2): the view (views.ts). */
+/** A fact as served: the view (views.ts). */
 export type { ServedFact } from "../views.ts";
 
 export const FACT_SCOPES = ["DATASOURCE", "WORKSPACE"] as const;

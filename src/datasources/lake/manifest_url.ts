@@ -1,8 +1,8 @@
 /**
- * Where a `manifest_url` may be fetched from (spec 3 §4.2): only the datasource's own declared
- * bucket or endpoint; with neither declared, only an AWS object-storage host over https. `s3://`
- * URLs are translated to https. The server fetches, so every other host is refused before any
- * request leaves: this is the guard against server-side request forgery.
+ * Where a `manifest_url` may be fetched from: only the datasource's own declared bucket or
+ * endpoint; with neither declared, only an AWS object-storage host over https. `s3://` URLs are
+ * translated to https. The server fetches, so every other host is refused before any request
+ * leaves: this is the guard against server-side request forgery.
  */
 import { AppError } from "../../errors/mod.ts";
 import { classifyError } from "../connectors/common.ts";

@@ -1,4 +1,7 @@
-/** Lake tables: the registry of tables a LAKE datasource reads in place (spec 3 §2.3, §4.2). */
+/**
+ * Lake tables: the registry of tables a LAKE datasource reads in place
+ * (docs/datasources.md#lake-datasources).
+ */
 export { fetchManifest, manifestFetchUrl } from "./manifest_url.ts";
 export {
   importLakeTables,

@@ -1,9 +1,9 @@
 /**
- * Lake-table use cases (spec 3 §4.2): register, unregister, import a manifest, list. The registry
- * engineer's routes resolve the datasource (visibility, author role) and hand it in; these
- * functions check the dialect, the global-datasource rule and the grammar, write in one
- * transaction and, once committed, call `onChange` so the pool is evicted. The bucket is never
- * touched.
+ * Lake-table use cases (docs/datasources.md#lake-datasources): register, unregister, import a
+ * manifest, list. The registry engineer's routes resolve the datasource (visibility, author role)
+ * and hand it in; these functions check the dialect, the global-datasource rule and the grammar,
+ * write in one transaction and, once committed, call `onChange` so the pool is evicted. The bucket
+ * is never touched.
  */
 import { AppError } from "../../errors/mod.ts";
 import { nowIso } from "../../lib/time.ts";

@@ -1,4 +1,4 @@
-/** The lake vocabulary (spec 3 §2.3, §4.2): registry rows and the datasource they belong to. */
+/** The lake vocabulary: registry rows and the datasource they belong to. */
 
 export type LakeFormat = "parquet" | "iceberg";
 

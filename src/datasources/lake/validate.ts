@@ -1,7 +1,7 @@
 /**
- * The lake-table grammar of spec 3 §2.3 and §4.2: namespace, name, format, location and partition
- * column, plus the lake root a LAKE datasource's `jdbc_url` declares. Every refusal carries the
- * spec's code and a `reason` a person can act on.
+ * The lake-table grammar (docs/datasources.md#lake-datasources): namespace, name, format, location
+ * and partition column, plus the lake root a LAKE datasource's `jdbc_url` declares. Every refusal
+ * carries its documented code and a `reason` a person can act on.
  */
 import { AppError } from "../../errors/mod.ts";
 import type { LakeFormat, LakeRoot } from "./types.ts";
@@ -16,7 +16,7 @@ export const LAKE_FORMATS = ["parquet", "iceberg"] as const;
 /** A plain SQL column identifier; the partition column names a column of the files. */
 export const PARTITION_COLUMN_RE = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const LOCATION_MAX = 2048;
-// Quotes, backslashes, whitespace (Unicode too) and control characters: §4.2 forbids them all.
+// Quotes, backslashes, whitespace (Unicode too) and control characters: all refused.
 const FORBIDDEN_LOCATION_CHARS = /['"`\\\s\p{Cc}]/u;
 const GLOB_CHARS = /[*?[\]{}]/;
 const S3_BUCKET_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
@@ -115,7 +115,7 @@ function parseLakeUrl(value: unknown): LakeRoot & { path: string } {
 
 /**
  * The lake root of a LAKE datasource: `jdbc:lake:s3://bucket/prefix` or `jdbc:lake:file:///dir`
- * (DECISIONS.md). A file root is a directory without globs; trailing slashes are dropped.
+ * A file root is a directory without globs; trailing slashes are dropped.
  */
 export function parseLakeRoot(jdbcUrl: string): LakeRoot {
   if (!jdbcUrl.startsWith("jdbc:lake:")) {
@@ -131,10 +131,10 @@ export function parseLakeRoot(jdbcUrl: string): LakeRoot {
 }
 
 /**
- * A table location (§4.2): `s3://bucket/prefix[/glob]` or `file:///path`; for iceberg the current
- * metadata file (`….json`, no glob). A `file://` location must lie inside the datasource's own
- * `file://` root, so registering a table can never open the rest of the server's disk, and an s3
- * lake cannot register local files.
+ * A table location: `s3://bucket/prefix[/glob]` or `file:///path`; for iceberg the current metadata
+ * file (`….json`, no glob). A `file://` location must lie inside the datasource's own `file://`
+ * root, so registering a table can never open the rest of the server's disk, and an s3 lake cannot
+ * register local files.
  */
 export function parseLocation(value: unknown, format: LakeFormat, root: LakeRoot): string {
   const parsed = parseLakeUrl(value);

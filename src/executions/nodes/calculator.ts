@@ -1,6 +1,6 @@
 /**
  * CALCULATOR: derives parameters before any other node runs; it emits node_started and its end
- * but no progress samples (§6: calculator nodes emit none).
+ * but no progress samples.
  */
 import { runCalculator } from "../../pipelines/mod.ts";
 import type { PipelineNode } from "../../pipelines/mod.ts";

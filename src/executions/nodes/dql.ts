@@ -22,7 +22,7 @@ import {
 } from "./context.ts";
 import { OwnedRead } from "./owned_read.ts";
 
-/** The §6 operation of a DQL node. */
+/** The operation of a DQL node, as its events name it. */
 export function dqlOperation(node: PipelineNode): Operation {
   const target = node.output?.target ?? "caller";
   if (target === "datasource") return "writeback";

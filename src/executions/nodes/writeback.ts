@@ -1,7 +1,8 @@
 /**
- * Writes into a datasource: a DQL node's rows into `output.table` (modes append, replace,
- * create), in one transaction through `connector.write()`, whose outcome is the §6 commit
- * evidence. Rows go in as multi-row INSERTs with named placeholders, never as SQL text.
+ * Writes into a datasource: a DQL node's rows into `output.table` (modes append, replace, create),
+ * in one transaction through `connector.write()`, whose outcome is the commit evidence of its
+ * terminal progress sample. Rows go in as multi-row INSERTs with named placeholders, never as SQL
+ * text.
  */
 import { AppError } from "../../errors/mod.ts";
 import {

@@ -1,7 +1,7 @@
 /**
- * Step 5, the API key filter (spec 1 §5.1, §5.6): `SVC-API-Key`, or `Authorization: Bearer` on
- * `/mcp` only. When a key is presented it decides: a failing key ends the request with its own
- * error and the session cookie is never consulted.
+ * Step 5, the API key filter: `SVC-API-Key`, or `Authorization: Bearer` on `/mcp` only. When a key
+ * is presented it decides: a failing key ends the request with its own error and the session cookie
+ * is never consulted.
  */
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors/mod.ts";

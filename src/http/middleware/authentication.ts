@@ -1,7 +1,7 @@
 /**
- * Step 9, authorization by path (spec 1 §5.8–5.9): public paths pass; anything else needs a
- * principal. Browsers are sent to `/login` (relative Location); `/api/**` and `/mcp` never
- * redirect and answer the 401 envelope, naming why a presented session was refused.
+ * Step 9, authorization by path: public paths pass; anything else needs a principal. Browsers are
+ * sent to `/login` (relative Location); `/api/**` and `/mcp` never redirect and answer the 401
+ * envelope, naming why a presented session was refused.
  */
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors/mod.ts";

@@ -1,6 +1,6 @@
 /**
- * CORS (spec 2 §8, spec 1 §5.8 step 1): one allowed origin, the configured base-url's; unset means
- * same-origin only, so no CORS headers are ever sent.
+ * CORS (docs/http.md): one allowed origin, the configured base-url's; unset means same-origin only,
+ * so no CORS headers are ever sent.
  */
 import type { MiddlewareHandler } from "hono";
 import { cors as honoCors } from "hono/cors";
@@ -17,10 +17,10 @@ export const CORS_ALLOWED_HEADERS = [
 ];
 
 /**
- * Installed only with a base-url (pipeline.ts): unset, no CORS headers are ever sent. Hono's
- * step answers every OPTIONS 204 itself; only a preflight (`Origin` and
- * `Access-Control-Request-Method`) from the allowed origin is CORS's to answer, and any other
- * OPTIONS goes on to the path's own method rules (`/api/x` refuses it with 405, spec 3 §4.3).
+ * Installed only with a base-url (pipeline.ts): unset, no CORS headers are ever sent. Hono's step
+ * answers every OPTIONS 204 itself; only a preflight (`Origin` and `Access-Control-Request-Method`)
+ * from the allowed origin is CORS's to answer, and any other OPTIONS goes on to the path's own
+ * method rules (`/api/x` refuses it with 405, docs/decisions.md#head-is-refused-under-apix).
  */
 export function cors(baseUrl: string): MiddlewareHandler<AppEnv> {
   const allowed = new URL(baseUrl).origin;

@@ -1,9 +1,9 @@
 /**
- * Step 2, CSRF double-submit (spec 1 §5.5): a state-changing request must send the `svc_csrf`
- * cookie's value in `SVC-CSRF-Token` or the `_csrf` form field. Exemption follows the credential,
- * never the path: a request carrying an API key (or the promotion key) is exempt. The token is
- * required when the ambient credential, the session cookie, is present, and on every HTML form
- * post (the shape a cross-site page can send without a preflight, login included).
+ * Step 2, CSRF double-submit (docs/decisions.md#csrf-tokens): a state-changing request must send
+ * the `svc_csrf` cookie's value in `SVC-CSRF-Token` or the `_csrf` form field. Exemption follows
+ * the credential, never the path: a request carrying an API key (or the promotion key) is exempt.
+ * The token is required when the ambient credential, the session cookie, is present, and on every
+ * HTML form post (the shape a cross-site page can send without a preflight, login included).
  */
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";

@@ -1,12 +1,11 @@
 /**
- * `/api/x` answers GET only (spec 3 §4.3): any other method is 405 with `Allow: GET` and the
- * error envelope, before a credential is read, whatever the path below it. The step sits right
- * after CORS, which answers a preflight from the configured origin itself (cors.ts) and lets
- * every other OPTIONS through to here.
+ * `/api/x` answers GET only (docs/decisions.md#head-is-refused-under-apix): any other method is 405
+ * with `Allow: GET` and the error envelope, before a credential is read, whatever the path below
+ * it. The step sits right after CORS, which answers a preflight from the configured origin itself
+ * (cors.ts) and lets every other OPTIONS through to here.
  *
- * Decision: HEAD is 405 too, as the spec's letter says. Elsewhere HEAD is served as GET (Hono
- * runs the GET route and drops the body), but here that GET is a whole pipeline run whose answer
- * would be thrown away.
+ * HEAD is 405 too. Elsewhere HEAD is served as GET (Hono runs the GET route and drops the body),
+ * but here that GET is a whole pipeline run whose answer would be thrown away.
  */
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors/mod.ts";

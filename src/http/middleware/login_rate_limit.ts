@@ -1,7 +1,7 @@
 /**
- * Step 4, the login rate limit (spec 1 §8): per client address, fixed one-minute window, per
- * instance. At most 10,000 clients are tracked; past that new clients are admitted unmetered and
- * each such admission counts `service.auth.login_rate_limit.saturated`.
+ * Step 4, the login rate limit (docs/access.md#local-accounts): per client address, fixed
+ * one-minute window, per instance. At most 10,000 clients are tracked; past that new clients are
+ * admitted unmetered and each such admission counts `service.auth.login_rate_limit.saturated`.
  */
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors/mod.ts";

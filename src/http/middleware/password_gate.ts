@@ -1,6 +1,6 @@
 /**
- * Step 10, the forced password change (spec 1 §5.4 item 6): a password-opened session with a
- * pending change reaches only the change page and its endpoint, logout, health and static assets.
+ * Step 10, the forced password change (docs/access.md#first-start): a password-opened session with
+ * a pending change reaches only the change page and its endpoint, logout, health and static assets.
  * Browsers get 302, htmx gets `HX-Redirect`, everything else 403 auth.password.change_required.
  * Keys and OIDC sessions are never gated.
  */

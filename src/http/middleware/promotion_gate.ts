@@ -1,7 +1,7 @@
 /**
- * Step 3, the promotion key gate (spec 3 §4.4, §5, DECISIONS.md): the two receiver routes open only
- * to `SVC-Promotion-Key` — the configured pre-shared value, or a valid server-kind key — and every
- * failure is the one identical 401 (the promotion domain decides, see promotion/keys.ts). The
+ * Step 3, the promotion key gate (docs/decisions.md#the-server-key): the two receiver routes open
+ * only to `SVC-Promotion-Key` — the configured pre-shared value, or a valid server-kind key — and
+ * every failure is the one identical 401 (the promotion domain decides, see promotion/keys.ts). The
  * actor is the system actor, never the admin who minted the key; the key id rides along for audit.
  */
 import type { MiddlewareHandler } from "hono";

@@ -1,9 +1,10 @@
 /**
- * The per-user request budget (spec 2 §8) on `/api/**` and `/mcp`, placed right after step 9 so
- * every authenticated request counts, refused ones included. An API key draws from its owner's
- * budget. `RateLimit-*` headers go on every budgeted response; past the budget the answer is 429
- * `rate_limit.exceeded` with `Retry-After`. When the shared store cannot answer, the request is
- * refused with `rate_limit.unavailable` and `Retry-After: 1`, naming neither limits nor store.
+ * The per-user request budget (docs/decisions.md#one-request-budget-per-user) on `/api/**` and
+ * `/mcp`, placed right after step 9 so every authenticated request counts, refused ones included.
+ * An API key draws from its owner's budget. `RateLimit-*` headers go on every budgeted response;
+ * past the budget the answer is 429 `rate_limit.exceeded` with `Retry-After`. When the shared store
+ * cannot answer, the request is refused with `rate_limit.unavailable` and `Retry-After: 1`, naming
+ * neither limits nor store.
  */
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors/mod.ts";

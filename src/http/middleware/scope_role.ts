@@ -1,9 +1,9 @@
 /**
- * Step 11, scope and role (spec 1 §4.6, §5.6), as each route's own middleware (the Router puts it
- * in front of the handler, so Hono's match is the only one): key kinds are confined first, then the
- * route's declared operation is checked on both axes. A route without a declaration is refused
- * (default-deny). Routes that name their workspace in the path are judged in that workspace.
- * The decision's audit rows are the identity domain's (identity/access_audit.ts).
+ * Step 11, scope and role (docs/access.md#roles), as each route's own middleware (the Router puts
+ * it in front of the handler, so Hono's match is the only one): key kinds are confined first, then
+ * the route's declared operation is checked on both axes. A route without a declaration is refused
+ * (default-deny). Routes that name their workspace in the path are judged in that workspace. The
+ * decision's audit rows are the identity domain's (identity/access_audit.ts).
  */
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors/mod.ts";
@@ -25,8 +25,9 @@ export function routeAccess(
       throw new AppError("endpoint.key_kind_refused", { reason: "server_key_off_surface" });
     }
     if (spec.access === "public") return await next();
-    // An endpoint-kind key has no scopes: on the routes open to it (its own executions) it
-    // bypasses both axes, and the handler proves it started what it reads (spec 1 §5.6).
+    // An endpoint-kind key has no scopes: on the routes open to it (its own executions) it bypasses
+    // both axes, and the handler proves it started what it reads
+    // (docs/decisions.md#every-serve-is-recorded-before-its-answer).
     if (principal?.keyKind === "endpoint") return await next();
     if (!spec.access) {
       throw new AppError("auth.role_required", { required: "declared operation", held: [] });

@@ -1,6 +1,6 @@
 /**
- * Security headers on every response (DECISIONS.md "security headers"); HTML also gets a CSP, and
- * HSTS is sent only when the external base-url is https.
+ * Security headers on every response (docs/decisions.md#security-headers); HTML also gets a CSP,
+ * and HSTS is sent only when the external base-url is https.
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";

@@ -1,8 +1,8 @@
 /**
- * Step 6, the session filter (spec 1 §5.6): verifies the `svc_session` token, then re-checks the
- * user's liveness through the cache. A failure clears the cookie and the request continues
- * unauthenticated, remembering why in case the route needs a credential. Skipped when a key
- * already decided and on `/mcp`, which never takes cookies.
+ * Step 6, the session filter (docs/access.md#sessions): verifies the `svc_session` token, then
+ * re-checks the user's liveness through the cache. A failure clears the cookie and the request
+ * continues unauthenticated, remembering why in case the route needs a credential. Skipped when a
+ * key already decided and on `/mcp`, which never takes cookies.
  */
 import type { MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";

@@ -1,7 +1,7 @@
 /**
- * The tool endpoint's Origin and Host checks (DECISIONS.md "MCP Origin"), which the MCP SDK leaves
- * to its host. Right after CORS, before any credential is read: a browser page of another origin
- * (or a DNS-rebound name) gets nothing from `/mcp`, not even a credential error.
+ * The tool endpoint's Origin and Host checks (docs/decisions.md#keys-only-never-cookies), which the
+ * MCP SDK leaves to its host. Right after CORS, before any credential is read: a browser page of
+ * another origin (or a DNS-rebound name) gets nothing from `/mcp`, not even a credential error.
  *
  * - A request carrying `Origin` is served only when it equals the origin of the configured
  *   base-url, or, with none configured, the origin the request was addressed to; otherwise 403

@@ -1,7 +1,8 @@
 /**
- * Step 7, workspace resolution (spec 1 §5.7). Keys act in their pinned workspace and may not name
- * another; sessions use `SVC-Workspace` (remembered as last used), else the token's claim, else the
- * last-used or first live membership. Unknown, non-member and deactivated are one answer: 404.
+ * Step 7, workspace resolution (docs/decisions.md#api-keys-stay-in-one-workspace). Keys act in
+ * their pinned workspace and may not name another; sessions use `SVC-Workspace` (remembered as last
+ * used), else the token's claim, else the last-used or first live membership. Unknown, non-member
+ * and deactivated are one answer: 404.
  */
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors/mod.ts";
@@ -14,7 +15,7 @@ export function workspaceResolution(
   return async (c, next) => {
     c.set("workspace", null);
     const principal = c.get("principal");
-    // The promotion receiver names its workspaces in the payload (spec 3 §4.4).
+    // The promotion receiver names its workspaces in the payload.
     if (!principal || principal.keyKind === "server") return await next();
     const header = c.req.header("svc-workspace");
     const user = { userId: principal.userId, isSuperAdmin: principal.isSuperAdmin };

@@ -1,4 +1,7 @@
-/** `/api/v1/auth/api-keys` (spec 1 §4.2): the caller's keys; issuance rules live in the service. */
+/**
+ * `/api/v1/auth/api-keys` (docs/access.md#api-keys): the caller's keys; issuance rules live in the
+ * service.
+ */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
 import { apiKeyView, issuedKeyView } from "../../identity/mod.ts";
@@ -30,7 +33,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "keys.manage_own",
     status: 201,
     response: issuedKeyView,
-    // Validated field by field in the service, which owns the §4.2 rules and their codes.
+    // Validated field by field in the service, which owns the issuance rules and their codes.
     body: z.unknown(),
     errors: [
       "auth.scope.insufficient",

@@ -1,6 +1,7 @@
 /**
- * Browser sign-in (spec 1 §4.1, §5.4): the login page and form, logout, workspace switch, and the
- * password change page with its endpoint. Plain HTML forms; htmx callers get `HX-Redirect`.
+ * Browser sign-in (docs/access.md#local-accounts): the login page and form, logout, workspace
+ * switch, and the password change page with its endpoint. Plain HTML forms; htmx callers get
+ * `HX-Redirect`.
  */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";

@@ -1,8 +1,8 @@
 /**
- * Datasources (spec 3 §4.1): the registry and grants. The matrix row of a write depends on its
- * target (spec 1 §4.6): a datasource no workspace owns is instance administration (admin /
- * super_admin), a workspace-bound one its workspace's (author / ws_admin), judged in the workspace
- * the body binds to. Handlers stay thin: the service re-checks tenancy and the write rules.
+ * Datasources (docs/datasources.md): the registry and grants. The matrix row of a write depends on
+ * its target: a datasource no workspace owns is instance administration (admin / super_admin), a
+ * workspace-bound one its workspace's (author / ws_admin), judged in the workspace the body binds
+ * to. Handlers stay thin: the service re-checks tenancy and the write rules.
  */
 import { z } from "zod";
 import type { Services } from "../../services.ts";
@@ -52,7 +52,7 @@ const definitionDoc = z.object({
   readonly: z.boolean().optional(),
 });
 
-/** An empty `?schema=` counts as absent (spec 3 §4.1). */
+/** An empty `?schema=` counts as absent. */
 const schemaQuery = z.object({
   schema: z.string().max(256).optional().transform((v) => v === "" ? undefined : v),
 });

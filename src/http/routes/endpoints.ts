@@ -1,5 +1,5 @@
 /**
- * Published endpoints over HTTP (spec 3 §4.3). Management under `/api/v1/endpoints` and
+ * Published endpoints over HTTP (docs/endpoints.md). Management under `/api/v1/endpoints` and
  * `/api/v1/endpoints/bindings`, addressed by `?path=` (a pattern never travels as a path
  * segment); serving `GET /api/x/**` and its OpenAPI document. Thin: the endpoints domain decides;
  * these read headers and query pairs and pick the response form.
@@ -35,7 +35,7 @@ const ctx = (actor: Principal, workspace: WorkspaceContext) => ({
   workspaceId: workspace.id,
 });
 
-/** 406 unless `Accept` admits JSON (spec 3 §4.3 item 5; absent admits anything). */
+/** 406 unless `Accept` admits JSON (absent admits anything). */
 function requireJson(c: AppContext): void {
   if (!admits(c.req.header("accept"), "application/json")) {
     throw new AppError("request.not_acceptable", { produces: "application/json" });
@@ -213,9 +213,10 @@ export function registerRoutes(router: Router, deps: Deps): void {
 }
 
 /**
- * A browser session on `/api/x`: the 401 `auth.api_key.missing` spec 3 §4.3 item 1 requires, in
- * the error envelope like every 4xx (spec 2 §2.1), but its texts say what to do instead of
- * "send a session cookie", and `details.keys_url` links the page that issues a key.
+ * A browser session on `/api/x`: the 401 `auth.api_key.missing`
+ * (docs/endpoints.md#a-browser-at-apix), in the error envelope like every 4xx, but its texts say
+ * what to do instead of "send a session cookie", and `details.keys_url` links the page that issues
+ * a key.
  */
 export function sessionRefused(origin: string): AppError {
   const keys = `${origin}/settings/api-keys`;

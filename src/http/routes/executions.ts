@@ -1,7 +1,8 @@
 /**
- * Execute over SSE, history, replay, cancel and the result cursor (spec 2 §4.3–4.5). Thin: the
- * executions service decides; these read headers and query strings and pick the response form.
- * Everything refused before the first frame answers the error envelope.
+ * Execute over SSE, history, replay, cancel and the result cursor
+ * (docs/executions.md#running-pipelines-execute-results-cancel-replay). Thin: the executions
+ * service decides; these read headers and query strings and pick the response form. Everything
+ * refused before the first frame answers the error envelope.
  */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
@@ -87,7 +88,8 @@ export function registerRoutes(router: Router, deps: Deps): void {
     });
     const stream = eventStream(released(started.frames, started.release), {
       heartbeatMs,
-      // No resumption exists (spec 2 §6): the grace only spares a run whose end is imminent.
+      // A stream cannot be resumed (docs/decisions.md#a-dropped-stream-cancels-its-run): the grace
+      // only spares a run whose end is imminent.
       onDisconnect: () => {
         started.disconnected(graceMs);
         started.release();
@@ -123,7 +125,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       page.offset,
       page.limit,
     );
-    // The list never carries result links (spec 2 §4.5).
+    // The list never carries result links.
     const rows = items.map(({ result_expires_at: _, ...r }) => r);
     return paged(c, rows, { ...page, total });
   });
@@ -162,8 +164,8 @@ export function registerRoutes(router: Router, deps: Deps): void {
       const events = await executions.replayFrames(who, workspace.id, params.id);
       return ok(c, { events });
     }
-    // The replay's own format is the stream (DECISIONS.md "replay format"): a client that
-    // states no preference, or takes anything, gets it.
+    // The replay's own format is the stream (docs/decisions.md#replay-answers-as-stored): a client
+    // that states no preference, or takes anything, gets it.
     const accept = c.req.header("accept") ?? "";
     if (accept.trim() !== "" && !accepts(c, SSE) && !accepts(c, "*/*") && !accepts(c, "text/*")) {
       throw new AppError("request.not_acceptable", { produces: SSE });

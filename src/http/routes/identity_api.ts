@@ -1,4 +1,7 @@
-/** `/api/v1/auth/me`, user administration (spec 1 §4.3) and the audit trail. */
+/**
+ * `/api/v1/auth/me`, user administration (docs/access.md#local-user-administration) and the audit
+ * trail.
+ */
 import { z } from "zod";
 import { auditRowView } from "../../audit/mod.ts";
 import { type Principal, principalView, userAccountView } from "../../identity/mod.ts";

@@ -1,8 +1,8 @@
 /**
- * Lake-table routes (spec 3 §4.2). The named datasource is looked up as the caller's active
- * workspace sees it (else 404 `datasource.not_found`); after a committed write its pool is retired
- * here and elsewhere, so the lake serves the new views. `LakeTables` does all of it.
- * Writes are `lake_tables.manage` (author), the listing is a read.
+ * Lake-table routes (docs/datasources.md#lake-datasources). The named datasource is looked up as
+ * the caller's active workspace sees it (else 404 `datasource.not_found`); after a committed write
+ * its pool is retired here and elsewhere, so the lake serves the new views. `LakeTables` does all
+ * of it. Writes are `lake_tables.manage` (author), the listing is a read.
  */
 import { z } from "zod";
 import { lakeImportView, lakeTablesView, lakeTableView } from "../../datasources/mod.ts";

@@ -1,7 +1,8 @@
 /**
- * OIDC sign-in routes (spec 1 §4.1): the redirect to a configured provider and its callback.
- * Registered only when a provider is configured. Every provider failure answers a redirect to the
- * login page with a banner, never an error page; the use case has already audited it.
+ * OIDC sign-in routes (docs/access.md#signing-in-with-an-openid-provider): the redirect to a
+ * configured provider and its callback. Registered only when a provider is configured. Every
+ * provider failure answers a redirect to the login page with a banner, never an error page; the use
+ * case has already audited it.
  */
 import { getCookie } from "hono/cookie";
 import { z } from "zod";

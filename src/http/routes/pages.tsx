@@ -31,7 +31,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       access: "public",
       summary: "Landing page",
     }),
-    // Sign-in lands on `/` (spec 1 §4.1); a signed-in person wants the application there.
+    // Sign-in lands on `/`; a signed-in person wants the application there.
     (c) => c.get("principal") ? c.redirect("/dashboard", 302) : c.html(landing),
   );
 

@@ -1,7 +1,8 @@
 /**
- * Pipelines (spec 2 §4.1, every route but execute). Pipelines are addressed by id; a pipeline of
- * another workspace is `pipeline.not_found`. The body is validated by the service (one parser for
- * every way a body arrives), so these schemas only require a JSON object.
+ * Pipelines (docs/authoring.md#authoring-pipelines, every route but execute). Pipelines are
+ * addressed by id; a pipeline of another workspace is `pipeline.not_found`. The body is validated
+ * by the service (one parser for every way a body arrives), so these schemas only require a JSON
+ * object.
  */
 import { z } from "zod";
 import {

@@ -1,4 +1,4 @@
-/** Public platform routes: health, readiness, build info and the API document (spec 2 §4.6). */
+/** Public platform routes: health, readiness, build info and the API document (docs/http.md). */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
 import { buildInfoView, healthView, readyView } from "../../health/mod.ts";

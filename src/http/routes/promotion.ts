@@ -1,8 +1,7 @@
 /**
- * Promotion over HTTP (spec 3 §4.4, DECISIONS.md "promotion key gate", "promotion sender"). The
- * receiver routes (inventory, push) are opened only by the promotion key gate (step 3 of the
- * pipeline), so they declare no matrix operation; the sender routes (promote, preview) are judged
- * on the matrix row "Promote to the higher environment" (author scope, promote role).
+ * Promotion over HTTP (docs/promotion.md). The receiver routes (inventory, push) are opened only by
+ * the promotion key gate (step 3 of the pipeline), so they declare no matrix operation; the sender
+ * routes (promote, preview) are judged as `promotion.promote` (author scope, promote role).
  */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";

@@ -1,9 +1,9 @@
 /**
  * The public site around the application: the marketing pages (`ui/site/*.md`), the product
- * documentation as HTML (`/docs/{id}`) and as Markdown for agents (`/skill/{id}`), `robots.txt`
- * and `sitemap.xml`. Everything here is public (spec 1 §5.9) and the same for every visitor, so
- * each page is rendered once, at start-up, except the docs, which are read per request from the
- * one source the tool endpoint also serves.
+ * documentation as HTML (`/docs/{id}`) and as Markdown for agents (`/skill/{id}`), `robots.txt` and
+ * `sitemap.xml`. Everything here is public and the same for every visitor, so each page is rendered
+ * once, at start-up, except the docs, which are read per request from the one source the tool
+ * endpoint also serves.
  */
 import { z } from "zod";
 import { getDoc, listDocs } from "../../docs/mod.ts";

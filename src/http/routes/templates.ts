@@ -1,7 +1,7 @@
 /**
- * Templates (spec 2 §4.2). The name never travels in a path segment (it contains `/`): reads and
- * purges take `?name=`, writes take it in the body. Every route acts in the caller's workspace; a
- * template of another workspace is `template.not_found`.
+ * Templates (docs/authoring.md#authoring-templates). The name never travels in a path segment (it
+ * contains `/`): reads and purges take `?name=`, writes take it in the body. Every route acts in
+ * the caller's workspace; a template of another workspace is `template.not_found`.
  */
 import { z } from "zod";
 import {

@@ -1,4 +1,7 @@
-/** Workspaces and members (spec 1 §4.5). Each route is judged in the workspace its path names. */
+/**
+ * Workspaces and members (docs/access.md#workspaces). Each route is judged in the workspace its
+ * path names.
+ */
 import { z } from "zod";
 import {
   invitationReceiptView,

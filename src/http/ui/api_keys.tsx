@@ -1,6 +1,6 @@
 /**
  * `/settings/api-keys`: the viewer's own keys over the same key service as `/api/v1/auth/api-keys`.
- * Issuance keeps the service's §4.2 rules and adds spec 1 §5.10's "viewers never mint keys" for
+ * Issuance keeps the service's rules and adds "viewers never mint keys" (docs/ui.md#api-keys) for
  * every kind, so the page draws the form only for an author (or above) somewhere.
  */
 import { z } from "zod";
@@ -157,7 +157,7 @@ export function apiKeyPageRoutes(router: Router, deps: UiPageDeps): void {
       const workspace = await deps.workspaces.resolveForUser(user, draft.workspace);
       if (!workspace) throw new AppError("workspace.not_found", { workspace: draft.workspace });
       const flags = workspace.flags ?? { author: false, promoter: false, admin: false };
-      // Spec 1 §5.10: viewers never mint keys, of any kind.
+      // Viewers never mint keys, of any kind (docs/ui.md#api-keys).
       const held = rolesHeld(flags, actor.isSuperAdmin);
       if (!held.includes("author")) {
         throw new AppError("auth.role_required", { required: "author", held });

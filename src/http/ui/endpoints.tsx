@@ -94,8 +94,9 @@ function decidesAll(node: string, pattern: string): boolean {
 }
 
 /**
- * The viewer's keys that can reach some URL of the endpoint by the §4.3 walk: endpoint keys bound
- * on a node that decides for it; user keys holding execute unless a binding decides for every URL.
+ * The viewer's keys that can reach some URL of the endpoint by the binding walk
+ * (docs/decisions.md#the-nearest-binding-decides): endpoint keys bound on a node that decides for
+ * it; user keys holding execute unless a binding decides for every URL.
  */
 export function keysReaching(keys: ApiKeyView[], e: EndpointView): TryKey[] {
   const boundAt = new Map<string, string>();

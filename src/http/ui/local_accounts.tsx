@@ -1,11 +1,11 @@
 /**
- * Local-account partials (spec 1 §4.4): create, reset, disable-local, unlock (super admin, browser
- * session only) and the caller's theme. They answer the JSON envelope when the caller asks for
- * JSON, else the page the act belongs to (htmx picks its part of it): the new-user page after a
- * create, the user's page after the others. With mail off the one-time password is shown once;
- * with mail on the answer says only where the mail went, and the password travels by mail alone.
- * The three acts on an existing user are PATCH (htmx); each also answers POST on the same path,
- * which is how the confirm dialog's form sends it without the script.
+ * Local-account partials (docs/access.md#local-user-administration): create, reset, disable-local,
+ * unlock (super admin, browser session only) and the caller's theme. They answer the JSON envelope
+ * when the caller asks for JSON, else the page the act belongs to (htmx picks its part of it): the
+ * new-user page after a create, the user's page after the others. With mail off the one-time
+ * password is shown once; with mail on the answer says only where the mail went, and the password
+ * travels by mail alone. The three acts on an existing user are PATCH (htmx); each also answers
+ * POST on the same path, which is how the confirm dialog's form sends it without the script.
  */
 import { AppError } from "../../errors/mod.ts";
 import type { Principal } from "../../identity/mod.ts";

@@ -1,5 +1,5 @@
 /**
- * The browser UI's pages (spec 1 §4.1): handlers over the same domain services REST calls, with
+ * The browser UI's pages (docs/ui.md): handlers over the same domain services REST calls, with
  * views from `ui/`. Mutating partials live beside the REST routes they mirror.
  */
 import type { Services } from "../../services.ts";

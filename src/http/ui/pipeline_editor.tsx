@@ -195,7 +195,7 @@ export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
       method: "get",
       path: "/pipelines/:id/edit",
       summary: "The editor for a pipeline's working version; read-only without author",
-      // Spec 1 §4.6 page row: the pipeline editor page needs the execute operation.
+      // The pipeline editor page needs the execute operation (docs/decisions.md#viewers-may-run).
       access: "pipelines.execute",
       params: id,
       errors: ["pipeline.not_found"],

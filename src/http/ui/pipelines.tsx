@@ -85,7 +85,7 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
         restore: allows({ actor, workspace }, "content.write_session"),
         switch: allows({ actor, workspace }, "versions.switch"),
       };
-      // Publishing is endpoint management (spec 1 §4.6): drawn only for whom that row allows.
+      // Publishing is endpoint management: drawn only for whom that row allows.
       const publishing = allows({ actor, workspace }, "endpoints.manage")
         ? {
           released: servedAmong(versions) !== undefined,

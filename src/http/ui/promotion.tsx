@@ -1,9 +1,10 @@
 /**
- * Promotion in the browser (spec 3 §4.4, docs/promotion.md): `/pipelines/{id}/promote` shows what
- * `GET /api/v1/promotion/preview` answers, and its Push posts `/partials/pipelines/{id}/promote`,
- * which does what `POST /api/v1/promotion/promote` does. Both go through the one promotion sender
- * and the same matrix row, so they refuse whom and what REST refuses, with the same codes and
- * statuses; a refusal is drawn on the page, on the entry it concerns, instead of an envelope.
+ * Promotion in the browser (docs/promotion.md#from-the-browser): `/pipelines/{id}/promote` shows
+ * what `GET /api/v1/promotion/preview` answers, and its Push posts
+ * `/partials/pipelines/{id}/promote`, which does what `POST /api/v1/promotion/promote` does. Both
+ * go through the one promotion sender and the same matrix row, so they refuse whom and what REST
+ * refuses, with the same codes and statuses; a refusal is drawn on the page, on the entry it
+ * concerns, instead of an envelope.
  */
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";

@@ -218,7 +218,8 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
         ? query.pipeline
         : undefined;
       // Whose runs: a super admin sees everyone's and may pick one person; anyone else sees only
-      // their own (spec 2 §4.5), so they get no such filter and a `who` in the URL is ignored.
+      // their own (docs/decisions.md#who-sees-which-runs), so they get no such filter and a `who`
+      // in the URL is ignored.
       const whoId = actor.isSuperAdmin && query.who && z.uuid().safeParse(query.who).success
         ? query.who
         : undefined;

@@ -65,7 +65,7 @@ export async function shellContext(
     theme: (user.theme as Theme) ?? "system",
     user: { displayName: p.displayName, email: p.email, isSuperAdmin: p.isSuperAdmin },
     workspace: c.get("workspace")?.name ?? null,
-    // A deactivated workspace cannot be selected (spec 1 §3), though a super admin's list has it.
+    // A deactivated workspace cannot be selected, though a super admin's list has it.
     workspaces: workspaces.filter((w) => !w.deactivated_at),
     // A link whose page would refuse this person is not drawn: they would only meet the 403.
     refused: (Object.keys(NAV_ACCESS) as (keyof typeof NAV_ACCESS)[]).filter((item) =>

@@ -101,7 +101,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
       method: "get",
       path: "/templates/edit",
       summary: "The editor for a template's working version; read-only without author",
-      // Spec 1 §4.6 page row: the template editor page needs the read operation.
+      // The template editor page needs only the read operation.
       access: "content.read",
       query: z.object({ id: z.string().min(1).max(200) }),
       errors: ["template.not_found"],

@@ -180,7 +180,7 @@ function tryPanel(panel) {
       );
     } else if (body?.error) {
       const { code: errorCode, message, details } = body.error;
-      // Each parameter defect on its field (spec 3 §4.3 item 4), the rest above the answer.
+      // Each parameter defect on its field (docs/endpoints.md#serving), the rest above the answer.
       for (const e of details?.errors ?? []) fieldError(e.parameter, `${e.message} (${e.code})`);
       banner("error", code(errorCode), " ", message);
     }

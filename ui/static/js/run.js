@@ -40,7 +40,7 @@ class RunView {
   /**
    * A node's bar: determinate when its row total is known — from the stored stream on a replay
    * (its `node_completed.rows_out`), or live while a write-back writes, whose rows were all
-   * fetched first — else indeterminate. There is no percentage in the events (spec 2 §6).
+   * fetched first — else indeterminate. There is no percentage in the events.
    */
   progressOf(data) {
     const done = data.rows_written ?? data.rows_fetched;

@@ -3,9 +3,9 @@
  *
  * - Record retention: execution records older than `service.executions.record-retention-days`
  *   go, with any events left (ON DELETE CASCADE); the history starts there.
- * - Compact `data_ready`: once a run's replay window has passed, nothing replays its stream, so
- *   its durable `data_ready` keeps its payload without `rows` (the first result page, by far the
- *   largest frame; the result itself has its own TTL in the result store).
+ * - Packed streams: once a run's replay window has passed, nothing replays its stream live, so
+ *   its frames move into one compressed row (packed_events.ts), `data_ready` without `rows` (the
+ *   first result page; the result itself has its own TTL in the result store).
  * - The embedded store gives the freed pages back to the file system (incremental vacuum).
  *
  * Every step works in bounded batches, each its own short transaction, so a sweep never holds
@@ -15,6 +15,7 @@
  */
 import { toIso } from "../lib/time.ts";
 import type { Db, Queryable, SqlValue } from "../store/mod.ts";
+import { PACKED, packFrames, type StoredFrame } from "./packed_events.ts";
 import { idFloor } from "./repo.ts";
 
 const DAY_MS = 86_400_000;
@@ -38,7 +39,8 @@ export interface RetentionOptions {
 
 export interface SweepCounts {
   records: number;
-  compacted: number;
+  /** Runs whose frames were packed into one row. */
+  packed: number;
   pagesFreed: number;
 }
 
@@ -58,12 +60,12 @@ export class RetentionSweeps {
     return this.#o.batch ?? SWEEP_BATCH;
   }
 
-  /** Every step once: records, then `data_ready` rows, then the embedded store's free pages. */
+  /** Every step once: records, then packing the streams, then the embedded store's free pages. */
   async sweep(): Promise<SweepCounts> {
     const records = await this.deleteOldRecords();
-    const compacted = await this.compactDataReady();
+    const packed = await this.packStreams();
     const pagesFreed = await reclaimSpace(this.#db);
-    return { records, compacted, pagesFreed };
+    return { records, packed, pagesFreed };
   }
 
   /**
@@ -106,62 +108,45 @@ export class RetentionSweeps {
   }
 
   /**
-   * Drops `rows` from the durable `data_ready` of runs whose replay window has passed, walking
-   * execution ids upward from the stored mark; returns how many payloads it rewrote. The walk
-   * stops below the oldest RUNNING run (its `data_ready` is yet to come) and at the first run
-   * still inside its window, so no run is passed over.
+   * Packs the stored frames of each run whose replay window has passed into one row
+   * (packed_events.ts), walking execution ids upward from the stored mark; returns how many runs
+   * it packed. The walk stops below the oldest RUNNING run (its frames are still coming) and at
+   * the first run still inside its window, so no run is passed over.
    */
-  async compactDataReady(): Promise<number> {
-    let compacted = 0;
+  async packStreams(): Promise<number> {
+    let packed = 0;
     for (;;) {
-      const step = await this.#locked("data_ready_rows", async (tx, mark) => {
-        const now = this.#o.now();
-        const windowEnd = now - this.#o.replayWindowMs;
+      const step = await this.#locked("packed_events", async (tx, mark) => {
+        const windowEnd = this.#o.now() - this.#o.replayWindowMs;
         const running = await tx.first<{ id: unknown }>(
           // Few rows, all in executions_running (PostgreSQL has no MIN of a uuid).
           `SELECT id FROM executions WHERE status = 'RUNNING' ORDER BY id LIMIT 1`,
         );
         let upper = idFloor(windowEnd);
         if (running?.id != null && String(running.id) < upper) upper = String(running.id);
-        const rows = await tx.query<{ id: unknown; data: string; completed_at: unknown }>(
-          `SELECT e.execution_id AS id, e.data, x.completed_at FROM execution_events e
-           JOIN executions x ON x.id = e.execution_id
-           WHERE e.execution_id > $1 AND e.execution_id < $2 AND e.event_type = 'data_ready'
-           ORDER BY e.execution_id LIMIT ${this.#batch}`,
+        const runs = await tx.query<{ id: unknown; completed_at: unknown }>(
+          `SELECT id, completed_at FROM executions WHERE id > $1 AND id < $2
+           ORDER BY id LIMIT ${this.#batch}`,
           [mark, upper],
         );
-        let last = mark;
-        let done = 0;
-        let open = false;
-        for (const row of rows) {
-          const ended = Date.parse(toIso(row.completed_at) ?? "");
-          if (!(ended <= windowEnd)) {
-            open = true; // inside its window yet: this run and the ones after wait
-            break;
-          }
-          const id = String(row.id);
-          const data = JSON.parse(row.data);
-          if ("rows" in data) {
-            delete data.rows;
-            await tx.execute(
-              `UPDATE execution_events SET data = $2 WHERE execution_id = $1 AND event_type = 'data_ready'`,
-              [id, JSON.stringify(data)],
-            );
-            done++;
-          }
-          last = id;
+        const ripe: string[] = [];
+        for (const run of runs) {
+          // Inside its window yet: this run and the ones after it wait.
+          if (!(Date.parse(toIso(run.completed_at) ?? "") <= windowEnd)) break;
+          ripe.push(String(run.id));
         }
-        if (last !== mark) {
+        const done = ripe.length === 0 ? 0 : await packRuns(tx, ripe);
+        if (ripe.length > 0) {
           await tx.execute(`UPDATE housekeeping_marks SET mark = $2 WHERE name = $1`, [
-            "data_ready_rows",
-            last,
+            "packed_events",
+            ripe.at(-1)!,
           ]);
         }
-        return { done, more: !open && rows.length === this.#batch };
+        return { done, more: ripe.length === this.#batch };
       });
-      if (!step) return compacted;
-      compacted += step.done;
-      if (!step.more) return compacted;
+      if (!step) return packed;
+      packed += step.done;
+      if (!step.more) return packed;
     }
   }
 
@@ -199,4 +184,42 @@ export async function reclaimSpace(db: Queryable, pages = VACUUM_PAGES): Promise
   const after = await db.first<{ freelist_count: number }>("PRAGMA freelist_count");
   await db.query("PRAGMA wal_checkpoint(PASSIVE)");
   return Number(before?.freelist_count ?? 0) - Number(after?.freelist_count ?? 0);
+}
+
+/** Packs the frame rows of `ids` (terminal runs) into one row each; returns how many it packed. */
+async function packRuns(tx: Queryable, ids: string[]): Promise<number> {
+  const rows = await tx.query<{
+    execution_id: unknown;
+    event_id: unknown;
+    event_type: string;
+    data: string;
+    observed_at: unknown;
+  }>(
+    `SELECT execution_id, event_id, event_type, data, observed_at FROM execution_events
+     WHERE execution_id IN (${list(1, ids.length)}) AND event_type <> '${PACKED}'
+     ORDER BY execution_id, event_id`,
+    ids,
+  );
+  const byRun = new Map<string, StoredFrame[]>();
+  for (const r of rows) {
+    const id = String(r.execution_id);
+    const frames = byRun.get(id) ?? [];
+    frames.push({
+      id: Number(r.event_id),
+      event: r.event_type,
+      data: JSON.parse(r.data),
+      observedAt: toIso(r.observed_at)!,
+    });
+    byRun.set(id, frames);
+  }
+  for (const [id, frames] of byRun) {
+    const last = frames.at(-1)!;
+    await tx.execute(`DELETE FROM execution_events WHERE execution_id = $1`, [id]);
+    await tx.execute(
+      `INSERT INTO execution_events (execution_id, event_id, event_type, data, observed_at, packed)
+       VALUES ($1, $2, $3, '', $4, $5)`,
+      [id, last.id, PACKED, last.observedAt, packFrames(frames)],
+    );
+  }
+  return byRun.size;
 }

@@ -4,6 +4,7 @@ import { forEachStore } from "../../tests/support/stores.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { reclaimSpace, RetentionSweeps } from "./retention.ts";
 import { addRunRows, runningRecord, succeeded, successFrames } from "./test_fixtures.ts";
+import type { EventFrame } from "./event_order.ts";
 import type { ExecutionRecord } from "./types.ts";
 
 const DAY = 86_400_000;
@@ -85,7 +86,7 @@ forEachStore(
 );
 
 forEachStore(
-  "data_ready drops its rows once the replay window has passed, never earlier, never past a running run",
+  "a run's frames are packed into one row past its replay window, never earlier, never past a running run",
   async (db) => {
     const ids = await addRunRows(db);
     const repo = new ExecutionRepo(db);
@@ -96,6 +97,10 @@ forEachStore(
     await pause();
     const after = await storedRun(db, ids, { completedAt: t0 + 10 });
     const late = await storedRun(db, ids, { completedAt: t0 + HOUR });
+    const stored = new Map<string, EventFrame[]>();
+    for (const r of [first, after, late]) {
+      stored.set(r.execution_id, await repo.events(r.execution_id));
+    }
     let now = t0 + HOUR - 1;
     const sweeps = new RetentionSweeps(db, {
       recordRetentionDays: 90,
@@ -103,25 +108,44 @@ forEachStore(
       now: () => now,
       batch: 1,
     });
-    const ready = async (r: ExecutionRecord) =>
-      (await repo.events(r.execution_id)).find((f) => f.event === "data_ready")!.data;
+    const rowsOf = async (r: ExecutionRecord) =>
+      Number(
+        (await db.first<{ n: unknown }>(
+          `SELECT COUNT(*) AS n FROM execution_events WHERE execution_id = $1`,
+          [r.execution_id],
+        ))?.n,
+      );
+    /** The frames as stored, with data_ready's rows dropped. */
+    const packed = (r: ExecutionRecord) =>
+      stored.get(r.execution_id)!.map((f) => {
+        if (f.event !== "data_ready") return f;
+        const { rows: _, ...data } = f.data;
+        return { ...f, data };
+      });
 
-    equal(await sweeps.compactDataReady(), 0, "inside the window");
+    equal(await sweeps.packStreams(), 0, "inside the window");
     now = t0 + HOUR + 20;
-    equal(await sweeps.compactDataReady(), 1, "up to the running run");
-    deepEqual(await ready(first), { execution_id: first.execution_id, row_count: 2 });
-    deepEqual((await ready(after)).rows, [[1, "a"], [2, "b"]]);
+    equal(await sweeps.packStreams(), 1, "up to the running run");
+    equal(await rowsOf(first), 1);
+    deepEqual(await repo.events(first.execution_id), packed(first));
+    deepEqual(await repo.events(first.execution_id, 4), packed(first).slice(4));
+    equal(await repo.lastEventId(first.execution_id), successFrames(first).length + 1);
+    deepEqual(await repo.events(after.execution_id), stored.get(after.execution_id));
 
     await repo.finish(succeeded(blocker, { completed_at: iso(t0) }));
-    equal(await sweeps.compactDataReady(), 1, "the next one, up to the run still in its window");
-    deepEqual(await ready(after), { execution_id: after.execution_id, row_count: 2 });
-    deepEqual((await ready(late)).rows, [[1, "a"], [2, "b"]]);
+    equal(await sweeps.packStreams(), 2, "the blocker and the next, up to the run in its window");
+    deepEqual(await repo.events(after.execution_id), packed(after));
+    deepEqual(await repo.events(late.execution_id), stored.get(late.execution_id));
     now = t0 + 2 * HOUR + 1;
-    equal(await sweeps.compactDataReady(), 1);
-    equal((await ready(late)).rows, undefined);
-    equal(await sweeps.compactDataReady(), 0, "the mark remembers");
-    // The other frames are untouched.
-    equal((await repo.events(first.execution_id)).length, successFrames(first).length + 1);
+    equal(await sweeps.packStreams(), 1);
+    deepEqual(await repo.events(late.execution_id), packed(late));
+    equal(await sweeps.packStreams(), 0, "the mark remembers");
+    // The event retention sweep reads the packed row's observed_at (its last frame's): the first
+    // run's and the blocker's (its frames are stamped now) go, the next one's stays.
+    equal(await repo.deleteEventsBefore(iso(t0 + 5)), 2);
+    deepEqual(await repo.events(first.execution_id), []);
+    deepEqual(await repo.events(blocker.execution_id), []);
+    deepEqual(await repo.events(after.execution_id), packed(after));
   },
 );
 

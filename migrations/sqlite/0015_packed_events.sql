@@ -1,6 +1,6 @@
 -- Where each batched housekeeping sweep of the executions tables has got to (executions/
 -- retention.ts), and the row a batch holds while it works, so one replica sweeps at a time.
--- data_ready_rows: the highest execution id whose durable data_ready no longer needs its rows;
+-- packed_events: the highest execution id whose frames are packed (or need none);
 -- execution_records: no mark, only the row a batch holds.
 CREATE TABLE housekeeping_marks (
   name TEXT PRIMARY KEY,
@@ -8,4 +8,8 @@ CREATE TABLE housekeeping_marks (
 );
 INSERT INTO housekeeping_marks (name, mark) VALUES
   ('execution_records', ''),
-  ('data_ready_rows', '');
+  ('packed_events', '');
+
+-- A finished run's frames past its replay window, packed into one row (event_type 'packed', the
+-- run's last frame id and observed_at, data empty): executions/packed_events.ts.
+ALTER TABLE execution_events ADD COLUMN packed BLOB;

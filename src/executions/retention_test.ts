@@ -3,7 +3,16 @@ import { type Db, ensureIncrementalVacuum, SqliteDb } from "../store/mod.ts";
 import { forEachStore } from "../../tests/support/stores.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { reclaimSpace, RetentionSweeps } from "./retention.ts";
-import { addRunRows, runningRecord, succeeded, successFrames } from "./test_fixtures.ts";
+import { queryAudit } from "../audit/mod.ts";
+import { ensureSystemActor } from "../identity/mod.ts";
+import { MemoryStore } from "../shared/mod.ts";
+import {
+  addRunRows,
+  housekeepers,
+  runningRecord,
+  succeeded,
+  successFrames,
+} from "./test_fixtures.ts";
 import type { EventFrame } from "./event_order.ts";
 import type { ExecutionRecord } from "./types.ts";
 
@@ -184,3 +193,29 @@ forEachStore("the embedded store reclaims the pages the sweeps free", async (db,
     await older.close();
   }
 });
+
+forEachStore(
+  "housekeeping's growth sweep packs, ages out records as the system actor, and keeps them at 0 days",
+  async (db) => {
+    const ids = await addRunRows(db);
+    const systemActor = await ensureSystemActor(db);
+    const shared = new MemoryStore();
+    const clock = { now: Date.now() };
+    const keeper = (recordRetentionDays: number) =>
+      housekeepers({ db, shared, systemActor, recordRetentionDays, now: () => clock.now })("i");
+    const run = await storedRun(db, ids);
+    clock.now += HOUR + 60_000;
+    const first = await keeper(90).sweepGrowth();
+    deepEqual([first.records, first.packed], [0, 1]);
+    clock.now += 91 * DAY;
+    equal((await keeper(0).sweepGrowth()).records, 0, "0 keeps records forever");
+    ok(await new ExecutionRepo(db).get(run.execution_id));
+    equal((await keeper(90).sweepGrowth()).records, 1);
+    equal(await new ExecutionRepo(db).get(run.execution_id), undefined);
+    const audit = await queryAudit(db, { event: "execution.records_swept", offset: 0, limit: 10 });
+    equal(audit.items.length, 1);
+    equal(audit.items[0].user_id, systemActor.id);
+    deepEqual(audit.items[0].details, { deleted: 1, retention_days: 90 });
+    await shared.close();
+  },
+);

@@ -51,6 +51,9 @@ export const DEFAULT_STALE_AFTER_MS = 60_000;
 
 const DAY_MS = 86_400_000;
 
+/** Event rows per retention batch (a packed run is one row; a run in its window a dozen). */
+const EVENT_BATCH = 5_000;
+
 export class ExecutionHousekeeping {
   readonly #o: HousekeepingOptions;
   readonly #repo: ExecutionRepo;
@@ -119,21 +122,27 @@ export class ExecutionHousekeeping {
     return reaped;
   }
 
-  /** Deletes durable events older than the retention period; returns how many went. */
+  /**
+   * Deletes durable events older than the retention period, in batches of EVENT_BATCH rows, each
+   * its own transaction; returns how many went.
+   */
   async sweep(): Promise<number> {
     const cutoff = this.#iso(this.#now() - this.#o.retentionDays * DAY_MS);
-    return await this.#o.db.transaction(async (tx) => {
-      const deleted = await new ExecutionRepo(tx).deleteEventsBefore(cutoff);
-      if (deleted > 0) {
-        await recordAudit(tx, {
-          event: "execution.events_swept",
-          userId: this.#o.systemActor.id,
-          provider: SYSTEM_PROVIDER,
-          details: { deleted, cutoff },
-        });
-      }
-      return deleted;
-    });
+    let deleted = 0;
+    for (;;) {
+      const n = await this.#repo.deleteEventsBefore(cutoff, EVENT_BATCH);
+      deleted += n;
+      if (n < EVENT_BATCH) break;
+    }
+    if (deleted > 0) {
+      await recordAudit(this.#o.db, {
+        event: "execution.events_swept",
+        userId: this.#o.systemActor.id,
+        provider: SYSTEM_PROVIDER,
+        details: { deleted, cutoff },
+      });
+    }
+    return deleted;
   }
 
   /**

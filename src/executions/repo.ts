@@ -360,9 +360,14 @@ export class ExecutionRepo {
    * was minted, and ids are time-ordered, so the primary key's range below `cutoff`'s id holds
    * every such event, plus the frames of runs still going then, which observed_at keeps.
    */
-  async deleteEventsBefore(cutoff: string): Promise<number> {
+  async deleteEventsBefore(cutoff: string, limit?: number): Promise<number> {
+    const where = `execution_id < $1 AND observed_at < $2`;
     return await this.db.execute(
-      `DELETE FROM execution_events WHERE execution_id < $1 AND observed_at < $2`,
+      limit === undefined
+        ? `DELETE FROM execution_events WHERE ${where}`
+        // At most `limit` rows: the sweep deletes a busy week's frames in short transactions.
+        : `DELETE FROM execution_events WHERE (execution_id, event_id) IN (
+             SELECT execution_id, event_id FROM execution_events WHERE ${where} LIMIT ${limit})`,
       [idFloor(Date.parse(cutoff) + ID_CLOCK_SLACK_MS), cutoff],
     );
   }

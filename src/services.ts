@@ -53,7 +53,7 @@ import { openSharedStore } from "./shared/mod.ts";
 import { RequestBudget } from "./shared/mod.ts";
 import { onServed, openMetrics, watchInstance } from "./observe.ts";
 import { seedAccounts, seedBootstrapPlaceholder, seedDemo } from "./startup_seeds.ts";
-import { type Db, migrate, openDb } from "./store/mod.ts";
+import { type Db, ensureIncrementalVacuum, migrate, openDb } from "./store/mod.ts";
 import { countTemplates, TemplateService } from "./templates/mod.ts";
 import {
   CachedAccessDirectory,
@@ -99,6 +99,9 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 async function openPlatform(config: ResolvedConfig, db: Db, logger: Logger, closers: Closer[]) {
   const applied = await migrate(db);
   if (applied.length > 0) logger.info("migrations applied", { store: config.store.kind, applied });
+  if (await ensureIncrementalVacuum(db)) {
+    logger.info("embedded store switched to incremental vacuum", { store: config.store.kind });
+  }
   const systemActor = await ensureSystemActor(db);
   const shared = await openSharedStore(config.sharedStore.url, {
     timeoutMs: config.health.probeTimeoutMs,

@@ -87,6 +87,7 @@ export const AUDIT_EVENTS = [
   "execution_aborted",
   "execution.reaped",
   "execution.events_swept",
+  "execution.records_swept",
   "demo.content_seeded",
 ] as const;
 

@@ -201,6 +201,10 @@ export const serviceSchema = z.strictObject({
     "event-retention-days": z.int().min(1).max(3650).default(7).describe(
       "Durable execution events are kept this long",
     ),
+    "record-retention-days": z.int().min(0).max(36500).default(90).describe(
+      "Execution records older than this are deleted, with any events left (history starts " +
+        "there); 0 keeps them forever",
+    ),
   }).prefault({}),
   "sse": z.strictObject({
     "heartbeat-interval-seconds": seconds(15, 1, 300, "Heartbeat comment after this silence"),

@@ -95,6 +95,8 @@ forEachStore(
     const ended = await storedRun(db, ids, t0, SECOND);
     const running = await storedRun(db, ids, t0, SECOND, false);
     deepEqual(await migrate(db, files.slice(0, at + 1)), [files[at].name]);
+    // The repository reads the current schema: the later migrations too, over the same rows.
+    await migrate(db, files);
 
     const repo = new ExecutionRepo(db);
     deepEqual(await repo.events(ended.record.execution_id), ended.frames);
@@ -121,4 +123,23 @@ forEachStore(
     );
   },
   { migrate: false },
+);
+
+forEachStore(
+  "the sweep deletes at most `limit` rows per statement, and only those past the cutoff",
+  async (db) => {
+    const ids = await addRunRows(db);
+    const repo = new ExecutionRepo(db);
+    const t0 = Date.now();
+    const a = await storedRun(db, ids, t0, SECOND);
+    const b = await storedRun(db, ids, t0, SECOND);
+    const later = await storedRun(db, ids, t0 + 7200 * SECOND, SECOND);
+    const total = a.frames.length + b.frames.length;
+    const cutoff = iso(t0 + 3600 * SECOND);
+    equal(await repo.deleteEventsBefore(cutoff, 5), 5);
+    equal(await repo.deleteEventsBefore(cutoff, total), total - 5);
+    equal(await repo.deleteEventsBefore(cutoff, 5), 0);
+    deepEqual(await repo.events(a.record.execution_id), []);
+    deepEqual(await repo.events(later.record.execution_id), later.frames);
+  },
 );

@@ -10,6 +10,8 @@ import type { Logger } from "../lib/log.ts";
 import type { SharedStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { ExecutionRepo, type StoredExecution } from "./repo.ts";
+import { RetentionSweeps, type SweepCounts } from "./retention.ts";
+import { REPLAY_WINDOW_MS } from "./service.ts";
 import { eventsChannel } from "./sink.ts";
 import type { EventFrame } from "./event_order.ts";
 import type { AbortReason, ExecutionRecord, NodeStat } from "./types.ts";
@@ -21,6 +23,10 @@ export interface HousekeepingOptions {
   logger: Logger;
   instanceId: string;
   retentionDays: number;
+  /** Execution records are kept this long; 0 keeps them forever (retention.ts). */
+  recordRetentionDays?: number;
+  /** A finished run's stream is replayable this long (the service's window). */
+  replayWindowMs?: number;
   /** This instance proves it is alive this often. */
   heartbeatMs?: number;
   /** A RUNNING row whose heartbeat is older than this belongs to a dead instance. */
@@ -44,6 +50,9 @@ export interface HeldRuns {
 export const DEFAULT_STALE_AFTER_MS = 60_000;
 
 const DAY_MS = 86_400_000;
+
+/** Event rows per retention batch (a packed run is one row; a run in its window a dozen). */
+const EVENT_BATCH = 5_000;
 
 export class ExecutionHousekeeping {
   readonly #o: HousekeepingOptions;
@@ -113,21 +122,48 @@ export class ExecutionHousekeeping {
     return reaped;
   }
 
-  /** Deletes durable events older than the retention period; returns how many went. */
+  /**
+   * Deletes durable events older than the retention period, in batches of EVENT_BATCH rows, each
+   * its own transaction; returns how many went.
+   */
   async sweep(): Promise<number> {
     const cutoff = this.#iso(this.#now() - this.#o.retentionDays * DAY_MS);
-    return await this.#o.db.transaction(async (tx) => {
-      const deleted = await new ExecutionRepo(tx).deleteEventsBefore(cutoff);
-      if (deleted > 0) {
-        await recordAudit(tx, {
-          event: "execution.events_swept",
-          userId: this.#o.systemActor.id,
-          provider: SYSTEM_PROVIDER,
-          details: { deleted, cutoff },
-        });
-      }
-      return deleted;
-    });
+    let deleted = 0;
+    for (;;) {
+      const n = await this.#repo.deleteEventsBefore(cutoff, EVENT_BATCH);
+      deleted += n;
+      if (n < EVENT_BATCH) break;
+    }
+    if (deleted > 0) {
+      await recordAudit(this.#o.db, {
+        event: "execution.events_swept",
+        userId: this.#o.systemActor.id,
+        provider: SYSTEM_PROVIDER,
+        details: { deleted, cutoff },
+      });
+    }
+    return deleted;
+  }
+
+  /**
+   * Deletes the records past their retention, compacts the `data_ready` frames past their replay
+   * window and gives the embedded store's free pages back (retention.ts), in bounded batches.
+   */
+  async sweepGrowth(): Promise<SweepCounts> {
+    const counts = await new RetentionSweeps(this.#o.db, {
+      recordRetentionDays: this.#o.recordRetentionDays ?? 0,
+      replayWindowMs: this.#o.replayWindowMs ?? REPLAY_WINDOW_MS,
+      now: this.#now,
+    }).sweep();
+    if (counts.records > 0) {
+      await recordAudit(this.#o.db, {
+        event: "execution.records_swept",
+        userId: this.#o.systemActor.id,
+        provider: SYSTEM_PROVIDER,
+        details: { deleted: counts.records, retention_days: this.#o.recordRetentionDays },
+      });
+    }
+    return counts;
   }
 
   /** Beats, reaps and sweeps on intervals until `stop()`. A failed round is logged, not fatal. */
@@ -144,6 +180,8 @@ export class ExecutionHousekeeping {
     every(this.heartbeatMs, "heartbeat", () => this.heartbeat());
     every(this.staleAfterMs / 2, "reaper", () => this.reap());
     every(3_600_000, "retention", () => this.sweep());
+    // Often enough that a busy endpoint's data_ready rows do not pile up past their window.
+    every(300_000, "growth", () => this.sweepGrowth());
   }
 
   stop(): void {

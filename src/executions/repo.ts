@@ -9,6 +9,7 @@ import type { Queryable, Row, RowInsert, SqlValue } from "../store/mod.ts";
 import { bool, rowInsertSql } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
 import { frameJson } from "./frame_json.ts";
+import { PACKED, unpackFrames } from "./packed_events.ts";
 import type { AbortReason, ExecutionRecord, ExecutionStatus, TriggeredVia } from "./types.ts";
 
 /** A stored execution with the bookkeeping the record itself does not show. */
@@ -251,18 +252,22 @@ export class ExecutionRepo {
     await this.db.execute(rowInsertSql(row), row.values);
   }
 
-  /** Stored frames after `afterId`, in emission order. */
+  /** Stored frames after `afterId`, in emission order (a packed stream unpacked). */
   async events(executionId: string, afterId = -1): Promise<EventFrame[]> {
-    const rows = await this.db.query<{ event_id: unknown; event_type: string; data: string }>(
-      `SELECT event_id, event_type, data FROM execution_events
+    const rows = await this.db.query<
+      { event_id: unknown; event_type: string; data: string; packed: Uint8Array | null }
+    >(
+      `SELECT event_id, event_type, data, packed FROM execution_events
        WHERE execution_id = $1 AND event_id > $2 ORDER BY event_id`,
       [executionId, afterId],
     );
-    return rows.map((r) => ({
-      id: Number(r.event_id),
-      event: r.event_type,
-      data: JSON.parse(r.data),
-    }));
+    return rows.flatMap((r) =>
+      r.event_type === PACKED && r.packed ? unpackFrames(r.packed, afterId) : [{
+        id: Number(r.event_id),
+        event: r.event_type,
+        data: JSON.parse(r.data),
+      }]
+    );
   }
 
   /** The id of the run's last stored frame; -1 before the first. */
@@ -356,9 +361,14 @@ export class ExecutionRepo {
    * was minted, and ids are time-ordered, so the primary key's range below `cutoff`'s id holds
    * every such event, plus the frames of runs still going then, which observed_at keeps.
    */
-  async deleteEventsBefore(cutoff: string): Promise<number> {
+  async deleteEventsBefore(cutoff: string, limit?: number): Promise<number> {
+    const where = `execution_id < $1 AND observed_at < $2`;
     return await this.db.execute(
-      `DELETE FROM execution_events WHERE execution_id < $1 AND observed_at < $2`,
+      limit === undefined
+        ? `DELETE FROM execution_events WHERE ${where}`
+        // At most `limit` rows: the sweep deletes a busy week's frames in short transactions.
+        : `DELETE FROM execution_events WHERE (execution_id, event_id) IN (
+             SELECT execution_id, event_id FROM execution_events WHERE ${where} LIMIT ${limit})`,
       [idFloor(Date.parse(cutoff) + ID_CLOCK_SLACK_MS), cutoff],
     );
   }

@@ -89,6 +89,7 @@ export async function openExecutions(deps: ExecutionsWiringDeps): Promise<Execut
     logger,
     instanceId: executions.instanceId,
     retentionDays: config.executions.eventRetentionDays,
+    recordRetentionDays: config.executions.recordRetentionDays,
     runs: executions.runs,
     now,
   });

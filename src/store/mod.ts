@@ -10,6 +10,7 @@ export {
 export { openDb } from "./open.ts";
 export { PostgresDb } from "./postgres.ts";
 export { SqliteDb, toSqlitePlaceholders } from "./sqlite.ts";
+export { ensureIncrementalVacuum } from "./vacuum.ts";
 export {
   bool,
   type Db,

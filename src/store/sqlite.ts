@@ -57,6 +57,9 @@ export class SqliteDb implements Db {
     // The busy timeout first: switching to WAL needs a lock, and a second process opening the file
     // at the same moment must wait for it rather than fail with "database is locked".
     this.#db.exec("PRAGMA busy_timeout = 5000");
+    // Before anything writes the file: a new database then lets the retention sweeps give freed
+    // pages back (executions/retention.ts). An older one needs one VACUUM (ensureIncrementalVacuum).
+    this.#db.exec("PRAGMA auto_vacuum = INCREMENTAL");
     this.#db.exec("PRAGMA journal_mode = WAL");
     this.#db.exec("PRAGMA foreign_keys = ON");
     this.#db.exec("PRAGMA synchronous = NORMAL");

@@ -2,7 +2,7 @@ import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { EditorError } from "./template_editor.tsx";
 import { FormError } from "../components/save_conflict.tsx";
 import { PageHead } from "../components/page_head.tsx";
-import { CheckField, Field, FormActions, InputField } from "../components/field.tsx";
+import { CheckField, Field, FormActions, InputField, SelectField } from "../components/field.tsx";
 
 export interface DatasourceDraft {
   name: string;
@@ -66,15 +66,14 @@ export function DatasourceFormPage(props: {
               error={err("display_name")}
               input={{ name: "display_name", value: draft.display_name }}
             />
-            <Field id="d-dialect" label="Dialect" error={err("dialect")}>
-              {(a) => (
-                <select {...a} name="dialect">
-                  {props.dialects.map((d) => (
-                    <option key={d} value={d} selected={d === draft.dialect}>{d}</option>
-                  ))}
-                </select>
-              )}
-            </Field>
+            <SelectField
+              id="d-dialect"
+              label="Dialect"
+              error={err("dialect")}
+              select={{ name: "dialect" }}
+              current={draft.dialect}
+              options={props.dialects.map((d) => [d, d])}
+            />
             <Field id="d-url" label="JDBC URL" error={err("jdbc_url")}>
               {(a) => (
                 <input

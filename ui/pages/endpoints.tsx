@@ -1,5 +1,4 @@
-import { Field } from "../components/field.tsx";
-import { Choice } from "../components/form_parts.tsx";
+import { Field, SelectField } from "../components/field.tsx";
 import { Head } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { Pager } from "../components/paging.tsx";
@@ -250,17 +249,14 @@ function KeyBindings(props: {
               </table>
               <form method="post" action="/partials/endpoints/bindings" class="bind-form">
                 <input type="hidden" name="_csrf" value={props.csrf} />
-                <Field id="bind-key" label="Key" error={on("key_name")}>
-                  {(a) => (
-                    <select {...a} name="key_name">
-                      <Choice
-                        value={draft.key_name}
-                        current={draft.key_name}
-                        options={props.keys.map((k) => [k.name, k.name])}
-                      />
-                    </select>
-                  )}
-                </Field>
+                <SelectField
+                  id="bind-key"
+                  label="Key"
+                  error={on("key_name")}
+                  select={{ name: "key_name" }}
+                  current={draft.key_name}
+                  options={props.keys.map((k) => [k.name, k.name])}
+                />
                 <Field
                   id="bind-path"
                   label="Node"

@@ -2,7 +2,7 @@ import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { EditorError } from "./template_editor.tsx";
 import { FormError } from "../components/save_conflict.tsx";
 import { PageHead } from "../components/page_head.tsx";
-import { CheckField, Field, FormActions, InputField, SelectField } from "../components/field.tsx";
+import { CheckField, FormActions, InputField, SelectField } from "../components/field.tsx";
 
 export interface DatasourceDraft {
   name: string;
@@ -74,18 +74,18 @@ export function DatasourceFormPage(props: {
               current={draft.dialect}
               options={props.dialects.map((d) => [d, d])}
             />
-            <Field id="d-url" label="JDBC URL" error={err("jdbc_url")}>
-              {(a) => (
-                <input
-                  {...a}
-                  name="jdbc_url"
-                  value={draft.jdbc_url}
-                  required
-                  class="mono"
-                  placeholder="jdbc:postgresql://db.internal:5432/sales"
-                />
-              )}
-            </Field>
+            <InputField
+              id="d-url"
+              label="JDBC URL"
+              error={err("jdbc_url")}
+              input={{
+                name: "jdbc_url",
+                value: draft.jdbc_url,
+                required: true,
+                class: "mono",
+                placeholder: "jdbc:postgresql://db.internal:5432/sales",
+              }}
+            />
             <InputField
               id="d-user"
               label="Username"

@@ -1,4 +1,4 @@
-import { Field, SelectField } from "../components/field.tsx";
+import { InputField, SelectField } from "../components/field.tsx";
 import { Head } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { Pager } from "../components/paging.tsx";
@@ -257,26 +257,22 @@ function KeyBindings(props: {
                   current={draft.key_name}
                   options={props.keys.map((k) => [k.name, k.name])}
                 />
-                <Field
+                <InputField
                   id="bind-path"
                   label="Node"
                   hint="/, a folder or a published pattern"
                   error={on("path")}
-                >
-                  {(a) => (
-                    <input
-                      {...a}
-                      name="path"
-                      class="mono"
-                      value={draft.path}
-                      required
-                      maxLength={200}
-                      list="bind-nodes"
-                      placeholder="/shop"
-                      autocomplete="off"
-                    />
-                  )}
-                </Field>
+                  input={{
+                    name: "path",
+                    class: "mono",
+                    value: draft.path,
+                    required: true,
+                    maxLength: 200,
+                    list: "bind-nodes",
+                    placeholder: "/shop",
+                    autocomplete: "off",
+                  }}
+                />
                 <datalist id="bind-nodes">
                   {props.nodes.map((n) => <option key={n} value={n} />)}
                 </datalist>

@@ -13,7 +13,7 @@ import { call, startTestServer, type TestServer } from "../tests/support/harness
 const EMAIL = "admin@example.com";
 const FIRST = "first-password-123";
 const PASSWORD = "a-better-password-456";
-const OUT = new URL("../screenshots", import.meta.url);
+const OUT = new URL("../screenshots/", import.meta.url);
 const ONLY = new Set(Deno.args);
 const LAPTOP = { width: 1360, height: 860 };
 const PHONE = { width: 390, height: 844 };

@@ -6,68 +6,52 @@
  */
 import { equal } from "node:assert/strict";
 import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
-import { withReplicaPair } from "./support/replica_pair.ts";
-import { skipUnless } from "./support/services.ts";
+import { PROPAGATION_MS, replicaPairTest } from "./support/replica_pair.ts";
 import { eventually } from "./support/wait.ts";
+import { dql, releasedPipeline } from "./support/pipeline_body.ts";
 
-/** Well inside the one-minute TTL: only the channel can explain a change this fast. */
-const PROPAGATION_MS = 10_000;
+replicaPairTest(
+  "a key revoked or a membership removed on one process binds the other",
+  async ({ a, b, setup }) => {
+    const f = await seedRoles(setup);
+    const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
+    const pipelineId = await releasedPipeline(setup, ctx, "api/one", {
+      nodes: [dql("r", { source: "tempdb", sql: "SELECT 1 AS one" })],
+    });
+    await setup.endpoints.publish(ctx, { path_pattern: "/one", pipeline_id: pipelineId });
+    const json = { "content-type": "application/json", accept: "application/json" };
+    const author = { ...await sessionHeaders(setup, f.users.author, "acme"), ...json };
+    const admin = { ...await sessionHeaders(setup, f.users.ws_admin, "acme"), ...json };
+    const servedOn = async (base: string, key: string) => {
+      const res = await fetch(`${base}/api/x/one`, { headers: { "SVC-API-Key": key } });
+      await res.body?.cancel();
+      return res.status;
+    };
+    const becomes = (base: string, key: string, status: number) =>
+      eventually(async () => (await servedOn(base, key)) === status, PROPAGATION_MS);
 
-Deno.test({
-  name: "[postgres+redis] a key revoked or a membership removed on one process binds the other",
-  ignore: skipUnless("postgres", "redis"),
-  async fn() {
-    await withReplicaPair(
-      { env: { SERVICE_DEMO_ENABLED: "false" } },
-      async ({ a, b, setup }) => {
-        const f = await seedRoles(setup);
-        const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
-        const saved = await setup.pipelines.lifecycle.create(ctx, {
-          name: "api/one",
-          body: {
-            name: "api/one",
-            schema_version: 1,
-            nodes: [{ id: "r", type: "DQL", source: "tempdb", sql: "SELECT 1 AS one" }],
-          },
-          attrs: {},
-        });
-        await setup.pipelines.lifecycle.release(ctx, saved.entity.id, saved.version.body_hash);
-        await setup.endpoints.publish(ctx, { path_pattern: "/one", pipeline_id: saved.entity.id });
-        const json = { "content-type": "application/json", accept: "application/json" };
-        const author = { ...await sessionHeaders(setup, f.users.author, "acme"), ...json };
-        const admin = { ...await sessionHeaders(setup, f.users.ws_admin, "acme"), ...json };
-        const servedOn = async (base: string, key: string) => {
-          const res = await fetch(`${base}/api/x/one`, { headers: { "SVC-API-Key": key } });
-          await res.body?.cancel();
-          return res.status;
-        };
-        const becomes = (base: string, key: string, status: number) =>
-          eventually(async () => (await servedOn(base, key)) === status, PROPAGATION_MS);
+    // B validates both keys and resolves the author's membership: cached from here on.
+    const revoked = await userKey(setup, f.users.author, f.workspace.id, ["execute"]);
+    const kept = await userKey(setup, f.users.author, f.workspace.id, ["execute"]);
+    await becomes(b.url, revoked, 200);
+    await becomes(b.url, kept, 200);
 
-        // B validates both keys and resolves the author's membership: cached from here on.
-        const revoked = await userKey(setup, f.users.author, f.workspace.id, ["execute"]);
-        const kept = await userKey(setup, f.users.author, f.workspace.id, ["execute"]);
-        await becomes(b.url, revoked, 200);
-        await becomes(b.url, kept, 200);
+    const keyId = revoked.split(".")[0];
+    const res = await fetch(`${a.url}/api/v1/auth/api-keys/${keyId}`, {
+      method: "DELETE",
+      headers: author,
+    });
+    await res.body?.cancel();
+    equal(res.status, 204);
+    await becomes(b.url, revoked, 401);
+    equal(await servedOn(b.url, kept), 200);
 
-        const keyId = revoked.split(".")[0];
-        const res = await fetch(`${a.url}/api/v1/auth/api-keys/${keyId}`, {
-          method: "DELETE",
-          headers: author,
-        });
-        await res.body?.cancel();
-        equal(res.status, 204);
-        await becomes(b.url, revoked, 401);
-        equal(await servedOn(b.url, kept), 200);
-
-        const removed = await fetch(
-          `${a.url}/api/v1/workspaces/acme/members/${f.users.author.id}`,
-          { method: "DELETE", headers: admin },
-        );
-        await removed.body?.cancel();
-        equal(removed.status, 204);
-        await becomes(b.url, kept, 403);
-      },
+    const removed = await fetch(
+      `${a.url}/api/v1/workspaces/acme/members/${f.users.author.id}`,
+      { method: "DELETE", headers: admin },
     );
+    await removed.body?.cancel();
+    equal(removed.status, 204);
+    await becomes(b.url, kept, 403);
   },
-});
+);

@@ -5,13 +5,13 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { createUser, seedRoles, sessionHeaders, TEST_PASSWORD } from "./support/access_fixtures.ts";
-import { call, type Json, startTestServer } from "./support/harness.ts";
+import { call, type Json, withTestServer } from "./support/harness.ts";
 import { forEachStoreKind } from "./support/stores.ts";
 
 forEachStoreKind(
   "every access-core audit event is written with the §6 record shape",
   async (store) => {
-    const s = await startTestServer({
+    await withTestServer({
       store,
       env: {
         SERVICE_AUTH_LOCAL_ENABLED: "true",
@@ -19,8 +19,7 @@ forEachStoreKind(
         SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: "boss@example.com",
         SERVICE_AUTH_LOCAL_BOOTSTRAP_PASSWORD: "one time seed password",
       },
-    });
-    try {
+    }, async (s) => {
       const f = await seedRoles(s.runtime);
       const admin = await sessionHeaders(s.runtime, f.users.super_admin);
       const wsAdmin = await sessionHeaders(s.runtime, f.users.ws_admin);
@@ -185,8 +184,6 @@ forEachStoreKind(
         "pipeline.execution.invalid_parameter_type",
         "from",
       ]);
-    } finally {
-      await s.close();
-    }
+    });
   },
 );

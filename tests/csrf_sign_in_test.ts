@@ -7,7 +7,7 @@
 import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
 import { createUser, TEST_PASSWORD } from "./support/access_fixtures.ts";
 import { CookieClient } from "./support/cookie_client.ts";
-import { json, startTestServer } from "./support/harness.ts";
+import { json, withTestServer } from "./support/harness.ts";
 import { withOidc } from "./support/oidc_harness.ts";
 import { forEachStoreKind } from "./support/stores.ts";
 
@@ -44,8 +44,7 @@ async function plantedTokenRefused(b: CookieClient, origin: string): Promise<voi
 forEachStoreKind(
   "issue 22 finding 7: local sign-in replaces a planted svc_csrf; the planted value is refused",
   async (store) => {
-    const s = await startTestServer({ store, env: { SERVICE_AUTH_LOCAL_ENABLED: "true" } });
-    try {
+    await withTestServer({ store, env: { SERVICE_AUTH_LOCAL_ENABLED: "true" } }, async (s) => {
       await createUser(s.runtime, "kim@example.com");
       const b = new CookieClient();
       b.setCookie(s.url, "svc_csrf", PLANTED);
@@ -64,9 +63,7 @@ forEachStoreKind(
       await login.body?.cancel();
       deepEqual([login.status, login.headers.get("location")], [302, "/"]);
       await plantedTokenRefused(b, s.url);
-    } finally {
-      await s.close();
-    }
+    });
   },
 );
 

@@ -7,17 +7,14 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
-import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { call, type TestServer, withTestServer } from "./support/harness.ts";
 import { skipUnless } from "./support/services.ts";
 
 async function withAdmin(fn: (s: TestServer, h: Record<string, string>) => Promise<void>) {
-  const s = await startTestServer();
-  try {
+  await withTestServer({}, async (s) => {
     const f = await seedRoles(s.runtime);
     await fn(s, await sessionHeaders(s.runtime, f.users.ws_admin, "acme"));
-  } finally {
-    await s.close();
-  }
+  });
 }
 
 Deno.test("SQLite file: test, schemas, tables capped at 2000, columns with the main default", async () => {

@@ -11,7 +11,7 @@ import { AppError } from "../src/errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../src/identity/types.ts";
 import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
 import { freshMariaDatabase, mariaAdmin, pgJdbcUrl } from "./support/datasources.ts";
-import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { call, type TestServer, withTestServer } from "./support/harness.ts";
 import { skipUnless } from "./support/services.ts";
 import { freshPostgresDatabase } from "./support/stores.ts";
 
@@ -35,17 +35,14 @@ async function withServer(
   fn: (s: TestServer, who: { viewer: Principal; scope: WorkspaceContext }) => Promise<void>,
   register: (s: TestServer, h: Record<string, string>) => Promise<void>,
 ) {
-  const s = await startTestServer();
-  try {
+  await withTestServer({}, async (s) => {
     const f = await seedRoles(s.runtime);
     await register(s, await sessionHeaders(s.runtime, f.users.ws_admin, "acme"));
     await fn(s, {
       viewer: f.users.viewer.principal,
       scope: viewerScope(f.workspace.id, "acme"),
     });
-  } finally {
-    await s.close();
-  }
+  });
 }
 
 Deno.test({

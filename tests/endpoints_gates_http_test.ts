@@ -6,15 +6,12 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import {
-  type AccessFixture,
-  seedRoles,
-  sessionHeaders,
-  userKey,
-} from "./support/access_fixtures.ts";
-import { call, json, startTestServer, type TestServer } from "./support/harness.ts";
+import { type AccessFixture, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { call, json, type TestServer, withTestServer } from "./support/harness.ts";
 import { audits } from "./support/refusals.ts";
 import { forEachStoreKind } from "./support/stores.ts";
+import { dql, releasedPipeline } from "./support/pipeline_body.ts";
+import { forEachServer } from "./support/servers.ts";
 
 const ORIGIN = "https://svc.example.com";
 
@@ -26,165 +23,148 @@ async function publishEcho(
 ): Promise<Record<string, string>> {
   const author = await sessionHeaders(s.runtime, f.users.author);
   const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
-  const life = s.runtime.pipelines.lifecycle;
-  const body = {
-    name: "api/echo",
-    schema_version: 1,
+  const pipelineId = await releasedPipeline(s.runtime, ctx, "api/echo", {
     parameters: { v: { type: "string" } },
-    nodes: [{ id: "r", type: "DQL", source: "tempdb", sql: "SELECT :v AS v" }],
-  };
-  const saved = await life.create(ctx, { name: body.name, body, attrs: {} });
-  await life.release(ctx, saved.entity.id, saved.version.body_hash);
+    nodes: [dql("r", { source: "tempdb", sql: "SELECT :v AS v" })],
+  });
   const published = await call(s, "POST", "/api/v1/endpoints", author, {
     path_pattern: pattern,
-    pipeline_id: saved.entity.id,
+    pipeline_id: pipelineId,
   });
   equal(published.status, 201, JSON.stringify(published.body));
   return author;
 }
 
-forEachStoreKind(
+forEachServer(
   "issue 22 finding 2: a binding on /p/lit/secret under /p/lit/{v} is enforced over HTTP",
-  async (store) => {
-    const s = await startTestServer({ store });
-    try {
-      const f = await seedRoles(s.runtime);
-      const author = await publishEcho(s, f, "/p/lit/{v}");
-      const issued = await call(s, "POST", "/api/v1/auth/api-keys", author, {
-        name: "feed",
-        kind: "endpoint",
-      });
-      equal(issued.status, 201, JSON.stringify(issued.body));
-      const feed = { "SVC-API-Key": issued.body.data.key };
-      const user = {
-        "SVC-API-Key": await userKey(s.runtime, f.users.author, f.workspace.id, ["execute"]),
-      };
-      const bound = await call(s, "POST", "/api/v1/endpoints/bindings", author, {
-        path: "/p/lit/secret",
-        key_name: "feed",
-      });
-      equal(bound.status, 201, JSON.stringify(bound.body));
+  async (s, f) => {
+    const author = await publishEcho(s, f, "/p/lit/{v}");
+    const issued = await call(s, "POST", "/api/v1/auth/api-keys", author, {
+      name: "feed",
+      kind: "endpoint",
+    });
+    equal(issued.status, 201, JSON.stringify(issued.body));
+    const feed = { "SVC-API-Key": issued.body.data.key };
+    const user = {
+      "SVC-API-Key": await userKey(s.runtime, f.users.author, f.workspace.id, ["execute"]),
+    };
+    const bound = await call(s, "POST", "/api/v1/endpoints/bindings", author, {
+      path: "/p/lit/secret",
+      key_name: "feed",
+    });
+    equal(bound.status, 201, JSON.stringify(bound.body));
 
-      // The reproduction: the user key is refused by the bound node, the bound key served.
-      const refused = await call(s, "GET", "/api/x/p/lit/secret", user);
-      deepEqual([refused.status, refused.body.error.code], [403, "endpoint.key_not_bound"]);
-      equal(refused.body.error.details.node, "/p/lit/secret");
-      const served = await call(s, "GET", "/api/x/p/lit/secret", feed);
-      equal(served.status, 200, JSON.stringify(served.body));
-      deepEqual(served.body.rows, [["secret"]]);
-      // Beside the bound node nothing is bound: the user key passes, the endpoint key does not.
-      equal((await call(s, "GET", "/api/x/p/lit/open", user)).status, 200);
-      const unbound = await call(s, "GET", "/api/x/p/lit/open", feed);
-      deepEqual([unbound.status, unbound.body.error.code], [403, "endpoint.key_kind_refused"]);
+    // The reproduction: the user key is refused by the bound node, the bound key served.
+    const refused = await call(s, "GET", "/api/x/p/lit/secret", user);
+    deepEqual([refused.status, refused.body.error.code], [403, "endpoint.key_not_bound"]);
+    equal(refused.body.error.details.node, "/p/lit/secret");
+    const served = await call(s, "GET", "/api/x/p/lit/secret", feed);
+    equal(served.status, 200, JSON.stringify(served.body));
+    deepEqual(served.body.rows, [["secret"]]);
+    // Beside the bound node nothing is bound: the user key passes, the endpoint key does not.
+    equal((await call(s, "GET", "/api/x/p/lit/open", user)).status, 200);
+    const unbound = await call(s, "GET", "/api/x/p/lit/open", feed);
+    deepEqual([unbound.status, unbound.body.error.code], [403, "endpoint.key_kind_refused"]);
 
-      // The record shows the binding that decides for some of its URLs.
-      const record = await call(
-        s,
-        "GET",
-        `/api/v1/endpoints?path=${encodeURIComponent("/p/lit/{v}")}`,
-        author,
-      );
-      deepEqual(record.body.data.bindings.map((b: { path: string }) => b.path), [
-        "/p/lit/secret",
-      ]);
+    // The record shows the binding that decides for some of its URLs.
+    const record = await call(
+      s,
+      "GET",
+      `/api/v1/endpoints?path=${encodeURIComponent("/p/lit/{v}")}`,
+      author,
+    );
+    deepEqual(record.body.data.bindings.map((b: { path: string }) => b.path), [
+      "/p/lit/secret",
+    ]);
 
-      // Each key's document lists what it may call, and nothing it is refused on.
-      const documentOf = async (key: Record<string, string>) => {
-        const res = await s.fetch("/api/x/openapi.json", { headers: key });
-        equal(res.status, 200);
-        const doc = await res.json();
-        ok((await new Validator().validate(doc)).valid);
-        return doc.paths;
-      };
-      const forUser = await documentOf(user);
-      deepEqual(Object.keys(forUser), ["/p/lit/{v}"]);
-      const v = forUser["/p/lit/{v}"].get.parameters.find((p: { name?: string }) => p.name === "v");
-      deepEqual(v.schema, { type: "string", not: { enum: ["secret"] } });
-      deepEqual(Object.keys(await documentOf(feed)), ["/p/lit/secret"]);
-    } finally {
-      await s.close();
-    }
+    // Each key's document lists what it may call, and nothing it is refused on.
+    const documentOf = async (key: Record<string, string>) => {
+      const res = await s.fetch("/api/x/openapi.json", { headers: key });
+      equal(res.status, 200);
+      const doc = await res.json();
+      ok((await new Validator().validate(doc)).valid);
+      return doc.paths;
+    };
+    const forUser = await documentOf(user);
+    deepEqual(Object.keys(forUser), ["/p/lit/{v}"]);
+    const v = forUser["/p/lit/{v}"].get.parameters.find((p: { name?: string }) => p.name === "v");
+    deepEqual(v.schema, { type: "string", not: { enum: ["secret"] } });
+    deepEqual(Object.keys(await documentOf(feed)), ["/p/lit/secret"]);
   },
 );
 
-forEachStoreKind(
+forEachServer(
   "issue 22 finding 7: /api/x answers GET only, keeps CORS preflights, and honours q=0",
-  async (store) => {
-    const s = await startTestServer({ store, env: { SERVICE_AUTH_BASE_URL: ORIGIN } });
-    try {
-      const f = await seedRoles(s.runtime);
-      await publishEcho(s, f, "/m/{v}");
-      const key = {
-        "SVC-API-Key": await userKey(s.runtime, f.users.author, f.workspace.id, ["execute"]),
-      };
-      const served = async () => (await audits(s.runtime.db, "endpoint.served")).length;
-      equal((await call(s, "GET", "/api/x/m/a", key)).status, 200);
-      equal(await served(), 1);
+  async (s, f) => {
+    await publishEcho(s, f, "/m/{v}");
+    const key = {
+      "SVC-API-Key": await userKey(s.runtime, f.users.author, f.workspace.id, ["execute"]),
+    };
+    const served = async () => (await audits(s.runtime.db, "endpoint.served")).length;
+    equal((await call(s, "GET", "/api/x/m/a", key)).status, 200);
+    equal(await served(), 1);
 
-      // Every other method, with a key or without, on an endpoint, the document or the prefix.
-      const refusedMethod = async (method: string, path: string, headers: HeadersInit = key) => {
-        const res = await s.fetch(path, { method, headers });
-        equal(res.status, 405, `${method} ${path}`);
-        equal(res.headers.get("allow"), "GET", `${method} ${path}`);
-        if (method === "HEAD") return void await res.body?.cancel();
-        const body = await json(res);
-        equal(body.error.code, "request.method_not_allowed");
-        deepEqual(body.error.details.allowed, ["GET"]);
-      };
-      for (const method of ["OPTIONS", "HEAD", "POST", "PUT", "PATCH", "DELETE", "PROPFIND"]) {
-        await refusedMethod(method, "/api/x/m/a");
-      }
-      await refusedMethod("OPTIONS", "/api/x/m/a", {});
-      await refusedMethod("POST", "/api/x/openapi.json");
-      await refusedMethod("OPTIONS", "/api/x");
-      // HEAD did not run the pipeline.
-      equal(await served(), 1);
-
-      // A preflight from the configured origin gets its CORS answer; from another origin it is
-      // an OPTIONS like any other.
-      const preflight = (origin: string) =>
-        s.fetch("/api/x/m/a", {
-          method: "OPTIONS",
-          headers: {
-            origin,
-            "access-control-request-method": "GET",
-            "access-control-request-headers": "SVC-API-Key",
-          },
-        });
-      const ours = await preflight(ORIGIN);
-      await ours.body?.cancel();
-      equal(ours.status, 204);
-      equal(ours.headers.get("access-control-allow-origin"), ORIGIN);
-      ok(ours.headers.get("access-control-allow-headers")?.includes("SVC-API-Key"));
-      const theirs = await preflight("https://evil.example");
-      deepEqual([theirs.status, theirs.headers.get("allow")], [405, "GET"]);
-      equal(theirs.headers.get("access-control-allow-origin"), null);
-      await theirs.body?.cancel();
-
-      // Accept: q=0 is "not acceptable"; a wildcard or a lower q still admits JSON.
-      const withAccept = async (accept: string, path = "/api/x/m/a") => {
-        const res = await s.fetch(path, { headers: { ...key, accept } });
-        const body = await json(res);
-        return res.status === 406 ? body.error.code : res.status;
-      };
-      const notAcceptable = "request.not_acceptable";
-      equal(await withAccept("application/json;q=0"), notAcceptable);
-      equal(await withAccept("application/json;q=0", "/api/x/openapi.json"), notAcceptable);
-      equal(await withAccept("*/*, application/json;q=0"), notAcceptable);
-      equal(await withAccept("text/html, */*;q=0"), notAcceptable);
-      equal(await withAccept("text/html, application/*;q=0.1"), 200);
-      equal(await withAccept("*/*;q=0, application/json;q=0.5"), 200);
-    } finally {
-      await s.close();
+    // Every other method, with a key or without, on an endpoint, the document or the prefix.
+    const refusedMethod = async (method: string, path: string, headers: HeadersInit = key) => {
+      const res = await s.fetch(path, { method, headers });
+      equal(res.status, 405, `${method} ${path}`);
+      equal(res.headers.get("allow"), "GET", `${method} ${path}`);
+      if (method === "HEAD") return void await res.body?.cancel();
+      const body = await json(res);
+      equal(body.error.code, "request.method_not_allowed");
+      deepEqual(body.error.details.allowed, ["GET"]);
+    };
+    for (const method of ["OPTIONS", "HEAD", "POST", "PUT", "PATCH", "DELETE", "PROPFIND"]) {
+      await refusedMethod(method, "/api/x/m/a");
     }
+    await refusedMethod("OPTIONS", "/api/x/m/a", {});
+    await refusedMethod("POST", "/api/x/openapi.json");
+    await refusedMethod("OPTIONS", "/api/x");
+    // HEAD did not run the pipeline.
+    equal(await served(), 1);
+
+    // A preflight from the configured origin gets its CORS answer; from another origin it is
+    // an OPTIONS like any other.
+    const preflight = (origin: string) =>
+      s.fetch("/api/x/m/a", {
+        method: "OPTIONS",
+        headers: {
+          origin,
+          "access-control-request-method": "GET",
+          "access-control-request-headers": "SVC-API-Key",
+        },
+      });
+    const ours = await preflight(ORIGIN);
+    await ours.body?.cancel();
+    equal(ours.status, 204);
+    equal(ours.headers.get("access-control-allow-origin"), ORIGIN);
+    ok(ours.headers.get("access-control-allow-headers")?.includes("SVC-API-Key"));
+    const theirs = await preflight("https://evil.example");
+    deepEqual([theirs.status, theirs.headers.get("allow")], [405, "GET"]);
+    equal(theirs.headers.get("access-control-allow-origin"), null);
+    await theirs.body?.cancel();
+
+    // Accept: q=0 is "not acceptable"; a wildcard or a lower q still admits JSON.
+    const withAccept = async (accept: string, path = "/api/x/m/a") => {
+      const res = await s.fetch(path, { headers: { ...key, accept } });
+      const body = await json(res);
+      return res.status === 406 ? body.error.code : res.status;
+    };
+    const notAcceptable = "request.not_acceptable";
+    equal(await withAccept("application/json;q=0"), notAcceptable);
+    equal(await withAccept("application/json;q=0", "/api/x/openapi.json"), notAcceptable);
+    equal(await withAccept("*/*, application/json;q=0"), notAcceptable);
+    equal(await withAccept("text/html, */*;q=0"), notAcceptable);
+    equal(await withAccept("text/html, application/*;q=0.1"), 200);
+    equal(await withAccept("*/*;q=0, application/json;q=0.5"), 200);
   },
+  { env: { SERVICE_AUTH_BASE_URL: ORIGIN } },
 );
 
 forEachStoreKind(
   "issue 22 finding 7: without a base-url every OPTIONS under /api/x is 405 Allow: GET",
   async (store) => {
-    const s = await startTestServer({ store });
-    try {
+    await withTestServer({ store }, async (s) => {
       const res = await s.fetch("/api/x/anything", {
         method: "OPTIONS",
         headers: { origin: ORIGIN, "access-control-request-method": "GET" },
@@ -192,8 +172,6 @@ forEachStoreKind(
       deepEqual([res.status, res.headers.get("allow")], [405, "GET"]);
       equal((await json(res)).error.code, "request.method_not_allowed");
       equal(res.headers.get("access-control-allow-origin"), null);
-    } finally {
-      await s.close();
-    }
+    });
   },
 );

@@ -12,6 +12,7 @@ import { call, type Json, startTestServer, type TestServer } from "./support/har
 import type { JsonObject, JsonValue } from "../src/versions/types.ts";
 import { forEachStoreKind, freshPostgresDatabase } from "./support/stores.ts";
 import { eventually } from "./support/wait.ts";
+import { releasedPipeline } from "./support/pipeline_body.ts";
 
 type Fixture = Awaited<ReturnType<typeof seedRoles>>;
 
@@ -24,14 +25,7 @@ async function released(
   parameters: JsonObject = {},
 ): Promise<string> {
   const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
-  const life = s.runtime.pipelines.lifecycle;
-  const saved = await life.create(ctx, {
-    name,
-    body: { name, schema_version: 1, parameters, nodes },
-    attrs: {},
-  });
-  await life.release(ctx, saved.entity.id, saved.version.body_hash);
-  return saved.entity.id;
+  return await releasedPipeline(s.runtime, ctx, name, { parameters, nodes });
 }
 
 function timed(res: Response): void {
@@ -215,23 +209,13 @@ forEachStoreKind(
     try {
       const f = await seedRoles(s.runtime);
       const author = await sessionHeaders(s.runtime, f.users.author);
-      const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
-      const life = s.runtime.pipelines.lifecycle;
-      const saved = await life.create(ctx, {
-        name: "api/one",
-        body: {
-          name: "api/one",
-          schema_version: 1,
-          parameters: {},
-          nodes: [{ id: "r", type: "DQL", source: "tempdb", sql: "SELECT 1 AS one" }],
-        },
-        attrs: {},
-      });
-      await life.release(ctx, saved.entity.id, saved.version.body_hash);
+      const pipelineId = await released(s, f, "api/one", [
+        { id: "r", type: "DQL", source: "tempdb", sql: "SELECT 1 AS one" },
+      ]);
       equal(
         (await call(s, "POST", "/api/v1/endpoints", author, {
           path_pattern: "/one",
-          pipeline_id: saved.entity.id,
+          pipeline_id: pipelineId,
         })).status,
         201,
       );

@@ -5,7 +5,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { z } from "zod";
 import { ok as okEnvelope } from "../src/http/envelope.ts";
-import { json, startTestServer } from "./support/harness.ts";
+import { json, startTestServer, withTestServer } from "./support/harness.ts";
 import { POSTGRES_ADMIN_URL, REDIS_URL, skipUnless } from "./support/services.ts";
 import { STORE_KINDS } from "./support/stores.ts";
 import { startTcpProxy } from "./support/tcp_proxy.ts";
@@ -15,13 +15,10 @@ for (const store of STORE_KINDS) {
     name: `[${store}] /health and /ready answer UP on a fresh store`,
     ignore: store === "postgres" && skipUnless("postgres"),
     async fn() {
-      const s = await startTestServer({ store });
-      try {
+      await withTestServer({ store }, async (s) => {
         equal((await json(await s.fetch("/health"))).data.status, "UP");
         equal((await s.fetch("/ready").then((r) => r.json())).data.ready, true);
-      } finally {
-        await s.close();
-      }
+      });
     },
   });
 }

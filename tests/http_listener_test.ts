@@ -12,6 +12,7 @@ import { call, startTestServer } from "./support/harness.ts";
 import { FD_WAIT_MS, head, openFds, send, trickle, untilClosed } from "./support/slow_client.ts";
 import { forEachStoreKind } from "./support/stores.ts";
 import { eventually } from "./support/wait.ts";
+import { dql, releasedPipeline } from "./support/pipeline_body.ts";
 
 const TIMEOUTS = {
   SERVICE_HTTP_HEADER_TIMEOUT_SECONDS: "1",
@@ -136,21 +137,13 @@ forEachExecWorld(
 
     // A published endpoint whose run holds (the scripted executor) until the test lets it go.
     const ctx = { actor: w.fx.users.author.principal, workspaceId: w.fx.workspace.id };
-    const life = w.s.runtime.pipelines.lifecycle;
-    const saved = await life.create(ctx, {
-      name: "api/slow",
-      body: {
-        name: "api/slow",
-        schema_version: 1,
-        nodes: [{ id: "read", type: "DQL", source: "tempdb", sql: "SELECT 1 AS one" }],
-      },
-      attrs: {},
+    const pipelineId = await releasedPipeline(w.s.runtime, ctx, "api/slow", {
+      nodes: [dql("read", { source: "tempdb", sql: "SELECT 1 AS one" })],
     });
-    await life.release(ctx, saved.entity.id, saved.version.body_hash);
     const author = await sessionHeaders(w.s.runtime, w.fx.users.author);
     const published = await call(w.s, "POST", "/api/v1/endpoints", author, {
       path_pattern: "/slow",
-      pipeline_id: saved.entity.id,
+      pipeline_id: pipelineId,
       timeout_seconds: 60,
     });
     equal(published.status, 201, JSON.stringify(published.body));

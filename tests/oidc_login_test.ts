@@ -8,7 +8,7 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { createUser } from "./support/access_fixtures.ts";
 import { CookieClient } from "./support/cookie_client.ts";
 import type { TestAccount, TestProvider } from "./support/oidc_provider.ts";
-import { freePort, startTestServer } from "./support/harness.ts";
+import { freePort, withTestServer } from "./support/harness.ts";
 import { me, type Setup, withOidc } from "./support/oidc_harness.ts";
 import { skipUnless } from "./support/services.ts";
 import { forEachStoreKind, STORE_KINDS, type StoreKind } from "./support/stores.ts";
@@ -347,7 +347,7 @@ forEachStoreKind(
 );
 
 Deno.test("an http issuer off loopback is accepted with the oidc.insecure_issuer warning", async () => {
-  const s = await startTestServer({
+  await withTestServer({
     env: {
       SERVICE_AUTH_BASE_URL: "https://svc.example",
       SERVICE_AUTH_OIDC_PROVIDERS_0_NAME: "corp",
@@ -359,14 +359,11 @@ Deno.test("an http issuer off loopback is accepted with the oidc.insecure_issuer
       SERVICE_AUTH_OIDC_PROVIDERS_1_CLIENT_SECRET: "s",
       SERVICE_AUTH_OIDC_PROVIDERS_1_ISSUER_URI: "http://127.0.0.1:9/realms/x",
     },
-  });
-  try {
+  }, (s) => {
     const warned = s.logs.filter((l) => l.includes("oidc.insecure_issuer"));
     equal(warned.length, 1);
     match(warned[0], /"provider":"corp"/);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 forEachStoreKind(

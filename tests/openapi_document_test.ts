@@ -4,11 +4,10 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { startTestServer } from "./support/harness.ts";
+import { withTestServer } from "./support/harness.ts";
 
 Deno.test("/openapi.json validates as OpenAPI 3.1 and every $ref resolves", async () => {
-  const s = await startTestServer();
-  try {
+  await withTestServer({}, async (s) => {
     const doc = await (await s.fetch("/openapi.json")).json();
     const validator = new Validator();
     const result = await validator.validate(doc);
@@ -30,7 +29,5 @@ Deno.test("/openapi.json validates as OpenAPI 3.1 and every $ref resolves", asyn
       );
     }
     equal(doc.components.schemas.ErrorEnvelope.type, "object");
-  } finally {
-    await s.close();
-  }
+  });
 });

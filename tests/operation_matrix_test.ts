@@ -14,7 +14,7 @@ import {
   userKey,
 } from "./support/access_fixtures.ts";
 import { isPublicPath } from "../src/http/public_paths.ts";
-import { json, startTestServer } from "./support/harness.ts";
+import { json, withTestServer } from "./support/harness.ts";
 import { forEachStoreKind } from "./support/stores.ts";
 import { dql } from "./support/pipeline_body.ts";
 
@@ -314,8 +314,7 @@ forEachStoreKind(
   "operation matrix: every route × every role and key scope answers exactly as spec 1 §4.6",
   async (store) => {
     // Hundreds of requests per caller in a few seconds: the per-user budget must not answer for them.
-    const s = await startTestServer({ store, env: UNBUDGETED });
-    try {
+    await withTestServer({ store, env: UNBUDGETED }, async (s) => {
       const f = await seedRoles(s.runtime);
       await s.runtime.workspaces.create(f.users.super_admin.principal, { name: "scratch" });
       const credentials = {} as Record<Caller, Record<string, string>>;
@@ -358,15 +357,12 @@ forEachStoreKind(
         }
       }
       equal(failures.length, 0, "\n" + failures.join("\n"));
-    } finally {
-      await s.close();
-    }
+    });
   },
 );
 
 Deno.test("default-deny: every registered route declares an operation or is public", async () => {
-  const s = await startTestServer();
-  try {
+  await withTestServer({}, (s) => {
     const routes = s.runtime.router.routes();
     ok(routes.length > 20);
     const undeclared = routes.filter((r) => !r.access);
@@ -389,14 +385,11 @@ Deno.test("default-deny: every registered route declares an operation or is publ
       const [method, path] = p.split(" ");
       ok(isPublicPath(method, path.replace(/:[a-z_]+/g, "x")), p);
     }
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 Deno.test("a super admin acting without membership is audited on every governed request, reads included", async () => {
-  const s = await startTestServer();
-  try {
+  await withTestServer({}, async (s) => {
     const f = await seedRoles(s.runtime);
     const headers = await sessionHeaders(s.runtime, f.users.super_admin);
     const res = await s.fetch("/api/v1/workspaces/acme/members", { headers });
@@ -414,7 +407,5 @@ Deno.test("a super admin acting without membership is audited on every governed 
     equal(String(rows[0].workspace_id), f.workspace.id);
     const mine = await s.fetch("/api/v1/workspaces", { headers });
     equal((await json(mine)).data.items.length >= 1, true);
-  } finally {
-    await s.close();
-  }
+  });
 });

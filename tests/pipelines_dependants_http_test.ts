@@ -7,7 +7,7 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
-import { call, startTestServer } from "./support/harness.ts";
+import { call, withTestServer } from "./support/harness.ts";
 import { bodyHash } from "../src/lib/canonical_json.ts";
 import { applyReleasedImport, verifyReleasedImport } from "../src/pipelines/mod.ts";
 import { bothStores, dql, P, pipe, sqliteFile } from "./support/pipeline_client.ts";
@@ -114,11 +114,10 @@ bothStores("a workspace holding pipelines or templates is in use", async (withWo
 forEachStoreKind(
   "hardened posture: authoring routes and import are 403 pipeline.authoring.disabled; switch and reads answer",
   async (store) => {
-    const s = await startTestServer({
+    await withTestServer({
       store,
       env: { SERVICE_DEPLOYMENT_AUTHORING_ENABLED: "false" },
-    });
-    try {
+    }, async (s) => {
       const f = await seedRoles(s.runtime);
       const author = await sessionHeaders(s.runtime, f.users.author, "acme");
       const promoter = await sessionHeaders(s.runtime, f.users.promoter, "acme");
@@ -172,9 +171,7 @@ forEachStoreKind(
       ]);
       equal((await call(s, "GET", `${P}?prefix=`, author)).status, 200);
       equal((await call(s, "GET", `${T}?prefix=`, author)).status, 200);
-    } finally {
-      await s.close();
-    }
+    });
   },
 );
 

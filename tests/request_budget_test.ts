@@ -1,6 +1,6 @@
 import { equal, ok } from "node:assert/strict";
 import { seedRoles, sessionHeaders, type TestUser, userKey } from "./support/access_fixtures.ts";
-import { call, startTestServer } from "./support/harness.ts";
+import { call, startTestServer, withTestServer } from "./support/harness.ts";
 
 /** The wall-clock minute the per-minute budget counts in. */
 const minute = () => Math.floor(Date.now() / 60_000);
@@ -67,8 +67,7 @@ Deno.test("per-user budget: RateLimit headers, 429 with Retry-After, keys draw f
 });
 
 Deno.test("per-user budget fails closed: an unreachable shared store answers rate_limit.unavailable", async () => {
-  const s = await startTestServer();
-  try {
+  await withTestServer({}, async (s) => {
     const { workspace, users } = await seedRoles(s.runtime);
     const session = await sessionHeaders(s.runtime, users.viewer, workspace.name);
     await s.runtime.shared.close();
@@ -80,7 +79,5 @@ Deno.test("per-user budget fails closed: an unreachable shared store answers rat
     equal(res.headers.get("RateLimit-Limit"), null);
     equal(JSON.stringify(body.error.details), "{}");
     ok(!/memory|redis/i.test(body.error.message));
-  } finally {
-    await s.close();
-  }
+  });
 });

@@ -12,7 +12,7 @@ import {
   TEST_PASSWORD,
   userKey,
 } from "./support/access_fixtures.ts";
-import { json, startTestServer, type TestServer } from "./support/harness.ts";
+import { json, type TestServer, withTestServer } from "./support/harness.ts";
 import { forEachStoreKind, type StoreKind } from "./support/stores.ts";
 
 async function withServer(
@@ -20,12 +20,12 @@ async function withServer(
   fn: (s: TestServer) => Promise<void>,
   env: Record<string, string> = {},
 ) {
-  const s = await startTestServer({ store, env: { SERVICE_AUTH_LOCAL_ENABLED: "true", ...env } });
-  try {
-    await fn(s);
-  } finally {
-    await s.close();
-  }
+  await withTestServer(
+    { store, env: { SERVICE_AUTH_LOCAL_ENABLED: "true", ...env } },
+    async (s) => {
+      await fn(s);
+    },
+  );
 }
 
 /** A browser: keeps cookies, follows nothing, sends forms with the CSRF token it was given. */

@@ -2,15 +2,12 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { listDocs } from "../src/docs/mod.ts";
 import { MARKETING_PAGES } from "../src/http/public_paths.ts";
-import { json, startTestServer, type TestServer } from "./support/harness.ts";
+import { json, type TestServer, withTestServer } from "./support/harness.ts";
 
 async function withServer(fn: (s: TestServer) => Promise<void>) {
-  const server = await startTestServer();
-  try {
+  await withTestServer({}, async (server) => {
     await fn(server);
-  } finally {
-    await server.close();
-  }
+  });
 }
 
 async function page(s: TestServer, path: string): Promise<string> {

@@ -6,12 +6,11 @@
  */
 import { equal, ok } from "node:assert/strict";
 import { seedRoles, userKey } from "./support/access_fixtures.ts";
-import { startTestServer } from "./support/harness.ts";
+import { withTestServer } from "./support/harness.ts";
 import { connect, keyHeaders } from "./support/mcp_client.ts";
 
 Deno.test("/skill.md is public Markdown listing every tool of tools/list", async () => {
-  const s = await startTestServer();
-  try {
+  await withTestServer({}, async (s) => {
     const res = await s.fetch("/skill.md");
     equal(res.status, 200);
     equal(res.headers.get("content-type"), "text/markdown; charset=utf-8");
@@ -55,7 +54,5 @@ Deno.test("/skill.md is public Markdown listing every tool of tools/list", async
     } finally {
       await client.close();
     }
-  } finally {
-    await s.close();
-  }
+  });
 });

@@ -16,10 +16,11 @@ import { pgJdbcUrl } from "./support/datasources.ts";
 import { frames } from "./support/executions_fixtures.ts";
 import { call, startTestServer, type TestServer } from "./support/harness.ts";
 import { POSTGRES_ADMIN_URL, skipUnless } from "./support/services.ts";
-import { forEachStoreKind, freshPostgresDatabase } from "./support/stores.ts";
+import { freshPostgresDatabase } from "./support/stores.ts";
 import { dql, pipelineDrafts } from "./support/pipeline_body.ts";
 import { startTcpProxy, type TcpProxy } from "./support/tcp_proxy.ts";
 import { eventually } from "./support/wait.ts";
+import { forEachServer } from "./support/servers.ts";
 
 const LOCK = 4_722_004;
 
@@ -201,44 +202,38 @@ Deno.test({
   },
 });
 
-forEachStoreKind(
+forEachServer(
   "issue 22 finding 4: cancelling a RUNNING record no instance runs ends it ABORTED cancelled",
-  async (store) => {
-    const s = await startTestServer({ store });
-    try {
-      const fx = await seedRoles(s.runtime);
-      const h = await sessionHeaders(s.runtime, fx.users.author, "acme");
-      const pipelineId = await pipelineDrafts(s.runtime.db, fx.users.author, fx.workspace.id)(
-        "ops/left",
-        [dql("out", { source: "tempdb", sql: "SELECT 1 AS x" })],
-      );
-      const repo = s.runtime.executions.repo;
-      const ids = { workspaceId: fx.workspace.id, pipelineId, userId: fx.users.author.id };
-      // One this instance recorded and no longer holds (it gave its ending up), and one of an
-      // instance that stopped beating long ago: no one will ever end either.
-      const mine = runningRecord(ids);
-      const gone = runningRecord(ids);
-      const now = new Date().toISOString();
-      await repo.insert(mine, s.runtime.executions.instanceId, now);
-      await repo.insert(gone, "a-dead-instance", new Date(Date.now() - 3_600_000).toISOString());
-      for (const record of [mine, gone]) {
-        const id = record.execution_id;
-        const del = await s.fetch(`/api/v1/executions/${id}`, { method: "DELETE", headers: h });
-        equal(del.status, 204);
-        await del.body?.cancel();
-        const stored = (await repo.get(id))!;
-        equal(stored.record.status, "ABORTED");
-        equal(stored.record.abort_reason, "cancelled");
-        equal(stored.abortedBy, fx.users.author.id);
-        const events = await repo.events(id);
-        equal(events.at(-1)?.event, "execution_aborted");
-        equal(events.at(-1)?.data.reason, "cancelled");
-        const again = await call(s, "DELETE", `/api/v1/executions/${id}`, h);
-        equal(again.status, 409);
-        equal(again.body.error.details.status, "ABORTED");
-      }
-    } finally {
-      await s.close();
+  async (s, fx) => {
+    const h = await sessionHeaders(s.runtime, fx.users.author, "acme");
+    const pipelineId = await pipelineDrafts(s.runtime.db, fx.users.author, fx.workspace.id)(
+      "ops/left",
+      [dql("out", { source: "tempdb", sql: "SELECT 1 AS x" })],
+    );
+    const repo = s.runtime.executions.repo;
+    const ids = { workspaceId: fx.workspace.id, pipelineId, userId: fx.users.author.id };
+    // One this instance recorded and no longer holds (it gave its ending up), and one of an
+    // instance that stopped beating long ago: no one will ever end either.
+    const mine = runningRecord(ids);
+    const gone = runningRecord(ids);
+    const now = new Date().toISOString();
+    await repo.insert(mine, s.runtime.executions.instanceId, now);
+    await repo.insert(gone, "a-dead-instance", new Date(Date.now() - 3_600_000).toISOString());
+    for (const record of [mine, gone]) {
+      const id = record.execution_id;
+      const del = await s.fetch(`/api/v1/executions/${id}`, { method: "DELETE", headers: h });
+      equal(del.status, 204);
+      await del.body?.cancel();
+      const stored = (await repo.get(id))!;
+      equal(stored.record.status, "ABORTED");
+      equal(stored.record.abort_reason, "cancelled");
+      equal(stored.abortedBy, fx.users.author.id);
+      const events = await repo.events(id);
+      equal(events.at(-1)?.event, "execution_aborted");
+      equal(events.at(-1)?.data.reason, "cancelled");
+      const again = await call(s, "DELETE", `/api/v1/executions/${id}`, h);
+      equal(again.status, 409);
+      equal(again.body.error.details.status, "ABORTED");
     }
   },
 );

@@ -5,7 +5,7 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
-import { call, startTestServer, type TestServer } from "./support/harness.ts";
+import { call, startTestServer, type TestServer, withTestServer } from "./support/harness.ts";
 import { skipUnless } from "./support/services.ts";
 import { STORE_KINDS } from "./support/stores.ts";
 import { findUserByEmail } from "../src/identity/users_repo.ts";
@@ -30,8 +30,7 @@ for (const store of STORE_KINDS) {
     name: `[${store}] the create form's refusals land on their field and create nothing`,
     ignore: store === "postgres" && skipUnless("postgres"),
     async fn() {
-      const s = await startTestServer({ store, env: { SERVICE_AUTH_LOCAL_ENABLED: "true" } });
-      try {
+      await withTestServer({ store, env: { SERVICE_AUTH_LOCAL_ENABLED: "true" } }, async (s) => {
         const f = await seedRoles(s.runtime);
         const admin = await sessionHeaders(s.runtime, f.users.super_admin);
         await s.runtime.workspaces.create(f.users.super_admin.principal, { name: "sleepy" });
@@ -65,9 +64,7 @@ for (const store of STORE_KINDS) {
           match(page.text, new RegExp(`value="${fields.email}"`), code);
         }
         equal(await findUserByEmail(s.runtime.db, "x@example.com"), undefined);
-      } finally {
-        await s.close();
-      }
+      });
     },
   });
 
@@ -168,8 +165,7 @@ for (const store of STORE_KINDS) {
 }
 
 Deno.test("the users pages answer a super admin, search and page, and 404 an unknown user", async () => {
-  const s = await startTestServer({ env: { SERVICE_AUTH_LOCAL_ENABLED: "true" } });
-  try {
+  await withTestServer({ env: { SERVICE_AUTH_LOCAL_ENABLED: "true" } }, async (s) => {
     const f = await seedRoles(s.runtime);
     const admin = await sessionHeaders(s.runtime, f.users.super_admin);
     const get = (path: string, headers = admin) =>
@@ -188,14 +184,11 @@ Deno.test("the users pages answer a super admin, search and page, and 404 an unk
     equal((await get(`/admin/users/${crypto.randomUUID()}`)).status, 404);
     match(one.text, /Reset password/);
     match(found.text, /New local user/);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 Deno.test("with local accounts off the pages offer no local user and no password", async () => {
-  const s = await startTestServer();
-  try {
+  await withTestServer({}, async (s) => {
     const f = await seedRoles(s.runtime);
     const admin = { ...await sessionHeaders(s.runtime, f.users.super_admin), accept: "text/html" };
     const list = await (await s.fetch("/admin/users", { headers: admin })).text();
@@ -204,7 +197,5 @@ Deno.test("with local accounts off the pages offer no local user and no password
       .text();
     ok(!one.includes("Reset password") && !one.includes("Issue a local password"));
     match(one, /Disable local sign-in/, "a password set before stays clearable");
-  } finally {
-    await s.close();
-  }
+  });
 });

@@ -15,6 +15,7 @@ import { adminScope, seedRoles, userKey } from "./support/access_fixtures.ts";
 import { startTestServer, type TestServer } from "./support/harness.ts";
 import { readSse } from "./support/sse_client.ts";
 import { connect, type Json } from "./support/mcp_client.ts";
+import { releasedPipeline } from "./support/pipeline_body.ts";
 
 const HUGE = "SELECT repeat('x', 400000000) AS s";
 const FIFTY_MB = "SELECT repeat('x', 50000000) AS s";
@@ -75,17 +76,8 @@ async function world() {
   const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
   let n = 0;
   /** Saves and releases a pipeline of `nodes`; answers its id. */
-  const pipeline = async (nodes: unknown[]) => {
-    const name = `bounds/p${++n}`;
-    const life = s.runtime.pipelines.lifecycle;
-    const saved = await life.create(ctx, {
-      name,
-      body: { name, schema_version: 1, nodes } as never,
-      attrs: {},
-    });
-    await life.release(ctx, saved.entity.id, saved.version.body_hash);
-    return saved.entity.id;
-  };
+  const pipeline = (nodes: unknown[]) =>
+    releasedPipeline(s.runtime, ctx, `bounds/p${++n}`, { nodes });
   return {
     s,
     key,

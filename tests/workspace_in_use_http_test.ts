@@ -5,15 +5,14 @@
  */
 import { deepEqual, equal } from "node:assert/strict";
 import { adminScope, seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
-import { call, startTestServer } from "./support/harness.ts";
+import { call, withTestServer } from "./support/harness.ts";
 import { forEachStoreKind } from "./support/stores.ts";
 import { teamPipeline } from "./support/pipeline_body.ts";
 
 forEachStoreKind(
   "deleting a workspace counts its pipelines, templates, datasources and endpoints",
   async (store) => {
-    const s = await startTestServer({ store, env: { SERVICE_DEMO_ENABLED: "false" } });
-    try {
+    await withTestServer({ store, env: { SERVICE_DEMO_ENABLED: "false" } }, async (s) => {
       const rt = s.runtime;
       const f = await seedRoles(rt);
       const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
@@ -48,8 +47,6 @@ forEachStoreKind(
         pipelines: 1,
         templates: 1,
       });
-    } finally {
-      await s.close();
-    }
+    });
   },
 );

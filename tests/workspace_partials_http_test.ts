@@ -6,33 +6,11 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { type AccessFixture, createUser, sessionHeaders } from "./support/access_fixtures.ts";
-import type { TestServer } from "./support/harness.ts";
+import { postForm, type TestServer } from "./support/harness.ts";
 import { forEachServer } from "./support/servers.ts";
 import { audits } from "./support/refusals.ts";
 
 type Headers = Record<string, string>;
-
-/** A form post as a browser sends it (no redirect followed); htmx adds its header. */
-async function post(
-  s: TestServer,
-  path: string,
-  headers: Headers,
-  fields: Record<string, string> = {},
-  htmx = false,
-): Promise<{ status: number; text: string; location: string | null }> {
-  const res = await s.fetch(path, {
-    method: "POST",
-    redirect: "manual",
-    headers: {
-      ...headers,
-      accept: "text/html",
-      "content-type": "application/x-www-form-urlencoded",
-      ...(htmx ? { "hx-request": "true" } : {}),
-    },
-    body: new URLSearchParams(fields),
-  });
-  return { status: res.status, text: await res.text(), location: res.headers.get("location") };
-}
 
 /** `re` is in the page; a failure shows the page's main text, not its whole markup. */
 function has(text: string, re: RegExp): void {
@@ -72,7 +50,7 @@ forEachServer(
       equal(page.status, 403, `${role} page`);
       match(await page.text(), /auth\.role_required/);
       for (const [path, fields] of partials) {
-        const r = await post(s, path, headers, fields);
+        const r = await postForm(s, path, headers, fields);
         equal(r.status, 403, `${role} ${path}`);
         equal(codeIn(r.text), "auth.role_required", `${role} ${path}`);
       }
@@ -88,7 +66,9 @@ forEachServer(
       admin: true,
     });
     const theirs = await sessionHeaders(s.runtime, stranger);
-    const r = await post(s, "/partials/workspaces/acme/members", theirs, { email: "a@b.example" });
+    const r = await postForm(s, "/partials/workspaces/acme/members", theirs, {
+      email: "a@b.example",
+    });
     equal(r.status, 404);
     equal(codeIn(r.text), "workspace.not_found");
   },
@@ -112,7 +92,7 @@ forEachServer(
         ["/partials/admin/workspaces/acme/reactivate", {}],
       ] as const
     ) {
-      const r = await post(s, path, admin, fields);
+      const r = await postForm(s, path, admin, fields);
       equal(r.status, 403, path);
       equal(codeIn(r.text), "auth.role_required", path);
     }
@@ -127,18 +107,18 @@ forEachServer(
     const admin = await sessionHeaders(s.runtime, f.users.ws_admin);
     const self = `/partials/workspaces/acme/members/${f.users.ws_admin.id}/flags`;
     // htmx: the row comes back with the refusal on it, its boxes as stored.
-    const row = await post(s, self, admin, { author: "true" }, true);
+    const row = await postForm(s, self, admin, { author: "true" }, true);
     equal(row.status, 409);
     equal(codeIn(row.text), "workspace.last_admin");
     has(row.text, new RegExp(`^<tr id="member-${f.users.ws_admin.id}"`));
     has(row.text, /role="alert"[^>]*>The change would leave workspace acme without an admin/);
     has(row.text, /id="member-[^"]+-admin"[^>]*checked/);
     // Without the script: the whole page, the refusal on that row.
-    const plain = await post(s, self, admin, { author: "true" });
+    const plain = await postForm(s, self, admin, { author: "true" });
     equal(plain.status, 409);
     has(plain.text, /<tr id="member-[^"]+" class="has-error">[\s\S]*workspace\.last_admin/);
     // Removing the last admin is the same refusal.
-    const remove = await post(
+    const remove = await postForm(
       s,
       `/partials/workspaces/acme/members/${f.users.ws_admin.id}/remove`,
       admin,
@@ -153,7 +133,7 @@ forEachServer(
 
     // A promotion through the row: admin implies author; htmx gets the row saying so.
     const viewer = f.users.viewer;
-    const up = await post(
+    const up = await postForm(
       s,
       `/partials/workspaces/acme/members/${viewer.id}/flags`,
       admin,
@@ -164,13 +144,13 @@ forEachServer(
     has(up.text, /Saved: author, promoter, admin\./);
     deepEqual(await flagsOf(s, f, viewer.email), { author: true, promoter: true, admin: true });
     // Now there are two admins, so the first may step down (a plain post: back to the page).
-    const down = await post(s, self, admin, { author: "true" });
+    const down = await postForm(s, self, admin, { author: "true" });
     equal(down.status, 303);
     equal(down.location, `/workspaces/acme#member-${f.users.ws_admin.id}`);
     const changed = (await audits(s.runtime.db, "workspace.member_flags_changed")).at(-1);
     deepEqual(changed?.details.to, { author: true, promoter: false, admin: false });
     // Someone who is no member is the REST answer: not found.
-    const ghost = await post(
+    const ghost = await postForm(
       s,
       `/partials/workspaces/acme/members/${crypto.randomUUID()}/flags`,
       await sessionHeaders(s.runtime, f.users.super_admin),
@@ -186,7 +166,7 @@ forEachServer(
   async (s, f) => {
     const admin = await sessionHeaders(s.runtime, f.users.ws_admin);
     const add = (fields: Record<string, string>) =>
-      post(s, "/partials/workspaces/acme/members", admin, fields);
+      postForm(s, "/partials/workspaces/acme/members", admin, fields);
     const someone = await createUser(s.runtime, "someone@acme.example");
 
     const added = await add({ email: "Someone@Acme.example", promoter: "true" });
@@ -225,7 +205,7 @@ forEachServer(
   "add by email outside the allowlist: 400 auth.login.domain_not_allowed on the field",
   async (s, f) => {
     const admin = await sessionHeaders(s.runtime, f.users.ws_admin);
-    const r = await post(s, "/partials/workspaces/acme/members", admin, {
+    const r = await postForm(s, "/partials/workspaces/acme/members", admin, {
       email: "who@elsewhere.example",
     });
     equal(r.status, 400);
@@ -240,7 +220,7 @@ forEachServer(
   "invitations: revoke answers 404 for none, then removes one; settings refuse an empty name",
   async (s, f) => {
     const admin = await sessionHeaders(s.runtime, f.users.ws_admin);
-    const none = await post(
+    const none = await postForm(
       s,
       "/partials/workspaces/acme/invitations/nobody%40x.example/revoke",
       admin,
@@ -250,7 +230,7 @@ forEachServer(
     await s.runtime.workspaces.addMember(f.users.ws_admin.principal, "acme", {
       email: "Later@X.example",
     });
-    const gone = await post(
+    const gone = await postForm(
       s,
       "/partials/workspaces/acme/invitations/later%40x.example/revoke",
       admin,
@@ -259,10 +239,12 @@ forEachServer(
     equal(gone.location, "/workspaces/acme?done=revoked&who=later%40x.example");
     deepEqual((await s.runtime.workspaces.members("acme")).invitations, []);
 
-    const empty = await post(s, "/partials/workspaces/acme/settings", admin, { display_name: " " });
+    const empty = await postForm(s, "/partials/workspaces/acme/settings", admin, {
+      display_name: " ",
+    });
     equal(empty.status, 400);
     has(empty.text, /id="ws-display-name-error"/);
-    const saved = await post(s, "/partials/workspaces/acme/settings", admin, {
+    const saved = await postForm(s, "/partials/workspaces/acme/settings", admin, {
       display_name: "Acme Corp",
     });
     equal(saved.location, "/workspaces/acme?done=settings");
@@ -275,7 +257,7 @@ forEachServer(
   async (s, f) => {
     const su = await sessionHeaders(s.runtime, f.users.super_admin);
     const create = (fields: Record<string, string>) =>
-      post(s, "/partials/admin/workspaces", su, fields);
+      postForm(s, "/partials/admin/workspaces", su, fields);
     const bad = await create({ name: "Bad Name" });
     equal(bad.status, 400);
     has(bad.text, /id="new-ws-name-error"[^>]*>The workspace name must match/);
@@ -286,17 +268,19 @@ forEachServer(
     equal(made.location, "/admin/workspaces?done=created&name=sales");
     equal((await s.runtime.workspaces.view("sales")).display_name, "sales");
 
-    const off = await post(s, "/partials/admin/workspaces/sales/deactivate", su);
+    const off = await postForm(s, "/partials/admin/workspaces/sales/deactivate", su);
     equal(off.location, "/admin/workspaces?done=deactivated&name=sales");
     ok((await s.runtime.workspaces.get("sales"))?.deactivated_at);
     const list = await s.fetch("/admin/workspaces", { headers: { ...su, accept: "text/html" } })
       .then((r) => r.text());
     has(list, /<tr class="deactivated">[\s\S]*?sales[\s\S]*?deactivated \d{4}-\d{2}-\d{2}/);
     // A deactivated workspace's add-member is REST's answer too: 404 workspace.inactive.
-    const inactive = await post(s, "/partials/workspaces/sales/members", su, { email: "a@b.c" });
+    const inactive = await postForm(s, "/partials/workspaces/sales/members", su, {
+      email: "a@b.c",
+    });
     equal(inactive.status, 404);
     equal(codeIn(inactive.text), "workspace.inactive");
-    const on = await post(s, "/partials/admin/workspaces/sales/reactivate", su);
+    const on = await postForm(s, "/partials/admin/workspaces/sales/reactivate", su);
     equal(on.location, "/admin/workspaces?done=reactivated&name=sales");
     equal((await s.runtime.workspaces.get("sales"))?.deactivated_at, null);
     for (const event of ["workspace.deactivated", "workspace.reactivated"]) {

@@ -36,6 +36,19 @@ import { keyFingerprint } from "./keys.ts";
 import { diffBundle } from "./diff.ts";
 import type { Inventory, PreviewResult, PromoteResult, PushResult } from "./views.ts";
 
+/** What promote and preview refuse with; both front ends (REST and the page) declare this list. */
+export const PROMOTION_SENDER_ERRORS = [
+  "pipeline.not_found",
+  "pipeline.promotion.not_released",
+  "pipeline.promotion.not_newer",
+  "pipeline.promotion.missing_datasources",
+  "pipeline.promotion.target_is_authoring",
+  "pipeline.promotion.target_not_configured",
+  "pipeline.promotion.target_unreachable",
+  "endpoint.promotion.key_missing",
+  "pipeline.import.version_conflict",
+] as const;
+
 export interface PromotionTarget {
   url?: string;
   key?: string;

@@ -153,7 +153,15 @@ export async function withDemoBrowser(
   admin = "root@example.com",
   password?: string,
 ): Promise<void> {
-  const server = await demoServer(admin, password);
+  await withBrowser(demoServer(admin, password), fn);
+}
+
+/** Runs `fn` with the server `starting` answers and a fresh browser, closing both however it ends. */
+export async function withBrowser(
+  starting: Promise<TestServer>,
+  fn: (server: TestServer, browser: Browser) => Promise<void>,
+): Promise<void> {
+  const server = await starting;
   const browser = await launchBrowser();
   try {
     await fn(server, browser);

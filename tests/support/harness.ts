@@ -126,6 +126,19 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   }
 }
 
+/** Runs `fn` against a server started with `options`, closed however `fn` ends. */
+export async function withTestServer(
+  options: TestServerOptions,
+  fn: (s: TestServer) => void | Promise<void>,
+): Promise<void> {
+  const s = await startTestServer(options);
+  try {
+    await fn(s);
+  } finally {
+    await s.close();
+  }
+}
+
 /** A decoded JSON body: tests read it by path, so it is deliberately loose. */
 // deno-lint-ignore no-explicit-any
 export type Json = Record<string, any>;
@@ -133,6 +146,31 @@ export type Json = Record<string, any>;
 /** Reads a JSON body (and so releases the connection). */
 export async function json(res: Response): Promise<Json> {
   return await res.json();
+}
+
+/**
+ * A form post as a browser sends it (HTML wanted, no redirect followed; `htmx` adds its header):
+ * the answer's status, text and location.
+ */
+export async function postForm(
+  s: Pick<TestServer, "fetch">,
+  path: string,
+  headers: Record<string, string>,
+  fields: Record<string, string> = {},
+  htmx = false,
+): Promise<{ status: number; text: string; location: string | null }> {
+  const res = await s.fetch(path, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      ...headers,
+      accept: "text/html",
+      "content-type": "application/x-www-form-urlencoded",
+      ...(htmx ? { "hx-request": "true" } : {}),
+    },
+    body: new URLSearchParams(fields),
+  });
+  return { status: res.status, text: await res.text(), location: res.headers.get("location") };
 }
 
 /**

@@ -54,26 +54,57 @@ export function pipelineDrafts(
     })).entity.id;
 }
 
+/** Who saves: the author's principal in a workspace. */
+export type SaveContext = { actor: Principal; workspaceId: string };
+
 /**
- * A one-node read of its `team` parameter from tempdb, saved as `name` in `ctx`'s workspace
- * through the server's lifecycle and released unless `draft`: what an endpoint can publish.
+ * A pipeline `name` of these body fields (`nodes`, `parameters`, …), saved in `ctx`'s workspace
+ * through the runtime's lifecycle (no HTTP) and released unless `draft`; answers its id.
  */
-export async function teamPipeline(
-  s: Pick<TestServer, "runtime"> | { runtime: Pick<TestServer["runtime"], "pipelines"> },
-  ctx: { actor: Principal; workspaceId: string },
+export async function releasedPipeline(
+  runtime: Pick<TestServer["runtime"], "pipelines">,
+  ctx: SaveContext,
+  name: string,
+  fields: { nodes: unknown[]; [field: string]: unknown },
+  draft = false,
+): Promise<string> {
+  const life = runtime.pipelines.lifecycle;
+  const body = pipelineBody({ name, ...fields }) as JsonObject;
+  const saved = await life.create(ctx, { name, body, attrs: {} });
+  if (!draft) await life.release(ctx, saved.entity.id, saved.version.body_hash);
+  return saved.entity.id;
+}
+
+/**
+ * A one-node read of its `team` parameter from tempdb, released unless `draft`: what an endpoint
+ * can publish.
+ */
+export function teamPipeline(
+  s: { runtime: Pick<TestServer["runtime"], "pipelines"> },
+  ctx: SaveContext,
   name: string,
   draft = false,
 ): Promise<string> {
-  const life = s.runtime.pipelines.lifecycle;
-  const saved = await life.create(ctx, {
-    name,
-    body: pipelineBody({
-      name,
-      parameters: { team: { type: "string" } },
-      nodes: [dql("read", { source: "tempdb", sql: "SELECT :team AS team" })],
-    }) as JsonObject,
-    attrs: {},
+  return releasedPipeline(s.runtime, ctx, name, {
+    parameters: { team: { type: "string" } },
+    nodes: [dql("read", { source: "tempdb", sql: "SELECT :team AS team" })],
+  }, draft);
+}
+
+/**
+ * A released one-node copy into the tempdb datasource's `copy` table: a pipeline with a side
+ * effect, which an endpoint refuses to publish.
+ */
+export function writerPipeline(
+  s: { runtime: Pick<TestServer["runtime"], "pipelines"> },
+  ctx: SaveContext,
+  name: string,
+): Promise<string> {
+  return releasedPipeline(s.runtime, ctx, name, {
+    nodes: [dql("copy", {
+      source: "tempdb",
+      sql: "SELECT 1 AS one",
+      output: { target: "datasource", datasource: "tempdb", table: "copy" },
+    })],
   });
-  if (!draft) await life.release(ctx, saved.entity.id, saved.version.body_hash);
-  return saved.entity.id;
 }

@@ -9,7 +9,7 @@ import { createLogger } from "../../src/lib/log.ts";
 import { createRuntime, type Runtime } from "../../src/runtime.ts";
 import { testSecrets } from "./harness.ts";
 import { ServerProcess } from "./server_process.ts";
-import { REDIS_URL } from "./services.ts";
+import { REDIS_URL, skipUnless } from "./services.ts";
 import { freshPostgresDatabase } from "./stores.ts";
 
 export interface ReplicaPair {
@@ -19,6 +19,28 @@ export interface ReplicaPair {
   setup: Runtime;
   /** A scratch directory, removed afterwards. */
   dir: string;
+}
+
+/**
+ * Well inside the one-minute bounds of the caches a replica keeps (keys, memberships, the
+ * endpoint matcher): only the channel between the processes can explain a change this fast.
+ */
+export const PROPAGATION_MS = 10_000;
+
+/**
+ * A test over a replica pair, named for the servers it needs and skipped without them; the demo
+ * content is off unless `options` say otherwise.
+ */
+export function replicaPairTest(
+  name: string,
+  fn: (pair: ReplicaPair) => Promise<void>,
+  options: Parameters<typeof withReplicaPair>[0] = { env: { SERVICE_DEMO_ENABLED: "false" } },
+): void {
+  Deno.test({
+    name: `[postgres+redis] ${name}`,
+    ignore: skipUnless("postgres", "redis"),
+    fn: () => withReplicaPair(options, fn),
+  });
 }
 
 export async function withReplicaPair(

@@ -9,17 +9,14 @@ import { seedRoles, sessionHeaders } from "../support/access_fixtures.ts";
 import {
   accessibleInBothThemes,
   browserTest,
-  demoServer,
-  launchBrowser,
   userPage,
+  withDemoBrowser,
 } from "../support/browser.ts";
 
 browserTest(
   "issue 23 item 2: a key made on the page works once copied, is shown once, and revoked answers 401",
-  async () => {
-    const server = await demoServer("root@example.com");
-    const browser = await launchBrowser();
-    try {
+  () =>
+    withDemoBrowser(async (server, browser) => {
       const acme = await seedRoles(server.runtime, "acme");
       const { page, problems } = await userPage(browser, server.url, acme.users.author, {
         permissions: ["clipboard-read", "clipboard-write"],
@@ -87,19 +84,13 @@ browserTest(
       equal((await callWith(secret)).status, 401);
       // Only the refusal above, answered 400 as its REST twin answers it.
       deepEqual(problems.filter((p) => !/\b400\b/.test(p)), []);
-    } finally {
-      await browser.close();
-      await server.close();
-    }
-  },
+    }),
 );
 
 browserTest(
   "issue 23 items 2 and 6: a viewer mints no key, an endpoint key takes its bindings; 403 and 404 keep the frame",
-  async () => {
-    const server = await demoServer("root@example.com");
-    const browser = await launchBrowser();
-    try {
+  () =>
+    withDemoBrowser(async (server, browser) => {
       const acme = await seedRoles(server.runtime, "acme");
       const viewer = acme.users.viewer;
       const { page, problems } = await userPage(browser, server.url, viewer);
@@ -175,9 +166,5 @@ browserTest(
       equal(await anonymous.locator(".account-menu").count(), 0);
       // Only the two pages' own statuses, nothing else.
       deepEqual(problems.filter((p) => !/\b(403|404)\b/.test(p)), []);
-    } finally {
-      await browser.close();
-      await server.close();
-    }
-  },
+    }),
 );

@@ -6,7 +6,7 @@
  */
 import { equal, match, ok } from "node:assert/strict";
 import { type AccessFixture, seedRoles, sessionHeaders } from "../support/access_fixtures.ts";
-import { call, startTestServer, type TestServer } from "../support/harness.ts";
+import { call, type TestServer, withTestServer } from "../support/harness.ts";
 import { forEachStoreKind } from "../support/stores.ts";
 import { teamPipeline } from "../support/pipeline_body.ts";
 
@@ -33,8 +33,7 @@ async function page(s: TestServer, headers: Record<string, string>) {
 }
 
 forEachStoreKind("the Endpoints page lists this workspace's endpoints only", async (store) => {
-  const s = await startTestServer({ store });
-  try {
+  await withTestServer({ store }, async (s) => {
     const acme = await seedRoles(s.runtime, "acme");
     const beta = await seedRoles(s.runtime, "beta");
     const headers = await author(s, acme);
@@ -85,7 +84,5 @@ forEachStoreKind("the Endpoints page lists this workspace's endpoints only", asy
       s.fetch("/dashboard", { headers: { ...h, accept: "text/html" } }).then((r) => r.text());
     ok(!navLink.test(await dashboard(viewer)), "a viewer's nav links Endpoints");
     match(await dashboard(headers), navLink);
-  } finally {
-    await s.close();
-  }
+  });
 });

@@ -8,11 +8,10 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import type { Principal } from "../../src/identity/mod.ts";
-import type { JsonObject } from "../../src/versions/mod.ts";
 import { createUser } from "../support/access_fixtures.ts";
 import { accessibleInBothThemes, demoBrowserTest, userPage } from "../support/browser.ts";
 import type { TestServer } from "../support/harness.ts";
-import { dql, pipelineBody } from "../support/pipeline_body.ts";
+import { writerPipeline } from "../support/pipeline_body.ts";
 
 const PATTERN = "/shop/top-customers/{country}";
 
@@ -30,22 +29,7 @@ async function demoWriter(s: TestServer, actor: Principal) {
   const demo = await s.runtime.db.first<{ id: string }>(
     "SELECT id FROM workspaces WHERE name = 'demo'",
   );
-  const ctx = { actor, workspaceId: demo!.id };
-  const life = s.runtime.pipelines.lifecycle;
-  const saved = await life.create(ctx, {
-    name: "demo/copy",
-    body: pipelineBody({
-      name: "demo/copy",
-      nodes: [dql("copy", {
-        source: "tempdb",
-        sql: "SELECT 1 AS one",
-        output: { target: "datasource", datasource: "tempdb", table: "copy" },
-      })],
-    }) as JsonObject,
-    attrs: {},
-  });
-  await life.release(ctx, saved.entity.id, saved.version.body_hash);
-  return saved.entity.id;
+  return await writerPipeline(s, { actor, workspaceId: demo!.id }, "demo/copy");
 }
 
 /** Publishes from the form on the page it is on; answers the page's field error, if any. */

@@ -5,16 +5,14 @@ import { startTestServer } from "../support/harness.ts";
 import {
   accessibilityProblems,
   browserTest,
-  launchBrowser,
   watchConsole,
+  withBrowser,
 } from "../support/browser.ts";
 
 browserTest(
   "the landing page, a site page and every docs page are clean in both themes",
-  async () => {
-    const server = await startTestServer();
-    const browser = await launchBrowser();
-    try {
+  () =>
+    withBrowser(startTestServer(), async (server, browser) => {
       for (const scheme of ["light", "dark"] as const) {
         const page = await browser.newPage({ colorScheme: scheme });
         const problems = watchConsole(page);
@@ -38,9 +36,5 @@ browserTest(
         deepEqual(problems, []);
         await page.close();
       }
-    } finally {
-      await browser.close();
-      await server.close();
-    }
-  },
+    }),
 );

@@ -12,9 +12,9 @@ import {
   accessibleInBothThemes,
   browserTest,
   confirmAct,
-  launchBrowser,
   userPage,
   watchConsole,
+  withBrowser,
 } from "../support/browser.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 
@@ -28,18 +28,13 @@ async function tryLogin(browser: Browser, url: string, email: string, password: 
   return page;
 }
 
-async function withWorld(fn: (s: TestServer, b: Browser) => Promise<void>) {
+function withWorld(fn: (s: TestServer, b: Browser) => Promise<void>) {
   // Local sign-in, and room for the dozens of sign-ins below within the per-address limit.
-  const server = await startTestServer({
-    env: { SERVICE_AUTH_LOCAL_ENABLED: "true", SERVICE_AUTH_RATE_LIMIT_LOGIN_PER_MINUTE: "500" },
-  });
-  const browser = await launchBrowser();
-  try {
-    await fn(server, browser);
-  } finally {
-    await browser.close();
-    await server.close();
-  }
+  const env = {
+    SERVICE_AUTH_LOCAL_ENABLED: "true",
+    SERVICE_AUTH_RATE_LIMIT_LOGIN_PER_MINUTE: "500",
+  };
+  return withBrowser(startTestServer({ env }), fn);
 }
 
 const rowOf = (page: Page, email: string) =>

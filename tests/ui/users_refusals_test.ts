@@ -12,6 +12,7 @@ import {
   confirmAct,
   launchBrowser,
   userPage,
+  withBrowser,
 } from "../support/browser.ts";
 import { onFreePort, startTestServer } from "../support/harness.ts";
 import { startSmtpServer, testCertificate } from "../support/smtp_server.ts";
@@ -20,56 +21,53 @@ import { verifySecret } from "../../src/lib/argon2.ts";
 
 browserTest(
   "issue 23 item 4: a workspace admin sees no users controls, and the pages and partials answer 403",
-  async () => {
-    const server = await startTestServer({ env: { SERVICE_AUTH_LOCAL_ENABLED: "true" } });
-    const browser = await launchBrowser();
-    try {
-      const acme = await seedRoles(server.runtime, "acme");
-      const target = acme.users.viewer;
-      const { page } = await userPage(browser, server.url, acme.users.ws_admin);
-      equal(await page.locator(".sidenav a:has-text('Users')").count(), 0);
-      equal(await page.locator(".sidenav a:has-text('Audit log')").count(), 1);
-      for (const path of ["/admin/users", "/admin/users/new", `/admin/users/${target.id}`]) {
-        const res = await page.goto(server.url + path);
-        equal(res?.status(), 403, path);
-        match(await page.locator("main").innerText(), /403/);
-        equal(await page.locator(".user-acts, #create-slot, #user-list").count(), 0, path);
-      }
-      await accessibleInBothThemes(page, "users page refused");
+  () =>
+    withBrowser(
+      startTestServer({ env: { SERVICE_AUTH_LOCAL_ENABLED: "true" } }),
+      async (server, browser) => {
+        const acme = await seedRoles(server.runtime, "acme");
+        const target = acme.users.viewer;
+        const { page } = await userPage(browser, server.url, acme.users.ws_admin);
+        equal(await page.locator(".sidenav a:has-text('Users')").count(), 0);
+        equal(await page.locator(".sidenav a:has-text('Audit log')").count(), 1);
+        for (const path of ["/admin/users", "/admin/users/new", `/admin/users/${target.id}`]) {
+          const res = await page.goto(server.url + path);
+          equal(res?.status(), 403, path);
+          match(await page.locator("main").innerText(), /403/);
+          equal(await page.locator(".user-acts, #create-slot, #user-list").count(), 0, path);
+        }
+        await accessibleInBothThemes(page, "users page refused");
 
-      // Called directly with the workspace admin's session: the partials' own 403, nothing done.
-      const headers = await sessionHeaders(server.runtime, acme.users.ws_admin, "acme");
-      const form = { ...headers, "content-type": "application/x-www-form-urlencoded" };
-      const calls: [string, string, string?][] = [
-        ["POST", "/partials/admin/users", "email=made%40example.com"],
-        ...["reset-password", "disable-local", "unlock"].flatMap((v) =>
-          ["PATCH", "POST"].map((m) =>
-            [m, `/partials/admin/users/${target.id}/${v}`] as [
-              string,
-              string,
-            ]
-          )
-        ),
-        ...["deactivate", "activate", "grant-admin", "revoke-admin"].map((v) =>
-          ["POST", `/partials/admin/users/${target.id}/${v}`] as [string, string]
-        ),
-      ];
-      for (const [method, path, body] of calls) {
-        const res = await server.fetch(path, { method, headers: form, body, redirect: "manual" });
-        equal(res.status, 403, `${method} ${path}`);
-        equal((await res.json()).error.code, "auth.role_required", `${method} ${path}`);
-      }
-      const after = await server.runtime.users.get(target.id);
-      deepEqual(
-        [after.is_active, after.is_admin, after.password_hash !== null],
-        [true, false, true],
-      );
-      equal(await findUserByEmail(server.runtime.db, "made@example.com"), undefined);
-    } finally {
-      await browser.close();
-      await server.close();
-    }
-  },
+        // Called directly with the workspace admin's session: the partials' own 403, nothing done.
+        const headers = await sessionHeaders(server.runtime, acme.users.ws_admin, "acme");
+        const form = { ...headers, "content-type": "application/x-www-form-urlencoded" };
+        const calls: [string, string, string?][] = [
+          ["POST", "/partials/admin/users", "email=made%40example.com"],
+          ...["reset-password", "disable-local", "unlock"].flatMap((v) =>
+            ["PATCH", "POST"].map((m) =>
+              [m, `/partials/admin/users/${target.id}/${v}`] as [
+                string,
+                string,
+              ]
+            )
+          ),
+          ...["deactivate", "activate", "grant-admin", "revoke-admin"].map((v) =>
+            ["POST", `/partials/admin/users/${target.id}/${v}`] as [string, string]
+          ),
+        ];
+        for (const [method, path, body] of calls) {
+          const res = await server.fetch(path, { method, headers: form, body, redirect: "manual" });
+          equal(res.status, 403, `${method} ${path}`);
+          equal((await res.json()).error.code, "auth.role_required", `${method} ${path}`);
+        }
+        const after = await server.runtime.users.get(target.id);
+        deepEqual(
+          [after.is_active, after.is_admin, after.password_hash !== null],
+          [true, false, true],
+        );
+        equal(await findUserByEmail(server.runtime.db, "made@example.com"), undefined);
+      },
+    ),
 );
 
 browserTest(

@@ -12,11 +12,10 @@ import {
   accessibleInBothThemes,
   browserTest,
   confirmAct,
-  demoServer,
-  launchBrowser,
   signIn,
   userPage,
   watchConsole,
+  withDemoBrowser,
 } from "../support/browser.ts";
 
 const row = (page: Page, email: string) =>
@@ -24,10 +23,8 @@ const row = (page: Page, email: string) =>
 
 browserTest(
   "issue 23 item 3: an invited member signs in into the workspace; flags change in their row, the last admin's refusal on it",
-  async () => {
-    const server = await demoServer("root@example.com");
-    const browser = await launchBrowser();
-    try {
+  () =>
+    withDemoBrowser(async (server, browser) => {
       const acme = await seedRoles(server.runtime, "acme");
       const { page, problems } = await userPage(browser, server.url, acme.users.ws_admin);
       // The nav leads an admin to their workspace's page, and nowhere a super admin goes.
@@ -135,19 +132,13 @@ browserTest(
       // Only the last admin's refusal, answered 409 as its REST twin answers it.
       deepEqual(problems.filter((p) => !/\b409\b/.test(p)), []);
       ok(problems.some((p) => /^409 POST .*\/flags$/.test(p)), problems.join("\n"));
-    } finally {
-      await browser.close();
-      await server.close();
-    }
-  },
+    }),
 );
 
 browserTest(
   "issue 23 item 3: a super admin creates, deactivates and reactivates workspaces; a workspace admin sees none of it and gets 403",
-  async () => {
-    const server = await demoServer("root@example.com");
-    const browser = await launchBrowser();
-    try {
+  () =>
+    withDemoBrowser(async (server, browser) => {
       const acme = await seedRoles(server.runtime, "acme");
       const { page, problems } = await userPage(browser, server.url, acme.users.super_admin);
       await page.click("nav.sidenav a:has-text('All workspaces')");
@@ -228,9 +219,5 @@ browserTest(
       ]);
       equal(await server.runtime.workspaces.get("mine"), null);
       equal((await server.runtime.workspaces.get("acme"))?.deactivated_at, null);
-    } finally {
-      await browser.close();
-      await server.close();
-    }
-  },
+    }),
 );

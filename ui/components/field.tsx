@@ -90,3 +90,30 @@ export function InputField(
   const { input, ...field } = props;
   return <Field {...field}>{(a) => <input {...a} {...input} />}</Field>;
 }
+
+/**
+ * A Field whose control is one `<select>` of `options` (`[value, label]`), `current` chosen;
+ * `empty` adds a first "none" option that sends the empty string.
+ */
+export function SelectField(
+  props: Omit<Parameters<typeof Field>[0], "children"> & {
+    select: JSX.IntrinsicElements["select"] & Record<`data-${string}`, unknown>;
+    options: readonly (readonly [string, string])[];
+    current: string;
+    empty?: string;
+  },
+) {
+  const { select, options, current, empty, ...field } = props;
+  return (
+    <Field {...field}>
+      {(a) => (
+        <select {...a} {...select}>
+          {empty !== undefined && <option value="">{empty}</option>}
+          {options.map(([v, label]) => (
+            <option key={v} value={v} selected={v === current}>{label}</option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}

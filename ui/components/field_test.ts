@@ -1,7 +1,7 @@
 import { equal, match, ok } from "node:assert/strict";
 import { h } from "preact";
 import { renderToString } from "preact-render-to-string";
-import { Field } from "./field.tsx";
+import { Field, SelectField } from "./field.tsx";
 
 const draw = (error?: string, hint?: string) =>
   renderToString(
@@ -27,4 +27,24 @@ Deno.test("a field without an error claims no invalidity and names only what exi
   ok(!html.includes("aria-invalid"));
   match(html, /aria-describedby="x-hint"/);
   equal(draw().includes("aria-describedby"), false);
+});
+
+Deno.test("a select field marks the current option and offers an empty one only when asked", () => {
+  const draw = (empty?: string) =>
+    renderToString(
+      h(SelectField, {
+        id: "s",
+        label: "Mode",
+        error: "Pick one",
+        select: { name: "mode" },
+        current: "b",
+        empty,
+        options: [["a", "Alpha"], ["b", "Beta"]],
+      }),
+    );
+  const html = draw("none");
+  match(html, /<select id="s" aria-invalid="true" aria-describedby="s-error" name="mode">/);
+  match(html, /<option value>none<\/option><option value="a">Alpha<\/option>/);
+  match(html, /<option value="b" selected>Beta<\/option>/);
+  ok(!draw().includes("<option value>"));
 });

@@ -9,20 +9,6 @@ export function text(v: unknown): string {
   return Array.isArray(v) ? v.join(",") : String(v);
 }
 
-/** The options of a select, one marked as chosen; `empty` adds a first "none" option. */
-export function Choice(
-  props: { value: string; options: [string, string][]; current: string; empty?: string },
-) {
-  return (
-    <>
-      {props.empty !== undefined && <option value="">{props.empty}</option>}
-      {props.options.map(([v, label]) => (
-        <option key={v} value={v} selected={v === props.current}>{label}</option>
-      ))}
-    </>
-  );
-}
-
 /** A shape edit (remove a row): a submit button, so it works without the script too. */
 export function RemoveButton(props: { op: string; label: string }) {
   return (

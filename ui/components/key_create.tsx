@@ -1,5 +1,4 @@
-import { Field, InputField } from "./field.tsx";
-import { Choice } from "./form_parts.tsx";
+import { Field, InputField, SelectField } from "./field.tsx";
 
 /** The issue form as typed, kept across a refusal. */
 export interface KeyDraft {
@@ -85,52 +84,40 @@ export function KeyCreateForm(props: {
             error={on("name")}
             input={{ name: "name", value: draft.name, required: true, maxLength: 200 }}
           />
-          <Field id="key-kind" label="Kind" error={on("kind")}>
-            {(a) => (
-              <select {...a} name="kind">
-                <Choice
-                  value={draft.kind}
-                  current={draft.kind}
-                  options={props.kinds.map((k) => [k, KIND_LABELS[k] ?? k])}
-                />
-              </select>
-            )}
-          </Field>
-          <Field
+          <SelectField
+            id="key-kind"
+            label="Kind"
+            error={on("kind")}
+            select={{ name: "kind" }}
+            current={draft.kind}
+            options={props.kinds.map((k) => [k, KIND_LABELS[k] ?? k])}
+          />
+          <SelectField
             id="key-workspace"
             label="Workspace"
             hint="The key is pinned to it; it never acts elsewhere."
             error={on("workspace")}
-          >
-            {(a) => (
-              <select {...a} name="workspace">
-                <Choice
-                  value={draft.workspace}
-                  current={draft.workspace}
-                  options={props.workspaces.map((w) => [w.name, w.display_name])}
-                />
-              </select>
-            )}
-          </Field>
-          <Field
+            select={{ name: "workspace" }}
+            current={draft.workspace}
+            options={props.workspaces.map((w) => [w.name, w.display_name])}
+          />
+          <SelectField
             id="key-scope"
             label="Scope (user keys)"
             hint="Each includes the ones before it; never more than your role in the workspace."
             error={on("scope")}
-          >
-            {(a) => (
-              <select {...a} name="scope">
-                <Choice value={draft.scope} current={draft.scope} options={SCOPES} />
-              </select>
-            )}
-          </Field>
-          <Field id="key-expires-in" label="Expires" error={on("expires_in")}>
-            {(a) => (
-              <select {...a} name="expires_in">
-                <Choice value={draft.expires_in} current={draft.expires_in} options={EXPIRY} />
-              </select>
-            )}
-          </Field>
+            select={{ name: "scope" }}
+            current={draft.scope}
+            options={SCOPES}
+          />
+          <SelectField
+            id="key-expires-in"
+            label="Expires"
+            error={on("expires_in")}
+            select={{ name: "expires_in" }}
+            current={draft.expires_in}
+            options={EXPIRY}
+          />
           <InputField
             id="key-expires-at"
             label="Expiry date (with “On a date…”)"

@@ -1,5 +1,12 @@
-import { CheckField, Field, InputField } from "./field.tsx";
-import { Choice } from "./form_parts.tsx";
+import { CheckField, InputField, SelectField } from "./field.tsx";
+import { FLAG_NAMES } from "./member_row.tsx";
+
+/** Each flag with what it lets its holder do, as the create form offers them. */
+const FLAG_MEANINGS: Record<(typeof FLAG_NAMES)[number], string> = {
+  author: "Author: edits pipelines and templates",
+  promoter: "Promoter: releases and promotes",
+  admin: "Admin: manages members (and is an author)",
+};
 
 /** The create form as typed, kept across a refusal. */
 export interface LocalUserDraft {
@@ -139,45 +146,27 @@ export function LocalUserForm(props: {
         </div>
         <fieldset class="join">
           <legend>Workspace (optional)</legend>
-          <Field
+          <SelectField
             id="user-workspace"
             label="Join"
             hint="They become a member in the same act. Pending invitations for the email are joined too."
             error={on("workspace")}
-          >
-            {(a) => (
-              <select {...a} name="workspace">
-                <Choice
-                  value={draft.workspace}
-                  current={draft.workspace}
-                  empty="No workspace"
-                  options={props.workspaces.map((w) => [w.name, w.display_name])}
-                />
-              </select>
-            )}
-          </Field>
+            select={{ name: "workspace" }}
+            current={draft.workspace}
+            empty="No workspace"
+            options={props.workspaces.map((w) => [w.name, w.display_name])}
+          />
           <div class="flags">
-            <CheckField
-              id="user-author"
-              name="author"
-              label="Author: edits pipelines and templates"
-              checked={draft.author}
-              error={on("author")}
-            />
-            <CheckField
-              id="user-promoter"
-              name="promoter"
-              label="Promoter: releases and promotes"
-              checked={draft.promoter}
-              error={on("promoter")}
-            />
-            <CheckField
-              id="user-admin"
-              name="admin"
-              label="Admin: manages members (and is an author)"
-              checked={draft.admin}
-              error={on("admin")}
-            />
+            {FLAG_NAMES.map((flag) => (
+              <CheckField
+                key={flag}
+                id={`user-${flag}`}
+                name={flag}
+                label={FLAG_MEANINGS[flag]}
+                checked={draft[flag]}
+                error={on(flag)}
+              />
+            ))}
           </div>
         </fieldset>
         <div class="actions">

@@ -1,6 +1,6 @@
-import { Field, InputField } from "./field.tsx";
+import { InputField, SelectField } from "./field.tsx";
 import { NodeCard } from "./pipeline_node_card.tsx";
-import { Choice, type Obj, RemoveButton, text } from "./form_parts.tsx";
+import { type Obj, RemoveButton, text } from "./form_parts.tsx";
 
 export interface PipelineFormProps {
   /** The spec the fields show; the JSON editor's text when it last parsed. */
@@ -70,22 +70,15 @@ export function Parameters(props: PipelineFormProps & { err: (f: string) => stri
                       />
                     </td>
                     <td>
-                      <Field
+                      <SelectField
                         id={`p-${i}-type`}
                         label={`${name} type`}
                         labelHidden
                         error={props.err(`p.${i}.type`)}
-                      >
-                        {(a) => (
-                          <select {...a} name={`p.${i}.type`}>
-                            <Choice
-                              value=""
-                              current={d?.type ?? "string"}
-                              options={props.parameterTypes.map((t) => [t, t])}
-                            />
-                          </select>
-                        )}
-                      </Field>
+                        select={{ name: `p.${i}.type` }}
+                        current={d?.type ?? "string"}
+                        options={props.parameterTypes.map((t) => [t, t])}
+                      />
                     </td>
                     <td class="center">
                       <label class="sr-only" for={`p-${i}-required`}>{name} required</label>
@@ -187,22 +180,15 @@ export function PipelineForm(props: PipelineFormProps) {
           </div>
         </header>
         <div class="grid cols-3">
-          <Field
+          <SelectField
             id="s-staging_engine"
             label="Staging engine"
             error={err("s.staging_engine")}
-          >
-            {(a) => (
-              <select {...a} name="s.staging_engine">
-                <Choice
-                  value=""
-                  current={text(settings.staging_engine)}
-                  empty="default (duckdb)"
-                  options={[["duckdb", "duckdb"], ["sqlite", "sqlite"]]}
-                />
-              </select>
-            )}
-          </Field>
+            select={{ name: "s.staging_engine" }}
+            current={text(settings.staging_engine)}
+            empty="default (duckdb)"
+            options={[["duckdb", "duckdb"], ["sqlite", "sqlite"]]}
+          />
           <InputField
             id="s-max_parallel_nodes"
             label="Nodes at once"

@@ -1,5 +1,5 @@
-import { Field, InputField } from "./field.tsx";
-import { Choice, type Obj, RemoveButton, text } from "./form_parts.tsx";
+import { Field, InputField, SelectField } from "./field.tsx";
+import { type Obj, RemoveButton, text } from "./form_parts.tsx";
 import type { PipelineFormProps } from "./pipeline_form.tsx";
 
 // The node types (docs/authoring.md#the-pipeline-body), as choices.
@@ -80,13 +80,13 @@ export function NodeCard(
             "data-node-id": i,
           }}
         />
-        <Field {...at("type")} label="Type">
-          {(a) => (
-            <select {...a} name={f("type")} data-node-type>
-              <Choice value="" current={type} options={NODE_TYPES} />
-            </select>
-          )}
-        </Field>
+        <SelectField
+          {...at("type")}
+          label="Type"
+          select={{ name: f("type"), "data-node-type": true }}
+          current={type}
+          options={NODE_TYPES}
+        />
         <div data-for-types={FOR.source} hidden={shown("source")}>
           <InputField
             {...at("source")}
@@ -216,21 +216,17 @@ export function NodeCard(
           </fieldset>
         )}
       <div class="grid cols-4 output" data-for-types={FOR.output} hidden={shown("output")}>
-        <Field {...at("target")} label="Output">
-          {(a) => (
-            <select {...a} name={f("target")} data-node-target>
-              <Choice
-                value=""
-                current={text(node.output?.target)}
-                empty="caller (the result)"
-                options={[["caller", "caller"], ["tempdb", "tempdb (staging)"], [
-                  "datasource",
-                  "datasource (write back)",
-                ]]}
-              />
-            </select>
-          )}
-        </Field>
+        <SelectField
+          {...at("target")}
+          label="Output"
+          select={{ name: f("target"), "data-node-target": true }}
+          current={text(node.output?.target)}
+          empty="caller (the result)"
+          options={[["caller", "caller"], ["tempdb", "tempdb (staging)"], [
+            "datasource",
+            "datasource (write back)",
+          ]]}
+        />
         <div
           data-for-targets="tempdb datasource"
           hidden={forTarget("tempdb datasource", node.output?.table)}
@@ -256,18 +252,14 @@ export function NodeCard(
           />
         </div>
         <div data-for-targets="datasource" hidden={forTarget("datasource", node.output?.mode)}>
-          <Field {...at("mode")} label="Write mode">
-            {(a) => (
-              <select {...a} name={f("mode")}>
-                <Choice
-                  value=""
-                  current={text(node.output?.mode)}
-                  empty="append (default)"
-                  options={[["append", "append"], ["replace", "replace"], ["create", "create"]]}
-                />
-              </select>
-            )}
-          </Field>
+          <SelectField
+            {...at("mode")}
+            label="Write mode"
+            select={{ name: f("mode") }}
+            current={text(node.output?.mode)}
+            empty="append (default)"
+            options={[["append", "append"], ["replace", "replace"], ["create", "create"]]}
+          />
         </div>
       </div>
       <InputField

@@ -289,49 +289,27 @@ function PipelineChanges(props: { row: PipelinePreviewView; target: string }) {
   );
 }
 
-function TemplatesTable(props: { target: string; rows: EntryChange[]; done?: boolean }) {
-  if (props.rows.length === 0) {
-    return <div class="empty">No template versions travel with this pipeline.</div>;
-  }
+/** A table of entries that travel: its name first, its change last, what `middle` draws between. */
+function EntryTable<R extends { change: Change }>(props: {
+  cols: string[];
+  rows: R[];
+  empty: string;
+  name: (r: R) => string;
+  middle: (r: R) => ComponentChildren;
+  done?: boolean;
+}) {
+  if (props.rows.length === 0) return <div class="empty">{props.empty}</div>;
   return (
     <div class="table-scroll">
       <table class="promote-table">
-        <Head cols={["Template", `${opening(props.target)} → sent`, "Change"]} />
+        <Head cols={props.cols} />
         <tbody>
           {props.rows.map((r) => (
-            <tr key={r.name}>
+            <tr key={props.name(r)}>
               <td class="mono">
-                <Path text={r.name} />
+                <Path text={props.name(r)} />
               </td>
-              <Versions row={r} />
-              <td>
-                <ChangeBadge change={r.change} done={props.done} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-function EndpointsTable(props: { rows: EndpointChange[]; done?: boolean }) {
-  if (props.rows.length === 0) {
-    return <div class="empty">No published endpoint serves these pipelines here.</div>;
-  }
-  return (
-    <div class="table-scroll">
-      <table class="promote-table">
-        <Head cols={["Path", "Pipeline", "Change"]} />
-        <tbody>
-          {props.rows.map((r) => (
-            <tr key={r.path_pattern}>
-              <td class="mono">
-                <Path text={r.path_pattern} />
-              </td>
-              <td class="mono small">
-                <Path text={r.pipeline_name} />
-              </td>
+              {props.middle(r)}
               <td>
                 <ChangeBadge change={r.change} done={props.done} />
               </td>
@@ -360,10 +338,28 @@ export function PushEntries(
       </Card>
       <div class="grid cols-2 section-gap promote-pair">
         <Card title="Templates" note="the versions the nodes pin">
-          <TemplatesTable target={props.target} rows={props.templates} done={props.done} />
+          <EntryTable
+            cols={["Template", `${opening(props.target)} → sent`, "Change"]}
+            rows={props.templates}
+            empty="No template versions travel with this pipeline."
+            name={(r) => r.name}
+            middle={(r) => <Versions row={r} />}
+            done={props.done}
+          />
         </Card>
         <Card title="Endpoints" note="with their key bindings, by key name">
-          <EndpointsTable rows={props.endpoints} done={props.done} />
+          <EntryTable
+            cols={["Path", "Pipeline", "Change"]}
+            rows={props.endpoints}
+            empty="No published endpoint serves these pipelines here."
+            name={(r) => r.path_pattern}
+            middle={(r) => (
+              <td class="mono small">
+                <Path text={r.pipeline_name} />
+              </td>
+            )}
+            done={props.done}
+          />
         </Card>
       </div>
     </>

@@ -3,7 +3,7 @@ import { InputField } from "../components/field.tsx";
 import { Head } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
-import type { Flash, FormError } from "./workspace.tsx";
+import { type Flash, FlashBanner, type FormError } from "./workspace.tsx";
 
 /** One workspace of the instance as the list shows it. */
 export interface WorkspaceSummary {
@@ -30,7 +30,7 @@ export interface AdminWorkspacesProps {
  * with their date; create, deactivate (asked first, saying what stops) and reactivate.
  */
 export function AdminWorkspacesPage(props: AdminWorkspacesProps) {
-  const { ctx, flash } = props;
+  const { ctx } = props;
   const draft = props.create ?? { name: "", display_name: "" };
   const on = (field: string) => draft.error?.field === field ? draft.error.message : null;
   return (
@@ -41,11 +41,7 @@ export function AdminWorkspacesPage(props: AdminWorkspacesProps) {
           deactivated one keeps everything but nobody can select it.
         </p>
       </PageHead>
-      {flash && (
-        <p class={`banner ${flash.tone}`} role={flash.tone === "ok" ? "status" : "alert"}>
-          {flash.text}
-        </p>
-      )}
+      <FlashBanner flash={props.flash} />
       <section class="card" id="create-workspace">
         <header>
           <h2>Create a workspace</h2>

@@ -2,7 +2,7 @@ import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { EditorError } from "./template_editor.tsx";
 import { FormError } from "../components/save_conflict.tsx";
 import { PageHead } from "../components/page_head.tsx";
-import { CheckField, Field, FormActions, InputField } from "../components/field.tsx";
+import { CheckField, FormActions, InputField, SelectField } from "../components/field.tsx";
 
 export interface DatasourceDraft {
   name: string;
@@ -66,27 +66,26 @@ export function DatasourceFormPage(props: {
               error={err("display_name")}
               input={{ name: "display_name", value: draft.display_name }}
             />
-            <Field id="d-dialect" label="Dialect" error={err("dialect")}>
-              {(a) => (
-                <select {...a} name="dialect">
-                  {props.dialects.map((d) => (
-                    <option key={d} value={d} selected={d === draft.dialect}>{d}</option>
-                  ))}
-                </select>
-              )}
-            </Field>
-            <Field id="d-url" label="JDBC URL" error={err("jdbc_url")}>
-              {(a) => (
-                <input
-                  {...a}
-                  name="jdbc_url"
-                  value={draft.jdbc_url}
-                  required
-                  class="mono"
-                  placeholder="jdbc:postgresql://db.internal:5432/sales"
-                />
-              )}
-            </Field>
+            <SelectField
+              id="d-dialect"
+              label="Dialect"
+              error={err("dialect")}
+              select={{ name: "dialect" }}
+              current={draft.dialect}
+              options={props.dialects.map((d) => [d, d])}
+            />
+            <InputField
+              id="d-url"
+              label="JDBC URL"
+              error={err("jdbc_url")}
+              input={{
+                name: "jdbc_url",
+                value: draft.jdbc_url,
+                required: true,
+                class: "mono",
+                placeholder: "jdbc:postgresql://db.internal:5432/sales",
+              }}
+            />
             <InputField
               id="d-user"
               label="Username"

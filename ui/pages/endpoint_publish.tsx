@@ -1,4 +1,4 @@
-import { CheckField, Field, FormActions, InputField } from "../components/field.tsx";
+import { CheckField, FormActions, InputField } from "../components/field.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { PublishedAt } from "../components/endpoint_parts.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
@@ -62,17 +62,16 @@ export function PublishPage(props: {
         <input type="hidden" name="_csrf" value={props.ctx.csrf} />
         <input type="hidden" name="pipeline_id" value={p.id} />
         <div class="body">
-          <Field
+          <InputField
             id="publish-pipeline"
             label="Pipeline"
             error={on("pipeline")}
             hint={props.release
               ? `Serves its latest release, v${props.release.version} now; a later release changes what the URL runs.`
               : "It has no release: release it before publishing."}
-          >
-            {(a) => <input {...a} class="mono" value={p.name} readOnly />}
-          </Field>
-          <Field
+            input={{ class: "mono", value: p.name, readOnly: true }}
+          />
+          <InputField
             id="publish-path"
             label="Path"
             error={on("path_pattern")}
@@ -82,21 +81,17 @@ export function PublishPage(props: {
                 <code>top-customers</code>) or a parameter in braces (<code>{"{country}"}</code>).
               </>
             }
-          >
-            {(a) => (
-              <input
-                {...a}
-                name="path_pattern"
-                class="mono"
-                value={draft.path_pattern}
-                required
-                maxLength={200}
-                autocomplete="off"
-                spellcheck={false}
-                data-path-input
-              />
-            )}
-          </Field>
+            input={{
+              name: "path_pattern",
+              class: "mono",
+              value: draft.path_pattern,
+              required: true,
+              maxLength: 200,
+              autocomplete: "off",
+              spellcheck: false,
+              "data-path-input": true,
+            }}
+          />
           {params.length > 0 && (
             <div class="path-proposals" role="group" aria-labelledby="publish-proposals-label">
               <span id="publish-proposals-label" class="small">

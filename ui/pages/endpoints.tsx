@@ -1,5 +1,4 @@
-import { Field } from "../components/field.tsx";
-import { Choice } from "../components/form_parts.tsx";
+import { InputField, SelectField } from "../components/field.tsx";
 import { Head } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { Pager } from "../components/paging.tsx";
@@ -250,37 +249,30 @@ function KeyBindings(props: {
               </table>
               <form method="post" action="/partials/endpoints/bindings" class="bind-form">
                 <input type="hidden" name="_csrf" value={props.csrf} />
-                <Field id="bind-key" label="Key" error={on("key_name")}>
-                  {(a) => (
-                    <select {...a} name="key_name">
-                      <Choice
-                        value={draft.key_name}
-                        current={draft.key_name}
-                        options={props.keys.map((k) => [k.name, k.name])}
-                      />
-                    </select>
-                  )}
-                </Field>
-                <Field
+                <SelectField
+                  id="bind-key"
+                  label="Key"
+                  error={on("key_name")}
+                  select={{ name: "key_name" }}
+                  current={draft.key_name}
+                  options={props.keys.map((k) => [k.name, k.name])}
+                />
+                <InputField
                   id="bind-path"
                   label="Node"
                   hint="/, a folder or a published pattern"
                   error={on("path")}
-                >
-                  {(a) => (
-                    <input
-                      {...a}
-                      name="path"
-                      class="mono"
-                      value={draft.path}
-                      required
-                      maxLength={200}
-                      list="bind-nodes"
-                      placeholder="/shop"
-                      autocomplete="off"
-                    />
-                  )}
-                </Field>
+                  input={{
+                    name: "path",
+                    class: "mono",
+                    value: draft.path,
+                    required: true,
+                    maxLength: 200,
+                    list: "bind-nodes",
+                    placeholder: "/shop",
+                    autocomplete: "off",
+                  }}
+                />
                 <datalist id="bind-nodes">
                   {props.nodes.map((n) => <option key={n} value={n} />)}
                 </datalist>

@@ -123,19 +123,19 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
         <div class="body">
           <ReadOnly on={ro}>
             <div class="grid cols-3">
-              <Field id="p-name" label="Name (folder path)" error={nameError}>
-                {(a) => (
-                  <input
-                    {...a}
-                    name="name"
-                    value={draft.name}
-                    required
-                    class="mono"
-                    placeholder="sales/daily_orders"
-                    readOnly={props.mode === "edit"}
-                  />
-                )}
-              </Field>
+              <InputField
+                id="p-name"
+                label="Name (folder path)"
+                error={nameError}
+                input={{
+                  name: "name",
+                  value: draft.name,
+                  required: true,
+                  class: "mono",
+                  placeholder: "sales/daily_orders",
+                  readOnly: props.mode === "edit",
+                }}
+              />
               <InputField
                 id="p-display"
                 label="Display name"

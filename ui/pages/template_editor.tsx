@@ -1,6 +1,6 @@
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { BodyHash, type Conflict, FormError, SaveConflict } from "../components/save_conflict.tsx";
-import { Field, FormActions, InputField } from "../components/field.tsx";
+import { Field, FormActions, InputField, SelectField } from "../components/field.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { ReadOnly, ReadOnlyNote } from "../components/read_only.tsx";
 
@@ -101,26 +101,22 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
                 label="Display name"
                 input={{ name: "display_name", value: draft.display_name, required: true }}
               />
-              <Field
+              <SelectField
                 {...at("dialect", "dialect")}
                 label="Dialect"
                 hint={props.mode === "edit" ? "Fixed when the template was created" : undefined}
-              >
-                {(a) => (
-                  <>
-                    <select {...a} name="dialect" disabled={props.mode === "edit"}>
-                      {props.dialects.map((d) => (
-                        <option key={d} value={d} selected={d === draft.dialect}>
-                          {d.toLowerCase()}
-                        </option>
-                      ))}
-                    </select>
-                    {props.mode === "edit" && (
-                      <input type="hidden" name="dialect" value={draft.dialect} />
-                    )}
-                  </>
-                )}
-              </Field>
+                select={{ name: "dialect", disabled: props.mode === "edit" }}
+                current={draft.dialect}
+                options={props.dialects.map((d) => [d, d.toLowerCase()])}
+              />
+              {/* A disabled select sends nothing; the fixed dialect still travels with the form. */}
+              {props.mode === "edit" && (
+                <input
+                  type="hidden"
+                  name="dialect"
+                  value={draft.dialect}
+                />
+              )}
               <InputField
                 {...at("description", "description")}
                 label="Description"

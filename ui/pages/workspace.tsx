@@ -39,6 +39,16 @@ export interface Flash {
   text: string;
 }
 
+/** The flash, if any: a success is a polite status, a failure an alert. */
+export function FlashBanner({ flash }: { flash?: Flash | null }) {
+  if (!flash) return null;
+  return (
+    <p class={`banner ${flash.tone}`} role={flash.tone === "ok" ? "status" : "alert"}>
+      {flash.text}
+    </p>
+  );
+}
+
 export interface WorkspacePageProps {
   ctx: ShellContext;
   ws: { name: string; display_name: string; created_at: string };
@@ -67,7 +77,6 @@ export interface WorkspacePageProps {
  */
 export function WorkspacePage(props: WorkspacePageProps) {
   const { ctx, ws } = props;
-  const flash = props.flash;
   return (
     <AppShell title={`Workspace ${ws.display_name}`} nav="workspace" ctx={ctx}>
       <PageHead title={ws.display_name}>
@@ -77,11 +86,7 @@ export function WorkspacePage(props: WorkspacePageProps) {
           {props.invitations.length > 0 && ` · ${props.invitations.length} invited`}
         </p>
       </PageHead>
-      {flash && (
-        <p class={`banner ${flash.tone}`} role={flash.tone === "ok" ? "status" : "alert"}>
-          {flash.text}
-        </p>
-      )}
+      <FlashBanner flash={props.flash} />
       <section class="card" id="members" data-swap-refusal>
         <header>
           <h2>Members</h2>

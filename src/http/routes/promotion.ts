@@ -9,6 +9,7 @@ import {
   inventoryView,
   previewView,
   promoteResultView,
+  PROMOTION_SENDER_ERRORS,
   pushResultView,
 } from "../../promotion/mod.ts";
 import type { Services } from "../../services.ts";
@@ -17,18 +18,6 @@ import { ok } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
 type Deps = Pick<Services, "promotionReceiver" | "promotionSender">;
-
-const SENDER_ERRORS = [
-  "pipeline.not_found",
-  "pipeline.promotion.not_released",
-  "pipeline.promotion.not_newer",
-  "pipeline.promotion.missing_datasources",
-  "pipeline.promotion.target_is_authoring",
-  "pipeline.promotion.target_not_configured",
-  "pipeline.promotion.target_unreachable",
-  "endpoint.promotion.key_missing",
-  "pipeline.import.version_conflict",
-] as const;
 
 const flag = z.enum(["true", "false"]).transform((v) => v === "true");
 
@@ -89,7 +78,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       include_templates: z.boolean().optional(),
     }),
     response: promoteResultView,
-    errors: [...SENDER_ERRORS],
+    errors: [...PROMOTION_SENDER_ERRORS],
   }, async (c, { actor, workspace, body }) =>
     ok(
       c,
@@ -111,7 +100,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       include_templates: flag.optional(),
     }),
     response: previewView,
-    errors: [...SENDER_ERRORS],
+    errors: [...PROMOTION_SENDER_ERRORS],
   }, async (c, { actor, workspace, query }) =>
     ok(
       c,

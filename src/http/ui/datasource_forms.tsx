@@ -13,7 +13,7 @@ import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
 import { formText } from "../input.ts";
 import type { AccessFor, Router } from "../routing.ts";
-import { pageRoute, shellContext, type UiPageDeps } from "./shell.ts";
+import { pageRoute, rethrowUnlessRefusal, shellContext, type UiPageDeps } from "./shell.ts";
 
 const name = z.object({ name: z.string().min(1).max(200) });
 
@@ -105,7 +105,7 @@ export function datasourceFormRoutes(router: Router, deps: UiPageDeps): void {
         const made = await deps.datasources.create(actor, workspace, bodyOf(draft, f.password));
         return c.redirect(`/datasources/${made.name}?saved=1`, 303);
       } catch (e) {
-        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+        rethrowUnlessRefusal(e);
         return page(c, actor, { mode: "new", draft, error: placed(e) }, e.status);
       }
     },
@@ -155,7 +155,7 @@ export function datasourceFormRoutes(router: Router, deps: UiPageDeps): void {
         await deps.datasources.update(actor, workspace, params.name, bodyOf(draft, f.password));
         return c.redirect(`/datasources/${params.name}?saved=1`, 303);
       } catch (e) {
-        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+        rethrowUnlessRefusal(e);
         return page(
           c,
           actor,

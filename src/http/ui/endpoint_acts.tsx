@@ -23,7 +23,7 @@ import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
 import { backOf } from "./api_keys.tsx";
 import { endpointsPage } from "./endpoints.tsx";
-import { pageRoute, shellContext, type UiPageDeps } from "./shell.ts";
+import { pageRoute, shellContext, type UiPageDeps, withFlash } from "./shell.ts";
 
 const LIST_PAGE = { offset: 0, limit: 50 };
 
@@ -96,13 +96,6 @@ function proposedPath(name: string): string {
 
 /** The service's refusals of what was asked; anything else (5xx) is the error handler's. */
 const refusal = (e: unknown): e is AppError => e instanceof AppError && e.status < 500;
-
-/** `back` with one query pair added (the act's flash). */
-function withFlash(back: string, key: string, value: string): string {
-  const [path, hash] = back.split("#");
-  const sep = path.includes("?") ? "&" : "?";
-  return `${path}${sep}${key}=${encodeURIComponent(value)}${hash ? `#${hash}` : ""}`;
-}
 
 export function endpointActRoutes(router: Router, deps: UiPageDeps): void {
   const publishPage = async (

@@ -4,12 +4,11 @@
  * `pipeline_editor.tsx`.
  */
 import { z } from "zod";
-import { AppError } from "../../errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
 import { pipelineEditorRoutes } from "./pipeline_editor.tsx";
-import { pageRoute, type UiPageDeps } from "./shell.ts";
+import { pageRoute, refusedBack, type UiPageDeps } from "./shell.ts";
 
 const id = z.object({ id: z.uuid() });
 
@@ -48,11 +47,7 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
         // deno-lint-ignore no-explicit-any
         return c.redirect(`${back}?released=${(done as any).version}`, 303);
       } catch (e) {
-        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
-        return c.redirect(
-          `${back}?error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`,
-          303,
-        );
+        return refusedBack(c, back, e);
       }
     },
   );
@@ -77,11 +72,7 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
           );
         return c.redirect(left ? `/pipelines/${params.id}?discarded=1` : "/pipelines", 303);
       } catch (e) {
-        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
-        return c.redirect(
-          `/pipelines/${params.id}?error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`,
-          303,
-        );
+        return refusedBack(c, `/pipelines/${params.id}`, e);
       }
     },
   );
@@ -111,13 +102,7 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
           await move.call(deps.pipelines, op({ actor, workspace }), params.id, params.version);
           return c.redirect(`${back}?moved=${verb}-${params.version}`, 303);
         } catch (e) {
-          if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) {
-            throw e;
-          }
-          return c.redirect(
-            `${back}?error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`,
-            303,
-          );
+          return refusedBack(c, back, e);
         }
       },
     );

@@ -30,7 +30,14 @@ import {
   specFromForm,
   specFromPost,
 } from "./pipeline_form.ts";
-import { allows, pageRoute, shellContext, type UiPageDeps, userNames } from "./shell.ts";
+import {
+  allows,
+  pageRoute,
+  rethrowUnlessRefusal,
+  shellContext,
+  type UiPageDeps,
+  userNames,
+} from "./shell.ts";
 
 const id = z.object({ id: z.uuid() });
 const SPEC_KEYS = ["parameters", "nodes", "settings", "checks"] as const;
@@ -225,7 +232,7 @@ export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
     props: Omit<EditorInput, "error">,
     spec: Spec | undefined,
   ) => {
-    if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+    rethrowUnlessRefusal(e);
     if (e.code === "pipeline.version.conflict" && props.id) {
       // deno-lint-ignore no-explicit-any
       const theirs: any = await deps.pipelines.get(at.workspace.id, props.id);

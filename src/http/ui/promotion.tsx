@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
+import { PROMOTION_SENDER_ERRORS } from "../../promotion/mod.ts";
 import { PromotePage, type PromotePageProps } from "../../../ui/pages/promote.tsx";
 import type { RefusalView } from "../../../ui/components/promote_refusal.tsx";
 import { renderPage } from "../../../ui/render.tsx";
@@ -16,19 +17,6 @@ import type { AppContext } from "../context.ts";
 import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
 import { pageRoute, shellContext, type UiPageDeps } from "./shell.ts";
-
-/** The REST twins' refusals (src/http/routes/promotion.ts), answered here as pages. */
-const SENDER_ERRORS = [
-  "pipeline.not_found",
-  "pipeline.promotion.not_released",
-  "pipeline.promotion.not_newer",
-  "pipeline.promotion.missing_datasources",
-  "pipeline.promotion.target_is_authoring",
-  "pipeline.promotion.target_not_configured",
-  "pipeline.promotion.target_unreachable",
-  "endpoint.promotion.key_missing",
-  "pipeline.import.version_conflict",
-] as const;
 
 const id = z.object({ id: z.uuid() });
 
@@ -100,7 +88,7 @@ export function promotionPageRoutes(router: Router, deps: UiPageDeps): void {
       access: "promotion.promote",
       params: id,
       query: z.object({ confirm: z.literal("push").optional() }),
-      errors: [...SENDER_ERRORS],
+      errors: [...PROMOTION_SENDER_ERRORS],
     }),
     (c, { actor, workspace, params, query }) =>
       answer(
@@ -119,7 +107,7 @@ export function promotionPageRoutes(router: Router, deps: UiPageDeps): void {
       summary: "Push the pipeline's current release (and its closure) to the target",
       access: "promotion.promote",
       params: id,
-      errors: [...SENDER_ERRORS],
+      errors: [...PROMOTION_SENDER_ERRORS],
     }),
     async (c, { actor, workspace, params }) => {
       const f = await formText(c);

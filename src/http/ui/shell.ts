@@ -13,6 +13,7 @@ import type { Services } from "../../services.ts";
 import type { Theme } from "../../../ui/layouts/base.tsx";
 import type { ShellContext } from "../../../ui/layouts/shell.tsx";
 import type { VersionRow } from "../../../ui/components/versions_card.tsx";
+import { AppError } from "../../errors/mod.ts";
 import type { AppContext } from "../context.ts";
 import type { RouteSpec } from "../routing.ts";
 import { ensureCsrfToken } from "../cookies.ts";
@@ -153,4 +154,25 @@ export async function errorFrame(
   const p = c.get("principal");
   if (!p || p.authMethod !== "OIDC") return undefined;
   return await shellContext(c, deps, p).catch(() => undefined);
+}
+
+/**
+ * Passes only a refusal a page draws itself: an AppError under 500 other than the matrix's 403,
+ * which keeps its own page like a fault keeps the error page; anything else is thrown on.
+ */
+export function rethrowUnlessRefusal(e: unknown): asserts e is AppError {
+  if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+}
+
+/** `back` with one query pair added (an act's flash), its `#fragment` kept last. */
+export function withFlash(back: string, key: string, value: string): string {
+  const [path, hash] = back.split("#");
+  const sep = path.includes("?") ? "&" : "?";
+  return `${path}${sep}${key}=${encodeURIComponent(value)}${hash ? `#${hash}` : ""}`;
+}
+
+/** A no-script form's refusal: back to `back` with `error=code: message` for the page to show. */
+export function refusedBack(c: AppContext, back: string, e: unknown): Response {
+  rethrowUnlessRefusal(e);
+  return c.redirect(withFlash(back, "error", `${e.code}: ${e.userMessage}`), 303);
 }

@@ -19,7 +19,15 @@ import type { AppContext } from "../context.ts";
 import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
 import { IMPORT_MAP } from "../vendor.ts";
-import { allows, pageRoute, shellContext, type UiPageDeps, userNames } from "./shell.ts";
+import {
+  allows,
+  pageRoute,
+  refusedBack,
+  rethrowUnlessRefusal,
+  shellContext,
+  type UiPageDeps,
+  userNames,
+} from "./shell.ts";
 
 const IMPORT_LINE = /^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(\S+)@(\d+)$/;
 
@@ -157,7 +165,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
           : await deps.templates.update(op, f.body_hash, input);
         return c.redirect(`/templates/view?id=${encodeURIComponent(saved.id)}&saved=1`, 303);
       } catch (e) {
-        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+        rethrowUnlessRefusal(e);
         const error = { field: fieldOf(e), code: e.code, message: e.userMessage };
         if (e.code === "template.version.conflict") {
           const theirs = await deps.templates.get(op.workspaceId, draft.id);
@@ -201,11 +209,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
         const done = await deps.templates.release(op, f.id ?? "", f.body_hash);
         return c.redirect(`${back}&released=${done.version}`, 303);
       } catch (e) {
-        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
-        return c.redirect(
-          `${back}&error=${encodeURIComponent(`${e.code}: ${e.userMessage}`)}`,
-          303,
-        );
+        return refusedBack(c, back, e);
       }
     },
   );
@@ -230,7 +234,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
           renderToString(<RenderPreview sql={out.sql} placeholders={out.placeholders} />),
         );
       } catch (e) {
-        if (!(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
+        rethrowUnlessRefusal(e);
         // The preview answers 200 either way: htmx swaps only successes, and a refusal is content.
         return c.html(renderToString(<RenderPreview error={`${e.code}: ${e.userMessage}`} />));
       }

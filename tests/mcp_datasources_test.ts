@@ -284,14 +284,34 @@ async function probes(c: Clients) {
     })).rows,
     [[119]],
   );
-  // A million rows: answered within the caps, truncated, never all read.
-  const million = await c.viewer.call("sql_probe", {
-    datasource: "wh",
-    sql: "SELECT g AS n, 'row ' || g AS label FROM generate_series(1, 1000000) g",
-  });
-  deepEqual([million.row_count, million.truncated, million.next_cursor], [MAX_ROWS, true, null]);
+  // A million rows: answered within the caps, truncated, never all read; a cursor pages on by
+  // running the same statement again, and refuses to page another one.
+  const millionSql = "SELECT g AS n, 'row ' || g AS label FROM generate_series(1, 1000000) g";
+  const million = await c.viewer.call("sql_probe", { datasource: "wh", sql: millionSql });
+  deepEqual([million.row_count, million.truncated], [MAX_ROWS, true]);
+  equal(typeof million.next_cursor, "string");
   deepEqual(million.rows[0], [1, "row 1"]);
   ok(JSON.stringify(million.rows).length <= MAX_CHARS);
+  const second = await c.viewer.call("sql_probe", {
+    datasource: "wh",
+    sql: millionSql,
+    cursor: million.next_cursor,
+    limit: 5,
+  });
+  deepEqual(second.rows, [21, 22, 23, 24, 25].map((n) => [n, `row ${n}`]));
+  const third = await c.viewer.call("sql_probe", {
+    datasource: "wh",
+    sql: millionSql,
+    cursor: second.next_cursor,
+  });
+  deepEqual(third.rows.map((r: unknown[]) => r[0]), [26, 27, 28, 29, 30], "the page size is kept");
+  await refuses(
+    c.viewer,
+    "sql_probe",
+    { datasource: "wh", sql: "SELECT 1 AS n", cursor: million.next_cursor },
+    "pipeline.execution.invalid_parameter_type",
+    { field: "cursor" },
+  );
   // Read-only, lexically and by the engine; one statement only.
   for (
     const [datasource, sql] of [

@@ -85,9 +85,18 @@ for (const era of ERAS) {
             equal(tool.outputSchema?.type, "object", tool.name);
           }
           const list = tools.find((t) => t.name === "executions_get_result")!;
+          const rows = ["columns", "rows", "row_count", "truncated", "next_cursor", "elapsed_ms"];
+          deepEqual(Object.keys(list.outputSchema?.properties ?? {}), [
+            ...rows,
+            "cut_cells",
+            "cell",
+          ]);
+          deepEqual(list.outputSchema?.required, rows);
+          // The lists never change while a server lives, and the server says so.
+          const capabilities = c.client.getServerCapabilities();
           deepEqual(
-            Object.keys(list.outputSchema?.properties ?? {}),
-            ["columns", "rows", "row_count", "truncated", "next_cursor", "elapsed_ms"],
+            [capabilities?.tools, capabilities?.resources, capabilities?.prompts],
+            [{ listChanged: false }, { listChanged: false }, { listChanged: false }],
           );
         } finally {
           await c.close();

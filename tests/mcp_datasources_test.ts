@@ -137,6 +137,18 @@ async function reads(c: Clients) {
   const all = await c.read.call("datasources_list", {});
   deepEqual(all.items.map((d: { name: string }) => d.name), ["duck", "lite", "wh"]);
   deepEqual(all.pagination, { offset: 0, limit: 50, total: 3, has_more: false });
+  // A list entry is what choosing a datasource takes; the URL and pool come with datasources_get.
+  deepEqual(Object.keys(all.items[2]).sort(), [
+    "definitions",
+    "dialect",
+    "display_name",
+    "facts",
+    "global",
+    "last_test",
+    "name",
+    "readonly",
+    "workspace",
+  ]);
   const page = await c.read.call("datasources_list", { offset: 1, limit: 1 });
   deepEqual([page.items[0].name, page.pagination.has_more], ["lite", true]);
   deepEqual(

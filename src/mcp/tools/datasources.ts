@@ -9,6 +9,7 @@
 import { z } from "zod";
 import {
   columnView,
+  datasourceSummaryView,
   datasourceView,
   probeRows,
   schemasView,
@@ -47,8 +48,9 @@ export const tools = [
     title: "List datasources",
     description:
       "Lists the datasources the workspace can use (its own plus global ones granted to it), " +
-      "paged, without secrets, each with its learned facts and definitions. No connection is " +
-      "opened.",
+      "paged: name, dialect, where it is bound (workspace, or global), whether it is read-only, " +
+      "its last test, and its learned facts and definitions. Its URL, credential and pool " +
+      "settings come with datasources_get. No connection is opened.",
     floor: "read",
     input: z.strictObject({
       dialect: z.string().max(20).optional().describe(
@@ -56,7 +58,8 @@ export const tools = [
       ),
       ...pageArgs,
     }),
-    output: pagedOutput(datasourceView),
+    // The summary's schema is the projection: the output check keeps only its fields.
+    output: pagedOutput(datasourceSummaryView),
     annotations: READ,
     handler: async (s, ctx, args) => {
       const page = clampPage(s, args);

@@ -136,7 +136,7 @@ Deno.test("every schema is the object tools/list sends, and compiles under Ajv's
   let compiled = 0;
   for (const tool of CATALOGUE) {
     for (const io of ["input", "output"] as const) {
-      const json = listedJson(tool[io], io);
+      const json = listedJson(io === "input" ? tool.listed ?? tool.input : tool.output, io);
       equal(json.type, "object", `${tool.name} ${io}`);
       try {
         ajv.compile(json);
@@ -153,7 +153,7 @@ Deno.test("every schema is the object tools/list sends, and compiles under Ajv's
 
 Deno.test("every input schema is closed and describes every argument", () => {
   for (const tool of CATALOGUE) {
-    const json = listedJson(tool.input, "input") as {
+    const json = listedJson(tool.listed ?? tool.input, "input") as {
       additionalProperties?: unknown;
       properties?: Record<string, { description?: string }>;
     };
@@ -162,6 +162,26 @@ Deno.test("every input schema is closed and describes every argument", () => {
       ok((property.description ?? "").length >= 10, `${tool.name}.${name} is not described`);
     }
   }
+});
+
+Deno.test("a listed schema names the arguments its tool takes, no more, no fewer", () => {
+  const withListed = CATALOGUE.filter((t) => t.listed);
+  deepEqual(withListed.map((t) => t.name), ["pipelines_create", "pipelines_update"]);
+  for (const tool of withListed) {
+    const json = listedJson(tool.listed!, "input") as {
+      properties: Record<string, unknown>;
+      required?: string[];
+    };
+    const input = listedJson(tool.input, "input") as typeof json;
+    deepEqual(Object.keys(json.properties), Object.keys(input.properties), tool.name);
+    deepEqual(json.required, input.required, tool.name);
+  }
+  // The body's parts are the pipeline service's own schemas: a node is closed and typed.
+  const create = listedJson(CATALOGUE.find((t) => t.listed)!.listed!, "input") as {
+    properties: { nodes: { items: { additionalProperties: boolean; properties: object } } };
+  };
+  equal(create.properties.nodes.items.additionalProperties, false);
+  ok("depends_on" in create.properties.nodes.items.properties);
 });
 
 Deno.test("executions_get_result declares that it needs execution_id or cursor", () => {

@@ -257,7 +257,7 @@ export function buildServer(
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: listedOnly(tool.input),
+        inputSchema: listedOnly(tool.listed ?? tool.input),
         outputSchema: listedOnly(tool.output),
         annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
       },

@@ -96,6 +96,12 @@ export interface ToolDef<
    * (docs/decisions.md#tool-arguments-are-rest-fields).
    */
   input: I;
+  /**
+   * What `tools/list` shows instead of `input`, when the service checks more than the tool does:
+   * the same arguments with their full shapes (a pipeline body's nodes), while the tool validates
+   * only `input` so that the service's refusals keep REST's codes. Its keys are `input`'s.
+   */
+  listed?: AnyObjectSchema;
   /** The `structuredContent` shape: the REST `data` shape, or the rows shape (rows.ts). */
   output: O;
   annotations: ToolAnnotations;

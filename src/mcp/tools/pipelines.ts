@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { executionView } from "../../executions/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
-import { checkRunsView, pipelineRowView, pipelineView } from "../../pipelines/mod.ts";
+import { bodyParts, checkRunsView, pipelineRowView, pipelineView } from "../../pipelines/mod.ts";
 import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
 import { pageRowsArg, rowsShape } from "../rows.ts";
 import { CREATE, defineTool, EXECUTE, OVERWRITE, READ, RUN } from "../tool.ts";
@@ -63,6 +63,21 @@ const bodyFields = {
       'sum(amount) FROM orders", "expectation": {"kind": "value", "value": 42}}`',
   ),
 };
+
+/**
+ * The body as `tools/list` shows it: the node, check, settings and declaration schemas the
+ * pipeline service parses with (one source), each described as above.
+ */
+const listedBody = {
+  ...bodyFields,
+  parameters: bodyParts.parameters.optional().describe(bodyFields.parameters.description!),
+  settings: bodyParts.settings.optional().describe(bodyFields.settings.description!),
+  nodes: bodyParts.nodes.describe(bodyFields.nodes.description!),
+  checks: bodyParts.checks.optional().describe(bodyFields.checks.description!),
+};
+const ifMatch = z.string().max(200).describe(
+  "body_hash of the version you edited (pipelines_get); REST's If-Match header",
+);
 
 const runOutput = z.object({
   execution: executionView,
@@ -143,6 +158,7 @@ export const tools = [
       "(pipeline.validation.*), naming the node and field.",
     floor: "write",
     input: z.strictObject(bodyFields),
+    listed: z.strictObject(listedBody),
     output: pipelineView,
     annotations: CREATE,
     handler: async (s, ctx, a) => await s.pipelines.create(op(ctx), stripUndefined(a)),
@@ -156,13 +172,8 @@ export const tools = [
       "read again with pipelines_get and retry. A body identical to the current release " +
       "changes nothing.",
     floor: "write",
-    input: z.strictObject({
-      id,
-      if_match: z.string().max(200).describe(
-        "body_hash of the version you edited (pipelines_get); REST's If-Match header",
-      ),
-      ...bodyFields,
-    }),
+    input: z.strictObject({ id, if_match: ifMatch, ...bodyFields }),
+    listed: z.strictObject({ id, if_match: ifMatch, ...listedBody }),
     output: pipelineView,
     annotations: OVERWRITE,
     handler: async (s, ctx, a) => {

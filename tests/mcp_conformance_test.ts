@@ -6,9 +6,10 @@
  * everything else (Host and Origin included) through.
  *
  * Most scenarios exercise the suite's reference server: its diagnostic tools (`test_simple_text`,
- * `test_tool_with_progress`, …), resources, prompts, logging, completions, elicitation and tasks.
- * This server offers tools only, and only its own, so those cannot apply; they are listed below
- * with the reason (and in docs/mcp.md). Every other check must pass: a FAILURE outside the lists
+ * `test_tool_with_progress`, …), its `test://` resources and `test_*` prompts, logging,
+ * completions, elicitation and tasks. This server offers its own tools, its docs as resources and
+ * two prompts of its own, so the generic listing scenarios apply and those naming the reference
+ * server's fixtures cannot; they are listed below with the reason (and in docs/mcp.md). Every other check must pass: a FAILURE outside the lists
  * fails the test, and so does a scenario of the revision that is in no list.
  */
 import { deepEqual, ok } from "node:assert/strict";
@@ -20,6 +21,8 @@ import { ERAS } from "./support/mcp_client.ts";
 
 const SUITE = "npm:@modelcontextprotocol/conformance@0.2.0-alpha.12";
 const REFERENCE_TOOLS = "calls a diagnostic tool of the suite's reference server";
+const REFERENCE_RESOURCE = "reads a test:// resource of the suite's reference server";
+const REFERENCE_PROMPT = "gets a test_* prompt of the suite's reference server";
 
 /** Scenarios that apply: every check must pass (warnings and skips aside). */
 const APPLIES = new Set([
@@ -33,6 +36,8 @@ const APPLIES = new Set([
   "server-sse-polling",
   "sep-2164-resource-not-found",
   "caching",
+  "resources-list",
+  "prompts-list",
   "input-required-result-missing-input-response",
   "input-required-result-unsupported-methods",
   "input-required-result-ignore-extra-params",
@@ -46,16 +51,13 @@ export const NOT_TESTABLE: Record<string, string> = {
   "sep-2575-http-server-no-independent-requests-on-stream":
     `${REFERENCE_TOOLS} (test_streaming_elicitation)`,
   "sep-2575-server-no-log-without-loglevel": `${REFERENCE_TOOLS} (test_logging_tool)`,
-  "sep-2549-prompts-list-caching-hints": "the server offers no prompts",
-  "sep-2549-resources-list-caching-hints": "the server offers no resources",
-  "sep-2549-resources-templates-list-caching-hints": "the server offers no resources",
 };
 
 /** Whole scenarios that cannot apply, with why. */
 export const NOT_APPLICABLE: Record<string, string> = {
   "server-session-lifecycle": "sessions are optional in 2025-11-25 and this server issues none",
   "logging-set-level": "the server offers no logging capability (its log is its own)",
-  "completion-complete": "the server offers no prompts or resource templates to complete",
+  "completion-complete": `${REFERENCE_PROMPT} (test_prompt_with_arguments) to complete`,
   "tools-call-simple-text": REFERENCE_TOOLS,
   "tools-call-image": REFERENCE_TOOLS,
   "tools-call-audio": REFERENCE_TOOLS,
@@ -70,17 +72,15 @@ export const NOT_APPLICABLE: Record<string, string> = {
   "elicitation-sep1034-defaults": "the server never elicits",
   "elicitation-sep1330-enums": "the server never elicits",
   "json-schema-2020-12": `${REFERENCE_TOOLS} (json_schema_2020_12_tool)`,
-  "resources-list": "the server offers no resources",
-  "resources-read-text": "the server offers no resources",
-  "resources-read-binary": "the server offers no resources",
-  "resources-templates-read": "the server offers no resources",
-  "resources-subscribe": "the server offers no resources",
-  "resources-unsubscribe": "the server offers no resources",
-  "prompts-list": "the server offers no prompts",
-  "prompts-get-simple": "the server offers no prompts",
-  "prompts-get-with-args": "the server offers no prompts",
-  "prompts-get-embedded-resource": "the server offers no prompts",
-  "prompts-get-with-image": "the server offers no prompts",
+  "resources-read-text": `${REFERENCE_RESOURCE} (test://static-text)`,
+  "resources-read-binary": `${REFERENCE_RESOURCE} (test://static-binary)`,
+  "resources-templates-read": `${REFERENCE_RESOURCE} (test://template/{id}/data)`,
+  "resources-subscribe": "docs pages never change while a server runs: no subscriptions",
+  "resources-unsubscribe": "docs pages never change while a server runs: no subscriptions",
+  "prompts-get-simple": `${REFERENCE_PROMPT} (test_simple_prompt)`,
+  "prompts-get-with-args": `${REFERENCE_PROMPT} (test_prompt_with_arguments)`,
+  "prompts-get-embedded-resource": `${REFERENCE_PROMPT} (test_prompt_with_embedded_resource)`,
+  "prompts-get-with-image": `${REFERENCE_PROMPT} (test_prompt_with_image)`,
   "http-custom-header-server-validation": "no tool declares x-mcp-header parameters",
   "input-required-result-basic-elicitation": `${REFERENCE_TOOLS}; no tool asks for input`,
   "input-required-result-basic-sampling": `${REFERENCE_TOOLS}; no tool asks for input`,
@@ -93,6 +93,12 @@ export const NOT_APPLICABLE: Record<string, string> = {
   "input-required-result-tampered-state": `${REFERENCE_TOOLS}; no tool asks for input`,
   "input-required-result-capability-check": `${REFERENCE_TOOLS}; no tool asks for input`,
 };
+
+/**
+ * Checks that must not even warn: the resource-not-found answer (-32602 with `data.uri`) and the
+ * caching hints of the resources and prompts this server offers.
+ */
+const NO_WARNING = /^sep-2164-|^sep-2549-(resources|prompts)-/;
 
 /** Extension scenarios the suite runs but does not score: the tasks extension is not offered. */
 const EXTENSION = /^tasks-/;
@@ -153,15 +159,33 @@ for (const era of ERAS) {
           if (c.status === "FAILURE" && !(c.id in NOT_TESTABLE)) {
             problems.push(`${scenario} / ${c.id}: ${c.errorMessage ?? "failed"}`);
           }
+          if (NO_WARNING.test(c.id) && c.status !== "SUCCESS") {
+            problems.push(`${scenario} / ${c.id}: ${c.status} ${c.errorMessage ?? ""}`);
+          }
         }
       }
       ok(seen.length > 10, `the suite ran ${seen.length} scenarios:\n${log.slice(-3000)}`);
-      for (const must of ["server-initialize", "tools-list", "dns-rebinding-protection"]) {
+      for (
+        const must of [
+          "server-initialize",
+          "tools-list",
+          "dns-rebinding-protection",
+          "resources-list",
+          "prompts-list",
+        ]
+      ) {
         if (must === "server-initialize" && era === "2026-07-28") continue;
         ok(seen.includes(must), `${must} did not run`);
       }
       if (era === "2026-07-28") {
-        for (const must of ["server-stateless", "http-header-validation", "caching"]) {
+        for (
+          const must of [
+            "server-stateless",
+            "http-header-validation",
+            "caching",
+            "sep-2164-resource-not-found",
+          ]
+        ) {
           ok(seen.includes(must), `${must} did not run`);
         }
       }

@@ -137,6 +137,18 @@ async function reads(c: Clients) {
   const all = await c.read.call("datasources_list", {});
   deepEqual(all.items.map((d: { name: string }) => d.name), ["duck", "lite", "wh"]);
   deepEqual(all.pagination, { offset: 0, limit: 50, total: 3, has_more: false });
+  // A list entry is what choosing a datasource takes; the URL and pool come with datasources_get.
+  deepEqual(Object.keys(all.items[2]).sort(), [
+    "definitions",
+    "dialect",
+    "display_name",
+    "facts",
+    "global",
+    "last_test",
+    "name",
+    "readonly",
+    "workspace",
+  ]);
   const page = await c.read.call("datasources_list", { offset: 1, limit: 1 });
   deepEqual([page.items[0].name, page.pagination.has_more], ["lite", true]);
   deepEqual(
@@ -284,14 +296,34 @@ async function probes(c: Clients) {
     })).rows,
     [[119]],
   );
-  // A million rows: answered within the caps, truncated, never all read.
-  const million = await c.viewer.call("sql_probe", {
-    datasource: "wh",
-    sql: "SELECT g AS n, 'row ' || g AS label FROM generate_series(1, 1000000) g",
-  });
-  deepEqual([million.row_count, million.truncated, million.next_cursor], [MAX_ROWS, true, null]);
+  // A million rows: answered within the caps, truncated, never all read; a cursor pages on by
+  // running the same statement again, and refuses to page another one.
+  const millionSql = "SELECT g AS n, 'row ' || g AS label FROM generate_series(1, 1000000) g";
+  const million = await c.viewer.call("sql_probe", { datasource: "wh", sql: millionSql });
+  deepEqual([million.row_count, million.truncated], [MAX_ROWS, true]);
+  equal(typeof million.next_cursor, "string");
   deepEqual(million.rows[0], [1, "row 1"]);
   ok(JSON.stringify(million.rows).length <= MAX_CHARS);
+  const second = await c.viewer.call("sql_probe", {
+    datasource: "wh",
+    sql: millionSql,
+    cursor: million.next_cursor,
+    limit: 5,
+  });
+  deepEqual(second.rows, [21, 22, 23, 24, 25].map((n) => [n, `row ${n}`]));
+  const third = await c.viewer.call("sql_probe", {
+    datasource: "wh",
+    sql: millionSql,
+    cursor: second.next_cursor,
+  });
+  deepEqual(third.rows.map((r: unknown[]) => r[0]), [26, 27, 28, 29, 30], "the page size is kept");
+  await refuses(
+    c.viewer,
+    "sql_probe",
+    { datasource: "wh", sql: "SELECT 1 AS n", cursor: million.next_cursor },
+    "pipeline.execution.invalid_parameter_type",
+    { field: "cursor" },
+  );
   // Read-only, lexically and by the engine; one statement only.
   for (
     const [datasource, sql] of [

@@ -85,9 +85,18 @@ for (const era of ERAS) {
             equal(tool.outputSchema?.type, "object", tool.name);
           }
           const list = tools.find((t) => t.name === "executions_get_result")!;
+          const rows = ["columns", "rows", "row_count", "truncated", "next_cursor", "elapsed_ms"];
+          deepEqual(Object.keys(list.outputSchema?.properties ?? {}), [
+            ...rows,
+            "cut_cells",
+            "cell",
+          ]);
+          deepEqual(list.outputSchema?.required, rows);
+          // The lists never change while a server lives, and the server says so.
+          const capabilities = c.client.getServerCapabilities();
           deepEqual(
-            Object.keys(list.outputSchema?.properties ?? {}),
-            ["columns", "rows", "row_count", "truncated", "next_cursor", "elapsed_ms"],
+            [capabilities?.tools, capabilities?.resources, capabilities?.prompts],
+            [{ listChanged: false }, { listChanged: false }, { listChanged: false }],
           );
         } finally {
           await c.close();
@@ -169,9 +178,15 @@ Deno.test("refused at the HTTP level in the REST envelope: no key, bad key, sess
       equal(r.status, status, `${code}: ${JSON.stringify(r.body)}`);
       equal(r.body.error.code, code);
       ok(r.body.correlation_id);
+      // A 401 challenges for a Bearer key, as MCP clients expect; other refusals do not.
+      const challenge = r.headers.get("www-authenticate");
+      if (status === 401) ok(challenge?.startsWith('Bearer realm="mcp"'), String(challenge));
+      else equal(challenge, null);
       return r.body.error;
     };
-    await refused({}, 401, "auth.api_key.missing");
+    const missing = await refused({}, 401, "auth.api_key.missing");
+    ok(missing.message.includes("Authorization: Bearer"), missing.message);
+    ok(!missing.message.includes("session cookie or"), missing.message);
     // A browser asking for HTML is still not redirected.
     const html = await s.fetch("/mcp", {
       method: "POST",
@@ -181,6 +196,10 @@ Deno.test("refused at the HTTP level in the REST envelope: no key, bad key, sess
     await html.body?.cancel();
     equal(html.status, 401);
     await refused({ authorization: "Bearer svck_AAAAAAAAAAAA.nope" }, 401, "auth.api_key.invalid");
+    const invalid = await post(s, { ...h, authorization: "Bearer svck_AAAAAAAAAAAA.nope" }, {
+      ...toolsList(era),
+    });
+    equal(invalid.headers.get("www-authenticate"), 'Bearer realm="mcp", error="invalid_token"');
     // A session cookie (with its CSRF token) is not a credential here, a super admin's neither.
     await refused(
       await sessionHeaders(s.runtime, f.users.author, f.workspace.name),

@@ -64,6 +64,7 @@ export { SqliteThread } from "./connectors/sqlite_thread.ts";
 export { visibleDatasourceNames } from "./visible.ts";
 export {
   columnView,
+  datasourceSummaryView,
   datasourceView,
   factView,
   grantView,

@@ -136,6 +136,13 @@ function probeFailure(
  */
 export function probeRows(result: ProbeResult, caps: RowCaps): BoundedRows<JsonCell> {
   const fit = fitRows(result.rows, caps, result.truncated);
+  const cut = fit.cut?.map((c) => ({
+    row: 0,
+    column: result.columns[c.column].name,
+    length: c.length,
+    kept: c.kept,
+    cursor: null,
+  }));
   return {
     columns: result.columns.map(({ name, type }) => ({ name, type })),
     rows: fit.rows,
@@ -143,6 +150,7 @@ export function probeRows(result: ProbeResult, caps: RowCaps): BoundedRows<JsonC
     truncated: fit.truncated,
     next_cursor: null,
     elapsed_ms: result.elapsed_ms,
+    ...(cut?.length ? { cut_cells: cut } : {}),
   };
 }
 

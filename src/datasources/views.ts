@@ -62,6 +62,24 @@ export const datasourceView = z.object({
   updated_at: z.string(),
 }).meta({ id: "Datasource" });
 
+/**
+ * A datasource as an agent choosing one needs it (`datasources_list`): what it is, where it is
+ * bound, whether it takes writes, how its last test went and what was learned about it; its URL,
+ * credential, driver properties and pool are `datasources_get`'s
+ * (docs/mcp.md#notes-on-particular-tools).
+ */
+export const datasourceSummaryView = datasourceView.pick({
+  name: true,
+  display_name: true,
+  dialect: true,
+  global: true,
+  workspace: true,
+  readonly: true,
+  last_test: true,
+  facts: true,
+  definitions: true,
+}).meta({ id: "DatasourceSummary" });
+
 /** `POST /datasources/{name}/test`: always answered, stored as `last_test`. */
 export const testReportView = z.object({
   connected: z.boolean(),

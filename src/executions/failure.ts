@@ -3,7 +3,8 @@
  * fails, then carried unchanged into `node_failed`, `pipeline_failed` and the stored execution
  * record. Under the detail setting `full` (the default) it names the node, the rendered SQL
  * (placeholders only, never values) and the exception chain; under `structured` those three are
- * left out, so a deployment can keep internals away from its callers.
+ * left out, so a deployment can keep internals away from its callers. Under either, the run's
+ * parameter values are cut from every message.
  */
 import { AppError, type ErrorBody, errorBody, toAppError } from "../errors/mod.ts";
 import { SOURCE_ROOT } from "../lib/assets.ts";
@@ -48,6 +49,52 @@ export interface FailureContext {
   /** Absent for timeouts and setup failures, which carry the same shape without node and sql. */
   node?: FailedNode;
   sql?: string;
+  /**
+   * The run's parameter values (declared and derived). An engine may quote the value it choked on
+   * (`invalid input syntax for type integer: "…"`); no message of the record shows one.
+   */
+  values?: readonly unknown[];
+}
+
+/** What stands for a bound value cut from a message. */
+export const REDACTED = "[value]";
+
+/**
+ * Cuts the text of `values` from `text`: a value of four characters or more wherever it appears,
+ * a shorter one only where quoted (bare, "1" or "DE" would cut ordinary words and numbers).
+ */
+export function redactValues(text: string, values: readonly unknown[]): string {
+  const texts = new Set<string>();
+  const add = (v: unknown) => {
+    if (Array.isArray(v)) v.forEach(add);
+    else if (typeof v === "string" || typeof v === "number" || typeof v === "bigint") {
+      if (String(v).length > 0) texts.add(String(v));
+    }
+  };
+  values.forEach(add);
+  let out = text;
+  for (const value of [...texts].sort((a, b) => b.length - a.length)) {
+    if (!out.includes(value)) continue;
+    if (value.length >= 4) out = out.replaceAll(value, REDACTED);
+    else {
+      for (const q of ['"', "'", "`"]) {
+        out = out.replaceAll(`${q}${value}${q}`, `${q}${REDACTED}${q}`);
+      }
+    }
+  }
+  return out;
+}
+
+/** `value` with every string in it passed through `redact`. */
+function redactDeep<T>(value: T, redact: (text: string) => string): T {
+  if (typeof value === "string") return redact(value) as T;
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, redact)) as T;
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, redactDeep(v, redact)]),
+    ) as T;
+  }
+  return value;
 }
 
 /**
@@ -62,14 +109,24 @@ export function failureRecord(
   fallback?: AppError,
 ): FailureRecord {
   const error = thrown instanceof AppError ? thrown : fallback ?? toAppError(thrown);
+  const values = context.values ?? [];
+  const redact = (text: string) => redactValues(text, values);
+  const body = errorBody(error, context.baseUrl);
   const record: FailureRecord = {
-    ...errorBody(error, context.baseUrl),
+    ...body,
+    message: redact(body.message),
+    details: redactDeep(body.details, redact),
     correlation_id: context.correlationId,
   };
   if (context.detail === "structured") return record;
   if (context.node) record.node = context.node;
   if (context.sql !== undefined) record.sql = context.sql;
-  record.exception = exceptionChain(thrown);
+  const chain = exceptionChain(thrown);
+  record.exception = {
+    ...chain,
+    message: redact(chain.message),
+    caused_by: chain.caused_by.map((l) => ({ ...l, message: redact(l.message) })),
+  };
   return record;
 }
 

@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { AppError } from "../errors/mod.ts";
-import { exceptionChain, failureRecord, MAX_FRAMES, MAX_LEVELS } from "./failure.ts";
+import { exceptionChain, failureRecord, MAX_FRAMES, MAX_LEVELS, redactValues } from "./failure.ts";
 
 const context = {
   baseUrl: "https://svc.example",
@@ -97,4 +97,48 @@ Deno.test("exceptionChain() keeps at most 16 levels and 40 frames per level, and
   const b = new Error("b", { cause: a });
   a.cause = b;
   deepEqual(exceptionChain(b).caused_by.map((c) => c.message), ["a"]);
+});
+
+Deno.test("redactValues() cuts bound values from text: long ones anywhere, short ones where quoted", () => {
+  const values = ["bound-value", 42, ["DE", "secret list item"], true, ""];
+  equal(
+    redactValues('invalid input syntax for type integer: "bound-value"', values),
+    'invalid input syntax for type integer: "[value]"',
+  );
+  equal(
+    redactValues("Could not convert string 'secret list item'", values),
+    "Could not convert string '[value]'",
+  );
+  // Short values go only where quoted: "DE" in a word or 42 in a line number stay.
+  equal(
+    redactValues("DEFAULT at line 42: 'DE' and \"42\"", values),
+    "DEFAULT at line 42: '[value]' and \"[value]\"",
+  );
+  equal(redactValues("nothing to cut", values), "nothing to cut");
+});
+
+Deno.test("failureRecord() cuts the run's values from message, details and the exception chain", () => {
+  const cause = new Error('invalid input syntax for type integer: "bound-value"');
+  const thrown = new AppError(
+    "pipeline.node.statement_failed",
+    {
+      node_id: "read",
+      dialect: "POSTGRES",
+      error_class: "unknown",
+      reason: cause.message,
+    },
+    {},
+    {},
+  );
+  (thrown as { cause?: unknown }).cause = cause;
+  for (const detail of ["full", "structured"] as const) {
+    const record = failureRecord(thrown, {
+      detail,
+      baseUrl: "http://x",
+      correlationId: "c",
+      values: ["bound-value"],
+    });
+    ok(!JSON.stringify(record).includes("bound-value"), JSON.stringify(record));
+    ok(JSON.stringify(record).includes("[value]"));
+  }
 });

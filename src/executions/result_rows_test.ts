@@ -63,7 +63,7 @@ forEachSharedStore(
     };
     const caps = { maxRows: 200, maxChars: 20_000 };
 
-    const first = await boundedResultRows(read(0), id, 0, caps);
+    const first = await boundedResultRows(read(0), { executionId: id, offset: 0 }, caps);
     deepEqual(first.columns, [{ name: "n", type: "integer" }, { name: "label", type: "string" }]);
     deepEqual([first.row_count, first.truncated], [200, true]);
     deepEqual(first.rows[199], [199, "row 199"]);
@@ -75,7 +75,7 @@ forEachSharedStore(
     // Across a chunk edge, deep in the result, and the very end.
     for (const offset of [400, 499_950, TOTAL - 150]) {
       seen.rows = 0;
-      const page = await boundedResultRows(read(offset), id, offset, caps);
+      const page = await boundedResultRows(read(offset), { executionId: id, offset }, caps);
       equal(page.rows[0][0], offset);
       ok(seen.rows <= 2 * CHUNK, `parsed ${seen.rows} rows at ${offset}`);
       if (offset === TOTAL - 150) {
@@ -86,12 +86,15 @@ forEachSharedStore(
     }
 
     // The character cap cuts a page short, and the cursor resumes exactly after what was sent.
-    const narrow = await boundedResultRows(read(1000), id, 1000, { maxRows: 200, maxChars: 500 });
+    const narrow = await boundedResultRows(read(1000), { executionId: id, offset: 1000 }, {
+      maxRows: 200,
+      maxChars: 500,
+    });
     ok(JSON.stringify(narrow.rows).length <= 500);
     ok(narrow.row_count > 0 && narrow.row_count < 200 && narrow.truncated);
     const resume = decodeResultCursor(narrow.next_cursor!).offset;
     equal(resume, 1000 + narrow.row_count);
-    const next = await boundedResultRows(read(resume), id, resume, caps);
+    const next = await boundedResultRows(read(resume), { executionId: id, offset: resume }, caps);
     equal(next.rows[0][0], resume);
   },
 );

@@ -145,6 +145,7 @@ export class Execution {
         detail: this.#o.errorDetail,
         baseUrl: this.#o.baseUrl,
         correlationId: this.#record.correlation_id!,
+        values: Object.values(this.#params),
       }),
       null,
     );
@@ -331,6 +332,7 @@ export class Execution {
       correlationId: this.#record.correlation_id!,
       node: facts.failed,
       sql: facts.sql,
+      values: Object.values(this.#params),
     });
     // Claimed before any await, so a second failing branch ends as aborted, not failed.
     this.#fail(failure, node.id);

@@ -444,18 +444,20 @@ export class ExecutionService {
 
   /**
    * `executions_get_result`: a page of the result in the tools' rows shape under `caps`, from an
-   * execution id (its first page) or a `next_cursor`; never more than `caps.maxRows + 1` rows read.
+   * execution id (its first page) or a `next_cursor`, `limit` rows at most (else the cursor's, else
+   * the cap); never more than `caps.maxRows + 1` rows read.
    */
   async resultRows(
     caller: Caller,
     workspaceId: string,
-    ref: { execution_id?: string; cursor?: string },
+    ref: { execution_id?: string; cursor?: string; limit?: number },
     caps: RowCaps,
   ): Promise<BoundedRows<JsonCell>> {
     const started = performance.now();
-    const { executionId, offset } = resultPosition(ref);
-    const read = (o: number, l: number) => this.page(caller, workspaceId, executionId, o, l);
-    return await boundedResultRows(read, executionId, offset, caps, started);
+    const at = resultPosition(ref);
+    const position = ref.limit === undefined ? at : { ...at, limit: ref.limit };
+    const read = (o: number, l: number) => this.page(caller, workspaceId, at.executionId, o, l);
+    return await boundedResultRows(read, position, caps, started);
   }
 
   async csv(caller: Caller, workspaceId: string, executionId: string) {

@@ -36,7 +36,7 @@ import * as workspaces from "./routes/workspaces.ts";
 import { Router } from "./routing.ts";
 import { errorFrame } from "./ui/shell.ts";
 import type { ShellContext } from "../../ui/layouts/shell.tsx";
-import { mountToolEndpoint, type ToolEndpoint } from "./tool_endpoint.ts";
+import { mountToolEndpoint, type ToolEndpoint, toolEndpointChallenge } from "./tool_endpoint.ts";
 
 /** Every resource's routes; registration order is the order Hono tries them. */
 const RESOURCES = [
@@ -112,8 +112,9 @@ export function buildApp(
   });
 
   app.onError(async (err, c) => {
-    const error = toAppError(err);
-    if (error.code === "internal.unexpected" && error !== err) {
+    const thrown = toAppError(err);
+    const error = c.req.path === "/mcp" ? toolEndpointChallenge(thrown) : thrown;
+    if (error.code === "internal.unexpected" && thrown !== err) {
       logger.error("unexpected error", {
         method: c.req.method,
         path: c.req.path,

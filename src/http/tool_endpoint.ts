@@ -25,6 +25,26 @@ export interface ToolEndpoint {
   skill(origin: string): string;
 }
 
+/**
+ * A 401 on `/mcp` challenges for a Bearer key (RFC 6750: `WWW-Authenticate`), as MCP clients
+ * expect, and a missing credential is told how `/mcp` takes one: never a session cookie
+ * (docs/mcp.md#calling-it). The code and status stay REST's.
+ */
+export function toolEndpointChallenge(error: AppError): AppError {
+  if (error.status !== 401) return error;
+  const invalid = error.code === "auth.api_key.missing" ? "" : ', error="invalid_token"';
+  const message = error.code === "auth.api_key.missing"
+    ? "No credential was presented: /mcp takes a user API key as `Authorization: Bearer " +
+      "svck_…` (or the SVC-API-Key header); session cookies are never accepted here."
+    : error.message;
+  return new AppError(
+    error.code,
+    error.details as never,
+    { ...error.headers, "WWW-Authenticate": `Bearer realm="mcp"${invalid}` },
+    { message },
+  );
+}
+
 export function mountToolEndpoint(
   app: Hono<AppEnv>,
   router: Router,

@@ -1,6 +1,6 @@
 /**
- * What the HTTP front end hands the tool endpoint for one request, once its steps (spec 1 §5.8:
- * Origin, key, pinned workspace, budget, kind confinement) have passed. Structural on purpose:
+ * What the HTTP front end hands the tool endpoint for one request, once its steps
+ * (docs/mcp.md#calling-it: Origin, key, pinned workspace, budget, kind confinement) have passed. Structural on purpose:
  * src/http and src/mcp are both front ends and import neither each other; src/runtime.ts joins
  * them.
  */

@@ -1,5 +1,6 @@
 /**
- * The tool catalogue: every group's tools, in the order `tools/list` answers them (spec 1 §4.7).
+ * The tool catalogue: every group's tools, in the order `tools/list` answers them
+ * (docs/mcp.md#how-to-add-a-tool).
  * A group is one file under tools/ exporting `tools`; adding a group is one line here. Names are
  * checked unique when the module loads, so a clash fails every test at once.
  */
@@ -12,7 +13,7 @@ import { tools as semantics } from "./tools/semantics.ts";
 import { tools as endpoints } from "./tools/endpoints.ts";
 import { tools as lakeTables } from "./tools/lake_tables.ts";
 import { tools as calculators } from "./tools/calculators.ts";
-import { tools as docs } from "./tools/docs.ts";
+import { docsTools } from "./tools/docs.ts";
 
 export const CATALOGUE: readonly ToolDef[] = Object.freeze([
   ...pipelines,
@@ -23,7 +24,8 @@ export const CATALOGUE: readonly ToolDef[] = Object.freeze([
   ...endpoints,
   ...lakeTables,
   ...calculators,
-  ...docs,
+  // The guide among the docs is generated from this very catalogue.
+  ...docsTools(() => CATALOGUE),
 ]);
 
 const seen = new Set<string>();

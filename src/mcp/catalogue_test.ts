@@ -1,16 +1,18 @@
 /**
- * The catalogue against spec 1 §4.7: every tool's floor is the table's, the read tools (and only
- * they) say readOnlyHint, workspace-free is exactly the four tools the spec names, and every
- * schema converts to the JSON Schema `tools/list` sends. Tools of §4.7 not yet catalogued are
- * listed by the last test, which fails once the catalogue is meant to be whole (FULL below).
+ * The catalogue against its table (docs/mcp.md#tools-and-their-floors): every tool's floor is the
+ * table's, the read tools (and only they) say readOnlyHint, workspace-free is exactly the four
+ * tools the table names, tools of one shape carry the same hints, and every schema converts to the
+ * JSON Schema `tools/list` sends: closed, every argument described, valid under Ajv's strict mode.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { z } from "zod";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { OPERATIONS } from "../identity/mod.ts";
 import { CATALOGUE } from "./catalogue.ts";
-import { FLOORS } from "./tool.ts";
+import { listedJson } from "./server.ts";
+import { CREATE, EXECUTE, FLOORS, OVERWRITE, READ, REMOVE, RUN } from "./tool.ts";
 
-/** Spec 1 §4.7, as written: tool → [min scope, min role]. */
+/** The table, as written: tool → [min scope, min role]. */
 const SPEC: Record<string, [string, string]> = {};
 const rows: [string, string, string][] = [
   [
@@ -58,14 +60,14 @@ const WORKSPACE_FREE = new Set(["calculators_list", "calculators_get", "docs_lis
 /** Set to true once every group has landed: then the catalogue must be the whole table. */
 const FULL = true;
 
-Deno.test("the table of spec 1 §4.7 has 41 tools", () => {
+Deno.test("the table has 41 tools", () => {
   equal(Object.keys(SPEC).length, 41);
   equal(READ_TOOLS.size, 18);
 });
 
-Deno.test("every catalogued tool has the floor of spec 1 §4.7", () => {
+Deno.test("every catalogued tool has the floor of the table", () => {
   for (const tool of CATALOGUE) {
-    ok(SPEC[tool.name], `${tool.name} is not a tool of spec 1 §4.7`);
+    ok(SPEC[tool.name], `${tool.name} is not a tool of the table`);
     const rule = OPERATIONS[FLOORS[tool.floor]];
     deepEqual([rule.scope, rule.role], SPEC[tool.name], tool.name);
     equal(rule.workspace === "required", !tool.workspaceFree, tool.name);
@@ -84,22 +86,108 @@ Deno.test("annotations tell the truth: read tools read, workspace-free tools are
   }
 });
 
-/** The schema a root `$ref` names (a named view); the server lifts it to the root (server.ts). */
-function rooted(json: Record<string, unknown>): { type?: string } {
-  const ref = typeof json.$ref === "string" ? /^#\/\$defs\/(.+)$/.exec(json.$ref)?.[1] : undefined;
-  const defs = json.$defs as Record<string, { type?: string }> | undefined;
-  return ref && defs?.[ref] ? defs[ref] : json;
+/**
+ * The hints of each kind of tool: what it does decides them, so tools of one shape carry the same
+ * three flags (docs/mcp.md#annotations).
+ */
+const SHAPES: [typeof READ, string][] = [
+  [
+    CREATE,
+    "pipelines_create templates_create endpoints_create lake_tables_register semantics_record",
+  ],
+  [OVERWRITE, "pipelines_update templates_update"],
+  [REMOVE, "templates_purge_draft endpoints_delete lake_tables_unregister semantics_retire"],
+  [EXECUTE, "pipelines_execute pipelines_execute_node"],
+  [RUN, "pipelines_run_checks datasources_test"],
+  [
+    { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+    "executions_cancel",
+  ],
+  [
+    // Registers what is not registered yet; a second identical import changes nothing.
+    { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    "lake_tables_import",
+  ],
+];
+
+Deno.test("tools of one shape carry the same hints, and a tool that writes is not idempotent", () => {
+  const named = new Map<string, typeof READ>();
+  for (const [hints, names] of SHAPES) for (const n of names.split(" ")) named.set(n, hints);
+  for (const tool of CATALOGUE) {
+    const expected = tool.annotations.readOnlyHint ? READ : named.get(tool.name);
+    deepEqual(tool.annotations, expected, tool.name);
+  }
+});
+
+/**
+ * Ajv 2020-12 in strict mode, with the formats zod emits (uuid, date-time, …) and union types
+ * (`type: ["string", "number"]`, valid JSON Schema that strict mode only asks to be allowed).
+ */
+function strictAjv() {
+  // deno-lint-ignore no-explicit-any
+  const ajv = new (Ajv2020 as any)({ strict: true, allowUnionTypes: true, allErrors: true });
+  // deno-lint-ignore no-explicit-any
+  (addFormats as any)(ajv);
+  return ajv as { compile(schema: unknown): unknown };
 }
 
-Deno.test("every schema converts to JSON Schema; every tool is described", () => {
+Deno.test("every schema is the object tools/list sends, and compiles under Ajv's strict mode", () => {
+  const ajv = strictAjv();
+  let compiled = 0;
   for (const tool of CATALOGUE) {
-    const input = rooted(z.toJSONSchema(tool.input, { io: "input" }));
-    const output = rooted(z.toJSONSchema(tool.output, { io: "output" }));
-    equal(input.type, "object", tool.name);
-    equal(output.type, "object", tool.name);
+    for (const io of ["input", "output"] as const) {
+      const json = listedJson(io === "input" ? tool.listed ?? tool.input : tool.output, io);
+      equal(json.type, "object", `${tool.name} ${io}`);
+      try {
+        ajv.compile(json);
+        compiled++;
+      } catch (e) {
+        throw new Error(`${tool.name} ${io}: ${(e as Error).message}`);
+      }
+    }
     ok(tool.description.length >= 40, `${tool.name}: say what it does`);
     ok(tool.title.length > 0, tool.name);
   }
+  equal(compiled, 82);
+});
+
+Deno.test("every input schema is closed and describes every argument", () => {
+  for (const tool of CATALOGUE) {
+    const json = listedJson(tool.listed ?? tool.input, "input") as {
+      additionalProperties?: unknown;
+      properties?: Record<string, { description?: string }>;
+    };
+    equal(json.additionalProperties, false, `${tool.name}: an unknown argument must be refused`);
+    for (const [name, property] of Object.entries(json.properties ?? {})) {
+      ok((property.description ?? "").length >= 10, `${tool.name}.${name} is not described`);
+    }
+  }
+});
+
+Deno.test("a listed schema names the arguments its tool takes, no more, no fewer", () => {
+  const withListed = CATALOGUE.filter((t) => t.listed);
+  deepEqual(withListed.map((t) => t.name), ["pipelines_create", "pipelines_update"]);
+  for (const tool of withListed) {
+    const json = listedJson(tool.listed!, "input") as {
+      properties: Record<string, unknown>;
+      required?: string[];
+    };
+    const input = listedJson(tool.input, "input") as typeof json;
+    deepEqual(Object.keys(json.properties), Object.keys(input.properties), tool.name);
+    deepEqual(json.required, input.required, tool.name);
+  }
+  // The body's parts are the pipeline service's own schemas: a node is closed and typed.
+  const create = listedJson(CATALOGUE.find((t) => t.listed)!.listed!, "input") as {
+    properties: { nodes: { items: { additionalProperties: boolean; properties: object } } };
+  };
+  equal(create.properties.nodes.items.additionalProperties, false);
+  ok("depends_on" in create.properties.nodes.items.properties);
+});
+
+Deno.test("executions_get_result declares that it needs execution_id or cursor", () => {
+  const tool = CATALOGUE.find((t) => t.name === "executions_get_result")!;
+  const json = listedJson(tool.input, "input") as { anyOf?: { required: string[] }[] };
+  deepEqual(json.anyOf?.map((a) => a.required), [["execution_id"], ["cursor"]]);
 });
 
 Deno.test("the catalogue is whole once FULL is set", () => {

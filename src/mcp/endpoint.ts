@@ -1,6 +1,6 @@
 /**
  * The tool endpoint's transport: the official SDK's `createMcpHandler` serving both revisions
- * (DECISIONS.md "MCP revisions") — 2026-07-28 stateless with `server/discover`, and 2025-11-25
+ * (docs/decisions.md#protocol-revisions) — 2026-07-28 stateless with `server/discover`, and 2025-11-25
  * (`initialize`) through the SDK's stateless legacy leg, which needs no session ids and answers
  * GET and DELETE 405. The SDK checks `MCP-Protocol-Version` (unsupported: 400) and the
  * `Mcp-Method` / `Mcp-Name` headers against the body; credentials, Origin, Host, rate limits and
@@ -56,7 +56,7 @@ export function createMcpEndpoint(
   const handler = createMcpHandler(
     (ctx) => {
       const { call, only } = ctx.authInfo?.extra?.perRequest as PerRequest;
-      return buildServer(services, only ? [only] : tools, call, version);
+      return buildServer(services, only ? [only] : tools, call, version, tools);
     },
     {
       legacy: "stateless",

@@ -1,5 +1,5 @@
 /**
- * The tool endpoint `/mcp` (spec 1 §4.7): a front end beside src/http over the same services.
+ * The tool endpoint `/mcp` (docs/mcp.md): a front end beside src/http over the same services.
  * src/runtime.ts hands `createMcpEndpoint(services)` to the HTTP app, which runs the request's
  * access steps and then passes each authenticated call here.
  */

@@ -1,5 +1,5 @@
 /**
- * Paged lists as REST answers them (spec 2 §4: `offset`, `limit`; a missing limit takes the
+ * Paged lists as REST answers them (docs/http.md: `offset`, `limit`; a missing limit takes the
  * default, a larger one is clamped to the maximum): the arguments, the `{items, pagination}`
  * output and the clamp, for every list tool.
  */
@@ -7,8 +7,13 @@ import { z } from "zod";
 import type { Services } from "../services.ts";
 
 export const pageArgs = {
-  offset: z.int().min(0).optional(),
-  limit: z.int().min(1).optional().describe("Clamped to the instance's page cap"),
+  offset: z.int().min(0).optional().describe(
+    "Items to skip (default 0); the answer's pagination.has_more says whether to go on",
+  ),
+  limit: z.int().min(1).optional().describe(
+    "Items per page (default service.paging.default-limit); a larger one is clamped to " +
+      "service.paging.max-limit and pagination.limit says what was used",
+  ),
 };
 
 /** The one paged shape (lib/paged_view.ts), the same as REST's `data`. */

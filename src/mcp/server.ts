@@ -1,8 +1,10 @@
 /**
  * One `McpServer` per request (the SDK's stateless serving), its tools registered from the
- * catalogue in order. Every call runs the same steps around the tool's handler:
+ * catalogue in order, with the docs resources and prompts of guidance.ts. Every call runs the same
+ * steps around the tool's handler:
  *
- *  1. arguments validated by the tool's zod schema (a failure is the REST validation code);
+ *  1. arguments validated by the tool's closed zod schema (a failure is the REST validation code,
+ *     naming the argument sent: arguments.ts);
  *  2. the floor judged by identity's `AccessGuard`, the very decision REST routes take (the
  *     key's scope, then the issuer's current role in the pinned workspace; denials audited);
  *  3. the handler, over the services, with the key's owner and pinned workspace;
@@ -21,6 +23,8 @@ import {
 } from "@modelcontextprotocol/server";
 import { AppError, toAppError } from "../errors/mod.ts";
 import type { Services } from "../services.ts";
+import { argumentRefusal } from "./arguments.ts";
+import { INSTRUCTIONS, registerGuidance } from "./guidance.ts";
 import { toolRefusal, toolSuccess } from "./results.ts";
 import { rowCaps } from "./rows.ts";
 import { type AnyObjectSchema, FLOORS, type Progress, type ToolDef } from "./tool.ts";
@@ -29,7 +33,8 @@ import type { McpCall } from "./call.ts";
 export const SERVER_NAME = "pipeline-service";
 
 /**
- * The revisions served (DECISIONS.md "MCP revisions"). The SDK would also take the 2025 revisions
+ * The revisions served (docs/decisions.md#protocol-revisions). The SDK would also take the 2025
+ * revisions
  * before 2025-11-25; held to these, its legacy transport answers any other
  * `MCP-Protocol-Version` 400, and an `initialize` naming an older revision in its body is
  * answered with 2025-11-25 (the MCP specification's negotiation).
@@ -70,6 +75,18 @@ function listedOnly(schema: AnyObjectSchema): StandardSchemaWithJSON {
   return wrapped;
 }
 
+/** The JSON Schema `tools/list` sends for `schema` (the same conversion, for tests). */
+export function listedJson(
+  schema: AnyObjectSchema,
+  io: "input" | "output",
+  target = "draft-2020-12",
+): Record<string, unknown> {
+  const std = listedOnly(schema)["~standard"] as unknown as {
+    jsonSchema: Record<"input" | "output", (o: { target: string }) => Record<string, unknown>>;
+  };
+  return std.jsonSchema[io]({ target });
+}
+
 /**
  * A tool's schemas must have an object at the root; a view that carries a name (`Template`,
  * `Pipeline`, for REST's document) converts to a bare `$ref` into `$defs`, so the named
@@ -95,14 +112,6 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
   }
   return value;
-}
-
-function validationError(issue: { path: PropertyKey[]; message: string }): AppError {
-  return new AppError("pipeline.execution.invalid_parameter_type", {
-    field: issue.path.map(String).join(".") || "arguments",
-    location: "arguments",
-    reason: issue.message,
-  });
 }
 
 /** What a call hears from its transport: where progress goes, and the client's abandonment. */
@@ -141,14 +150,16 @@ export async function runTool(
   const { actor, workspace } = call;
   let outcome = "ok";
   try {
-    const parsed = tool.input.safeParse(args ?? {});
-    if (!parsed.success) throw validationError(parsed.error.issues[0]);
+    const given = (args ?? {}) as Record<string, unknown>;
+    const parsed = tool.input.safeParse(given);
+    if (!parsed.success) throw argumentRefusal(tool.name, tool.input, given, parsed.error.issues);
     await services.access.authorize(
       {
         operation: FLOORS[tool.floor],
         principal: actor,
         // Judged in the pinned workspace even when the tool reads no workspace data: a key whose
-        // issuer lost the workspace has lost its authority (spec 1 §5.6 item 7), for every tool.
+        // issuer lost the workspace has lost its authority
+        // (docs/decisions.md#lost-authority-covers-every-tool), for every tool.
         workspace,
         membershipCount: call.membershipCount,
       },
@@ -216,16 +227,29 @@ function unexpected(services: Services, tool: ToolDef, e: unknown): void {
   });
 }
 
-/** The server for one request: every catalogued tool, judged and run for `call`. */
+/**
+ * The server for one request: every tool of `tools`, judged and run for `call`, and, when `tools`
+ * is the whole `catalogue` (not the one tool a `tools/call` names), the docs resources and prompts.
+ * No list ever changes while a server lives (one request), so none is declared `listChanged`.
+ */
 export function buildServer(
   services: Services,
   tools: readonly ToolDef[],
   call: McpCall,
   version: string,
+  catalogue: readonly ToolDef[] = tools,
 ): McpServer {
+  const guided = tools === catalogue;
   const server = new McpServer(
     { name: SERVER_NAME, version },
-    { instructions: INSTRUCTIONS, supportedProtocolVersions: REVISIONS },
+    {
+      instructions: INSTRUCTIONS,
+      supportedProtocolVersions: REVISIONS,
+      capabilities: {
+        tools: { listChanged: false },
+        ...(guided ? { resources: { listChanged: false }, prompts: { listChanged: false } } : {}),
+      },
+    },
   );
   for (const tool of tools) {
     server.registerTool(
@@ -233,7 +257,7 @@ export function buildServer(
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: listedOnly(tool.input),
+        inputSchema: listedOnly(tool.listed ?? tool.input),
         outputSchema: listedOnly(tool.output),
         annotations: { title: tool.title, ...tool.annotations, openWorldHint: false },
       },
@@ -244,11 +268,6 @@ export function buildServer(
         }),
     );
   }
+  if (guided) registerGuidance(server, catalogue, () => services.origin());
   return server;
 }
-
-const INSTRUCTIONS =
-  "Tools of a data pipeline service. Everything happens inside the workspace your API key is " +
-  "pinned to. Rows come in pages capped in rows and characters: `truncated` says something was " +
-  "left out, `next_cursor` fetches the next page with executions_get_result. A refusal is a " +
-  "result with isError true and structuredContent.error = {code, message, details}.";

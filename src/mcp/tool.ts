@@ -1,8 +1,9 @@
 /**
- * What a tool is: a name, the floor it is judged by (spec 1 §4.7), its input and output schemas,
- * annotations that tell the truth, and a handler over the one `Services` value. A tool is a thin
- * front end like a REST route: it calls the same service with the key's owner as the actor and the
- * key's pinned workspace, and never restates a rule the service already enforces.
+ * What a tool is: a name, the floor it is judged by (docs/mcp.md#tools-and-their-floors), its
+ * input and output schemas, annotations that tell the truth, and a handler over the one `Services`
+ * value. A tool is a thin front end like a REST route: it calls the same service with the key's
+ * owner as the actor and the key's pinned workspace, and never restates a rule the service already
+ * enforces.
  */
 import type { z } from "zod";
 import type { Operation, Principal, WorkspaceContext } from "../identity/mod.ts";
@@ -10,7 +11,7 @@ import type { RowCaps } from "../lib/bounded_rows.ts";
 import type { Services } from "../services.ts";
 
 /**
- * The floors of spec 1 §4.7, one per distinct (scope, role) pair of its table. Each is a row of the
+ * The floors of docs/mcp.md#tools-and-their-floors, one per distinct (scope, role) pair. Each is a row of the
  * operation table (identity/operations.ts), so the scope-and-role decision and its audit rows are
  * the very ones REST uses.
  */
@@ -90,8 +91,17 @@ export interface ToolDef<
    * goes away: it reads `ctx.signal`.
    */
   waits?: boolean;
-  /** Argument names are the REST field names (DECISIONS.md "MCP tool arguments and results"). */
+  /**
+   * Closed (`z.strictObject`), every property described; names are the REST field names
+   * (docs/decisions.md#tool-arguments-are-rest-fields).
+   */
   input: I;
+  /**
+   * What `tools/list` shows instead of `input`, when the service checks more than the tool does:
+   * the same arguments with their full shapes (a pipeline body's nodes), while the tool validates
+   * only `input` so that the service's refusals keep REST's codes. Its keys are `input`'s.
+   */
+  listed?: AnyObjectSchema;
   /** The `structuredContent` shape: the REST `data` shape, or the rows shape (rows.ts). */
   output: O;
   annotations: ToolAnnotations;
@@ -109,33 +119,50 @@ export function defineTool<I extends AnyObjectSchema, O extends AnyObjectSchema>
   return def as unknown as ToolDef;
 }
 
-/** The annotation sets tools use; pick one rather than spelling the three flags each time. */
+/**
+ * The annotation sets tools use; pick one rather than spelling the three flags each time. They
+ * hold for every input (docs/mcp.md#annotations): a tool that can change or remove what exists is
+ * destructive, and a tool whose second identical call is refused or records something new is not
+ * idempotent. `src/mcp/catalogue_test.ts` checks them against the store around each call.
+ */
 export const READ: ToolAnnotations = {
   readOnlyHint: true,
   destructiveHint: false,
   idempotentHint: true,
 };
-/** Creates something new on every call. */
+/** Creates something new on every call (a second identical call is refused or adds another). */
 export const CREATE: ToolAnnotations = {
   readOnlyHint: false,
   destructiveHint: false,
   idempotentHint: false,
 };
-/** Overwrites something in place (the same call twice leaves the same state). */
+/**
+ * Replaces something in place against `if_match`: the same call again is stale (the hash moved on)
+ * and refused with a conflict code.
+ */
 export const OVERWRITE: ToolAnnotations = {
   readOnlyHint: false,
   destructiveHint: true,
-  idempotentHint: true,
+  idempotentHint: false,
 };
-/** Removes something. */
+/** Removes something; the same call again finds nothing and is refused. */
 export const REMOVE: ToolAnnotations = {
   readOnlyHint: false,
   destructiveHint: true,
-  idempotentHint: true,
+  idempotentHint: false,
 };
-/** Starts work (a run, a check) that changes no content but records something new. */
+/** Starts work that only records something new (a check run, a connection test). */
 export const RUN: ToolAnnotations = {
   readOnlyHint: false,
   destructiveHint: false,
+  idempotentHint: false,
+};
+/**
+ * Runs a pipeline: its DML and DDL nodes may write to datasources (insert, replace, drop), so a run
+ * is destructive whatever the pipeline holds today; and each call is a new run.
+ */
+export const EXECUTE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
   idempotentHint: false,
 };

@@ -18,7 +18,7 @@ import { z } from "zod";
 import { AppError } from "../errors/mod.ts";
 import { folderPathDefect } from "../lib/folder_path.ts";
 import { getCalculator, isParamRef } from "./calculators.ts";
-import { type ParameterDeclarations, parseDeclarations } from "./parameters.ts";
+import { declarationSchema, type ParameterDeclarations, parseDeclarations } from "./parameters.ts";
 
 export const STAGING = "tempdb";
 export const NODE_TYPES = ["DQL", "PIPELINE", "CALCULATOR", "DML", "DDL"] as const;
@@ -88,6 +88,19 @@ const body = z.strictObject({
   nodes: z.array(z.unknown()).min(1).max(500),
   checks: z.array(check).max(50).optional(),
 });
+
+/**
+ * The body's parts as whole schemas, for documents that show them (the tools' `inputSchema`):
+ * the very node, check, settings and declaration schemas `parseBody` applies. It applies them in
+ * steps, so a defect names its node (`pipeline.validation.node_invalid`), which is why the body
+ * schema above takes nodes and parameters as unknown.
+ */
+export const bodyParts = {
+  parameters: z.record(z.string(), declarationSchema),
+  settings,
+  nodes: z.array(node).min(1).max(500),
+  checks: z.array(check).max(50),
+};
 
 export interface PipelineBody {
   name: string;

@@ -42,6 +42,7 @@ export {
   runCalculator,
 } from "./calculators.ts";
 export {
+  bodyParts,
   bodyRefusal,
   checkPipelineName,
   derivedParameters,

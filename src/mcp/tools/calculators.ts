@@ -29,7 +29,7 @@ export const tools = [
       "parameters with `writes`.",
     floor: "read_instance",
     workspaceFree: true,
-    input: z.object({}),
+    input: z.strictObject({}),
     output: z.object({ items: z.array(calculator) }),
     annotations: READ,
     handler: () => Promise.resolve({ items: listCalculators() }),
@@ -40,7 +40,9 @@ export const tools = [
     description: "One calculator by name: its inputs (type, required) and outputs.",
     floor: "read_instance",
     workspaceFree: true,
-    input: z.object({ name: z.string().max(100).describe("Calculator name") }),
+    input: z.strictObject({
+      name: z.string().max(100).describe("Calculator name, from calculators_list"),
+    }),
     output: calculator,
     annotations: READ,
     handler: (_s, _ctx, args) => {

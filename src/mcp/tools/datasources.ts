@@ -1,14 +1,15 @@
 /**
  * datasources_* and sql_probe: the registry and the connections as `/api/v1/datasources` reaches
- * them (spec 3 §4.1), in the key's pinned workspace; there is no tool that writes a datasource.
+ * them (docs/datasources.md), in the key's pinned workspace; there is no tool that writes a datasource.
  * Introspection, previews and probes open a connection through the datasource's pool; previews
  * and probes run on the bounded read-only probe path (datasources/probe.ts) and answer the rows
- * shape under `service.mcp.max-rows` / `max-chars`, reading at most one row past the cap. A probe
- * is not stored, so its `next_cursor` is always null: narrow the statement to see other rows.
+ * shape under `service.mcp.max-rows` / `max-chars`, reading at most one row past what they send.
+ * A preview is one page; `sql_probe` pages by running its statement again (probe_pages.ts).
  */
 import { z } from "zod";
 import {
   columnView,
+  datasourceSummaryView,
   datasourceView,
   probeRows,
   schemasView,
@@ -17,18 +18,23 @@ import {
   testReportView,
 } from "../../datasources/mod.ts";
 import type { RowCaps } from "../../lib/bounded_rows.ts";
+import { probeOffset, probePage, probeReach } from "../probe_pages.ts";
 import { rowsShape } from "../rows.ts";
-import { defineTool, READ } from "../tool.ts";
+import { defineTool, READ, RUN } from "../tool.ts";
 import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
 
-const name = z.string().min(1).max(200).describe("The datasource's name");
+const name = z.string().min(1).max(200).describe(
+  "The datasource's name, as datasources_list gives it, e.g. `shop`",
+);
 const schema = z.string().min(1).max(256).optional().describe(
   "Exact schema name; absent: the connection's current schema",
 );
 const table = z.string().min(1).max(1024).describe(
   "Exact table name, as datasources_get_tables lists it",
 );
-const limit = z.int().min(1).optional().describe("Rows wanted (at most service.mcp.max-rows)");
+const limit = z.int().min(1).optional().describe(
+  "Rows wanted, at most service.mcp.max-rows (200 by default; a larger value is clamped)",
+);
 
 /** The row cap a call asks for, within the instance's. */
 const capsFor = (settings: RowCaps, asked: number | undefined): RowCaps => ({
@@ -42,11 +48,18 @@ export const tools = [
     title: "List datasources",
     description:
       "Lists the datasources the workspace can use (its own plus global ones granted to it), " +
-      "paged, without secrets, each with its learned facts and definitions. No connection is " +
-      "opened.",
+      "paged: name, dialect, where it is bound (workspace, or global), whether it is read-only, " +
+      "its last test, and its learned facts and definitions. Its URL, credential and pool " +
+      "settings come with datasources_get. No connection is opened.",
     floor: "read",
-    input: z.object({ dialect: z.string().max(20).optional(), ...pageArgs }),
-    output: pagedOutput(datasourceView),
+    input: z.strictObject({
+      dialect: z.string().max(20).optional().describe(
+        "Only datasources of this dialect: POSTGRES, MYSQL, SQLITE, DUCKDB or LAKE",
+      ),
+      ...pageArgs,
+    }),
+    // The summary's schema is the projection: the output check keeps only its fields.
+    output: pagedOutput(datasourceSummaryView),
     annotations: READ,
     handler: async (s, ctx, args) => {
       const page = clampPage(s, args);
@@ -66,7 +79,7 @@ export const tools = [
       "datasource-wide learned facts and the workspace's definitions naming it. No connection " +
       "is opened.",
     floor: "read",
-    input: z.object({ name }),
+    input: z.strictObject({ name }),
     output: datasourceView,
     annotations: READ,
     handler: (s, ctx, args) => s.datasources.get(ctx.actor, ctx.workspace, args.name),
@@ -79,7 +92,7 @@ export const tools = [
       "cheaply (catalog estimates; an exact count for SQLite, lakes and views). " +
       "`row_count_exact` says which; what the dialect cannot tell within the time is omitted.",
     floor: "read",
-    input: z.object({ name, table, schema }),
+    input: z.strictObject({ name, table, schema }),
     output: tableStatsView,
     annotations: READ,
     handler: (s, ctx, args) =>
@@ -95,7 +108,7 @@ export const tools = [
       "Lists the datasource's schemas, system schemas left out, at most 2000 (`truncated` says " +
       "more exist). Empty for schemaless datasources.",
     floor: "inspect",
-    input: z.object({ name }),
+    input: z.strictObject({ name }),
     output: schemasView,
     annotations: READ,
     handler: (s, ctx, args) => s.connections.schemas(ctx.actor, ctx.workspace, args.name),
@@ -107,7 +120,7 @@ export const tools = [
       "Lists tables and views of one schema (exact name), or of every visible schema when " +
       "`schema` is absent, at most 2000, each with its table-level learned facts.",
     floor: "inspect",
-    input: z.object({ name, schema }),
+    input: z.strictObject({ name, schema }),
     output: tablesView,
     annotations: READ,
     handler: (s, ctx, args) =>
@@ -121,7 +134,7 @@ export const tools = [
       "canonical `type`, `source_type`, nullability, warnings and column-level learned facts. " +
       "An unknown table is datasource.table_not_found with a near name when one is close.",
     floor: "inspect",
-    input: z.object({ name, table, schema }),
+    input: z.strictObject({ name, table, schema }),
     output: z.object({ columns: z.array(columnView) }),
     annotations: READ,
     handler: async (s, ctx, args) => ({
@@ -142,7 +155,7 @@ export const tools = [
       "rows shape. Not stored: `next_cursor` is null; use sql_probe with a WHERE clause to see " +
       "other rows.",
     floor: "inspect",
-    input: z.object({ name, table, schema, limit }),
+    input: z.strictObject({ name, table, schema, limit }),
     output: rowsShape,
     annotations: READ,
     handler: async (s, ctx, args) => {
@@ -162,39 +175,60 @@ export const tools = [
       "error; never a refusal for an unreachable one. The outcome is stored as the " +
       "datasource's last_test.",
     floor: "datasource_test",
-    input: z.object({ name }),
+    input: z.strictObject({ name }),
     output: testReportView,
-    // Stores last_test (the same call again only stores a newer one); removes nothing.
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    // Stores last_test: each call records a newer outcome; nothing is removed.
+    annotations: RUN,
     handler: (s, ctx, args) => s.connections.test(ctx.actor, ctx.workspace, args.name),
   }),
   defineTool({
     name: "sql_probe",
     title: "Run a read-only SQL probe",
     description:
-      "Runs one read statement (SELECT, WITH, …) on a datasource, read-only and bounded: at " +
-      "most `limit` rows (service.mcp.max-rows), a character cap, `timeout_ms` (default 10 s, " +
-      "at most 30 s). Bind values as `:name` placeholders with `parameters`. A write or a " +
-      "second statement is datasource.probe.not_read_only. Not stored: `next_cursor` is null.",
+      "Runs one read statement (SELECT, WITH, …) on a datasource, read-only and bounded: " +
+      "`limit` rows a page (at most service.mcp.max-rows), a character cap, `timeout_ms` " +
+      "(default 10 s, at most 30 s). Bind values as `:name` placeholders with `parameters`. A " +
+      "write or a second statement is datasource.probe.not_read_only. Not stored: while rows " +
+      "remain, `next_cursor` pages on when sent back as `cursor` with the same datasource, sql " +
+      "and parameters (the statement runs again, so ORDER BY keeps pages stable); a probe " +
+      "reaches its first 1000 rows at most, past them narrow the statement.",
     floor: "inspect",
-    input: z.object({
+    input: z.strictObject({
       datasource: name,
-      sql: z.string().min(1).max(100_000),
+      sql: z.string().min(1).max(100_000).describe(
+        "One read statement in the datasource's dialect, values as `:name` placeholders, e.g. " +
+          "`SELECT id, amount FROM orders WHERE country = :country ORDER BY id`",
+      ),
       parameters: z.record(z.string(), z.unknown()).optional().describe(
-        "Values for :name placeholders",
+        'Values for the `:name` placeholders, e.g. `{"country": "DE"}`',
       ),
       limit,
-      timeout_ms: z.int().min(1).optional(),
+      cursor: z.string().max(500).optional().describe(
+        "A next_cursor from an earlier answer to the same statement: the page after it",
+      ),
+      timeout_ms: z.int().min(1).optional().describe(
+        "Milliseconds the statement may run: default 10000, clamped to 100-30000",
+      ),
     }),
     output: rowsShape,
     annotations: READ,
     handler: async (s, ctx, args) => {
-      const caps = capsFor(ctx.settings, args.limit);
+      const statement = {
+        datasource: args.datasource,
+        sql: args.sql,
+        ...(args.parameters ? { parameters: args.parameters } : {}),
+      };
+      const at = await probeOffset(statement, args.cursor);
+      const asked = args.limit ?? at.limit;
+      const caps = capsFor(ctx.settings, asked);
       const result = await s.connections.probe(ctx.actor, ctx.workspace, args.datasource, {
         sql: args.sql,
         ...(args.parameters ? { params: args.parameters } : {}),
-      }, { maxRows: caps.maxRows, ...(args.timeout_ms ? { timeoutMs: args.timeout_ms } : {}) });
-      return probeRows(result, caps);
+      }, {
+        maxRows: probeReach(at.offset, caps.maxRows),
+        ...(args.timeout_ms ? { timeoutMs: args.timeout_ms } : {}),
+      });
+      return await probePage(statement, result, at.offset, caps, asked);
     },
   }),
 ];

@@ -1,5 +1,5 @@
 /**
- * endpoints_*: published endpoints (spec 3 §2.4, §4.3) as `/api/v1/endpoints` manages them, in the
+ * endpoints_*: published endpoints (docs/endpoints.md) as `/api/v1/endpoints` manages them, in the
  * key's pinned workspace, addressed by `path` (the pattern). Publishing needs a released,
  * side-effect-free pipeline; bindings stay with REST.
  */
@@ -22,7 +22,7 @@ export const tools = [
       "Lists the workspace's published endpoints (GET /api/x/<path>), paged by pattern, each " +
       "with its pipeline, timeout, state and key bindings.",
     floor: "read",
-    input: z.object({ ...pageArgs }),
+    input: z.strictObject({ ...pageArgs }),
     output: pagedOutput(endpointView),
     annotations: READ,
     handler: async (s, ctx, args) => {
@@ -36,7 +36,7 @@ export const tools = [
     title: "Read a published endpoint",
     description: "Returns one published endpoint of the workspace by its `path` pattern.",
     floor: "read",
-    input: z.object({ path }),
+    input: z.strictObject({ path }),
     output: endpointView,
     annotations: READ,
     handler: (s, ctx, args) => s.endpoints.get(ctxOf(ctx), args.path),
@@ -47,17 +47,21 @@ export const tools = [
     description:
       "Publishes the latest released version of a read-only pipeline under `path_pattern` " +
       "(literal segments and {variables}, each variable a parameter the pipeline declares). " +
-      "The endpoint serves GET /api/x/<path> to keys allowed there. A draft-only pipeline is " +
-      "endpoint.pipeline_not_released; one that writes is endpoint.pipeline_not_readonly.",
+      "The endpoint serves GET /api/x/<path> to keys allowed there. A pipeline with no " +
+      "release is endpoint.pipeline_not_released: releasing is a person's act (a promoter, in " +
+      "the UI or over REST), and no tool releases, so ask one. A pipeline that writes is " +
+      "endpoint.pipeline_not_readonly.",
     floor: "write",
-    input: z.object({
+    input: z.strictObject({
       path_pattern: path,
-      pipeline_id: z.string().min(1).max(200),
+      pipeline_id: z.string().min(1).max(200).describe("The released pipeline's id"),
       timeout_seconds: z.int().optional().describe(
-        "Clamped to service.endpoints.timeout-min/max-seconds",
+        "Seconds a call may run; clamped to service.endpoints.timeout-min/max-seconds (1-300)",
       ),
-      description: z.string().max(2000).nullable().optional(),
-      enabled: z.boolean().optional(),
+      description: z.string().max(2000).nullable().optional().describe(
+        "What the endpoint answers, for its callers",
+      ),
+      enabled: z.boolean().optional().describe("false publishes it switched off (default true)"),
     }),
     output: endpointView,
     annotations: CREATE,
@@ -70,10 +74,10 @@ export const tools = [
       "Removes a published endpoint by its `path` pattern; its URL answers 404 at once on " +
       "every instance. The pipeline is untouched.",
     floor: "write",
-    input: z.object({ path }),
+    input: z.strictObject({ path }),
     output: z.object({ path_pattern: z.string(), deleted: z.literal(true) }),
     // A second delete of the same path is endpoint.not_found.
-    annotations: { ...REMOVE, idempotentHint: false },
+    annotations: REMOVE,
     handler: async (s, ctx, args) => {
       await s.endpoints.unpublish(ctxOf(ctx), args.path);
       return { path_pattern: args.path, deleted: true as const };

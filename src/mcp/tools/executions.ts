@@ -1,13 +1,14 @@
 /**
  * The execution tools: history, one record, the result in the rows shape (first page or by
- * cursor), and cancel — the executions service as the REST routes call it (spec 2 §4.3–4.5).
+ * cursor), and cancel — the executions service as the REST routes call it
+ * (docs/executions.md#running-pipelines-execute-results-cancel-replay).
  * Visibility is the service's: a caller sees their own runs (a super admin the workspace's), and
  * another's or another workspace's id is `result.execution_not_found`.
  */
 import { z } from "zod";
 import { EXECUTION_STATUSES, executionRowView, executionView } from "../../executions/mod.ts";
 import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
-import { rowsShape, storedRows } from "../rows.ts";
+import { rowLimitArg, rowsShape, storedRows } from "../rows.ts";
 import { defineTool, READ, type ToolAnnotations, type ToolContext } from "../tool.ts";
 
 const caller = (ctx: ToolContext) => ({
@@ -15,15 +16,20 @@ const caller = (ctx: ToolContext) => ({
   isSuperAdmin: ctx.actor.isSuperAdmin,
 });
 
-const executionId = z.uuid().describe("Execution id");
+const executionId = z.uuid().describe(
+  "Execution id (a uuid: execution.execution_id of pipelines_execute, or from executions_list)",
+);
 const timestamp = z.string().refine((v) => !Number.isNaN(Date.parse(v)), "not a timestamp")
   .transform((v) => new Date(v).toISOString());
 
-/** Asks a running execution to stop: removes nothing; asking twice changes nothing more. */
+/**
+ * Stops a running execution, throwing away its unfinished work; asked again once it has stopped,
+ * it is refused (`pipeline.execution.not_running`).
+ */
 const CANCEL: ToolAnnotations = {
   readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: true,
+  destructiveHint: true,
+  idempotentHint: false,
 };
 
 export const tools = [
@@ -34,11 +40,13 @@ export const tools = [
       "Your executions in this workspace, newest first, paged; filter by pipeline_id, status " +
       "(RUNNING, SUCCESS, FAILED, ABORTED) and start time.",
     floor: "read",
-    input: z.object({
-      pipeline_id: z.uuid().optional(),
-      status: z.enum(EXECUTION_STATUSES).optional(),
-      started_after: timestamp.optional(),
-      started_before: timestamp.optional(),
+    input: z.strictObject({
+      pipeline_id: z.uuid().optional().describe("Only runs of this pipeline (its id)"),
+      status: z.enum(EXECUTION_STATUSES).optional().describe("Only runs in this status"),
+      started_after: timestamp.optional().describe(
+        "Only runs started at or after this ISO 8601 time, e.g. `2024-05-01T00:00:00Z`",
+      ),
+      started_before: timestamp.optional().describe("Only runs started before this ISO 8601 time"),
       ...pageArgs,
     }),
     output: pagedOutput(executionRowView),
@@ -57,7 +65,7 @@ export const tools = [
         page.offset,
         page.limit,
       );
-      // The list never carries result links (spec 2 §4.5), as REST.
+      // The list never carries result links (docs/executions.md), as REST.
       return paged(items.map(({ result_expires_at: _, ...r }) => r), page, total);
     },
   }),
@@ -66,9 +74,10 @@ export const tools = [
     title: "Read an execution",
     description:
       "One execution record: status, timings, per-node statistics, the failure record when it " +
-      "failed, and while its result is readable result_url and result_expires_at.",
+      "failed (read `error.code` and `error.message` first), and while its result is readable " +
+      "result_url and result_expires_at. Poll it while a run is RUNNING.",
     floor: "read",
-    input: z.object({ id: executionId }),
+    input: z.strictObject({ id: executionId }),
     output: executionView,
     annotations: READ,
     handler: async (s, ctx, a) =>
@@ -79,12 +88,30 @@ export const tools = [
     title: "Read an execution's result",
     description:
       "A page of a finished execution's result in the rows shape: pass `execution_id` for the " +
-      "first page, or `cursor` (a next_cursor you were given) for the next. Pages are capped in " +
-      "rows and characters; `truncated` says something was left out of this page.",
+      "first page, or `cursor` (a next_cursor you were given) for the next; one of the two is " +
+      "required. Pages hold `limit` rows at most (the cursor keeps the size asked before; never " +
+      "more than service.mcp.max-rows) and are cut at service.mcp.max-chars characters; " +
+      "`truncated` says something was left out of this page. A value too long for one page is " +
+      "shortened and listed in `cut_cells` with a cursor that reads the rest of it in slices. " +
+      "A result is kept 300 s by default (the run's result_ttl_seconds; result_expires_at in " +
+      "the record): past it the id and every cursor answer result.expired, and the pipeline " +
+      "must run again with pipelines_execute.",
     floor: "read",
-    input: z.object({
-      execution_id: executionId.optional(),
-      cursor: z.string().max(500).optional(),
+    input: z.strictObject({
+      execution_id: executionId.optional().describe(
+        "The execution whose first page to read; or give `cursor`",
+      ),
+      cursor: z.string().max(500).optional().describe(
+        "A next_cursor (or cut_cells cursor) from an earlier answer; or give `execution_id`",
+      ),
+      limit: rowLimitArg,
+    }).meta({
+      // One of the two is needed; the properties are restated so the schema holds under a strict
+      // validator's `strictRequired` (tests/mcp_schemas_test.ts compiles it with Ajv).
+      anyOf: [
+        { properties: { execution_id: true }, required: ["execution_id"] },
+        { properties: { cursor: true }, required: ["cursor"] },
+      ],
     }),
     output: rowsShape,
     annotations: READ,
@@ -94,10 +121,11 @@ export const tools = [
     name: "executions_cancel",
     title: "Cancel an execution",
     description:
-      "Stops a RUNNING execution of yours (a super admin: anyone's). Answers once the request " +
-      "to stop is made; executions_get shows it ABORTED when it has stopped.",
+      "Stops a RUNNING execution of yours (a super admin: anyone's); its unfinished work is " +
+      "thrown away. Answers once the request to stop is made; executions_get shows it ABORTED " +
+      "when it has stopped. An execution that is not running is pipeline.execution.not_running.",
     floor: "execute",
-    input: z.object({ id: executionId }),
+    input: z.strictObject({ id: executionId }),
     output: z.object({ execution_id: z.string(), cancel_requested: z.literal(true) }),
     annotations: CANCEL,
     handler: async (s, ctx, a) => {

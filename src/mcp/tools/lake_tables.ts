@@ -1,5 +1,5 @@
 /**
- * lake_tables_*: the lake-table registry of a LAKE datasource (spec 3 §2.3, §4.2) through the
+ * lake_tables_*: the lake-table registry of a LAKE datasource (docs/datasources.md) through the
  * `LakeTables` service REST uses. The datasource is `datasource` here, since a lake table's own
  * `name` is a body field; everything else is the REST body. The bucket is never touched.
  */
@@ -8,7 +8,9 @@ import { lakeImportView, lakeTableView } from "../../datasources/mod.ts";
 import { CREATE, defineTool, REMOVE } from "../tool.ts";
 
 const datasource = z.string().min(1).max(200).describe("The LAKE datasource's name");
-const namespace = z.union([z.string().max(700), z.array(z.string().max(64)).max(9)]);
+const namespace = z.union([z.string().max(700), z.array(z.string().max(64)).max(9)]).describe(
+  'The namespace, dotted (`"sales.eu"`) or as segments (`["sales", "eu"]`), 1 to 9 segments',
+);
 
 export const tools = [
   defineTool({
@@ -20,13 +22,18 @@ export const tools = [
       "or file://; for iceberg the current metadata file). A taken triple is " +
       "datasource.lake_table_duplicate.",
     floor: "write",
-    input: z.object({
+    input: z.strictObject({
       datasource,
       namespace,
-      name: z.string().max(64),
-      format: z.string().max(16),
-      location: z.string().max(2000),
-      partition_column: z.string().max(128).optional(),
+      name: z.string().max(64).describe("The table's name within the namespace, e.g. `orders`"),
+      format: z.string().max(16).describe("parquet or iceberg"),
+      location: z.string().max(2000).describe(
+        "Where the files are: `s3://bucket/prefix/*.parquet` or `file://…`; for iceberg the " +
+          "current metadata file",
+      ),
+      partition_column: z.string().max(128).optional().describe(
+        "The column the files are partitioned by, if any, e.g. `day`",
+      ),
     }),
     output: lakeTableView,
     annotations: CREATE,
@@ -41,12 +48,19 @@ export const tools = [
       "from a `manifest_url` in the datasource's own bucket. Idempotent: tables already " +
       "registered identically are reported as already_registered.",
     floor: "write",
-    input: z.object({
+    input: z.strictObject({
       datasource,
       namespace: namespace.optional(),
-      publish_prefix: z.string().max(2000).optional(),
-      tables: z.array(z.record(z.string(), z.unknown())).optional(),
-      manifest_url: z.string().max(2000).optional(),
+      publish_prefix: z.string().max(2000).optional().describe(
+        "Location prefix the manifest's relative `path`s are joined to",
+      ),
+      tables: z.array(z.record(z.string(), z.unknown())).optional().describe(
+        'Inline manifest entries: `[{"name": "orders", "format": "parquet", "path": ' +
+          '"orders/*.parquet"}]`; or give `manifest_url`',
+      ),
+      manifest_url: z.string().max(2000).optional().describe(
+        "A manifest file in the datasource's own bucket; or give `tables`",
+      ),
     }),
     output: lakeImportView,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -60,14 +74,14 @@ export const tools = [
       "Removes a lake table from the registry by `namespace` (dot-joined) and `table`; the " +
       "files stay where they are. An absent one is datasource.lake_table_not_found.",
     floor: "write",
-    input: z.object({
+    input: z.strictObject({
       datasource,
-      namespace: z.string().min(1).max(700),
-      table: z.string().max(64),
+      namespace: z.string().min(1).max(700).describe("The namespace, dot-joined, e.g. `sales.eu`"),
+      table: z.string().max(64).describe("The registered table's name"),
     }),
     output: z.object({ namespace: z.string(), table: z.string(), unregistered: z.literal(true) }),
     // A second call for the same table is datasource.lake_table_not_found.
-    annotations: { ...REMOVE, idempotentHint: false },
+    annotations: REMOVE,
     handler: async (s, ctx, args) => {
       await s.lakeTables.unregister(
         ctx.actor,

@@ -1,16 +1,16 @@
 /**
- * The pipeline tools: list, get, create, update (the REST routes' services, spec 2 §4.1), execute
- * and execute one node (the executions service, triggered via MCP), and the release checks.
- * Bodies are validated by the pipeline service, as for REST; these schemas describe them for the
- * agent and require the shapes only.
+ * The pipeline tools: list, get, create, update (the REST routes' services,
+ * docs/authoring.md#authoring-pipelines), execute and execute one node (the executions service,
+ * triggered via MCP), and the release checks. Bodies are validated by the pipeline service, as for REST, so a body defect carries
+ * REST's code; these schemas describe them for the agent and require the shapes only.
  */
 import { z } from "zod";
 import { executionView } from "../../executions/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
-import { checkRunsView, pipelineRowView, pipelineView } from "../../pipelines/mod.ts";
+import { bodyParts, checkRunsView, pipelineRowView, pipelineView } from "../../pipelines/mod.ts";
 import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
-import { rowsShape } from "../rows.ts";
-import { CREATE, defineTool, OVERWRITE, READ, RUN } from "../tool.ts";
+import { pageRowsArg, rowsShape } from "../rows.ts";
+import { CREATE, defineTool, EXECUTE, OVERWRITE, READ, RUN } from "../tool.ts";
 import { runAndWait } from "./run_wait.ts";
 
 const op = (ctx: { actor: Principal; workspace: WorkspaceContext }) => ({
@@ -20,25 +20,64 @@ const op = (ctx: { actor: Principal; workspace: WorkspaceContext }) => ({
 });
 
 // As REST's path parameter: an id that names nothing is `pipeline.not_found`, not a format error.
-const id = z.string().max(64).describe("Pipeline id (from pipelines_list)");
-const values = z.record(z.string(), z.unknown());
+const id = z.string().max(64).describe(
+  "Pipeline id (a uuid, from pipelines_list or pipelines_create)",
+);
+const parameterValues = z.record(z.string(), z.unknown()).describe(
+  "Values of the pipeline's declared parameters by name, as JSON: " +
+    '`{"country": "DE", "since": "2024-01-01", "ids": [1, 2]}`; an undeclared name is refused, ' +
+    "a missing required one is pipeline.execution.parameter_required",
+);
+const NODE_EXAMPLE = '[{"id": "orders", "type": "DQL", "source": "shop", ' +
+  '"sql": "SELECT id, amount FROM orders WHERE country = :country"}]';
 
-/** The body fields of spec 2 §2.2, as REST takes them. */
+/** The body fields of a pipeline (docs/authoring.md#authoring-pipelines), as REST takes them. */
 const bodyFields = {
-  name: z.string().max(200).describe("Folder path, e.g. `team/report` (2 to 10 segments)"),
-  display_name: z.string().max(200).optional(),
-  description: z.string().max(10_000).optional(),
-  schema_version: z.int().optional().describe("1"),
-  parameters: values.optional().describe(
-    "Parameter declarations: name to {type, required, default, …} (docs_get `authoring`)",
+  name: z.string().max(200).describe(
+    "Folder path naming the pipeline: 2 to 10 `/`-joined segments of lower-case letters, " +
+      "digits, `_`, `.`, `-`; e.g. `team/daily_orders`",
   ),
-  settings: values.optional().describe("{staging_engine: duckdb|sqlite, max_parallel_nodes}"),
-  nodes: z.array(values).min(1).max(500).describe(
-    "The DAG: {id, type: DQL|PIPELINE|CALCULATOR|DML|DDL, source, sql | template, output, " +
-      "depends_on, …}; exactly one node delivers to the caller",
+  display_name: z.string().max(200).optional().describe("Human title shown in lists"),
+  description: z.string().max(10_000).optional().describe("What the pipeline answers, for people"),
+  schema_version: z.int().optional().describe("Body format version; always 1 (the default)"),
+  parameters: z.record(z.string(), z.unknown()).optional().describe(
+    "Declared parameters, name to declaration: " +
+      '`{"country": {"type": "string", "required": true}, "limit": {"type": "integer", ' +
+      '"default": 100, "min": 1}}`; types string, integer, number, boolean, date, timestamp, ' +
+      "string_list, integer_list. SQL reads a value as `:name`",
   ),
-  checks: z.array(values).max(50).optional().describe("Release checks"),
+  settings: z.record(z.string(), z.unknown()).optional().describe(
+    '`{"staging_engine": "duckdb" | "sqlite", "max_parallel_nodes": 1-16}`; both optional',
+  ),
+  nodes: z.array(z.record(z.string(), z.unknown())).min(1).max(500).describe(
+    "The DAG, 1 to 500 nodes, e.g. " + NODE_EXAMPLE + ". A node is `{id, type, ...}`: " +
+      "DQL reads (`source` = a datasource name or `tempdb`, `sql` or `template: {id, version}`, " +
+      "optional `output: {target: caller | tempdb | datasource, table}`), DML/DDL write, " +
+      "CALCULATOR and PIPELINE nodes compute and nest; `depends_on` lists node ids. At most " +
+      "one node delivers rows to the caller (a DQL node without `output`). Shapes by example: " +
+      'docs_get {"id": "agent-authoring"}',
+  ),
+  checks: z.array(z.record(z.string(), z.unknown())).max(50).optional().describe(
+    "Release checks, 0 to 50: " +
+      '`{"id": "total", "name": "Orders add up", "datasource": "shop", "query": "SELECT ' +
+      'sum(amount) FROM orders", "expectation": {"kind": "value", "value": 42}}`',
+  ),
 };
+
+/**
+ * The body as `tools/list` shows it: the node, check, settings and declaration schemas the
+ * pipeline service parses with (one source), each described as above.
+ */
+const listedBody = {
+  ...bodyFields,
+  parameters: bodyParts.parameters.optional().describe(bodyFields.parameters.description!),
+  settings: bodyParts.settings.optional().describe(bodyFields.settings.description!),
+  nodes: bodyParts.nodes.describe(bodyFields.nodes.description!),
+  checks: bodyParts.checks.optional().describe(bodyFields.checks.description!),
+};
+const ifMatch = z.string().max(200).describe(
+  "body_hash of the version you edited (pipelines_get); REST's If-Match header",
+);
 
 const runOutput = z.object({
   execution: executionView,
@@ -47,9 +86,24 @@ const runOutput = z.object({
   ),
 });
 
-const waitArg = z.int().min(1).max(3600).optional().describe(
-  "Seconds to wait for the end (default and ceiling: service.mcp.execute-timeout-seconds)",
-);
+const runArgs = {
+  parameters: parameterValues.optional(),
+  timeout_seconds: z.int().min(1).max(3600).optional().describe(
+    "Seconds to wait for the end (default and ceiling: service.mcp.execute-timeout-seconds, " +
+      "300). Past it the answer says RUNNING and the run goes on",
+  ),
+  result_ttl_seconds: z.int().optional().describe(
+    "How long the result stays readable, in seconds (the REST header SVC-Result-TTL-Seconds): " +
+      "default service.result.ttl-default-seconds (300), clamped to the instance's min and max. " +
+      "Past it the execution id and every cursor answer result.expired: run again",
+  ),
+  page_rows: pageRowsArg,
+};
+
+/** What a run's answer says about its result's lifetime. */
+const LIFETIME = "The result is kept for `result_ttl_seconds` (300 s by default; the record's " +
+  "result_expires_at says until when); after that executions_get_result answers result.expired " +
+  "and the pipeline must run again.";
 
 export const tools = [
   defineTool({
@@ -57,12 +111,15 @@ export const tools = [
     title: "List pipelines",
     description:
       "Lists the pipelines of your workspace, paged (offset, limit), optionally filtered by " +
-      "owner (user id), datasource name, or q (text in the name or description).",
+      "owner (user id), datasource name, or q (text in the name). Read one with " +
+      "pipelines_get.",
     floor: "read",
-    input: z.object({
-      owner: z.string().max(64).optional(),
-      datasource: z.string().max(200).optional(),
-      q: z.string().max(200).optional(),
+    input: z.strictObject({
+      owner: z.string().max(64).optional().describe("Only pipelines this user id created"),
+      datasource: z.string().max(200).optional().describe(
+        "Only pipelines whose working version names this datasource (its name)",
+      ),
+      q: z.string().max(200).optional().describe("Text in the name, any case, e.g. `orders`"),
       ...pageArgs,
     }),
     output: pagedOutput(pipelineRowView),
@@ -86,7 +143,7 @@ export const tools = [
       "with its body (nodes, parameters, checks), status and body_hash (pass it as if_match to " +
       "pipelines_update).",
     floor: "read",
-    input: z.object({ id }),
+    input: z.strictObject({ id }),
     output: pipelineView,
     annotations: READ,
     handler: async (s, ctx, a) => await s.pipelines.get(ctx.workspace.id, a.id),
@@ -95,10 +152,13 @@ export const tools = [
     name: "pipelines_create",
     title: "Create a pipeline",
     description:
-      "Creates a pipeline as DRAFT version 1 (not yet runnable by others, never served until a " +
-      "person releases it: there is no tool for releasing). Takes the whole body.",
+      "Creates a pipeline as DRAFT version 1 from the whole body. You can run the draft at once " +
+      "(pipelines_execute without `version`), but published endpoints serve only releases, and " +
+      "releasing is a person's act (a promoter, in the UI or over REST): no tool releases. A body defect is refused with the code REST gives " +
+      "(pipeline.validation.*), naming the node and field.",
     floor: "write",
-    input: z.object(bodyFields),
+    input: z.strictObject(bodyFields),
+    listed: z.strictObject(listedBody),
     output: pipelineView,
     annotations: CREATE,
     handler: async (s, ctx, a) => await s.pipelines.create(op(ctx), stripUndefined(a)),
@@ -108,14 +168,12 @@ export const tools = [
     title: "Save a pipeline's draft",
     description:
       "Saves the whole body as the pipeline's draft (replacing the previous draft), against " +
-      "`if_match`, the body_hash you last read; a stale hash is `pipeline.version.conflict`. A " +
-      "body identical to the current release changes nothing.",
+      "`if_match`, the body_hash you last read; a stale hash is `pipeline.version.conflict`: " +
+      "read again with pipelines_get and retry. A body identical to the current release " +
+      "changes nothing.",
     floor: "write",
-    input: z.object({
-      id,
-      if_match: z.string().max(200).describe("body_hash of the version you edited"),
-      ...bodyFields,
-    }),
+    input: z.strictObject({ id, if_match: ifMatch, ...bodyFields }),
+    listed: z.strictObject({ id, if_match: ifMatch, ...listedBody }),
     output: pipelineView,
     annotations: OVERWRITE,
     handler: async (s, ctx, a) => {
@@ -128,27 +186,32 @@ export const tools = [
     waits: true,
     title: "Run a pipeline",
     description:
-      "Runs a pipeline (its current release, or `version`) with `parameters`, waits for its end " +
-      "up to the timeout, and answers the execution record and the result's first page " +
-      "(columns, rows, truncated, next_cursor). If the run has not ended by then, the record says " +
-      "RUNNING: poll executions_get, then read executions_get_result. Sends a progress " +
-      "notification per node when you pass a progressToken. Closing the stream or abandoning the " +
-      "call does NOT cancel the run; executions_cancel does.",
+      "Runs a pipeline with `parameters`: without `version` its working version (the DRAFT when " +
+      "one exists, else the current release), or exactly `version`. Its DML and DDL nodes write " +
+      "to their datasources. Waits for the end up to `timeout_seconds` and answers the " +
+      "execution record and the result's first page (columns, rows, truncated, next_cursor). " +
+      "If the run has not ended by then, the record says RUNNING: poll executions_get, then " +
+      "read executions_get_result. " + LIFETIME + " Sends a progress notification per node " +
+      "when you pass a progressToken. Abandoning the call does NOT cancel the run; " +
+      "executions_cancel does.",
     floor: "execute",
-    input: z.object({
+    input: z.strictObject({
       id,
-      version: z.int().min(1).optional().describe("Defaults to the current release"),
-      parameters: values.optional(),
-      timeout_seconds: waitArg,
+      version: z.int().min(1).optional().describe(
+        "Exact version to run; absent: the draft when one exists, else the current release",
+      ),
+      ...runArgs,
     }),
     output: runOutput,
-    annotations: RUN,
+    annotations: EXECUTE,
     handler: async (s, ctx, a) =>
       await runAndWait(s, ctx, {
         pipelineId: a.id,
         version: a.version,
         parameters: a.parameters ?? {},
         waitSeconds: waitSeconds(s.config.mcp.executeTimeoutSeconds, a.timeout_seconds),
+        resultTtlSeconds: a.result_ttl_seconds,
+        pageRows: a.page_rows,
       }),
   }),
   defineTool({
@@ -156,19 +219,21 @@ export const tools = [
     waits: true,
     title: "Run one node of a pipeline",
     description:
-      "Runs one node of a pipeline version (the draft included) with only the nodes it depends " +
-      "on; the node's rows are the result. For trying a step while authoring. Answers like " +
+      "Runs one node of a pipeline version (without `version` the working one: the draft when " +
+      "one exists) with only the nodes it depends on; the node's rows are the result. For " +
+      "trying a step while authoring. A DML or DDL node among them writes. Answers like " +
       "pipelines_execute; abandoning the call does not cancel the run.",
     floor: "execute_node",
-    input: z.object({
+    input: z.strictObject({
       id,
-      node: z.string().max(64).describe("Node id"),
-      version: z.int().min(1).optional().describe("Defaults to the current release"),
-      parameters: values.optional(),
-      timeout_seconds: waitArg,
+      node: z.string().max(64).describe("The node's id in the body, e.g. `orders`"),
+      version: z.int().min(1).optional().describe(
+        "Exact version; absent: the draft when one exists, else the current release",
+      ),
+      ...runArgs,
     }),
     output: runOutput,
-    annotations: RUN,
+    annotations: EXECUTE,
     handler: async (s, ctx, a) =>
       await runAndWait(s, ctx, {
         pipelineId: a.id,
@@ -176,6 +241,8 @@ export const tools = [
         version: a.version,
         parameters: a.parameters ?? {},
         waitSeconds: waitSeconds(s.config.mcp.executeTimeoutSeconds, a.timeout_seconds),
+        resultTtlSeconds: a.result_ttl_seconds,
+        pageRows: a.page_rows,
       }),
   }),
   defineTool({
@@ -183,12 +250,13 @@ export const tools = [
     title: "Run a version's release checks",
     description:
       "Runs the release checks of one pipeline version now through the bounded read-only probe " +
-      "and records their runs; answers each check's outcome.",
+      "and records their runs; answers each check's outcome (pass or fail, and what was " +
+      "observed). Writes nothing to datasources.",
     floor: "execute",
-    input: z.object({
+    input: z.strictObject({
       id,
-      version: z.int().min(1),
-      parameters: values.optional(),
+      version: z.int().min(1).describe("The version whose checks run (the draft's number too)"),
+      parameters: parameterValues.optional(),
     }),
     output: checkRunsView,
     annotations: RUN,

@@ -1,7 +1,8 @@
 /**
- * Starting a run from a tool and waiting for it (DECISIONS.md "pipelines_execute"): the run is
- * started by the executions service as `triggered_via` = `MCP`, followed until its stored end or
- * the wait runs out, with a progress notification per node event when the client asked for them.
+ * Starting a run from a tool and waiting for it (docs/decisions.md#pipelines_execute-waits): the
+ * run is started by the executions service as `triggered_via` = `MCP`, followed until its stored
+ * end or the wait runs out, with a progress notification per node event when the client asked for
+ * them.
  * The run is never tied to the request: a client that goes away (or a wait that runs out) stops
  * only the following; the run goes on and `executions_cancel` is the one way to stop it.
  */
@@ -16,6 +17,10 @@ export interface RunRequest {
   node?: string;
   /** How long to wait for the end before answering RUNNING. */
   waitSeconds: number;
+  /** The result's lifetime asked for (clamped as the REST header is). */
+  resultTtlSeconds?: number;
+  /** Rows per page of the answer and of the cursors after it. */
+  pageRows?: number;
 }
 
 const NODE_EVENTS: Record<string, string> = {
@@ -35,6 +40,9 @@ export async function runAndWait(services: Services, ctx: ToolContext, req: RunR
     parameters: req.parameters,
     correlationId: ctx.correlationId,
     triggeredVia: "MCP",
+    // The REST headers' values, clamped by the same settings (docs/mcp.md#results).
+    ttlHeader: req.resultTtlSeconds === undefined ? null : String(req.resultTtlSeconds),
+    pageRowsHeader: req.pageRows === undefined ? null : String(req.pageRows),
     ...(req.node === undefined ? {} : { node: req.node }),
   });
   const frames = started.frames[Symbol.asyncIterator]();
@@ -73,7 +81,7 @@ export async function runAndWait(services: Services, ctx: ToolContext, req: RunR
   );
   const readable = ended && execution.status === "SUCCESS" && "result_url" in execution;
   const result = readable
-    ? await storedRows(services, ctx, { execution_id: started.executionId })
+    ? await storedRows(services, ctx, { execution_id: started.executionId, limit: req.pageRows })
     : null;
   return { execution, result };
 }

@@ -1,7 +1,7 @@
 /**
- * semantics_*: learned facts (spec 3 §2.2) as the key's pinned workspace sees and writes them,
- * through the semantic layer (datasources/semantics.ts), which holds the rules of spec 1 §4.7's
- * last paragraph: a DATASOURCE-scope record needs the datasource bound to or granted to the
+ * semantics_*: learned facts (docs/datasources.md) as the key's pinned workspace sees and writes
+ * them, through the semantic layer (datasources/semantics.ts), which holds the tool endpoint's
+ * rules for them (docs/mcp.md#notes-on-particular-tools): a DATASOURCE-scope record needs the datasource bound to or granted to the
  * workspace (a super admin's wider reach does not count; else `datasource.not_found`), and
  * retiring a fact another workspace established needs the workspace-admin role.
  */
@@ -10,6 +10,7 @@ import { semanticFactView } from "../../datasources/mod.ts";
 import { CREATE, defineTool, READ, REMOVE } from "../tool.ts";
 
 const ref = z.string().min(1).max(256);
+const datasource = z.string().min(1).max(200);
 export const tools = [
   defineTool({
     name: "semantics_list",
@@ -21,9 +22,11 @@ export const tools = [
       "table changed since the fact was recorded; `conflict` marks two live facts of one kind " +
       "on the same references.",
     floor: "read",
-    input: z.object({
-      datasource: z.string().min(1).max(200).optional(),
-      kind: z.string().min(1).max(64).optional(),
+    input: z.strictObject({
+      datasource: datasource.optional().describe("Only facts about this datasource (its name)"),
+      kind: z.string().min(1).max(64).optional().describe(
+        "Only facts of this kind, e.g. `unit`, `window`, `definition`",
+      ),
     }),
     output: z.object({ facts: z.array(semanticFactView) }),
     annotations: READ,
@@ -41,19 +44,30 @@ export const tools = [
       "A fact naming a table is fingerprinted from its columns now, so a later schema change " +
       "demotes it.",
     floor: "write",
-    input: z.object({
-      datasource: z.string().min(1).max(200),
-      kind: z.string().min(1).max(64),
-      fact: z.string().min(1).max(4000),
+    input: z.strictObject({
+      datasource: datasource.describe("The datasource the fact is about (its name)"),
+      kind: z.string().min(1).max(64).describe(
+        "window, sampling, definition, exclusion, preference, unit, …",
+      ),
+      fact: z.string().min(1).max(4000).describe(
+        "The fact in one or two sentences, e.g. `amount is in euro cents`",
+      ),
       scope: z.enum(["DATASOURCE", "WORKSPACE"]).optional().describe(
         "Default: WORKSPACE for the rule kinds, DATASOURCE otherwise",
       ),
-      trust: z.enum(["asserted", "observed", "verified"]).optional(),
-      evidence_summary: z.string().min(1).max(2000).optional(),
-      source_pipeline: z.object({ id: z.string(), name: z.string() }).optional(),
-      schema: ref.optional(),
-      table: ref.optional(),
-      column: ref.optional(),
+      trust: z.enum(["asserted", "observed", "verified"]).optional().describe(
+        "How it is known: asserted (told), observed (seen in data), verified (checked)",
+      ),
+      evidence_summary: z.string().min(1).max(2000).optional().describe(
+        "What the fact rests on, e.g. the probe that showed it",
+      ),
+      source_pipeline: z.strictObject({
+        id: z.string().describe("Pipeline id"),
+        name: z.string().describe("Pipeline name"),
+      }).optional().describe("The pipeline the fact was learned from"),
+      schema: ref.optional().describe("Schema of `table`, exact"),
+      table: ref.optional().describe("Narrows the fact to this table (exact name)"),
+      column: ref.optional().describe("Narrows the fact to this column of `table`"),
     }),
     output: semanticFactView,
     annotations: CREATE,
@@ -66,10 +80,12 @@ export const tools = [
       "Retires a live fact by id; it is never served again. Retiring a fact another workspace " +
       "established needs the workspace-admin role here (auth.role_required).",
     floor: "write",
-    input: z.object({ id: z.string().min(1).max(100) }),
+    input: z.strictObject({
+      id: z.string().min(1).max(100).describe("The fact's id, from semantics_list"),
+    }),
     output: z.object({ id: z.string(), retired: z.literal(true) }),
     // A second retire of the same id is datasource.fact_not_found.
-    annotations: { ...REMOVE, idempotentHint: false },
+    annotations: REMOVE,
     handler: async (s, ctx, args) => {
       await s.semantics.retire(ctx.actor, ctx.workspace, args.id);
       return { id: args.id, retired: true as const };

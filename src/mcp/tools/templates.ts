@@ -1,8 +1,8 @@
 /**
- * templates_*: the template service as `/api/v1/templates` reaches it (spec 2 §4.2), in the key's
- * pinned workspace. A template is addressed by its name (`name` on reads, `id` in a written body,
- * as REST has it); writes go to the draft and only a release (a promoter's act, not a tool) makes
- * content servable. `if_match` carries what REST sends as the `If-Match` header: the body_hash of
+ * templates_*: the template service as `/api/v1/templates` reaches it
+ * (docs/authoring.md#authoring-templates), in the key's pinned workspace. A template is addressed
+ * by its name (`name` on reads, `id` in a written body, as REST has it); writes go to the draft
+ * and only a release (a promoter's act, not a tool) makes content servable. `if_match` carries what REST sends as the `If-Match` header: the body_hash of
  * the version the write is based on.
  */
 import { z } from "zod";
@@ -17,7 +17,7 @@ import {
   updateTemplateSchema,
 } from "../../templates/mod.ts";
 import type { OpContext } from "../../versions/mod.ts";
-import { CREATE, defineTool, READ, REMOVE, type ToolContext } from "../tool.ts";
+import { CREATE, defineTool, OVERWRITE, READ, REMOVE, type ToolContext } from "../tool.ts";
 import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
 
 const NAME_MAX = 1000;
@@ -25,8 +25,10 @@ const name = z.string().min(1).max(NAME_MAX).describe(
   "The template's name (its id), e.g. shop/orders",
 );
 const ifMatch = z.string().min(1).max(200).describe(
-  "The body_hash of the version this write is based on (the draft's, else the current release's)",
+  "The body_hash of the version this write is based on (the draft's, else the current " +
+    "release's), as templates_get answers it; REST's If-Match header",
 );
+const version = z.int().min(1).optional();
 const dialects = TEMPLATE_DIALECTS as unknown as [string, ...string[]];
 
 const op = (ctx: ToolContext): OpContext => ({ actor: ctx.actor, workspaceId: ctx.workspace.id });
@@ -40,9 +42,9 @@ export const tools = [
       "version (the draft, else the current release). Filter by `dialect`, `type` or a text `q`. " +
       "Read one with templates_get.",
     floor: "read",
-    input: z.object({
-      dialect: z.enum(dialects).optional(),
-      type: z.enum(TEMPLATE_TYPES).optional(),
+    input: z.strictObject({
+      dialect: z.enum(dialects).optional().describe("Only sql templates of this dialect"),
+      type: z.enum(TEMPLATE_TYPES).optional().describe("Only templates of this type"),
       q: z.string().max(200).optional().describe("Matches names and display names"),
       ...pageArgs,
     }),
@@ -67,7 +69,10 @@ export const tools = [
       "the given `version`. The answer's body_hash is what templates_update and " +
       "templates_purge_draft take as `if_match`.",
     floor: "read",
-    input: z.object({ name, version: z.int().min(1).optional() }),
+    input: z.strictObject({
+      name,
+      version: version.describe("An exact version; absent: the draft, else the current release"),
+    }),
     output: templateView,
     annotations: READ,
     handler: (s, ctx, args) =>
@@ -83,7 +88,10 @@ export const tools = [
       "(through an import) that pins this template, at `version` or at any version; pipelines " +
       "first. Check it before changing what others depend on.",
     floor: "read",
-    input: z.object({ name, version: z.int().min(1).optional() }),
+    input: z.strictObject({
+      name,
+      version: version.describe("Only what pins this version; absent: any version"),
+    }),
     output: z.object({ used_by: z.array(templatePinnerView) }),
     annotations: READ,
     handler: async (s, ctx, args) => ({
@@ -95,10 +103,12 @@ export const tools = [
     title: "Create a template",
     description:
       "Creates a template at DRAFT version 1 (`id` is its name; generated under test/ when " +
-      "omitted). A draft is not served: a promoter releases it (not a tool). `type` is sql " +
-      "(with a `dialect`) or html; `imports` pin other templates' versions under an alias.",
+      "omitted). A draft is not served: releasing is a person's act (a promoter, in the UI or " +
+      "over REST), not a tool's. `type` is sql (with a `dialect`) or html; `imports` pin other " +
+      "templates' versions under an alias. A sql body that does not parse is refused " +
+      "(template.render.syntax_error) and nothing is written.",
     floor: "write",
-    input: createTemplateSchema,
+    input: createTemplateSchema.strict(),
     output: templateView,
     annotations: CREATE,
     handler: (s, ctx, args) => s.templates.create(op(ctx), args),
@@ -112,10 +122,9 @@ export const tools = [
       "current release answers that release unchanged. A stale hash is " +
       "template.version.conflict: read again and retry.",
     floor: "write",
-    input: updateTemplateSchema.extend({ if_match: ifMatch }),
+    input: updateTemplateSchema.extend({ if_match: ifMatch }).strict(),
     output: templateView,
-    // Replaces the draft's content; the same call again is stale (the hash moved on).
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+    annotations: OVERWRITE,
     handler: (s, ctx, { if_match, ...body }) => s.templates.update(op(ctx), if_match, body),
   }),
   defineTool({
@@ -125,10 +134,13 @@ export const tools = [
       "`context` values: answers the SQL with its bind placeholders and the imports it used. " +
       "Values never enter the SQL text; they become placeholders.",
     floor: "write",
-    input: z.object({
+    input: z.strictObject({
       name,
-      version: z.int().min(1).optional(),
-      context: z.record(z.string(), z.unknown()).optional().describe("Template variables"),
+      version: version.describe("An exact version; absent: the working one"),
+      context: z.record(z.string(), z.unknown()).optional().describe(
+        'Parameter values the template reads as `params`, e.g. `{"region": "EU"}`; they steer ' +
+          "control flow and become placeholders, never SQL text",
+      ),
     }),
     output: renderedSqlView,
     annotations: READ,
@@ -142,9 +154,9 @@ export const tools = [
       "version is that draft goes with it. Refused while something pins the draft " +
       "(template.in_use).",
     floor: "write",
-    input: z.object({ name, if_match: ifMatch }),
+    input: z.strictObject({ name, if_match: ifMatch }),
     output: z.object({ name: z.string(), purged: z.literal(true) }),
-    annotations: { ...REMOVE, idempotentHint: false },
+    annotations: REMOVE,
     handler: async (s, ctx, args) => {
       await s.templates.purgeDraft(op(ctx), args.name, args.if_match);
       return { name: args.name, purged: true as const };

@@ -1,7 +1,7 @@
 /**
  * The stored form of a finished run's stream once its replay window has passed: every frame,
- * with its id, type, payload and `observed_at`, in order, in ONE row (DECISIONS.md "durable
- * events, stored compactly"), Brotli-compressed into `execution_events.packed`. A serve's dozen
+ * with its id, type, payload and `observed_at`, in order, in ONE row
+ * (docs/decisions.md#every-event-is-durable), Brotli-compressed into `execution_events.packed`. A serve's dozen
  * frames take ~5 KB as rows and well under 1 KB packed: their payloads repeat the run's ids and
  * field names frame after frame. `data_ready` loses its `rows` on the way (nothing replays them
  * any more; the result has its own TTL).

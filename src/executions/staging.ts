@@ -1,5 +1,5 @@
 /**
- * The staging engine: one private in-memory database per execution (DECISIONS.md), DuckDB by
+ * The staging engine: one private in-memory database per execution (docs/decisions.md#a-private-staging-database-per-run), DuckDB by
  * default, SQLite when a pipeline's `settings.staging_engine` says so (`staging_sqlite.ts`). The
  * health probe opens a DuckDB database exactly as an execution does.
  */

@@ -1,5 +1,5 @@
 /**
- * The SQLite staging engine (`settings.staging_engine: sqlite`, DECISIONS.md): one private
+ * The SQLite staging engine (`settings.staging_engine: sqlite`, docs/decisions.md#a-private-staging-database-per-run): one private
  * in-memory SQLite database per execution, on one SQLite worker (`sqlite_thread.ts`) as the
  * SQLite connector uses it, closed with the execution. Staged SQL reads through that connector,
  * so it streams, converts, cancels and is confined like a datasource read; the staging tables are

@@ -12,7 +12,7 @@ import type { Dialect, TestOutcome, WireValue } from "./types.ts";
 /** A JSON cell: bigints and decimals as strings, binary as base64, non-finite doubles as text. */
 export type JsonCell = boolean | number | string | null;
 
-/** The wire form of one value (DECISIONS.md "result types on the wire"). */
+/** The wire form of one value (docs/datasources.md#datasource-connectors). */
 export function toJsonCell(value: WireValue): JsonCell {
   if (typeof value === "bigint") return value.toString();
   if (value instanceof Uint8Array) return base64(value);
@@ -48,7 +48,7 @@ export function readOnlyRefusal(error: unknown): AppError | undefined {
   });
 }
 
-/** A stable class for a connect or statement failure (spec 3 §4.1 `error_class`). */
+/** A stable class for a connect or statement failure (the test's `error_class`). */
 /** A connector's pool, its connect failures classified as every connector reports them. */
 export function connectorPool<C>(
   name: string,
@@ -171,7 +171,7 @@ export function aborted(signal?: AbortSignal): Promise<never> {
   });
 }
 
-/** `/columns` without a schema on a connection that reports no current schema (spec 3 §4.1). */
+/** `/columns` without a schema on a connection that reports no current schema (docs/datasources.md#datasource-connectors). */
 export function schemaRequired(): never {
   throw new AppError("pipeline.execution.parameter_required", { parameter: "schema" });
 }

@@ -1,7 +1,7 @@
 /**
  * A datasource's connection definition as the connectors read it: dialect, `jdbc_url`, the
  * decrypted credential and `properties`. `validateProperties` is the "test pool build at save"
- * (DECISIONS.md): it checks everything a pool would need and resolves the pool settings, and
+ * (docs/datasources.md#datasource-connectors): it checks everything a pool would need and resolves the pool settings, and
  * opens no connection, so an unreachable datasource still registers.
  */
 import { AppError } from "../../errors/mod.ts";

@@ -1,5 +1,5 @@
 /**
- * `jdbc_url` forms of DECISIONS.md, parsed into a typed target per dialect, and the small
+ * `jdbc_url` forms (docs/datasources.md#datasource-connectors), parsed into a typed target per dialect, and the small
  * allowlist of driver properties (`properties.jdbc` or the URL's query) each dialect maps to its
  * driver. Everything else is refused: drivers have options that load local files, open sockets
  * through arbitrary classes or run statements at connect, and a datasource definition written by

@@ -1,5 +1,5 @@
 /**
- * A connection pool with HikariCP's knobs (DECISIONS.md "pool keys"), generic over a driver's
+ * A connection pool with HikariCP's knobs (docs/datasources.md#datasource-connectors), generic over a driver's
  * connection type. Every dialect pools its own single-connection driver handles here, so the
  * seven keys mean the same thing everywhere:
  * - `maximumPoolSize` bounds open plus opening connections;

@@ -1,5 +1,5 @@
 /**
- * The current pool (connector) of each datasource on this instance, and retirement (spec 3 §3):
+ * The current pool (connector) of each datasource on this instance, and retirement (docs/datasources.md#datasource-connectors):
  * a save, update or delete retires the pool, new leases miss it at once, statements already
  * running finish on the connection they hold, and a reaper closes it when drained or at the
  * retire ceiling. Retirements are broadcast over the shared store so every instance drops its

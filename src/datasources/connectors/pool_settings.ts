@@ -1,6 +1,6 @@
 /**
- * Pool settings: the `properties.hikari` keys with the ranges of DECISIONS.md, resolved against
- * the defaults, and the `pool` report of a datasource response (spec 3 §2.1).
+ * Pool settings: the `properties.hikari` keys with their ranges (docs/datasources.md#datasource-connectors), resolved against
+ * the defaults, and the `pool` report of a datasource response.
  *
  * Where a value comes from, most specific first:
  * - `configured`: the datasource's `properties.hikari`.
@@ -11,7 +11,7 @@
  *   open forever; with a pool per datasource on every replica that would hold connections to
  *   every registered database whether or not anyone uses it. A `validationTimeout` default longer
  *   than the configured `connectionTimeout` is lowered to it (reported as application default).
- * - `hikari_default`: HikariCP's own defaults, which DECISIONS.md adopts.
+ * - `hikari_default`: HikariCP's own defaults, which the service adopts.
  */
 import { AppError } from "../../errors/mod.ts";
 import type { Dialect } from "./types.ts";

@@ -11,11 +11,11 @@
 
 import type { DuckDBDataChunk, DuckDBType } from "@duckdb/node-api";
 
-/** The engine kinds of DECISIONS.md "Datasources". */
+/** The engine kinds a datasource may name (docs/datasources.md). */
 export const DIALECTS = ["POSTGRES", "MYSQL", "SQLITE", "DUCKDB", "LAKE"] as const;
 export type Dialect = (typeof DIALECTS)[number];
 
-/** The canonical result types of DECISIONS.md "result types on the wire". */
+/** The canonical result types (docs/datasources.md#datasource-connectors). */
 export const WIRE_TYPES = [
   "boolean",
   "integer",
@@ -121,7 +121,7 @@ export interface ChunkStream extends AsyncIterable<DuckDBDataChunk> {
   toRows(chunk: DuckDBDataChunk): Iterable<WireValue[][]>;
 }
 
-/** What a transactional write proved (spec 2 §6 `committed` / `rolled_back`). */
+/** What a transactional write proved (`committed` / `rolled_back` of its event). */
 export interface WriteOutcome {
   /** true: COMMIT confirmed; false: ROLLBACK confirmed; undefined: neither observed. */
   committed?: boolean;
@@ -130,7 +130,7 @@ export interface WriteOutcome {
   rows_affected: (number | null)[];
 }
 
-/** `POST /datasources/{name}/test` (spec 3 §4.1); never throws. */
+/** `POST /datasources/{name}/test`; never throws. */
 export interface TestOutcome {
   connected: boolean;
   latency_ms: number;

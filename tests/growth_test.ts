@@ -26,9 +26,16 @@ forEachStoreKind(
       const past = await w.size();
       equal(past.executions - base.executions, N);
       equal(past.events - base.events, N, "one row per run");
-      const perServe = (past.tableBytes - base.tableBytes) / N;
-      // ~1.5 KB measured (7 KB before packing); page-granular sizes leave some slack.
+      // SQLite: used page bytes, indexes included (~1.5 KB measured, 7 KB before packing);
+      // page-granular sizes leave some slack. PostgreSQL: the live rows' bytes, since the size
+      // on disk shrinks only when VACUUM may remove the dead rows (see StoreSize.rowBytes).
+      const perServe = store === "sqlite"
+        ? (past.tableBytes - base.tableBytes) / N
+        : (past.rowBytes! - base.rowBytes!) / N;
       ok(perServe < 2048, `${perServe} bytes per serve`);
+      if (store === "postgres") {
+        ok((served.rowBytes! - base.rowBytes!) / N > 2 * perServe, "packing shrinks the rows");
+      }
 
       const gone = await w.sweep(PAST_RETENTION);
       equal(gone.records, N);
@@ -57,14 +64,10 @@ forEachStoreKind(
         );
         ok(third.fileBytes! < swept.fileBytes! + 2 * audit + 256 * 1024, "bounded");
       } else {
-        // Plain VACUUM (autovacuum's work) lets each round reuse most of the space the one before
-        // freed: a round grows the tables by a small part of what its serves wrote (index pages
-        // freed by one VACUUM are reusable after the next).
-        const wrote = served.tableBytes - base.tableBytes;
-        ok(
-          third.tableBytes - second.tableBytes < wrote / 4,
-          `${third.tableBytes} vs ${second.tableBytes} (a round writes ${wrote})`,
-        );
+        // Every round leaves no live row behind. How much of the freed space a plain VACUUM
+        // (autovacuum's work) hands back depends on other sessions' snapshots on the same server,
+        // so the size on disk is reported by `deno task growth`, not asserted here.
+        equal(third.rowBytes, 0);
       }
     } finally {
       await w.close();

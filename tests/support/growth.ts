@@ -23,6 +23,12 @@ export interface StoreSize {
   auditBytes: number;
   /** SQLite: the database file after a WAL checkpoint. */
   fileBytes?: number;
+  /**
+   * PostgreSQL: the bytes of the two tables' live rows (`pg_column_size`). Unlike the size on
+   * disk, it does not depend on VACUUM being able to remove dead rows, which another session's
+   * open snapshot on the same server (other tests, in CI) can hold back.
+   */
+  rowBytes?: number;
 }
 
 export interface GrowthWorld {
@@ -137,6 +143,9 @@ async function storeSize(s: TestServer): Promise<StoreSize> {
       events,
       tableBytes: await total(["executions", "execution_events"]),
       auditBytes: await total(["audit_log"]),
+      rowBytes: await n(`SELECT
+        (SELECT COALESCE(SUM(pg_column_size(e.*)), 0) FROM executions e) +
+        (SELECT COALESCE(SUM(pg_column_size(v.*)), 0) FROM execution_events v) AS n`),
     };
   }
   await db.query("PRAGMA wal_checkpoint(TRUNCATE)");

@@ -51,6 +51,8 @@ demoBrowserTest(
     await page.click("text=Revenue against target");
     await page.click(".page-head a.btn.primary:has-text('Run')");
     await page.locator("[data-run-form]").waitFor();
+    // run.js takes over the form once the page has loaded; a click before that would post it.
+    await page.waitForLoadState("load");
     await recordBars(page);
     await page.click("button:has-text('Run pipeline')");
     await runResultShown(page, problems);

@@ -22,6 +22,8 @@ async function runReport(browser: Browser, base: string, user: TestUser): Promis
   await page.click("text=Revenue against target");
   await page.click(".page-head a.btn.primary:has-text('Run')");
   await page.locator("[data-run-form]").waitFor();
+  // run.js takes over the form once the page has loaded; a click before that would post it.
+  await page.waitForLoadState("load");
   await page.click("button:has-text('Run pipeline')");
   await runResultShown(page, problems);
   return page;

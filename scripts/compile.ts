@@ -61,23 +61,6 @@ async function text(cmd: string, args: string[]): Promise<string | null> {
 }
 
 /**
- * Every `@duckdb/node-bindings-*` package in the npm cache but the target's: `duckdb.js` names all
- * of them, so the compiler would embed each one it finds (70 MB apiece, the musl twin included).
- */
-async function otherDuckdbBindings(keep: string): Promise<string[]> {
-  const info = JSON.parse(await text(Deno.execPath(), ["info", "--json"]) ?? "{}");
-  const out: string[] = [];
-  const scope = `${info.npmCache}/registry.npmjs.org/@duckdb`;
-  for (const pkg of await names(scope)) {
-    if (!pkg.startsWith("node-bindings-") || pkg === `node-bindings-${keep}`) continue;
-    for (const version of await names(`${scope}/${pkg}`)) {
-      if (version !== "registry.json") out.push(`${scope}/${pkg}/${version}`);
-    }
-  }
-  return out;
-}
-
-/**
  * Folders of npm packages that nothing loads at run time and that `deno compile` cannot take:
  * bintrees (prom-client → tdigest) ships `test/perf/100k`, a file of 100,000 signed numbers one
  * per line, which the compiler parses as one expression of 100,000 nested subtractions and
@@ -85,14 +68,23 @@ async function otherDuckdbBindings(keep: string): Promise<string[]> {
  */
 const UNLOADED = [["bintrees", "test"], ["bintrees", "examples"]];
 
-async function unloadedNpmFolders(): Promise<string[]> {
+/**
+ * What the build leaves out of the npm cache it embeds: every `@duckdb/node-bindings-*` package
+ * but the target's (`duckdb.js` names all of them, so the compiler would embed each one it finds,
+ * 70 MB apiece, the musl twin included), and the UNLOADED folders.
+ */
+async function excludedNpmPaths(keepDuckdb: string): Promise<string[]> {
   const info = JSON.parse(await text(Deno.execPath(), ["info", "--json"]) ?? "{}");
+  const registry = `${info.npmCache}/registry.npmjs.org`;
+  const versions = async (dir: string) =>
+    (await names(dir)).filter((v) => v !== "registry.json").map((v) => `${dir}/${v}`);
   const out: string[] = [];
+  for (const pkg of await names(`${registry}/@duckdb`)) {
+    if (!pkg.startsWith("node-bindings-") || pkg === `node-bindings-${keepDuckdb}`) continue;
+    out.push(...await versions(`${registry}/@duckdb/${pkg}`));
+  }
   for (const [pkg, folder] of UNLOADED) {
-    const scope = `${info.npmCache}/registry.npmjs.org/${pkg}`;
-    for (const version of await names(scope)) {
-      if (version !== "registry.json") out.push(`${scope}/${version}/${folder}`);
-    }
+    for (const version of await versions(`${registry}/${pkg}`)) out.push(`${version}/${folder}`);
   }
   return out;
 }
@@ -151,8 +143,7 @@ async function main(): Promise<void> {
     "--exclude-unused-npm",
     ...check ? [] : ["--no-check"],
     ...EMBEDDED.flatMap((path) => ["--include", path]),
-    ...(await otherDuckdbBindings(platform.duckdb)).flatMap((path) => ["--exclude", path]),
-    ...(await unloadedNpmFolders()).flatMap((path) => ["--exclude", path]),
+    ...(await excludedNpmPaths(platform.duckdb)).flatMap((path) => ["--exclude", path]),
     "--output",
     output,
     "main.ts",

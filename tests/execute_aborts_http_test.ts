@@ -10,12 +10,13 @@ import { checkEventOrder, type EventFrame } from "../src/executions/event_order.
 import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";
 import type { JsonObject } from "../src/versions/types.ts";
 import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
-import { freshMariaDatabase, mariaAdmin, waitFor } from "./support/datasources.ts";
+import { freshMariaDatabase, mariaAdmin } from "./support/datasources.ts";
 import { frames } from "./support/executions_fixtures.ts";
 import { call, startTestServer, type TestServer } from "./support/harness.ts";
 import { MARIADB_URL, skipUnless } from "./support/services.ts";
 import { STORE_KINDS } from "./support/stores.ts";
 import { dql } from "./support/pipeline_body.ts";
+import { eventually } from "./support/wait.ts";
 
 async function sleeping(tag: string): Promise<number> {
   const admin = await mariaAdmin();
@@ -92,7 +93,10 @@ async function startSleeping(t: Setup, tag: string) {
   const id = res.headers.get("SVC-Execution-Id")!;
   const stream = frames(res);
   equal((await stream.next()).event, "execution_started");
-  await waitFor("SLEEP on MariaDB", async () => (await sleeping(tag)) === 1);
+  await eventually(async () => (await sleeping(tag)) === 1, {
+    what: "SLEEP on MariaDB",
+    ms: 10_000,
+  });
   return { id, stream };
 }
 
@@ -128,17 +132,23 @@ for (const store of STORE_KINDS) {
         });
         equal(del.status, 204);
         await assertAbortedRun(t, cancelled.id, await cancelled.stream.rest(), "cancelled");
-        await waitFor("the cancelled SLEEP to stop", async () => (await sleeping(cancelTag)) === 0);
+        await eventually(async () => (await sleeping(cancelTag)) === 0, {
+          what: "the cancelled SLEEP to stop",
+          ms: 10_000,
+        });
         const again = await call(s, "DELETE", `/api/v1/executions/${cancelled.id}`, t.h);
         equal(again.body.error.code, "pipeline.execution.not_running");
 
         const leftTag = `left_${crypto.randomUUID().slice(0, 8)}`;
         const left = await startSleeping(t, leftTag);
         await left.stream.close();
-        await waitFor("the abandoned SLEEP to stop", async () => (await sleeping(leftTag)) === 0);
-        await waitFor(
-          "the abandoned run to end",
+        await eventually(async () => (await sleeping(leftTag)) === 0, {
+          what: "the abandoned SLEEP to stop",
+          ms: 10_000,
+        });
+        await eventually(
           async () => (await s.runtime.executions.repo.get(left.id))?.record.status === "ABORTED",
+          { what: "the abandoned run to end", ms: 10_000 },
         );
         const replay = await call(s, "GET", `/api/v1/executions/${left.id}/events`, t.h);
         await assertAbortedRun(t, left.id, replay.body.data.events, "client_disconnect");
@@ -148,7 +158,10 @@ for (const store of STORE_KINDS) {
         // The step runtime.close() takes first.
         await s.runtime.executions.close(5000);
         await assertAbortedRun(t, down.id, await down.stream.rest(), "shutdown");
-        await waitFor("the SLEEP to stop at shutdown", async () => (await sleeping(downTag)) === 0);
+        await eventually(async () => (await sleeping(downTag)) === 0, {
+          what: "the SLEEP to stop at shutdown",
+          ms: 10_000,
+        });
       } finally {
         await s.close();
         await maria.drop();

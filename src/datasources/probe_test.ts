@@ -13,7 +13,6 @@ import {
   freshMariaDatabase,
   mariaAdmin,
   pgJdbcUrl,
-  waitFor,
 } from "../../tests/support/datasources.ts";
 import { skipUnless } from "../../tests/support/services.ts";
 import { freshPostgresDatabase } from "../../tests/support/stores.ts";
@@ -21,6 +20,7 @@ import { AppError } from "../errors/mod.ts";
 import { readOnlyRefusal } from "./connectors/common.ts";
 import { type Connector, type Dialect, openConnector } from "./connectors/mod.ts";
 import { probeLimits, probeRows, runProbe } from "./probe.ts";
+import { eventually } from "../../tests/support/wait.ts";
 
 /** One real database with table `t` (3 rows), a connector on it and an out-of-band reader. */
 interface Engine {
@@ -352,10 +352,10 @@ for (const { dialect, open, ignore } of ENGINES) {
           return true;
         });
         // The statement is gone from the server, and the pool serves the next read.
-        await waitFor("the slow statement to stop", async () => {
+        await eventually(async () => {
           const r = await runProbe(e.conn, { sql: RUNNING[dialect]! }, probeLimits());
           return Number(r.rows[0][0]) === 0;
-        });
+        }, { what: "the slow statement to stop", ms: 10_000 });
         const after = await runProbe(e.conn, { sql: "SELECT count(*) FROM t" }, probeLimits());
         equal(Number(after.rows[0][0]), 3);
       } finally {

@@ -8,7 +8,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { openConnector, type Pool } from "../datasources/mod.ts";
-import { connectorConfig, waitFor } from "../../tests/support/datasources.ts";
+import { connectorConfig } from "../../tests/support/datasources.ts";
 import {
   forEachWorld,
   type MariaSource,
@@ -27,6 +27,7 @@ import {
 import type { StoredRun } from "./stored_run_fixtures.ts";
 import type { AbortReason, ExecutionHandle } from "./types.ts";
 import { dql, staged } from "../../tests/support/pipeline_body.ts";
+import { eventually } from "../../tests/support/wait.ts";
 
 const REASONS: AbortReason[] = ["cancelled", "client_disconnect", "shutdown"];
 
@@ -52,29 +53,38 @@ function slowNodes(tag: string): unknown[] {
 async function allRunning(s: Servers, handle: ExecutionHandle, tag: string): Promise<void> {
   await waitForEvent(handle, (f) => f.data.node_id === "duck" && f.data.state === "executing");
   await waitForEvent(handle, (f) => f.data.node_id === "lite" && f.data.rows_written > 0);
-  await waitFor("SLEEP running on MariaDB", async () => (await s.maria.running(tag)) === 1);
-  await waitFor("pg_sleep running on PostgreSQL", async () => (await s.pg.running(tag)) === 1);
+  await eventually(async () => (await s.maria.running(tag)) === 1, {
+    what: "SLEEP running on MariaDB",
+    ms: 10_000,
+  });
+  await eventually(async () => (await s.pg.running(tag)) === 1, {
+    what: "pg_sleep running on PostgreSQL",
+    ms: 10_000,
+  });
 }
 
 /** The statements stopped, every pool has its connection back and answers a new read. */
 async function released(w: World, s: Servers, tag: string): Promise<void> {
-  await waitFor(
-    "the SLEEP to leave the processlist",
-    async () => (await s.maria.running(tag)) === 0,
-  );
-  await waitFor("pg_sleep to stop", async () => (await s.pg.running(tag)) === 0);
+  await eventually(async () => (await s.maria.running(tag)) === 0, {
+    what: "the SLEEP to leave the processlist",
+    ms: 10_000,
+  });
+  await eventually(async () => (await s.pg.running(tag)) === 0, {
+    what: "pg_sleep to stop",
+    ms: 10_000,
+  });
   // KILL QUERY stops the statement and leaves its connection usable: it is back in the pool,
   // not discarded and replaced (closing the socket would also end a SLEEP, but lose it).
-  await waitFor(
-    "maria's connection back in its pool",
-    () => Promise.resolve(poolOf(w, "maria").stats.leased === 0),
-  );
+  await eventually(() => Promise.resolve(poolOf(w, "maria").stats.leased === 0), {
+    what: "maria's connection back in its pool",
+    ms: 10_000,
+  });
   deepEqual(poolOf(w, "maria").stats, { idle: 1, leased: 0, connecting: 0, waiting: 0 });
   for (const name of ["pg", "maria", "duck", "lite"]) {
-    await waitFor(
-      `${name}'s connection back in its pool`,
-      () => Promise.resolve(poolOf(w, name).stats.leased === 0),
-    );
+    await eventually(() => Promise.resolve(poolOf(w, name).stats.leased === 0), {
+      what: `${name}'s connection back in its pool`,
+      ms: 10_000,
+    });
     const rows = [];
     for await (const batch of await w.datasources.get(name)!.connector.query({ sql: "SELECT 1" })) {
       rows.push(...batch);
@@ -181,15 +191,21 @@ forEachWorld(
     const started = await waitForEvent(handle, (f) => f.data.child_execution_id !== undefined);
     const childId = started.data.child_execution_id as string;
     // The child's events go to the store; wait there until its statements run.
-    await waitFor(
-      "the child's SQLite rows",
+    await eventually(
       async () =>
         (await runs.repo.events(childId)).some((f) =>
           f.data.node_id === "lite" && f.data.rows_written > 0
         ),
+      { what: "the child's SQLite rows", ms: 10_000 },
     );
-    await waitFor("the child's SLEEP on MariaDB", async () => (await s.maria.running(tag)) === 1);
-    await waitFor("the child's pg_sleep", async () => (await s.pg.running(tag)) === 1);
+    await eventually(async () => (await s.maria.running(tag)) === 1, {
+      what: "the child's SLEEP on MariaDB",
+      ms: 10_000,
+    });
+    await eventually(async () => (await s.pg.running(tag)) === 1, {
+      what: "the child's pg_sleep",
+      ms: 10_000,
+    });
     handle.cancel("client_disconnect");
     const run = await runs.finish(handle, { ms: 15_000 });
     assertAborted(run, "client_disconnect", ["sub"]);

@@ -3,7 +3,6 @@
  * datasource, and each abort reason interrupting a running `pg_sleep` on the server.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { waitFor } from "../../tests/support/datasources.ts";
 import { forEachWorld, mariaSource, postgresSource } from "../../tests/support/executor_world.ts";
 import {
   addDatasource,
@@ -21,6 +20,7 @@ import { connectorConfig } from "../../tests/support/datasources.ts";
 import type { AbortReason } from "./types.ts";
 import { checkEventOrder } from "./event_order.ts";
 import { dql, staged } from "../../tests/support/pipeline_body.ts";
+import { eventually } from "../../tests/support/wait.ts";
 
 forEachWorld("DQLs from PostgreSQL and MariaDB, joined in tempdb", async (w) => {
   await postgresSource(w, "shop", {
@@ -92,7 +92,10 @@ forEachWorld(
         handle,
         (f) => f.data.node_id === "sleepy" && f.data.state === "executing",
       );
-      await waitFor("pg_sleep running on the server", async () => (await slow.running(tag)) === 1);
+      await eventually(async () => (await slow.running(tag)) === 1, {
+        what: "pg_sleep running on the server",
+        ms: 10_000,
+      });
       handle.cancel(reason);
       const { byType, record } = await drainStream(handle, { ms: 10_000 });
       equal(record.status, "ABORTED");
@@ -108,11 +111,10 @@ forEachWorld(
       );
       equal(lastSample({ byType }, "sleepy").state, "aborted");
       // The server stopped the statement: no backend is still running it.
-      await waitFor(
-        "the statement to stop on the server",
-        async () => (await slow.running(tag)) === 0,
-        5000,
-      );
+      await eventually(async () => (await slow.running(tag)) === 0, {
+        what: "the statement to stop on the server",
+        ms: 5000,
+      });
     }
   },
   { services: ["postgres"] },
@@ -137,7 +139,10 @@ forEachWorld("cancelling a parent stops its running child for the same reason", 
     (f) => f.data.node_id === "sub" && f.data.child_execution_id,
   );
   const childId = started.data.child_execution_id;
-  await waitFor("the child's pg_sleep on the server", async () => (await slow.running(tag)) === 1);
+  await eventually(async () => (await slow.running(tag)) === 1, {
+    what: "the child's pg_sleep on the server",
+    ms: 10_000,
+  });
   handle.cancel("shutdown");
   const { record } = await drainStream(handle, { ms: 10_000 });
   equal(record.status, "ABORTED");
@@ -146,5 +151,8 @@ forEachWorld("cancelling a parent stops its running child for the same reason", 
   equal(childRecord.status, "ABORTED");
   equal(childRecord.abort_reason, "shutdown");
   checkEventOrder(sink.frames(childId));
-  await waitFor("the child's statement to stop", async () => (await slow.running(tag)) === 0, 5000);
+  await eventually(async () => (await slow.running(tag)) === 0, {
+    what: "the child's statement to stop",
+    ms: 5000,
+  });
 }, { services: ["postgres"] });

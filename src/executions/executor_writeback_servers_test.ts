@@ -5,12 +5,12 @@
  * the server's own statement timeout, which fails its node as a timeout.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { waitFor } from "../../tests/support/datasources.ts";
 import type { ServiceName } from "../../tests/support/services.ts";
 import { forEachWorld, mariaSource, postgresSource } from "../../tests/support/executor_world.ts";
 import { lastSample, pipeline, sqliteFile, waitForEvent, type World } from "./executor_fixtures.ts";
 import { assertFailed } from "./stored_run_fixtures.ts";
 import { dql } from "../../tests/support/pipeline_body.ts";
+import { eventually } from "../../tests/support/wait.ts";
 
 const SERVERS = { services: ["postgres", "mariadb"] satisfies ServiceName[] };
 
@@ -200,16 +200,19 @@ for (const open of [postgresServer, mariaServer]) {
       const running = server.dialect === "POSTGRES"
         ? "SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'UPDATE ledger%'"
         : "SELECT 1 FROM information_schema.PROCESSLIST WHERE INFO LIKE 'UPDATE ledger%'";
-      await waitFor(
-        "the UPDATE on the server",
-        async () => (await server.sql(running)).length > 0,
-      );
+      await eventually(async () => (await server.sql(running)).length > 0, {
+        what: "the UPDATE on the server",
+        ms: 10_000,
+      });
       handle.cancel("cancelled");
       const run = await runs.finish(handle, { ms: 15_000 });
       equal(run.record.status, "ABORTED");
       const end = lastSample(run, "zero");
       deepEqual([end.state, end.committed, end.rolled_back], ["aborted", false, true]);
-      await waitFor("the UPDATE to stop", async () => (await server.sql(running)).length === 0);
+      await eventually(async () => (await server.sql(running)).length === 0, {
+        what: "the UPDATE to stop",
+        ms: 10_000,
+      });
       deepEqual(ids(await server.sql("SELECT id, owner, balance FROM ledger ORDER BY id")), [
         [7, "Old", 70],
         [8, "Older", 80],

@@ -1,6 +1,6 @@
 /**
  * Fixtures for connector tests: fresh databases on the real servers, connector configs for them,
- * a hanging server, and waiting on a condition with a deadline instead of sleeping.
+ * and a hanging server.
  */
 import { deepEqual, ok } from "node:assert/strict";
 import mysql from "mysql2/promise";
@@ -12,7 +12,6 @@ import postgres from "postgres";
 import type { PostgresConnector } from "../../src/datasources/connectors/postgres.ts";
 import { assertServices, MARIADB_URL, skipUnless } from "./services.ts";
 import { freshPostgresDatabase } from "./stores.ts";
-import { eventually } from "./wait.ts";
 
 export { connectorConfig };
 
@@ -97,11 +96,6 @@ export async function drain(
     for (const row of batch) rows.push(row);
   }
   return { batches, rows };
-}
-
-/** `eventually` as the connector tests call it: named, with their 10 s deadline. */
-export function waitFor<T>(what: string, check: () => Promise<T> | T, ms = 10_000): Promise<T> {
-  return eventually(check, { what, ms });
 }
 
 /**

@@ -1,15 +1,11 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { DuckDBDecimalValue, DuckDBInstance } from "@duckdb/node-api";
-import {
-  connectorConfig,
-  drain,
-  waitFor,
-  withFileConnector,
-} from "../../../tests/support/datasources.ts";
+import { connectorConfig, drain, withFileConnector } from "../../../tests/support/datasources.ts";
 import type { DuckdbConnector } from "./duckdb.ts";
 import { decimalText, duckdbConverter, duckdbWireType } from "./duckdb_types.ts";
 import { openConnector } from "./mod.ts";
 import { WriteError } from "./types.ts";
+import { eventually } from "../../../tests/support/wait.ts";
 
 /** The database file every test here reads, as this SQL makes it. */
 const FILE_SQL = `
@@ -125,7 +121,10 @@ Deno.test("[duckdb] an abort interrupts a heavy query inside the engine", async 
     });
     running.catch(() => {});
     // Leased means the statement was handed to the engine in the same turn.
-    await waitFor("the statement to start", () => c.pool.stats.leased === 1);
+    await eventually(() => c.pool.stats.leased === 1, {
+      what: "the statement to start",
+      ms: 10_000,
+    });
     controller.abort();
     await rejects(running, (e: Error) => e.name === "AbortError");
     // The pool holds one connection and DuckDB runs one statement per connection: an answer now

@@ -8,11 +8,11 @@ import {
   drain,
   freshMariaDatabase,
   mariaAdmin,
-  waitFor,
 } from "../../../tests/support/datasources.ts";
 import type { MysqlConnector } from "./mysql.ts";
 import { openConnector } from "./mod.ts";
 import { WriteError } from "./types.ts";
+import { eventually } from "../../../tests/support/wait.ts";
 
 const ignore = skipUnless("mariadb");
 
@@ -173,7 +173,10 @@ myTest(
     };
     // The statement is prepared before it is executed, and its text shows in the process list
     // during both: only the sleep itself is the state this test cancels.
-    await waitFor("SLEEP to run", async () => (await processlist())?.STATE === "User sleep");
+    await eventually(async () => (await processlist())?.STATE === "User sleep", {
+      what: "SLEEP to run",
+      ms: 10_000,
+    });
     controller.abort();
     await rejects(running, (e: Error) => e.name === "AbortError");
     const after = await processlist();
@@ -192,12 +195,12 @@ myTest(
       break;
     }
     equal(c.pool.stats.leased, 0);
-    await waitFor("the server to stop the statement", async () => {
+    await eventually(async () => {
       const [rows] = await admin.query(
         "SELECT 1 FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT seq FROM seq_1_to_5000000%'",
       );
       return (rows as unknown[]).length === 0;
-    });
+    }, { what: "the server to stop the statement", ms: 10_000 });
     deepEqual((await drain(await c.query({ sql: "SELECT 1" }))).rows, [[1n]]);
   },
 );

@@ -3,9 +3,10 @@ import postgres from "postgres";
 import { MemoryStore, RedisStore, type SharedStore } from "../../shared/mod.ts";
 import { REDIS_URL, skipUnless } from "../../../tests/support/services.ts";
 import { freshPostgresDatabase } from "../../../tests/support/stores.ts";
-import { connectorConfig, pgJdbcUrl, waitFor } from "../../../tests/support/datasources.ts";
+import { connectorConfig, pgJdbcUrl } from "../../../tests/support/datasources.ts";
 import { type Connector, openConnector, PoolManager } from "./mod.ts";
 import type { PostgresConnector } from "./postgres.ts";
+import { eventually } from "../../../tests/support/wait.ts";
 
 const ignorePg = skipUnless("postgres");
 
@@ -91,22 +92,22 @@ Deno.test({
         for await (const [[p]] of pidStream) pid = p as number;
         const running = c.query({ sql: "SELECT pg_sleep(60)" });
         running.catch(() => {});
-        await waitFor(
-          "pg_sleep to run",
+        await eventually(
           async () =>
             (await admin`SELECT 1 FROM pg_stat_activity WHERE pid = ${pid} AND state = 'active'`)
               .length > 0,
+          { what: "pg_sleep to run", ms: 10_000 },
         );
         const started = Date.now();
         await manager.retire("slow");
         const took = Date.now() - started;
         ok(took >= 250 && took < 10_000, `closed after ${took} ms`);
         await rejects(running);
-        await waitFor(
-          "the backend to end",
+        await eventually(
           async () =>
             (await admin`SELECT 1 FROM pg_stat_activity WHERE pid = ${pid} AND state = 'active'`)
               .length === 0,
+          { what: "the backend to end", ms: 10_000 },
         );
       } finally {
         await manager.closeAll();
@@ -126,12 +127,15 @@ async function broadcastTest(a: SharedStore, b: SharedStore) {
     await two.get("other", open);
     await one.publishRetire("ds");
     equal(one.has("ds"), false);
-    await waitFor("the other instance to retire its pool", () => !two.has("ds"));
+    await eventually(() => !two.has("ds"), {
+      what: "the other instance to retire its pool",
+      ms: 10_000,
+    });
     equal(two.has("other"), true, "only the named datasource is retired");
     // Malformed messages are ignored rather than breaking the subscription.
     await a.publish(channel, "not json");
     await one.publishRetire("other");
-    await waitFor("the second retirement", () => !two.has("other"));
+    await eventually(() => !two.has("other"), { what: "the second retirement", ms: 10_000 });
   } finally {
     await one.closeAll();
     await two.closeAll();

@@ -4,10 +4,10 @@ import { AppError } from "../../errors/mod.ts";
 import { createLogger } from "../../lib/log.ts";
 import { skipUnless } from "../../../tests/support/services.ts";
 import { freshPostgresDatabase } from "../../../tests/support/stores.ts";
-import { waitFor } from "../../../tests/support/datasources.ts";
 import { Pool } from "./pool.ts";
 import { resolvePoolSettings } from "./pool_settings.ts";
 import { type PgConn, postgresDriver } from "./postgres_driver.ts";
+import { eventually } from "../../../tests/support/wait.ts";
 
 // The pool against real PostgreSQL connections. Time-based rules (idle timeout, lifetime,
 // validation after idling) are decided by the pool's clock, which these tests move forward.
@@ -60,7 +60,10 @@ Deno.test({
       const a = await pool.acquire();
       const b = await pool.acquire();
       const waiting = pool.acquire();
-      await waitFor("the third lease to wait", () => pool.stats.waiting === 1);
+      await eventually(() => pool.stats.waiting === 1, {
+        what: "the third lease to wait",
+        ms: 10_000,
+      });
       a.release();
       const c = await waiting;
       equal(c.conn, a.conn, "the released connection went to the waiter");
@@ -129,11 +132,10 @@ Deno.test({
   async fn() {
     await withPool({ leakDetectionThreshold: 2_000 }, async ({ pool, lines }) => {
       const lease = await pool.acquire();
-      const line = await waitFor(
-        "the leak warning",
-        () => lines.find((l) => l.includes("leakDetection")),
-        10_000,
-      );
+      const line = await eventually(() => lines.find((l) => l.includes("leakDetection")), {
+        what: "the leak warning",
+        ms: 10_000,
+      });
       const parsed = JSON.parse(line!);
       deepEqual([parsed.level, parsed.datasource], ["warn", "pooled"]);
       ok(parsed.held_ms >= 2_000);
@@ -153,20 +155,20 @@ Deno.test({
       await rejects(pool.acquire(), /closed/);
       held.release();
       await closing;
-      await waitFor(
-        "the backend to leave",
+      await eventually(
         async () =>
           (await admin`SELECT 1 FROM pg_stat_activity WHERE pid = ${backend}`).length === 0,
+        { what: "the backend to leave", ms: 10_000 },
       );
     });
     await withPool({}, async ({ pool, admin }) => {
       const held = await pool.acquire();
       const backend = await pid(held.conn);
       await pool.close(new Date(Date.now() + 200));
-      await waitFor(
-        "the backend to leave",
+      await eventually(
         async () =>
           (await admin`SELECT 1 FROM pg_stat_activity WHERE pid = ${backend}`).length === 0,
+        { what: "the backend to leave", ms: 10_000 },
       );
       held.release();
     });
@@ -180,7 +182,10 @@ Deno.test({
     await withPool({ maximumPoolSize: 4, minimumIdle: 2 }, async ({ pool }) => {
       equal(pool.size, 0, "building a pool opens nothing");
       const lease = await pool.acquire();
-      await waitFor("minimumIdle to be opened", () => pool.stats.idle === 2);
+      await eventually(() => pool.stats.idle === 2, {
+        what: "minimumIdle to be opened",
+        ms: 10_000,
+      });
       equal(pool.size, 3);
       lease.release();
     });

@@ -6,9 +6,10 @@
  * long or to the next lease, or stop a cancel from reaching the server.
  */
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
-import { drain, pgConnectorTest, waitFor } from "../../../tests/support/datasources.ts";
+import { drain, pgConnectorTest } from "../../../tests/support/datasources.ts";
 import type { PostgresConnector } from "./postgres.ts";
 import type { QueryOptions, Statement } from "./types.ts";
+import { eventually } from "../../../tests/support/wait.ts";
 
 /** A fresh database, a connector on it with one pooled connection, and an admin handle. */
 const pgTest = (name: string, fn: Parameters<typeof pgConnectorTest>[1]) =>
@@ -134,11 +135,11 @@ pgTest("a whole read aborted mid-statement is cancelled on the server", async ({
       signal: controller.signal,
       readOnly,
     });
-    await waitFor("pg_sleep to run", async () =>
+    await eventually(async () =>
       (await admin.unsafe(
         "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state LIKE 'active%' AND query LIKE '%pg_sleep%'",
         [pid as number],
-      )).length > 0);
+      )).length > 0, { what: "pg_sleep to run", ms: 10_000 });
     controller.abort();
     await rejects(running, (e: Error) => e.name === "AbortError");
     const [activity] = await admin.unsafe("SELECT state FROM pg_stat_activity WHERE pid = $1", [
@@ -167,11 +168,11 @@ pgTest(
     deepEqual((await c.columns("t")).map((col) => col.name), ["n"]);
     await rows(c, { sql: "SELECT n FROM t LIMIT 1" }, { readOnly: true });
     // Nobody takes the connection: the transaction still ends, it is not left idle in it.
-    await waitFor("the transaction to end", async () => {
+    await eventually(async () => {
       const [activity] = await admin.unsafe("SELECT state FROM pg_stat_activity WHERE pid = $1", [
         pid as number,
       ]);
       return activity.state === "idle";
-    });
+    }, { what: "the transaction to end", ms: 10_000 });
   },
 );

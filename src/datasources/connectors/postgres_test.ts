@@ -9,11 +9,11 @@ import {
   drain,
   pgConnectorTest,
   pgJdbcUrl,
-  waitFor,
 } from "../../../tests/support/datasources.ts";
 import { openConnector } from "./mod.ts";
 import type { PostgresConnector } from "./postgres.ts";
 import { WriteError } from "./types.ts";
+import { eventually } from "../../../tests/support/wait.ts";
 
 const ignore = skipUnless("postgres");
 
@@ -198,13 +198,13 @@ pgTest(
     const controller = new AbortController();
     const started = Date.now();
     const running = c.query({ sql: "SELECT pg_sleep(60)" }, { signal: controller.signal });
-    await waitFor("pg_sleep to run", async () => {
+    await eventually(async () => {
       const rows = await admin.unsafe(
         "SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active' AND query LIKE '%pg_sleep%'",
         [pid as number],
       );
       return rows.length > 0;
-    });
+    }, { what: "pg_sleep to run", ms: 10_000 });
     controller.abort();
     await rejects(running, (e: Error) => e.name === "AbortError");
     ok(Date.now() - started < 30_000);
@@ -347,10 +347,10 @@ Deno.test("[postgres] a connect that hangs fails at connectionTimeout; test() sa
     );
     const controller = new AbortController();
     const waiting = patient.query({ sql: "SELECT 1" }, { signal: controller.signal });
-    await waitFor(
-      "the connect to start",
-      () => (patient as PostgresConnector).pool.stats.connecting === 1,
-    );
+    await eventually(() => (patient as PostgresConnector).pool.stats.connecting === 1, {
+      what: "the connect to start",
+      ms: 10_000,
+    });
     controller.abort(new Error("caller left"));
     await rejects(waiting, /caller left/);
     await patient.close();

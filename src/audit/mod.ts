@@ -6,7 +6,6 @@ export {
   type AuditReader,
   type AuditRecord,
   auditRow,
-  auditTrail,
   queryAudit,
   recordAudit,
 } from "./service.ts";

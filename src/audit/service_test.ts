@@ -2,7 +2,8 @@ import { deepEqual, equal, rejects } from "node:assert/strict";
 import type { AppError } from "../errors/mod.ts";
 import { forEachStore } from "../../tests/support/stores.ts";
 import { requestContext } from "../lib/log.ts";
-import { auditTrail, queryAudit, recordAudit } from "./mod.ts";
+import { queryAudit, recordAudit } from "./mod.ts";
+import { auditTrail } from "./service.ts";
 
 forEachStore(
   "recordAudit() writes the spec's record shape with the request's source",

@@ -25,12 +25,7 @@ export {
   setKeyBindings,
 } from "./api_keys_repo.ts";
 export { KEY_PREFIX } from "./api_key_types.ts";
-export {
-  AccessGuard,
-  type AccessRequest,
-  authorizeAudited,
-  refuseWorkspaceHeader,
-} from "./access_audit.ts";
+export { AccessGuard, type AccessRequest } from "./access_audit.ts";
 export { BOOTSTRAP_PROVIDER, ensureBootstrapPlaceholder } from "./bootstrap_admin.ts";
 export { OidcClients, OidcFailure, type OidcProviderConfig } from "./oidc_client.ts";
 export {

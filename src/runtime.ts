@@ -20,7 +20,7 @@ export interface RuntimeOptions extends ServicesOptions {
 }
 
 export async function createRuntime(config: ResolvedConfig, options: RuntimeOptions) {
-  const { services, lifecycle } = await openServices(config, options);
+  const { services, internals, lifecycle } = await openServices(config, options);
   try {
     const tools = createMcpEndpoint(services, undefined, options.mcp);
     const { app, router } = buildApp(services, options.extendRoutes, tools, {
@@ -30,8 +30,24 @@ export async function createRuntime(config: ResolvedConfig, options: RuntimeOpti
       await tools.close();
       await lifecycle.close();
     };
-    // Flat, so tests and main.ts reach a service as `runtime.pipelines`, the app as `runtime.app`.
-    return { ...services, ...lifecycle, close, services, app, router };
+    // Flat, so tests and main.ts reach a service as `runtime.pipelines`, the app as `runtime.app`;
+    // the grouped value front ends receive stays whole as `runtime.services`.
+    const { platform, identity, admin, content, runs, publishing, settings } = services;
+    return {
+      ...internals,
+      ...platform,
+      ...identity,
+      ...admin,
+      ...content,
+      ...runs,
+      ...publishing,
+      settings,
+      ...lifecycle,
+      close,
+      services,
+      app,
+      router,
+    };
   } catch (e) {
     await lifecycle.close();
     throw e;

@@ -143,7 +143,6 @@ async function openPlatform(config: ResolvedConfig, db: Db, logger: Logger, clos
     budget,
     audit,
     access,
-    /** `GET /metrics`'s registry, when `service.metrics.enabled`. */
     metrics,
   };
 }
@@ -486,17 +485,40 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
     });
 
     let origin = config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`;
-    const { quickStartCredential, bootstrapDatasources, ...identityServices } = identity;
+    const { quickStartCredential, bootstrapDatasources, admin: userAdmin, ...identityServices } =
+      identity;
+    // What front ends receive, in groups; the stores and the configuration are not among them.
     const services = {
-      ...platform,
-      ...identityServices,
-      ...datasources,
-      ...authoring,
+      platform: {
+        health: platform.health,
+        buildInfo: platform.buildInfo,
+        /** `GET /metrics`'s registry, when `service.metrics.enabled`. */
+        metrics: platform.metrics,
+        logger,
+        budget: platform.budget,
+        systemActor: platform.systemActor,
+        /** The external origin for links: base-url, else where the listener bound. */
+        origin: () => origin,
+      },
+      identity: { ...identityServices, userAdmin, access: platform.access },
+      admin: { workspaces: platform.workspaces, audit: platform.audit, mail: platform.mail },
+      content: { ...datasources, ...authoring },
+      runs: { executions: executions.executions },
+      publishing: {
+        endpoints: endpoints.endpoints,
+        endpointServer: endpoints.endpointServer,
+        ...promotion,
+      },
+      settings: frontEndSettings(config),
+    };
+    /** Beside the services: what the process (main.ts) and tests reach, never a front end. */
+    const internals = {
+      config,
+      db,
+      shared: platform.shared,
+      pools: datasources.pools,
+      liveEndpoints,
       ...executions,
-      ...endpoints,
-      ...promotion,
-      /** The external origin for links: base-url, else where the listener bound. */
-      origin: () => origin,
     };
     const lifecycle = {
       /**
@@ -524,12 +546,51 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       /** Executions first, then pools, keys, mail, the shared store and the metadata store. */
       close: () => closeAll(config.http.shutdownGraceSeconds * 1000),
     };
-    return { services, lifecycle };
+    return { services, internals, lifecycle };
   } catch (e) {
     await closeAll(0);
     throw e;
   }
 }
 
-/** What every front end receives whole. */
+/** What every front end receives whole, in its groups. */
 export type Services = Awaited<ReturnType<typeof openServices>>["services"];
+
+/**
+ * The settings a front end reads, resolved once here: front ends never read the configuration,
+ * so this list is every setting that shapes an answer outside the domain services.
+ */
+function frontEndSettings(config: ResolvedConfig) {
+  return {
+    /** `service.auth.base-url`: CORS, cookies' `Secure`, the tool endpoint's Origin check. */
+    baseUrl: config.auth.baseUrl,
+    http: {
+      host: config.http.host,
+      maxBodyBytes: config.http.maxBodyBytes,
+      trustedProxies: config.auth.trustedProxies,
+      loginPerMinute: config.auth.rateLimit.loginPerMinute,
+    },
+    paging: config.paging,
+    sse: {
+      heartbeatMs: config.sse.heartbeatIntervalSeconds * 1000,
+      disconnectGraceMs: config.sse.disconnectGraceSeconds * 1000,
+    },
+    resultPage: { defaultLimit: config.result.pageRows, maxLimit: config.result.pageRowsMax },
+    mcp: {
+      maxRows: config.mcp.maxRows,
+      maxChars: config.mcp.maxChars,
+      executeTimeoutSeconds: config.mcp.executeTimeoutSeconds,
+    },
+    signIn: {
+      localEnabled: config.auth.local.enabled,
+      providers: config.auth.oidc.providers.map((p) => ({
+        name: p.name,
+        label: p.displayName ?? p.name,
+      })),
+    },
+    metricsToken: config.metrics.token,
+    memberDatasourceWrites: config.datasources.memberWritesEnabled,
+  };
+}
+
+export type FrontEndSettings = ReturnType<typeof frontEndSettings>;

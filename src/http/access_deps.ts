@@ -3,7 +3,6 @@
  * domains stay free of HTTP. Lookups here are cached for the liveness TTL
  * (docs/access.md#sessions).
  */
-import type { ResolvedConfig } from "../config/mod.ts";
 import type {
   AccessGuard,
   KeyKind,
@@ -18,6 +17,7 @@ import type { RequestBudget } from "../shared/mod.ts";
 import type { Metrics } from "../telemetry/mod.ts";
 import type { AccessDirectory } from "../workspaces/mod.ts";
 import type { LoginRateLimiter } from "./middleware/login_rate_limit.ts";
+import type { FrontEndSettings } from "../services.ts";
 
 export interface ValidatedKeyInfo {
   keyId: string;
@@ -36,7 +36,7 @@ export interface KeyValidator {
 }
 
 export interface AccessDeps {
-  config: ResolvedConfig;
+  settings: FrontEndSettings;
   /** Judges each request and writes the audit rows of the decision. */
   access: AccessGuard;
   logger: Logger;

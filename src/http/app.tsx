@@ -15,6 +15,7 @@ import { secureCookies } from "./cookies.ts";
 import { errorResponse } from "./envelope.ts";
 import { LoginRateLimiter } from "./middleware/login_rate_limit.ts";
 import { routeAccess } from "./middleware/scope_role.ts";
+import type { AccessDeps } from "./access_deps.ts";
 import { installPipeline } from "./pipeline.ts";
 import * as apiKeys from "./routes/api_keys.ts";
 import * as authPages from "./routes/auth_pages.tsx";
@@ -71,23 +72,28 @@ export function buildApp(
   tools?: ToolEndpoint,
   options: { checkResponses?: boolean } = {},
 ): { app: Hono<AppEnv>; router: Router } {
-  const { config, logger } = services;
+  const { platform, identity, settings } = services;
+  const { logger } = platform;
   const app = new Hono<AppEnv>();
-  const access = {
-    ...services,
-    loginLimiter: new LoginRateLimiter(config.auth.rateLimit.loginPerMinute),
-    secureCookies: secureCookies(config.auth.baseUrl),
+  const cookies = { secureCookies: secureCookies(settings.baseUrl) };
+  const access: AccessDeps = {
+    ...identity,
+    ...platform,
+    ...cookies,
+    settings,
+    loginLimiter: new LoginRateLimiter(settings.http.loginPerMinute),
+    promotionKeys: services.publishing.promotionKeys,
   };
-  const frame = (c: AppContext) => errorFrame(c, access);
+  const frame = (c: AppContext) => errorFrame(c, { ...services, ...cookies });
   const router = new Router(app, {
     guard: (spec) => routeAccess(spec, access),
-    paging: config.paging,
+    paging: settings.paging,
     checkResponses: options.checkResponses,
   });
 
   installPipeline(app, access);
   for (const resource of RESOURCES) resource.registerRoutes(router, services);
-  if (tools) mountToolEndpoint(app, router, tools, services.origin);
+  if (tools) mountToolEndpoint(app, router, tools, services.platform.origin);
   extend?.(router);
 
   router.answerOtherMethods((c, allowed) => {
@@ -97,7 +103,7 @@ export function buildApp(
       { method: c.req.method, path: c.req.path, allowed },
       { Allow: allowed.join(", ") },
     );
-    return errorResponse(c, error, services.origin());
+    return errorResponse(c, error, services.platform.origin());
   });
   app.notFound(async (c) => {
     const isApi = /^\/(api|mcp)(\/|$)/.test(c.req.path);
@@ -107,7 +113,7 @@ export function buildApp(
     return errorResponse(
       c,
       new AppError("request.not_found", { method: c.req.method, path: c.req.path }),
-      services.origin(),
+      services.platform.origin(),
     );
   });
 
@@ -125,7 +131,7 @@ export function buildApp(
       logger.error(error.message, { code: error.code, details: error.details });
     }
     if (wantsPage(c)) return errorPage(c, error, await frame(c));
-    return errorResponse(c, error, services.origin());
+    return errorResponse(c, error, services.platform.origin());
   });
 
   return { app, router };

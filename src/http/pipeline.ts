@@ -31,19 +31,19 @@ import { TOOL_PATH, toolOrigin } from "./middleware/tool_origin.ts";
 import { workspaceResolution } from "./middleware/workspace.ts";
 
 export function installPipeline(app: Hono<AppEnv>, deps: AccessDeps): void {
-  const { config } = deps;
+  const { settings } = deps;
   // Outermost of all when on, so its time and count include every refusal and error.
   if (deps.metrics || tracing) app.use(observeRequests(deps.metrics)); // metrics, request span
   // Outermost, so every answer (refusals and errors included) carries the correlation id and the
   // security headers, and is logged.
-  app.use(correlation(config.auth.trustedProxies)); //            SVC-Correlation-Id, client address
-  app.use(securityHeaders(config.auth.baseUrl)); //               security headers
+  app.use(correlation(settings.http.trustedProxies)); //            SVC-Correlation-Id, client address
+  app.use(securityHeaders(settings.baseUrl)); //               security headers
   if (deps.logger.enabled("debug")) app.use(accessLog(deps.logger)); // a line per request
-  app.use(bodyLimit(config.http.maxBodyBytes)); //                413 request.body_too_large
+  app.use(bodyLimit(settings.http.maxBodyBytes)); //                413 request.body_too_large
 
   // Without a base-url, same-origin only: no CORS headers, so no step.
-  if (config.auth.baseUrl) app.use(cors(config.auth.baseUrl)); // 1. CORS
-  app.use(TOOL_PATH, toolOrigin(config.auth.baseUrl, config.http.host)); // Origin, Host of /mcp
+  if (settings.baseUrl) app.use(cors(settings.baseUrl)); // 1. CORS
+  app.use(TOOL_PATH, toolOrigin(settings.baseUrl, settings.http.host)); // Origin, Host of /mcp
   app.use(SERVE_PATH, getOnly()); //                               /api/x: GET only, else 405
   app.use(csrf()); //                                          2. CSRF
   const gate = promotionGate(deps);

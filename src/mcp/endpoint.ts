@@ -48,7 +48,7 @@ export function createMcpEndpoint(
   tools: readonly ToolDef[] = CATALOGUE,
   options: McpEndpointOptions = {},
 ): McpEndpoint {
-  const version = services.buildInfo.version;
+  const version = services.platform.buildInfo.version;
   const serverInfo = { name: SERVER_NAME, version };
   const fastPath = options.fastPath ?? true;
   const legacyAnswers = new LegacyAnswers();
@@ -60,7 +60,7 @@ export function createMcpEndpoint(
     },
     {
       legacy: "stateless",
-      onerror: (e) => services.logger.debug("mcp request rejected", { error: e.message }),
+      onerror: (e) => services.platform.logger.debug("mcp request rejected", { error: e.message }),
     },
   );
   return {

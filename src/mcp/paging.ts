@@ -20,9 +20,9 @@ export const pageArgs = {
 export { pagedView as pagedOutput, pageOf as paged } from "../lib/paged_view.ts";
 
 export function clampPage(
-  services: Pick<Services, "config">,
+  services: Pick<Services, "settings">,
   a: { offset?: number; limit?: number },
 ): { offset: number; limit: number } {
-  const { defaultLimit, maxLimit } = services.config.paging;
+  const { defaultLimit, maxLimit } = services.settings.paging;
   return { offset: a.offset ?? 0, limit: Math.min(a.limit ?? defaultLimit, maxLimit) };
 }

@@ -52,8 +52,9 @@ export const pageRowsArg = z.int().min(1).optional().describe(
 );
 
 /** The instance's caps, from the resolved settings. */
-export function rowCaps(services: Pick<Services, "config">): RowCaps {
-  return { maxRows: services.config.mcp.maxRows, maxChars: services.config.mcp.maxChars };
+export function rowCaps(services: Pick<Services, "settings">): RowCaps {
+  const { maxRows, maxChars } = services.settings.mcp;
+  return { maxRows, maxChars };
 }
 
 const caller = (ctx: ToolContext) => ({
@@ -67,9 +68,14 @@ const caller = (ctx: ToolContext) => ({
  * workspace's run is not found).
  */
 export async function storedRows(
-  services: Pick<Services, "executions">,
+  services: Pick<Services, "runs">,
   ctx: ToolContext,
   ref: { execution_id?: string; cursor?: string; limit?: number },
 ): Promise<BoundedRows> {
-  return await services.executions.resultRows(caller(ctx), ctx.workspace.id, ref, ctx.settings);
+  return await services.runs.executions.resultRows(
+    caller(ctx),
+    ctx.workspace.id,
+    ref,
+    ctx.settings,
+  );
 }

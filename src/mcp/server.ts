@@ -153,7 +153,7 @@ export async function runTool(
     const given = (args ?? {}) as Record<string, unknown>;
     const parsed = tool.input.safeParse(given);
     if (!parsed.success) throw argumentRefusal(tool.name, tool.input, given, parsed.error.issues);
-    await services.access.authorize(
+    await services.identity.access.authorize(
       {
         operation: FLOORS[tool.floor],
         principal: actor,
@@ -175,7 +175,7 @@ export async function runTool(
     }, parsed.data);
     const checked = tool.output.safeParse(output);
     if (!checked.success) {
-      services.logger.error("tool output does not match its schema", {
+      services.platform.logger.error("tool output does not match its schema", {
         tool: tool.name,
         issue: checked.error.issues[0]?.message,
         path: checked.error.issues[0]?.path.map(String).join("."),
@@ -183,7 +183,7 @@ export async function runTool(
       throw new AppError("internal.unexpected");
     }
     if (!tool.annotations.readOnlyHint) {
-      await services.audit.record({
+      await services.admin.audit.record({
         event: "mcp.tool.write",
         userId: actor.userId,
         provider: actor.provider,
@@ -198,8 +198,8 @@ export async function runTool(
     outcome = error.code;
     return toolRefusal(error);
   } finally {
-    services.metrics?.toolCalled(tool.name, outcome, (performance.now() - started) / 1000);
-    await services.audit.record({
+    services.platform.metrics?.toolCalled(tool.name, outcome, (performance.now() - started) / 1000);
+    await services.admin.audit.record({
       event: "mcp.tool.called",
       userId: actor.userId,
       provider: actor.provider,
@@ -211,7 +211,7 @@ export async function runTool(
         elapsed_ms: Math.round(performance.now() - started),
       },
     }).catch((e) =>
-      services.logger.error("audit of a tool call failed", {
+      services.platform.logger.error("audit of a tool call failed", {
         tool: tool.name,
         error: e instanceof Error ? e.message : String(e),
       })
@@ -220,7 +220,7 @@ export async function runTool(
 }
 
 function unexpected(services: Services, tool: ToolDef, e: unknown): void {
-  services.logger.error("unexpected error in a tool", {
+  services.platform.logger.error("unexpected error in a tool", {
     tool: tool.name,
     error: e instanceof Error ? e.message : String(e),
     stack: e instanceof Error ? e.stack : undefined,
@@ -268,6 +268,6 @@ export function buildServer(
         }),
     );
   }
-  if (guided) registerGuidance(server, catalogue, () => services.origin());
+  if (guided) registerGuidance(server, catalogue, () => services.platform.origin());
   return server;
 }

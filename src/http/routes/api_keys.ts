@@ -10,7 +10,7 @@ import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "keys" | "workspaces" | "directory">;
+type Deps = Pick<Services, "identity" | "admin">;
 
 export function registerRoutes(router: Router, deps: Deps): void {
   router.add({
@@ -21,7 +21,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "keys.manage_own",
     response: pagedData(apiKeyView),
   }, async (c, { actor }) => {
-    const items = await deps.keys.listOwn(actor.userId);
+    const items = await deps.identity.keys.listOwn(actor.userId);
     return paged(c, items, { offset: 0, limit: items.length, total: items.length });
   });
 
@@ -43,7 +43,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     ],
   }, async (c, { actor: principal, workspace, body }) => {
     if (!workspace) throw new AppError("workspace.membership_required", {});
-    const issued = await deps.keys.issue(
+    const issued = await deps.identity.keys.issue(
       { ...principal, activeWorkspaceId: workspace.id },
       body,
       {
@@ -64,9 +64,9 @@ export function registerRoutes(router: Router, deps: Deps): void {
     params: z.object({ key_id: z.string().max(100) }),
   }, async (c, { actor: principal, params }) => {
     const who = { userId: principal.userId, isSuperAdmin: principal.isSuperAdmin };
-    await deps.keys.revoke(principal, params.key_id, async (workspaceId) => {
+    await deps.identity.keys.revoke(principal, params.key_id, async (workspaceId) => {
       if (principal.isSuperAdmin) return true;
-      const pinned = await deps.workspaces.resolveById(who, workspaceId);
+      const pinned = await deps.admin.workspaces.resolveById(who, workspaceId);
       return pinned.context?.flags?.admin === true;
     });
     return c.body(null, 204);

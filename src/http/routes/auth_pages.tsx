@@ -27,20 +27,16 @@ function redirect(c: AppContext, to: string): Response {
 
 export function registerRoutes(
   router: Router,
-  services: Pick<
-    Services,
-    "config" | "audit" | "local" | "sessions" | "directory" | "signInLanding"
-  >,
+  services: Pick<Services, "settings" | "admin" | "identity">,
 ): void {
-  const { config } = services;
+  const { settings } = services;
   const deps = {
     ...services,
-    localEnabled: config.auth.local.enabled,
-    providers: config.auth.oidc.providers.map((p) => ({
-      name: p.name,
-      label: p.displayName ?? p.name,
-    })),
-    secureCookies: secureCookies(config.auth.baseUrl),
+    ...settings.signIn,
+    // What startSession needs, flat.
+    audit: services.admin.audit,
+    sessions: services.identity.sessions,
+    secureCookies: secureCookies(settings.baseUrl),
   };
   router.add({
     method: "get",
@@ -74,10 +70,10 @@ export function registerRoutes(
       throw new AppError("request.not_found", { method: "POST", path: "/login" });
     }
     const form = await postFields(c);
-    const outcome = await deps.local.login(form.email, form.password);
+    const outcome = await deps.identity.local.login(form.email, form.password);
     if (!outcome.ok) return c.redirect(`/login?error=${outcome.reason}`, 302);
     const user = outcome.user;
-    const workspace = await deps.signInLanding({
+    const workspace = await deps.identity.signInLanding({
       userId: user.id,
       email: user.email,
       provider: user.provider,
@@ -96,7 +92,7 @@ export function registerRoutes(
     access: "session.logout",
   }, async (c, { actor: p }) => {
     clearSessionCookie(c, deps.secureCookies);
-    await deps.audit.record({ event: "auth.logout", userId: p.userId, provider: p.provider });
+    await deps.admin.audit.record({ event: "auth.logout", userId: p.userId, provider: p.provider });
     return redirect(c, "/login");
   });
 
@@ -115,18 +111,18 @@ export function registerRoutes(
         reason: "a workspace name is required",
       });
     }
-    const target = await deps.directory.resolveByName({
+    const target = await deps.identity.directory.resolveByName({
       userId: p.userId,
       isSuperAdmin: p.isSuperAdmin,
     }, name);
     if (!target) throw new AppError("workspace.not_found", { workspace: name });
-    await deps.directory.rememberLastUsed(p.userId, target.id);
-    const token = await deps.sessions.issue(
+    await deps.identity.directory.rememberLastUsed(p.userId, target.id);
+    const token = await deps.identity.sessions.issue(
       { id: p.userId, email: p.email, displayName: p.displayName },
       p.amr ?? "pwd",
       target.name,
     );
-    setSessionCookie(c, token, deps.sessions.ttlSeconds, deps.secureCookies);
+    setSessionCookie(c, token, deps.identity.sessions.ttlSeconds, deps.secureCookies);
     return redirect(c, "/dashboard");
   });
 
@@ -160,12 +156,12 @@ export function registerRoutes(
     const form = await postFields(c);
     const isForm = !/^application\/json/i.test(c.req.header("content-type") ?? "");
     try {
-      const { forced } = await deps.local.changePassword(
+      const { forced } = await deps.identity.local.changePassword(
         p.userId,
         form.current_password,
         form.new_password,
       );
-      deps.directory.forgetUser(p.userId);
+      deps.identity.directory.forgetUser(p.userId);
       if (forced) return redirect(c, "/dashboard");
       if (c.req.header("hx-request") === "true") {
         return c.html(`<p class="banner ok" role="status">Your password was changed.</p>`);

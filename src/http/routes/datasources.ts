@@ -22,7 +22,7 @@ import { readJson } from "../input.ts";
 import type { AccessFor, Router } from "../routing.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "datasources" | "connections" | "directory">;
+type Deps = Pick<Services, "content" | "identity">;
 
 const nameParam = z.object({ name: z.string().max(200) });
 const grantParams = z.object({ name: z.string().max(200), workspace: z.string().max(200) });
@@ -68,7 +68,7 @@ async function peekBody(c: AppContext): Promise<Record<string, unknown> | undefi
 }
 
 export function registerRoutes(router: Router, deps: Deps): void {
-  const ds = deps.datasources;
+  const ds = deps.content.datasources;
 
   /** POST: a global body is instance administration; a named binding is judged where it binds. */
   const createAccess: AccessFor = async (c, { actor: p, workspace }) => {
@@ -78,7 +78,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     if (typeof named !== "string" || named === workspace?.name) return undefined;
     const target = p.authMethod === "API_KEY"
       ? null // a key acts in its pinned workspace only
-      : await deps.directory.resolveByName(
+      : await deps.identity.directory.resolveByName(
         { userId: p.userId, isSuperAdmin: p.isSuperAdmin },
         named,
       );
@@ -182,7 +182,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     return c.body(null, 204);
   });
 
-  const conn = deps.connections;
+  const conn = deps.content.connections;
 
   router.add({
     method: "post",

@@ -21,7 +21,7 @@ import { ok, paged, pagedData, SCHEMA_VERSION } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "access" | "endpoints" | "endpointServer" | "origin">;
+type Deps = Pick<Services, "identity" | "publishing" | "platform">;
 
 const PREFIX = "/api/x";
 const pathQuery = z.object({ path: z.string().min(1).max(300) });
@@ -43,7 +43,7 @@ function requireJson(c: AppContext): void {
 }
 
 export function registerRoutes(router: Router, deps: Deps): void {
-  const { endpoints, endpointServer: server } = deps;
+  const { endpoints, endpointServer: server } = deps.publishing;
 
   router.add(
     {
@@ -158,10 +158,12 @@ export function registerRoutes(router: Router, deps: Deps): void {
   // Serving and the document: a key is required whatever its kind (a session is 401).
   const keyOf = async (c: AppContext): Promise<Principal> => {
     const principal = c.get("principal");
-    if (principal && principal.authMethod !== "API_KEY") throw sessionRefused(deps.origin());
+    if (principal && principal.authMethod !== "API_KEY") {
+      throw sessionRefused(deps.platform.origin());
+    }
     if (!principal) throw new AppError("auth.api_key.missing");
     if (principal.keyKind === "user") {
-      await deps.access.authorize({
+      await deps.identity.access.authorize({
         operation: "endpoints.serve",
         principal,
         workspace: c.get("workspace"),
@@ -182,7 +184,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     response: z.record(z.string(), z.unknown()).describe("an OpenAPI 3.1 document"),
   }, async (c) => {
     requireJson(c);
-    return c.json(await server.describe(await keyOf(c), deps.origin()));
+    return c.json(await server.describe(await keyOf(c), deps.platform.origin()));
   });
 
   router.add({

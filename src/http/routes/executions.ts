@@ -23,7 +23,7 @@ import type { Router } from "../routing.ts";
 import { eventStream } from "../sse.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "executions" | "endpoints" | "config" | "origin">;
+type Deps = Pick<Services, "runs" | "publishing" | "settings" | "platform">;
 
 const SSE = "text/event-stream";
 const id = z.object({ id: z.uuid() });
@@ -49,9 +49,8 @@ function sseResponse(c: AppContext, body: ReadableStream<Uint8Array>, executionI
 }
 
 export function registerRoutes(router: Router, deps: Deps): void {
-  const { executions } = deps;
-  const heartbeatMs = deps.config.sse.heartbeatIntervalSeconds * 1000;
-  const graceMs = deps.config.sse.disconnectGraceSeconds * 1000;
+  const { executions } = deps.runs;
+  const { heartbeatMs, disconnectGraceMs: graceMs } = deps.settings.sse;
 
   router.add({
     method: "post",
@@ -143,8 +142,11 @@ export function registerRoutes(router: Router, deps: Deps): void {
       errors: ["result.execution_not_found"],
     },
     async (c, { actor, workspace, params }) => {
-      await deps.endpoints.mayReadExecution(actor, params.id);
-      return ok(c, await executions.view(caller(actor), workspace.id, params.id, deps.origin()));
+      await deps.publishing.endpoints.mayReadExecution(actor, params.id);
+      return ok(
+        c,
+        await executions.view(caller(actor), workspace.id, params.id, deps.platform.origin()),
+      );
     },
   );
 
@@ -206,7 +208,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     endpointKeys: true,
     params: id,
     query: z.object({ format: z.string().optional() }),
-    page: { defaultLimit: deps.config.result.pageRows, maxLimit: deps.config.result.pageRowsMax },
+    page: deps.settings.resultPage,
     response: resultPageView,
     produces: ["text/csv"],
     errors: [
@@ -217,7 +219,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       "result.format_unsupported",
     ],
   }, async (c, { actor, workspace, page, params, query }) => {
-    await deps.endpoints.mayReadExecution(actor, params.id);
+    await deps.publishing.endpoints.mayReadExecution(actor, params.id);
     const format = query.format ?? "json";
     if (format !== "json" && format !== "csv") {
       throw new AppError("result.format_unsupported", { format, supported: ["json", "csv"] });

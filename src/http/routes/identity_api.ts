@@ -11,7 +11,7 @@ import { ok, paged, pagedData } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "audit" | "users" | "directory">;
+type Deps = Pick<Services, "admin" | "identity">;
 
 const userId = z.object({ user_id: z.string().max(64) });
 
@@ -46,7 +46,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     page: true,
     response: pagedData(userAccountView),
   }, async (c, { page, query }) => {
-    const { items, total } = await deps.users.list(query.q, page.offset, page.limit);
+    const { items, total } = await deps.identity.users.list(query.q, page.offset, page.limit);
     return paged(c, items, { ...page, total });
   });
 
@@ -58,13 +58,13 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "users.admin",
     params: userId,
     response: userAccountView,
-  }, async (c, { params }) => ok(c, await deps.users.view(params.user_id)));
+  }, async (c, { params }) => ok(c, await deps.identity.users.view(params.user_id)));
 
   const flips: [string, (actor: Principal, id: string) => Promise<unknown>][] = [
-    ["deactivate", (a, id) => deps.users.setActive(a, id, false)],
-    ["activate", (a, id) => deps.users.setActive(a, id, true)],
-    ["grant-admin", (a, id) => deps.users.setAdmin(a, id, true)],
-    ["revoke-admin", (a, id) => deps.users.setAdmin(a, id, false)],
+    ["deactivate", (a, id) => deps.identity.users.setActive(a, id, false)],
+    ["activate", (a, id) => deps.identity.users.setActive(a, id, true)],
+    ["grant-admin", (a, id) => deps.identity.users.setAdmin(a, id, true)],
+    ["revoke-admin", (a, id) => deps.identity.users.setAdmin(a, id, false)],
   ];
   for (const [verb, act] of flips) {
     router.add({
@@ -77,7 +77,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       response: userAccountView,
     }, async (c, { actor, params }) => {
       const view = await act(actor, params.user_id);
-      deps.directory.forgetUser(params.user_id);
+      deps.identity.directory.forgetUser(params.user_id);
       return ok(c, view);
     });
   }
@@ -98,7 +98,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     page: true,
     response: pagedData(auditRowView),
   }, async (c, { actor, workspace, page, query }) => {
-    const { items, total } = await deps.audit.trail({
+    const { items, total } = await deps.admin.audit.trail({
       isSuperAdmin: actor.isSuperAdmin,
       workspaceId: workspace?.id ?? null,
     }, {

@@ -11,7 +11,7 @@ import { ok } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "lakeTables">;
+type Deps = Pick<Services, "content">;
 
 const dsParam = z.object({ name: z.string().max(200) });
 const tableParams = z.object({
@@ -26,7 +26,7 @@ const LAKE_ERRORS = [
 ] as const;
 
 export function registerRoutes(router: Router, deps: Deps): void {
-  const lake = deps.lakeTables;
+  const lake = deps.content.lakeTables;
 
   router.add(
     {

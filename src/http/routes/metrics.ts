@@ -9,9 +9,12 @@ import type { Services } from "../../services.ts";
 import { BearerCheck } from "../../telemetry/mod.ts";
 import type { Router } from "../routing.ts";
 
-export function registerRoutes(router: Router, deps: Pick<Services, "metrics" | "config">): void {
-  const { metrics } = deps;
-  const token = deps.config.metrics.token;
+export function registerRoutes(
+  router: Router,
+  deps: Pick<Services, "platform" | "settings">,
+): void {
+  const { metrics } = deps.platform;
+  const token = deps.settings.metricsToken;
   // The configuration refuses to start with metrics on and no token (refusals.ts).
   if (!metrics || token === undefined) return;
   const bearer = new BearerCheck(token);

@@ -18,11 +18,15 @@ const params = z.object({ name: z.string().regex(/^[a-z0-9-]{1,63}$/) });
 
 export function registerRoutes(
   router: Router,
-  services: Pick<Services, "config" | "audit" | "sessions" | "oidc">,
+  services: Pick<Services, "settings" | "admin" | "identity">,
 ): void {
-  const { oidc } = services;
+  const { oidc } = services.identity;
   if (!oidc) return; // step 8 exists only with a configured provider
-  const deps = { ...services, oidc, secureCookies: secureCookies(services.config.auth.baseUrl) };
+  const deps = {
+    audit: services.admin.audit,
+    sessions: services.identity.sessions,
+    secureCookies: secureCookies(services.settings.baseUrl),
+  };
   /** An unknown provider name is an unknown path, not a provider failure. */
   const configured = (c: AppContext, name: string) => {
     if (!oidc.has(name)) {
@@ -38,7 +42,7 @@ export function registerRoutes(
     summary: "Redirect to an OIDC provider",
   }, async (c, { params }) => {
     configured(c, params.name);
-    const begun = await deps.oidc.begin(params.name);
+    const begun = await oidc.begin(params.name);
     if (!begun.ok) return c.redirect(`/login?error=${begun.reason}`, 302);
     setAuthzCookie(c, begun.authz, AUTHZ_TTL_SECONDS, deps.secureCookies);
     return c.redirect(begun.redirectTo, 302);
@@ -54,7 +58,7 @@ export function registerRoutes(
     const authz = getCookie(c, AUTHZ_COOKIE);
     // One use only: a replayed callback finds no state.
     clearAuthzCookie(c, deps.secureCookies);
-    const outcome = await deps.oidc.complete(params.name, query, authz);
+    const outcome = await oidc.complete(params.name, query, authz);
     if (!outcome.ok) return c.redirect(`/login?error=${outcome.reason}`, 302);
     await startSession(c, deps, outcome.user, {
       amr: "oidc",

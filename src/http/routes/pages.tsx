@@ -11,7 +11,7 @@ import { pageRoute } from "../ui/shell.ts";
 import { vendorFile } from "../vendor.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "buildInfo">;
+type Deps = Pick<Services, "platform">;
 
 const CONTENT_TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
@@ -23,7 +23,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 export function registerRoutes(router: Router, deps: Deps): void {
-  const landing = renderPage(<LandingPage version={deps.buildInfo.version} />);
+  const landing = renderPage(<LandingPage version={deps.platform.buildInfo.version} />);
   router.add(
     pageRoute({
       method: "get",

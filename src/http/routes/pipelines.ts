@@ -24,7 +24,7 @@ import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "pipelines">;
+type Deps = Pick<Services, "content">;
 
 const object = z.record(z.string(), z.unknown());
 const idParam = z.object({ id: z.string().max(64) });
@@ -32,7 +32,7 @@ const idVersion = z.object({ id: z.string().max(64), version: z.coerce.number().
 const bool = z.enum(["true", "false"]).transform((v) => v === "true");
 
 export function registerRoutes(router: Router, deps: Deps): void {
-  const svc = deps.pipelines;
+  const svc = deps.content.pipelines;
   const op = (actor: Principal, workspace: WorkspaceContext) => ({
     actor,
     workspaceId: workspace.id,

@@ -7,7 +7,7 @@ import { ok } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "health" | "buildInfo" | "origin">;
+type Deps = Pick<Services, "platform">;
 
 export function registerRoutes(router: Router, deps: Deps): void {
   router.add({
@@ -18,10 +18,10 @@ export function registerRoutes(router: Router, deps: Deps): void {
     summary: "Component health from live probes; status is DOWN when any component is DOWN",
     response: healthView,
   }, async (c) => {
-    const report = await deps.health.check();
+    const report = await deps.platform.health.check();
     return ok(c, {
       status: report.status,
-      version: deps.buildInfo.version,
+      version: deps.platform.buildInfo.version,
       components: report.components,
     });
   });
@@ -35,7 +35,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     response: readyView,
     errors: ["service.unavailable"],
   }, async (c) => {
-    const readiness = await deps.health.readiness();
+    const readiness = await deps.platform.health.readiness();
     if (!readiness.ready) {
       throw new AppError("service.unavailable", {
         reason: readiness.reason,
@@ -52,7 +52,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     access: "public",
     summary: "Version, build time and commit of this build",
     response: buildInfoView,
-  }, (c) => ok(c, deps.buildInfo));
+  }, (c) => ok(c, deps.platform.buildInfo));
 
   let document: Record<string, unknown> | undefined;
   router.add({
@@ -66,8 +66,8 @@ export function registerRoutes(router: Router, deps: Deps): void {
   }, (c) => {
     document ??= router.openApi({
       title: "Pipeline Service",
-      version: deps.buildInfo.version,
-      serverUrl: deps.origin(),
+      version: deps.platform.buildInfo.version,
+      serverUrl: deps.platform.origin(),
     });
     return c.json(document);
   });

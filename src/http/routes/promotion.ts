@@ -17,7 +17,7 @@ import type { AppContext } from "../context.ts";
 import { ok } from "../envelope.ts";
 import type { Router } from "../routing.ts";
 
-type Deps = Pick<Services, "promotionReceiver" | "promotionSender">;
+type Deps = Pick<Services, "publishing">;
 
 const flag = z.enum(["true", "false"]).transform((v) => v === "true");
 
@@ -29,7 +29,7 @@ function caller(c: AppContext) {
 }
 
 export function registerRoutes(router: Router, deps: Deps): void {
-  const { promotionReceiver: receiver, promotionSender: sender } = deps;
+  const { promotionReceiver: receiver, promotionSender: sender } = deps.publishing;
 
   router.add({
     method: "get",

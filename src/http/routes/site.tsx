@@ -16,7 +16,7 @@ import { MARKETING_FOLDERS, MARKETING_PAGES } from "../public_paths.ts";
 import type { Router } from "../routing.ts";
 import { pageRoute } from "../ui/shell.ts";
 
-type Deps = Pick<Services, "origin">;
+type Deps = Pick<Services, "platform">;
 
 // getDoc judges the id itself, so any malformed id is the same 404 as an unknown one.
 // Every route here is for browsers, crawlers and agents reading prose: none belongs in the API
@@ -140,7 +140,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
             `Disallow: ${p}`
           ),
           "Allow: /",
-          `Sitemap: ${deps.origin()}/sitemap.xml`,
+          `Sitemap: ${deps.platform.origin()}/sitemap.xml`,
           "",
         ].join("\n"),
       ),
@@ -155,7 +155,9 @@ export function registerRoutes(router: Router, deps: Deps): void {
     async (c) => {
       const paths = ["/", ...pages.map((p) => p.path), "/docs", "/docs/errors"];
       for (const doc of await docList()) paths.push(`/docs/${doc.id}`);
-      const urls = paths.map((p) => `  <url><loc>${xmlEscape(deps.origin() + p)}</loc></url>`);
+      const urls = paths.map((p) =>
+        `  <url><loc>${xmlEscape(deps.platform.origin() + p)}</loc></url>`
+      );
       const xml = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',

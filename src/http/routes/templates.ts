@@ -24,7 +24,7 @@ import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "templates">;
+type Deps = Pick<Services, "content">;
 
 const NAME_MAX = 1000;
 const name = z.string().min(1).max(NAME_MAX);
@@ -33,7 +33,7 @@ const named = z.object({ name });
 const namedVersion = z.object({ name, version: z.int().min(1) });
 
 export function registerRoutes(router: Router, deps: Deps): void {
-  const svc = deps.templates;
+  const svc = deps.content.templates;
   const op = (actor: Principal, workspace: WorkspaceContext): OpContext => ({
     actor,
     workspaceId: workspace.id,

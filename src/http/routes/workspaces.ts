@@ -15,17 +15,17 @@ import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "workspaces" | "directory">;
+type Deps = Pick<Services, "admin" | "identity">;
 
 const name = z.object({ name: z.string().max(200) });
 const member = z.object({ name: z.string().max(200), user_id: z.string().max(64) });
 const invitation = z.object({ name: z.string().max(200), email: z.string().max(320) });
 
 export function registerRoutes(router: Router, deps: Deps): void {
-  const ws = deps.workspaces;
+  const ws = deps.admin.workspaces;
   /** Every mutation drops this instance's cached resolutions so the change shows at once. */
   const changed = <T>(value: T): T => {
-    deps.directory.forgetWorkspaces();
+    deps.identity.directory.forgetWorkspaces();
     return value;
   };
 

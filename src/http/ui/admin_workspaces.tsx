@@ -38,7 +38,7 @@ function flashOf(done: string | undefined, name: string): Flash | undefined {
 }
 
 export function adminWorkspaceRoutes(router: Router, deps: UiPageDeps): void {
-  const ws = deps.workspaces;
+  const ws = deps.admin.workspaces;
 
   const page = async (
     c: AppContext,
@@ -109,7 +109,7 @@ export function adminWorkspaceRoutes(router: Router, deps: UiPageDeps): void {
           // An empty display name means "the name", as an absent one does in REST.
           display_name: draft.display_name.trim() === "" ? undefined : draft.display_name,
         });
-        deps.directory.forgetWorkspaces();
+        deps.identity.directory.forgetWorkspaces();
         return c.redirect(`/admin/workspaces?done=created&name=${made.name}`, 303);
       } catch (e) {
         if (!(e instanceof AppError) || e.status >= 500) throw e;
@@ -140,7 +140,7 @@ export function adminWorkspaceRoutes(router: Router, deps: UiPageDeps): void {
       async (c, { actor, params }) => {
         if (verb === "deactivate") await ws.deactivate(actor, params.name);
         else await ws.reactivate(actor, params.name);
-        deps.directory.forgetWorkspaces();
+        deps.identity.directory.forgetWorkspaces();
         return c.redirect(`/admin/workspaces?done=${verb}d&name=${params.name}`, 303);
       },
     );

@@ -78,7 +78,7 @@ export function apiKeyPageRoutes(router: Router, deps: UiPageDeps): void {
   ) => {
     const [ctx, keys] = await Promise.all([
       shellContext(c, deps, actor),
-      deps.keys.listOwn(actor.userId),
+      deps.identity.keys.listOwn(actor.userId),
     ]);
     // Where this person is an author or above; the service judges the chosen one again.
     const workspaces = ctx.workspaces.filter((w) => MINTS.includes(w.role));
@@ -154,7 +154,7 @@ export function apiKeyPageRoutes(router: Router, deps: UiPageDeps): void {
       };
       const back = backOf(f.back);
       const user = { userId: actor.userId, isSuperAdmin: actor.isSuperAdmin };
-      const workspace = await deps.workspaces.resolveForUser(user, draft.workspace);
+      const workspace = await deps.admin.workspaces.resolveForUser(user, draft.workspace);
       if (!workspace) throw new AppError("workspace.not_found", { workspace: draft.workspace });
       const flags = workspace.flags ?? { author: false, promoter: false, admin: false };
       // Viewers never mint keys, of any kind (docs/ui.md#api-keys).
@@ -163,7 +163,7 @@ export function apiKeyPageRoutes(router: Router, deps: UiPageDeps): void {
         throw new AppError("auth.role_required", { required: "author", held });
       }
       try {
-        const issued = await deps.keys.issue(
+        const issued = await deps.identity.keys.issue(
           { ...actor, activeWorkspaceId: workspace.id },
           bodyOf(draft),
           { flags, isSuperAdmin: actor.isSuperAdmin },
@@ -188,9 +188,9 @@ export function apiKeyPageRoutes(router: Router, deps: UiPageDeps): void {
     }),
     async (c, { actor, params }) => {
       const who = { userId: actor.userId, isSuperAdmin: actor.isSuperAdmin };
-      await deps.keys.revoke(actor, params.key_id, async (workspaceId) => {
+      await deps.identity.keys.revoke(actor, params.key_id, async (workspaceId) => {
         if (actor.isSuperAdmin) return true;
-        const pinned = await deps.workspaces.resolveById(who, workspaceId);
+        const pinned = await deps.admin.workspaces.resolveById(who, workspaceId);
         return pinned.context?.flags?.admin === true;
       });
       return c.redirect(`/settings/api-keys?revoked=${encodeURIComponent(params.key_id)}`, 303);

@@ -25,7 +25,9 @@ interface Person {
 /** Users by id, as the actor column and the user subjects show them; unknown ids stay out. */
 async function peopleById(deps: UiPageDeps, ids: Iterable<string>): Promise<Map<string, Person>> {
   const unique = [...new Set(ids)];
-  const found = await Promise.all(unique.map((id) => deps.users.get(id).catch(() => undefined)));
+  const found = await Promise.all(
+    unique.map((id) => deps.identity.users.get(id).catch(() => undefined)),
+  );
   const people = new Map<string, Person>();
   found.forEach((u, i) => {
     if (u) people.set(unique[i], { name: u.display_name ?? u.email, email: u.email });
@@ -65,18 +67,18 @@ function linker(deps: UiPageDeps, actor: Principal, workspace: WorkspaceContext 
   const look = (kind: AuditSubject["kind"], id: string, ws: WorkspaceContext) => {
     switch (kind) {
       case "pipeline":
-        return deps.pipelines.get(ws.id, id).then(
+        return deps.content.pipelines.get(ws.id, id).then(
           // deno-lint-ignore no-explicit-any
           (p: any) => ({ label: String(p.name ?? id), href: `/pipelines/${id}` }),
           gone,
         );
       case "template":
-        return deps.templates.get(ws.id, id).then(
+        return deps.content.templates.get(ws.id, id).then(
           () => ({ label: id, href: `/templates/view?id=${encodeURIComponent(id)}` }),
           gone,
         );
       case "execution":
-        return deps.executions.visible(caller, ws.id, id).then(
+        return deps.runs.executions.visible(caller, ws.id, id).then(
           () => ({ label: id.slice(0, 8), href: `/runs/${id}` }),
           gone,
         );
@@ -102,7 +104,7 @@ function linker(deps: UiPageDeps, actor: Principal, workspace: WorkspaceContext 
 async function workspaceNames(deps: UiPageDeps, actor: Principal, ids: Iterable<string>) {
   const unique = [...new Set(ids)];
   const user = { userId: actor.userId, isSuperAdmin: actor.isSuperAdmin };
-  const found = await Promise.all(unique.map((id) => deps.workspaces.resolveById(user, id)));
+  const found = await Promise.all(unique.map((id) => deps.admin.workspaces.resolveById(user, id)));
   return new Map(unique.map((id, i) => [id, found[i].context?.name ?? id]));
 }
 
@@ -132,7 +134,7 @@ export function auditPageRoutes(router: Router, deps: UiPageDeps): void {
         : "instance";
       const [ctx, trail] = await Promise.all([
         shellContext(c, deps, actor),
-        deps.audit.trail({
+        deps.admin.audit.trail({
           isSuperAdmin: actor.isSuperAdmin,
           workspaceId: workspace?.id ?? null,
         }, {
@@ -147,8 +149,10 @@ export function auditPageRoutes(router: Router, deps: UiPageDeps): void {
       ]);
       const [candidates, wsNames] = await Promise.all([
         trail.instanceWide
-          ? deps.users.list(undefined, 0, PEOPLE).then((l) => l.items.map((u) => u.id))
-          : deps.workspaces.members(workspace!.name).then((m) => m.members.map((x) => x.user_id)),
+          ? deps.identity.users.list(undefined, 0, PEOPLE).then((l) => l.items.map((u) => u.id))
+          : deps.admin.workspaces.members(workspace!.name).then((m) =>
+            m.members.map((x) => x.user_id)
+          ),
         trail.instanceWide
           ? workspaceNames(
             deps,

@@ -14,10 +14,13 @@ async function dashboardData(
 ): Promise<NonNullable<DashboardProps["data"]>> {
   const caller = { userId: actor.userId, isSuperAdmin: actor.isSuperAdmin };
   const [recent, failed, drafts, all] = await Promise.all([
-    deps.executions.list(caller, { workspaceId }, 0, DASHBOARD_ROWS),
-    deps.executions.list(caller, { workspaceId, status: "FAILED" }, 0, DASHBOARD_ROWS),
-    deps.pipelines.list(workspaceId, { hasDraft: true }, { offset: 0, limit: DASHBOARD_ROWS }),
-    deps.pipelines.list(workspaceId, {}, { offset: 0, limit: 200 }),
+    deps.runs.executions.list(caller, { workspaceId }, 0, DASHBOARD_ROWS),
+    deps.runs.executions.list(caller, { workspaceId, status: "FAILED" }, 0, DASHBOARD_ROWS),
+    deps.content.pipelines.list(workspaceId, { hasDraft: true }, {
+      offset: 0,
+      limit: DASHBOARD_ROWS,
+    }),
+    deps.content.pipelines.list(workspaceId, {}, { offset: 0, limit: 200 }),
   ]);
   const names = new Map(all.items.map((x) => [x.id, x.name]));
   const run = (r: (typeof recent.items)[number]) => ({

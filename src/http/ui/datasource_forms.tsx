@@ -66,7 +66,7 @@ export function datasourceFormRoutes(router: Router, deps: UiPageDeps): void {
   };
   /** A datasource no workspace owns is instance administration, as on the REST route. */
   const target: AccessFor = async (_c, { actor, params, workspace }) =>
-    await deps.datasources.writeTarget(actor, workspace, params.name ?? "") === "instance"
+    await deps.content.datasources.writeTarget(actor, workspace, params.name ?? "") === "instance"
       ? { access: "datasources.write_instance" }
       : undefined;
 
@@ -102,7 +102,11 @@ export function datasourceFormRoutes(router: Router, deps: UiPageDeps): void {
       const f = await formText(c);
       const draft = draftOf(f);
       try {
-        const made = await deps.datasources.create(actor, workspace, bodyOf(draft, f.password));
+        const made = await deps.content.datasources.create(
+          actor,
+          workspace,
+          bodyOf(draft, f.password),
+        );
         return c.redirect(`/datasources/${made.name}?saved=1`, 303);
       } catch (e) {
         rethrowUnlessRefusal(e);
@@ -122,7 +126,7 @@ export function datasourceFormRoutes(router: Router, deps: UiPageDeps): void {
       errors: ["datasource.not_found"],
     }),
     async (c, { actor, workspace, params }) => {
-      const d = await deps.datasources.get(actor, workspace, params.name);
+      const d = await deps.content.datasources.get(actor, workspace, params.name);
       return page(c, actor, {
         mode: "edit",
         passwordSet: d.password_set,
@@ -152,7 +156,12 @@ export function datasourceFormRoutes(router: Router, deps: UiPageDeps): void {
       const f = await formText(c);
       const draft = draftOf(f, params.name);
       try {
-        await deps.datasources.update(actor, workspace, params.name, bodyOf(draft, f.password));
+        await deps.content.datasources.update(
+          actor,
+          workspace,
+          params.name,
+          bodyOf(draft, f.password),
+        );
         return c.redirect(`/datasources/${params.name}?saved=1`, 303);
       } catch (e) {
         rethrowUnlessRefusal(e);

@@ -29,7 +29,7 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
     async (c, { actor, workspace }) => {
       const [ctx, listing] = await Promise.all([
         shellContext(c, deps, actor),
-        deps.datasources.list(actor, workspace, { offset: 0, limit: 500 }),
+        deps.content.datasources.list(actor, workspace, { offset: 0, limit: 500 }),
       ]);
       return c.html(renderPage(
         <DatasourcesPage
@@ -53,7 +53,7 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
       errors: ["datasource.not_found"],
     }),
     async (c, { actor, workspace, params, query }) => {
-      const target = await deps.datasources.writeTarget(actor, workspace, params.name);
+      const target = await deps.content.datasources.writeTarget(actor, workspace, params.name);
       const can = {
         test: allows({ actor, workspace }, "datasources.test"),
         introspect: allows({ actor, workspace }, "datasources.introspect"),
@@ -64,13 +64,13 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
       };
       const [ctx, d] = await Promise.all([
         shellContext(c, deps, actor),
-        deps.datasources.get(actor, workspace, params.name),
+        deps.content.datasources.get(actor, workspace, params.name),
       ]);
       let schemas: string[] | null = null;
       let schemaError: string | null = null;
       if (can.introspect) {
         try {
-          schemas = (await deps.connections.schemas(actor, workspace, params.name)).schemas;
+          schemas = (await deps.content.connections.schemas(actor, workspace, params.name)).schemas;
         } catch (e) {
           // An unreachable datasource still has a page; the browser says why it is empty.
           if (!(e instanceof AppError)) throw e;
@@ -87,7 +87,7 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
           can={can}
           saved={query.saved !== undefined}
           lakeTables={d.dialect === "LAKE"
-            ? (await deps.lakeTables.list(actor, workspace, params.name)).tables
+            ? (await deps.content.lakeTables.list(actor, workspace, params.name)).tables
             : null}
         />,
       ));
@@ -104,7 +104,7 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
       errors: ["datasource.not_found"],
     }),
     async (c, { actor, workspace, params }) => {
-      const report = await deps.connections.test(
+      const report = await deps.content.connections.test(
         actor,
         workspace,
         params.name,
@@ -137,7 +137,7 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
       errors: ["datasource.not_found"],
     }),
     async (c, { actor, workspace, params, query }) => {
-      const { tables } = await deps.connections.tables(
+      const { tables } = await deps.content.connections.tables(
         actor,
         workspace,
         params.name,
@@ -160,7 +160,7 @@ export function datasourcePageRoutes(router: Router, deps: UiPageDeps): void {
       errors: ["datasource.not_found", "datasource.table_not_found"],
     }),
     async (c, { actor, workspace, params, query }) => {
-      const columns = await deps.connections.columns(
+      const columns = await deps.content.connections.columns(
         actor,
         workspace,
         params.name,

@@ -108,22 +108,23 @@ export function endpointActRoutes(router: Router, deps: UiPageDeps): void {
     const ctx0 = { actor: at.actor, workspaceId: at.workspace.id };
     const [ctx, view, version, over] = await Promise.all([
       shellContext(c, deps, at.actor),
-      deps.pipelines.get(at.workspace.id, pipelineId),
-      deps.endpoints.servedRelease(ctx0, pipelineId),
-      deps.endpoints.overPipeline(ctx0, pipelineId),
+      deps.content.pipelines.get(at.workspace.id, pipelineId),
+      deps.publishing.endpoints.servedRelease(ctx0, pipelineId),
+      deps.publishing.endpoints.overPipeline(ctx0, pipelineId),
     ]);
     // deno-lint-ignore no-explicit-any
     const v = view as any;
     const release = version === null ? null : {
       version,
-      parameters: ((await deps.pipelines.getVersion(at.workspace.id, pipelineId, version)) as {
-        parameters?: Record<string, ParameterDecl>;
-      }).parameters ?? {},
+      parameters:
+        ((await deps.content.pipelines.getVersion(at.workspace.id, pipelineId, version)) as {
+          parameters?: Record<string, ParameterDecl>;
+        }).parameters ?? {},
     };
     const html = renderPage(
       <PublishPage
         ctx={ctx}
-        origin={deps.origin()}
+        origin={deps.platform.origin()}
         pipeline={{
           id: pipelineId,
           name: v.name,
@@ -138,7 +139,7 @@ export function endpointActRoutes(router: Router, deps: UiPageDeps): void {
           enabled: true,
         }}
         error={form.error}
-        timeout={deps.endpoints.timeouts}
+        timeout={deps.publishing.endpoints.timeouts}
       />,
     );
     return c.html(html, status as 200);
@@ -181,7 +182,7 @@ export function endpointActRoutes(router: Router, deps: UiPageDeps): void {
       };
       const timeout = draft.timeout_seconds;
       try {
-        const made = await deps.endpoints.publish({ actor, workspaceId: workspace.id }, {
+        const made = await deps.publishing.endpoints.publish({ actor, workspaceId: workspace.id }, {
           path_pattern: draft.path_pattern,
           pipeline_id: f.pipeline_id ?? "",
           // A number that is no integer goes as typed, so the service names the field.
@@ -216,7 +217,7 @@ export function endpointActRoutes(router: Router, deps: UiPageDeps): void {
       const f = await formText(c);
       // Anything but the two words goes as typed, so the service refuses it as the API would.
       const enabled = f.enabled === "true" ? true : f.enabled === "false" ? false : f.enabled;
-      const view = await deps.endpoints.setEnabled(
+      const view = await deps.publishing.endpoints.setEnabled(
         { actor, workspaceId: workspace.id },
         f.path,
         { enabled },
@@ -239,7 +240,7 @@ export function endpointActRoutes(router: Router, deps: UiPageDeps): void {
     }),
     async (c, { actor, workspace }) => {
       const f = await formText(c);
-      await deps.endpoints.unpublish({ actor, workspaceId: workspace.id }, f.path);
+      await deps.publishing.endpoints.unpublish({ actor, workspaceId: workspace.id }, f.path);
       return c.redirect(withFlash("/endpoints", "unpublished", String(f.path)), 303);
     },
   );
@@ -253,8 +254,8 @@ export function endpointActRoutes(router: Router, deps: UiPageDeps): void {
     const body = { path: f.path, key_name: f.key_name ?? "" };
     const ctx0 = { actor, workspaceId: workspace.id };
     try {
-      if (remove) await deps.endpoints.unbind(ctx0, body);
-      else await deps.endpoints.bind(ctx0, body);
+      if (remove) await deps.publishing.endpoints.unbind(ctx0, body);
+      else await deps.publishing.endpoints.bind(ctx0, body);
     } catch (e) {
       if (!refusal(e)) throw e;
       const draft: BindDraft = remove

@@ -41,7 +41,7 @@ export async function liveKeysHere(
   workspace: WorkspaceContext,
 ): Promise<ApiKeyView[]> {
   const now = Date.now();
-  return (await deps.keys.listOwn(actor.userId)).filter((k) =>
+  return (await deps.identity.keys.listOwn(actor.userId)).filter((k) =>
     !k.is_revoked && k.workspace === workspace.name &&
     (k.expires_at === null || Date.parse(k.expires_at) > now)
   );
@@ -57,7 +57,7 @@ async function summaries(
   const ids = [...new Set(views.map((e) => e.pipeline_id))];
   const releases = new Map(
     await Promise.all(
-      ids.map(async (id) => [id, await deps.endpoints.servedRelease(at, id)] as const),
+      ids.map(async (id) => [id, await deps.publishing.endpoints.servedRelease(at, id)] as const),
     ),
   );
   return views.map((e) => ({
@@ -126,14 +126,14 @@ export async function endpointsPage(
   const ctx0 = { actor, workspaceId: workspace.id };
   const [ctx, listing, keys] = await Promise.all([
     shellContext(c, deps, actor),
-    deps.endpoints.list(ctx0, page),
+    deps.publishing.endpoints.list(ctx0, page),
     liveKeysHere(deps, actor, workspace),
   ]);
   const endpoints = await summaries(deps, ctx0, listing.items);
   const asked = c.req.query("unpublish");
   const confirm = asked
     ? endpoints.find((e) => e.path_pattern === asked) ??
-      (await summaries(deps, ctx0, [await deps.endpoints.get(ctx0, asked)]))[0]
+      (await summaries(deps, ctx0, [await deps.publishing.endpoints.get(ctx0, asked)]))[0]
     : undefined;
   const own: OwnEndpointKey[] = keys.filter((k) => k.kind === "endpoint").map((k) => ({
     id: k.id,
@@ -143,7 +143,7 @@ export async function endpointsPage(
   const html = renderPage(
     <EndpointsPage
       ctx={ctx}
-      origin={deps.origin()}
+      origin={deps.platform.origin()}
       endpoints={endpoints}
       offset={page.offset}
       limit={page.limit}
@@ -200,13 +200,13 @@ export function endpointPageRoutes(router: Router, deps: UiPageDeps): void {
       const at = { actor, workspaceId: workspace.id };
       const [ctx, view, keys] = await Promise.all([
         shellContext(c, deps, actor),
-        deps.endpoints.get(at, query.path),
+        deps.publishing.endpoints.get(at, query.path),
         liveKeysHere(deps, actor, workspace),
       ]);
       const [summary] = await summaries(deps, at, [view]);
       const [names, release] = await Promise.all([
         userNames(deps, [view.created_by]),
-        summary.release === null ? undefined : deps.pipelines
+        summary.release === null ? undefined : deps.content.pipelines
           .getVersion(workspace.id, view.pipeline_id, summary.release)
           .catch(() => undefined),
       ]);
@@ -217,7 +217,7 @@ export function endpointPageRoutes(router: Router, deps: UiPageDeps): void {
       return c.html(renderPage(
         <EndpointPage
           ctx={ctx}
-          origin={deps.origin()}
+          origin={deps.platform.origin()}
           endpoint={{
             ...summary,
             created_at: view.created_at,
@@ -265,7 +265,7 @@ export function endpointPageRoutes(router: Router, deps: UiPageDeps): void {
     async (c, { actor, workspace, params }) => {
       const caller = { userId: actor.userId, isSuperAdmin: actor.isSuperAdmin };
       try {
-        const { result, rows } = await deps.executions.page(
+        const { result, rows } = await deps.runs.executions.page(
           caller,
           workspace.id,
           params.id,

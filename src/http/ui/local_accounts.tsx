@@ -58,7 +58,7 @@ const checked = (v: unknown) => v === "on" || v === "true" || v === true;
 export function localAccountRoutes(router: Router, deps: UiPageDeps): void {
   /** What became of a one-time password: mail off shows it; mail on says where it went. */
   const credential = (to: string, password: string, outcome: MailOutcome): Credential =>
-    deps.mail.enabled ? { mail: outcome, to } : { mail: "off", password };
+    deps.admin.mail.enabled ? { mail: outcome, to } : { mail: "off", password };
 
   /** The JSON answer's credential part: the password only with mail off. */
   const jsonCredential = (c: Credential) =>
@@ -73,7 +73,7 @@ export function localAccountRoutes(router: Router, deps: UiPageDeps): void {
   ) => {
     const [ctx, listed] = await Promise.all([
       shellContext(c, deps, actor),
-      deps.workspaces.listForUser({ userId: actor.userId, isSuperAdmin: actor.isSuperAdmin }),
+      deps.admin.workspaces.listForUser({ userId: actor.userId, isSuperAdmin: actor.isSuperAdmin }),
     ]);
     // Where a new user can join now: the active workspaces (a deactivated one answers 404).
     const workspaces = listed.filter((w) => !w.deactivated_at);
@@ -89,7 +89,7 @@ export function localAccountRoutes(router: Router, deps: UiPageDeps): void {
               draft={draft}
               error={slot.error}
               workspaces={workspaces}
-              mailOn={deps.mail.enabled}
+              mailOn={deps.admin.mail.enabled}
             />
           )}
         </NewUserPage>,
@@ -120,7 +120,7 @@ export function localAccountRoutes(router: Router, deps: UiPageDeps): void {
     const fields = await postFields(c);
     let created;
     try {
-      created = await deps.admin.create(actor, { email: undefined, ...fields });
+      created = await deps.identity.userAdmin.create(actor, { email: undefined, ...fields });
     } catch (e) {
       // A refusal of what was typed lands on its field, the form keeping the rest.
       if (wantsJson(c) || !(e instanceof AppError) || e.status >= 500 || e.status === 403) throw e;
@@ -138,7 +138,7 @@ export function localAccountRoutes(router: Router, deps: UiPageDeps): void {
     const to = created.user.email;
     const by = { userId: actor.userId, provider: actor.provider };
     // The act has committed; mail is raised now and never fails the request.
-    const outcome = await deps.mail.welcome({
+    const outcome = await deps.admin.mail.welcome({
       userId: created.user.id,
       actId: created.actId,
       to,
@@ -146,7 +146,7 @@ export function localAccountRoutes(router: Router, deps: UiPageDeps): void {
       oneTimePassword: created.oneTimePassword,
       actor: by,
     });
-    await deps.mail.newUser({
+    await deps.admin.mail.newUser({
       userId: created.user.id,
       actId: created.actId,
       email: to,
@@ -188,9 +188,9 @@ export function localAccountRoutes(router: Router, deps: UiPageDeps): void {
       params: id,
       errors: ["auth.user.not_found"],
     }, async (c, { actor, params }) => {
-      const reset = await deps.admin.resetPassword(actor, params.id);
-      deps.directory.forgetUser(reset.user.id);
-      const outcome = await deps.mail.passwordReset({
+      const reset = await deps.identity.userAdmin.resetPassword(actor, params.id);
+      deps.identity.directory.forgetUser(reset.user.id);
+      const outcome = await deps.admin.mail.passwordReset({
         userId: reset.user.id,
         actId: reset.actId,
         to: reset.user.email,
@@ -209,13 +209,13 @@ export function localAccountRoutes(router: Router, deps: UiPageDeps): void {
       [
         "disable-local",
         "Clear the local password (OIDC only from now on)",
-        (a, i) => deps.admin.disableLocal(a, i),
+        (a, i) => deps.identity.userAdmin.disableLocal(a, i),
         "Local sign-in disabled: the password is cleared.",
       ],
       [
         "unlock",
         "Clear the lockout; the password is untouched",
-        (a, i) => deps.admin.unlock(a, i),
+        (a, i) => deps.identity.userAdmin.unlock(a, i),
         "Account unlocked; the password is unchanged.",
       ],
     ];
@@ -231,7 +231,7 @@ export function localAccountRoutes(router: Router, deps: UiPageDeps): void {
         errors: ["auth.user.not_found"],
       }, async (c, { actor, params }) => {
         const user = await act(actor, params.id);
-        deps.directory.forgetUser(user.id);
+        deps.identity.directory.forgetUser(user.id);
         return wantsJson(c) ? ok(c, userView(user)) : userPage(c, deps, actor, user.id, {
           outcome: <p class="banner ok">{done}</p>,
         });
@@ -247,7 +247,7 @@ export function localAccountRoutes(router: Router, deps: UiPageDeps): void {
     kind: "html",
     access: "profile.theme",
   }, async (c, { actor }) => {
-    const theme = await deps.admin.setTheme(actor.userId, (await postFields(c)).theme);
+    const theme = await deps.identity.userAdmin.setTheme(actor.userId, (await postFields(c)).theme);
     return wantsJson(c) ? ok(c, { theme }) : c.html(`<span class="muted">Theme: ${theme}</span>`);
   });
 }

@@ -28,7 +28,7 @@ export type { UiPageDeps } from "./shell.ts";
 
 /** The UI's share of the one `Services` value (app.tsx registers every resource this way). */
 export function registerRoutes(router: Router, services: Services): void {
-  uiRoutes(router, { ...services, secureCookies: secureCookies(services.config.auth.baseUrl) });
+  uiRoutes(router, { ...services, secureCookies: secureCookies(services.settings.baseUrl) });
 }
 
 export function uiRoutes(router: Router, deps: UiPageDeps): void {

@@ -35,7 +35,7 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
       const f = await formText(c);
       const back = `/pipelines/${params.id}`;
       try {
-        const done = await deps.pipelines.release(
+        const done = await deps.content.pipelines.release(
           { ...op({ actor, workspace }), scope: workspace },
           params.id,
           f.body_hash,
@@ -64,9 +64,12 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     async (c, { actor, workspace, params }) => {
       const f = await formText(c);
       try {
-        await deps.pipelines.purgeDraft(op({ actor, workspace }), params.id, f.body_hash);
+        await deps.content.pipelines.purgeDraft(op({ actor, workspace }), params.id, f.body_hash);
         // A sole draft takes the pipeline with it: then there is no page to go back to.
-        const left = await deps.pipelines.get(op({ actor, workspace }).workspaceId, params.id)
+        const left = await deps.content.pipelines.get(
+          op({ actor, workspace }).workspaceId,
+          params.id,
+        )
           .catch(
             () => null,
           );
@@ -95,11 +98,16 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
         const back = `/pipelines/${params.id}`;
         try {
           const move = verb === "restore"
-            ? deps.pipelines.restore
+            ? deps.content.pipelines.restore
             : verb === "discard"
-            ? deps.pipelines.discard
-            : deps.pipelines.switchCurrent;
-          await move.call(deps.pipelines, op({ actor, workspace }), params.id, params.version);
+            ? deps.content.pipelines.discard
+            : deps.content.pipelines.switchCurrent;
+          await move.call(
+            deps.content.pipelines,
+            op({ actor, workspace }),
+            params.id,
+            params.version,
+          );
           return c.redirect(`${back}?moved=${verb}-${params.version}`, 303);
         } catch (e) {
           return refusedBack(c, back, e);

@@ -123,8 +123,8 @@ type EditorInput = Omit<PipelineEditorProps, "ctx" | "choices" | "form"> & {
 export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
   const choices = async (at: At) => {
     const [sources, templates] = await Promise.all([
-      deps.datasources.list(at.actor, at.workspace, { offset: 0, limit: 500 }),
-      deps.templates.list(at.workspace.id, {}, { offset: 0, limit: 500 }),
+      deps.content.datasources.list(at.actor, at.workspace, { offset: 0, limit: 500 }),
+      deps.content.templates.list(at.workspace.id, {}, { offset: 0, limit: 500 }),
     ]);
     return {
       datasources: sources.items.map((d) => d.name),
@@ -209,7 +209,7 @@ export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
     }),
     async (c, { actor, workspace, params }) => {
       // deno-lint-ignore no-explicit-any
-      const v: any = await deps.pipelines.get(workspace.id, params.id);
+      const v: any = await deps.content.pipelines.get(workspace.id, params.id);
       return editor(c, { actor, workspace }, {
         mode: "edit",
         readOnly: !allows({ actor, workspace }, "content.write"),
@@ -235,8 +235,8 @@ export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
     rethrowUnlessRefusal(e);
     if (e.code === "pipeline.version.conflict" && props.id) {
       // deno-lint-ignore no-explicit-any
-      const theirs: any = await deps.pipelines.get(at.workspace.id, props.id);
-      const versions = await deps.pipelines.versions(at.workspace.id, props.id);
+      const theirs: any = await deps.content.pipelines.get(at.workspace.id, props.id);
+      const versions = await deps.content.pipelines.versions(at.workspace.id, props.id);
       const latest = versions.find((v) => v.version === theirs.version);
       const names = await userNames(deps, latest ? [latest.updated_by] : []);
       return editor(c, at, {
@@ -279,8 +279,8 @@ export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
     try {
       const body = bodyOf(read.draft, read.spec);
       const saved = pipelineId
-        ? await deps.pipelines.update(op(at), pipelineId, f.body_hash, body)
-        : await deps.pipelines.create(op(at), body);
+        ? await deps.content.pipelines.update(op(at), pipelineId, f.body_hash, body)
+        : await deps.content.pipelines.create(op(at), body);
       return c.redirect(`/pipelines/${pipelineId ?? saved.id}?saved=1`, 303);
     } catch (e) {
       return await refused(c, at, e, { ...base, draft: read.draft, form }, read.spec);

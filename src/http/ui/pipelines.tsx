@@ -23,8 +23,8 @@ function pipelineBasics(
 ) {
   return Promise.all([
     shellContext(c, deps, actor),
-    deps.pipelines.get(workspaceId, id),
-    deps.pipelines.versions(workspaceId, id),
+    deps.content.pipelines.get(workspaceId, id),
+    deps.content.pipelines.versions(workspaceId, id),
   ]);
 }
 
@@ -35,8 +35,8 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
     title: "Pipelines",
     lead: "DAGs of SQL that read, stage and deliver one result.",
     newHref: "/pipelines/new",
-    search: (workspaceId, q, page) => deps.pipelines.list(workspaceId, { q }, page),
-    level: (workspaceId, prefix, page) => deps.pipelines.folder(workspaceId, prefix, page),
+    search: (workspaceId, q, page) => deps.content.pipelines.list(workspaceId, { q }, page),
+    level: (workspaceId, prefix, page) => deps.content.pipelines.folder(workspaceId, prefix, page),
     entry: (x) => ({
       href: `/pipelines/${x.id}`,
       title: x.display_name ?? x.name.slice(x.name.lastIndexOf("/") + 1),
@@ -73,7 +73,11 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
       const nodes: PipelineNodeView[] = await Promise.all(
         (pipeline.nodes ?? []).map(async (n: PipelineNodeView) => {
           if (!n.template) return n;
-          const t = await deps.templates.getVersion(workspaceId, n.template.id, n.template.version)
+          const t = await deps.content.templates.getVersion(
+            workspaceId,
+            n.template.id,
+            n.template.version,
+          )
             .catch(() => undefined);
           return { ...n, template_body: t?.body };
         }),
@@ -89,7 +93,10 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
       const publishing = allows({ actor, workspace }, "endpoints.manage")
         ? {
           released: servedAmong(versions) !== undefined,
-          endpoints: await deps.endpoints.overPipeline({ actor, workspaceId }, params.id),
+          endpoints: await deps.publishing.endpoints.overPipeline(
+            { actor, workspaceId },
+            params.id,
+          ),
         }
         : undefined;
       const guard = query.confirm
@@ -101,7 +108,7 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
           now={new Date()}
           guard={guard}
           promote={allows({ actor, workspace }, "promotion.promote") &&
-            deps.promotionSender.configured}
+            deps.publishing.promotionSender.configured}
           publishing={publishing}
           pipeline={{ ...pipeline, nodes }}
           versions={await versionRows(deps, versions)}
@@ -144,8 +151,8 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
           : numbers.filter((n) => n < to).at(-1) ?? to);
       // deno-lint-ignore no-explicit-any
       const [a, b]: any[] = await Promise.all([
-        deps.pipelines.getVersion(workspaceId, params.id, from),
-        deps.pipelines.getVersion(workspaceId, params.id, to),
+        deps.content.pipelines.getVersion(workspaceId, params.id, from),
+        deps.content.pipelines.getVersion(workspaceId, params.id, to),
       ]);
       return c.html(renderPage(
         <PipelineComparePage
@@ -223,7 +230,7 @@ async function guardOf(
     ? "DISCARDED"
     : undefined;
   const moved = versions.map((v) => v.version === version && after ? { ...v, status: after } : v);
-  const endpoints = await deps.endpoints.overPipeline(at, pipeline.id);
+  const endpoints = await deps.publishing.endpoints.overPipeline(at, pipeline.id);
   return {
     act: kind,
     version,

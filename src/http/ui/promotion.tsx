@@ -37,7 +37,7 @@ function refusalOf(e: unknown): RefusalView {
 }
 
 export function promotionPageRoutes(router: Router, deps: UiPageDeps): void {
-  const sender = deps.promotionSender;
+  const sender = deps.publishing.promotionSender;
 
   /** The page for `pipelineId` with what the act answered, at the act's status. */
   const answer = async (
@@ -48,7 +48,7 @@ export function promotionPageRoutes(router: Router, deps: UiPageDeps): void {
     extra: { confirm?: boolean } = {},
   ) => {
     // First the pipeline, so one of another workspace is the 404 REST answers, before any call.
-    const pipeline = await deps.pipelines.get(at.workspace.id, pipelineId);
+    const pipeline = await deps.content.pipelines.get(at.workspace.id, pipelineId);
     let shown: Pick<PromotePageProps, "preview" | "outcome" | "refusal">;
     try {
       shown = await act();

@@ -39,9 +39,9 @@ function shortName(name: string): string {
 async function loadRun(deps: UiPageDeps, at: At, executionId: string) {
   const { actor } = at;
   const workspaceId = at.workspace.id;
-  const record = await deps.executions.visible(callerOf(actor), workspaceId, executionId);
+  const record = await deps.runs.executions.visible(callerOf(actor), workspaceId, executionId);
   // deno-lint-ignore no-explicit-any
-  const version: any = await deps.pipelines
+  const version: any = await deps.content.pipelines
     .getVersion(workspaceId, record.pipeline_id, record.pipeline_version)
     .catch(() => undefined);
   const names = await userNames(deps, [record.triggered_by]);
@@ -66,7 +66,7 @@ async function resultPage(
   limit: number,
 ): Promise<ResultPage | null> {
   try {
-    const { result, rows } = await deps.executions.page(
+    const { result, rows } = await deps.runs.executions.page(
       callerOf(at.actor),
       at.workspace.id,
       record.execution_id,
@@ -102,7 +102,7 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
     async (c, { actor, workspace, params }) => {
       const [ctx, view] = await Promise.all([
         shellContext(c, deps, actor),
-        deps.pipelines.get(workspace.id, params.id),
+        deps.content.pipelines.get(workspace.id, params.id),
       ]);
       // deno-lint-ignore no-explicit-any
       const v = view as any;
@@ -225,7 +225,7 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
         : undefined;
       const [ctx, runs, pipelines, triggerers] = await Promise.all([
         shellContext(c, deps, actor),
-        deps.executions.list(
+        deps.runs.executions.list(
           callerOf(actor),
           {
             workspaceId,
@@ -238,9 +238,9 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
           offset,
           HISTORY_ROWS,
         ),
-        deps.pipelines.list(workspaceId, {}, { offset: 0, limit: 200 }),
+        deps.content.pipelines.list(workspaceId, {}, { offset: 0, limit: 200 }),
         actor.isSuperAdmin
-          ? deps.executions.triggerers(callerOf(actor), workspaceId)
+          ? deps.runs.executions.triggerers(callerOf(actor), workspaceId)
           : Promise.resolve([]),
       ]);
       const names = new Map(pipelines.items.map((x) => [x.id, x.name]));

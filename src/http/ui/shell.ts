@@ -18,28 +18,9 @@ import type { AppContext } from "../context.ts";
 import type { RouteSpec } from "../routing.ts";
 import { ensureCsrfToken } from "../cookies.ts";
 
-/** The UI's share of the one `Services` value, and whether cookies go out `Secure`. */
+/** The UI's pages see every group, and whether cookies go out `Secure`. */
 export type UiPageDeps =
-  & Pick<
-    Services,
-    | "audit"
-    | "lakeTables"
-    | "users"
-    | "workspaces"
-    | "pipelines"
-    | "executions"
-    | "templates"
-    | "datasources"
-    | "connections"
-    | "endpoints"
-    | "keys"
-    | "origin"
-    | "config"
-    | "admin"
-    | "directory"
-    | "mail"
-    | "promotionSender"
-  >
+  & Services
   & { secureCookies: boolean };
 
 /** The operation behind a nav item that not everyone may open. */
@@ -58,8 +39,8 @@ export async function shellContext(
   p: Principal,
 ): Promise<ShellContext> {
   const [user, workspaces] = await Promise.all([
-    deps.users.get(p.userId),
-    deps.workspaces.listForUser({ userId: p.userId, isSuperAdmin: p.isSuperAdmin }),
+    deps.identity.users.get(p.userId),
+    deps.admin.workspaces.listForUser({ userId: p.userId, isSuperAdmin: p.isSuperAdmin }),
   ]);
   return {
     csrf: ensureCsrfToken(c, deps.secureCookies),
@@ -94,7 +75,9 @@ export async function userNames(
   ids: readonly string[],
 ): Promise<Map<string, string>> {
   const unique = [...new Set(ids)];
-  const found = await Promise.all(unique.map((id) => deps.users.get(id).catch(() => undefined)));
+  const found = await Promise.all(
+    unique.map((id) => deps.identity.users.get(id).catch(() => undefined)),
+  );
   const names = new Map<string, string>();
   found.forEach((u, i) => {
     if (u) names.set(unique[i], u.display_name ?? u.email);

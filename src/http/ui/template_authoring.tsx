@@ -115,7 +115,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
       errors: ["template.not_found"],
     }),
     async (c, { actor, workspace, query }) => {
-      const t = await deps.templates.get(workspace.id, query.id);
+      const t = await deps.content.templates.get(workspace.id, query.id);
       return editor(c, actor, {
         mode: "edit",
         readOnly: !allows({ actor, workspace }, "content.write"),
@@ -161,14 +161,14 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
           imports: parseImports(draft.imports),
         };
         const saved = mode === "new"
-          ? await deps.templates.create(op, input)
-          : await deps.templates.update(op, f.body_hash, input);
+          ? await deps.content.templates.create(op, input)
+          : await deps.content.templates.update(op, f.body_hash, input);
         return c.redirect(`/templates/view?id=${encodeURIComponent(saved.id)}&saved=1`, 303);
       } catch (e) {
         rethrowUnlessRefusal(e);
         const error = { field: fieldOf(e), code: e.code, message: e.userMessage };
         if (e.code === "template.version.conflict") {
-          const theirs = await deps.templates.get(op.workspaceId, draft.id);
+          const theirs = await deps.content.templates.get(op.workspaceId, draft.id);
           const names = await userNames(deps, [theirs.updated_by]);
           return editor(c, actor, {
             mode,
@@ -206,7 +206,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
       const op = { actor: actor, workspaceId: workspace.id };
       const back = `/templates/view?id=${encodeURIComponent(f.id ?? "")}`;
       try {
-        const done = await deps.templates.release(op, f.id ?? "", f.body_hash);
+        const done = await deps.content.templates.release(op, f.id ?? "", f.body_hash);
         return c.redirect(`${back}&released=${done.version}`, 303);
       } catch (e) {
         return refusedBack(c, back, e);
@@ -224,7 +224,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     async (c, { workspace }) => {
       const f = await formText(c);
       try {
-        const out = await deps.templates.preview(workspace.id, {
+        const out = await deps.content.templates.preview(workspace.id, {
           id: f.id,
           dialect: f.dialect ?? dialects[0],
           body: f.body ?? "",

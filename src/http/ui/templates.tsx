@@ -14,8 +14,9 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
     title: "Templates",
     lead: "Versioned SQL in Liquid that pipeline nodes render, with parameters as placeholders.",
     newHref: "/templates/new",
-    search: (workspaceId, q, page) => deps.templates.list(workspaceId, { q }, page),
-    level: (workspaceId, prefix, page) => deps.templates.folder(workspaceId, prefix, {}, page),
+    search: (workspaceId, q, page) => deps.content.templates.list(workspaceId, { q }, page),
+    level: (workspaceId, prefix, page) =>
+      deps.content.templates.folder(workspaceId, prefix, {}, page),
     entry: (t) => ({
       href: `/templates/view?id=${encodeURIComponent(t.id)}`,
       title: t.display_name,
@@ -46,13 +47,13 @@ export function templatePageRoutes(router: Router, deps: UiPageDeps): void {
       const workspaceId = workspace.id;
       const [ctx, template, versions, usedBy] = await Promise.all([
         shellContext(c, deps, actor),
-        deps.templates.get(workspaceId, query.id),
-        deps.templates.versions(workspaceId, query.id),
-        deps.templates.usedBy(workspaceId, query.id),
+        deps.content.templates.get(workspaceId, query.id),
+        deps.content.templates.versions(workspaceId, query.id),
+        deps.content.templates.usedBy(workspaceId, query.id),
       ]);
       const preview = template.type !== "sql"
         ? null
-        : await deps.templates.render(workspaceId, { name: template.id }).catch((e) => {
+        : await deps.content.templates.render(workspaceId, { name: template.id }).catch((e) => {
           if (e instanceof AppError) return { error: `${e.code}: ${e.userMessage}` };
           throw e;
         });

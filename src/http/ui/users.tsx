@@ -21,10 +21,14 @@ const ROWS = 25;
 
 /** The four state flips, as the REST routes name them. */
 const FLIPS = {
-  deactivate: (deps: UiPageDeps, a: Principal, id: string) => deps.users.setActive(a, id, false),
-  activate: (deps: UiPageDeps, a: Principal, id: string) => deps.users.setActive(a, id, true),
-  "grant-admin": (deps: UiPageDeps, a: Principal, id: string) => deps.users.setAdmin(a, id, true),
-  "revoke-admin": (deps: UiPageDeps, a: Principal, id: string) => deps.users.setAdmin(a, id, false),
+  deactivate: (deps: UiPageDeps, a: Principal, id: string) =>
+    deps.identity.users.setActive(a, id, false),
+  activate: (deps: UiPageDeps, a: Principal, id: string) =>
+    deps.identity.users.setActive(a, id, true),
+  "grant-admin": (deps: UiPageDeps, a: Principal, id: string) =>
+    deps.identity.users.setAdmin(a, id, true),
+  "revoke-admin": (deps: UiPageDeps, a: Principal, id: string) =>
+    deps.identity.users.setAdmin(a, id, false),
 } as const;
 
 /** The banner after a flip (`?done=`), named for the user it changed. */
@@ -55,11 +59,11 @@ export async function userPage(
   answer: UserAnswer = {},
   status: 200 | 201 = 200,
 ): Promise<Response> {
-  const user = await deps.users.get(userId);
+  const user = await deps.identity.users.get(userId);
   const [ctx, memberships, superAdmins] = await Promise.all([
     shellContext(c, deps, actor),
-    deps.workspaces.listForUser({ userId: user.id, isSuperAdmin: false }),
-    deps.users.activeSuperAdmins(),
+    deps.admin.workspaces.listForUser({ userId: user.id, isSuperAdmin: false }),
+    deps.identity.users.activeSuperAdmins(),
   ]);
   const { password_hash: _, ...rest } = user;
   const html = renderPage(
@@ -75,8 +79,8 @@ export async function userPage(
       at={{
         self: user.id === actor.userId,
         superAdmins,
-        localEnabled: deps.config.auth.local.enabled,
-        mailOn: deps.mail.enabled,
+        localEnabled: deps.settings.signIn.localEnabled,
+        mailOn: deps.admin.mail.enabled,
       }}
       outcome={answer.credential ? <OneTimeCredential {...answer.credential} /> : answer.outcome}
       confirm={answer.confirm}
@@ -102,7 +106,7 @@ export function userPageRoutes(router: Router, deps: UiPageDeps): void {
       const q = query.q?.trim() ?? "";
       const [ctx, found] = await Promise.all([
         shellContext(c, deps, actor),
-        deps.users.list(q || undefined, page.offset, page.limit),
+        deps.identity.users.list(q || undefined, page.offset, page.limit),
       ]);
       return c.html(renderPage(
         <UsersPage
@@ -114,7 +118,7 @@ export function userPageRoutes(router: Router, deps: UiPageDeps): void {
           limit={page.limit}
           limitAsked={c.req.query("limit") !== undefined}
           total={found.total}
-          localEnabled={deps.config.auth.local.enabled}
+          localEnabled={deps.settings.signIn.localEnabled}
         />,
       ));
     },
@@ -135,7 +139,7 @@ export function userPageRoutes(router: Router, deps: UiPageDeps): void {
     }),
     async (c, { actor, params, query }) => {
       const done = query.done && DONE[query.done];
-      const name = done ? (await deps.users.get(params.id)).display_name : "";
+      const name = done ? (await deps.identity.users.get(params.id)).display_name : "";
       return userPage(c, deps, actor, params.id, {
         confirm: query.confirm,
         outcome: done && <p class="banner ok">{done(name)}</p>,
@@ -155,7 +159,7 @@ export function userPageRoutes(router: Router, deps: UiPageDeps): void {
       }),
       async (c, { actor, params }) => {
         const view = await act(deps, actor, params.id);
-        deps.directory.forgetUser(view.id);
+        deps.identity.directory.forgetUser(view.id);
         if (wantsJson(c)) return ok(c, view);
         // Deactivating or demoting oneself leaves no user page to come back to.
         const self = view.id === actor.userId && (verb === "deactivate" || verb === "revoke-admin");

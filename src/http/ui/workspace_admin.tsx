@@ -79,9 +79,9 @@ function flashOf(
 }
 
 export function workspacePageRoutes(router: Router, deps: UiPageDeps): void {
-  const ws = deps.workspaces;
+  const ws = deps.admin.workspaces;
   /** Every change drops this instance's cached resolutions, as the REST routes do. */
-  const changed = () => deps.directory.forgetWorkspaces();
+  const changed = () => deps.identity.directory.forgetWorkspaces();
 
   const viewOf = (m: MemberRecord, actor: Principal): MemberView => ({
     user_id: m.user_id,
@@ -125,7 +125,7 @@ export function workspacePageRoutes(router: Router, deps: UiPageDeps): void {
       base: pageOf(view.name),
       members,
       invitations,
-      memberDatasources: deps.config.datasources.memberWritesEnabled,
+      memberDatasources: deps.settings.memberDatasourceWrites,
       flash: flashOf(q.done, q.who ?? "", found),
       confirm: asked
         ? ("user_id" in asked

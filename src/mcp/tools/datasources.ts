@@ -64,7 +64,7 @@ export const tools = [
     handler: async (s, ctx, args) => {
       const page = clampPage(s, args);
       const dialect = args.dialect || undefined;
-      const { items, total } = await s.datasources.list(ctx.actor, ctx.workspace, {
+      const { items, total } = await s.content.datasources.list(ctx.actor, ctx.workspace, {
         ...page,
         dialect,
       });
@@ -82,7 +82,7 @@ export const tools = [
     input: z.strictObject({ name }),
     output: datasourceView,
     annotations: READ,
-    handler: (s, ctx, args) => s.datasources.get(ctx.actor, ctx.workspace, args.name),
+    handler: (s, ctx, args) => s.content.datasources.get(ctx.actor, ctx.workspace, args.name),
   }),
   defineTool({
     name: "datasources_get_table_stats",
@@ -96,7 +96,7 @@ export const tools = [
     output: tableStatsView,
     annotations: READ,
     handler: (s, ctx, args) =>
-      s.connections.tableStats(ctx.actor, ctx.workspace, args.name, {
+      s.content.connections.tableStats(ctx.actor, ctx.workspace, args.name, {
         table: args.table,
         ...(args.schema ? { schema: args.schema } : {}),
       }),
@@ -111,7 +111,7 @@ export const tools = [
     input: z.strictObject({ name }),
     output: schemasView,
     annotations: READ,
-    handler: (s, ctx, args) => s.connections.schemas(ctx.actor, ctx.workspace, args.name),
+    handler: (s, ctx, args) => s.content.connections.schemas(ctx.actor, ctx.workspace, args.name),
   }),
   defineTool({
     name: "datasources_get_tables",
@@ -124,7 +124,7 @@ export const tools = [
     output: tablesView,
     annotations: READ,
     handler: (s, ctx, args) =>
-      s.connections.tables(ctx.actor, ctx.workspace, args.name, args.schema),
+      s.content.connections.tables(ctx.actor, ctx.workspace, args.name, args.schema),
   }),
   defineTool({
     name: "datasources_get_columns",
@@ -138,7 +138,7 @@ export const tools = [
     output: z.object({ columns: z.array(columnView) }),
     annotations: READ,
     handler: async (s, ctx, args) => ({
-      columns: await s.connections.columns(
+      columns: await s.content.connections.columns(
         ctx.actor,
         ctx.workspace,
         args.name,
@@ -160,7 +160,7 @@ export const tools = [
     annotations: READ,
     handler: async (s, ctx, args) => {
       const caps = capsFor(ctx.settings, args.limit);
-      const result = await s.connections.previewRows(ctx.actor, ctx.workspace, args.name, {
+      const result = await s.content.connections.previewRows(ctx.actor, ctx.workspace, args.name, {
         table: args.table,
         ...(args.schema ? { schema: args.schema } : {}),
       }, { maxRows: caps.maxRows });
@@ -179,7 +179,7 @@ export const tools = [
     output: testReportView,
     // Stores last_test: each call records a newer outcome; nothing is removed.
     annotations: RUN,
-    handler: (s, ctx, args) => s.connections.test(ctx.actor, ctx.workspace, args.name),
+    handler: (s, ctx, args) => s.content.connections.test(ctx.actor, ctx.workspace, args.name),
   }),
   defineTool({
     name: "sql_probe",
@@ -221,7 +221,7 @@ export const tools = [
       const at = await probeOffset(statement, args.cursor);
       const asked = args.limit ?? at.limit;
       const caps = capsFor(ctx.settings, asked);
-      const result = await s.connections.probe(ctx.actor, ctx.workspace, args.datasource, {
+      const result = await s.content.connections.probe(ctx.actor, ctx.workspace, args.datasource, {
         sql: args.sql,
         ...(args.parameters ? { params: args.parameters } : {}),
       }, {

@@ -58,7 +58,7 @@ export function docsTools(catalogue: () => readonly ToolDef[]): ToolDef[] {
       }),
       output: summary.extend({ markdown: z.string() }),
       annotations: READ,
-      handler: async (s, _ctx, args) => await oneDoc(args.id, catalogue(), s.origin()),
+      handler: async (s, _ctx, args) => await oneDoc(args.id, catalogue(), s.platform.origin()),
     }),
   ];
 }

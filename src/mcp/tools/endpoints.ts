@@ -27,7 +27,7 @@ export const tools = [
     annotations: READ,
     handler: async (s, ctx, args) => {
       const page = clampPage(s, args);
-      const { items, total } = await s.endpoints.list(ctxOf(ctx), page);
+      const { items, total } = await s.publishing.endpoints.list(ctxOf(ctx), page);
       return paged(items, page, total);
     },
   }),
@@ -39,7 +39,7 @@ export const tools = [
     input: z.strictObject({ path }),
     output: endpointView,
     annotations: READ,
-    handler: (s, ctx, args) => s.endpoints.get(ctxOf(ctx), args.path),
+    handler: (s, ctx, args) => s.publishing.endpoints.get(ctxOf(ctx), args.path),
   }),
   defineTool({
     name: "endpoints_create",
@@ -65,7 +65,7 @@ export const tools = [
     }),
     output: endpointView,
     annotations: CREATE,
-    handler: (s, ctx, args) => s.endpoints.publish(ctxOf(ctx), args),
+    handler: (s, ctx, args) => s.publishing.endpoints.publish(ctxOf(ctx), args),
   }),
   defineTool({
     name: "endpoints_delete",
@@ -79,7 +79,7 @@ export const tools = [
     // A second delete of the same path is endpoint.not_found.
     annotations: REMOVE,
     handler: async (s, ctx, args) => {
-      await s.endpoints.unpublish(ctxOf(ctx), args.path);
+      await s.publishing.endpoints.unpublish(ctxOf(ctx), args.path);
       return { path_pattern: args.path, deleted: true as const };
     },
   }),

@@ -53,7 +53,7 @@ export const tools = [
     annotations: READ,
     handler: async (s, ctx, a) => {
       const page = clampPage(s, a);
-      const { items, total } = await s.executions.list(
+      const { items, total } = await s.runs.executions.list(
         caller(ctx),
         {
           workspaceId: ctx.workspace.id,
@@ -81,7 +81,7 @@ export const tools = [
     output: executionView,
     annotations: READ,
     handler: async (s, ctx, a) =>
-      await s.executions.view(caller(ctx), ctx.workspace.id, a.id, s.origin()),
+      await s.runs.executions.view(caller(ctx), ctx.workspace.id, a.id, s.platform.origin()),
   }),
   defineTool({
     name: "executions_get_result",
@@ -129,7 +129,7 @@ export const tools = [
     output: z.object({ execution_id: z.string(), cancel_requested: z.literal(true) }),
     annotations: CANCEL,
     handler: async (s, ctx, a) => {
-      await s.executions.cancel(caller(ctx), ctx.workspace.id, a.id);
+      await s.runs.executions.cancel(caller(ctx), ctx.workspace.id, a.id);
       return { execution_id: a.id, cancel_requested: true as const };
     },
   }),

@@ -38,7 +38,7 @@ export const tools = [
     output: lakeTableView,
     annotations: CREATE,
     handler: (s, ctx, { datasource, ...body }) =>
-      s.lakeTables.register(ctx.actor, ctx.workspace, datasource, body),
+      s.content.lakeTables.register(ctx.actor, ctx.workspace, datasource, body),
   }),
   defineTool({
     name: "lake_tables_import",
@@ -65,7 +65,7 @@ export const tools = [
     output: lakeImportView,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     handler: (s, ctx, { datasource, ...body }) =>
-      s.lakeTables.import(ctx.actor, ctx.workspace, datasource, body),
+      s.content.lakeTables.import(ctx.actor, ctx.workspace, datasource, body),
   }),
   defineTool({
     name: "lake_tables_unregister",
@@ -83,7 +83,7 @@ export const tools = [
     // A second call for the same table is datasource.lake_table_not_found.
     annotations: REMOVE,
     handler: async (s, ctx, args) => {
-      await s.lakeTables.unregister(
+      await s.content.lakeTables.unregister(
         ctx.actor,
         ctx.workspace,
         args.datasource,

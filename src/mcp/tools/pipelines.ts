@@ -131,7 +131,7 @@ export const tools = [
         datasource: a.datasource || undefined,
         q: a.q || undefined,
       };
-      const { items, total } = await s.pipelines.list(ctx.workspace.id, filter, page);
+      const { items, total } = await s.content.pipelines.list(ctx.workspace.id, filter, page);
       return paged(items, page, total);
     },
   }),
@@ -146,7 +146,7 @@ export const tools = [
     input: z.strictObject({ id }),
     output: pipelineView,
     annotations: READ,
-    handler: async (s, ctx, a) => await s.pipelines.get(ctx.workspace.id, a.id),
+    handler: async (s, ctx, a) => await s.content.pipelines.get(ctx.workspace.id, a.id),
   }),
   defineTool({
     name: "pipelines_create",
@@ -161,7 +161,7 @@ export const tools = [
     listed: z.strictObject(listedBody),
     output: pipelineView,
     annotations: CREATE,
-    handler: async (s, ctx, a) => await s.pipelines.create(op(ctx), stripUndefined(a)),
+    handler: async (s, ctx, a) => await s.content.pipelines.create(op(ctx), stripUndefined(a)),
   }),
   defineTool({
     name: "pipelines_update",
@@ -178,7 +178,7 @@ export const tools = [
     annotations: OVERWRITE,
     handler: async (s, ctx, a) => {
       const { id: pipelineId, if_match, ...body } = a;
-      return await s.pipelines.update(op(ctx), pipelineId, if_match, stripUndefined(body));
+      return await s.content.pipelines.update(op(ctx), pipelineId, if_match, stripUndefined(body));
     },
   }),
   defineTool({
@@ -209,7 +209,7 @@ export const tools = [
         pipelineId: a.id,
         version: a.version,
         parameters: a.parameters ?? {},
-        waitSeconds: waitSeconds(s.config.mcp.executeTimeoutSeconds, a.timeout_seconds),
+        waitSeconds: waitSeconds(s.settings.mcp.executeTimeoutSeconds, a.timeout_seconds),
         resultTtlSeconds: a.result_ttl_seconds,
         pageRows: a.page_rows,
       }),
@@ -240,7 +240,7 @@ export const tools = [
         node: a.node,
         version: a.version,
         parameters: a.parameters ?? {},
-        waitSeconds: waitSeconds(s.config.mcp.executeTimeoutSeconds, a.timeout_seconds),
+        waitSeconds: waitSeconds(s.settings.mcp.executeTimeoutSeconds, a.timeout_seconds),
         resultTtlSeconds: a.result_ttl_seconds,
         pageRows: a.page_rows,
       }),
@@ -261,7 +261,7 @@ export const tools = [
     output: checkRunsView,
     annotations: RUN,
     handler: async (s, ctx, a) =>
-      await s.pipelines.runChecks(op(ctx), a.id, a.version, a.parameters ?? {}),
+      await s.content.pipelines.runChecks(op(ctx), a.id, a.version, a.parameters ?? {}),
   }),
 ];
 

@@ -32,7 +32,7 @@ const NODE_EVENTS: Record<string, string> = {
 /** Runs, waits, and answers the execution record with the result's first page (or null). */
 export async function runAndWait(services: Services, ctx: ToolContext, req: RunRequest) {
   const caller = { userId: ctx.actor.userId, isSuperAdmin: ctx.actor.isSuperAdmin };
-  const started = await services.executions.execute({
+  const started = await services.runs.executions.execute({
     caller,
     workspaceId: ctx.workspace.id,
     pipelineId: req.pipelineId,
@@ -73,11 +73,11 @@ export async function runAndWait(services: Services, ctx: ToolContext, req: RunR
     frames.return?.(undefined).catch(() => {});
     await started.release();
   }
-  const execution = await services.executions.view(
+  const execution = await services.runs.executions.view(
     caller,
     ctx.workspace.id,
     started.executionId,
-    services.origin(),
+    services.platform.origin(),
   );
   const readable = ended && execution.status === "SUCCESS" && "result_url" in execution;
   const result = readable

@@ -31,7 +31,7 @@ export const tools = [
     output: z.object({ facts: z.array(semanticFactView) }),
     annotations: READ,
     handler: async (s, ctx, args) => ({
-      facts: await s.semantics.list(ctx.actor, ctx.workspace, args),
+      facts: await s.content.semantics.list(ctx.actor, ctx.workspace, args),
     }),
   }),
   defineTool({
@@ -71,7 +71,7 @@ export const tools = [
     }),
     output: semanticFactView,
     annotations: CREATE,
-    handler: (s, ctx, args) => s.semantics.record(ctx.actor, ctx.workspace, args, "mcp"),
+    handler: (s, ctx, args) => s.content.semantics.record(ctx.actor, ctx.workspace, args, "mcp"),
   }),
   defineTool({
     name: "semantics_retire",
@@ -87,7 +87,7 @@ export const tools = [
     // A second retire of the same id is datasource.fact_not_found.
     annotations: REMOVE,
     handler: async (s, ctx, args) => {
-      await s.semantics.retire(ctx.actor, ctx.workspace, args.id);
+      await s.content.semantics.retire(ctx.actor, ctx.workspace, args.id);
       return { id: args.id, retired: true as const };
     },
   }),

@@ -57,7 +57,7 @@ export const tools = [
         type: args.type,
         q: args.q || undefined,
       };
-      const { items, total } = await s.templates.list(ctx.workspace.id, filter, page);
+      const { items, total } = await s.content.templates.list(ctx.workspace.id, filter, page);
       return paged(items, page, total);
     },
   }),
@@ -77,8 +77,8 @@ export const tools = [
     annotations: READ,
     handler: (s, ctx, args) =>
       args.version === undefined
-        ? s.templates.get(ctx.workspace.id, args.name)
-        : s.templates.getVersion(ctx.workspace.id, args.name, args.version),
+        ? s.content.templates.get(ctx.workspace.id, args.name)
+        : s.content.templates.getVersion(ctx.workspace.id, args.name, args.version),
   }),
   defineTool({
     name: "templates_used_by",
@@ -95,7 +95,7 @@ export const tools = [
     output: z.object({ used_by: z.array(templatePinnerView) }),
     annotations: READ,
     handler: async (s, ctx, args) => ({
-      used_by: await s.templates.usedBy(ctx.workspace.id, args.name, args.version),
+      used_by: await s.content.templates.usedBy(ctx.workspace.id, args.name, args.version),
     }),
   }),
   defineTool({
@@ -111,7 +111,7 @@ export const tools = [
     input: createTemplateSchema.strict(),
     output: templateView,
     annotations: CREATE,
-    handler: (s, ctx, args) => s.templates.create(op(ctx), args),
+    handler: (s, ctx, args) => s.content.templates.create(op(ctx), args),
   }),
   defineTool({
     name: "templates_update",
@@ -125,7 +125,7 @@ export const tools = [
     input: updateTemplateSchema.extend({ if_match: ifMatch }).strict(),
     output: templateView,
     annotations: OVERWRITE,
-    handler: (s, ctx, { if_match, ...body }) => s.templates.update(op(ctx), if_match, body),
+    handler: (s, ctx, { if_match, ...body }) => s.content.templates.update(op(ctx), if_match, body),
   }),
   defineTool({
     name: "templates_render",
@@ -144,7 +144,7 @@ export const tools = [
     }),
     output: renderedSqlView,
     annotations: READ,
-    handler: (s, ctx, args) => s.templates.render(ctx.workspace.id, args),
+    handler: (s, ctx, args) => s.content.templates.render(ctx.workspace.id, args),
   }),
   defineTool({
     name: "templates_purge_draft",
@@ -158,7 +158,7 @@ export const tools = [
     output: z.object({ name: z.string(), purged: z.literal(true) }),
     annotations: REMOVE,
     handler: async (s, ctx, args) => {
-      await s.templates.purgeDraft(op(ctx), args.name, args.if_match);
+      await s.content.templates.purgeDraft(op(ctx), args.name, args.if_match);
       return { name: args.name, purged: true as const };
     },
   }),

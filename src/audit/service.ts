@@ -7,7 +7,7 @@ import { AppError } from "../errors/mod.ts";
 import { newId } from "../lib/ids.ts";
 import { requestContext } from "../lib/log.ts";
 import { toIso } from "../lib/time.ts";
-import { type Queryable, type RowInsert, rowInsertSql } from "../store/mod.ts";
+import { Conditions, pageOf, type Queryable, type RowInsert, rowInsertSql } from "../store/mod.ts";
 import type { AuditEventName } from "./events.ts";
 import type { AuditRecord } from "./views.ts";
 
@@ -77,29 +77,21 @@ export async function queryAudit(
   db: Queryable,
   filter: AuditFilter,
 ): Promise<{ items: AuditRecord[]; total: number }> {
-  const where: string[] = [];
-  const params: (string | number)[] = [];
-  const add = (sql: string, value: string) => {
-    params.push(value);
-    where.push(sql.replace("?", `$${params.length}`));
-  };
-  if (filter.workspaceId) add("workspace_id = ?", filter.workspaceId);
-  if (filter.event) add("event = ?", filter.event);
-  if (filter.actor) add("user_id = ?", filter.actor);
-  if (filter.from) add("timestamp >= ?", filter.from);
-  if (filter.to) add("timestamp < ?", filter.to);
-  const clause = where.length ? `WHERE ${where.join(" AND ")}` : "";
-  const total = await db.first<{ n: number }>(
-    `SELECT count(*) AS n FROM audit_log ${clause}`,
-    params,
-  );
-  const rows = await db.query<Record<string, unknown>>(
-    `SELECT * FROM audit_log ${clause} ORDER BY timestamp DESC, id DESC
-     LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, filter.limit, filter.offset],
+  const w = new Conditions();
+  if (filter.workspaceId) w.add("workspace_id = $?", filter.workspaceId);
+  if (filter.event) w.add("event = $?", filter.event);
+  if (filter.actor) w.add("user_id = $?", filter.actor);
+  if (filter.from) w.add("timestamp >= $?", filter.from);
+  if (filter.to) w.add("timestamp < $?", filter.to);
+  const { rows, total } = await pageOf(
+    db,
+    `SELECT count(*) AS n FROM audit_log WHERE ${w.sql}`,
+    `SELECT * FROM audit_log WHERE ${w.sql} ORDER BY timestamp DESC, id DESC`,
+    w.params,
+    filter,
   );
   return {
-    total: Number(total?.n ?? 0),
+    total,
     items: rows.map((r) => ({
       id: String(r.id),
       timestamp: toIso(r.timestamp)!,

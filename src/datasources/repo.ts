@@ -4,7 +4,7 @@
  * datasources, global ones granted to it, and for a super admin every global one.
  */
 import { toIso } from "../lib/time.ts";
-import { bool, type Queryable, type Row, type SqlValue } from "../store/mod.ts";
+import { bool, countOf, pageOf, type Queryable, type Row, type SqlValue } from "../store/mod.ts";
 import type {
   CredentialKind,
   DatasourceRecord,
@@ -113,17 +113,14 @@ export async function listVisible(
     params.push(filter.dialect);
     where += ` AND d.dialect = $${params.length}`;
   }
-  const total = await db.first<{ n: number }>(
+  const { rows, total } = await pageOf(
+    db,
     `SELECT count(*) AS n FROM datasources d WHERE ${where}`,
+    `${SELECT} WHERE ${where} ORDER BY d.name`,
     params,
+    filter,
   );
-  const rows = await db.query(
-    `${SELECT} WHERE ${where} ORDER BY d.name LIMIT $${params.length + 1} OFFSET $${
-      params.length + 2
-    }`,
-    [...params, filter.limit, filter.offset],
-  );
-  return { rows: rows.map(toRecord), total: Number(total?.n ?? 0) };
+  return { rows: rows.map(toRecord), total };
 }
 
 /** The columns a write sets, in one order for insert and update. */
@@ -197,12 +194,10 @@ export async function remove(db: Queryable, id: string): Promise<void> {
 }
 
 /** Workspace-bound datasources of a workspace (the `workspace.in_use` counter). */
-export async function countBound(db: Queryable, workspaceId: string): Promise<number> {
-  const row = await db.first<{ n: number }>(
-    "SELECT count(*) AS n FROM datasources WHERE workspace_id = $1",
-    [workspaceId],
-  );
-  return Number(row?.n ?? 0);
+export function countBound(db: Queryable, workspaceId: string): Promise<number> {
+  return countOf(db, "SELECT count(*) AS n FROM datasources WHERE workspace_id = $1", [
+    workspaceId,
+  ]);
 }
 
 // --- grants -------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
  */
 import { newId } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
-import type { Queryable } from "../store/mod.ts";
+import { Conditions, countOf, pageOf, type Queryable } from "../store/mod.ts";
 
 /** A list row of `GET /pipelines`: working version and status, both null when none. */
 export interface PipelineListRow {
@@ -63,35 +63,30 @@ export async function listPipelines(
   filter: ListFilter,
   page: { offset: number; limit: number },
 ): Promise<{ items: PipelineListRow[]; total: number }> {
-  const where = ["p.workspace_id = $1"];
-  const params: unknown[] = [workspaceId];
-  if (filter.owner) {
-    params.push(filter.owner);
-    where.push(`CAST(p.owner_id AS TEXT) = $${params.length}`);
-  }
+  const w = new Conditions().add("p.workspace_id = $?", workspaceId);
+  if (filter.owner) w.add("CAST(p.owner_id AS TEXT) = $?", filter.owner);
   if (filter.q) {
-    params.push(`%${likeEscape(filter.q.toLowerCase())}%`);
-    where.push(`LOWER(p.name) LIKE $${params.length} ESCAPE '\\'`);
+    w.add("LOWER(p.name) LIKE $? ESCAPE '\\'", `%${likeEscape(filter.q.toLowerCase())}%`);
   }
   if (filter.hasDraft) {
-    where.push(`EXISTS (SELECT 1 FROM pipeline_versions d WHERE d.pipeline_id = p.id
+    w.add(`EXISTS (SELECT 1 FROM pipeline_versions d WHERE d.pipeline_id = p.id
       AND d.status = 'DRAFT')`);
   }
   if (filter.datasource) {
-    params.push(filter.datasource);
-    where.push(`EXISTS (SELECT 1 FROM pipeline_datasource_refs r WHERE r.pipeline_id = p.id
-      AND r.version = ${WORKING} AND r.datasource = $${params.length})`);
+    w.add(
+      `EXISTS (SELECT 1 FROM pipeline_datasource_refs r WHERE r.pipeline_id = p.id
+      AND r.version = ${WORKING} AND r.datasource = $?)`,
+      filter.datasource,
+    );
   }
-  const cond = where.join(" AND ");
-  const total = await db.first<{ n: number }>(
-    `SELECT COUNT(*) AS n FROM pipelines p WHERE ${cond}`,
-    params as never,
+  const { rows, total } = await pageOf(
+    db,
+    `SELECT COUNT(*) AS n FROM pipelines p WHERE ${w.sql}`,
+    `${ROW} WHERE ${w.sql} ORDER BY p.name`,
+    w.params,
+    page,
   );
-  const rows = await db.query(
-    `${ROW} WHERE ${cond} ORDER BY p.name LIMIT ${page.limit} OFFSET ${page.offset}`,
-    params as never,
-  );
-  return { items: rows.map(toRow), total: Number(total?.n ?? 0) };
+  return { items: rows.map(toRow), total };
 }
 
 /** Every name under `prefix` (all of them at the root). */
@@ -129,12 +124,8 @@ export async function rowsByName(
 }
 
 /** How many pipelines a workspace holds (`workspace.in_use`). */
-export async function countPipelines(db: Queryable, workspaceId: string): Promise<number> {
-  const row = await db.first<{ n: number }>(
-    "SELECT COUNT(*) AS n FROM pipelines WHERE workspace_id = $1",
-    [workspaceId],
-  );
-  return Number(row?.n ?? 0);
+export function countPipelines(db: Queryable, workspaceId: string): Promise<number> {
+  return countOf(db, "SELECT COUNT(*) AS n FROM pipelines WHERE workspace_id = $1", [workspaceId]);
 }
 
 /** A datasource as a pipeline of `workspaceId` sees it: its own, or global and granted to it. */

@@ -5,7 +5,7 @@
  */
 import { likeLiteral } from "../lib/folder_path.ts";
 import { toIso } from "../lib/time.ts";
-import type { Queryable, Row, SqlValue } from "../store/mod.ts";
+import { Conditions, countOf, pageOf, type Queryable, type Row } from "../store/mod.ts";
 import type { TemplateDialect } from "./render.ts";
 import type { TemplateFilter, TemplateListRow, TemplateType } from "./types.ts";
 
@@ -15,22 +15,17 @@ const FROM = `FROM templates t
   LEFT JOIN template_versions d ON d.template_id = t.id AND d.status = 'DRAFT'`;
 
 function where(workspaceId: string, filter: TemplateFilter, extra?: [string, string]) {
-  const clauses = ["t.workspace_id = $1"];
-  const params: SqlValue[] = [workspaceId];
-  const add = (sql: (n: string) => string, value: SqlValue) => {
-    params.push(value);
-    clauses.push(sql(`$${params.length}`));
-  };
-  if (filter.dialect) add((n) => `t.dialect = ${n}`, filter.dialect);
-  if (filter.type) add((n) => `t.type = ${n}`, filter.type);
+  const w = new Conditions().add("t.workspace_id = $?", workspaceId);
+  if (filter.dialect) w.add("t.dialect = $?", filter.dialect);
+  if (filter.type) w.add("t.type = $?", filter.type);
   if (filter.q) {
-    add(
-      (n) => `(LOWER(t.name) LIKE ${n} ESCAPE '\\' OR LOWER(t.display_name) LIKE ${n} ESCAPE '\\')`,
+    w.add(
+      "(LOWER(t.name) LIKE $? ESCAPE '\\' OR LOWER(t.display_name) LIKE $? ESCAPE '\\')",
       `%${likeLiteral(filter.q.toLowerCase())}%`,
     );
   }
-  if (extra) add((n) => extra[0].replaceAll("$?", n), extra[1]);
-  return { sql: clauses.join(" AND "), params };
+  if (extra) w.add(...extra);
+  return w;
 }
 
 function toRow(r: Row): TemplateListRow {
@@ -62,16 +57,14 @@ export async function listTemplates(
   page: { offset: number; limit: number },
 ): Promise<{ items: TemplateListRow[]; total: number }> {
   const w = where(workspaceId, filter);
-  const total = await db.first<{ n: number }>(
+  const { rows, total } = await pageOf(
+    db,
     `SELECT COUNT(*) AS n FROM templates t WHERE ${w.sql}`,
+    `SELECT ${LIST_COLUMNS} ${FROM} WHERE ${w.sql} ORDER BY t.name`,
     w.params,
+    page,
   );
-  const rows = await db.query(
-    `SELECT ${LIST_COLUMNS} ${FROM} WHERE ${w.sql} ORDER BY t.name
-     LIMIT $${w.params.length + 1} OFFSET $${w.params.length + 2}`,
-    [...w.params, page.limit, page.offset],
-  );
-  return { items: rows.map(toRow), total: Number(total?.n ?? 0) };
+  return { items: rows.map(toRow), total };
 }
 
 /** Every name under `prefix` (normalised; `` is the root) matching the filter. */
@@ -110,10 +103,6 @@ export async function rowsByName(
 }
 
 /** How many templates the workspace owns (blocks deleting it: `workspace.in_use`). */
-export async function countTemplates(db: Queryable, workspaceId: string): Promise<number> {
-  const row = await db.first<{ n: number }>(
-    "SELECT COUNT(*) AS n FROM templates WHERE workspace_id = $1",
-    [workspaceId],
-  );
-  return Number(row?.n ?? 0);
+export function countTemplates(db: Queryable, workspaceId: string): Promise<number> {
+  return countOf(db, "SELECT COUNT(*) AS n FROM templates WHERE workspace_id = $1", [workspaceId]);
 }

@@ -3,7 +3,7 @@
  * there, the default workspace, and the membership counts.
  */
 import { toIso } from "../lib/time.ts";
-import type { Queryable, Row } from "../store/mod.ts";
+import { countOf, type Queryable, type Row } from "../store/mod.ts";
 import { joinedFlags, rowFlags, str } from "./repo_rows.ts";
 import type { MembershipFlags } from "./types.ts";
 
@@ -91,13 +91,13 @@ export async function setLastWorkspace(
 }
 
 /** Live memberships in active workspaces. */
-export async function countActiveMemberships(db: Queryable, userId: string): Promise<number> {
-  const row = await db.first<{ n: unknown }>(
+export function countActiveMemberships(db: Queryable, userId: string): Promise<number> {
+  return countOf(
+    db,
     `SELECT count(*) AS n FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
      WHERE m.user_id = $1 AND w.deleted_at IS NULL AND w.deactivated_at IS NULL`,
     [userId],
   );
-  return Number(row?.n ?? 0);
 }
 
 /** Membership flags by primary key (the workspace joined by its primary key to skip deleted). */

@@ -7,7 +7,13 @@ import { AppError } from "../errors/mod.ts";
 import { newId } from "../lib/ids.ts";
 import { requestContext } from "../lib/log.ts";
 import { toIso } from "../lib/time.ts";
-import { Conditions, pageOf, type Queryable, type RowInsert, rowInsertSql } from "../store/mod.ts";
+import {
+  Conditions,
+  type Queryable,
+  readPage,
+  type RowInsert,
+  rowInsertSql,
+} from "../store/mod.ts";
 import type { AuditEventName } from "./events.ts";
 import type { AuditRecord } from "./views.ts";
 
@@ -73,7 +79,7 @@ export interface AuditFilter {
 }
 
 /** Newest first, paged. */
-export async function queryAudit(
+export function queryAudit(
   db: Queryable,
   filter: AuditFilter,
 ): Promise<{ items: AuditRecord[]; total: number }> {
@@ -83,16 +89,13 @@ export async function queryAudit(
   if (filter.actor) w.add("user_id = $?", filter.actor);
   if (filter.from) w.add("timestamp >= $?", filter.from);
   if (filter.to) w.add("timestamp < $?", filter.to);
-  const { rows, total } = await pageOf(
+  return readPage(
     db,
     `SELECT count(*) AS n FROM audit_log WHERE ${w.sql}`,
     `SELECT * FROM audit_log WHERE ${w.sql} ORDER BY timestamp DESC, id DESC`,
     w.params,
     filter,
-  );
-  return {
-    total,
-    items: rows.map((r) => ({
+    (r) => ({
       id: String(r.id),
       timestamp: toIso(r.timestamp)!,
       event: String(r.event),
@@ -102,8 +105,8 @@ export async function queryAudit(
       source_ip: (r.source_ip as string | null) ?? null,
       user_agent: (r.user_agent as string | null) ?? null,
       details: JSON.parse(String(r.details)),
-    })),
-  };
+    }),
+  );
 }
 
 /** Who reads the trail and where: the reader's standing and the active workspace, if any. */

@@ -271,7 +271,7 @@ export async function listDatasources(
   if (filter.dialect !== undefined && !(DIALECTS as readonly string[]).includes(filter.dialect)) {
     throw invalidField("dialect", "is not a supported dialect");
   }
-  const { rows, total } = await repo.listVisible(deps.db, viewer, {
+  const { items: rows, total } = await repo.listVisible(deps.db, viewer, {
     dialect: filter.dialect as Dialect | undefined,
     offset: filter.offset,
     limit: filter.limit,

@@ -4,7 +4,7 @@
  * datasources, global ones granted to it, and for a super admin every global one.
  */
 import { toIso } from "../lib/time.ts";
-import { bool, countOf, pageOf, type Queryable, type Row, type SqlValue } from "../store/mod.ts";
+import { bool, countOf, type Queryable, readPage, type Row, type SqlValue } from "../store/mod.ts";
 import type {
   CredentialKind,
   DatasourceRecord,
@@ -102,25 +102,25 @@ export async function visibleIds(db: Queryable, viewer: DatasourceViewer): Promi
 }
 
 /** One page of what `viewer` can see, by name, and the total of the same filter. */
-export async function listVisible(
+export function listVisible(
   db: Queryable,
   viewer: DatasourceViewer,
   filter: { dialect?: Dialect; offset: number; limit: number },
-): Promise<{ rows: DatasourceRecord[]; total: number }> {
+): Promise<{ items: DatasourceRecord[]; total: number }> {
   const params = visibleParams(viewer);
   let where = VISIBLE;
   if (filter.dialect) {
     params.push(filter.dialect);
     where += ` AND d.dialect = $${params.length}`;
   }
-  const { rows, total } = await pageOf(
+  return readPage(
     db,
     `SELECT count(*) AS n FROM datasources d WHERE ${where}`,
     `${SELECT} WHERE ${where} ORDER BY d.name`,
     params,
     filter,
+    toRecord,
   );
-  return { rows: rows.map(toRecord), total };
 }
 
 /** The columns a write sets, in one order for insert and update. */

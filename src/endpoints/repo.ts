@@ -1,6 +1,6 @@
 /** SQL for published endpoints (table `endpoints`, migration 0010). */
 import { toIso } from "../lib/time.ts";
-import { bool, countOf, pageOf, type Queryable } from "../store/mod.ts";
+import { bool, countOf, type Queryable, readPage } from "../store/mod.ts";
 
 export interface EndpointRow {
   id: string;
@@ -140,19 +140,19 @@ export async function serveState(
 }
 
 /** A page of a workspace's endpoints by pattern, with the exact total. */
-export async function listInWorkspace(
+export function listInWorkspace(
   db: Queryable,
   workspaceId: string,
   page: { offset: number; limit: number },
-): Promise<{ rows: EndpointRow[]; total: number }> {
-  const { rows, total } = await pageOf(
+): Promise<{ items: EndpointRow[]; total: number }> {
+  return readPage(
     db,
     "SELECT COUNT(*) AS n FROM endpoints WHERE workspace_id = $1",
     `${SELECT} WHERE e.workspace_id = $1 ORDER BY e.path_pattern`,
     [workspaceId],
     page,
+    toRow,
   );
-  return { rows: rows.map(toRow), total };
 }
 
 /** Every endpoint of a workspace over one pipeline, by pattern. */

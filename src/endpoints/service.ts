@@ -154,7 +154,7 @@ export class EndpointService {
     ctx: EndpointContext,
     page: { offset: number; limit: number },
   ): Promise<{ items: EndpointView[]; total: number }> {
-    const { rows, total } = await repo.listInWorkspace(this.#o.db, ctx.workspaceId, page);
+    const { items: rows, total } = await repo.listInWorkspace(this.#o.db, ctx.workspaceId, page);
     return { items: await this.#views(rows), total };
   }
 

@@ -6,7 +6,7 @@
  */
 import { toIso } from "../lib/time.ts";
 import type { Queryable, Row, RowInsert, SqlValue } from "../store/mod.ts";
-import { bool, Conditions, countOf, pageOf, rowInsertSql } from "../store/mod.ts";
+import { bool, Conditions, countOf, readPage, rowInsertSql } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
 import { frameJson } from "./frame_json.ts";
 import { PACKED, unpackFrames } from "./packed_events.ts";
@@ -195,7 +195,7 @@ export class ExecutionRepo {
     return row ? fromRow(row) : undefined;
   }
 
-  async list(
+  list(
     f: ExecutionFilter,
     offset: number,
     limit: number,
@@ -206,14 +206,14 @@ export class ExecutionRepo {
     if (f.status) w.add("status = $?", f.status);
     if (f.startedAfter) w.add("started_at > $?", f.startedAfter);
     if (f.startedBefore) w.add("started_at < $?", f.startedBefore);
-    const { rows, total } = await pageOf(
+    return readPage(
       this.db,
       `SELECT COUNT(*) AS n FROM executions WHERE ${w.sql}`,
       `SELECT ${COLUMNS} FROM executions WHERE ${w.sql} ORDER BY started_at DESC, id DESC`,
       w.params,
       { offset, limit },
+      (r) => fromRow(r).record,
     );
-    return { items: rows.map((r) => fromRow(r).record), total };
   }
 
   /** Who triggered executions in a workspace (the history's "who" choices), at most `limit`. */

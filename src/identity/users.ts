@@ -6,7 +6,7 @@
 import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import { isUuid } from "../lib/ids.ts";
-import { countOf, type Db, pageOf } from "../store/mod.ts";
+import { countOf, type Db, readPage } from "../store/mod.ts";
 import type { Principal } from "./types.ts";
 import { findUserById, toUserRow, type UserRow, type UserView, userView } from "./users_repo.ts";
 
@@ -30,7 +30,7 @@ export class UserService {
   }
 
   /** Paged, searching email and display name; the system actor is listed like any row. */
-  async list(
+  list(
     q: string | undefined,
     offset: number,
     limit: number,
@@ -39,14 +39,14 @@ export class UserService {
     const where = like
       ? "WHERE lower(email) LIKE $1 ESCAPE '\\' OR lower(display_name) LIKE $1 ESCAPE '\\'"
       : "";
-    const { rows, total } = await pageOf(
+    return readPage(
       this.#db,
       `SELECT count(*) AS n FROM users ${where}`,
       `SELECT * FROM users ${where} ORDER BY created_at, id`,
       like ? [like] : [],
       { offset, limit },
+      (r) => userView(toUserRow(r)),
     );
-    return { total, items: rows.map((r) => userView(toUserRow(r))) };
   }
 
   /** Active super admins: what revoking or deactivating the last one would leave (none). */

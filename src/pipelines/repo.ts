@@ -5,7 +5,7 @@
  */
 import { newId } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
-import { Conditions, countOf, pageOf, type Queryable } from "../store/mod.ts";
+import { Conditions, countOf, type Queryable, readPage } from "../store/mod.ts";
 
 /** A list row of `GET /pipelines`: working version and status, both null when none. */
 export interface PipelineListRow {
@@ -57,7 +57,7 @@ function toRow(r: Record<string, unknown>): PipelineListRow {
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** One page of the workspace's pipelines by name, and the total of the same filter. */
-export async function listPipelines(
+export function listPipelines(
   db: Queryable,
   workspaceId: string,
   filter: ListFilter,
@@ -79,14 +79,14 @@ export async function listPipelines(
       filter.datasource,
     );
   }
-  const { rows, total } = await pageOf(
+  return readPage(
     db,
     `SELECT COUNT(*) AS n FROM pipelines p WHERE ${w.sql}`,
     `${ROW} WHERE ${w.sql} ORDER BY p.name`,
     w.params,
     page,
+    toRow,
   );
-  return { items: rows.map(toRow), total };
 }
 
 /** Every name under `prefix` (all of them at the root). */

@@ -37,19 +37,20 @@ export async function countOf(
 
 /**
  * One page of `rowsSql`, which ends in its ORDER BY (LIMIT and OFFSET are bound after `params`),
- * and the total `countSql` counts over the same `params`.
+ * each row read by `map`, and the total `countSql` counts over the same `params`.
  */
-export async function pageOf(
+export async function readPage<T>(
   db: Queryable,
   countSql: string,
   rowsSql: string,
   params: SqlValue[],
   page: { offset: number; limit: number },
-): Promise<{ rows: Row[]; total: number }> {
+  map: (row: Row) => T,
+): Promise<{ items: T[]; total: number }> {
   const total = await countOf(db, countSql, params);
   const rows = await db.query(
     `${rowsSql} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
     [...params, page.limit, page.offset],
   );
-  return { rows, total };
+  return { items: rows.map(map), total };
 }

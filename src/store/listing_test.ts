@@ -1,6 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { forEachStore } from "../../tests/support/stores.ts";
-import { Conditions, countOf, pageOf } from "./mod.ts";
+import { Conditions, countOf, readPage } from "./mod.ts";
 
 Deno.test("Conditions numbers each value's placeholder and reads TRUE with none", () => {
   equal(new Conditions().sql, "TRUE");
@@ -13,7 +13,7 @@ Deno.test("Conditions numbers each value's placeholder and reads TRUE with none"
 });
 
 forEachStore(
-  "countOf() and pageOf() read a count and one page over the same filter",
+  "countOf() and readPage() read a count and one page over the same filter",
   async (db) => {
     await db.execute("CREATE TABLE listing_probe (k TEXT, v INTEGER)");
     for (let v = 1; v <= 7; v++) {
@@ -25,14 +25,15 @@ forEachStore(
     equal(await countOf(db, "SELECT count(*) AS n FROM listing_probe"), 7);
     equal(await countOf(db, "SELECT count(*) AS n FROM listing_probe WHERE k = $1", ["none"]), 0);
     const w = new Conditions().add("k = $?", "odd").add("v > $?", 1);
-    const page = await pageOf(
+    const page = await readPage(
       db,
       `SELECT count(*) AS n FROM listing_probe WHERE ${w.sql}`,
       `SELECT v FROM listing_probe WHERE ${w.sql} ORDER BY v`,
       w.params,
       { offset: 1, limit: 1 },
+      (r) => Number(r.v),
     );
     equal(page.total, 3);
-    deepEqual(page.rows.map((r) => Number(r.v)), [5]);
+    deepEqual(page.items, [5]);
   },
 );

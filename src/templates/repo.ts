@@ -5,7 +5,7 @@
  */
 import { likeLiteral } from "../lib/folder_path.ts";
 import { toIso } from "../lib/time.ts";
-import { Conditions, countOf, pageOf, type Queryable, type Row } from "../store/mod.ts";
+import { Conditions, countOf, type Queryable, readPage, type Row } from "../store/mod.ts";
 import type { TemplateDialect } from "./render.ts";
 import type { TemplateFilter, TemplateListRow, TemplateType } from "./types.ts";
 
@@ -50,21 +50,21 @@ function toRow(r: Row): TemplateListRow {
 }
 
 /** One page of the workspace's templates by name, and the total matching. */
-export async function listTemplates(
+export function listTemplates(
   db: Queryable,
   workspaceId: string,
   filter: TemplateFilter,
   page: { offset: number; limit: number },
 ): Promise<{ items: TemplateListRow[]; total: number }> {
   const w = where(workspaceId, filter);
-  const { rows, total } = await pageOf(
+  return readPage(
     db,
     `SELECT COUNT(*) AS n FROM templates t WHERE ${w.sql}`,
     `SELECT ${LIST_COLUMNS} ${FROM} WHERE ${w.sql} ORDER BY t.name`,
     w.params,
     page,
+    toRow,
   );
-  return { items: rows.map(toRow), total };
 }
 
 /** Every name under `prefix` (normalised; `` is the root) matching the filter. */

@@ -30,28 +30,16 @@ function toContextRow(r: Row): ContextRow {
   };
 }
 
-/** A live workspace by name with `userId`'s flags there (null `userId`: never a member). */
-export async function contextByName(
+/** A live workspace by name or id with `userId`'s flags there (null `userId`: never a member). */
+export async function liveContext(
   db: Queryable,
-  name: string,
+  key: "name" | "id",
+  value: string,
   userId: string | null,
 ): Promise<ContextRow | undefined> {
   const row = await db.first(
-    `${CONTEXT_SELECT} WHERE w.name = $1 AND w.deleted_at IS NULL`,
-    [name, userId],
-  );
-  return row && toContextRow(row);
-}
-
-/** A live workspace by id with `userId`'s flags there. */
-export async function contextById(
-  db: Queryable,
-  id: string,
-  userId: string | null,
-): Promise<ContextRow | undefined> {
-  const row = await db.first(
-    `${CONTEXT_SELECT} WHERE w.id = $1 AND w.deleted_at IS NULL`,
-    [id, userId],
+    `${CONTEXT_SELECT} WHERE w.${key} = $1 AND w.deleted_at IS NULL`,
+    [value, userId],
   );
   return row && toContextRow(row);
 }

@@ -5,6 +5,7 @@
  */
 import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
+import { likeLiteral } from "../lib/folder_path.ts";
 import { isUuid } from "../lib/ids.ts";
 import { countOf, type Db, readPage } from "../store/mod.ts";
 import type { Principal } from "./types.ts";
@@ -35,7 +36,7 @@ export class UserService {
     offset: number,
     limit: number,
   ): Promise<{ items: UserView[]; total: number }> {
-    const like = q ? `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+    const like = q ? `%${likeLiteral(q.toLowerCase())}%` : null;
     const where = like
       ? "WHERE lower(email) LIKE $1 ESCAPE '\\' OR lower(display_name) LIKE $1 ESCAPE '\\'"
       : "";

@@ -3,6 +3,7 @@
  * references of stored versions (`datasource.in_use`, the `datasource=` filter), visibility of
  * datasources from a workspace, and release check runs.
  */
+import { likeLiteral } from "../lib/folder_path.ts";
 import { newId } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
 import { Conditions, countOf, type Queryable, readPage } from "../store/mod.ts";
@@ -54,8 +55,6 @@ function toRow(r: Record<string, unknown>): PipelineListRow {
   };
 }
 
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /** One page of the workspace's pipelines by name, and the total of the same filter. */
 export function listPipelines(
   db: Queryable,
@@ -66,7 +65,7 @@ export function listPipelines(
   const w = new Conditions().add("p.workspace_id = $?", workspaceId);
   if (filter.owner) w.add("CAST(p.owner_id AS TEXT) = $?", filter.owner);
   if (filter.q) {
-    w.add("LOWER(p.name) LIKE $? ESCAPE '\\'", `%${likeEscape(filter.q.toLowerCase())}%`);
+    w.add("LOWER(p.name) LIKE $? ESCAPE '\\'", `%${likeLiteral(filter.q.toLowerCase())}%`);
   }
   if (filter.hasDraft) {
     w.add(`EXISTS (SELECT 1 FROM pipeline_versions d WHERE d.pipeline_id = p.id
@@ -103,7 +102,7 @@ export async function namesUnder(
     : await db.query<{ name: string }>(
       `SELECT name FROM pipelines WHERE workspace_id = $1 AND name LIKE $2 ESCAPE '\\'
        ORDER BY name`,
-      [workspaceId, `${likeEscape(prefix)}/%`],
+      [workspaceId, `${likeLiteral(prefix)}/%`],
     );
   return rows.map((r) => String(r.name));
 }

@@ -6,7 +6,7 @@
  */
 import { toIso } from "../lib/time.ts";
 import type { Queryable, Row, RowInsert, SqlValue } from "../store/mod.ts";
-import { bool, Conditions, countOf, readPage, rowInsertSql } from "../store/mod.ts";
+import { bool, Conditions, countOf, markers, readPage, rowInsertSql } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
 import { frameJson } from "./frame_json.ts";
 import { PACKED, unpackFrames } from "./packed_events.ts";
@@ -284,8 +284,11 @@ export class ExecutionRepo {
     }
     for (let i = 0; i < ids.length; i += HEARTBEAT_IDS) {
       const chunk = ids.slice(i, i + HEARTBEAT_IDS);
-      const list = chunk.map((_, n) => `$${n + 3}`).join(", ");
-      await this.db.execute(`${sql} AND id IN (${list})`, [instanceId, now, ...chunk]);
+      await this.db.execute(`${sql} AND id IN (${markers(chunk.length, 3)})`, [
+        instanceId,
+        now,
+        ...chunk,
+      ]);
     }
   }
 

@@ -6,7 +6,7 @@
 import { likeLiteral } from "../lib/folder_path.ts";
 import { newId } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
-import { Conditions, countOf, type Queryable, readPage } from "../store/mod.ts";
+import { Conditions, countOf, markers, type Queryable, readPage } from "../store/mod.ts";
 
 /** A list row of `GET /pipelines`: working version and status, both null when none. */
 export interface PipelineListRow {
@@ -114,9 +114,8 @@ export async function rowsByName(
   names: string[],
 ): Promise<PipelineListRow[]> {
   if (names.length === 0) return [];
-  const marks = names.map((_, i) => `$${i + 2}`).join(", ");
   const rows = await db.query(
-    `${ROW} WHERE p.workspace_id = $1 AND p.name IN (${marks}) ORDER BY p.name`,
+    `${ROW} WHERE p.workspace_id = $1 AND p.name IN (${markers(names.length, 2)}) ORDER BY p.name`,
     [workspaceId, ...names],
   );
   return rows.map(toRow);

@@ -25,6 +25,11 @@ export class Conditions {
   }
 }
 
+/** `$first, $first+1, …` for `count` values bound one after another (an IN list, a VALUES row). */
+export function markers(count: number, first = 1): string {
+  return Array.from({ length: count }, (_, i) => `$${first + i}`).join(", ");
+}
+
 /** The `n` that a `SELECT count(*) AS n …` query answers (0 when it answers no row). */
 export async function countOf(
   db: Queryable,

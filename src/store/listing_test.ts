@@ -1,6 +1,11 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { forEachStore } from "../../tests/support/stores.ts";
-import { Conditions, countOf, readPage } from "./mod.ts";
+import { Conditions, countOf, markers, readPage } from "./mod.ts";
+
+Deno.test("markers() numbers a run of placeholders from where it is told", () => {
+  equal(markers(3), "$1, $2, $3");
+  equal(markers(2, 4), "$4, $5");
+});
 
 Deno.test("Conditions numbers each value's placeholder and reads TRUE with none", () => {
   equal(new Conditions().sql, "TRUE");

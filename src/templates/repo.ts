@@ -5,7 +5,7 @@
  */
 import { likeLiteral } from "../lib/folder_path.ts";
 import { toIso } from "../lib/time.ts";
-import { Conditions, countOf, type Queryable, readPage, type Row } from "../store/mod.ts";
+import { Conditions, countOf, markers, type Queryable, readPage, type Row } from "../store/mod.ts";
 import type { TemplateDialect } from "./render.ts";
 import type { TemplateFilter, TemplateListRow, TemplateType } from "./types.ts";
 
@@ -93,9 +93,9 @@ export async function rowsByName(
   names: readonly string[],
 ): Promise<TemplateListRow[]> {
   if (names.length === 0) return [];
-  const marks = names.map((_, i) => `$${i + 2}`).join(", ");
   const rows = (await db.query(
-    `SELECT ${LIST_COLUMNS} ${FROM} WHERE t.workspace_id = $1 AND t.name IN (${marks})`,
+    `SELECT ${LIST_COLUMNS} ${FROM}
+     WHERE t.workspace_id = $1 AND t.name IN (${markers(names.length, 2)})`,
     [workspaceId, ...names],
   )).map(toRow);
   const byName = new Map(rows.map((r) => [r.id, r]));

@@ -16,6 +16,7 @@ import {
 } from "../store/mod.ts";
 import type { AuditEventName } from "./events.ts";
 import type { AuditRecord } from "./views.ts";
+import type { Counted } from "../lib/paged_view.ts";
 
 /** The audit record shape, plus its id and workspace: the view (views.ts). */
 export type { AuditRecord };
@@ -82,7 +83,7 @@ export interface AuditFilter {
 export function queryAudit(
   db: Queryable,
   filter: AuditFilter,
-): Promise<{ items: AuditRecord[]; total: number }> {
+): Promise<Counted<AuditRecord>> {
   const w = new Conditions();
   if (filter.workspaceId) w.add("workspace_id = $?", filter.workspaceId);
   if (filter.event) w.add("event = $?", filter.event);

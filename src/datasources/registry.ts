@@ -26,6 +26,7 @@ import {
   type ReferenceFinder,
   type WriteTarget,
 } from "./types.ts";
+import type { Counted } from "../lib/paged_view.ts";
 
 /** What the registry needs from its surroundings. */
 export interface RegistryDeps {
@@ -282,7 +283,7 @@ export async function listDatasources(
   deps: RegistryDeps,
   viewer: DatasourceViewer,
   filter: { dialect?: string; offset: number; limit: number },
-): Promise<{ items: DatasourceRecord[]; total: number }> {
+): Promise<Counted<DatasourceRecord>> {
   if (filter.dialect !== undefined && !(DIALECTS as readonly string[]).includes(filter.dialect)) {
     throw invalidField("dialect", "is not a supported dialect");
   }

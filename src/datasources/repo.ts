@@ -12,6 +12,7 @@ import type {
   Dialect,
   LastTest,
 } from "./types.ts";
+import type { Counted } from "../lib/paged_view.ts";
 
 const SELECT = `SELECT d.*, w.name AS workspace_name
   FROM datasources d LEFT JOIN workspaces w ON w.id = d.workspace_id`;
@@ -106,7 +107,7 @@ export function listVisible(
   db: Queryable,
   viewer: DatasourceViewer,
   filter: { dialect?: Dialect; offset: number; limit: number },
-): Promise<{ items: DatasourceRecord[]; total: number }> {
+): Promise<Counted<DatasourceRecord>> {
   const params = visibleParams(viewer);
   let where = VISIBLE;
   if (filter.dialect) {

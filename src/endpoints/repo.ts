@@ -1,6 +1,7 @@
 /** SQL for published endpoints (table `endpoints`, migration 0010). */
 import { toIso } from "../lib/time.ts";
 import { bool, countOf, type Queryable, readPage } from "../store/mod.ts";
+import type { Counted, Page } from "../lib/paged_view.ts";
 
 export interface EndpointRow {
   id: string;
@@ -143,8 +144,8 @@ export async function serveState(
 export function listInWorkspace(
   db: Queryable,
   workspaceId: string,
-  page: { offset: number; limit: number },
-): Promise<{ items: EndpointRow[]; total: number }> {
+  page: Page,
+): Promise<Counted<EndpointRow>> {
   return readPage(
     db,
     "SELECT COUNT(*) AS n FROM endpoints WHERE workspace_id = $1",

@@ -11,6 +11,7 @@ import type { EventFrame } from "./event_order.ts";
 import { frameJson } from "./frame_json.ts";
 import { PACKED, unpackFrames } from "./packed_events.ts";
 import type { AbortReason, ExecutionRecord, ExecutionStatus, TriggeredVia } from "./types.ts";
+import type { Counted } from "../lib/paged_view.ts";
 
 /** A stored execution with the bookkeeping the record itself does not show. */
 export interface StoredExecution {
@@ -199,7 +200,7 @@ export class ExecutionRepo {
     f: ExecutionFilter,
     offset: number,
     limit: number,
-  ): Promise<{ items: ExecutionRecord[]; total: number }> {
+  ): Promise<Counted<ExecutionRecord>> {
     const w = new Conditions().add("workspace_id = $?", f.workspaceId);
     if (f.triggeredBy) w.add("triggered_by = $?", f.triggeredBy);
     if (f.pipelineId) w.add("pipeline_id = $?", f.pipelineId);

@@ -10,6 +10,7 @@ import { isUuid } from "../lib/ids.ts";
 import { countOf, type Db, readPage } from "../store/mod.ts";
 import type { Principal } from "./types.ts";
 import { findUserById, toUserRow, type UserRow, type UserView, userView } from "./users_repo.ts";
+import type { Counted } from "../lib/paged_view.ts";
 
 export class UserService {
   readonly #db: Db;
@@ -35,7 +36,7 @@ export class UserService {
     q: string | undefined,
     offset: number,
     limit: number,
-  ): Promise<{ items: UserView[]; total: number }> {
+  ): Promise<Counted<UserView>> {
     const like = q ? `%${likeLiteral(q.toLowerCase())}%` : null;
     const where = like
       ? "WHERE lower(email) LIKE $1 ESCAPE '\\' OR lower(display_name) LIKE $1 ESCAPE '\\'"

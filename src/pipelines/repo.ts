@@ -7,6 +7,7 @@ import { likeLiteral } from "../lib/folder_path.ts";
 import { newId } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
 import { Conditions, countOf, markers, type Queryable, readPage } from "../store/mod.ts";
+import type { Counted, Page } from "../lib/paged_view.ts";
 
 /** A list row of `GET /pipelines`: working version and status, both null when none. */
 export interface PipelineListRow {
@@ -60,8 +61,8 @@ export function listPipelines(
   db: Queryable,
   workspaceId: string,
   filter: ListFilter,
-  page: { offset: number; limit: number },
-): Promise<{ items: PipelineListRow[]; total: number }> {
+  page: Page,
+): Promise<Counted<PipelineListRow>> {
   const w = new Conditions().add("p.workspace_id = $?", workspaceId);
   if (filter.owner) w.add("CAST(p.owner_id AS TEXT) = $?", filter.owner);
   if (filter.q) {

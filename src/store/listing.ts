@@ -2,6 +2,7 @@
  * The read shapes repositories share: a filter built up condition by condition, a count, and a
  * page of a listing with the total its filter matches.
  */
+import type { Counted, Page } from "../lib/paged_view.ts";
 import type { Queryable, Row, SqlValue } from "./types.ts";
 
 /** Conditions joined by AND; `$?` in a condition stands for the placeholder of its value. */
@@ -49,9 +50,9 @@ export async function readPage<T>(
   countSql: string,
   rowsSql: string,
   params: SqlValue[],
-  page: { offset: number; limit: number },
+  page: Page,
   map: (row: Row) => T,
-): Promise<{ items: T[]; total: number }> {
+): Promise<Counted<T>> {
   const total = await countOf(db, countSql, params);
   const rows = await db.query(
     `${rowsSql} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,

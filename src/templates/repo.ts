@@ -8,6 +8,7 @@ import { toIso } from "../lib/time.ts";
 import { Conditions, countOf, markers, type Queryable, readPage, type Row } from "../store/mod.ts";
 import type { TemplateDialect } from "./render.ts";
 import type { TemplateFilter, TemplateListRow, TemplateType } from "./types.ts";
+import type { Counted, Page } from "../lib/paged_view.ts";
 
 const LIST_COLUMNS = `t.name, t.type, t.dialect, t.display_name, t.description, t.current_version,
   t.owner_id, t.created_at, t.updated_at, d.version AS draft_version`;
@@ -54,8 +55,8 @@ export function listTemplates(
   db: Queryable,
   workspaceId: string,
   filter: TemplateFilter,
-  page: { offset: number; limit: number },
-): Promise<{ items: TemplateListRow[]; total: number }> {
+  page: Page,
+): Promise<Counted<TemplateListRow>> {
   const w = where(workspaceId, filter);
   return readPage(
     db,

@@ -84,12 +84,13 @@ export function queryAudit(
   db: Queryable,
   filter: AuditFilter,
 ): Promise<Counted<AuditRecord>> {
-  const w = new Conditions();
-  if (filter.workspaceId) w.add("workspace_id = $?", filter.workspaceId);
-  if (filter.event) w.add("event = $?", filter.event);
-  if (filter.actor) w.add("user_id = $?", filter.actor);
-  if (filter.from) w.add("timestamp >= $?", filter.from);
-  if (filter.to) w.add("timestamp < $?", filter.to);
+  const w = new Conditions().addGiven({
+    "workspace_id = $?": filter.workspaceId,
+    "event = $?": filter.event,
+    "user_id = $?": filter.actor,
+    "timestamp >= $?": filter.from,
+    "timestamp < $?": filter.to,
+  });
   return readPage(
     db,
     `SELECT count(*) AS n FROM audit_log WHERE ${w.sql}`,

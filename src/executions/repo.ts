@@ -201,12 +201,13 @@ export class ExecutionRepo {
     offset: number,
     limit: number,
   ): Promise<Counted<ExecutionRecord>> {
-    const w = new Conditions().add("workspace_id = $?", f.workspaceId);
-    if (f.triggeredBy) w.add("triggered_by = $?", f.triggeredBy);
-    if (f.pipelineId) w.add("pipeline_id = $?", f.pipelineId);
-    if (f.status) w.add("status = $?", f.status);
-    if (f.startedAfter) w.add("started_at > $?", f.startedAfter);
-    if (f.startedBefore) w.add("started_at < $?", f.startedBefore);
+    const w = new Conditions().add("workspace_id = $?", f.workspaceId).addGiven({
+      "triggered_by = $?": f.triggeredBy,
+      "pipeline_id = $?": f.pipelineId,
+      "status = $?": f.status,
+      "started_at > $?": f.startedAfter,
+      "started_at < $?": f.startedBefore,
+    });
     return readPage(
       this.db,
       `SELECT COUNT(*) AS n FROM executions WHERE ${w.sql}`,

@@ -20,6 +20,14 @@ export class Conditions {
     return this;
   }
 
+  /** Adds each condition whose value is given (not undefined, null or empty text). */
+  addGiven(conditions: Record<string, SqlValue | undefined>): this {
+    for (const [sql, value] of Object.entries(conditions)) {
+      if (value !== undefined && value !== null && value !== "") this.add(sql, value);
+    }
+    return this;
+  }
+
   /** The conditions joined by AND (`TRUE` when there are none). */
   get sql(): string {
     return this.#clauses.length ? this.#clauses.join(" AND ") : "TRUE";

@@ -15,6 +15,14 @@ Deno.test("Conditions numbers each value's placeholder and reads TRUE with none"
     .add("(c LIKE $? OR d LIKE $?)", "%x%");
   equal(w.sql, "a = $1 AND b IS NULL AND (c LIKE $2 OR d LIKE $2)");
   deepEqual(w.params, [1, "%x%"]);
+  const given = new Conditions().addGiven({
+    "a = $?": "x",
+    "b = $?": undefined,
+    "c = $?": "",
+    "d = $?": 0,
+  });
+  equal(given.sql, "a = $1 AND d = $2");
+  deepEqual(given.params, ["x", 0]);
 });
 
 forEachStore(

@@ -16,9 +16,10 @@ const FROM = `FROM templates t
   LEFT JOIN template_versions d ON d.template_id = t.id AND d.status = 'DRAFT'`;
 
 function where(workspaceId: string, filter: TemplateFilter, extra?: [string, string]) {
-  const w = new Conditions().add("t.workspace_id = $?", workspaceId);
-  if (filter.dialect) w.add("t.dialect = $?", filter.dialect);
-  if (filter.type) w.add("t.type = $?", filter.type);
+  const w = new Conditions().add("t.workspace_id = $?", workspaceId).addGiven({
+    "t.dialect = $?": filter.dialect,
+    "t.type = $?": filter.type,
+  });
   if (filter.q) {
     w.add(
       "(LOWER(t.name) LIKE $? ESCAPE '\\' OR LOWER(t.display_name) LIKE $? ESCAPE '\\')",

@@ -22,6 +22,7 @@ import {
   StartupError,
 } from "./config/mod.ts";
 import { readBuildInfo } from "./health/mod.ts";
+import { exists } from "./lib/exists.ts";
 import { TarWriter } from "./lib/tar.ts";
 import { SqliteDb } from "./store/mod.ts";
 
@@ -63,16 +64,6 @@ export function embeddedStorePath(config: ResolvedConfig, command: string): stri
   const path = config.store.url.slice("sqlite:".length);
   if (path === ":memory:") throw new StartupError("an in-memory store has no file to back up");
   return path;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
-  }
 }
 
 async function fileSha256(path: string): Promise<string> {

@@ -7,9 +7,16 @@ import { AppError } from "../errors/mod.ts";
 import { newId } from "../lib/ids.ts";
 import { requestContext } from "../lib/log.ts";
 import { toIso } from "../lib/time.ts";
-import { type Queryable, type RowInsert, rowInsertSql } from "../store/mod.ts";
+import {
+  Conditions,
+  type Queryable,
+  readPage,
+  type RowInsert,
+  rowInsertSql,
+} from "../store/mod.ts";
 import type { AuditEventName } from "./events.ts";
 import type { AuditRecord } from "./views.ts";
+import type { Counted } from "../lib/paged_view.ts";
 
 /** The audit record shape, plus its id and workspace: the view (views.ts). */
 export type { AuditRecord };
@@ -73,34 +80,24 @@ export interface AuditFilter {
 }
 
 /** Newest first, paged. */
-export async function queryAudit(
+export function queryAudit(
   db: Queryable,
   filter: AuditFilter,
-): Promise<{ items: AuditRecord[]; total: number }> {
-  const where: string[] = [];
-  const params: (string | number)[] = [];
-  const add = (sql: string, value: string) => {
-    params.push(value);
-    where.push(sql.replace("?", `$${params.length}`));
-  };
-  if (filter.workspaceId) add("workspace_id = ?", filter.workspaceId);
-  if (filter.event) add("event = ?", filter.event);
-  if (filter.actor) add("user_id = ?", filter.actor);
-  if (filter.from) add("timestamp >= ?", filter.from);
-  if (filter.to) add("timestamp < ?", filter.to);
-  const clause = where.length ? `WHERE ${where.join(" AND ")}` : "";
-  const total = await db.first<{ n: number }>(
-    `SELECT count(*) AS n FROM audit_log ${clause}`,
-    params,
-  );
-  const rows = await db.query<Record<string, unknown>>(
-    `SELECT * FROM audit_log ${clause} ORDER BY timestamp DESC, id DESC
-     LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, filter.limit, filter.offset],
-  );
-  return {
-    total: Number(total?.n ?? 0),
-    items: rows.map((r) => ({
+): Promise<Counted<AuditRecord>> {
+  const w = new Conditions().addGiven({
+    "workspace_id = $?": filter.workspaceId,
+    "event = $?": filter.event,
+    "user_id = $?": filter.actor,
+    "timestamp >= $?": filter.from,
+    "timestamp < $?": filter.to,
+  });
+  return readPage(
+    db,
+    `SELECT count(*) AS n FROM audit_log WHERE ${w.sql}`,
+    `SELECT * FROM audit_log WHERE ${w.sql} ORDER BY timestamp DESC, id DESC`,
+    w.params,
+    filter,
+    (r) => ({
       id: String(r.id),
       timestamp: toIso(r.timestamp)!,
       event: String(r.event),
@@ -110,8 +107,8 @@ export async function queryAudit(
       source_ip: (r.source_ip as string | null) ?? null,
       user_agent: (r.user_agent as string | null) ?? null,
       details: JSON.parse(String(r.details)),
-    })),
-  };
+    }),
+  );
 }
 
 /** Who reads the trail and where: the reader's standing and the active workspace, if any. */

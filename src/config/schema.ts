@@ -6,8 +6,8 @@
  */
 import { z } from "zod";
 
-const seconds = (def: number, min: number, max: number, text: string) =>
-  z.int().min(min).max(max).default(def).describe(text);
+/** A whole number from `min` to `max`, `def` when unset. */
+const intIn = (min: number, max: number, def: number) => z.int().min(min).max(max).default(def);
 
 const url = (schemes: string[], text: string) =>
   z.string().refine(
@@ -33,35 +33,23 @@ export const serviceSchema = z.strictObject({
   ),
   "http": z.strictObject({
     "host": z.string().min(1).default("127.0.0.1").describe("Listen address"),
-    "port": z.int().min(0).max(65535).default(8080).describe("Listen port (0 picks a free one)"),
-    "max-body-bytes": z.int().min(1024).max(1024 ** 3).default(10 * 1024 * 1024).describe(
+    "port": intIn(0, 65535, 8080).describe("Listen port (0 picks a free one)"),
+    "max-body-bytes": intIn(1024, 1024 ** 3, 10 * 1024 * 1024).describe(
       "Largest accepted request body; larger answers 413 request.body_too_large",
     ),
-    "header-timeout-seconds": seconds(
-      10,
-      1,
-      600,
+    "header-timeout-seconds": intIn(1, 600, 10).describe(
       "A new connection whose first request head is not complete this long after it opened is " +
         "closed (slow-header clients)",
     ),
-    "body-timeout-seconds": seconds(
-      60,
-      1,
-      3600,
+    "body-timeout-seconds": intIn(1, 3600, 60).describe(
       "A request body still arriving this long after the service began reading it (right after " +
         "its head) fails with 408 request.body_timeout and its connection closes",
     ),
-    "idle-timeout-seconds": seconds(
-      75,
-      1,
-      3600,
+    "idle-timeout-seconds": intIn(1, 3600, 75).describe(
       "A kept-alive connection with no request in flight is closed when its next request head " +
         "is not complete this long after the last response; a request in flight is never cut",
     ),
-    "shutdown-grace-seconds": seconds(
-      30,
-      1,
-      600,
+    "shutdown-grace-seconds": intIn(1, 600, 30).describe(
       "How long shutdown waits for in-flight requests before closing anyway",
     ),
   }).prefault({}),
@@ -70,9 +58,7 @@ export const serviceSchema = z.strictObject({
       ["sqlite:", "postgres://", "postgresql://"],
       "Metadata store: sqlite:<path> (embedded, default sqlite:<data-dir>/service.db) or postgres://…",
     ).optional(),
-    "pool-size": z.int().min(1).max(200).default(10).describe(
-      "PostgreSQL connections per instance",
-    ),
+    "pool-size": intIn(1, 200, 10).describe("PostgreSQL connections per instance"),
   }).prefault({}),
   "shared-store": z.strictObject({
     "url": url(
@@ -90,10 +76,10 @@ export const serviceSchema = z.strictObject({
     ),
   }).prefault({}),
   "health": z.strictObject({
-    "probe-timeout-ms": z.int().min(50).max(60000).default(2000).describe(
+    "probe-timeout-ms": intIn(50, 60000, 2000).describe(
       "A component probe slower than this reports DOWN",
     ),
-    "probe-cache-ms": z.int().min(0).max(60000).default(1000).describe(
+    "probe-cache-ms": intIn(0, 60000, 1000).describe(
       "Probe results are reused this long, so a busy /health never floods the components",
     ),
   }).prefault({}),
@@ -107,10 +93,8 @@ export const serviceSchema = z.strictObject({
     ),
   }).prefault({}),
   "paging": z.strictObject({
-    "default-limit": z.int().min(1).max(10000).default(50).describe(
-      "Page size when limit is absent",
-    ),
-    "max-limit": z.int().min(1).max(10000).default(200).describe("Largest page; larger is clamped"),
+    "default-limit": intIn(1, 10000, 50).describe("Page size when limit is absent"),
+    "max-limit": intIn(1, 10000, 200).describe("Largest page; larger is clamped"),
   }).prefault({}),
   "auth": z.strictObject({
     "base-url": z.url().refine((v) => !v.endsWith("/"), "must not end with /").optional()
@@ -122,13 +106,13 @@ export const serviceSchema = z.strictObject({
       "Datasource file imported at startup; needs bootstrap-admin-email",
     ),
     "jwt": z.strictObject({
-      "ttl-hours": z.int().min(1).max(24 * 30).default(8).describe("Session token lifetime"),
+      "ttl-hours": intIn(1, 24 * 30, 8).describe("Session token lifetime"),
     }).prefault({}),
     "api-keys": z.strictObject({
-      "cache-ttl-seconds": seconds(60, 0, 3600, "Per-instance API key validation cache"),
+      "cache-ttl-seconds": intIn(0, 3600, 60).describe("Per-instance API key validation cache"),
     }).prefault({}),
     "rate-limit": z.strictObject({
-      "login-per-minute": z.int().min(1).max(100000).default(20).describe(
+      "login-per-minute": intIn(1, 100000, 20).describe(
         "Login attempts per client address per minute (per instance)",
       ),
     }).prefault({}),
@@ -141,8 +125,8 @@ export const serviceSchema = z.strictObject({
         "Argon2id hash for the bootstrap admin (main.ts hash-password prints one)",
       ),
       "lockout": z.strictObject({
-        "max-failures": z.int().min(1).max(1000).default(5).describe("Failures before lockout"),
-        "duration-minutes": z.int().min(1).max(10080).default(15).describe("Lockout length"),
+        "max-failures": intIn(1, 1000, 5).describe("Failures before lockout"),
+        "duration-minutes": intIn(1, 10080, 15).describe("Lockout length"),
       }).prefault({}),
     }).prefault({}),
     "oidc": z.strictObject({
@@ -153,7 +137,7 @@ export const serviceSchema = z.strictObject({
     "host": z.string().trim().min(1).optional().describe(
       "SMTP server; mail is on exactly when host and from are both set",
     ),
-    "port": z.int().min(1).max(65535).default(587).describe(
+    "port": intIn(1, 65535, 587).describe(
       "SMTP submission port; the session must upgrade with STARTTLS or nothing is sent",
     ),
     "from": z.string().trim().regex(/^[^@\s<>]+@[^@\s<>]+$|<[^@\s<>]+@[^@\s<>]+>$/, {
@@ -177,20 +161,20 @@ export const serviceSchema = z.strictObject({
     "requests-per-minute": z.int().min(1).default(1000).describe("Per-user API request budget"),
   }).prefault({}),
   "executor": z.strictObject({
-    "max-concurrent-executions-per-user": z.int().min(1).max(1000).default(10).describe(
+    "max-concurrent-executions-per-user": intIn(1, 1000, 10).describe(
       "Running executions per user",
     ),
-    "progress-sample-interval-seconds": seconds(1, 1, 60, "node_progress sample cadence"),
-    "max-list-items": z.int().min(1).max(1_000_000).default(10_000).describe(
+    "progress-sample-interval-seconds": intIn(1, 60, 1).describe("node_progress sample cadence"),
+    "max-list-items": intIn(1, 1_000_000, 10_000).describe(
       "Items one list parameter of an execution may hold; more is refused with pipeline.execution.invalid_parameter_type naming this setting",
     ),
-    "max-parameter-values": z.int().min(1).max(10_000_000).default(20_000).describe(
+    "max-parameter-values": intIn(1, 10_000_000, 20_000).describe(
       "Values all parameters of one execution may hold together (a list item is one value); more is refused like max-list-items",
     ),
-    "max-cell-bytes": z.int().min(1024).max(256 * 1024 * 1024).default(8 * 1024 * 1024).describe(
+    "max-cell-bytes": intIn(1024, 256 * 1024 * 1024, 8 * 1024 * 1024).describe(
       "Largest single value a read may hand over (a string, a blob, a nested value); a larger one fails the node with pipeline.node.value_too_large, a probe with datasource.probe.value_too_large",
     ),
-    "duckdb-memory-limit-mb": z.int().min(64).max(1_048_576).default(1024).describe(
+    "duckdb-memory-limit-mb": intIn(64, 1_048_576, 1024).describe(
       "Memory limit of every DuckDB instance that runs author SQL (each execution's staging database, DUCKDB and LAKE datasources); past it DuckDB spills to disk or fails the statement",
     ),
     "error-detail": z.enum(["full", "structured"]).default("full").describe(
@@ -198,56 +182,59 @@ export const serviceSchema = z.strictObject({
     ),
   }).prefault({}),
   "executions": z.strictObject({
-    "event-retention-days": z.int().min(1).max(3650).default(7).describe(
+    "event-retention-days": intIn(1, 3650, 7).describe(
       "Durable execution events are kept this long",
     ),
-    "record-retention-days": z.int().min(0).max(36500).default(90).describe(
+    "record-retention-days": intIn(0, 36500, 90).describe(
       "Execution records older than this are deleted, with any events left (history starts " +
         "there); 0 keeps them forever",
     ),
   }).prefault({}),
   "sse": z.strictObject({
-    "heartbeat-interval-seconds": seconds(15, 1, 300, "Heartbeat comment after this silence"),
-    "disconnect-grace-seconds": seconds(30, 0, 3600, "A dropped stream cancels after this"),
-    "max-streams-per-user": z.int().min(1).max(10000).default(50).describe(
-      "Concurrent event streams per user",
+    "heartbeat-interval-seconds": intIn(1, 300, 15).describe(
+      "Heartbeat comment after this silence",
     ),
+    "disconnect-grace-seconds": intIn(0, 3600, 30).describe("A dropped stream cancels after this"),
+    "max-streams-per-user": intIn(1, 10000, 50).describe("Concurrent event streams per user"),
   }).prefault({}),
   "result": z.strictObject({
     "max-size-bytes": z.int().min(1024).default(100 * 1024 * 1024).describe(
       "A caller result over this fails with result.too_large",
     ),
-    "ttl-default-seconds": seconds(300, 1, 86400, "Result lifetime without a request header"),
-    "ttl-min-seconds": seconds(30, 1, 86400, "Lowest result lifetime a request may ask"),
-    "ttl-max-seconds": seconds(86400, 1, 604800, "Highest result lifetime a request may ask"),
-    "page-rows": z.int().min(1).max(100000).default(1000).describe("Default result page rows"),
-    "page-rows-max": z.int().min(1).max(1000000).default(10000).describe("Result page cap"),
+    "ttl-default-seconds": intIn(1, 86400, 300).describe(
+      "Result lifetime without a request header",
+    ),
+    "ttl-min-seconds": intIn(1, 86400, 30).describe("Lowest result lifetime a request may ask"),
+    "ttl-max-seconds": intIn(1, 604800, 86400).describe(
+      "Highest result lifetime a request may ask",
+    ),
+    "page-rows": intIn(1, 100000, 1000).describe("Default result page rows"),
+    "page-rows-max": intIn(1, 1000000, 10000).describe("Result page cap"),
   }).prefault({}),
   "idempotency": z.strictObject({
-    "ttl-seconds": seconds(86400, 60, 604800, "Idempotency-Key replay cache"),
+    "ttl-seconds": intIn(60, 604800, 86400).describe("Idempotency-Key replay cache"),
   }).prefault({}),
   "datasources": z.strictObject({
-    "retire-ceiling-seconds": seconds(300, 1, 86400, "A retired pool is closed by then at latest"),
+    "retire-ceiling-seconds": intIn(1, 86400, 300).describe(
+      "A retired pool is closed by then at latest",
+    ),
     "member-writes-enabled": z.boolean().default(true).describe(
       "Workspace admins may register, update and delete their workspace's datasources; false " +
         "leaves every datasource write to super admins",
     ),
   }).prefault({}),
   "endpoints": z.strictObject({
-    "timeout-min-seconds": seconds(1, 1, 300, "Lowest endpoint timeout"),
-    "timeout-max-seconds": seconds(300, 1, 3600, "Highest endpoint timeout"),
+    "timeout-min-seconds": intIn(1, 300, 1).describe("Lowest endpoint timeout"),
+    "timeout-max-seconds": intIn(1, 3600, 300).describe("Highest endpoint timeout"),
   }).prefault({}),
   "mcp": z.strictObject({
-    "max-rows": z.int().min(1).max(10000).default(200).describe(
+    "max-rows": intIn(1, 10000, 200).describe(
       "Rows a tool returns at most per call; more set truncated and a next_cursor",
     ),
-    "max-chars": z.int().min(1000).max(10_000_000).default(20000).describe(
+    "max-chars": intIn(1000, 10_000_000, 20000).describe(
       "Characters of JSON rows a tool returns at most per call; a longer page is cut",
     ),
-    "execute-timeout-seconds": seconds(
-      300,
-      1,
-      3600,
+    "execute-timeout-seconds": intIn(1, 3600, 300).describe(
       "How long pipelines_execute waits for a run's end before answering it RUNNING (the run " +
         "goes on); a call may ask for less",
     ),

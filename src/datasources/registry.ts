@@ -26,6 +26,7 @@ import {
   type ReferenceFinder,
   type WriteTarget,
 } from "./types.ts";
+import type { Counted } from "../lib/paged_view.ts";
 
 /** What the registry needs from its surroundings. */
 export interface RegistryDeps {
@@ -164,6 +165,30 @@ async function sealCredential(
   };
 }
 
+/**
+ * The record's fields a saved definition sets, on create and update alike, once the test pool
+ * build at save (URL form, driver options and pool ranges, no connection) accepts it.
+ */
+async function definedFields(
+  deps: RegistryDeps,
+  input: DefinitionInput,
+  stored: DatasourceRecord | undefined,
+  global: boolean,
+  workspace: { id: string; name: string } | null,
+) {
+  validateProperties(input);
+  return {
+    dialect: input.dialect,
+    jdbc_url: input.jdbc_url,
+    ...await sealCredential(deps, input, stored),
+    include_schemas: input.include_schemas,
+    properties: input.properties,
+    is_global: global,
+    workspace_id: workspace?.id ?? null,
+    workspace_name: workspace?.name ?? null,
+  };
+}
+
 function audit(
   tx: Queryable,
   actor: Principal,
@@ -211,21 +236,12 @@ export async function createDatasource(
     requireMemberWrite(deps, actor, scope);
     workspace = scope;
   }
-  // The test pool build at save: URL form, driver options and pool ranges, no connection.
-  validateProperties(input);
   const now = new Date().toISOString();
   const record: DatasourceRecord = {
     id: newId(),
     name: input.name,
     display_name: input.display_name ?? input.name,
-    dialect: input.dialect,
-    jdbc_url: input.jdbc_url,
-    ...await sealCredential(deps, input, undefined),
-    include_schemas: input.include_schemas,
-    properties: input.properties,
-    is_global: global,
-    workspace_id: workspace?.id ?? null,
-    workspace_name: workspace?.name ?? null,
+    ...await definedFields(deps, input, undefined, global, workspace),
     readonly: input.readonly ?? false,
     last_test: null,
     created_by: actor.userId,
@@ -267,11 +283,11 @@ export async function listDatasources(
   deps: RegistryDeps,
   viewer: DatasourceViewer,
   filter: { dialect?: string; offset: number; limit: number },
-): Promise<{ items: DatasourceRecord[]; total: number }> {
+): Promise<Counted<DatasourceRecord>> {
   if (filter.dialect !== undefined && !(DIALECTS as readonly string[]).includes(filter.dialect)) {
     throw invalidField("dialect", "is not a supported dialect");
   }
-  const { rows, total } = await repo.listVisible(deps.db, viewer, {
+  const { items: rows, total } = await repo.listVisible(deps.db, viewer, {
     dialect: filter.dialect as Dialect | undefined,
     offset: filter.offset,
     limit: filter.limit,
@@ -323,19 +339,10 @@ export async function updateDatasource(
     }
     workspace = { id: stored.workspace_id!, name: stored.workspace_name! };
   }
-  // The test pool build at save: URL form, driver options and pool ranges, no connection.
-  validateProperties(input);
   const next: DatasourceRecord = {
     ...stored,
     display_name: input.display_name ?? stored.display_name,
-    dialect: input.dialect,
-    jdbc_url: input.jdbc_url,
-    ...await sealCredential(deps, input, stored),
-    include_schemas: input.include_schemas,
-    properties: input.properties,
-    is_global: global,
-    workspace_id: workspace?.id ?? null,
-    workspace_name: workspace?.name ?? null,
+    ...await definedFields(deps, input, stored, global, workspace),
     readonly: input.readonly ?? stored.readonly,
     updated_by: actor.userId,
     updated_at: new Date().toISOString(),

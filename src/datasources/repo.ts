@@ -4,7 +4,7 @@
  * datasources, global ones granted to it, and for a super admin every global one.
  */
 import { toIso } from "../lib/time.ts";
-import { bool, type Queryable, type Row, type SqlValue } from "../store/mod.ts";
+import { bool, countOf, type Queryable, readPage, type Row, type SqlValue } from "../store/mod.ts";
 import type {
   CredentialKind,
   DatasourceRecord,
@@ -12,6 +12,7 @@ import type {
   Dialect,
   LastTest,
 } from "./types.ts";
+import type { Counted } from "../lib/paged_view.ts";
 
 const SELECT = `SELECT d.*, w.name AS workspace_name
   FROM datasources d LEFT JOIN workspaces w ON w.id = d.workspace_id`;
@@ -102,28 +103,25 @@ export async function visibleIds(db: Queryable, viewer: DatasourceViewer): Promi
 }
 
 /** One page of what `viewer` can see, by name, and the total of the same filter. */
-export async function listVisible(
+export function listVisible(
   db: Queryable,
   viewer: DatasourceViewer,
   filter: { dialect?: Dialect; offset: number; limit: number },
-): Promise<{ rows: DatasourceRecord[]; total: number }> {
+): Promise<Counted<DatasourceRecord>> {
   const params = visibleParams(viewer);
   let where = VISIBLE;
   if (filter.dialect) {
     params.push(filter.dialect);
     where += ` AND d.dialect = $${params.length}`;
   }
-  const total = await db.first<{ n: number }>(
+  return readPage(
+    db,
     `SELECT count(*) AS n FROM datasources d WHERE ${where}`,
+    `${SELECT} WHERE ${where} ORDER BY d.name`,
     params,
+    filter,
+    toRecord,
   );
-  const rows = await db.query(
-    `${SELECT} WHERE ${where} ORDER BY d.name LIMIT $${params.length + 1} OFFSET $${
-      params.length + 2
-    }`,
-    [...params, filter.limit, filter.offset],
-  );
-  return { rows: rows.map(toRecord), total: Number(total?.n ?? 0) };
 }
 
 /** The columns a write sets, in one order for insert and update. */
@@ -197,12 +195,10 @@ export async function remove(db: Queryable, id: string): Promise<void> {
 }
 
 /** Workspace-bound datasources of a workspace (the `workspace.in_use` counter). */
-export async function countBound(db: Queryable, workspaceId: string): Promise<number> {
-  const row = await db.first<{ n: number }>(
-    "SELECT count(*) AS n FROM datasources WHERE workspace_id = $1",
-    [workspaceId],
-  );
-  return Number(row?.n ?? 0);
+export function countBound(db: Queryable, workspaceId: string): Promise<number> {
+  return countOf(db, "SELECT count(*) AS n FROM datasources WHERE workspace_id = $1", [
+    workspaceId,
+  ]);
 }
 
 // --- grants -------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ import type {
   ReferenceFinder,
   WriteTarget,
 } from "./types.ts";
+import type { Counted } from "../lib/paged_view.ts";
 
 /** Construction options of {@link DatasourceService}. */
 export interface DatasourceServiceOptions {
@@ -159,7 +160,7 @@ export class DatasourceService {
     actor: Principal,
     scope: WorkspaceContext | null,
     filter: { dialect?: string; offset: number; limit: number },
-  ): Promise<{ items: DatasourceView[]; total: number }> {
+  ): Promise<Counted<DatasourceView>> {
     const { items, total } = await listDatasources(this.#deps, viewerOf(actor, scope), filter);
     return { items: await Promise.all(items.map((d) => this.#served(scope, d))), total };
   }

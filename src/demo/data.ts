@@ -14,6 +14,7 @@
 import { DuckDBInstance } from "@duckdb/node-api";
 import { DatabaseSync } from "node:sqlite";
 import { resolve } from "node:path";
+import { exists } from "../lib/exists.ts";
 
 export const DEMO_COUNTRIES = ["DE", "FR", "GB", "NL", "ES", "IT", "SE", "US"] as const;
 export const DEMO_SEGMENTS = ["consumer", "small_business", "enterprise"] as const;
@@ -145,16 +146,6 @@ export function demoFiles(dataDir: string): DemoFiles {
   return { shop: `${dir}/shop.duckdb`, crm: `${dir}/crm.sqlite` };
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return false;
-    throw e;
-  }
-}
-
 async function writeShop(path: string): Promise<void> {
   const instance = await DuckDBInstance.create(path);
   try {
@@ -195,7 +186,7 @@ function writeCrm(path: string): void {
 
 /** Writes `build(tmp)` and renames it to `path`; an existing file is kept as it is. */
 async function generate(path: string, build: (tmp: string) => Promise<void> | void) {
-  if (await exists(path)) return;
+  if (await exists(path, { followLinks: true })) return;
   const tmp = `${path}.${crypto.randomUUID()}.tmp`;
   try {
     await build(tmp);

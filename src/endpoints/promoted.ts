@@ -66,7 +66,10 @@ export async function promotedEndpointsOf(
   pipelineIds: readonly string[],
 ): Promise<PromotedEndpoint[]> {
   if (pipelineIds.length === 0) return [];
-  const { rows } = await repo.listInWorkspace(db, workspaceId, { offset: 0, limit: 100_000 });
+  const { items: rows } = await repo.listInWorkspace(db, workspaceId, {
+    offset: 0,
+    limit: 100_000,
+  });
   const keys = await liveEndpointKeysIn(db, workspaceId);
   return rows.filter((r) => pipelineIds.includes(r.pipeline_id) && r.pipeline_name)
     .map((row) => {

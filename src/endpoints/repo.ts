@@ -1,6 +1,7 @@
 /** SQL for published endpoints (table `endpoints`, migration 0010). */
 import { toIso } from "../lib/time.ts";
-import { bool, type Queryable } from "../store/mod.ts";
+import { bool, countOf, type Queryable, readPage } from "../store/mod.ts";
+import type { Counted, Page } from "../lib/paged_view.ts";
 
 export interface EndpointRow {
   id: string;
@@ -140,20 +141,19 @@ export async function serveState(
 }
 
 /** A page of a workspace's endpoints by pattern, with the exact total. */
-export async function listInWorkspace(
+export function listInWorkspace(
   db: Queryable,
   workspaceId: string,
-  page: { offset: number; limit: number },
-): Promise<{ rows: EndpointRow[]; total: number }> {
-  const count = await db.first<{ n: number }>(
+  page: Page,
+): Promise<Counted<EndpointRow>> {
+  return readPage(
+    db,
     "SELECT COUNT(*) AS n FROM endpoints WHERE workspace_id = $1",
+    `${SELECT} WHERE e.workspace_id = $1 ORDER BY e.path_pattern`,
     [workspaceId],
+    page,
+    toRow,
   );
-  const rows = await db.query<Record<string, unknown>>(
-    `${SELECT} WHERE e.workspace_id = $1 ORDER BY e.path_pattern LIMIT $2 OFFSET $3`,
-    [workspaceId, page.limit, page.offset],
-  );
-  return { rows: rows.map(toRow), total: Number(count?.n ?? 0) };
 }
 
 /** Every endpoint of a workspace over one pipeline, by pattern. */
@@ -187,12 +187,8 @@ export async function deleteEndpoint(db: Queryable, id: string): Promise<void> {
 }
 
 /** Endpoints in a workspace (it cannot be deleted while it publishes any). */
-export async function countInWorkspace(db: Queryable, workspaceId: string): Promise<number> {
-  const r = await db.first<{ n: number }>(
-    "SELECT COUNT(*) AS n FROM endpoints WHERE workspace_id = $1",
-    [workspaceId],
-  );
-  return Number(r?.n ?? 0);
+export function countInWorkspace(db: Queryable, workspaceId: string): Promise<number> {
+  return countOf(db, "SELECT COUNT(*) AS n FROM endpoints WHERE workspace_id = $1", [workspaceId]);
 }
 
 /**

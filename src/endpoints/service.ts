@@ -42,6 +42,7 @@ import {
 } from "./publish_rules.ts";
 import * as repo from "./repo.ts";
 import type { BindingView, EndpointView } from "./views.ts";
+import type { Counted, Page } from "../lib/paged_view.ts";
 
 export { DEFAULT_TIMEOUT_SECONDS } from "./publish_rules.ts";
 const BINDINGS_MAX = 100;
@@ -152,9 +153,9 @@ export class EndpointService {
   /** A page of the workspace's endpoints, by pattern, with the exact total. */
   async list(
     ctx: EndpointContext,
-    page: { offset: number; limit: number },
-  ): Promise<{ items: EndpointView[]; total: number }> {
-    const { rows, total } = await repo.listInWorkspace(this.#o.db, ctx.workspaceId, page);
+    page: Page,
+  ): Promise<Counted<EndpointView>> {
+    const { items: rows, total } = await repo.listInWorkspace(this.#o.db, ctx.workspaceId, page);
     return { items: await this.#views(rows), total };
   }
 

@@ -6,11 +6,12 @@
  */
 import { toIso } from "../lib/time.ts";
 import type { Queryable, Row, RowInsert, SqlValue } from "../store/mod.ts";
-import { bool, rowInsertSql } from "../store/mod.ts";
+import { bool, Conditions, countOf, markers, readPage, rowInsertSql } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
 import { frameJson } from "./frame_json.ts";
 import { PACKED, unpackFrames } from "./packed_events.ts";
 import type { AbortReason, ExecutionRecord, ExecutionStatus, TriggeredVia } from "./types.ts";
+import type { Counted } from "../lib/paged_view.ts";
 
 /** A stored execution with the bookkeeping the record itself does not show. */
 export interface StoredExecution {
@@ -195,33 +196,26 @@ export class ExecutionRepo {
     return row ? fromRow(row) : undefined;
   }
 
-  async list(
+  list(
     f: ExecutionFilter,
     offset: number,
     limit: number,
-  ): Promise<{ items: ExecutionRecord[]; total: number }> {
-    const where = ["workspace_id = $1"];
-    const params: SqlValue[] = [f.workspaceId];
-    const add = (sql: string, value: SqlValue) => {
-      params.push(value);
-      where.push(sql.replace("?", `$${params.length}`));
-    };
-    if (f.triggeredBy) add("triggered_by = ?", f.triggeredBy);
-    if (f.pipelineId) add("pipeline_id = ?", f.pipelineId);
-    if (f.status) add("status = ?", f.status);
-    if (f.startedAfter) add("started_at > ?", f.startedAfter);
-    if (f.startedBefore) add("started_at < ?", f.startedBefore);
-    const clause = where.join(" AND ");
-    const total = await this.db.first<{ n: unknown }>(
-      `SELECT COUNT(*) AS n FROM executions WHERE ${clause}`,
-      params,
+  ): Promise<Counted<ExecutionRecord>> {
+    const w = new Conditions().add("workspace_id = $?", f.workspaceId).addGiven({
+      "triggered_by = $?": f.triggeredBy,
+      "pipeline_id = $?": f.pipelineId,
+      "status = $?": f.status,
+      "started_at > $?": f.startedAfter,
+      "started_at < $?": f.startedBefore,
+    });
+    return readPage(
+      this.db,
+      `SELECT COUNT(*) AS n FROM executions WHERE ${w.sql}`,
+      `SELECT ${COLUMNS} FROM executions WHERE ${w.sql} ORDER BY started_at DESC, id DESC`,
+      w.params,
+      { offset, limit },
+      (r) => fromRow(r).record,
     );
-    const rows = await this.db.query(
-      `SELECT ${COLUMNS} FROM executions WHERE ${clause}
-       ORDER BY started_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
-      params,
-    );
-    return { items: rows.map((r) => fromRow(r).record), total: Number(total?.n ?? 0) };
   }
 
   /** Who triggered executions in a workspace (the history's "who" choices), at most `limit`. */
@@ -237,14 +231,14 @@ export class ExecutionRepo {
   async countRunning(userId: string, exceptInstance?: string): Promise<number> {
     // Two ranges of executions_running_by_user around the instance, not `<>`: that reads every
     // entry of the user's own runs here (fifty at the endpoint bench's load) to count none.
-    const row = await this.db.first<{ n: unknown }>(
+    return await countOf(
+      this.db,
       `SELECT (SELECT COUNT(*) FROM executions WHERE triggered_by = $1 AND status = 'RUNNING'
                  AND instance_id < $2)
             + (SELECT COUNT(*) FROM executions WHERE triggered_by = $1 AND status = 'RUNNING'
                  AND instance_id > $2) AS n`,
       [userId, exceptInstance ?? ""],
     );
-    return Number(row?.n ?? 0);
   }
 
   async appendEvent(executionId: string, frame: EventFrame, observedAt: string): Promise<void> {
@@ -292,8 +286,11 @@ export class ExecutionRepo {
     }
     for (let i = 0; i < ids.length; i += HEARTBEAT_IDS) {
       const chunk = ids.slice(i, i + HEARTBEAT_IDS);
-      const list = chunk.map((_, n) => `$${n + 3}`).join(", ");
-      await this.db.execute(`${sql} AND id IN (${list})`, [instanceId, now, ...chunk]);
+      await this.db.execute(`${sql} AND id IN (${markers(chunk.length, 3)})`, [
+        instanceId,
+        now,
+        ...chunk,
+      ]);
     }
   }
 

@@ -14,7 +14,7 @@
  * replicas one sweeps at a time and the others skip the round.
  */
 import { toIso } from "../lib/time.ts";
-import type { Db, Queryable, SqlValue } from "../store/mod.ts";
+import { type Db, markers, type Queryable, type SqlValue } from "../store/mod.ts";
 import { PACKED, packFrames, type StoredFrame } from "./packed_events.ts";
 import { idFloor } from "./repo.ts";
 
@@ -46,9 +46,6 @@ export interface SweepCounts {
   packed: number;
   pagesFreed: number;
 }
-
-const list = (from: number, n: number) =>
-  Array.from({ length: n }, (_, i) => `$${from + i}`).join(", ");
 
 export class RetentionSweeps {
   readonly #db: Db;
@@ -96,9 +93,9 @@ export class RetentionSweeps {
         if (ids.length === 0) return { ids, gone: 0 };
         const n = ids.length;
         const gone = await tx.execute(
-          `DELETE FROM executions WHERE id IN (${list(1, n)}) AND NOT EXISTS (
+          `DELETE FROM executions WHERE id IN (${markers(n)}) AND NOT EXISTS (
              SELECT 1 FROM executions c WHERE c.parent_execution_id = executions.id
-             AND c.id NOT IN (${list(n + 1, n)}))`,
+             AND c.id NOT IN (${markers(n, n + 1)}))`,
           [...ids, ...ids] as SqlValue[],
         );
         return { ids, gone };
@@ -199,7 +196,7 @@ async function packRuns(tx: Queryable, ids: string[]): Promise<number> {
     observed_at: unknown;
   }>(
     `SELECT execution_id, event_id, event_type, data, observed_at FROM execution_events
-     WHERE execution_id IN (${list(1, ids.length)}) AND event_type <> '${PACKED}'
+     WHERE execution_id IN (${markers(ids.length)}) AND event_type <> '${PACKED}'
      ORDER BY execution_id, event_id`,
     ids,
   );

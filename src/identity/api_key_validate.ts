@@ -48,27 +48,13 @@ export interface ApiKeyValidatorOptions {
 
 /** Validates presented keys, caching successes per key_id. */
 export class ApiKeyValidator {
-  readonly #db: Db;
-  readonly #logger: Logger;
-  readonly #ttlMs: number;
-  readonly #maxEntries: number;
-  readonly #now: () => number;
-  readonly #verify: typeof verifySecret;
-  readonly #sampleUsed: () => boolean;
-  readonly #lastUsed: LastUsedWriter;
+  readonly #o: ApiKeyValidatorOptions;
   readonly #cache = new Map<string, CacheEntry>();
   readonly #inflight = new Map<string, Promise<Outcome>>();
   #generation = 0;
 
   constructor(options: ApiKeyValidatorOptions) {
-    this.#db = options.db;
-    this.#logger = options.logger;
-    this.#ttlMs = options.ttlMs;
-    this.#maxEntries = options.maxEntries;
-    this.#now = options.now;
-    this.#verify = options.verify;
-    this.#sampleUsed = options.sampleUsed;
-    this.#lastUsed = options.lastUsed;
+    this.#o = options;
   }
 
   /** Validates a presented key (steps 1–6, in order); throws auth.api_key.invalid / expired. */
@@ -76,7 +62,7 @@ export class ApiKeyValidator {
     const match = typeof presented === "string" ? PRESENTED_KEY_PATTERN.exec(presented) : null;
     if (!match) return await this.#reject(undefined, { reason: "malformed" });
     const keyId = match[1];
-    const now = this.#now();
+    const now = this.#o.now();
     const digest = sha256HexSync(presented as string);
 
     let entry = this.#cached(keyId, now);
@@ -94,8 +80,8 @@ export class ApiKeyValidator {
       });
     }
     // Step 5: last use written later, coalesced; `used` audited on a sample.
-    this.#lastUsed.queue(keyId, now, context.ip ?? null);
-    if (this.#sampleUsed()) {
+    this.#o.lastUsed.queue(keyId, now, context.ip ?? null);
+    if (this.#o.sampleUsed()) {
       await this.#audit("auth.api_key.used", entry.key, {
         key_id: entry.key.keyId,
         kind: entry.key.kind,
@@ -125,7 +111,7 @@ export class ApiKeyValidator {
     if (shared) return shared;
     const generation = this.#generation;
     const run = (async (): Promise<Outcome> => {
-      const row = await findLiveKeyWithOwner(this.#db, keyId);
+      const row = await findLiveKeyWithOwner(this.#o.db, keyId);
       if (!row) return { reason: "not_found" };
       const key: ValidatedKey = {
         keyId: KEY_PREFIX + row.id,
@@ -144,11 +130,11 @@ export class ApiKeyValidator {
       if (expiresAtMs !== null && expiresAtMs <= now) {
         return { reason: "expired", key, expiresAt: row.expires_at! };
       }
-      if (!(await this.#verify(presented, row.key_hash))) return { reason: "hash_mismatch", key };
+      if (!(await this.#o.verify(presented, row.key_hash))) return { reason: "hash_mismatch", key };
       if (!row.owner.is_active) return { reason: "owner_inactive", key };
-      const entry: CacheEntry = { digest, until: now + this.#ttlMs, expiresAtMs, key };
+      const entry: CacheEntry = { digest, until: now + this.#o.ttlMs, expiresAtMs, key };
       // An invalidation that raced this load wins: the next call must read the store again.
-      if (generation === this.#generation && this.#ttlMs > 0) this.#remember(keyId, entry);
+      if (generation === this.#generation && this.#o.ttlMs > 0) this.#remember(keyId, entry);
       return { entry };
     })().finally(() => this.#inflight.delete(digest));
     this.#inflight.set(digest, run);
@@ -167,7 +153,7 @@ export class ApiKeyValidator {
   #remember(keyId: string, entry: CacheEntry): void {
     // Re-inserting moves the key to the end, so the eviction below always drops the oldest.
     this.#cache.delete(keyId);
-    if (this.#cache.size >= this.#maxEntries) {
+    if (this.#cache.size >= this.#o.maxEntries) {
       this.#cache.delete(this.#cache.keys().next().value!);
     }
     this.#cache.set(keyId, entry);
@@ -194,7 +180,7 @@ export class ApiKeyValidator {
     details: Record<string, unknown>,
   ) {
     try {
-      await recordAudit(this.#db, {
+      await recordAudit(this.#o.db, {
         event,
         userId: key?.userId ?? null,
         provider: key?.provider ?? null,
@@ -202,7 +188,7 @@ export class ApiKeyValidator {
         details,
       });
     } catch (error) {
-      this.#logger.warn("audit write failed on key validation", { event, error: String(error) });
+      this.#o.logger.warn("audit write failed on key validation", { event, error: String(error) });
     }
   }
 }

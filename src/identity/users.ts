@@ -5,10 +5,12 @@
  */
 import { type AuditEventName, recordAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
+import { likeLiteral } from "../lib/folder_path.ts";
 import { isUuid } from "../lib/ids.ts";
-import type { Db } from "../store/mod.ts";
+import { countOf, type Db, readPage } from "../store/mod.ts";
 import type { Principal } from "./types.ts";
 import { findUserById, toUserRow, type UserRow, type UserView, userView } from "./users_repo.ts";
+import type { Counted } from "../lib/paged_view.ts";
 
 export class UserService {
   readonly #db: Db;
@@ -30,36 +32,32 @@ export class UserService {
   }
 
   /** Paged, searching email and display name; the system actor is listed like any row. */
-  async list(
+  list(
     q: string | undefined,
     offset: number,
     limit: number,
-  ): Promise<{ items: UserView[]; total: number }> {
-    const like = q ? `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  ): Promise<Counted<UserView>> {
+    const like = q ? `%${likeLiteral(q.toLowerCase())}%` : null;
     const where = like
       ? "WHERE lower(email) LIKE $1 ESCAPE '\\' OR lower(display_name) LIKE $1 ESCAPE '\\'"
       : "";
-    const params = like ? [like] : [];
-    const total = await this.#db.first<{ n: number }>(
+    return readPage(
+      this.#db,
       `SELECT count(*) AS n FROM users ${where}`,
-      params,
+      `SELECT * FROM users ${where} ORDER BY created_at, id`,
+      like ? [like] : [],
+      { offset, limit },
+      (r) => userView(toUserRow(r)),
     );
-    const rows = await this.#db.query<Record<string, unknown>>(
-      `SELECT * FROM users ${where} ORDER BY created_at, id LIMIT $${params.length + 1} OFFSET $${
-        params.length + 2
-      }`,
-      [...params, limit, offset],
-    );
-    return { total: Number(total?.n ?? 0), items: rows.map((r) => userView(toUserRow(r))) };
   }
 
   /** Active super admins: what revoking or deactivating the last one would leave (none). */
-  async activeSuperAdmins(): Promise<number> {
-    const row = await this.#db.first<{ n: number }>(
+  activeSuperAdmins(): Promise<number> {
+    return countOf(
+      this.#db,
       "SELECT count(*) AS n FROM users WHERE is_admin = $1 AND is_active = $1",
       [true],
     );
-    return Number(row?.n ?? 0);
   }
 
   setActive(actor: Principal, userId: string, active: boolean): Promise<UserView> {

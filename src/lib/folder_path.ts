@@ -4,6 +4,7 @@
  * characters. Folders are virtual: a folder exists while some name lies under it. This module holds
  * the grammar and the one-level folder view both listings use, so the two kinds cannot drift apart.
  */
+import type { Page } from "./paged_view.ts";
 
 export const FOLDER_SEGMENT_RE = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 export const FOLDER_PATH_MAX = 200;
@@ -86,7 +87,7 @@ export function folderLevel(
 export function folderLevelPage(
   prefix: string,
   names: readonly string[],
-  page: { offset: number; limit: number },
+  page: Page,
 ): { folders: FolderRow[]; leaves: string[]; total: number; has_more: boolean } {
   const level = folderLevel(prefix, names);
   const total = level.folders.length + level.leaves.length;
@@ -118,7 +119,7 @@ export async function folderLevelAnswer<N extends string, Row>(
   noun: N,
   prefix: string,
   names: readonly string[],
-  page: { offset: number; limit: number },
+  page: Page,
   rows: (names: string[]) => Promise<Row[]>,
 ): Promise<FolderLevelAnswer<N, Row>> {
   const level = folderLevelPage(prefix, names, page);

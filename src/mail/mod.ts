@@ -7,11 +7,4 @@ export {
   type MailServiceOptions,
   type MailSettings,
 } from "./service.ts";
-export type {
-  MailActor,
-  MailKind,
-  MailOutcome,
-  NewUserMail,
-  OutgoingMail,
-  PasswordMail,
-} from "./types.ts";
+export type * from "./types.ts";

@@ -3,9 +3,11 @@
  * references of stored versions (`datasource.in_use`, the `datasource=` filter), visibility of
  * datasources from a workspace, and release check runs.
  */
+import { likeLiteral } from "../lib/folder_path.ts";
 import { newId } from "../lib/ids.ts";
 import { toIso } from "../lib/time.ts";
-import type { Queryable } from "../store/mod.ts";
+import { Conditions, countOf, markers, type Queryable, readPage } from "../store/mod.ts";
+import type { Counted, Page } from "../lib/paged_view.ts";
 
 /** A list row of `GET /pipelines`: working version and status, both null when none. */
 export interface PipelineListRow {
@@ -54,44 +56,37 @@ function toRow(r: Record<string, unknown>): PipelineListRow {
   };
 }
 
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /** One page of the workspace's pipelines by name, and the total of the same filter. */
-export async function listPipelines(
+export function listPipelines(
   db: Queryable,
   workspaceId: string,
   filter: ListFilter,
-  page: { offset: number; limit: number },
-): Promise<{ items: PipelineListRow[]; total: number }> {
-  const where = ["p.workspace_id = $1"];
-  const params: unknown[] = [workspaceId];
-  if (filter.owner) {
-    params.push(filter.owner);
-    where.push(`CAST(p.owner_id AS TEXT) = $${params.length}`);
-  }
+  page: Page,
+): Promise<Counted<PipelineListRow>> {
+  const w = new Conditions().add("p.workspace_id = $?", workspaceId);
+  if (filter.owner) w.add("CAST(p.owner_id AS TEXT) = $?", filter.owner);
   if (filter.q) {
-    params.push(`%${likeEscape(filter.q.toLowerCase())}%`);
-    where.push(`LOWER(p.name) LIKE $${params.length} ESCAPE '\\'`);
+    w.add("LOWER(p.name) LIKE $? ESCAPE '\\'", `%${likeLiteral(filter.q.toLowerCase())}%`);
   }
   if (filter.hasDraft) {
-    where.push(`EXISTS (SELECT 1 FROM pipeline_versions d WHERE d.pipeline_id = p.id
+    w.add(`EXISTS (SELECT 1 FROM pipeline_versions d WHERE d.pipeline_id = p.id
       AND d.status = 'DRAFT')`);
   }
   if (filter.datasource) {
-    params.push(filter.datasource);
-    where.push(`EXISTS (SELECT 1 FROM pipeline_datasource_refs r WHERE r.pipeline_id = p.id
-      AND r.version = ${WORKING} AND r.datasource = $${params.length})`);
+    w.add(
+      `EXISTS (SELECT 1 FROM pipeline_datasource_refs r WHERE r.pipeline_id = p.id
+      AND r.version = ${WORKING} AND r.datasource = $?)`,
+      filter.datasource,
+    );
   }
-  const cond = where.join(" AND ");
-  const total = await db.first<{ n: number }>(
-    `SELECT COUNT(*) AS n FROM pipelines p WHERE ${cond}`,
-    params as never,
+  return readPage(
+    db,
+    `SELECT COUNT(*) AS n FROM pipelines p WHERE ${w.sql}`,
+    `${ROW} WHERE ${w.sql} ORDER BY p.name`,
+    w.params,
+    page,
+    toRow,
   );
-  const rows = await db.query(
-    `${ROW} WHERE ${cond} ORDER BY p.name LIMIT ${page.limit} OFFSET ${page.offset}`,
-    params as never,
-  );
-  return { items: rows.map(toRow), total: Number(total?.n ?? 0) };
 }
 
 /** Every name under `prefix` (all of them at the root). */
@@ -108,7 +103,7 @@ export async function namesUnder(
     : await db.query<{ name: string }>(
       `SELECT name FROM pipelines WHERE workspace_id = $1 AND name LIKE $2 ESCAPE '\\'
        ORDER BY name`,
-      [workspaceId, `${likeEscape(prefix)}/%`],
+      [workspaceId, `${likeLiteral(prefix)}/%`],
     );
   return rows.map((r) => String(r.name));
 }
@@ -120,21 +115,16 @@ export async function rowsByName(
   names: string[],
 ): Promise<PipelineListRow[]> {
   if (names.length === 0) return [];
-  const marks = names.map((_, i) => `$${i + 2}`).join(", ");
   const rows = await db.query(
-    `${ROW} WHERE p.workspace_id = $1 AND p.name IN (${marks}) ORDER BY p.name`,
+    `${ROW} WHERE p.workspace_id = $1 AND p.name IN (${markers(names.length, 2)}) ORDER BY p.name`,
     [workspaceId, ...names],
   );
   return rows.map(toRow);
 }
 
 /** How many pipelines a workspace holds (`workspace.in_use`). */
-export async function countPipelines(db: Queryable, workspaceId: string): Promise<number> {
-  const row = await db.first<{ n: number }>(
-    "SELECT COUNT(*) AS n FROM pipelines WHERE workspace_id = $1",
-    [workspaceId],
-  );
-  return Number(row?.n ?? 0);
+export function countPipelines(db: Queryable, workspaceId: string): Promise<number> {
+  return countOf(db, "SELECT COUNT(*) AS n FROM pipelines WHERE workspace_id = $1", [workspaceId]);
 }
 
 /** A datasource as a pipeline of `workspaceId` sees it: its own, or global and granted to it. */

@@ -36,6 +36,7 @@ import * as repo from "./repo.ts";
 import { exclusiveDraftTemplates, livePinners } from "./dependants.ts";
 import { templatesReleased } from "./release.ts";
 import { entityFields, type PipelineView, viewOf } from "./view.ts";
+import type { Page } from "../lib/paged_view.ts";
 
 export { type PipelineView, viewOf };
 
@@ -321,11 +322,11 @@ export class PipelineService {
     return await this.lifecycle.versions(workspaceId, entity.id);
   }
 
-  list(workspaceId: string, filter: repo.ListFilter, page: { offset: number; limit: number }) {
+  list(workspaceId: string, filter: repo.ListFilter, page: Page) {
     return repo.listPipelines(this.db, workspaceId, filter, page);
   }
 
-  async folder(workspaceId: string, prefix: string, page: { offset: number; limit: number }) {
+  async folder(workspaceId: string, prefix: string, page: Page) {
     const at = normalisePrefix(prefix);
     const names = await repo.namesUnder(this.db, workspaceId, at);
     return await folderLevelAnswer(

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { templateView } from "../templates/mod.ts";
-import { draftPointerView, versionStatusView } from "../versions/mod.ts";
+import { draftPointerView, folderLevelView, versionStatusView } from "../versions/mod.ts";
 import { checkSchema, nodeSchema, settingsSchema } from "./body.ts";
 import { declarationSchema } from "./parameters.ts";
 
@@ -56,13 +56,7 @@ export const pipelineRowView = z.object({
 }).meta({ id: "PipelineRow" });
 
 /** `GET /pipelines?prefix=`: one folder level. */
-export const pipelineFolderView = z.object({
-  prefix: z.string(),
-  folders: z.array(z.object({ path: z.string(), segment: z.string(), pipeline_count: z.int() })),
-  pipelines: z.array(pipelineRowView),
-  total: z.int(),
-  has_more: z.boolean(),
-});
+export const pipelineFolderView = folderLevelView("pipeline_count", "pipelines", pipelineRowView);
 
 /** One run of a release check. */
 export const checkRunView = z.object({

@@ -21,6 +21,7 @@
  * One queue per store (`groupCommit(db)`), so every domain's rows share the transaction.
  */
 import { setImmediate } from "node:timers";
+import { markers } from "./listing.ts";
 import type { Db, Queryable, SqlValue } from "./types.ts";
 
 export interface ChainOptions {
@@ -205,7 +206,7 @@ export function rowInsertSql(row: RowInsert, n = 1): string {
   const width = row.values.length;
   return byCount[n] ??= `INSERT INTO ${key} VALUES ` + Array.from(
     { length: n },
-    (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(", ")})`,
+    (_, r) => `(${markers(width, r * width + 1)})`,
   ).join(", ");
 }
 

@@ -7,6 +7,7 @@ export {
   type RowInsert,
   rowInsertSql,
 } from "./group_commit.ts";
+export { Conditions, countOf, markers, readPage } from "./listing.ts";
 export { openDb } from "./open.ts";
 export { PostgresDb } from "./postgres.ts";
 export { SqliteDb, toSqlitePlaceholders } from "./sqlite.ts";

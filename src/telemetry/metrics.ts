@@ -144,26 +144,27 @@ export class Metrics {
         }
       },
     });
-    new Gauge({
-      name: "svc_datasource_pool_waiting",
-      help: "Callers waiting for a connection of each datasource pool",
-      labelNames: ["datasource"],
-      registers,
-      collect() {
-        this.reset();
-        for (const p of pools()) this.set({ datasource: p.datasource }, p.waiting);
-      },
-    });
-    new Gauge({
-      name: "svc_datasource_pool_max",
-      help: "Largest size (maximumPoolSize) of each datasource pool",
-      labelNames: ["datasource"],
-      registers,
-      collect() {
-        this.reset();
-        for (const p of pools()) this.set({ datasource: p.datasource }, p.max);
-      },
-    });
+    const poolGauge = (name: string, help: string, value: (p: PoolUsage) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ["datasource"],
+        registers,
+        collect() {
+          this.reset();
+          for (const p of pools()) this.set({ datasource: p.datasource }, value(p));
+        },
+      });
+    poolGauge(
+      "svc_datasource_pool_waiting",
+      "Callers waiting for a connection of each datasource pool",
+      (p) => p.waiting,
+    );
+    poolGauge(
+      "svc_datasource_pool_max",
+      "Largest size (maximumPoolSize) of each datasource pool",
+      (p) => p.max,
+    );
     new Gauge({
       name: "svc_component_up",
       help: "1 when the component's health probe passes (database, shared_store, " +

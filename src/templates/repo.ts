@@ -5,9 +5,10 @@
  */
 import { likeLiteral } from "../lib/folder_path.ts";
 import { toIso } from "../lib/time.ts";
-import type { Queryable, Row, SqlValue } from "../store/mod.ts";
+import { Conditions, countOf, markers, type Queryable, readPage, type Row } from "../store/mod.ts";
 import type { TemplateDialect } from "./render.ts";
 import type { TemplateFilter, TemplateListRow, TemplateType } from "./types.ts";
+import type { Counted, Page } from "../lib/paged_view.ts";
 
 const LIST_COLUMNS = `t.name, t.type, t.dialect, t.display_name, t.description, t.current_version,
   t.owner_id, t.created_at, t.updated_at, d.version AS draft_version`;
@@ -15,22 +16,18 @@ const FROM = `FROM templates t
   LEFT JOIN template_versions d ON d.template_id = t.id AND d.status = 'DRAFT'`;
 
 function where(workspaceId: string, filter: TemplateFilter, extra?: [string, string]) {
-  const clauses = ["t.workspace_id = $1"];
-  const params: SqlValue[] = [workspaceId];
-  const add = (sql: (n: string) => string, value: SqlValue) => {
-    params.push(value);
-    clauses.push(sql(`$${params.length}`));
-  };
-  if (filter.dialect) add((n) => `t.dialect = ${n}`, filter.dialect);
-  if (filter.type) add((n) => `t.type = ${n}`, filter.type);
+  const w = new Conditions().add("t.workspace_id = $?", workspaceId).addGiven({
+    "t.dialect = $?": filter.dialect,
+    "t.type = $?": filter.type,
+  });
   if (filter.q) {
-    add(
-      (n) => `(LOWER(t.name) LIKE ${n} ESCAPE '\\' OR LOWER(t.display_name) LIKE ${n} ESCAPE '\\')`,
+    w.add(
+      "(LOWER(t.name) LIKE $? ESCAPE '\\' OR LOWER(t.display_name) LIKE $? ESCAPE '\\')",
       `%${likeLiteral(filter.q.toLowerCase())}%`,
     );
   }
-  if (extra) add((n) => extra[0].replaceAll("$?", n), extra[1]);
-  return { sql: clauses.join(" AND "), params };
+  if (extra) w.add(...extra);
+  return w;
 }
 
 function toRow(r: Row): TemplateListRow {
@@ -55,23 +52,21 @@ function toRow(r: Row): TemplateListRow {
 }
 
 /** One page of the workspace's templates by name, and the total matching. */
-export async function listTemplates(
+export function listTemplates(
   db: Queryable,
   workspaceId: string,
   filter: TemplateFilter,
-  page: { offset: number; limit: number },
-): Promise<{ items: TemplateListRow[]; total: number }> {
+  page: Page,
+): Promise<Counted<TemplateListRow>> {
   const w = where(workspaceId, filter);
-  const total = await db.first<{ n: number }>(
+  return readPage(
+    db,
     `SELECT COUNT(*) AS n FROM templates t WHERE ${w.sql}`,
+    `SELECT ${LIST_COLUMNS} ${FROM} WHERE ${w.sql} ORDER BY t.name`,
     w.params,
+    page,
+    toRow,
   );
-  const rows = await db.query(
-    `SELECT ${LIST_COLUMNS} ${FROM} WHERE ${w.sql} ORDER BY t.name
-     LIMIT $${w.params.length + 1} OFFSET $${w.params.length + 2}`,
-    [...w.params, page.limit, page.offset],
-  );
-  return { items: rows.map(toRow), total: Number(total?.n ?? 0) };
 }
 
 /** Every name under `prefix` (normalised; `` is the root) matching the filter. */
@@ -100,9 +95,9 @@ export async function rowsByName(
   names: readonly string[],
 ): Promise<TemplateListRow[]> {
   if (names.length === 0) return [];
-  const marks = names.map((_, i) => `$${i + 2}`).join(", ");
   const rows = (await db.query(
-    `SELECT ${LIST_COLUMNS} ${FROM} WHERE t.workspace_id = $1 AND t.name IN (${marks})`,
+    `SELECT ${LIST_COLUMNS} ${FROM}
+     WHERE t.workspace_id = $1 AND t.name IN (${markers(names.length, 2)})`,
     [workspaceId, ...names],
   )).map(toRow);
   const byName = new Map(rows.map((r) => [r.id, r]));
@@ -110,10 +105,6 @@ export async function rowsByName(
 }
 
 /** How many templates the workspace owns (blocks deleting it: `workspace.in_use`). */
-export async function countTemplates(db: Queryable, workspaceId: string): Promise<number> {
-  const row = await db.first<{ n: number }>(
-    "SELECT COUNT(*) AS n FROM templates WHERE workspace_id = $1",
-    [workspaceId],
-  );
-  return Number(row?.n ?? 0);
+export function countTemplates(db: Queryable, workspaceId: string): Promise<number> {
+  return countOf(db, "SELECT COUNT(*) AS n FROM templates WHERE workspace_id = $1", [workspaceId]);
 }

@@ -217,13 +217,7 @@ class SafeRender extends RenderTag {
         forBinding: { value: { value: computed(items, binding.value), alias: binding.alias } },
       })
       : this;
-    const liquid = this.liquid as SqlLiquid;
-    liquid.enter();
-    try {
-      yield* RenderTag.prototype.render.call(target, ctx, emitter);
-    } finally {
-      liquid.leave();
-    }
+    yield* (this.liquid as SqlLiquid).nested(RenderTag.prototype.render.call(target, ctx, emitter));
   }
 }
 
@@ -234,13 +228,7 @@ class SafeInclude extends IncludeTag {
   }
 
   override *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
-    const liquid = this.liquid as SqlLiquid;
-    liquid.enter();
-    try {
-      yield* IncludeTag.prototype.render.call(this, ctx, emitter);
-    } finally {
-      liquid.leave();
-    }
+    yield* (this.liquid as SqlLiquid).nested(IncludeTag.prototype.render.call(this, ctx, emitter));
   }
 }
 
@@ -353,14 +341,15 @@ export class SqlLiquid extends Liquid {
       base(templates, ctx, emitter ?? new CappedEmitter(maxBytes, maxBytes));
   }
 
-  /** One level deeper into a `render`/`include`. */
-  enter(): void {
+  /** Runs a `render`/`include` one level deeper, refused past the depth limit. */
+  *nested(render: Generator<unknown, void, unknown>): Generator<unknown, void, unknown> {
     if (this.#depth >= this.#maxDepth) throw new RenderLimit("depth", this.#maxDepth);
     this.#depth++;
-  }
-
-  leave(): void {
-    this.#depth--;
+    try {
+      yield* render;
+    } finally {
+      this.#depth--;
+    }
   }
 
   // deno-lint-ignore require-yield -- liquidjs drives this as a generator

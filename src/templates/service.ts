@@ -60,6 +60,7 @@ import type {
   TemplateView,
   UpdateTemplateInput,
 } from "./types.ts";
+import type { Page } from "../lib/paged_view.ts";
 
 export interface TemplateServiceOptions {
   db: Db;
@@ -275,7 +276,7 @@ export class TemplateService {
   }
 
   /** The paged list. */
-  list(workspaceId: string, filter: TemplateFilter, page: { offset: number; limit: number }) {
+  list(workspaceId: string, filter: TemplateFilter, page: Page) {
     return repo.listTemplates(this.#db, workspaceId, filter, page);
   }
 
@@ -284,7 +285,7 @@ export class TemplateService {
     workspaceId: string,
     prefix: string,
     filter: TemplateFilter,
-    page: { offset: number; limit: number },
+    page: Page,
   ): Promise<TemplateFolderLevel> {
     const at = normalisePrefix(prefix);
     const names = await repo.namesUnder(this.#db, workspaceId, at, filter);

@@ -3,7 +3,12 @@
  * and the TypeScript types the service answers with.
  */
 import { z } from "zod";
-import { draftPointerView, versionStatusView } from "../versions/mod.ts";
+import {
+  draftPointerView,
+  folderLevelView,
+  versionMetaView,
+  versionStatusView,
+} from "../versions/mod.ts";
 import type { TemplateDialect } from "./render.ts";
 import { TEMPLATE_DIALECTS, TEMPLATE_TYPES } from "./types.ts";
 
@@ -22,15 +27,7 @@ export const templateView = z.object({
   description: z.string().nullable(),
   imports: z.array(importRefView),
   body: z.string(),
-  version: z.int(),
-  status: versionStatusView,
-  body_hash: z.string(),
-  created_at: z.string(),
-  created_by: z.string(),
-  updated_at: z.string(),
-  updated_by: z.string(),
-  released_at: z.string().nullable(),
-  released_by: z.string().nullable(),
+  ...versionMetaView.omit({ discarded_by: true, discarded_at: true }).shape,
   current_version: z.int().nullable(),
   draft: draftPointerView,
   owner: z.string(),
@@ -52,13 +49,7 @@ export const templateRowView = z.object({
 }).meta({ id: "TemplateRow" });
 
 /** `GET /templates?prefix=`: one folder level. */
-export const templateFolderView = z.object({
-  prefix: z.string(),
-  folders: z.array(z.object({ path: z.string(), segment: z.string(), template_count: z.int() })),
-  templates: z.array(templateRowView),
-  total: z.int(),
-  has_more: z.boolean(),
-});
+export const templateFolderView = folderLevelView("template_count", "templates", templateRowView);
 
 /** One stored version pinning a template (`templates_used_by`). */
 export const templatePinnerView = z.object({

@@ -65,4 +65,4 @@ export {
   type VersionRow,
   type VersionStatus,
 } from "./types.ts";
-export { draftPointerView, versionMetaView, versionStatusView } from "./views.ts";
+export { draftPointerView, folderLevelView, versionMetaView, versionStatusView } from "./views.ts";

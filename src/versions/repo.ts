@@ -6,7 +6,7 @@
  * changed, so a caller can tell a lost race from a success even without the entity row lock.
  */
 import { toIso } from "../lib/time.ts";
-import type { Queryable, Row, SqlValue } from "../store/mod.ts";
+import { markers, type Queryable, type Row, type SqlValue } from "../store/mod.ts";
 import type {
   EntityRow,
   IndexAttrs,
@@ -119,7 +119,7 @@ export async function insertEntity(db: Queryable, k: KindDescriptor, e: EntityRo
   ];
   await db.execute(
     `INSERT INTO ${k.entityTable} (${columns.join(", ")})
-     VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`,
+     VALUES (${markers(columns.length)})`,
     values,
   );
 }

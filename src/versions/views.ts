@@ -28,3 +28,25 @@ export const versionMetaView = z.object({
   discarded_by: z.string().nullable(),
   discarded_at: z.string().nullable(),
 }).meta({ id: "VersionMeta" });
+
+/**
+ * One level of a folder tree of versioned entities: its sub-folders, each with how many entities
+ * it holds under `count`, and this level's rows under `items`.
+ */
+export function folderLevelView<Count extends string, Items extends string, Row extends z.ZodType>(
+  count: Count,
+  items: Items,
+  row: Row,
+) {
+  return z.object({
+    prefix: z.string(),
+    folders: z.array(z.object({
+      path: z.string(),
+      segment: z.string(),
+      ...{ [count]: z.int() } as Record<Count, z.ZodInt>,
+    })),
+    ...{ [items]: z.array(row) } as Record<Items, z.ZodArray<Row>>,
+    total: z.int(),
+    has_more: z.boolean(),
+  });
+}

@@ -3,7 +3,7 @@
  * canonical UUIDs (PostgreSQL types the columns), which the service checks first.
  */
 import { toIso } from "../lib/time.ts";
-import type { Queryable, Row } from "../store/mod.ts";
+import { countOf, type Queryable, type Row } from "../store/mod.ts";
 import { rowFlags, str } from "./repo_rows.ts";
 import type { InvitationRow, MemberRow, MembershipFlags } from "./types.ts";
 
@@ -104,12 +104,12 @@ export function deleteMembership(
 }
 
 /** Members holding `admin` in the workspace. */
-export async function countAdmins(db: Queryable, workspaceId: string): Promise<number> {
-  const row = await db.first<{ n: unknown }>(
+export function countAdmins(db: Queryable, workspaceId: string): Promise<number> {
+  return countOf(
+    db,
     "SELECT count(*) AS n FROM memberships WHERE workspace_id = $1 AND admin = $2",
     [workspaceId, true],
   );
-  return Number(row?.n ?? 0);
 }
 
 /** The user row holding `email` (already lowercased by the caller). */

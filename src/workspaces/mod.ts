@@ -4,22 +4,7 @@ export { roleOf } from "./lifecycle.ts";
 export { type LandingUser } from "./landing.ts";
 export { joinAtCreation, materialiseInvitations } from "./members.ts";
 export { WorkspaceService, type WorkspaceServiceOptions } from "./service.ts";
-export {
-  type AddMemberResult,
-  type ContentCounter,
-  DEMO_WORKSPACE,
-  type InvitationReceipt,
-  type InvitationRow,
-  type MemberRow,
-  type MembersView,
-  type ResolvedById,
-  WORKSPACE_NAME_RE,
-  type WorkspaceListRow,
-  type WorkspaceRecord,
-  type WorkspaceRole,
-  type WorkspaceUser,
-  type WorkspaceView,
-} from "./types.ts";
+export * from "./types.ts";
 export {
   invitationReceiptView,
   invitationView,

@@ -37,7 +37,7 @@ export async function resolveForUser(
   name: string,
 ): Promise<WorkspaceContext | null> {
   if (typeof name !== "string" || !WORKSPACE_NAME_RE.test(name)) return null;
-  const row = await repo.contextByName(db, name, uuidOrNull(user.userId));
+  const row = await repo.liveContext(db, "name", name, uuidOrNull(user.userId));
   if (!row || row.deactivated_at) return null;
   if (!user.isSuperAdmin && !row.flags) return null;
   return contextOf(row, user);
@@ -53,7 +53,7 @@ export async function resolveById(
   workspaceId: string,
 ): Promise<ResolvedById> {
   const id = uuidOrNull(workspaceId);
-  const row = id ? await repo.contextById(db, id, uuidOrNull(user.userId)) : undefined;
+  const row = id ? await repo.liveContext(db, "id", id, uuidOrNull(user.userId)) : undefined;
   if (!row) return { state: "missing", context: null };
   return {
     state: row.deactivated_at ? "deactivated" : "active",

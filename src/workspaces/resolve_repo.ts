@@ -3,7 +3,7 @@
  * there, the default workspace, and the membership counts.
  */
 import { toIso } from "../lib/time.ts";
-import type { Queryable, Row } from "../store/mod.ts";
+import { countOf, type Queryable, type Row } from "../store/mod.ts";
 import { joinedFlags, rowFlags, str } from "./repo_rows.ts";
 import type { MembershipFlags } from "./types.ts";
 
@@ -30,28 +30,16 @@ function toContextRow(r: Row): ContextRow {
   };
 }
 
-/** A live workspace by name with `userId`'s flags there (null `userId`: never a member). */
-export async function contextByName(
+/** A live workspace by name or id with `userId`'s flags there (null `userId`: never a member). */
+export async function liveContext(
   db: Queryable,
-  name: string,
+  key: "name" | "id",
+  value: string,
   userId: string | null,
 ): Promise<ContextRow | undefined> {
   const row = await db.first(
-    `${CONTEXT_SELECT} WHERE w.name = $1 AND w.deleted_at IS NULL`,
-    [name, userId],
-  );
-  return row && toContextRow(row);
-}
-
-/** A live workspace by id with `userId`'s flags there. */
-export async function contextById(
-  db: Queryable,
-  id: string,
-  userId: string | null,
-): Promise<ContextRow | undefined> {
-  const row = await db.first(
-    `${CONTEXT_SELECT} WHERE w.id = $1 AND w.deleted_at IS NULL`,
-    [id, userId],
+    `${CONTEXT_SELECT} WHERE w.${key} = $1 AND w.deleted_at IS NULL`,
+    [value, userId],
   );
   return row && toContextRow(row);
 }
@@ -91,13 +79,13 @@ export async function setLastWorkspace(
 }
 
 /** Live memberships in active workspaces. */
-export async function countActiveMemberships(db: Queryable, userId: string): Promise<number> {
-  const row = await db.first<{ n: unknown }>(
+export function countActiveMemberships(db: Queryable, userId: string): Promise<number> {
+  return countOf(
+    db,
     `SELECT count(*) AS n FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
      WHERE m.user_id = $1 AND w.deleted_at IS NULL AND w.deactivated_at IS NULL`,
     [userId],
   );
-  return Number(row?.n ?? 0);
 }
 
 /** Membership flags by primary key (the workspace joined by its primary key to skip deleted). */

@@ -6,6 +6,7 @@
  * catalogue of catalogues) and LAKE (the registry) list in their own connectors.
  */
 import { AppError } from "../../errors/mod.ts";
+import { editDistance } from "../../lib/edit_distance.ts";
 import type { Connector, Listing, TableInfo } from "./types.ts";
 
 interface CatalogueSql {
@@ -139,7 +140,7 @@ export function nearestName(name: string, candidates: string[]): string | undefi
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of candidates) {
-    const d = distance(name.toLowerCase(), candidate.toLowerCase());
+    const d = editDistance(name, candidate);
     if (d < bestDistance) {
       best = candidate;
       bestDistance = d;
@@ -148,16 +149,4 @@ export function nearestName(name: string, candidates: string[]): string | undefi
   return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3))
     ? best
     : undefined;
-}
-
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length];
 }

@@ -48,6 +48,31 @@ const NAMES: Record<number, string> = {
   255: "GEOMETRY",
 };
 
+/** Each wire type with the codes or names that map to it whatever the flags or column type. */
+type WireGroups<K> = Partial<Record<WireType, K[]>>;
+
+function byKey<K>(groups: WireGroups<K>): Map<K, WireType> {
+  return new Map(
+    Object.entries(groups).flatMap(([wire, keys]) => keys.map((k) => [k, wire as WireType])),
+  );
+}
+
+/** Result-field protocol type codes. */
+const FIELD_WIRE = byKey<number>({
+  integer: [2, 9, 13],
+  bigint: [8],
+  decimal: [0, 246],
+  double: [4, 5],
+  timestamptz: [7],
+  timestamp: [12],
+  date: [10, 14],
+  time: [11],
+  binary: [255],
+});
+
+/** Protocol codes of the character and blob types; the charset tells text from bytes. */
+const TEXT_CODES = new Set([15, 249, 250, 251, 252, 253, 254]);
+
 /** Wire type and source name of a result field. */
 export function fieldType(f: MysqlField): { type: WireType; source: string } {
   const unsigned = (f.flags & UNSIGNED) !== 0;
@@ -55,66 +80,47 @@ export function fieldType(f: MysqlField): { type: WireType; source: string } {
   const base = NAMES[f.columnType] ?? `TYPE ${f.columnType}`;
   const source = unsigned && f.columnType <= 9 ? `${base} UNSIGNED` : base;
   if (f.extendedFormat === "json" || f.columnType === 245) return { type: "json", source: "JSON" };
-  switch (f.columnType) {
-    case 1:
-      return {
-        type: f.columnLength === 1 ? "boolean" : "integer",
-        source: f.columnLength === 1 ? "TINYINT(1)" : source,
-      };
-    case 2:
-    case 9:
-    case 13:
-      return { type: "integer", source };
-    case 3:
-      return { type: unsigned ? "bigint" : "integer", source };
-    case 8:
-      return { type: "bigint", source };
-    case 0:
-    case 246:
-      return { type: "decimal", source };
-    case 4:
-    case 5:
-      return { type: "double", source };
-    case 7:
-      return { type: "timestamptz", source };
-    case 12:
-      return { type: "timestamp", source };
-    case 10:
-    case 14:
-      return { type: "date", source };
-    case 11:
-      return { type: "time", source };
-    case 16:
-      return {
-        type: f.columnLength === 1 ? "boolean" : "binary",
-        source: `BIT(${f.columnLength})`,
-      };
-    case 249:
-    case 250:
-    case 251:
-    case 252:
-    case 253:
-    case 254:
-    case 15:
-      return binary
-        ? {
-          type: "binary",
-          source: base === "VARCHAR" ? "VARBINARY" : base === "CHAR" ? "BINARY" : base,
-        }
-        : {
-          type: "string",
-          source: base === "TINYBLOB"
-            ? "TINYTEXT"
-            : base.endsWith("BLOB")
-            ? base.replace("BLOB", "TEXT")
-            : base,
-        };
-    case 255:
-      return { type: "binary", source };
-    default:
-      return { type: "string", source };
+  if (f.columnType === 1) {
+    return f.columnLength === 1
+      ? { type: "boolean", source: "TINYINT(1)" }
+      : { type: "integer", source };
   }
+  if (f.columnType === 3) return { type: unsigned ? "bigint" : "integer", source };
+  if (f.columnType === 16) {
+    return { type: f.columnLength === 1 ? "boolean" : "binary", source: `BIT(${f.columnLength})` };
+  }
+  if (TEXT_CODES.has(f.columnType)) {
+    return binary
+      ? {
+        type: "binary",
+        source: base === "VARCHAR" ? "VARBINARY" : base === "CHAR" ? "BINARY" : base,
+      }
+      : {
+        type: "string",
+        source: base === "TINYBLOB"
+          ? "TINYTEXT"
+          : base.endsWith("BLOB")
+          ? base.replace("BLOB", "TEXT")
+          : base,
+      };
+  }
+  return { type: FIELD_WIRE.get(f.columnType) ?? "string", source };
 }
+
+/** `information_schema.COLUMNS.DATA_TYPE` names. */
+const DATA_WIRE = byKey<string>({
+  boolean: ["bool", "boolean"],
+  integer: ["smallint", "mediumint", "year"],
+  bigint: ["bigint"],
+  decimal: ["decimal", "numeric"],
+  double: ["float", "double", "real"],
+  timestamptz: ["timestamp"],
+  timestamp: ["datetime"],
+  date: ["date"],
+  time: ["time"],
+  json: ["json"],
+  uuid: ["uuid"],
+});
 
 /** Wire type of an `information_schema.COLUMNS` row; `lossy` when read as text for want of one. */
 export function dataType(
@@ -122,29 +128,16 @@ export function dataType(
   columnType: string,
 ): { type: WireType; lossy: boolean } {
   const t = dataTypeName.toLowerCase();
-  const unsigned = /unsigned/i.test(columnType);
-  if (t === "tinyint") {
-    return { type: /^tinyint\(1\)/i.test(columnType) ? "boolean" : "integer", lossy: false };
-  }
-  if (t === "bool" || t === "boolean") return { type: "boolean", lossy: false };
-  if (["smallint", "mediumint", "year"].includes(t)) return { type: "integer", lossy: false };
+  const known = (type: WireType) => ({ type, lossy: false });
+  if (t === "tinyint") return known(/^tinyint\(1\)/i.test(columnType) ? "boolean" : "integer");
   if (t === "int" || t === "integer") {
-    return { type: unsigned ? "bigint" : "integer", lossy: false };
+    return known(/unsigned/i.test(columnType) ? "bigint" : "integer");
   }
-  if (t === "bigint") return { type: "bigint", lossy: false };
-  if (t === "decimal" || t === "numeric") return { type: "decimal", lossy: false };
-  if (["float", "double", "real"].includes(t)) return { type: "double", lossy: false };
-  if (t === "timestamp") return { type: "timestamptz", lossy: false };
-  if (t === "datetime") return { type: "timestamp", lossy: false };
-  if (t === "date") return { type: "date", lossy: false };
-  if (t === "time") return { type: "time", lossy: false };
-  if (t === "json") return { type: "json", lossy: false };
-  if (t === "uuid") return { type: "uuid", lossy: false };
-  if (t === "bit") {
-    return { type: /^bit\(1\)$/i.test(columnType) ? "boolean" : "binary", lossy: false };
-  }
-  if (/blob$|^binary$|^varbinary$/.test(t)) return { type: "binary", lossy: false };
-  if (/char$|text$|^enum$|^set$/.test(t)) return { type: "string", lossy: false };
+  if (t === "bit") return known(/^bit\(1\)$/i.test(columnType) ? "boolean" : "binary");
+  const type = DATA_WIRE.get(t);
+  if (type) return known(type);
+  if (/blob$|^binary$|^varbinary$/.test(t)) return known("binary");
+  if (/char$|text$|^enum$|^set$/.test(t)) return known("string");
   return { type: "string", lossy: true };
 }
 

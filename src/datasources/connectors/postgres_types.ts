@@ -11,40 +11,47 @@ interface PgType {
   lossy?: boolean;
 }
 
-export const PG_TYPES: Record<number, PgType> = {
-  16: { name: "bool", wire: "boolean" },
-  17: { name: "bytea", wire: "binary" },
-  18: { name: "char", wire: "string" },
-  19: { name: "name", wire: "string" },
-  20: { name: "int8", wire: "bigint" },
-  21: { name: "int2", wire: "integer" },
-  23: { name: "int4", wire: "integer" },
-  25: { name: "text", wire: "string" },
-  26: { name: "oid", wire: "bigint" },
-  114: { name: "json", wire: "json" },
-  142: { name: "xml", wire: "string", lossy: true },
-  700: { name: "float4", wire: "double" },
-  701: { name: "float8", wire: "double" },
-  790: { name: "money", wire: "string", lossy: true },
-  869: { name: "inet", wire: "string", lossy: true },
-  650: { name: "cidr", wire: "string", lossy: true },
-  829: { name: "macaddr", wire: "string", lossy: true },
-  1042: { name: "bpchar", wire: "string" },
-  1043: { name: "varchar", wire: "string" },
-  1082: { name: "date", wire: "date" },
-  1083: { name: "time", wire: "time" },
-  1114: { name: "timestamp", wire: "timestamp" },
-  1184: { name: "timestamptz", wire: "timestamptz" },
-  1186: { name: "interval", wire: "string", lossy: true },
-  1266: { name: "timetz", wire: "string", lossy: true },
-  1700: { name: "numeric", wire: "decimal" },
-  2950: { name: "uuid", wire: "uuid" },
-  3802: { name: "jsonb", wire: "json" },
+/** Source type names by OID, grouped by the wire type a value is read as. */
+const WIRE_TYPES: Partial<Record<WireType, Record<number, string>>> = {
+  boolean: { 16: "bool" },
+  binary: { 17: "bytea" },
+  string: { 18: "char", 19: "name", 25: "text", 1042: "bpchar", 1043: "varchar" },
+  integer: { 21: "int2", 23: "int4" },
+  bigint: { 20: "int8", 26: "oid" },
+  double: { 700: "float4", 701: "float8" },
+  decimal: { 1700: "numeric" },
+  json: { 114: "json", 3802: "jsonb" },
+  date: { 1082: "date" },
+  time: { 1083: "time" },
+  timestamp: { 1114: "timestamp" },
+  timestamptz: { 1184: "timestamptz" },
+  uuid: { 2950: "uuid" },
 };
+
+/** Types with no wire form of their own: read as their text, which loses what they mean. */
+const LOSSY_TYPES: Record<number, string> = {
+  142: "xml",
+  650: "cidr",
+  790: "money",
+  829: "macaddr",
+  869: "inet",
+  1186: "interval",
+  1266: "timetz",
+};
+
+const PG_TYPES = new Map<number, PgType>();
+for (const [wire, names] of Object.entries(WIRE_TYPES)) {
+  for (const [oid, name] of Object.entries(names)) {
+    PG_TYPES.set(Number(oid), { name, wire: wire as WireType });
+  }
+}
+for (const [oid, name] of Object.entries(LOSSY_TYPES)) {
+  PG_TYPES.set(Number(oid), { name, wire: "string", lossy: true });
+}
 
 /** Wire type and source name of a result column's type OID. */
 export function pgType(oid: number): PgType {
-  return PG_TYPES[oid] ?? { name: `oid:${oid}`, wire: "string", lossy: true };
+  return PG_TYPES.get(oid) ?? { name: `oid:${oid}`, wire: "string", lossy: true };
 }
 
 /**

@@ -4,7 +4,7 @@
  * moves back (one-way).
  */
 import { toIso } from "../../lib/time.ts";
-import type { Queryable, Row, SqlValue } from "../../store/mod.ts";
+import { markers, type Queryable, type Row, type SqlValue } from "../../store/mod.ts";
 import type { FactRecord, FactScope, FactTrust } from "./types.ts";
 
 const opt = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
@@ -84,10 +84,9 @@ export async function listVisibleFacts(
   datasourceIds: string[],
 ): Promise<FactRecord[]> {
   if (datasourceIds.length === 0) return [];
-  const slots = datasourceIds.map((_, i) => `$${i + 2}`).join(", ");
   const rows = await db.query(
     `SELECT * FROM learned_facts
-     WHERE retired_at IS NULL AND datasource_id IN (${slots})
+     WHERE retired_at IS NULL AND datasource_id IN (${markers(datasourceIds.length, 2)})
        AND (scope = 'DATASOURCE' OR (scope = 'WORKSPACE' AND workspace_id = $1))
      ORDER BY recorded_at, id`,
     [workspaceId, ...datasourceIds] as SqlValue[],

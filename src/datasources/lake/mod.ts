@@ -13,24 +13,4 @@ export {
   requireLake,
   unregisterLakeTable,
 } from "./service.ts";
-export type {
-  LakeDatasource,
-  LakeFormat,
-  LakeImportResult,
-  LakeRoot,
-  LakeTableListing,
-  LakeTableRef,
-  LakeTableRow,
-  LakeWriteOptions,
-} from "./types.ts";
-export {
-  joinNamespace,
-  LAKE_SEGMENT_RE,
-  localPath,
-  parseFormat,
-  parseLakeRoot,
-  parseLocation,
-  parseNamespace,
-  parsePartitionColumn,
-  parseTableName,
-} from "./validate.ts";
+export type * from "./types.ts";

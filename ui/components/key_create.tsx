@@ -1,4 +1,4 @@
-import { Field, InputField, SelectField } from "./field.tsx";
+import { draftFields, InputField, SelectField, TextareaField } from "./field.tsx";
 
 /** The issue form as typed, kept across a refusal. */
 export interface KeyDraft {
@@ -56,8 +56,8 @@ export function KeyCreateForm(props: {
   back?: string;
   title?: string;
 }) {
-  const { draft, error } = props;
-  const on = (f: keyof KeyDraft) => error?.field === f ? error.message : null;
+  const { error } = props;
+  const { bind } = draftFields("key", props.draft, error);
   return (
     <form
       method="post"
@@ -78,61 +78,41 @@ export function KeyCreateForm(props: {
         {error && !error.field && <p class="banner error" role="alert">{error.message}</p>}
         <div class="grid cols-2">
           <InputField
-            id="key-name"
+            {...bind("name")}
             label="Name"
             hint="What the key is for, so you know which to revoke."
-            error={on("name")}
-            input={{ name: "name", value: draft.name, required: true, maxLength: 200 }}
+            input={{ required: true, maxLength: 200 }}
           />
           <SelectField
-            id="key-kind"
+            {...bind("kind")}
             label="Kind"
-            error={on("kind")}
-            select={{ name: "kind" }}
-            current={draft.kind}
             options={props.kinds.map((k) => [k, KIND_LABELS[k] ?? k])}
           />
           <SelectField
-            id="key-workspace"
+            {...bind("workspace")}
             label="Workspace"
             hint="The key is pinned to it; it never acts elsewhere."
-            error={on("workspace")}
-            select={{ name: "workspace" }}
-            current={draft.workspace}
             options={props.workspaces.map((w) => [w.name, w.display_name])}
           />
           <SelectField
-            id="key-scope"
+            {...bind("scope")}
             label="Scope (user keys)"
             hint="Each includes the ones before it; never more than your role in the workspace."
-            error={on("scope")}
-            select={{ name: "scope" }}
-            current={draft.scope}
             options={SCOPES}
           />
-          <SelectField
-            id="key-expires-in"
-            label="Expires"
-            error={on("expires_in")}
-            select={{ name: "expires_in" }}
-            current={draft.expires_in}
-            options={EXPIRY}
-          />
+          <SelectField {...bind("expires_in")} label="Expires" options={EXPIRY} />
           <InputField
-            id="key-expires-at"
+            {...bind("expires_at")}
             label="Expiry date (with “On a date…”)"
-            error={on("expires_at")}
-            input={{ name: "expires_at", type: "date", value: draft.expires_at }}
+            input={{ type: "date" }}
           />
         </div>
-        <Field
-          id="key-bindings"
+        <TextareaField
+          {...bind("bindings")}
           label="Endpoint bindings (endpoint keys)"
           hint="One endpoint path per line, e.g. /shop/{country}; the key reaches that path and all below it."
-          error={on("bindings")}
-        >
-          {(a) => <textarea {...a} name="bindings" rows={3}>{draft.bindings}</textarea>}
-        </Field>
+          textarea={{ rows: 3 }}
+        />
         <div class="actions">
           <button type="submit" class="primary">Create key</button>
         </div>

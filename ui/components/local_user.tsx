@@ -1,4 +1,4 @@
-import { CheckField, InputField, SelectField } from "./field.tsx";
+import { CheckField, draftFields, EMAIL, InputField, SelectField } from "./field.tsx";
 import { FLAG_NAMES } from "./member_row.tsx";
 
 /** Each flag with what it lets its holder do, as the create form offers them. */
@@ -95,7 +95,7 @@ export function LocalUserForm(props: {
   mailOn: boolean;
 }) {
   const { draft, error } = props;
-  const on = (f: keyof LocalUserDraft) => error?.field === f ? error.message : null;
+  const { bind, on } = draftFields("user", draft, error);
   return (
     <form
       method="post"
@@ -123,36 +123,24 @@ export function LocalUserForm(props: {
         </p>
         <div class="grid cols-2">
           <InputField
-            id="user-email"
+            {...bind("email")}
             label="Email"
             hint="What they sign in with."
-            error={on("email")}
-            input={{
-              name: "email",
-              type: "email",
-              value: draft.email,
-              required: true,
-              maxLength: 254,
-              autocomplete: "off",
-            }}
+            input={EMAIL}
           />
           <InputField
-            id="user-display-name"
+            {...bind("display_name")}
             label="Display name (optional)"
             hint="Defaults to the part of the email before @."
-            error={on("display_name")}
-            input={{ name: "display_name", value: draft.display_name, maxLength: 200 }}
+            input={{ maxLength: 200 }}
           />
         </div>
         <fieldset class="join">
           <legend>Workspace (optional)</legend>
           <SelectField
-            id="user-workspace"
+            {...bind("workspace")}
             label="Join"
             hint="They become a member in the same act. Pending invitations for the email are joined too."
-            error={on("workspace")}
-            select={{ name: "workspace" }}
-            current={draft.workspace}
             empty="No workspace"
             options={props.workspaces.map((w) => [w.name, w.display_name])}
           />

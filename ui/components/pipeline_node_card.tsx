@@ -1,4 +1,4 @@
-import { Field, InputField, SelectField } from "./field.tsx";
+import { InputField, SelectField, TextareaField } from "./field.tsx";
 import { type Obj, RemoveButton, text } from "./form_parts.tsx";
 import type { PipelineFormProps } from "./pipeline_form.tsx";
 
@@ -37,8 +37,8 @@ export function NodeCard(
   const { node, i } = props;
   const f = (k: string) => `n.${i}.${k}`;
   const id = (k: string) => `n-${i}-${k}`;
-  // A field's id and the refusal placed on it, both from its key.
-  const at = (k: string) => ({ id: id(k), error: props.err(f(k)) });
+  // A field's id, the refusal placed on it and its control's name, all from its key.
+  const at = (k: string) => ({ id: id(k), error: props.err(f(k)), name: f(k) });
   const type = String(node.type ?? "DQL");
   // A group of another type's fields stays hidden unless the node carries such a field anyway.
   const carries: Record<keyof typeof FOR, unknown[]> = {
@@ -71,9 +71,8 @@ export function NodeCard(
         <InputField
           {...at("id")}
           label="Id"
+          value={text(node.id)}
           input={{
-            name: f("id"),
-            value: text(node.id),
             class: "mono",
             required: true,
             pattern: "[a-z][a-z0-9_]{0,63}",
@@ -83,8 +82,8 @@ export function NodeCard(
         <SelectField
           {...at("type")}
           label="Type"
-          select={{ name: f("type"), "data-node-type": true }}
-          current={type}
+          select={{ "data-node-type": true }}
+          value={type}
           options={NODE_TYPES}
         />
         <div data-for-types={FOR.source} hidden={shown("source")}>
@@ -92,14 +91,16 @@ export function NodeCard(
             {...at("source")}
             label="Source"
             hint="A datasource, or tempdb for staged tables"
-            input={{ name: f("source"), value: text(node.source), list: "pf-datasources" }}
+            value={text(node.source)}
+            input={{ list: "pf-datasources" }}
           />
         </div>
         <div data-for-types={FOR.pipeline} hidden={shown("pipeline")}>
           <InputField
             {...at("pipeline_id")}
             label="Child pipeline id"
-            input={{ name: f("pipeline_id"), value: text(node.pipeline?.id), class: "mono" }}
+            value={text(node.pipeline?.id)}
+            input={{ class: "mono" }}
           />
         </div>
       </div>
@@ -130,31 +131,23 @@ export function NodeCard(
             label="Template"
             hint="A released SQL template, pinned by version"
             class="span-2"
-            input={{
-              name: f("template_id"),
-              value: text(node.template?.id),
-              list: "pf-templates",
-              class: "mono",
-            }}
+            value={text(node.template?.id)}
+            input={{ list: "pf-templates", class: "mono" }}
           />
           <InputField
             {...at("template_version")}
             label="Version"
-            input={{
-              name: f("template_version"),
-              value: text(node.template?.version),
-              inputMode: "numeric",
-            }}
+            value={text(node.template?.version)}
+            input={{ inputMode: "numeric" }}
           />
         </div>
         <div data-query="sql" hidden={query !== "sql" && !props.err(f("sql"))}>
-          <Field {...at("sql")} label="SQL">
-            {(a) => (
-              <textarea {...a} name={f("sql")} rows={4} spellcheck={false} data-editor="sql">
-                {text(node.sql)}
-              </textarea>
-            )}
-          </Field>
+          <TextareaField
+            {...at("sql")}
+            label="SQL"
+            value={text(node.sql)}
+            textarea={{ rows: 4, spellcheck: false, "data-editor": "sql" }}
+          />
         </div>
       </div>
       <div data-for-types={FOR.pipeline} hidden={shown("pipeline")}>
@@ -162,11 +155,8 @@ export function NodeCard(
           {...at("pipeline_version")}
           label="Child version"
           hint="Empty follows the child's current version"
-          input={{
-            name: f("pipeline_version"),
-            value: text(node.pipeline?.version),
-            inputMode: "numeric",
-          }}
+          value={text(node.pipeline?.version)}
+          input={{ inputMode: "numeric" }}
         />
       </div>
       {type === "CALCULATOR" && (
@@ -178,11 +168,11 @@ export function NodeCard(
         ? (
           // A big graph: one chip per other node on every card would grow as the square of it.
           <InputField
-            id={id("depends_on")}
+            {...at("depends_on")}
             label="Depends on"
             hint="Node ids, comma-separated"
-            error={depsError}
-            input={{ name: f("depends_on"), value: deps.join(", "), class: "mono" }}
+            value={deps.join(", ")}
+            input={{ class: "mono" }}
           />
         )
         : (
@@ -219,8 +209,8 @@ export function NodeCard(
         <SelectField
           {...at("target")}
           label="Output"
-          select={{ name: f("target"), "data-node-target": true }}
-          current={text(node.output?.target)}
+          select={{ "data-node-target": true }}
+          value={text(node.output?.target)}
           empty="caller (the result)"
           options={[["caller", "caller"], ["tempdb", "tempdb (staging)"], [
             "datasource",
@@ -234,7 +224,8 @@ export function NodeCard(
           <InputField
             {...at("table")}
             label="Table"
-            input={{ name: f("table"), value: text(node.output?.table), class: "mono" }}
+            value={text(node.output?.table)}
+            input={{ class: "mono" }}
           />
         </div>
         <div
@@ -244,19 +235,15 @@ export function NodeCard(
           <InputField
             {...at("datasource")}
             label="Into datasource"
-            input={{
-              name: f("datasource"),
-              value: text(node.output?.datasource),
-              list: "pf-datasources",
-            }}
+            value={text(node.output?.datasource)}
+            input={{ list: "pf-datasources" }}
           />
         </div>
         <div data-for-targets="datasource" hidden={forTarget("datasource", node.output?.mode)}>
           <SelectField
             {...at("mode")}
             label="Write mode"
-            select={{ name: f("mode") }}
-            current={text(node.output?.mode)}
+            value={text(node.output?.mode)}
             empty="append (default)"
             options={[["append", "append"], ["replace", "replace"], ["create", "create"]]}
           />
@@ -265,7 +252,7 @@ export function NodeCard(
       <InputField
         {...at("description")}
         label="Description"
-        input={{ name: f("description"), value: text(node.description) }}
+        value={text(node.description)}
       />
     </fieldset>
   );

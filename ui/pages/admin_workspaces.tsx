@@ -1,5 +1,6 @@
 import { ConfirmDialog, ConfirmLink } from "../components/confirm.tsx";
-import { InputField } from "../components/field.tsx";
+import { draftFields, InputField } from "../components/field.tsx";
+import { FormCard } from "../components/form_card.tsx";
 import { Head } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
@@ -32,7 +33,7 @@ export interface AdminWorkspacesProps {
 export function AdminWorkspacesPage(props: AdminWorkspacesProps) {
   const { ctx } = props;
   const draft = props.create ?? { name: "", display_name: "" };
-  const on = (field: string) => draft.error?.field === field ? draft.error.message : null;
+  const { bind } = draftFields("new-ws", draft, draft.error);
   return (
     <AppShell title="All workspaces" nav="workspaces" ctx={ctx}>
       <PageHead title="All workspaces">
@@ -42,48 +43,32 @@ export function AdminWorkspacesPage(props: AdminWorkspacesProps) {
         </p>
       </PageHead>
       <FlashBanner flash={props.flash} />
-      <section class="card" id="create-workspace">
-        <header>
-          <h2>Create a workspace</h2>
-        </header>
-        <form method="post" action="/partials/admin/workspaces" class="body editor-form">
-          <input type="hidden" name="_csrf" value={ctx.csrf} />
-          {draft.error && !draft.error.field && (
-            <p class="banner error" role="alert">
-              {draft.error.message} ({draft.error.code})
-            </p>
-          )}
-          <div class="grid cols-2">
-            <InputField
-              id="new-ws-name"
-              label="Name"
-              hint="a-z, 0-9, _ and -, up to 63 characters; it cannot change later, and a deleted workspace's name stays taken."
-              error={on("name")}
-              input={{
-                name: "name",
-                value: draft.name,
-                required: true,
-                maxLength: 63,
-                class: "mono",
-                autocomplete: "off",
-              }}
-            />
-            <InputField
-              id="new-ws-display-name"
-              label="Display name"
-              hint="Optional; the name when empty."
-              error={on("display_name")}
-              input={{ name: "display_name", value: draft.display_name, maxLength: 200 }}
-            />
-          </div>
-          <p class="muted small">
-            You get no membership in it: add its first admin on its page, by email.
-          </p>
-          <div class="actions">
-            <button type="submit" class="primary">Create workspace</button>
-          </div>
-        </form>
-      </section>
+      <FormCard
+        id="create-workspace"
+        title="Create a workspace"
+        action="/partials/admin/workspaces"
+        csrf={ctx.csrf}
+        refusal={!draft.error?.field && draft.error}
+        submit="Create workspace"
+      >
+        <div class="grid cols-2">
+          <InputField
+            {...bind("name")}
+            label="Name"
+            hint="a-z, 0-9, _ and -, up to 63 characters; it cannot change later, and a deleted workspace's name stays taken."
+            input={{ required: true, maxLength: 63, class: "mono", autocomplete: "off" }}
+          />
+          <InputField
+            {...bind("display_name")}
+            label="Display name"
+            hint="Optional; the name when empty."
+            input={{ maxLength: 200 }}
+          />
+        </div>
+        <p class="muted small">
+          You get no membership in it: add its first admin on its page, by email.
+        </p>
+      </FormCard>
       <section class="card section-gap" id="workspace-list">
         <header>
           <h2>Workspaces</h2>

@@ -1,4 +1,4 @@
-import { InputField, SelectField } from "../components/field.tsx";
+import { draftFields, InputField, SelectField } from "../components/field.tsx";
 import { Head } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { Pager } from "../components/paging.tsx";
@@ -180,8 +180,8 @@ function KeyBindings(props: {
   draft: BindDraft;
   error?: BindError;
 }) {
-  const { draft, error } = props;
-  const on = (f: keyof BindDraft) => error?.field === f ? error.message : null;
+  const { error } = props;
+  const { bind } = draftFields("bind", props.draft, error);
   return (
     <section class="card section-gap" id="bindings" data-error-code={error?.code}>
       <header>
@@ -250,22 +250,16 @@ function KeyBindings(props: {
               <form method="post" action="/partials/endpoints/bindings" class="bind-form">
                 <input type="hidden" name="_csrf" value={props.csrf} />
                 <SelectField
-                  id="bind-key"
+                  {...bind("key_name", "key")}
                   label="Key"
-                  error={on("key_name")}
-                  select={{ name: "key_name" }}
-                  current={draft.key_name}
                   options={props.keys.map((k) => [k.name, k.name])}
                 />
                 <InputField
-                  id="bind-path"
+                  {...bind("path")}
                   label="Node"
                   hint="/, a folder or a published pattern"
-                  error={on("path")}
                   input={{
-                    name: "path",
                     class: "mono",
-                    value: draft.path,
                     required: true,
                     maxLength: 200,
                     list: "bind-nodes",

@@ -5,7 +5,7 @@
  * are the REST answers of `GET /promotion/preview` and `POST /promotion/promote`.
  */
 import { type ComponentChildren, Fragment } from "preact";
-import { Head } from "./head.tsx";
+import { ScrollTable } from "./head.tsx";
 
 type Change = "added" | "updated" | "unchanged" | "changed";
 
@@ -232,36 +232,34 @@ function PipelinesTable(
   props: { target: string; rows: (EntryChange | PipelinePreviewView)[]; done?: boolean },
 ) {
   return (
-    <div class="table-scroll">
-      <table class="promote-table">
-        <Head cols={["Pipeline", `${opening(props.target)} → sent`, "Change"]} />
-        <tbody>
-          {props.rows.map((r) => {
-            const detail = "parameters" in r ? r : undefined;
-            return (
-              <tr key={r.name} class={detail?.breaking ? "breaking" : undefined}>
-                <td>
-                  <span class="mono">
-                    <Path text={r.name} />
-                  </span>
-                  {detail && <PipelineChanges row={detail} target={props.target} />}
-                </td>
-                <Versions row={r} />
-                <td>
-                  <ChangeBadge change={r.change} done={props.done} />
-                  {detail?.breaking && (
-                    <>
-                      {" "}
-                      <span class="badge bad">breaking</span>
-                    </>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <ScrollTable
+      class="promote-table"
+      cols={["Pipeline", `${opening(props.target)} → sent`, "Change"]}
+    >
+      {props.rows.map((r) => {
+        const detail = "parameters" in r ? r : undefined;
+        return (
+          <tr key={r.name} class={detail?.breaking ? "breaking" : undefined}>
+            <td>
+              <span class="mono">
+                <Path text={r.name} />
+              </span>
+              {detail && <PipelineChanges row={detail} target={props.target} />}
+            </td>
+            <Versions row={r} />
+            <td>
+              <ChangeBadge change={r.change} done={props.done} />
+              {detail?.breaking && (
+                <>
+                  {" "}
+                  <span class="badge bad">breaking</span>
+                </>
+              )}
+            </td>
+          </tr>
+        );
+      })}
+    </ScrollTable>
   );
 }
 
@@ -300,24 +298,19 @@ function EntryTable<R extends { change: Change }>(props: {
 }) {
   if (props.rows.length === 0) return <div class="empty">{props.empty}</div>;
   return (
-    <div class="table-scroll">
-      <table class="promote-table">
-        <Head cols={props.cols} />
-        <tbody>
-          {props.rows.map((r) => (
-            <tr key={props.name(r)}>
-              <td class="mono">
-                <Path text={props.name(r)} />
-              </td>
-              {props.middle(r)}
-              <td>
-                <ChangeBadge change={r.change} done={props.done} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ScrollTable class="promote-table" cols={props.cols}>
+      {props.rows.map((r) => (
+        <tr key={props.name(r)}>
+          <td class="mono">
+            <Path text={props.name(r)} />
+          </td>
+          {props.middle(r)}
+          <td>
+            <ChangeBadge change={r.change} done={props.done} />
+          </td>
+        </tr>
+      ))}
+    </ScrollTable>
   );
 }
 

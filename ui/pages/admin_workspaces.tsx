@@ -1,7 +1,7 @@
 import { ConfirmDialog, ConfirmLink } from "../components/confirm.tsx";
 import { draftFields, InputField } from "../components/field.tsx";
 import { FormCard } from "../components/form_card.tsx";
-import { Head } from "../components/head.tsx";
+import { ScrollTable } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { type Flash, FlashBanner, type FormError } from "./workspace.tsx";
@@ -74,67 +74,63 @@ export function AdminWorkspacesPage(props: AdminWorkspacesProps) {
           <h2>Workspaces</h2>
           <span class="muted small">{props.workspaces.length} in all</span>
         </header>
-        <div class="table-scroll">
-          <table class="workspaces">
-            <Head
-              cols={["Workspace", "Created", { label: "Members", num: true }, "State", "Actions"]}
-            />
-            <tbody>
-              {props.workspaces.map((w) => (
-                <tr key={w.name} class={w.deactivated_at ? "deactivated" : undefined}>
-                  <td>
-                    {w.deactivated_at
-                      ? <span class="title">{w.display_name}</span>
-                      : <a class="title" href={`/workspaces/${w.name}`}>{w.display_name}</a>}
-                    <div class="muted small mono">{w.name}</div>
-                  </td>
-                  <td class="nowrap created">{w.created_at.slice(0, 10)}</td>
-                  <td class="num members">
-                    <span>{w.members}</span>
-                    {w.invitations > 0 && <div class="muted small">+{w.invitations} invited</div>}
-                  </td>
-                  <td class="nowrap state">
-                    {w.deactivated_at
-                      ? (
-                        <span class="badge">
-                          deactivated {w.deactivated_at.slice(0, 10)}
-                        </span>
-                      )
-                      : <span class="badge ok">active</span>}
-                  </td>
-                  <td class="row-actions nowrap">
-                    {w.deactivated_at
-                      ? (
-                        <form
-                          method="post"
-                          action={`/partials/admin/workspaces/${w.name}/reactivate`}
-                          class="inline"
-                        >
-                          <input type="hidden" name="_csrf" value={ctx.csrf} />
-                          <button
-                            type="submit"
-                            class="small"
-                            aria-label={`Reactivate ${w.display_name}`}
-                          >
-                            Reactivate
-                          </button>
-                        </form>
-                      )
-                      : (
-                        <ConfirmLink
-                          class="btn ghost small danger"
-                          href={`/admin/workspaces?confirm=deactivate&name=${w.name}`}
-                          label={`Deactivate ${w.display_name}`}
-                        >
-                          Deactivate
-                        </ConfirmLink>
-                      )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ScrollTable
+          class="workspaces"
+          cols={["Workspace", "Created", { label: "Members", num: true }, "State", "Actions"]}
+        >
+          {props.workspaces.map((w) => (
+            <tr key={w.name} class={w.deactivated_at ? "deactivated" : undefined}>
+              <td>
+                {w.deactivated_at
+                  ? <span class="title">{w.display_name}</span>
+                  : <a class="title" href={`/workspaces/${w.name}`}>{w.display_name}</a>}
+                <div class="muted small mono">{w.name}</div>
+              </td>
+              <td class="nowrap created">{w.created_at.slice(0, 10)}</td>
+              <td class="num members">
+                <span>{w.members}</span>
+                {w.invitations > 0 && <div class="muted small">+{w.invitations} invited</div>}
+              </td>
+              <td class="nowrap state">
+                {w.deactivated_at
+                  ? (
+                    <span class="badge">
+                      deactivated {w.deactivated_at.slice(0, 10)}
+                    </span>
+                  )
+                  : <span class="badge ok">active</span>}
+              </td>
+              <td class="row-actions nowrap">
+                {w.deactivated_at
+                  ? (
+                    <form
+                      method="post"
+                      action={`/partials/admin/workspaces/${w.name}/reactivate`}
+                      class="inline"
+                    >
+                      <input type="hidden" name="_csrf" value={ctx.csrf} />
+                      <button
+                        type="submit"
+                        class="small"
+                        aria-label={`Reactivate ${w.display_name}`}
+                      >
+                        Reactivate
+                      </button>
+                    </form>
+                  )
+                  : (
+                    <ConfirmLink
+                      class="btn ghost small danger"
+                      href={`/admin/workspaces?confirm=deactivate&name=${w.name}`}
+                      label={`Deactivate ${w.display_name}`}
+                    >
+                      Deactivate
+                    </ConfirmLink>
+                  )}
+              </td>
+            </tr>
+          ))}
+        </ScrollTable>
       </section>
       {props.confirm && !props.confirm.deactivated_at && (
         <ConfirmDialog

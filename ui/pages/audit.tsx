@@ -1,4 +1,4 @@
-import { Head } from "../components/head.tsx";
+import { ScrollTable } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { Pager } from "../components/paging.tsx";
 import { Ago } from "../components/status.tsx";
@@ -96,25 +96,21 @@ export function AuditPage(props: {
             </div>
           )
           : (
-            <div class="table-scroll">
-              <table class="audit-table">
-                <Head
-                  cols={[
-                    "When",
-                    "Event",
-                    "Actor",
-                    ...(instanceWide ? ["Workspace"] : []),
-                    "Subject",
-                    "Details",
-                  ]}
-                />
-                <tbody>
-                  {props.rows.map((r) => (
-                    <AuditRow key={r.id} row={r} now={props.now} showWorkspace={instanceWide} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ScrollTable
+              class="audit-table"
+              cols={[
+                "When",
+                "Event",
+                "Actor",
+                ...(instanceWide ? ["Workspace"] : []),
+                "Subject",
+                "Details",
+              ]}
+            >
+              {props.rows.map((r) => (
+                <AuditRow key={r.id} row={r} now={props.now} showWorkspace={instanceWide} />
+              ))}
+            </ScrollTable>
           )}
       </section>
       <Pager

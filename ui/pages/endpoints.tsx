@@ -1,5 +1,5 @@
 import { draftFields, InputField, SelectField } from "../components/field.tsx";
-import { Head } from "../components/head.tsx";
+import { Head, ScrollTable } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { Pager } from "../components/paging.tsx";
 import {
@@ -77,70 +77,66 @@ export function EndpointsPage(props: {
             </div>
           )
           : (
-            <div class="table-scroll">
-              <table class="endpoints">
-                <Head
-                  cols={[
-                    "Path",
-                    "Pipeline",
-                    "State",
-                    { label: "Timeout", num: true },
-                    "Who may call",
-                    "Actions",
-                  ]}
-                />
-                <tbody>
-                  {props.endpoints.map((e) => (
-                    <tr key={e.path_pattern}>
-                      <td>
-                        <a class="title mono nowrap" href={endpointHref(e.path_pattern)}>
-                          {e.path_pattern}
-                        </a>
-                        {e.description && <div class="muted small">{e.description}</div>}
-                      </td>
-                      <td>
-                        <a href={`/pipelines/${encodeURIComponent(e.pipeline_id)}`}>
-                          {e.pipeline_name ?? e.pipeline_id}
-                        </a>
-                        <div class="muted small">
-                          {e.release === null ? "no release" : `serves release v${e.release}`}
-                        </div>
-                      </td>
-                      <td>
-                        <StateBadge enabled={e.enabled} />
-                      </td>
-                      <td class="num nowrap">{e.timeout_seconds} s</td>
-                      <td>
-                        <Bindings bindings={e.bindings} />
-                      </td>
-                      <td class="row-actions">
-                        <div class="actions">
-                          <a
-                            class="btn small"
-                            href={`${endpointHref(e.path_pattern)}#try`}
-                            aria-label={`Try it: ${e.path_pattern}`}
-                          >
-                            Try it
-                          </a>
-                          <StateToggle
-                            pattern={e.path_pattern}
-                            enabled={e.enabled}
-                            csrf={ctx.csrf}
-                            back={back}
-                            small
-                          />
-                          <UnpublishLink
-                            pattern={e.path_pattern}
-                            ask={`/endpoints?unpublish=${encodeURIComponent(e.path_pattern)}`}
-                            small
-                          />
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ScrollTable
+              class="endpoints"
+              cols={[
+                "Path",
+                "Pipeline",
+                "State",
+                { label: "Timeout", num: true },
+                "Who may call",
+                "Actions",
+              ]}
+            >
+              {props.endpoints.map((e) => (
+                <tr key={e.path_pattern}>
+                  <td>
+                    <a class="title mono nowrap" href={endpointHref(e.path_pattern)}>
+                      {e.path_pattern}
+                    </a>
+                    {e.description && <div class="muted small">{e.description}</div>}
+                  </td>
+                  <td>
+                    <a href={`/pipelines/${encodeURIComponent(e.pipeline_id)}`}>
+                      {e.pipeline_name ?? e.pipeline_id}
+                    </a>
+                    <div class="muted small">
+                      {e.release === null ? "no release" : `serves release v${e.release}`}
+                    </div>
+                  </td>
+                  <td>
+                    <StateBadge enabled={e.enabled} />
+                  </td>
+                  <td class="num nowrap">{e.timeout_seconds} s</td>
+                  <td>
+                    <Bindings bindings={e.bindings} />
+                  </td>
+                  <td class="row-actions">
+                    <div class="actions">
+                      <a
+                        class="btn small"
+                        href={`${endpointHref(e.path_pattern)}#try`}
+                        aria-label={`Try it: ${e.path_pattern}`}
+                      >
+                        Try it
+                      </a>
+                      <StateToggle
+                        pattern={e.path_pattern}
+                        enabled={e.enabled}
+                        csrf={ctx.csrf}
+                        back={back}
+                        small
+                      />
+                      <UnpublishLink
+                        pattern={e.path_pattern}
+                        ask={`/endpoints?unpublish=${encodeURIComponent(e.path_pattern)}`}
+                        small
+                      />
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </ScrollTable>
           )}
       </section>
       <Pager

@@ -1,7 +1,7 @@
 import { ConfirmDialog, ConfirmLink } from "../components/confirm.tsx";
 import { draftFields, EMAIL, InputField } from "../components/field.tsx";
 import { FormCard } from "../components/form_card.tsx";
-import { Head } from "../components/head.tsx";
+import { ScrollTable } from "../components/head.tsx";
 import {
   FlagChecks,
   type Flags,
@@ -95,23 +95,21 @@ export function WorkspacePage(props: WorkspacePageProps) {
             Admin includes author; the last admin can be neither removed nor demoted.
           </span>
         </header>
-        <div class="table-scroll">
-          <table class="members">
-            <Head cols={["Member", "Joined", "Author", "Promoter", "Admin", "Actions"]} />
-            <tbody>
-              {props.members.map((m) => (
-                <MemberRow
-                  key={m.user_id}
-                  m={m}
-                  base={props.base}
-                  workspace={ws.name}
-                  csrf={ctx.csrf}
-                  error={props.rowError?.userId === m.user_id ? props.rowError.error : undefined}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ScrollTable
+          class="members"
+          cols={["Member", "Joined", "Author", "Promoter", "Admin", "Actions"]}
+        >
+          {props.members.map((m) => (
+            <MemberRow
+              key={m.user_id}
+              m={m}
+              base={props.base}
+              workspace={ws.name}
+              csrf={ctx.csrf}
+              error={props.rowError?.userId === m.user_id ? props.rowError.error : undefined}
+            />
+          ))}
+        </ScrollTable>
         <p class="muted small body flag-legend">
           <strong>Author</strong> edits pipelines, templates and endpoints.{" "}
           <strong>Promoter</strong> releases and promotes. <strong>Admin</strong>{" "}

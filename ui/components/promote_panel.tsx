@@ -1,3 +1,4 @@
+import { Card } from "./card.tsx";
 /**
  * Promotion in the browser (docs/promotion.md): the pipeline page's Promote control, and the
  * parts of `/pipelines/{id}/promote` — what a push would change on the target with its breaking
@@ -215,18 +216,6 @@ export function PushSummary(
   );
 }
 
-function Card(props: { title: string; note?: string; gap?: boolean; children: ComponentChildren }) {
-  return (
-    <section class={props.gap ? "card section-gap" : "card"}>
-      <header>
-        <h2>{props.title}</h2>
-        {props.note && <span class="muted small">{props.note}</span>}
-      </header>
-      {props.children}
-    </section>
-  );
-}
-
 /** What each pipeline becomes on the target; with `preview`, its parameter and column changes. */
 function PipelinesTable(
   props: { target: string; rows: (EntryChange | PipelinePreviewView)[]; done?: boolean },
@@ -326,7 +315,11 @@ export function PushEntries(
 ) {
   return (
     <>
-      <Card title="Pipelines" note="the release and the child pipelines it pins" gap>
+      <Card
+        class="section-gap"
+        title="Pipelines"
+        note="the release and the child pipelines it pins"
+      >
         <PipelinesTable target={props.target} rows={props.pipelines} done={props.done} />
       </Card>
       <div class="grid cols-2 section-gap promote-pair">

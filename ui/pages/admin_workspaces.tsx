@@ -1,6 +1,6 @@
 import { ConfirmDialog, ConfirmLink } from "../components/confirm.tsx";
 import { draftFields, InputField } from "../components/field.tsx";
-import { FormCard } from "../components/form_card.tsx";
+import { Card, FormCard } from "../components/card.tsx";
 import { ScrollTable } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
@@ -69,11 +69,12 @@ export function AdminWorkspacesPage(props: AdminWorkspacesProps) {
           You get no membership in it: add its first admin on its page, by email.
         </p>
       </FormCard>
-      <section class="card section-gap" id="workspace-list">
-        <header>
-          <h2>Workspaces</h2>
-          <span class="muted small">{props.workspaces.length} in all</span>
-        </header>
+      <Card
+        class="section-gap"
+        id="workspace-list"
+        title="Workspaces"
+        note={<>{props.workspaces.length} in all</>}
+      >
         <ScrollTable
           class="workspaces"
           cols={["Workspace", "Created", { label: "Members", num: true }, "State", "Actions"]}
@@ -131,7 +132,7 @@ export function AdminWorkspacesPage(props: AdminWorkspacesProps) {
             </tr>
           ))}
         </ScrollTable>
-      </section>
+      </Card>
       {props.confirm && !props.confirm.deactivated_at && (
         <ConfirmDialog
           id="confirm-act"

@@ -1,3 +1,4 @@
+import { Card } from "../components/card.tsx";
 import type { ComponentChildren } from "preact";
 import { ScrollTable } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
@@ -100,10 +101,7 @@ export function ApiKeysPage(props: {
               </p>
             ))}
       </section>
-      <section class="card" id="key-list">
-        <header>
-          <h2>Your keys</h2>
-        </header>
+      <Card id="key-list" title="Your keys">
         {props.keys.length === 0 ? <p class="empty">No keys yet.</p> : (
           <ScrollTable
             class="keys"
@@ -157,7 +155,7 @@ export function ApiKeysPage(props: {
             })}
           </ScrollTable>
         )}
-      </section>
+      </Card>
     </AppShell>
   );
 }

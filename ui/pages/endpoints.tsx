@@ -1,3 +1,4 @@
+import { Card } from "../components/card.tsx";
 import { draftFields, InputField, SelectField } from "../components/field.tsx";
 import { Head, ScrollTable } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
@@ -179,11 +180,13 @@ function KeyBindings(props: {
   const { error } = props;
   const { bind } = draftFields("bind", props.draft, error);
   return (
-    <section class="card section-gap" id="bindings" data-error-code={error?.code}>
-      <header>
-        <h2>Your endpoint keys</h2>
-        <a class="small" href="/settings/api-keys">Manage keys</a>
-      </header>
+    <Card
+      class="section-gap"
+      id="bindings"
+      data-error-code={error?.code}
+      title="Your endpoint keys"
+      side={<a class="small" href="/settings/api-keys">Manage keys</a>}
+    >
       <div class="body">
         <p class="muted small">
           Bind one of your endpoint keys to a node (<code>/</code>, a folder such as{" "}
@@ -271,6 +274,6 @@ function KeyBindings(props: {
             </>
           )}
       </div>
-    </section>
+    </Card>
   );
 }

@@ -1,6 +1,6 @@
 import { ConfirmDialog, ConfirmLink } from "../components/confirm.tsx";
 import { draftFields, EMAIL, InputField } from "../components/field.tsx";
-import { FormCard } from "../components/form_card.tsx";
+import { Card, FormCard } from "../components/card.tsx";
 import { ScrollTable } from "../components/head.tsx";
 import {
   FlagChecks,
@@ -88,13 +88,12 @@ export function WorkspacePage(props: WorkspacePageProps) {
         </p>
       </PageHead>
       <FlashBanner flash={props.flash} />
-      <section class="card" id="members" data-swap-refusal>
-        <header>
-          <h2>Members</h2>
-          <span class="muted small">
-            Admin includes author; the last admin can be neither removed nor demoted.
-          </span>
-        </header>
+      <Card
+        id="members"
+        data-swap-refusal
+        title="Members"
+        note="Admin includes author; the last admin can be neither removed nor demoted."
+      >
         <ScrollTable
           class="members"
           cols={["Member", "Joined", "Author", "Promoter", "Admin", "Actions"]}
@@ -116,7 +115,7 @@ export function WorkspacePage(props: WorkspacePageProps) {
           manages members, datasources and the audit log, and is an author too. With none: a viewer,
           who reads and runs.
         </p>
-      </section>
+      </Card>
       <div class="grid cols-2 section-gap">
         <AddMemberForm
           base={props.base}
@@ -230,10 +229,7 @@ function AddMemberForm(props: {
 
 function Invitations(props: { invitations: InvitationView[]; base: string }) {
   return (
-    <section class="card" id="invitations">
-      <header>
-        <h2>Pending invitations</h2>
-      </header>
+    <Card id="invitations" title="Pending invitations">
       {props.invitations.length === 0 ? <p class="empty">No one is invited.</p> : (
         <ul class="list">
           {props.invitations.map((i) => (
@@ -255,7 +251,7 @@ function Invitations(props: { invitations: InvitationView[]; base: string }) {
           ))}
         </ul>
       )}
-    </section>
+    </Card>
   );
 }
 

@@ -1,4 +1,28 @@
-import type { ComponentChildren } from "preact";
+import type { ComponentChildren, JSX } from "preact";
+
+/**
+ * A titled card: its heading, and beside it a muted `note` or other `side` content (links,
+ * actions); further attributes (an id, data attributes) go on the section.
+ */
+export function Card(
+  props: Omit<JSX.IntrinsicElements["section"], "title"> & Record<`data-${string}`, unknown> & {
+    title: ComponentChildren;
+    note?: ComponentChildren;
+    side?: ComponentChildren;
+  },
+) {
+  const { title, note, side, children, class: cls, ...attrs } = props;
+  return (
+    <section class={cls ? `card ${cls}` : "card"} {...attrs}>
+      <header>
+        <h2>{title}</h2>
+        {note && <span class="muted small">{note}</span>}
+        {side}
+      </header>
+      {children}
+    </section>
+  );
+}
 
 /** A refusal as a form's banner shows it: its message and its code. */
 export interface Refusal {
@@ -26,10 +50,7 @@ export function FormCard(props: {
 }) {
   const { refusal } = props;
   return (
-    <section class={props.class ? `card ${props.class}` : "card"} id={props.id}>
-      <header>
-        <h2>{props.title}</h2>
-      </header>
+    <Card id={props.id} class={props.class} title={props.title}>
       <form
         method="post"
         action={props.action}
@@ -43,6 +64,6 @@ export function FormCard(props: {
         </div>
       </form>
       {props.after}
-    </section>
+    </Card>
   );
 }

@@ -1,3 +1,5 @@
+import { SlotForm } from "./slot_form.tsx";
+import { CopyText } from "./copy_text.tsx";
 import { draftFields, InputField, SelectField, TextareaField } from "./field.tsx";
 
 /** The issue form as typed, kept across a refusal. */
@@ -40,9 +42,8 @@ const SCOPES: [string, string][] = [
 ];
 
 /**
- * The issue form. With the script it posts through htmx and the answer (the secret, or the form
- * with its refusal) replaces it inside `#key-create-slot`, so the page's address never holds the
- * secret and a reload shows only the list; without the script it posts as a plain form.
+ * The issue form, answered inside `#key-create-slot` (the secret, or the form with its refusal),
+ * so the page's address never holds the secret and a reload shows only the list.
  *
  * `back` is where the answer's Done leads, for a form drawn on another page (an endpoint's try-it
  * panel): that page has no key list to refresh, and its visitor returns to it.
@@ -59,17 +60,13 @@ export function KeyCreateForm(props: {
   const { error } = props;
   const { bind } = draftFields("key", props.draft, error);
   return (
-    <form
-      method="post"
+    <SlotForm
       action="/partials/account/api-keys"
+      slot="key-create-slot"
       class="key-create editor-form"
-      hx-post="/partials/account/api-keys"
-      hx-target="#key-create-slot"
-      hx-select="#key-create-slot > *"
-      hx-select-oob={props.back ? undefined : "#key-list"}
-      hx-swap="innerHTML"
+      csrf={props.csrf}
+      oob={props.back ? undefined : "#key-list"}
     >
-      <input type="hidden" name="_csrf" value={props.csrf} />
       {props.back && <input type="hidden" name="back" value={props.back} />}
       <header>
         <h2>{props.title ?? "Create a key"}</h2>
@@ -117,7 +114,7 @@ export function KeyCreateForm(props: {
           <button type="submit" class="primary">Create key</button>
         </div>
       </div>
-    </form>
+    </SlotForm>
   );
 }
 
@@ -135,17 +132,7 @@ export function IssuedSecret(
       <p class="banner warn">
         Copy the key now: it is shown only this once and cannot be shown again.
       </p>
-      <div class="call">
-        <code id="issued-secret" class="mono">{props.secret}</code>
-        <button
-          type="button"
-          class="small"
-          data-copy="issued-secret"
-          aria-label="Copy the key"
-        >
-          Copy
-        </button>
-      </div>
+      <CopyText id="issued-secret" text={props.secret} label="Copy the key" mono />
       <p class="muted small">
         Send it as the <code>SVC-API-Key</code> header. Its id is{" "}
         <span class="mono">{props.id}</span>.

@@ -1,3 +1,5 @@
+import { SlotForm } from "./slot_form.tsx";
+import { CopyText } from "./copy_text.tsx";
 import { CheckField, draftFields, EMAIL, InputField, SelectField } from "./field.tsx";
 import { FLAG_NAMES } from "./member_row.tsx";
 
@@ -66,25 +68,19 @@ export function OneTimeCredential(props: { credential: Credential; email: string
         {props.email}: pass it on now, it is shown only this once. At the first sign-in they must
         choose their own.
       </p>
-      <div class="call">
-        <code id="one-time-password" class="mono">{c.password}</code>
-        <button
-          type="button"
-          class="small"
-          data-copy="one-time-password"
-          aria-label="Copy the one-time password"
-        >
-          Copy
-        </button>
-      </div>
+      <CopyText
+        id="one-time-password"
+        text={c.password}
+        label="Copy the one-time password"
+        mono
+      />
     </div>
   );
 }
 
 /**
- * The create form. With the script it posts through htmx and the answer (the outcome, or the form
- * with its refusal) replaces it, so the page's address never holds the password and a reload
- * shows an empty form; without the script it posts as a plain form and the answer is the page.
+ * The create form, answered inside `#create-slot` (the outcome, or the form with its refusal), so
+ * the page's address never holds the password and a reload shows an empty form.
  */
 export function LocalUserForm(props: {
   csrf: string;
@@ -97,16 +93,12 @@ export function LocalUserForm(props: {
   const { draft, error } = props;
   const { bind, on } = draftFields("user", draft, error);
   return (
-    <form
-      method="post"
+    <SlotForm
       action="/partials/admin/users"
+      slot="create-slot"
       class="editor-form local-user-form"
-      hx-post="/partials/admin/users"
-      hx-target="#create-slot"
-      hx-select="#create-slot > *"
-      hx-swap="innerHTML"
+      csrf={props.csrf}
     >
-      <input type="hidden" name="_csrf" value={props.csrf} />
       <header>
         <h2>Account</h2>
       </header>
@@ -162,6 +154,6 @@ export function LocalUserForm(props: {
           <a class="btn ghost" href="/admin/users">Cancel</a>
         </div>
       </div>
-    </form>
+    </SlotForm>
   );
 }

@@ -47,18 +47,23 @@ export function NodeCard(
     pipeline: [node.pipeline],
     output: [node.output],
   };
-  const shown = (group: keyof typeof FOR) =>
-    FOR[group].split(" ").includes(type) || carries[group].some((v) => v !== undefined)
-      ? undefined
-      : true;
+  // A group's attributes: the types the script shows it for, and whether it starts hidden.
+  const forTypes = (group: keyof typeof FOR) => {
+    const shown = FOR[group].split(" ").includes(type) ||
+      carries[group].some((v) => v !== undefined);
+    return { "data-for-types": FOR[group], hidden: shown ? undefined : true };
+  };
   const others = props.ids.map((x, j) => [x, j] as const).filter(([, j]) => j !== i);
   const deps: string[] = Array.isArray(node.depends_on) ? node.depends_on : [];
   const depsError = props.err(f("depends_on"));
   // Template or inline SQL: one of them (the script disables the other, so only one posts).
   const query = node.template !== undefined || node.sql === undefined ? "template" : "sql";
   const target = text(node.output?.target);
-  const forTarget = (targets: string, ...values: unknown[]) =>
-    targets.split(" ").includes(target) || values.some((v) => v !== undefined) ? undefined : true;
+  // An output field's attributes, likewise by the output's target.
+  const forTargets = (targets: string, value: unknown) => ({
+    "data-for-targets": targets,
+    hidden: targets.split(" ").includes(target) || value !== undefined ? undefined : true,
+  });
   return (
     <fieldset class="node-card" data-node-card={i}>
       <legend>
@@ -86,7 +91,7 @@ export function NodeCard(
           value={type}
           options={NODE_TYPES}
         />
-        <div data-for-types={FOR.source} hidden={shown("source")}>
+        <div {...forTypes("source")}>
           <InputField
             {...at("source")}
             label="Source"
@@ -95,7 +100,7 @@ export function NodeCard(
             input={{ list: "pf-datasources" }}
           />
         </div>
-        <div data-for-types={FOR.pipeline} hidden={shown("pipeline")}>
+        <div {...forTypes("pipeline")}>
           <InputField
             {...at("pipeline_id")}
             label="Child pipeline id"
@@ -104,7 +109,7 @@ export function NodeCard(
           />
         </div>
       </div>
-      <div data-for-types={FOR.template} hidden={shown("template")}>
+      <div {...forTypes("template")}>
         <div class="query-choice" role="radiogroup" aria-label={`${text(node.id)} query from`}>
           <span class="label">Query from</span>
           {QUERY_FROM.map(([value, label]) => (
@@ -150,7 +155,7 @@ export function NodeCard(
           />
         </div>
       </div>
-      <div data-for-types={FOR.pipeline} hidden={shown("pipeline")}>
+      <div {...forTypes("pipeline")}>
         <InputField
           {...at("pipeline_version")}
           label="Child version"
@@ -205,22 +210,19 @@ export function NodeCard(
             )}
           </fieldset>
         )}
-      <div class="grid cols-4 output" data-for-types={FOR.output} hidden={shown("output")}>
+      <div class="grid cols-4 output" {...forTypes("output")}>
         <SelectField
           {...at("target")}
           label="Output"
           select={{ "data-node-target": true }}
-          value={text(node.output?.target)}
+          value={target}
           empty="caller (the result)"
           options={[["caller", "caller"], ["tempdb", "tempdb (staging)"], [
             "datasource",
             "datasource (write back)",
           ]]}
         />
-        <div
-          data-for-targets="tempdb datasource"
-          hidden={forTarget("tempdb datasource", node.output?.table)}
-        >
+        <div {...forTargets("tempdb datasource", node.output?.table)}>
           <InputField
             {...at("table")}
             label="Table"
@@ -228,10 +230,7 @@ export function NodeCard(
             input={{ class: "mono" }}
           />
         </div>
-        <div
-          data-for-targets="datasource"
-          hidden={forTarget("datasource", node.output?.datasource)}
-        >
+        <div {...forTargets("datasource", node.output?.datasource)}>
           <InputField
             {...at("datasource")}
             label="Into datasource"
@@ -239,7 +238,7 @@ export function NodeCard(
             input={{ list: "pf-datasources" }}
           />
         </div>
-        <div data-for-targets="datasource" hidden={forTarget("datasource", node.output?.mode)}>
+        <div {...forTargets("datasource", node.output?.mode)}>
           <SelectField
             {...at("mode")}
             label="Write mode"

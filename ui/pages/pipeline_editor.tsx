@@ -4,7 +4,7 @@ import { BodyHash, type Conflict, FormError, SaveConflict } from "../components/
 import { draftFields, FormActions, InputField, TextareaField } from "../components/field.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { PipelineForm } from "../components/pipeline_form.tsx";
-import { ReadOnly, ReadOnlyNote } from "../components/read_only.tsx";
+import { editorTitle, ReadOnly, ReadOnlyNote } from "../components/read_only.tsx";
 
 export interface PipelineDraft {
   name: string;
@@ -68,11 +68,7 @@ function SpecError(props: { error: NonNullable<PipelineEditorProps["error"]> }) 
 export function PipelineEditorPage(props: PipelineEditorProps) {
   const { draft, error } = props;
   const ro = props.readOnly === true;
-  const title = props.mode === "new"
-    ? "New pipeline"
-    : ro
-    ? `${draft.name} (read-only)`
-    : `Edit ${draft.name}`;
+  const title = editorTitle("pipeline", props.mode, ro, draft.name);
   // Of the fields above the graph only the name shows its refusal under it, as it always has.
   const { bind } = draftFields("p", draft, error?.field === "name" ? error : undefined);
   // A refusal of the graph shows on the JSON too (the whole truth); the view that opens first is

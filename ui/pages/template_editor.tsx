@@ -9,7 +9,7 @@ import {
   TextareaField,
 } from "../components/field.tsx";
 import { PageHead } from "../components/page_head.tsx";
-import { ReadOnly, ReadOnlyNote } from "../components/read_only.tsx";
+import { editorTitle, ReadOnly, ReadOnlyNote } from "../components/read_only.tsx";
 
 export interface TemplateDraft {
   id: string;
@@ -48,11 +48,7 @@ export interface TemplateEditorProps {
 export function TemplateEditorPage(props: TemplateEditorProps) {
   const { draft, error } = props;
   const ro = props.readOnly === true;
-  const title = props.mode === "new"
-    ? "New template"
-    : ro
-    ? `${draft.id} (read-only)`
-    : `Edit ${draft.id}`;
+  const title = editorTitle("template", props.mode, ro, draft.id);
   const { bind, on } = draftFields("t", draft, error);
   const view = `/templates/view?id=${encodeURIComponent(draft.id)}`;
   return (

@@ -1,4 +1,5 @@
 import type { ComponentChildren, JSX } from "preact";
+import { FormActions } from "./field.tsx";
 
 /**
  * A titled card: its heading, and beside it a muted `note` or other `side` content (links,
@@ -59,9 +60,7 @@ export function FormCard(props: {
         <input type="hidden" name="_csrf" value={props.csrf} />
         {refusal && <p class="banner error" role="alert">{refusal.message} ({refusal.code})</p>}
         {props.children}
-        <div class="actions">
-          <button type="submit" class="primary">{props.submit}</button>
-        </div>
+        <FormActions submit={props.submit} />
       </form>
       {props.after}
     </Card>

@@ -71,12 +71,12 @@ export function CheckField(props: {
   );
 }
 
-/** A form's last row: its submit button, and a way back that saves nothing. */
-export function FormActions(props: { submit: ComponentChildren; cancel: string }) {
+/** A form's last row: its submit button, and (given `cancel`) a way back that saves nothing. */
+export function FormActions(props: { submit: ComponentChildren; cancel?: string }) {
   return (
     <div class="actions">
       <button type="submit" class="primary">{props.submit}</button>
-      <a class="btn ghost" href={props.cancel}>Cancel</a>
+      {props.cancel && <a class="btn ghost" href={props.cancel}>Cancel</a>}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { SlotForm } from "./slot_form.tsx";
 import { CopyText } from "./copy_text.tsx";
-import { draftFields, InputField, SelectField, TextareaField } from "./field.tsx";
+import { draftFields, FormActions, InputField, SelectField, TextareaField } from "./field.tsx";
 
 /** The issue form as typed, kept across a refusal. */
 export interface KeyDraft {
@@ -110,9 +110,7 @@ export function KeyCreateForm(props: {
           hint="One endpoint path per line, e.g. /shop/{country}; the key reaches that path and all below it."
           textarea={{ rows: 3 }}
         />
-        <div class="actions">
-          <button type="submit" class="primary">Create key</button>
-        </div>
+        <FormActions submit="Create key" />
       </div>
     </SlotForm>
   );

@@ -1,6 +1,6 @@
 import { SlotForm } from "./slot_form.tsx";
 import { CopyText } from "./copy_text.tsx";
-import { CheckField, draftFields, EMAIL, InputField, SelectField } from "./field.tsx";
+import { CheckField, draftFields, EMAIL, FormActions, InputField, SelectField } from "./field.tsx";
 import { FLAG_NAMES } from "./member_row.tsx";
 
 /** Each flag with what it lets its holder do, as the create form offers them. */
@@ -149,10 +149,7 @@ export function LocalUserForm(props: {
             ))}
           </div>
         </fieldset>
-        <div class="actions">
-          <button type="submit" class="primary">Create user</button>
-          <a class="btn ghost" href="/admin/users">Cancel</a>
-        </div>
+        <FormActions submit="Create user" cancel="/admin/users" />
       </div>
     </SlotForm>
   );

@@ -1,3 +1,4 @@
+import { CopyText } from "./copy_text.tsx";
 import type { ParameterDecl } from "../pages/pipeline.tsx";
 import { KeyCreateForm, type KeyDraft } from "./key_create.tsx";
 import { ParameterControl } from "./parameter_form.tsx";
@@ -180,12 +181,12 @@ export function TryPanel(props: TryPanelProps) {
         <p class="muted small" id="try-curl-note">
           <code>$KEY</code> is the secret of the key you choose.
         </p>
-        <div class="call try-curl">
-          <code id="try-curl">{initialCurl(props.origin, props.pattern, props.parameters)}</code>
-          <button type="button" class="small" data-copy="try-curl" aria-label="Copy the curl call">
-            Copy
-          </button>
-        </div>
+        <CopyText
+          id="try-curl"
+          class="try-curl"
+          text={initialCurl(props.origin, props.pattern, props.parameters)}
+          label="Copy the curl call"
+        />
         <div id="try-response" class="try-response" hidden>
           <h3 class="try-heading">The answer</h3>
           <div class="try-status">

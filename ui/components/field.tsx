@@ -71,49 +71,100 @@ export function CheckField(props: {
   );
 }
 
-/** A form's last row: its submit button, and a way back that saves nothing. */
-export function FormActions(props: { submit: ComponentChildren; cancel: string }) {
+/** A form's last row: its submit button, and (given `cancel`) a way back that saves nothing. */
+export function FormActions(props: { submit: ComponentChildren; cancel?: string }) {
   return (
     <div class="actions">
       <button type="submit" class="primary">{props.submit}</button>
-      <a class="btn ghost" href={props.cancel}>Cancel</a>
+      {props.cancel && <a class="btn ghost" href={props.cancel}>Cancel</a>}
     </div>
   );
 }
 
-/** A Field whose control is one `<input>`, drawn with the attributes `input` gives it. */
-export function InputField(
-  props: Omit<Parameters<typeof Field>[0], "children"> & {
-    input: JSX.IntrinsicElements["input"] & Record<`data-${string}`, unknown>;
-  },
-) {
-  const { input, ...field } = props;
-  return <Field {...field}>{(a) => <input {...a} {...input} />}</Field>;
+/** What a Field takes besides its control: the props its wrappers pass through. */
+type FieldProps = Omit<Parameters<typeof Field>[0], "children">;
+
+/** A control's name and what it holds: what `bind` gives a field beside its id and error. */
+interface Named {
+  name?: string;
+  value?: string;
 }
 
 /**
- * A Field whose control is one `<select>` of `options` (`[value, label]`), `current` chosen;
- * `empty` adds a first "none" option that sends the empty string.
+ * Ties a form's fields to the draft it shows and the refusal it carries. `bind(key)` is a
+ * field's id (`<prefix>-<key>`, `_` as `-`, or `<prefix>-<tail>`), the refusal placed on it, and
+ * its control's name and value, so each field names its key once; `on(key)` is the refusal alone,
+ * for a control `bind` does not fit (a checkbox).
+ */
+export function draftFields<D extends object>(
+  prefix: string,
+  draft: D,
+  error?: { field?: unknown; message: string },
+) {
+  const on = (key: string) => error?.field === key ? error.message : null;
+  const bind = (key: keyof D & string, tail = key.replaceAll("_", "-")) => ({
+    id: `${prefix}-${tail}`,
+    error: on(key),
+    name: key,
+    value: String(draft[key] ?? ""),
+  });
+  return { on, bind };
+}
+
+/** A Field whose control is one `<input>` named `name` holding `value`, with `input`'s attributes. */
+export function InputField(
+  props: FieldProps & Named & {
+    input?: JSX.IntrinsicElements["input"] & Record<`data-${string}`, unknown>;
+  },
+) {
+  const { name, value, input, ...field } = props;
+  return <Field {...field}>{(a) => <input {...a} name={name} value={value} {...input} />}</Field>;
+}
+
+/** A Field whose control is one `<textarea>` named `name` holding `value`. */
+export function TextareaField(
+  props: FieldProps & Named & {
+    textarea?: JSX.IntrinsicElements["textarea"] & Record<`data-${string}`, unknown>;
+  },
+) {
+  const { name, value, textarea, ...field } = props;
+  return (
+    <Field {...field}>
+      {(a) => <textarea {...a} name={name} {...textarea}>{value}</textarea>}
+    </Field>
+  );
+}
+
+/**
+ * A Field whose control is one `<select>` named `name` of `options` (`[value, label]`), `value`
+ * chosen; `empty` adds a first "none" option that sends the empty string.
  */
 export function SelectField(
-  props: Omit<Parameters<typeof Field>[0], "children"> & {
-    select: JSX.IntrinsicElements["select"] & Record<`data-${string}`, unknown>;
+  props: FieldProps & Named & {
+    select?: JSX.IntrinsicElements["select"] & Record<`data-${string}`, unknown>;
     options: readonly (readonly [string, string])[];
-    current: string;
     empty?: string;
   },
 ) {
-  const { select, options, current, empty, ...field } = props;
+  const { name, value, select, options, empty, ...field } = props;
   return (
     <Field {...field}>
       {(a) => (
-        <select {...a} {...select}>
+        <select {...a} name={name} {...select}>
           {empty !== undefined && <option value="">{empty}</option>}
           {options.map(([v, label]) => (
-            <option key={v} value={v} selected={v === current}>{label}</option>
+            <option key={v} value={v} selected={v === value}>{label}</option>
           ))}
         </select>
       )}
     </Field>
   );
 }
+
+/** An email address as a person's account takes it: what an email input asks of the browser. */
+export const EMAIL = {
+  type: "email",
+  required: true,
+  maxLength: 254,
+  autocomplete: "off",
+} as const;

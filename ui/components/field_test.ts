@@ -37,7 +37,7 @@ Deno.test("a select field marks the current option and offers an empty one only 
         label: "Mode",
         error: "Pick one",
         select: { name: "mode" },
-        current: "b",
+        value: "b",
         empty,
         options: [["a", "Alpha"], ["b", "Beta"]],
       }),

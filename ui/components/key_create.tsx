@@ -1,4 +1,6 @@
-import { Field, InputField, SelectField } from "./field.tsx";
+import { SlotForm } from "./slot_form.tsx";
+import { CopyText } from "./copy_text.tsx";
+import { draftFields, FormActions, InputField, SelectField, TextareaField } from "./field.tsx";
 
 /** The issue form as typed, kept across a refusal. */
 export interface KeyDraft {
@@ -40,9 +42,8 @@ const SCOPES: [string, string][] = [
 ];
 
 /**
- * The issue form. With the script it posts through htmx and the answer (the secret, or the form
- * with its refusal) replaces it inside `#key-create-slot`, so the page's address never holds the
- * secret and a reload shows only the list; without the script it posts as a plain form.
+ * The issue form, answered inside `#key-create-slot` (the secret, or the form with its refusal),
+ * so the page's address never holds the secret and a reload shows only the list.
  *
  * `back` is where the answer's Done leads, for a form drawn on another page (an endpoint's try-it
  * panel): that page has no key list to refresh, and its visitor returns to it.
@@ -56,20 +57,16 @@ export function KeyCreateForm(props: {
   back?: string;
   title?: string;
 }) {
-  const { draft, error } = props;
-  const on = (f: keyof KeyDraft) => error?.field === f ? error.message : null;
+  const { error } = props;
+  const { bind } = draftFields("key", props.draft, error);
   return (
-    <form
-      method="post"
+    <SlotForm
       action="/partials/account/api-keys"
+      slot="key-create-slot"
       class="key-create editor-form"
-      hx-post="/partials/account/api-keys"
-      hx-target="#key-create-slot"
-      hx-select="#key-create-slot > *"
-      hx-select-oob={props.back ? undefined : "#key-list"}
-      hx-swap="innerHTML"
+      csrf={props.csrf}
+      oob={props.back ? undefined : "#key-list"}
     >
-      <input type="hidden" name="_csrf" value={props.csrf} />
       {props.back && <input type="hidden" name="back" value={props.back} />}
       <header>
         <h2>{props.title ?? "Create a key"}</h2>
@@ -78,66 +75,44 @@ export function KeyCreateForm(props: {
         {error && !error.field && <p class="banner error" role="alert">{error.message}</p>}
         <div class="grid cols-2">
           <InputField
-            id="key-name"
+            {...bind("name")}
             label="Name"
             hint="What the key is for, so you know which to revoke."
-            error={on("name")}
-            input={{ name: "name", value: draft.name, required: true, maxLength: 200 }}
+            input={{ required: true, maxLength: 200 }}
           />
           <SelectField
-            id="key-kind"
+            {...bind("kind")}
             label="Kind"
-            error={on("kind")}
-            select={{ name: "kind" }}
-            current={draft.kind}
             options={props.kinds.map((k) => [k, KIND_LABELS[k] ?? k])}
           />
           <SelectField
-            id="key-workspace"
+            {...bind("workspace")}
             label="Workspace"
             hint="The key is pinned to it; it never acts elsewhere."
-            error={on("workspace")}
-            select={{ name: "workspace" }}
-            current={draft.workspace}
             options={props.workspaces.map((w) => [w.name, w.display_name])}
           />
           <SelectField
-            id="key-scope"
+            {...bind("scope")}
             label="Scope (user keys)"
             hint="Each includes the ones before it; never more than your role in the workspace."
-            error={on("scope")}
-            select={{ name: "scope" }}
-            current={draft.scope}
             options={SCOPES}
           />
-          <SelectField
-            id="key-expires-in"
-            label="Expires"
-            error={on("expires_in")}
-            select={{ name: "expires_in" }}
-            current={draft.expires_in}
-            options={EXPIRY}
-          />
+          <SelectField {...bind("expires_in")} label="Expires" options={EXPIRY} />
           <InputField
-            id="key-expires-at"
+            {...bind("expires_at")}
             label="Expiry date (with “On a date…”)"
-            error={on("expires_at")}
-            input={{ name: "expires_at", type: "date", value: draft.expires_at }}
+            input={{ type: "date" }}
           />
         </div>
-        <Field
-          id="key-bindings"
+        <TextareaField
+          {...bind("bindings")}
           label="Endpoint bindings (endpoint keys)"
           hint="One endpoint path per line, e.g. /shop/{country}; the key reaches that path and all below it."
-          error={on("bindings")}
-        >
-          {(a) => <textarea {...a} name="bindings" rows={3}>{draft.bindings}</textarea>}
-        </Field>
-        <div class="actions">
-          <button type="submit" class="primary">Create key</button>
-        </div>
+          textarea={{ rows: 3 }}
+        />
+        <FormActions submit="Create key" />
       </div>
-    </form>
+    </SlotForm>
   );
 }
 
@@ -155,17 +130,7 @@ export function IssuedSecret(
       <p class="banner warn">
         Copy the key now: it is shown only this once and cannot be shown again.
       </p>
-      <div class="call">
-        <code id="issued-secret" class="mono">{props.secret}</code>
-        <button
-          type="button"
-          class="small"
-          data-copy="issued-secret"
-          aria-label="Copy the key"
-        >
-          Copy
-        </button>
-      </div>
+      <CopyText id="issued-secret" text={props.secret} label="Copy the key" mono />
       <p class="muted small">
         Send it as the <code>SVC-API-Key</code> header. Its id is{" "}
         <span class="mono">{props.id}</span>.

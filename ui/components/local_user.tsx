@@ -1,4 +1,6 @@
-import { CheckField, InputField, SelectField } from "./field.tsx";
+import { SlotForm } from "./slot_form.tsx";
+import { CopyText } from "./copy_text.tsx";
+import { CheckField, draftFields, EMAIL, FormActions, InputField, SelectField } from "./field.tsx";
 import { FLAG_NAMES } from "./member_row.tsx";
 
 /** Each flag with what it lets its holder do, as the create form offers them. */
@@ -66,25 +68,19 @@ export function OneTimeCredential(props: { credential: Credential; email: string
         {props.email}: pass it on now, it is shown only this once. At the first sign-in they must
         choose their own.
       </p>
-      <div class="call">
-        <code id="one-time-password" class="mono">{c.password}</code>
-        <button
-          type="button"
-          class="small"
-          data-copy="one-time-password"
-          aria-label="Copy the one-time password"
-        >
-          Copy
-        </button>
-      </div>
+      <CopyText
+        id="one-time-password"
+        text={c.password}
+        label="Copy the one-time password"
+        mono
+      />
     </div>
   );
 }
 
 /**
- * The create form. With the script it posts through htmx and the answer (the outcome, or the form
- * with its refusal) replaces it, so the page's address never holds the password and a reload
- * shows an empty form; without the script it posts as a plain form and the answer is the page.
+ * The create form, answered inside `#create-slot` (the outcome, or the form with its refusal), so
+ * the page's address never holds the password and a reload shows an empty form.
  */
 export function LocalUserForm(props: {
   csrf: string;
@@ -95,18 +91,14 @@ export function LocalUserForm(props: {
   mailOn: boolean;
 }) {
   const { draft, error } = props;
-  const on = (f: keyof LocalUserDraft) => error?.field === f ? error.message : null;
+  const { bind, on } = draftFields("user", draft, error);
   return (
-    <form
-      method="post"
+    <SlotForm
       action="/partials/admin/users"
+      slot="create-slot"
       class="editor-form local-user-form"
-      hx-post="/partials/admin/users"
-      hx-target="#create-slot"
-      hx-select="#create-slot > *"
-      hx-swap="innerHTML"
+      csrf={props.csrf}
     >
-      <input type="hidden" name="_csrf" value={props.csrf} />
       <header>
         <h2>Account</h2>
       </header>
@@ -123,36 +115,24 @@ export function LocalUserForm(props: {
         </p>
         <div class="grid cols-2">
           <InputField
-            id="user-email"
+            {...bind("email")}
             label="Email"
             hint="What they sign in with."
-            error={on("email")}
-            input={{
-              name: "email",
-              type: "email",
-              value: draft.email,
-              required: true,
-              maxLength: 254,
-              autocomplete: "off",
-            }}
+            input={EMAIL}
           />
           <InputField
-            id="user-display-name"
+            {...bind("display_name")}
             label="Display name (optional)"
             hint="Defaults to the part of the email before @."
-            error={on("display_name")}
-            input={{ name: "display_name", value: draft.display_name, maxLength: 200 }}
+            input={{ maxLength: 200 }}
           />
         </div>
         <fieldset class="join">
           <legend>Workspace (optional)</legend>
           <SelectField
-            id="user-workspace"
+            {...bind("workspace")}
             label="Join"
             hint="They become a member in the same act. Pending invitations for the email are joined too."
-            error={on("workspace")}
-            select={{ name: "workspace" }}
-            current={draft.workspace}
             empty="No workspace"
             options={props.workspaces.map((w) => [w.name, w.display_name])}
           />
@@ -169,11 +149,8 @@ export function LocalUserForm(props: {
             ))}
           </div>
         </fieldset>
-        <div class="actions">
-          <button type="submit" class="primary">Create user</button>
-          <a class="btn ghost" href="/admin/users">Cancel</a>
-        </div>
+        <FormActions submit="Create user" cancel="/admin/users" />
       </div>
-    </form>
+    </SlotForm>
   );
 }

@@ -51,32 +51,29 @@ export function Parameters(props: PipelineFormProps & { err: (f: string) => stri
                 const extra = ["enum", "min", "max", "max_length"].filter((k) =>
                   d?.[k] !== undefined
                 );
+                // A cell's field under its column head: id, name and refusal from its key.
+                const at = (k: string) => ({
+                  id: `p-${i}-${k}`,
+                  name: `p.${i}.${k}`,
+                  error: props.err(`p.${i}.${k}`),
+                  labelHidden: true,
+                });
                 return (
                   <tr key={i}>
                     <td>
                       <InputField
-                        id={`p-${i}-name`}
+                        {...at("name")}
                         label={`Parameter ${i + 1} name`}
-                        labelHidden
-                        error={props.err(`p.${i}.name`)}
                         hint={extra.length ? `also ${extra.join(", ")} (JSON)` : undefined}
-                        input={{
-                          name: `p.${i}.name`,
-                          value: name,
-                          class: "mono",
-                          pattern: "[a-z_][a-z0-9_]{0,63}",
-                          required: true,
-                        }}
+                        value={name}
+                        input={{ class: "mono", pattern: "[a-z_][a-z0-9_]{0,63}", required: true }}
                       />
                     </td>
                     <td>
                       <SelectField
-                        id={`p-${i}-type`}
+                        {...at("type")}
                         label={`${name} type`}
-                        labelHidden
-                        error={props.err(`p.${i}.type`)}
-                        select={{ name: `p.${i}.type` }}
-                        current={d?.type ?? "string"}
+                        value={d?.type ?? "string"}
                         options={props.parameterTypes.map((t) => [t, t])}
                       />
                     </td>
@@ -92,24 +89,17 @@ export function Parameters(props: PipelineFormProps & { err: (f: string) => stri
                     </td>
                     <td>
                       <InputField
-                        id={`p-${i}-default`}
+                        {...at("default")}
                         label={`${name} default`}
-                        labelHidden
-                        error={props.err(`p.${i}.default`)}
-                        input={{
-                          name: `p.${i}.default`,
-                          value: text(d?.default),
-                          placeholder: "none",
-                        }}
+                        value={text(d?.default)}
+                        input={{ placeholder: "none" }}
                       />
                     </td>
                     <td>
                       <InputField
-                        id={`p-${i}-description`}
+                        {...at("description")}
                         label={`${name} description`}
-                        labelHidden
-                        error={props.err(`p.${i}.description`)}
-                        input={{ name: `p.${i}.description`, value: text(d?.description) }}
+                        value={text(d?.description)}
                       />
                     </td>
                     <td class="row-actions">
@@ -136,6 +126,12 @@ export function PipelineForm(props: PipelineFormProps) {
   const ids = nodes.map((n) => text(n?.id));
   const settings: Obj = props.spec.settings ?? {};
   const checks = Array.isArray(props.spec.checks) ? props.spec.checks.length : 0;
+  const setting = (k: string) => ({
+    id: `s-${k}`,
+    name: `s.${k}`,
+    error: err(`s.${k}`),
+    value: text(settings[k]),
+  });
   return (
     <div
       id="pipeline-form"
@@ -181,25 +177,16 @@ export function PipelineForm(props: PipelineFormProps) {
         </header>
         <div class="grid cols-3">
           <SelectField
-            id="s-staging_engine"
+            {...setting("staging_engine")}
             label="Staging engine"
-            error={err("s.staging_engine")}
-            select={{ name: "s.staging_engine" }}
-            current={text(settings.staging_engine)}
             empty="default (duckdb)"
             options={[["duckdb", "duckdb"], ["sqlite", "sqlite"]]}
           />
           <InputField
-            id="s-max_parallel_nodes"
+            {...setting("max_parallel_nodes")}
             label="Nodes at once"
             hint="1–16, default 4"
-            error={err("s.max_parallel_nodes")}
-            input={{
-              name: "s.max_parallel_nodes",
-              value: text(settings.max_parallel_nodes),
-              inputMode: "numeric",
-              placeholder: "4",
-            }}
+            input={{ inputMode: "numeric", placeholder: "4" }}
           />
         </div>
       </section>

@@ -1,4 +1,4 @@
-import { Field, InputField, SelectField } from "./field.tsx";
+import { InputField, SelectField, TextareaField } from "./field.tsx";
 import { type Obj, RemoveButton, text } from "./form_parts.tsx";
 import type { PipelineFormProps } from "./pipeline_form.tsx";
 
@@ -37,8 +37,8 @@ export function NodeCard(
   const { node, i } = props;
   const f = (k: string) => `n.${i}.${k}`;
   const id = (k: string) => `n-${i}-${k}`;
-  // A field's id and the refusal placed on it, both from its key.
-  const at = (k: string) => ({ id: id(k), error: props.err(f(k)) });
+  // A field's id, the refusal placed on it and its control's name, all from its key.
+  const at = (k: string) => ({ id: id(k), error: props.err(f(k)), name: f(k) });
   const type = String(node.type ?? "DQL");
   // A group of another type's fields stays hidden unless the node carries such a field anyway.
   const carries: Record<keyof typeof FOR, unknown[]> = {
@@ -47,18 +47,23 @@ export function NodeCard(
     pipeline: [node.pipeline],
     output: [node.output],
   };
-  const shown = (group: keyof typeof FOR) =>
-    FOR[group].split(" ").includes(type) || carries[group].some((v) => v !== undefined)
-      ? undefined
-      : true;
+  // A group's attributes: the types the script shows it for, and whether it starts hidden.
+  const forTypes = (group: keyof typeof FOR) => {
+    const shown = FOR[group].split(" ").includes(type) ||
+      carries[group].some((v) => v !== undefined);
+    return { "data-for-types": FOR[group], hidden: shown ? undefined : true };
+  };
   const others = props.ids.map((x, j) => [x, j] as const).filter(([, j]) => j !== i);
   const deps: string[] = Array.isArray(node.depends_on) ? node.depends_on : [];
   const depsError = props.err(f("depends_on"));
   // Template or inline SQL: one of them (the script disables the other, so only one posts).
   const query = node.template !== undefined || node.sql === undefined ? "template" : "sql";
   const target = text(node.output?.target);
-  const forTarget = (targets: string, ...values: unknown[]) =>
-    targets.split(" ").includes(target) || values.some((v) => v !== undefined) ? undefined : true;
+  // An output field's attributes, likewise by the output's target.
+  const forTargets = (targets: string, value: unknown) => ({
+    "data-for-targets": targets,
+    hidden: targets.split(" ").includes(target) || value !== undefined ? undefined : true,
+  });
   return (
     <fieldset class="node-card" data-node-card={i}>
       <legend>
@@ -71,9 +76,8 @@ export function NodeCard(
         <InputField
           {...at("id")}
           label="Id"
+          value={text(node.id)}
           input={{
-            name: f("id"),
-            value: text(node.id),
             class: "mono",
             required: true,
             pattern: "[a-z][a-z0-9_]{0,63}",
@@ -83,27 +87,29 @@ export function NodeCard(
         <SelectField
           {...at("type")}
           label="Type"
-          select={{ name: f("type"), "data-node-type": true }}
-          current={type}
+          select={{ "data-node-type": true }}
+          value={type}
           options={NODE_TYPES}
         />
-        <div data-for-types={FOR.source} hidden={shown("source")}>
+        <div {...forTypes("source")}>
           <InputField
             {...at("source")}
             label="Source"
             hint="A datasource, or tempdb for staged tables"
-            input={{ name: f("source"), value: text(node.source), list: "pf-datasources" }}
+            value={text(node.source)}
+            input={{ list: "pf-datasources" }}
           />
         </div>
-        <div data-for-types={FOR.pipeline} hidden={shown("pipeline")}>
+        <div {...forTypes("pipeline")}>
           <InputField
             {...at("pipeline_id")}
             label="Child pipeline id"
-            input={{ name: f("pipeline_id"), value: text(node.pipeline?.id), class: "mono" }}
+            value={text(node.pipeline?.id)}
+            input={{ class: "mono" }}
           />
         </div>
       </div>
-      <div data-for-types={FOR.template} hidden={shown("template")}>
+      <div {...forTypes("template")}>
         <div class="query-choice" role="radiogroup" aria-label={`${text(node.id)} query from`}>
           <span class="label">Query from</span>
           {QUERY_FROM.map(([value, label]) => (
@@ -130,43 +136,32 @@ export function NodeCard(
             label="Template"
             hint="A released SQL template, pinned by version"
             class="span-2"
-            input={{
-              name: f("template_id"),
-              value: text(node.template?.id),
-              list: "pf-templates",
-              class: "mono",
-            }}
+            value={text(node.template?.id)}
+            input={{ list: "pf-templates", class: "mono" }}
           />
           <InputField
             {...at("template_version")}
             label="Version"
-            input={{
-              name: f("template_version"),
-              value: text(node.template?.version),
-              inputMode: "numeric",
-            }}
+            value={text(node.template?.version)}
+            input={{ inputMode: "numeric" }}
           />
         </div>
         <div data-query="sql" hidden={query !== "sql" && !props.err(f("sql"))}>
-          <Field {...at("sql")} label="SQL">
-            {(a) => (
-              <textarea {...a} name={f("sql")} rows={4} spellcheck={false} data-editor="sql">
-                {text(node.sql)}
-              </textarea>
-            )}
-          </Field>
+          <TextareaField
+            {...at("sql")}
+            label="SQL"
+            value={text(node.sql)}
+            textarea={{ rows: 4, spellcheck: false, "data-editor": "sql" }}
+          />
         </div>
       </div>
-      <div data-for-types={FOR.pipeline} hidden={shown("pipeline")}>
+      <div {...forTypes("pipeline")}>
         <InputField
           {...at("pipeline_version")}
           label="Child version"
           hint="Empty follows the child's current version"
-          input={{
-            name: f("pipeline_version"),
-            value: text(node.pipeline?.version),
-            inputMode: "numeric",
-          }}
+          value={text(node.pipeline?.version)}
+          input={{ inputMode: "numeric" }}
         />
       </div>
       {type === "CALCULATOR" && (
@@ -178,11 +173,11 @@ export function NodeCard(
         ? (
           // A big graph: one chip per other node on every card would grow as the square of it.
           <InputField
-            id={id("depends_on")}
+            {...at("depends_on")}
             label="Depends on"
             hint="Node ids, comma-separated"
-            error={depsError}
-            input={{ name: f("depends_on"), value: deps.join(", "), class: "mono" }}
+            value={deps.join(", ")}
+            input={{ class: "mono" }}
           />
         )
         : (
@@ -215,48 +210,39 @@ export function NodeCard(
             )}
           </fieldset>
         )}
-      <div class="grid cols-4 output" data-for-types={FOR.output} hidden={shown("output")}>
+      <div class="grid cols-4 output" {...forTypes("output")}>
         <SelectField
           {...at("target")}
           label="Output"
-          select={{ name: f("target"), "data-node-target": true }}
-          current={text(node.output?.target)}
+          select={{ "data-node-target": true }}
+          value={target}
           empty="caller (the result)"
           options={[["caller", "caller"], ["tempdb", "tempdb (staging)"], [
             "datasource",
             "datasource (write back)",
           ]]}
         />
-        <div
-          data-for-targets="tempdb datasource"
-          hidden={forTarget("tempdb datasource", node.output?.table)}
-        >
+        <div {...forTargets("tempdb datasource", node.output?.table)}>
           <InputField
             {...at("table")}
             label="Table"
-            input={{ name: f("table"), value: text(node.output?.table), class: "mono" }}
+            value={text(node.output?.table)}
+            input={{ class: "mono" }}
           />
         </div>
-        <div
-          data-for-targets="datasource"
-          hidden={forTarget("datasource", node.output?.datasource)}
-        >
+        <div {...forTargets("datasource", node.output?.datasource)}>
           <InputField
             {...at("datasource")}
             label="Into datasource"
-            input={{
-              name: f("datasource"),
-              value: text(node.output?.datasource),
-              list: "pf-datasources",
-            }}
+            value={text(node.output?.datasource)}
+            input={{ list: "pf-datasources" }}
           />
         </div>
-        <div data-for-targets="datasource" hidden={forTarget("datasource", node.output?.mode)}>
+        <div {...forTargets("datasource", node.output?.mode)}>
           <SelectField
             {...at("mode")}
             label="Write mode"
-            select={{ name: f("mode") }}
-            current={text(node.output?.mode)}
+            value={text(node.output?.mode)}
             empty="append (default)"
             options={[["append", "append"], ["replace", "replace"], ["create", "create"]]}
           />
@@ -265,7 +251,7 @@ export function NodeCard(
       <InputField
         {...at("description")}
         label="Description"
-        input={{ name: f("description"), value: text(node.description) }}
+        value={text(node.description)}
       />
     </fieldset>
   );

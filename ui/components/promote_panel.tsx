@@ -1,3 +1,4 @@
+import { Card } from "./card.tsx";
 /**
  * Promotion in the browser (docs/promotion.md): the pipeline page's Promote control, and the
  * parts of `/pipelines/{id}/promote` — what a push would change on the target with its breaking
@@ -5,7 +6,7 @@
  * are the REST answers of `GET /promotion/preview` and `POST /promotion/promote`.
  */
 import { type ComponentChildren, Fragment } from "preact";
-import { Head } from "./head.tsx";
+import { ScrollTable } from "./head.tsx";
 
 type Change = "added" | "updated" | "unchanged" | "changed";
 
@@ -215,53 +216,39 @@ export function PushSummary(
   );
 }
 
-function Card(props: { title: string; note?: string; gap?: boolean; children: ComponentChildren }) {
-  return (
-    <section class={props.gap ? "card section-gap" : "card"}>
-      <header>
-        <h2>{props.title}</h2>
-        {props.note && <span class="muted small">{props.note}</span>}
-      </header>
-      {props.children}
-    </section>
-  );
-}
-
 /** What each pipeline becomes on the target; with `preview`, its parameter and column changes. */
 function PipelinesTable(
   props: { target: string; rows: (EntryChange | PipelinePreviewView)[]; done?: boolean },
 ) {
   return (
-    <div class="table-scroll">
-      <table class="promote-table">
-        <Head cols={["Pipeline", `${opening(props.target)} → sent`, "Change"]} />
-        <tbody>
-          {props.rows.map((r) => {
-            const detail = "parameters" in r ? r : undefined;
-            return (
-              <tr key={r.name} class={detail?.breaking ? "breaking" : undefined}>
-                <td>
-                  <span class="mono">
-                    <Path text={r.name} />
-                  </span>
-                  {detail && <PipelineChanges row={detail} target={props.target} />}
-                </td>
-                <Versions row={r} />
-                <td>
-                  <ChangeBadge change={r.change} done={props.done} />
-                  {detail?.breaking && (
-                    <>
-                      {" "}
-                      <span class="badge bad">breaking</span>
-                    </>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <ScrollTable
+      class="promote-table"
+      cols={["Pipeline", `${opening(props.target)} → sent`, "Change"]}
+    >
+      {props.rows.map((r) => {
+        const detail = "parameters" in r ? r : undefined;
+        return (
+          <tr key={r.name} class={detail?.breaking ? "breaking" : undefined}>
+            <td>
+              <span class="mono">
+                <Path text={r.name} />
+              </span>
+              {detail && <PipelineChanges row={detail} target={props.target} />}
+            </td>
+            <Versions row={r} />
+            <td>
+              <ChangeBadge change={r.change} done={props.done} />
+              {detail?.breaking && (
+                <>
+                  {" "}
+                  <span class="badge bad">breaking</span>
+                </>
+              )}
+            </td>
+          </tr>
+        );
+      })}
+    </ScrollTable>
   );
 }
 
@@ -300,24 +287,19 @@ function EntryTable<R extends { change: Change }>(props: {
 }) {
   if (props.rows.length === 0) return <div class="empty">{props.empty}</div>;
   return (
-    <div class="table-scroll">
-      <table class="promote-table">
-        <Head cols={props.cols} />
-        <tbody>
-          {props.rows.map((r) => (
-            <tr key={props.name(r)}>
-              <td class="mono">
-                <Path text={props.name(r)} />
-              </td>
-              {props.middle(r)}
-              <td>
-                <ChangeBadge change={r.change} done={props.done} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ScrollTable class="promote-table" cols={props.cols}>
+      {props.rows.map((r) => (
+        <tr key={props.name(r)}>
+          <td class="mono">
+            <Path text={props.name(r)} />
+          </td>
+          {props.middle(r)}
+          <td>
+            <ChangeBadge change={r.change} done={props.done} />
+          </td>
+        </tr>
+      ))}
+    </ScrollTable>
   );
 }
 
@@ -333,7 +315,11 @@ export function PushEntries(
 ) {
   return (
     <>
-      <Card title="Pipelines" note="the release and the child pipelines it pins" gap>
+      <Card
+        class="section-gap"
+        title="Pipelines"
+        note="the release and the child pipelines it pins"
+      >
         <PipelinesTable target={props.target} rows={props.pipelines} done={props.done} />
       </Card>
       <div class="grid cols-2 section-gap promote-pair">

@@ -9,6 +9,11 @@ export function ReadOnly(props: { on: boolean; children: ComponentChildren }) {
   return <fieldset class="read-only" disabled>{props.children}</fieldset>;
 }
 
+/** An editor page's title: new, the thing's name when a reader only reads it, or Edit name. */
+export function editorTitle(noun: string, mode: "new" | "edit", readOnly: boolean, name: string) {
+  return mode === "new" ? `New ${noun}` : readOnly ? `${name} (read-only)` : `Edit ${name}`;
+}
+
 /** What a reader is told on an editor page they may open but not save. */
 export function ReadOnlyNote(props: { noun: string; back: string }) {
   return (

@@ -1,3 +1,4 @@
+import { Card } from "./card.tsx";
 import { Dag, type DagNode } from "./dag.tsx";
 import { type ResultPage, ResultTable } from "./result_table.tsx";
 import { Ago, duration, StatusBadge } from "./status.tsx";
@@ -138,10 +139,7 @@ export function RunView(
         <div class="banner">Cancelled{run.abort_reason ? ` (${run.abort_reason})` : ""}.</div>
       )}
 
-      <section class="card">
-        <header>
-          <h2>Graph</h2>
-        </header>
+      <Card title="Graph">
         <div class="dag-wrap">
           <Dag nodes={props.nodes} states={states} label="The run's nodes, coloured by state" />
         </div>
@@ -174,26 +172,28 @@ export function RunView(
             })}
           </tbody>
         </table>
-      </section>
+      </Card>
 
-      <section class="card section-gap" id="run-result" data-run-result>
-        <header>
-          <h2>Result</h2>
-          {props.result && (
-            <span class="actions">
-              <span class="muted small">
-                {props.result.total_rows} rows · kept until{" "}
-                <time datetime={props.result.expires_at}>
-                  {props.result.expires_at.slice(11, 19)} UTC
-                </time>
-              </span>
-              <a class="btn" href={`/runs/${run.execution_id}/result`}>Open</a>
-              <a class="btn" href={`/api/v1/executions/${run.execution_id}/result?format=csv`}>
-                Download CSV
-              </a>
+      <Card
+        class="section-gap"
+        id="run-result"
+        data-run-result
+        title="Result"
+        side={props.result && (
+          <span class="actions">
+            <span class="muted small">
+              {props.result.total_rows} rows · kept until{" "}
+              <time datetime={props.result.expires_at}>
+                {props.result.expires_at.slice(11, 19)} UTC
+              </time>
             </span>
-          )}
-        </header>
+            <a class="btn" href={`/runs/${run.execution_id}/result`}>Open</a>
+            <a class="btn" href={`/api/v1/executions/${run.execution_id}/result?format=csv`}>
+              Download CSV
+            </a>
+          </span>
+        )}
+      >
         {props.result
           ? <ResultTable page={props.result} />
           : (
@@ -205,7 +205,7 @@ export function RunView(
                 : "This run produced no result."}
             </div>
           )}
-      </section>
+      </Card>
     </div>
   );
 }

@@ -1,3 +1,4 @@
+import { Card } from "./card.tsx";
 /** Someone else's save that an editor's save ran into (If-Match), as the editors hold it. */
 export interface Conflict {
   version: number;
@@ -10,13 +11,12 @@ export interface Conflict {
 export function SaveConflict(props: { noun: string; conflict: Conflict; text: string }) {
   const { conflict } = props;
   return (
-    <section class="card conflict" role="alert">
-      <header>
-        <h2>Someone saved this {props.noun} while you edited it</h2>
-        <span class="muted small">
-          v{conflict.version} ({conflict.status.toLowerCase()}) by {conflict.author}
-        </span>
-      </header>
+    <Card
+      class="conflict"
+      role="alert"
+      title={<>Someone saved this {props.noun} while you edited it</>}
+      note={<>v{conflict.version} ({conflict.status.toLowerCase()}) by {conflict.author}</>}
+    >
       <div class="body">
         <p>
           Your text is kept below. Their version is shown here; merge what you need, then save again
@@ -24,7 +24,7 @@ export function SaveConflict(props: { noun: string; conflict: Conflict; text: st
         </p>
         <pre><code>{props.text}</code></pre>
       </div>
-    </section>
+    </Card>
   );
 }
 

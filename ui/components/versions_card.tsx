@@ -1,3 +1,4 @@
+import { Card } from "./card.tsx";
 import type { ComponentChildren } from "preact";
 import { Ago, StatusBadge } from "./status.tsx";
 
@@ -17,13 +18,10 @@ export function VersionsCard(props: {
   actions?: (v: VersionRow) => ComponentChildren;
 }) {
   return (
-    <section class="card">
-      <header>
-        <h2>Versions</h2>
-        <span class="muted small">
-          {props.current === null ? "never released" : `current v${props.current}`}
-        </span>
-      </header>
+    <Card
+      title="Versions"
+      note={props.current === null ? "never released" : `current v${props.current}`}
+    >
       <table>
         <thead>
           <tr>
@@ -57,6 +55,6 @@ export function VersionsCard(props: {
           ))}
         </tbody>
       </table>
-    </section>
+    </Card>
   );
 }

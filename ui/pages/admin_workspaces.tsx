@@ -1,6 +1,7 @@
 import { ConfirmDialog, ConfirmLink } from "../components/confirm.tsx";
-import { InputField } from "../components/field.tsx";
-import { Head } from "../components/head.tsx";
+import { draftFields, InputField } from "../components/field.tsx";
+import { Card, FormCard } from "../components/card.tsx";
+import { ScrollTable } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { type Flash, FlashBanner, type FormError } from "./workspace.tsx";
@@ -32,7 +33,7 @@ export interface AdminWorkspacesProps {
 export function AdminWorkspacesPage(props: AdminWorkspacesProps) {
   const { ctx } = props;
   const draft = props.create ?? { name: "", display_name: "" };
-  const on = (field: string) => draft.error?.field === field ? draft.error.message : null;
+  const { bind } = draftFields("new-ws", draft, draft.error);
   return (
     <AppShell title="All workspaces" nav="workspaces" ctx={ctx}>
       <PageHead title="All workspaces">
@@ -42,115 +43,96 @@ export function AdminWorkspacesPage(props: AdminWorkspacesProps) {
         </p>
       </PageHead>
       <FlashBanner flash={props.flash} />
-      <section class="card" id="create-workspace">
-        <header>
-          <h2>Create a workspace</h2>
-        </header>
-        <form method="post" action="/partials/admin/workspaces" class="body editor-form">
-          <input type="hidden" name="_csrf" value={ctx.csrf} />
-          {draft.error && !draft.error.field && (
-            <p class="banner error" role="alert">
-              {draft.error.message} ({draft.error.code})
-            </p>
-          )}
-          <div class="grid cols-2">
-            <InputField
-              id="new-ws-name"
-              label="Name"
-              hint="a-z, 0-9, _ and -, up to 63 characters; it cannot change later, and a deleted workspace's name stays taken."
-              error={on("name")}
-              input={{
-                name: "name",
-                value: draft.name,
-                required: true,
-                maxLength: 63,
-                class: "mono",
-                autocomplete: "off",
-              }}
-            />
-            <InputField
-              id="new-ws-display-name"
-              label="Display name"
-              hint="Optional; the name when empty."
-              error={on("display_name")}
-              input={{ name: "display_name", value: draft.display_name, maxLength: 200 }}
-            />
-          </div>
-          <p class="muted small">
-            You get no membership in it: add its first admin on its page, by email.
-          </p>
-          <div class="actions">
-            <button type="submit" class="primary">Create workspace</button>
-          </div>
-        </form>
-      </section>
-      <section class="card section-gap" id="workspace-list">
-        <header>
-          <h2>Workspaces</h2>
-          <span class="muted small">{props.workspaces.length} in all</span>
-        </header>
-        <div class="table-scroll">
-          <table class="workspaces">
-            <Head
-              cols={["Workspace", "Created", { label: "Members", num: true }, "State", "Actions"]}
-            />
-            <tbody>
-              {props.workspaces.map((w) => (
-                <tr key={w.name} class={w.deactivated_at ? "deactivated" : undefined}>
-                  <td>
-                    {w.deactivated_at
-                      ? <span class="title">{w.display_name}</span>
-                      : <a class="title" href={`/workspaces/${w.name}`}>{w.display_name}</a>}
-                    <div class="muted small mono">{w.name}</div>
-                  </td>
-                  <td class="nowrap created">{w.created_at.slice(0, 10)}</td>
-                  <td class="num members">
-                    <span>{w.members}</span>
-                    {w.invitations > 0 && <div class="muted small">+{w.invitations} invited</div>}
-                  </td>
-                  <td class="nowrap state">
-                    {w.deactivated_at
-                      ? (
-                        <span class="badge">
-                          deactivated {w.deactivated_at.slice(0, 10)}
-                        </span>
-                      )
-                      : <span class="badge ok">active</span>}
-                  </td>
-                  <td class="row-actions nowrap">
-                    {w.deactivated_at
-                      ? (
-                        <form
-                          method="post"
-                          action={`/partials/admin/workspaces/${w.name}/reactivate`}
-                          class="inline"
-                        >
-                          <input type="hidden" name="_csrf" value={ctx.csrf} />
-                          <button
-                            type="submit"
-                            class="small"
-                            aria-label={`Reactivate ${w.display_name}`}
-                          >
-                            Reactivate
-                          </button>
-                        </form>
-                      )
-                      : (
-                        <ConfirmLink
-                          class="btn ghost small danger"
-                          href={`/admin/workspaces?confirm=deactivate&name=${w.name}`}
-                          label={`Deactivate ${w.display_name}`}
-                        >
-                          Deactivate
-                        </ConfirmLink>
-                      )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+      <FormCard
+        id="create-workspace"
+        title="Create a workspace"
+        action="/partials/admin/workspaces"
+        csrf={ctx.csrf}
+        refusal={!draft.error?.field && draft.error}
+        submit="Create workspace"
+      >
+        <div class="grid cols-2">
+          <InputField
+            {...bind("name")}
+            label="Name"
+            hint="a-z, 0-9, _ and -, up to 63 characters; it cannot change later, and a deleted workspace's name stays taken."
+            input={{ required: true, maxLength: 63, class: "mono", autocomplete: "off" }}
+          />
+          <InputField
+            {...bind("display_name")}
+            label="Display name"
+            hint="Optional; the name when empty."
+            input={{ maxLength: 200 }}
+          />
         </div>
-      </section>
+        <p class="muted small">
+          You get no membership in it: add its first admin on its page, by email.
+        </p>
+      </FormCard>
+      <Card
+        class="section-gap"
+        id="workspace-list"
+        title="Workspaces"
+        note={<>{props.workspaces.length} in all</>}
+      >
+        <ScrollTable
+          class="workspaces"
+          cols={["Workspace", "Created", { label: "Members", num: true }, "State", "Actions"]}
+        >
+          {props.workspaces.map((w) => (
+            <tr key={w.name} class={w.deactivated_at ? "deactivated" : undefined}>
+              <td>
+                {w.deactivated_at
+                  ? <span class="title">{w.display_name}</span>
+                  : <a class="title" href={`/workspaces/${w.name}`}>{w.display_name}</a>}
+                <div class="muted small mono">{w.name}</div>
+              </td>
+              <td class="nowrap created">{w.created_at.slice(0, 10)}</td>
+              <td class="num members">
+                <span>{w.members}</span>
+                {w.invitations > 0 && <div class="muted small">+{w.invitations} invited</div>}
+              </td>
+              <td class="nowrap state">
+                {w.deactivated_at
+                  ? (
+                    <span class="badge">
+                      deactivated {w.deactivated_at.slice(0, 10)}
+                    </span>
+                  )
+                  : <span class="badge ok">active</span>}
+              </td>
+              <td class="row-actions nowrap">
+                {w.deactivated_at
+                  ? (
+                    <form
+                      method="post"
+                      action={`/partials/admin/workspaces/${w.name}/reactivate`}
+                      class="inline"
+                    >
+                      <input type="hidden" name="_csrf" value={ctx.csrf} />
+                      <button
+                        type="submit"
+                        class="small"
+                        aria-label={`Reactivate ${w.display_name}`}
+                      >
+                        Reactivate
+                      </button>
+                    </form>
+                  )
+                  : (
+                    <ConfirmLink
+                      class="btn ghost small danger"
+                      href={`/admin/workspaces?confirm=deactivate&name=${w.name}`}
+                      label={`Deactivate ${w.display_name}`}
+                    >
+                      Deactivate
+                    </ConfirmLink>
+                  )}
+              </td>
+            </tr>
+          ))}
+        </ScrollTable>
+      </Card>
       {props.confirm && !props.confirm.deactivated_at && (
         <ConfirmDialog
           id="confirm-act"

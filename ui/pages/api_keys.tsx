@@ -1,5 +1,6 @@
+import { Card } from "../components/card.tsx";
 import type { ComponentChildren } from "preact";
-import { Head } from "../components/head.tsx";
+import { ScrollTable } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { KeyCreateForm, type KeyDraft, type KeyFormError } from "../components/key_create.tsx";
@@ -100,68 +101,61 @@ export function ApiKeysPage(props: {
               </p>
             ))}
       </section>
-      <section class="card" id="key-list">
-        <header>
-          <h2>Your keys</h2>
-        </header>
+      <Card id="key-list" title="Your keys">
         {props.keys.length === 0 ? <p class="empty">No keys yet.</p> : (
-          <div class="table-scroll">
-            <table class="keys">
-              <Head
-                cols={[
-                  "Name",
-                  "Kind",
-                  "Scopes or bindings",
-                  "Workspace",
-                  "Created",
-                  "Last used",
-                  "Expires",
-                  "State",
-                  "Actions",
-                ]}
-              />
-              <tbody>
-                {props.keys.map((k) => {
-                  const [label, tone] = state(k, props.now);
-                  return (
-                    <tr key={k.id}>
-                      <td>
-                        <span class="title">{k.name}</span>
-                        <div class="muted small mono">{k.id}</div>
-                      </td>
-                      <td>{k.kind}</td>
-                      <td class="mono small">
-                        {k.kind === "endpoint"
-                          ? (k.bindings.map((b) => b.path).join(", ") || "none")
-                          : (k.scopes.join(", ") || "—")}
-                      </td>
-                      <td>{k.workspace ?? "—"}</td>
-                      <td class="nowrap">{day(k.created_at, "—")}</td>
-                      <td class="nowrap">
-                        {day(k.last_used_at, "never")}
-                        {k.last_used_ip && <div class="muted small">{k.last_used_ip}</div>}
-                      </td>
-                      <td class="nowrap">{day(k.expires_at, "never")}</td>
-                      <td>
-                        <span class={`badge ${tone}`}>{label}</span>
-                      </td>
-                      <td>
-                        {!k.is_revoked && (
-                          <RevokeControl
-                            k={k}
-                            csrf={ctx.csrf}
-                            open={props.confirm === k.id}
-                          />
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <ScrollTable
+            class="keys"
+            cols={[
+              "Name",
+              "Kind",
+              "Scopes or bindings",
+              "Workspace",
+              "Created",
+              "Last used",
+              "Expires",
+              "State",
+              "Actions",
+            ]}
+          >
+            {props.keys.map((k) => {
+              const [label, tone] = state(k, props.now);
+              return (
+                <tr key={k.id}>
+                  <td>
+                    <span class="title">{k.name}</span>
+                    <div class="muted small mono">{k.id}</div>
+                  </td>
+                  <td>{k.kind}</td>
+                  <td class="mono small">
+                    {k.kind === "endpoint"
+                      ? (k.bindings.map((b) => b.path).join(", ") || "none")
+                      : (k.scopes.join(", ") || "—")}
+                  </td>
+                  <td>{k.workspace ?? "—"}</td>
+                  <td class="nowrap">{day(k.created_at, "—")}</td>
+                  <td class="nowrap">
+                    {day(k.last_used_at, "never")}
+                    {k.last_used_ip && <div class="muted small">{k.last_used_ip}</div>}
+                  </td>
+                  <td class="nowrap">{day(k.expires_at, "never")}</td>
+                  <td>
+                    <span class={`badge ${tone}`}>{label}</span>
+                  </td>
+                  <td>
+                    {!k.is_revoked && (
+                      <RevokeControl
+                        k={k}
+                        csrf={ctx.csrf}
+                        open={props.confirm === k.id}
+                      />
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </ScrollTable>
         )}
-      </section>
+      </Card>
     </AppShell>
   );
 }

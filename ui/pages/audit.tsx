@@ -1,4 +1,5 @@
-import { Head } from "../components/head.tsx";
+import { FilterSelect } from "../components/filter_select.tsx";
+import { ScrollTable } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { Pager } from "../components/paging.tsx";
 import { Ago } from "../components/status.tsx";
@@ -61,16 +62,20 @@ export function AuditPage(props: {
         <p>Who did what in {where}, newest first. Open a row for everything it recorded.</p>
       </PageHead>
       <form method="get" action="/audit" class="toolbar filters">
-        <select name="event" aria-label="Event">
-          <option value="">Any event</option>
-          {props.events.map((e) => <option key={e} value={e} selected={e === f.event}>{e}</option>)}
-        </select>
-        <select name="actor" aria-label="Actor">
-          <option value="">Anyone</option>
-          {props.people.map((p) => (
-            <option key={p.id} value={p.id} selected={p.id === f.actor}>{p.label}</option>
-          ))}
-        </select>
+        <FilterSelect
+          name="event"
+          label="Event"
+          any="Any event"
+          value={f.event}
+          options={props.events.map((e) => [e, e])}
+        />
+        <FilterSelect
+          name="actor"
+          label="Actor"
+          any="Anyone"
+          value={f.actor}
+          options={props.people.map((p) => [p.id, p.label])}
+        />
         <input type="date" name="from" value={f.from} aria-label="From day (UTC)" />
         <input type="date" name="to" value={f.to} aria-label="To day (UTC)" />
         {props.scopes && (
@@ -96,25 +101,21 @@ export function AuditPage(props: {
             </div>
           )
           : (
-            <div class="table-scroll">
-              <table class="audit-table">
-                <Head
-                  cols={[
-                    "When",
-                    "Event",
-                    "Actor",
-                    ...(instanceWide ? ["Workspace"] : []),
-                    "Subject",
-                    "Details",
-                  ]}
-                />
-                <tbody>
-                  {props.rows.map((r) => (
-                    <AuditRow key={r.id} row={r} now={props.now} showWorkspace={instanceWide} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ScrollTable
+              class="audit-table"
+              cols={[
+                "When",
+                "Event",
+                "Actor",
+                ...(instanceWide ? ["Workspace"] : []),
+                "Subject",
+                "Details",
+              ]}
+            >
+              {props.rows.map((r) => (
+                <AuditRow key={r.id} row={r} now={props.now} showWorkspace={instanceWide} />
+              ))}
+            </ScrollTable>
           )}
       </section>
       <Pager

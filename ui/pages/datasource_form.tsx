@@ -2,7 +2,13 @@ import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { EditorError } from "./template_editor.tsx";
 import { FormError } from "../components/save_conflict.tsx";
 import { PageHead } from "../components/page_head.tsx";
-import { CheckField, FormActions, InputField, SelectField } from "../components/field.tsx";
+import {
+  CheckField,
+  draftFields,
+  FormActions,
+  InputField,
+  SelectField,
+} from "../components/field.tsx";
 
 export interface DatasourceDraft {
   name: string;
@@ -27,7 +33,7 @@ export function DatasourceFormPage(props: {
 }) {
   const { draft, error } = props;
   const title = props.mode === "new" ? "Register a datasource" : `Edit ${draft.name}`;
-  const err = (field: string) => error?.field === field ? error.message : undefined;
+  const { bind, on } = draftFields("d", draft, error);
   return (
     <AppShell title={title} nav="datasources" ctx={props.ctx}>
       <PageHead trail={[["/datasources", "Datasources"]]} title={title}>
@@ -47,55 +53,40 @@ export function DatasourceFormPage(props: {
         <div class="body">
           <div class="grid cols-2">
             <InputField
-              id="d-name"
+              {...bind("name")}
               label="Name"
-              error={err("name")}
               hint={props.mode === "edit" ? "A datasource keeps its name" : undefined}
               input={{
-                name: "name",
-                value: draft.name,
                 required: true,
                 class: "mono",
                 disabled: props.mode === "edit",
                 placeholder: "sales_db",
               }}
             />
-            <InputField
-              id="d-display"
-              label="Display name"
-              error={err("display_name")}
-              input={{ name: "display_name", value: draft.display_name }}
-            />
+            <InputField {...bind("display_name", "display")} label="Display name" />
             <SelectField
-              id="d-dialect"
+              {...bind("dialect")}
               label="Dialect"
-              error={err("dialect")}
-              select={{ name: "dialect" }}
-              current={draft.dialect}
               options={props.dialects.map((d) => [d, d])}
             />
             <InputField
-              id="d-url"
+              {...bind("jdbc_url", "url")}
               label="JDBC URL"
-              error={err("jdbc_url")}
               input={{
-                name: "jdbc_url",
-                value: draft.jdbc_url,
                 required: true,
                 class: "mono",
                 placeholder: "jdbc:postgresql://db.internal:5432/sales",
               }}
             />
             <InputField
-              id="d-user"
+              {...bind("username", "user")}
               label="Username"
-              error={err("username")}
-              input={{ name: "username", value: draft.username, autocomplete: "off" }}
+              input={{ autocomplete: "off" }}
             />
             <InputField
               id="d-password"
               label="Password"
-              error={err("password")}
+              error={on("password")}
               hint={props.passwordSet
                 ? "A password is stored. Leave this empty to keep it."
                 : "Write-only: it is stored encrypted and never shown again."}
@@ -106,7 +97,7 @@ export function DatasourceFormPage(props: {
             id="d-readonly"
             name="readonly"
             checked={draft.readonly}
-            error={err("readonly")}
+            error={on("readonly")}
             label="Read-only: pipelines may read but never write through it"
           />
           <FormActions

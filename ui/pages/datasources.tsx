@@ -1,3 +1,4 @@
+import { Card } from "../components/card.tsx";
 import { Ago } from "../components/status.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
@@ -136,10 +137,7 @@ export function DatasourcePage(props: {
       </PageHead>
       {props.saved && <div class="banner ok" role="status">Datasource saved.</div>}
       <div class="grid cols-2">
-        <section class="card">
-          <header>
-            <h2>Connection</h2>
-          </header>
+        <Card title="Connection">
           <dl class="facts">
             <dt>URL</dt>
             <dd class="mono small">{d.jdbc_url}</dd>
@@ -163,11 +161,8 @@ export function DatasourcePage(props: {
               {d.last_test?.message && <div class="muted small">{d.last_test.message}</div>}
             </dd>
           </dl>
-        </section>
-        <section class="card">
-          <header>
-            <h2>Learned facts</h2>
-          </header>
+        </Card>
+        <Card title="Learned facts">
           {d.facts.length === 0
             ? <div class="empty">Nothing learned about this datasource yet.</div>
             : (
@@ -175,14 +170,14 @@ export function DatasourcePage(props: {
                 {d.facts.map((f, i) => <li key={i} class="small mono">{JSON.stringify(f)}</li>)}
               </ul>
             )}
-        </section>
+        </Card>
       </div>
       {props.lakeTables && (
-        <section class="card section-gap">
-          <header>
-            <h2>Lake tables</h2>
-            <span class="muted small">{props.lakeTables.length} registered</span>
-          </header>
+        <Card
+          class="section-gap"
+          title="Lake tables"
+          note={<>{props.lakeTables.length} registered</>}
+        >
           {props.lakeTables.length === 0
             ? <div class="empty">No table is registered on this lake yet.</div>
             : (
@@ -201,14 +196,10 @@ export function DatasourcePage(props: {
                 </tbody>
               </table>
             )}
-        </section>
+        </Card>
       )}
       {props.can.introspect && (
-        <section class="card section-gap">
-          <header>
-            <h2>Schema</h2>
-            <span class="muted small">schemas → tables → columns</span>
-          </header>
+        <Card class="section-gap" title="Schema" note="schemas → tables → columns">
           {props.schemaError
             ? <div class="banner error schema-error">{props.schemaError}</div>
             : (
@@ -224,7 +215,7 @@ export function DatasourcePage(props: {
                 pushUrl="false"
               />
             )}
-        </section>
+        </Card>
       )}
     </AppShell>
   );

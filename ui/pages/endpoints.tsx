@@ -1,5 +1,6 @@
-import { InputField, SelectField } from "../components/field.tsx";
-import { Head } from "../components/head.tsx";
+import { Card } from "../components/card.tsx";
+import { draftFields, InputField, SelectField } from "../components/field.tsx";
+import { Head, ScrollTable } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { Pager } from "../components/paging.tsx";
 import {
@@ -77,70 +78,66 @@ export function EndpointsPage(props: {
             </div>
           )
           : (
-            <div class="table-scroll">
-              <table class="endpoints">
-                <Head
-                  cols={[
-                    "Path",
-                    "Pipeline",
-                    "State",
-                    { label: "Timeout", num: true },
-                    "Who may call",
-                    "Actions",
-                  ]}
-                />
-                <tbody>
-                  {props.endpoints.map((e) => (
-                    <tr key={e.path_pattern}>
-                      <td>
-                        <a class="title mono nowrap" href={endpointHref(e.path_pattern)}>
-                          {e.path_pattern}
-                        </a>
-                        {e.description && <div class="muted small">{e.description}</div>}
-                      </td>
-                      <td>
-                        <a href={`/pipelines/${encodeURIComponent(e.pipeline_id)}`}>
-                          {e.pipeline_name ?? e.pipeline_id}
-                        </a>
-                        <div class="muted small">
-                          {e.release === null ? "no release" : `serves release v${e.release}`}
-                        </div>
-                      </td>
-                      <td>
-                        <StateBadge enabled={e.enabled} />
-                      </td>
-                      <td class="num nowrap">{e.timeout_seconds} s</td>
-                      <td>
-                        <Bindings bindings={e.bindings} />
-                      </td>
-                      <td class="row-actions">
-                        <div class="actions">
-                          <a
-                            class="btn small"
-                            href={`${endpointHref(e.path_pattern)}#try`}
-                            aria-label={`Try it: ${e.path_pattern}`}
-                          >
-                            Try it
-                          </a>
-                          <StateToggle
-                            pattern={e.path_pattern}
-                            enabled={e.enabled}
-                            csrf={ctx.csrf}
-                            back={back}
-                            small
-                          />
-                          <UnpublishLink
-                            pattern={e.path_pattern}
-                            ask={`/endpoints?unpublish=${encodeURIComponent(e.path_pattern)}`}
-                            small
-                          />
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ScrollTable
+              class="endpoints"
+              cols={[
+                "Path",
+                "Pipeline",
+                "State",
+                { label: "Timeout", num: true },
+                "Who may call",
+                "Actions",
+              ]}
+            >
+              {props.endpoints.map((e) => (
+                <tr key={e.path_pattern}>
+                  <td>
+                    <a class="title mono nowrap" href={endpointHref(e.path_pattern)}>
+                      {e.path_pattern}
+                    </a>
+                    {e.description && <div class="muted small">{e.description}</div>}
+                  </td>
+                  <td>
+                    <a href={`/pipelines/${encodeURIComponent(e.pipeline_id)}`}>
+                      {e.pipeline_name ?? e.pipeline_id}
+                    </a>
+                    <div class="muted small">
+                      {e.release === null ? "no release" : `serves release v${e.release}`}
+                    </div>
+                  </td>
+                  <td>
+                    <StateBadge enabled={e.enabled} />
+                  </td>
+                  <td class="num nowrap">{e.timeout_seconds} s</td>
+                  <td>
+                    <Bindings bindings={e.bindings} />
+                  </td>
+                  <td class="row-actions">
+                    <div class="actions">
+                      <a
+                        class="btn small"
+                        href={`${endpointHref(e.path_pattern)}#try`}
+                        aria-label={`Try it: ${e.path_pattern}`}
+                      >
+                        Try it
+                      </a>
+                      <StateToggle
+                        pattern={e.path_pattern}
+                        enabled={e.enabled}
+                        csrf={ctx.csrf}
+                        back={back}
+                        small
+                      />
+                      <UnpublishLink
+                        pattern={e.path_pattern}
+                        ask={`/endpoints?unpublish=${encodeURIComponent(e.path_pattern)}`}
+                        small
+                      />
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </ScrollTable>
           )}
       </section>
       <Pager
@@ -180,14 +177,16 @@ function KeyBindings(props: {
   draft: BindDraft;
   error?: BindError;
 }) {
-  const { draft, error } = props;
-  const on = (f: keyof BindDraft) => error?.field === f ? error.message : null;
+  const { error } = props;
+  const { bind } = draftFields("bind", props.draft, error);
   return (
-    <section class="card section-gap" id="bindings" data-error-code={error?.code}>
-      <header>
-        <h2>Your endpoint keys</h2>
-        <a class="small" href="/settings/api-keys">Manage keys</a>
-      </header>
+    <Card
+      class="section-gap"
+      id="bindings"
+      data-error-code={error?.code}
+      title="Your endpoint keys"
+      side={<a class="small" href="/settings/api-keys">Manage keys</a>}
+    >
       <div class="body">
         <p class="muted small">
           Bind one of your endpoint keys to a node (<code>/</code>, a folder such as{" "}
@@ -250,22 +249,16 @@ function KeyBindings(props: {
               <form method="post" action="/partials/endpoints/bindings" class="bind-form">
                 <input type="hidden" name="_csrf" value={props.csrf} />
                 <SelectField
-                  id="bind-key"
+                  {...bind("key_name", "key")}
                   label="Key"
-                  error={on("key_name")}
-                  select={{ name: "key_name" }}
-                  current={draft.key_name}
                   options={props.keys.map((k) => [k.name, k.name])}
                 />
                 <InputField
-                  id="bind-path"
+                  {...bind("path")}
                   label="Node"
                   hint="/, a folder or a published pattern"
-                  error={on("path")}
                   input={{
-                    name: "path",
                     class: "mono",
-                    value: draft.path,
                     required: true,
                     maxLength: 200,
                     list: "bind-nodes",
@@ -281,6 +274,6 @@ function KeyBindings(props: {
             </>
           )}
       </div>
-    </section>
+    </Card>
   );
 }

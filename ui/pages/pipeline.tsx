@@ -1,3 +1,4 @@
+import { Card } from "../components/card.tsx";
 import { Dag, type DagNode } from "../components/dag.tsx";
 import { entryTrail } from "../components/folder_list.tsx";
 import { PageHead } from "../components/page_head.tsx";
@@ -131,23 +132,16 @@ export function PipelinePage(props: PipelinePageProps) {
       {props.flash.error && <div class="banner error" role="alert">{props.flash.error}</div>}
       {p.description && <p class="lead">{p.description}</p>}
 
-      <section class="card">
-        <header>
-          <h2>Graph</h2>
-          <span class="muted small">{p.nodes.length} node{p.nodes.length === 1 ? "" : "s"}</span>
-        </header>
+      <Card title="Graph" note={<>{p.nodes.length} node{p.nodes.length === 1 ? "" : "s"}</>}>
         <div class="dag-wrap">
           <Dag nodes={p.nodes} label={`The nodes of ${p.name} and their dependencies`} />
         </div>
-      </section>
+      </Card>
 
       <div class="grid cols-2 section-gap">
-        <section class="card">
-          <header>
-            <h2>Parameters</h2>
-          </header>
+        <Card title="Parameters">
           <Parameters parameters={p.parameters} />
-        </section>
+        </Card>
         <VersionsCard
           versions={props.versions}
           current={p.current_version}
@@ -179,14 +173,11 @@ export function PipelinePage(props: PipelinePageProps) {
         />
       </div>
 
-      <section class="card section-gap">
-        <header>
-          <h2>Nodes</h2>
-        </header>
+      <Card class="section-gap" title="Nodes">
         <div class="nodes">
           {p.nodes.map((n) => <NodeCard key={n.id} node={n} />)}
         </div>
-      </section>
+      </Card>
       {props.guard && <PipelineGuardDialog id={p.id} csrf={props.ctx.csrf} guard={props.guard} />}
     </AppShell>
   );

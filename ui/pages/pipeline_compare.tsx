@@ -1,3 +1,4 @@
+import { Card } from "../components/card.tsx";
 import type { DiffLine } from "../components/line_diff.ts";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { Head } from "../components/head.tsx";
@@ -47,10 +48,7 @@ export function PipelineComparePage(props: {
       >
         <p>{changed === 0 ? "The two versions are identical." : `${changed} lines differ.`}</p>
       </PageHead>
-      <section class="card">
-        <header>
-          <h2>Parameters</h2>
-        </header>
+      <Card title="Parameters">
         {props.parameters.length === 0 ? <div class="empty">No parameter changed.</div> : (
           <table>
             <Head cols={["Parameter", "Change", "Before", "After"]} />
@@ -74,18 +72,14 @@ export function PipelineComparePage(props: {
             </tbody>
           </table>
         )}
-      </section>
-      <section class="card section-gap">
-        <header>
-          <h2>Body</h2>
-          <span class="muted small">parameters, nodes, settings and checks</span>
-        </header>
+      </Card>
+      <Card class="section-gap" title="Body" note="parameters, nodes, settings and checks">
         <pre class="diff">{props.diff.map((l, i) => (
           <span key={i} class={l.op === "+" ? "add" : l.op === "-" ? "del" : undefined}>
             {l.op} {l.text}{"\n"}
           </span>
         ))}</pre>
-      </section>
+      </Card>
     </AppShell>
   );
 }

@@ -1,10 +1,10 @@
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { EditorError } from "./template_editor.tsx";
 import { BodyHash, type Conflict, FormError, SaveConflict } from "../components/save_conflict.tsx";
-import { Field, FormActions, InputField } from "../components/field.tsx";
+import { draftFields, FormActions, InputField, TextareaField } from "../components/field.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { PipelineForm } from "../components/pipeline_form.tsx";
-import { ReadOnly, ReadOnlyNote } from "../components/read_only.tsx";
+import { editorTitle, ReadOnly, ReadOnlyNote } from "../components/read_only.tsx";
 
 export interface PipelineDraft {
   name: string;
@@ -68,12 +68,9 @@ function SpecError(props: { error: NonNullable<PipelineEditorProps["error"]> }) 
 export function PipelineEditorPage(props: PipelineEditorProps) {
   const { draft, error } = props;
   const ro = props.readOnly === true;
-  const title = props.mode === "new"
-    ? "New pipeline"
-    : ro
-    ? `${draft.name} (read-only)`
-    : `Edit ${draft.name}`;
-  const nameError = error?.field === "name" ? error.message : undefined;
+  const title = editorTitle("pipeline", props.mode, ro, draft.name);
+  // Of the fields above the graph only the name shows its refusal under it, as it always has.
+  const { bind } = draftFields("p", draft, error?.field === "name" ? error : undefined);
   // A refusal of the graph shows on the JSON too (the whole truth); the view that opens first is
   // the form when the form has the field it names.
   const specError = error &&
@@ -124,28 +121,17 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
           <ReadOnly on={ro}>
             <div class="grid cols-3">
               <InputField
-                id="p-name"
+                {...bind("name")}
                 label="Name (folder path)"
-                error={nameError}
                 input={{
-                  name: "name",
-                  value: draft.name,
                   required: true,
                   class: "mono",
                   placeholder: "sales/daily_orders",
                   readOnly: props.mode === "edit",
                 }}
               />
-              <InputField
-                id="p-display"
-                label="Display name"
-                input={{ name: "display_name", value: draft.display_name }}
-              />
-              <InputField
-                id="p-description"
-                label="Description"
-                input={{ name: "description", value: draft.description }}
-              />
+              <InputField {...bind("display_name", "display")} label="Display name" />
+              <InputField {...bind("description")} label="Description" />
             </div>
           </ReadOnly>
         </div>
@@ -179,25 +165,20 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
         </div>
         <div class="body panel" id="panel-json" role="tabpanel" aria-labelledby="tab-json">
           <ReadOnly on={ro}>
-            <Field
+            <TextareaField
               id="p-spec"
               label="Parameters, nodes, settings and checks (JSON)"
               hint="The whole graph, including what the form does not show: release checks, parameter bounds, calculators."
-            >
-              {(a) => (
-                <textarea
-                  {...a}
-                  name="spec"
-                  rows={22}
-                  spellcheck={false}
-                  data-editor="json"
-                  aria-invalid={specError ? "true" : undefined}
-                  aria-describedby="p-spec-hint p-spec-error"
-                >
-                  {draft.spec}
-                </textarea>
-              )}
-            </Field>
+              name="spec"
+              value={draft.spec}
+              textarea={{
+                rows: 22,
+                spellcheck: false,
+                "data-editor": "json",
+                "aria-invalid": specError ? "true" : undefined,
+                "aria-describedby": "p-spec-hint p-spec-error",
+              }}
+            />
             <span class="error spec-error" id="p-spec-error" role={specError ? "alert" : undefined}>
               {specError && <SpecError error={error!} />}
             </span>

@@ -1,3 +1,4 @@
+import { Card } from "../components/card.tsx";
 import { type ResultPage, ResultTable } from "../components/result_table.tsx";
 import type { RunRecord } from "../components/run_view.tsx";
 import { PageHead } from "../components/page_head.tsx";
@@ -57,9 +58,10 @@ export function ResultPageView(
         )}
       </PageHead>
       {chart && (
-        <section class="card chart-card">
-          <header>
-            <h2>Chart</h2>
+        <Card
+          class="chart-card"
+          title="Chart"
+          side={
             <span class="actions">
               <label class="muted small" for="chart-series">Series</label>
               <select id="chart-series" data-chart-series>
@@ -69,7 +71,8 @@ export function ResultPageView(
               </select>
               <span class="muted small">by {chart.xLabel} · this page</span>
             </span>
-          </header>
+          }
+        >
           <div class="chart" data-chart>
             <script
               type="application/json"
@@ -81,7 +84,7 @@ export function ResultPageView(
           <link rel="stylesheet" href="/vendor/uPlot.min.css" />
           <script src="/vendor/uPlot.iife.min.js" defer></script>
           <script src="/js/chart.js" defer></script>
-        </section>
+        </Card>
       )}
       <section class="card section-gap">
         {page

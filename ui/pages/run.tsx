@@ -1,3 +1,4 @@
+import { Card } from "../components/card.tsx";
 import type { DagNode } from "../components/dag.tsx";
 import { type Crumb, PageHead } from "../components/page_head.tsx";
 import { ParameterForm } from "../components/parameter_form.tsx";
@@ -25,16 +26,13 @@ export function RunFormPage(props: {
           Runs v{p.version} ({p.status.toLowerCase()}). Progress streams in as it happens.
         </p>
       </PageHead>
-      <section class="card" data-run-start={`/api/v1/pipelines/${p.id}/execute`}>
-        <header>
-          <h2>Parameters</h2>
-        </header>
+      <Card title="Parameters" data-run-start={`/api/v1/pipelines/${p.id}/execute`}>
         <ParameterForm
           action={`/pipelines/${p.id}/run`}
           csrf={props.ctx.csrf}
           parameters={props.parameters}
         />
-      </section>
+      </Card>
       <div id="run-live" class="section-gap" />
       <noscript>
         <p class="banner">Running a pipeline streams its progress, which needs JavaScript.</p>

@@ -1,3 +1,4 @@
+import { FilterSelect } from "../components/filter_select.tsx";
 import { Pager } from "../components/paging.tsx";
 import { Ago, duration, StatusBadge } from "../components/status.tsx";
 import { PageHead } from "../components/page_head.tsx";
@@ -48,26 +49,29 @@ export function RunsPage(props: {
       <form method="get" action="/runs" class="toolbar filters">
         <label>
           <span class="sr-only">Pipeline</span>
-          <select name="pipeline" aria-label="Pipeline">
-            <option value="">All pipelines</option>
-            {props.pipelines.map((p) => (
-              <option key={p.id} value={p.id} selected={p.id === f.pipeline}>{p.name}</option>
-            ))}
-          </select>
+          <FilterSelect
+            name="pipeline"
+            label="Pipeline"
+            any="All pipelines"
+            value={f.pipeline}
+            options={props.pipelines.map((p) => [p.id, p.name])}
+          />
         </label>
-        <select name="status" aria-label="Status">
-          <option value="">Any status</option>
-          {STATUSES.map((s) => (
-            <option key={s} value={s} selected={s === f.status}>{s.toLowerCase()}</option>
-          ))}
-        </select>
+        <FilterSelect
+          name="status"
+          label="Status"
+          any="Any status"
+          value={f.status}
+          options={STATUSES.map((s) => [s, s.toLowerCase()])}
+        />
         {props.people && (
-          <select name="who" aria-label="Started by">
-            <option value="">Started by anyone</option>
-            {props.people.map((p) => (
-              <option key={p.id} value={p.id} selected={p.id === f.who}>{p.name}</option>
-            ))}
-          </select>
+          <FilterSelect
+            name="who"
+            label="Started by"
+            any="Started by anyone"
+            value={f.who}
+            options={props.people.map((p) => [p.id, p.name])}
+          />
         )}
         <input type="date" name="from" value={f.from} aria-label="From day" />
         <input type="date" name="to" value={f.to} aria-label="To day" />

@@ -1,3 +1,4 @@
+import { Card } from "../components/card.tsx";
 import { entryTrail } from "../components/folder_list.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { StatusBadge } from "../components/status.tsx";
@@ -76,13 +77,9 @@ export function TemplatePage(props: TemplatePageProps) {
       )}
       {props.flash.error && <div class="banner error" role="alert">{props.flash.error}</div>}
       {t.description && <p class="lead">{t.description}</p>}
-      <section class="card">
-        <header>
-          <h2>Body</h2>
-          <span class="muted small">Liquid; parameters are :placeholders</span>
-        </header>
+      <Card title="Body" note="Liquid; parameters are :placeholders">
         <pre class="sql body-pre"><code>{t.body}</code></pre>
-      </section>
+      </Card>
       {props.preview && (
         <section class="card section-gap">
           <header>
@@ -101,10 +98,7 @@ export function TemplatePage(props: TemplatePageProps) {
         </section>
       )}
       <div class="grid cols-2 section-gap">
-        <section class="card">
-          <header>
-            <h2>Imports</h2>
-          </header>
+        <Card title="Imports">
           {t.imports.length === 0 ? <div class="empty">No imports.</div> : (
             <ul class="list">
               {t.imports.map((i) => (
@@ -117,11 +111,8 @@ export function TemplatePage(props: TemplatePageProps) {
               ))}
             </ul>
           )}
-        </section>
-        <section class="card">
-          <header>
-            <h2>Used by</h2>
-          </header>
+        </Card>
+        <Card title="Used by">
           {props.usedBy.length === 0
             ? <div class="empty">Nothing pins this template.</div>
             : (
@@ -143,7 +134,7 @@ export function TemplatePage(props: TemplatePageProps) {
                 ))}
               </ul>
             )}
-        </section>
+        </Card>
       </div>
       <div class="section-gap">
         <VersionsCard versions={props.versions} current={t.current_version} now={props.now} />

@@ -1,8 +1,15 @@
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import { BodyHash, type Conflict, FormError, SaveConflict } from "../components/save_conflict.tsx";
-import { Field, FormActions, InputField, SelectField } from "../components/field.tsx";
+import {
+  draftFields,
+  Field,
+  FormActions,
+  InputField,
+  SelectField,
+  TextareaField,
+} from "../components/field.tsx";
 import { PageHead } from "../components/page_head.tsx";
-import { ReadOnly, ReadOnlyNote } from "../components/read_only.tsx";
+import { editorTitle, ReadOnly, ReadOnlyNote } from "../components/read_only.tsx";
 
 export interface TemplateDraft {
   id: string;
@@ -41,14 +48,8 @@ export interface TemplateEditorProps {
 export function TemplateEditorPage(props: TemplateEditorProps) {
   const { draft, error } = props;
   const ro = props.readOnly === true;
-  const title = props.mode === "new"
-    ? "New template"
-    : ro
-    ? `${draft.id} (read-only)`
-    : `Edit ${draft.id}`;
-  const err = (field: string) => error?.field === field ? error.message : undefined;
-  // A field's id (`t-…`) and the refusal placed on the form field it posts.
-  const at = (id: string, field: string) => ({ id: `t-${id}`, error: err(field) });
+  const title = editorTitle("template", props.mode, ro, draft.id);
+  const { bind, on } = draftFields("t", draft, error);
   const view = `/templates/view?id=${encodeURIComponent(draft.id)}`;
   return (
     <AppShell title={title} nav="templates" ctx={props.ctx} importMap={props.importMap}>
@@ -76,7 +77,7 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
         <div class="body">
           <ReadOnly on={ro}>
             <div class="grid cols-2">
-              <Field {...at("id", "id")} label="Id (folder path)">
+              <Field id="t-id" error={on("id")} label="Id (folder path)">
                 {(a) =>
                   props.mode === "new"
                     ? (
@@ -97,16 +98,15 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
                     )}
               </Field>
               <InputField
-                {...at("name", "display_name")}
+                {...bind("display_name", "name")}
                 label="Display name"
-                input={{ name: "display_name", value: draft.display_name, required: true }}
+                input={{ required: true }}
               />
               <SelectField
-                {...at("dialect", "dialect")}
+                {...bind("dialect")}
                 label="Dialect"
                 hint={props.mode === "edit" ? "Fixed when the template was created" : undefined}
-                select={{ name: "dialect", disabled: props.mode === "edit" }}
-                current={draft.dialect}
+                select={{ disabled: props.mode === "edit" }}
                 options={props.dialects.map((d) => [d, d.toLowerCase()])}
               />
               {/* A disabled select sends nothing; the fixed dialect still travels with the form. */}
@@ -117,36 +117,19 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
                   value={draft.dialect}
                 />
               )}
-              <InputField
-                {...at("description", "description")}
-                label="Description"
-                input={{ name: "description", value: draft.description }}
-              />
+              <InputField {...bind("description")} label="Description" />
             </div>
-            <Field {...at("body", "body")} label="Body">
-              {(a) => (
-                <textarea {...a} name="body" rows={16} spellcheck={false} data-editor="sql">
-                  {draft.body}
-                </textarea>
-              )}
-            </Field>
-            <Field
-              {...at("imports", "imports")}
+            <TextareaField
+              {...bind("body")}
+              label="Body"
+              textarea={{ rows: 16, spellcheck: false, "data-editor": "sql" }}
+            />
+            <TextareaField
+              {...bind("imports")}
               label="Imports"
               hint="One per line: alias = template id@version (a released version)."
-            >
-              {(a) => (
-                <textarea
-                  {...a}
-                  name="imports"
-                  rows={3}
-                  spellcheck={false}
-                  placeholder="alias = folder/template@1"
-                >
-                  {draft.imports}
-                </textarea>
-              )}
-            </Field>
+              textarea={{ rows: 3, spellcheck: false, placeholder: "alias = folder/template@1" }}
+            />
           </ReadOnly>
           {ro ? <ReadPreview view={view} /> : (
             <div class="field">

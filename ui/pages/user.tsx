@@ -1,3 +1,4 @@
+import { Card } from "../components/card.tsx";
 import type { ComponentChildren } from "preact";
 import { ConfirmDialog, ConfirmLink } from "../components/confirm.tsx";
 import { PageHead } from "../components/page_head.tsx";
@@ -295,10 +296,7 @@ export function UserPage(props: {
           </div>
         )}
         <div class="grid cols-2">
-          <section class="card">
-            <header>
-              <h2>Account</h2>
-            </header>
+          <Card title="Account">
             <dl class="facts">
               <dt>State</dt>
               <dd>
@@ -319,11 +317,8 @@ export function UserPage(props: {
               <dt>User id</dt>
               <dd class="mono small">{u.id}</dd>
             </dl>
-          </section>
-          <section class="card">
-            <header>
-              <h2>Workspaces</h2>
-            </header>
+          </Card>
+          <Card title="Workspaces">
             {props.memberships.length === 0
               ? (
                 <p class="empty">
@@ -348,12 +343,9 @@ export function UserPage(props: {
                   ))}
                 </ul>
               )}
-          </section>
+          </Card>
         </div>
-        <section class="card section-gap">
-          <header>
-            <h2>Actions</h2>
-          </header>
+        <Card class="section-gap" title="Actions">
           {acts.length === 0
             ? (
               <p class="empty">
@@ -382,7 +374,7 @@ export function UserPage(props: {
                 })}
               </ul>
             )}
-        </section>
+        </Card>
       </div>
       {props.confirm && acts.includes(props.confirm) && (
         <UserActDialog user={u} act={props.confirm} at={at} csrf={ctx.csrf} />

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import { Head } from "../components/head.tsx";
+import { ScrollTable } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { Pager } from "../components/paging.tsx";
 import { Ago } from "../components/status.tsx";
@@ -96,29 +96,27 @@ export function UsersPage(props: {
             </div>
           )
           : (
-            <div class="table-scroll">
-              <table class="users">
-                <Head cols={["User", "Signs in with", "State", "Last sign-in", "Created"]} />
-                <tbody>
-                  {props.users.map((u) => (
-                    <tr key={u.id} class={u.is_active ? undefined : "inactive"}>
-                      <td data-label="User">
-                        <a class="title" href={`/admin/users/${u.id}`}>{u.display_name}</a>
-                        <div class="muted small">{u.email}</div>
-                      </td>
-                      <td data-label="Signs in with">{signInLabel(u)}</td>
-                      <td data-label="State">
-                        <UserBadges user={u} />
-                      </td>
-                      <td data-label="Last sign-in" class="nowrap">
-                        {u.last_login_at ? <Ago at={u.last_login_at} now={props.now} /> : "never"}
-                      </td>
-                      <td data-label="Created" class="nowrap">{u.created_at.slice(0, 10)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ScrollTable
+              class="users"
+              cols={["User", "Signs in with", "State", "Last sign-in", "Created"]}
+            >
+              {props.users.map((u) => (
+                <tr key={u.id} class={u.is_active ? undefined : "inactive"}>
+                  <td data-label="User">
+                    <a class="title" href={`/admin/users/${u.id}`}>{u.display_name}</a>
+                    <div class="muted small">{u.email}</div>
+                  </td>
+                  <td data-label="Signs in with">{signInLabel(u)}</td>
+                  <td data-label="State">
+                    <UserBadges user={u} />
+                  </td>
+                  <td data-label="Last sign-in" class="nowrap">
+                    {u.last_login_at ? <Ago at={u.last_login_at} now={props.now} /> : "never"}
+                  </td>
+                  <td data-label="Created" class="nowrap">{u.created_at.slice(0, 10)}</td>
+                </tr>
+              ))}
+            </ScrollTable>
           )}
       </section>
       <Pager

@@ -1,6 +1,7 @@
 import { ConfirmDialog, ConfirmLink } from "../components/confirm.tsx";
-import { InputField } from "../components/field.tsx";
-import { Head } from "../components/head.tsx";
+import { draftFields, EMAIL, InputField } from "../components/field.tsx";
+import { Card, FormCard } from "../components/card.tsx";
+import { ScrollTable } from "../components/head.tsx";
 import {
   FlagChecks,
   type Flags,
@@ -87,37 +88,34 @@ export function WorkspacePage(props: WorkspacePageProps) {
         </p>
       </PageHead>
       <FlashBanner flash={props.flash} />
-      <section class="card" id="members" data-swap-refusal>
-        <header>
-          <h2>Members</h2>
-          <span class="muted small">
-            Admin includes author; the last admin can be neither removed nor demoted.
-          </span>
-        </header>
-        <div class="table-scroll">
-          <table class="members">
-            <Head cols={["Member", "Joined", "Author", "Promoter", "Admin", "Actions"]} />
-            <tbody>
-              {props.members.map((m) => (
-                <MemberRow
-                  key={m.user_id}
-                  m={m}
-                  base={props.base}
-                  workspace={ws.name}
-                  csrf={ctx.csrf}
-                  error={props.rowError?.userId === m.user_id ? props.rowError.error : undefined}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
+      <Card
+        id="members"
+        data-swap-refusal
+        title="Members"
+        note="Admin includes author; the last admin can be neither removed nor demoted."
+      >
+        <ScrollTable
+          class="members"
+          cols={["Member", "Joined", "Author", "Promoter", "Admin", "Actions"]}
+        >
+          {props.members.map((m) => (
+            <MemberRow
+              key={m.user_id}
+              m={m}
+              base={props.base}
+              workspace={ws.name}
+              csrf={ctx.csrf}
+              error={props.rowError?.userId === m.user_id ? props.rowError.error : undefined}
+            />
+          ))}
+        </ScrollTable>
         <p class="muted small body flag-legend">
           <strong>Author</strong> edits pipelines, templates and endpoints.{" "}
           <strong>Promoter</strong> releases and promotes. <strong>Admin</strong>{" "}
           manages members, datasources and the audit log, and is an author too. With none: a viewer,
           who reads and runs.
         </p>
-      </section>
+      </Card>
       <div class="grid cols-2 section-gap">
         <AddMemberForm
           base={props.base}
@@ -210,48 +208,28 @@ function AddMemberForm(props: {
 }) {
   const { draft, error } = props;
   return (
-    <section class="card" id="add-member">
-      <header>
-        <h2>Add a member</h2>
-      </header>
-      <form
-        method="post"
-        action={`/partials/workspaces/${props.workspace}/members`}
-        class="body editor-form"
-      >
-        <input type="hidden" name="_csrf" value={props.csrf} />
-        {error && error.field !== "email" && (
-          <p class="banner error" role="alert">{error.message} ({error.code})</p>
-        )}
-        <InputField
-          id="add-email"
-          label="Email"
-          hint="Someone with an account joins at once; anyone else gets an invitation that turns into a membership when they first sign in. No mail is sent."
-          error={error?.field === "email" ? error.message : null}
-          input={{
-            name: "email",
-            type: "email",
-            value: draft.email,
-            required: true,
-            maxLength: 254,
-            autocomplete: "off",
-          }}
-        />
-        <FlagChecks idPrefix="add" flags={draft} />
-        <div class="actions">
-          <button type="submit" class="primary">Add member</button>
-        </div>
-      </form>
-    </section>
+    <FormCard
+      id="add-member"
+      title="Add a member"
+      action={`/partials/workspaces/${props.workspace}/members`}
+      csrf={props.csrf}
+      refusal={error?.field !== "email" && error}
+      submit="Add member"
+    >
+      <InputField
+        {...draftFields("add", draft, error).bind("email")}
+        label="Email"
+        hint="Someone with an account joins at once; anyone else gets an invitation that turns into a membership when they first sign in. No mail is sent."
+        input={EMAIL}
+      />
+      <FlagChecks idPrefix="add" flags={draft} />
+    </FormCard>
   );
 }
 
 function Invitations(props: { invitations: InvitationView[]; base: string }) {
   return (
-    <section class="card" id="invitations">
-      <header>
-        <h2>Pending invitations</h2>
-      </header>
+    <Card id="invitations" title="Pending invitations">
       {props.invitations.length === 0 ? <p class="empty">No one is invited.</p> : (
         <ul class="list">
           {props.invitations.map((i) => (
@@ -273,7 +251,7 @@ function Invitations(props: { invitations: InvitationView[]; base: string }) {
           ))}
         </ul>
       )}
-    </section>
+    </Card>
   );
 }
 
@@ -286,51 +264,49 @@ function SettingsForm(props: {
 }) {
   const { ws, error } = props;
   return (
-    <section class="card section-gap" id="settings">
-      <header>
-        <h2>Settings</h2>
-      </header>
-      <form
-        method="post"
-        action={`/partials/workspaces/${ws.name}/settings`}
-        class="body editor-form settings-form"
-      >
-        <input type="hidden" name="_csrf" value={props.csrf} />
-        {error && error.field !== "display_name" && (
-          <p class="banner error" role="alert">{error.message} ({error.code})</p>
-        )}
-        <div class="grid cols-2">
-          <InputField
-            id="ws-display-name"
-            label="Display name"
-            hint="What the workspace switcher and page titles show."
-            error={error?.field === "display_name" ? error.message : null}
-            input={{ name: "display_name", value: props.value, required: true, maxLength: 200 }}
-          />
-          <InputField
-            id="ws-name"
-            label="Name"
-            hint="Fixed at creation; requests and keys name the workspace by it."
-            input={{ value: ws.name, readOnly: true, class: "mono" }}
-          />
+    <FormCard
+      id="settings"
+      class="section-gap"
+      title="Settings"
+      action={`/partials/workspaces/${ws.name}/settings`}
+      formClass="settings-form"
+      csrf={props.csrf}
+      refusal={error?.field !== "display_name" && error}
+      submit="Save settings"
+      after={
+        <div class="body member-datasources">
+          <h3>Member datasources</h3>
+          <p>
+            {props.memberDatasources
+              ? "On: workspace admins register, change and delete this workspace's own datasources."
+              : "Off: only a super admin registers or changes datasources, this workspace's included."}
+          </p>
+          <p class="muted small">
+            An instance setting (<code>service.datasources.member-writes-enabled</code>), not one of
+            this workspace's; instance datasources reach a workspace when a super admin grants them.
+          </p>
+          <a class="btn" href="/datasources">Open datasources</a>
         </div>
-        <div class="actions">
-          <button type="submit" class="primary">Save settings</button>
-        </div>
-      </form>
-      <div class="body member-datasources">
-        <h3>Member datasources</h3>
-        <p>
-          {props.memberDatasources
-            ? "On: workspace admins register, change and delete this workspace's own datasources."
-            : "Off: only a super admin registers or changes datasources, this workspace's included."}
-        </p>
-        <p class="muted small">
-          An instance setting (<code>service.datasources.member-writes-enabled</code>), not one of
-          this workspace's; instance datasources reach a workspace when a super admin grants them.
-        </p>
-        <a class="btn" href="/datasources">Open datasources</a>
+      }
+    >
+      <div class="grid cols-2">
+        <InputField
+          id="ws-display-name"
+          label="Display name"
+          hint="What the workspace switcher and page titles show."
+          error={error?.field === "display_name" ? error.message : null}
+          name="display_name"
+          value={props.value}
+          input={{ required: true, maxLength: 200 }}
+        />
+        <InputField
+          id="ws-name"
+          label="Name"
+          hint="Fixed at creation; requests and keys name the workspace by it."
+          value={ws.name}
+          input={{ readOnly: true, class: "mono" }}
+        />
       </div>
-    </section>
+    </FormCard>
   );
 }

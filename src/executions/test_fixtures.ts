@@ -7,7 +7,7 @@ import { ensureSystemActor } from "../identity/mod.ts";
 import { newId } from "../lib/ids.ts";
 import { MemoryStore } from "../shared/mod.ts";
 import type { Db, Queryable } from "../store/mod.ts";
-import { insertUser, insertWorkspace } from "../store/row_fixtures.ts";
+import { insertRow, insertUser, insertWorkspace } from "../store/row_fixtures.ts";
 import { createLogger } from "../lib/log.ts";
 import type { EventFrame } from "./event_order.ts";
 import { ExecutionHousekeeping, type HousekeepingOptions } from "./reaper.ts";
@@ -15,20 +15,13 @@ import { ExecutionRepo } from "./repo.ts";
 import { DurableSink } from "./sink.ts";
 import type { ExecutionRecord } from "./types.ts";
 
-export async function addPipelineRow(
+export function addPipelineRow(
   db: Queryable,
   workspaceId: string,
   ownerId: string,
   name = `p-${newId().slice(-8)}`,
 ): Promise<string> {
-  const id = newId();
-  const now = new Date().toISOString();
-  await db.execute(
-    `INSERT INTO pipelines (id, workspace_id, name, owner_id, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $5)`,
-    [id, workspaceId, name, ownerId, now],
-  );
-  return id;
+  return insertRow(db, "pipelines", { workspace_id: workspaceId, name, owner_id: ownerId });
 }
 
 /** A workspace, a user and a pipeline row of theirs: what a stored execution hangs on. */

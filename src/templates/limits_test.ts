@@ -76,10 +76,7 @@ Deno.test("renderTemplate() refuses template source over the size limit, imports
   await exceeds("x".repeat(101), { limits }, "source_size", 100);
   await exceeds(
     "{% render 'b' %}" + "x".repeat(30),
-    {
-      limits,
-      imports: [lib.resolve("b", "lib/big", 1)],
-    },
+    { limits, imports: [lib.resolve("b", "lib/big", 1)] },
     "source_size",
     100,
   );

@@ -61,27 +61,18 @@ forEachStoreKind(
       const trickles = slow.map((c) =>
         trickle(c, "GET /health HTTP/1.1\r\nX-A: " + "a".repeat(600), 50)
       );
+      // A connection that has sent a complete head for the echo route, its body yet to come.
+      const echoHead = async (framing: Record<string, string>) => {
+        const c = await Deno.connect({ port });
+        const headers = { "svc-api-key": key, "content-type": "application/json", ...framing };
+        await send(c, head("POST", "/api/v1/test/echo", headers));
+        return c;
+      };
       // A body trickled after a complete head, on a route that reads it.
-      const slowBody = await Deno.connect({ port });
-      await send(
-        slowBody,
-        head("POST", "/api/v1/test/echo", {
-          "svc-api-key": key,
-          "content-type": "application/json",
-          "content-length": "1000",
-        }),
-      );
+      const slowBody = await echoHead({ "content-length": "1000" });
       const bodyTrickle = trickle(slowBody, `{"name":"${"n".repeat(990)}"}`, 50);
       // The same without a declared length: chunks the body limit reads before the route.
-      const slowChunks = await Deno.connect({ port });
-      await send(
-        slowChunks,
-        head("POST", "/api/v1/test/echo", {
-          "svc-api-key": key,
-          "content-type": "application/json",
-          "transfer-encoding": "chunked",
-        }),
-      );
+      const slowChunks = await echoHead({ "transfer-encoding": "chunked" });
       const chunkTrickle = trickle(slowChunks, "1\r\n{\r\n" + "1\r\n \r\n".repeat(500), 20);
       // A kept-alive connection that goes quiet after one answer.
       const idle = await Deno.connect({ port });

@@ -28,6 +28,11 @@ bothStores(
       );
       equal(created.status, 201, JSON.stringify(created.body));
       const p = created.body.data;
+      // The pipeline's release and save calls, by who and over which hash.
+      const release = (who: Record<string, string>, hash: string) =>
+        req("POST", `${P}/${p.id}/release`, who, undefined, hash);
+      const save = (body: unknown, hash?: string) =>
+        req("PUT", `${P}/${p.id}`, h.author, body, hash);
       deepEqual([p.version, p.status, p.current_version, p.name], [
         1,
         "DRAFT",
@@ -44,65 +49,47 @@ bothStores(
 
       const body2 = pipe("sales/daily", { description: "v2" });
       expectError(
-        await req("PUT", `${P}/${p.id}`, h.author, body2),
+        await save(body2),
         400,
         "pipeline.execution.invalid_parameter_type",
       );
       const stale = expectError(
-        await req("PUT", `${P}/${p.id}`, h.author, body2, "sha256:" + "0".repeat(64)),
+        await save(body2, "sha256:" + "0".repeat(64)),
         409,
         "pipeline.version.conflict",
       );
       equal(stale.current_hash, p.body_hash);
-      const saved = await req("PUT", `${P}/${p.id}`, h.author, body2, p.body_hash);
+      const saved = await save(body2, p.body_hash);
       deepEqual([saved.status, saved.body.data.version, saved.body.data.status], [200, 1, "DRAFT"]);
 
       // Release needs the promote role; the author is refused, the promoter releases.
       expectError(
-        await req("POST", `${P}/${p.id}/release`, h.author, undefined, saved.body.data.body_hash),
+        await release(h.author, saved.body.data.body_hash),
         403,
         "auth.role_required",
       );
-      const rel = await req(
-        "POST",
-        `${P}/${p.id}/release`,
-        h.promoter,
-        undefined,
-        saved.body.data.body_hash,
-      );
+      const rel = await release(h.promoter, saved.body.data.body_hash);
       deepEqual([rel.status, rel.body.data.status, rel.body.data.current_version], [
         200,
         "RELEASED",
         1,
       ]);
       expectError(
-        await req("POST", `${P}/${p.id}/release`, h.promoter, undefined, saved.body.data.body_hash),
+        await release(h.promoter, saved.body.data.body_hash),
         409,
         "pipeline.version.not_draft",
       );
 
       // Identical body to the release with no draft: nothing written, RELEASED reported.
-      const same = await req("PUT", `${P}/${p.id}`, h.author, body2, rel.body.data.body_hash);
+      const same = await save(body2, rel.body.data.body_hash);
       deepEqual([same.body.data.version, same.body.data.status], [1, "RELEASED"]);
-      const v2 = await req(
-        "PUT",
-        `${P}/${p.id}`,
-        h.author,
-        pipe("sales/daily", { description: "v3" }),
-        rel.body.data.body_hash,
-      );
+      const v2 = await save(pipe("sales/daily", { description: "v3" }), rel.body.data.body_hash);
       deepEqual([v2.body.data.version, v2.body.data.status, v2.body.data.current_version], [
         2,
         "DRAFT",
         1,
       ]);
-      const rel2 = await req(
-        "POST",
-        `${P}/${p.id}/release`,
-        h.promoter,
-        undefined,
-        v2.body.data.body_hash,
-      );
+      const rel2 = await release(h.promoter, v2.body.data.body_hash);
       equal(rel2.body.data.current_version, 2);
 
       const versions = (await req("GET", `${P}/${p.id}/versions`, h.author)).body.data.items;
@@ -156,13 +143,7 @@ bothStores(
       );
 
       // A draft purged by the draft discard route; its number returns to the pool.
-      const d3 = await req(
-        "PUT",
-        `${P}/${p.id}`,
-        h.author,
-        pipe("sales/daily", { description: "v4" }),
-        rel.body.data.body_hash,
-      );
+      const d3 = await save(pipe("sales/daily", { description: "v4" }), rel.body.data.body_hash);
       equal(d3.body.data.version, 3);
       expectError(
         await req("POST", `${P}/${p.id}/draft/discard`, h.author),

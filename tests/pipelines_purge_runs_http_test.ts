@@ -153,13 +153,16 @@ bothStores(
       const p = await create(w, pipe("runs/versions"));
       const v1 = await release(w, p);
       const releasedRun = await run(w, p.id);
-      const draft = await w.req(
-        "PUT",
-        `${P}/${p.id}`,
-        w.h.author,
-        pipe("runs/versions", { description: "two" }),
-        v1.body_hash,
-      );
+      // A new draft over release 1, told apart by its description.
+      const saveDraft = (description: string) =>
+        w.req(
+          "PUT",
+          `${P}/${p.id}`,
+          w.h.author,
+          pipe("runs/versions", { description }),
+          v1.body_hash,
+        );
+      const draft = await saveDraft("two");
       equal(draft.body.data.version, 2);
       const draftRun = await run(w, p.id);
       const discard = await w.req(
@@ -175,13 +178,7 @@ bothStores(
 
       // Number 2 returns to the pool: the next draft's runs are its own, and purge by version
       // takes them too.
-      const again = await w.req(
-        "PUT",
-        `${P}/${p.id}`,
-        w.h.author,
-        pipe("runs/versions", { description: "two again" }),
-        v1.body_hash,
-      );
+      const again = await saveDraft("two again");
       equal(again.body.data.version, 2);
       const secondDraftRun = await run(w, p.id);
       equal((await w.req("DELETE", `${P}/${p.id}/versions/2`, w.h.author)).status, 204);

@@ -14,6 +14,7 @@ import {
 } from "./support/access_fixtures.ts";
 import { json, type TestServer, withTestServer } from "./support/harness.ts";
 import { forEachStoreKind, type StoreKind } from "./support/stores.ts";
+import { insertUser } from "../src/store/row_fixtures.ts";
 
 async function withServer(
   store: StoreKind,
@@ -114,10 +115,11 @@ forEachStoreKind(
   (store) =>
     withServer(store, async (s) => {
       await createUser(s.runtime, "kim@example.com");
-      await s.runtime.db.execute(
-        "INSERT INTO users (id, email, display_name, provider, provider_subject, created_at, updated_at) VALUES ($1, 'sso@example.com', 'S', 'corp', 'sub', $2, $2)",
-        [crypto.randomUUID(), new Date().toISOString()],
-      );
+      await insertUser(s.runtime.db, "sso@example.com", {
+        display_name: "S",
+        provider: "corp",
+        provider_subject: "sub",
+      });
       const answers = [];
       for (
         const [email, password] of [["nobody@example.com", "whatever pw"], [

@@ -19,7 +19,13 @@ import { WorkspaceService } from "../workspaces/mod.ts";
 import { eventually } from "../../tests/support/wait.ts";
 import { keyStartedExecution } from "./repo.ts";
 import { bindParameters, type ServeRequest } from "./serve.ts";
-import { type EndpointWorld, endpointWorld, PEOPLE_BY_TEAM, peopleNodes } from "./test_fixtures.ts";
+import {
+  type EndpointWorld,
+  endpointWorld,
+  PEOPLE_BY_TEAM,
+  peopleNodes,
+  publishPeople,
+} from "./test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
 
 async function withWorld(
@@ -44,9 +50,7 @@ forEachStore(
   "a GET answers the data_ready payload of an ENDPOINT run, audited",
   (db) =>
     withWorld(db, async (e) => {
-      const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
-      await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
-      const key = await e.key({ name: "app", scopes: ["execute"] });
+      const { id, key } = await publishPeople(e);
       const r = await e.server.serve(get(key, "/people/blue"));
       equal(r.status, 200);
       if (r.status !== 200) return;
@@ -229,9 +233,7 @@ forEachStore(
   "unknown, disabled and deactivated-workspace paths answer one 404",
   (db) =>
     withWorld(db, async (e) => {
-      const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
-      await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
-      const key = await e.key({ name: "app", scopes: ["execute"] });
+      const { key } = await publishPeople(e);
       const bodies: string[] = [];
       const notFound = async (path: string) => {
         const err = await refuses(() => e.server.serve(get(key, path)), "endpoint.not_found", 404);
@@ -262,9 +264,7 @@ forEachStore(
   "503 when the latest release is gone or no longer side-effect-free",
   (db) =>
     withWorld(db, async (e) => {
-      const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
-      await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
-      const key = await e.key({ name: "app", scopes: ["execute"] });
+      const { id, key } = await publishPeople(e);
       // A later release that writes: the URL now runs it, so it must refuse.
       const view = await e.w.pipelines.view(e.w.workspaceId, id);
       const saved = await e.w.pipelines.update(e.w.ctx, id, view.working!.body_hash, {

@@ -77,19 +77,18 @@ forEachStore(
         400,
       );
 
+      const notReadonly = (pipeline_id: string, details: Record<string, unknown>) =>
+        refuses(
+          publish({ path_pattern: "/x", pipeline_id }),
+          "endpoint.pipeline_not_readonly",
+          409,
+          details,
+        );
       const dml = await e.released([
         { id: "read", type: "DQL", source: "lite", sql: "SELECT 1 AS one" },
         { id: "purge", type: "DML", source: "lite", sql: "DELETE FROM people" },
       ]);
-      await refuses(
-        publish({ path_pattern: "/x", pipeline_id: dml }),
-        "endpoint.pipeline_not_readonly",
-        409,
-        {
-          node_id: "purge",
-          pipeline_id: dml,
-        },
-      );
+      await notReadonly(dml, { node_id: "purge", pipeline_id: dml });
       const writes = await e.released([{
         id: "copy",
         type: "DQL",
@@ -97,26 +96,10 @@ forEachStore(
         sql: "SELECT 1 AS one",
         output: { target: "datasource", datasource: "lite", table: "copy" },
       }]);
-      await refuses(
-        publish({ path_pattern: "/x", pipeline_id: writes }),
-        "endpoint.pipeline_not_readonly",
-        409,
-        {
-          node_id: "copy",
-        },
-      );
+      await notReadonly(writes, { node_id: "copy" });
       // Transitively: a read-only parent over a child whose current release writes.
       const parent = await e.released([{ id: "sub", type: "PIPELINE", pipeline: { id: dml } }]);
-      await refuses(
-        publish({ path_pattern: "/x", pipeline_id: parent }),
-        "endpoint.pipeline_not_readonly",
-        409,
-        {
-          node_id: "purge",
-          pipeline_id: dml,
-          via: ["sub"],
-        },
-      );
+      await notReadonly(parent, { node_id: "purge", pipeline_id: dml, via: ["sub"] });
       // A read-only child, pinned, passes.
       const clean = await e.released([
         { id: "sub", type: "PIPELINE", pipeline: { id, version: 1 } },

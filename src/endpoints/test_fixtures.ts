@@ -167,3 +167,13 @@ export function peopleNodes(source: string, sql?: string): JsonObject[] {
     sql: sql ?? "SELECT id, name FROM people WHERE team = :team ORDER BY id",
   }];
 }
+
+/**
+ * The people-by-team read released and published at `/people/{team}`, with a user key `app`
+ * that may execute: what most serve tests start from.
+ */
+export async function publishPeople(e: EndpointWorld): Promise<{ id: string; key: Principal }> {
+  const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
+  await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
+  return { id, key: await e.key({ name: "app", scopes: ["execute"] }) };
+}

@@ -15,6 +15,7 @@ import {
   type EndpointWorld,
   PEOPLE_BY_TEAM,
   peopleNodes,
+  publishPeople,
   RESULT_LIMITS,
   withEndpointWorld,
 } from "./test_fixtures.ts";
@@ -68,9 +69,7 @@ forEachStore(
   "the steady state re-checks a serve without reading the store",
   (db) =>
     withEndpointWorld(db, async (e) => {
-      const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
-      await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
-      const key = await e.key({ name: "app", scopes: ["execute"] });
+      const { key } = await publishPeople(e);
       const { reads, server } = countingServer(e);
       equal(await versionServed(e, server, key), 1);
       ok(reads.length > 0, "the first serve judges the release");
@@ -85,9 +84,7 @@ forEachStore(
   "a release, a discard and a restore are seen by the next serve",
   (db) =>
     withEndpointWorld(db, async (e) => {
-      const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
-      await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
-      const key = await e.key({ name: "app", scopes: ["execute"] });
+      const { id, key } = await publishPeople(e);
       equal(await versionServed(e, e.server, key), 1);
       await releaseNext(e, id, peopleNodes("lite", "SELECT id FROM people WHERE team = :team"));
       equal(await versionServed(e, e.server, key), 2);
@@ -124,9 +121,7 @@ forEachStore(
   "a workspace deactivated, then reactivated, is seen by the next serve",
   (db) =>
     withEndpointWorld(db, async (e) => {
-      const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
-      await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
-      const key = await e.key({ name: "app", scopes: ["execute"] });
+      const { key } = await publishPeople(e);
       const workspaces = new WorkspaceService({ db, allowlistDomains: [] });
       workspaces.onStateChange(() => e.live.changed());
       const ws = await db.first<{ name: string }>("SELECT name FROM workspaces WHERE id = $1", [

@@ -1,39 +1,15 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { queryAudit } from "../audit/mod.ts";
-import { ensureSystemActor } from "../identity/mod.ts";
-import { MemoryStore } from "../shared/mod.ts";
 import type { Db } from "../store/mod.ts";
 import { forEachStore } from "../../tests/support/stores.ts";
 import { checkEventOrder } from "./event_order.ts";
 import { reapedStats } from "./reaper.ts";
 import { ExecutionRepo } from "./repo.ts";
-import { DurableSink } from "./sink.ts";
-import {
-  addRunRows,
-  housekeepers,
-  runningRecord,
-  succeeded,
-  successFrames,
-} from "./test_fixtures.ts";
+import { housekeepingWorld, runningRecord, succeeded, successFrames } from "./test_fixtures.ts";
 
 const MINUTE = 60_000;
 
-async function world(db: Db) {
-  const ids = await addRunRows(db);
-  const shared = new MemoryStore();
-  const clock = { now: Date.now() };
-  const systemActor = await ensureSystemActor(db);
-  const keeper = housekeepers({
-    db,
-    shared,
-    systemActor,
-    heartbeatMs: MINUTE,
-    now: () => clock.now,
-  });
-  const sink = (instanceId: string) =>
-    new DurableSink(new ExecutionRepo(db), shared, instanceId, () => clock.now);
-  return { ids, shared, clock, systemActor, keeper, sink };
-}
+const world = (db: Db) => housekeepingWorld(db, { heartbeatMs: MINUTE });
 
 forEachStore(
   "the reaper aborts runs of a dead instance, as the system actor, and only those",

@@ -4,11 +4,9 @@ import { forEachStore } from "../../tests/support/stores.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { reclaimSpace, RetentionSweeps } from "./retention.ts";
 import { queryAudit } from "../audit/mod.ts";
-import { ensureSystemActor } from "../identity/mod.ts";
-import { MemoryStore } from "../shared/mod.ts";
 import {
   addRunRows,
-  housekeepers,
+  housekeepingWorld,
   runningRecord,
   succeeded,
   successFrames,
@@ -197,12 +195,8 @@ forEachStore("the embedded store reclaims the pages the sweeps free", async (db,
 forEachStore(
   "housekeeping's growth sweep packs, ages out records as the system actor, and keeps them at 0 days",
   async (db) => {
-    const ids = await addRunRows(db);
-    const systemActor = await ensureSystemActor(db);
-    const shared = new MemoryStore();
-    const clock = { now: Date.now() };
-    const keeper = (recordRetentionDays: number) =>
-      housekeepers({ db, shared, systemActor, recordRetentionDays, now: () => clock.now })("i");
+    const { ids, shared, clock, systemActor, ...w } = await housekeepingWorld(db);
+    const keeper = (recordRetentionDays: number) => w.keeper("i", { recordRetentionDays });
     const run = await storedRun(db, ids);
     clock.now += HOUR + 60_000;
     const first = await keeper(90).sweepGrowth();

@@ -6,7 +6,6 @@
  */
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { ensureSystemActor } from "../identity/mod.ts";
 import { Unavailable } from "../lib/unavailable.ts";
 import { MemoryStore } from "../shared/mod.ts";
 import { type Db, PostgresDb } from "../store/mod.ts";
@@ -19,7 +18,7 @@ import { ExecutionRepo } from "./repo.ts";
 import { DurableSink } from "./sink.ts";
 import {
   addRunRows,
-  housekeepers,
+  housekeepingWorld,
   runningRecord,
   succeeded,
   successFrames,
@@ -114,20 +113,13 @@ forEachStore(
 forEachStore(
   "issue 22 finding 4: an instance beats only for the runs it holds; its own reaper takes one it gave up",
   async (db) => {
-    const ids = await addRunRows(db);
     const repo = new ExecutionRepo(db);
-    const shared = new MemoryStore();
-    const clock = { now: Date.now() };
-    const systemActor = await ensureSystemActor(db);
     const held = new Set<string>();
-    const keeper = housekeepers({
-      db,
-      shared,
-      systemActor,
+    const { ids, shared, clock, ...w } = await housekeepingWorld(db, {
       heartbeatMs: 60_000,
       runs: { held: () => [...held], holds: (id) => held.has(id) },
-      now: () => clock.now,
-    })("instance-a");
+    });
+    const keeper = w.keeper("instance-a");
     const kept = runningRecord(ids);
     const given = runningRecord(ids);
     const at = new Date(clock.now).toISOString();

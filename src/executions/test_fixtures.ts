@@ -3,28 +3,25 @@
  * records in their stored shape, and the frames of a complete run, written through the real sink
  * the way the executor writes them.
  */
+import { ensureSystemActor } from "../identity/mod.ts";
 import { newId } from "../lib/ids.ts";
-import type { Queryable } from "../store/mod.ts";
-import { insertUser, insertWorkspace } from "../store/row_fixtures.ts";
+import { MemoryStore } from "../shared/mod.ts";
+import type { Db, Queryable } from "../store/mod.ts";
+import { insertRow, insertUser, insertWorkspace } from "../store/row_fixtures.ts";
 import { createLogger } from "../lib/log.ts";
 import type { EventFrame } from "./event_order.ts";
 import { ExecutionHousekeeping, type HousekeepingOptions } from "./reaper.ts";
+import { ExecutionRepo } from "./repo.ts";
+import { DurableSink } from "./sink.ts";
 import type { ExecutionRecord } from "./types.ts";
 
-export async function addPipelineRow(
+export function addPipelineRow(
   db: Queryable,
   workspaceId: string,
   ownerId: string,
   name = `p-${newId().slice(-8)}`,
 ): Promise<string> {
-  const id = newId();
-  const now = new Date().toISOString();
-  await db.execute(
-    `INSERT INTO pipelines (id, workspace_id, name, owner_id, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $5)`,
-    [id, workspaceId, name, ownerId, now],
-  );
-  return id;
+  return insertRow(db, "pipelines", { workspace_id: workspaceId, name, owner_id: ownerId });
 }
 
 /** A workspace, a user and a pipeline row of theirs: what a stored execution hangs on. */
@@ -50,6 +47,29 @@ export function housekeepers(
       instanceId,
       retentionDays: 7,
     });
+}
+
+type WorldOptions = Omit<
+  HousekeepingOptions,
+  "db" | "shared" | "systemActor" | "now" | "logger" | "instanceId" | "retentionDays"
+>;
+
+/**
+ * The housekeeping world of one store: the rows runs hang on, an in-memory shared store, the
+ * system actor and a clock the test moves. `keeper` is an instance's housekeeping on that clock
+ * (with `options`, and `more` for that call); `sink` an instance's durable sink on it.
+ */
+export async function housekeepingWorld(db: Db, options: WorldOptions = {}) {
+  const ids = await addRunRows(db);
+  const shared = new MemoryStore();
+  const clock = { now: Date.now() };
+  const systemActor = await ensureSystemActor(db);
+  const now = () => clock.now;
+  const keeper = (instanceId: string, more: WorldOptions = {}) =>
+    housekeepers({ db, shared, systemActor, now, ...options, ...more })(instanceId);
+  const sink = (instanceId: string) =>
+    new DurableSink(new ExecutionRepo(db), shared, instanceId, now);
+  return { ids, shared, clock, systemActor, keeper, sink };
 }
 
 export {

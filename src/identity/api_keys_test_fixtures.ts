@@ -8,20 +8,19 @@ import {
   type IssueCapability,
   type Issuer,
 } from "./api_keys.ts";
+import { insertUser } from "../store/row_fixtures.ts";
 
-export async function seedUser(
+export function seedUser(
   db: Db,
   email: string,
   options: { active?: boolean; admin?: boolean } = {},
 ): Promise<string> {
-  const id = crypto.randomUUID();
-  const now = new Date().toISOString();
-  await db.execute(
-    `INSERT INTO users (id, email, display_name, provider, provider_subject, is_active, is_admin,
-       created_at, updated_at) VALUES ($1, $2, $3, 'corp', $2, $4, $5, $6, $6)`,
-    [id, email, `Name of ${email}`, options.active ?? true, options.admin ?? false, now],
-  );
-  return id;
+  return insertUser(db, email, {
+    display_name: `Name of ${email}`,
+    provider: "corp",
+    is_active: options.active ?? true,
+    is_admin: options.admin ?? false,
+  });
 }
 
 export { insertWorkspace as seedWorkspace } from "../store/row_fixtures.ts";

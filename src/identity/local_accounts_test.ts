@@ -4,36 +4,20 @@ import { queryAudit } from "../audit/mod.ts";
 import { AppError } from "../errors/mod.ts";
 import { hashSecret, verifySecret } from "../lib/argon2.ts";
 import { createLogger } from "../lib/log.ts";
-import type { Db } from "../store/mod.ts";
+import type { Db, SqlValue } from "../store/mod.ts";
+import { insertUser } from "../store/row_fixtures.ts";
 import { LocalAccounts } from "./local_accounts.ts";
 import { findUserByEmail } from "./users_repo.ts";
 
 const PASSWORD = "correct horse battery";
 
-async function user(db: Db, email: string, over: Record<string, unknown> = {}) {
-  const id = crypto.randomUUID();
-  const now = new Date().toISOString();
-  const row = {
+async function user(db: Db, email: string, over: Record<string, SqlValue> = {}) {
+  return insertUser(db, email, {
+    display_name: "U",
     password_hash: await hashSecret(PASSWORD),
-    is_active: true,
     must_change_password: false,
-    provider: "local",
     ...over,
-  };
-  await db.execute(
-    `INSERT INTO users (id, email, display_name, provider, provider_subject, is_active, password_hash,
-       must_change_password, created_at, updated_at) VALUES ($1, $2, 'U', $3, $2, $4, $5, $6, $7, $7)`,
-    [
-      id,
-      email,
-      row.provider as string,
-      row.is_active as boolean,
-      row.password_hash as string | null,
-      row.must_change_password as boolean,
-      now,
-    ],
-  );
-  return id;
+  });
 }
 
 function accounts(db: Db, logs: string[] = [], counter = { calls: 0 }) {

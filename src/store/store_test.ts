@@ -3,7 +3,6 @@ import { forEachStore, freshStore } from "../../tests/support/stores.ts";
 import { skipUnless } from "../../tests/support/services.ts";
 import { Assets } from "../lib/assets.ts";
 import { toIso } from "../lib/time.ts";
-import { newId } from "../lib/ids.ts";
 import {
   bool,
   type Db,
@@ -14,16 +13,10 @@ import {
   toSqlitePlaceholders,
 } from "./mod.ts";
 import { SqliteDb } from "./sqlite.ts";
+import { insertUser as insertRowUser } from "./row_fixtures.ts";
 
-async function insertUser(db: Pick<Db, "execute">, email: string, id = newId()) {
-  const now = new Date().toISOString();
-  await db.execute(
-    `INSERT INTO users (id, email, display_name, provider, provider_subject, is_admin, created_at, updated_at)
-     VALUES ($1, $2, $3, 'local', $2, $4, $5, $5)`,
-    [id, email, "Someone", false, now],
-  );
-  return id;
-}
+const insertUser = (db: Pick<Db, "execute">, email: string) =>
+  insertRowUser(db, email, { display_name: "Someone", is_admin: false });
 
 Deno.test("toSqlitePlaceholders() renumbers $n but leaves quoted text alone", () => {
   equal(

@@ -2,6 +2,7 @@
 import { deepEqual } from "node:assert/strict";
 import type { Principal } from "../identity/mod.ts";
 import type { Db, Queryable } from "../store/mod.ts";
+import { insertUser } from "../store/row_fixtures.ts";
 import { WorkspaceService } from "./service.ts";
 
 export function service(db: Db, allowlistDomains: string[] = []): WorkspaceService {
@@ -14,14 +15,12 @@ export async function addUser(
   email: string,
   options: { isAdmin?: boolean; provider?: string } = {},
 ): Promise<Principal> {
-  const id = crypto.randomUUID();
-  const now = new Date().toISOString();
   const provider = options.provider ?? "local";
-  await db.execute(
-    `INSERT INTO users (id, email, display_name, provider, provider_subject, is_admin, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $2, $5, $6, $6)`,
-    [id, email, `User ${email}`, provider, options.isAdmin ?? false, now],
-  );
+  const id = await insertUser(db, email, {
+    display_name: `User ${email}`,
+    provider,
+    is_admin: options.isAdmin ?? false,
+  });
   return {
     userId: id,
     email,

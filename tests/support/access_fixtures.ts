@@ -6,6 +6,7 @@
 import { hashSecret } from "../../src/lib/argon2.ts";
 import type { Principal, WorkspaceContext } from "../../src/identity/types.ts";
 import type { Runtime } from "../../src/runtime.ts";
+import { insertUser } from "../../src/store/row_fixtures.ts";
 
 export type RoleName = "viewer" | "author" | "promoter" | "ws_admin" | "super_admin";
 export const ROLE_NAMES: RoleName[] = ["viewer", "author", "promoter", "ws_admin", "super_admin"];
@@ -40,21 +41,12 @@ export async function createUser(
   options: { isAdmin?: boolean; mustChange?: boolean } = {},
 ): Promise<TestUser> {
   passwordHash ??= hashSecret(TEST_PASSWORD);
-  const id = crypto.randomUUID();
-  const now = new Date().toISOString();
-  await rt.db.execute(
-    `INSERT INTO users (id, email, display_name, provider, provider_subject, is_admin, password_hash,
-       must_change_password, created_at, updated_at) VALUES ($1, $2, $3, 'local', $2, $4, $5, $6, $7, $7)`,
-    [
-      id,
-      email,
-      email.split("@")[0],
-      options.isAdmin ?? false,
-      await passwordHash,
-      options.mustChange ?? false,
-      now,
-    ],
-  );
+  const id = await insertUser(rt.db, email, {
+    display_name: email.split("@")[0],
+    is_admin: options.isAdmin ?? false,
+    password_hash: await passwordHash,
+    must_change_password: options.mustChange ?? false,
+  });
   return {
     id,
     email,

@@ -50,9 +50,24 @@ export const legacyHeaders = {
   "mcp-protocol-version": LEGACY,
 };
 
+/** A legacy list call that differs from the fast path's shape only in its headers. */
+const legacyHeaderVariant = (id: number, name: string, headers: Variant["headers"]): Variant => ({
+  name: `legacy, ${name}`,
+  fast: false,
+  headers: { ...legacyHeaders, ...headers },
+  body: call(id, "pipelines_list", {}),
+});
+
 export function variants(pipelineId: string): Variant[] {
   const m = modernHeaders("pipelines_list");
   const good = call(1, "pipelines_list", {}, envelope);
+  /** The fast path's modern call with other headers. */
+  const modernHeaderVariant = (name: string, headers: Variant["headers"]): Variant => ({
+    name: `modern, ${name}`,
+    fast: false,
+    headers: { ...m, ...headers },
+    body: good,
+  });
   return [
     // 2026-07-28, served by the fast path
     { name: "modern list", fast: true, headers: m, body: good },
@@ -94,42 +109,14 @@ export function variants(pipelineId: string): Variant[] {
       headers: modernHeaders("nope"),
       body: call(7, "nope", {}, envelope),
     },
-    {
-      name: "modern, no Mcp-Method",
-      fast: false,
-      headers: { ...m, "mcp-method": undefined },
-      body: good,
-    },
-    {
-      name: "modern, Mcp-Method mismatch",
-      fast: false,
-      headers: { ...m, "mcp-method": "tools/list" },
-      body: good,
-    },
-    {
-      name: "modern, no Mcp-Name",
-      fast: false,
-      headers: { ...m, "mcp-name": undefined },
-      body: good,
-    },
-    {
-      name: "modern, Mcp-Name mismatch",
-      fast: false,
-      headers: { ...m, "mcp-name": "pipelines_get" },
-      body: good,
-    },
-    {
-      name: "modern, Mcp-Name Base64 sentinel",
-      fast: false,
-      headers: { ...m, "mcp-name": `=?base64?${btoa("pipelines_list")}?=` },
-      body: good,
-    },
-    {
-      name: "modern, no MCP-Protocol-Version",
-      fast: false,
-      headers: { ...m, "mcp-protocol-version": undefined },
-      body: good,
-    },
+    modernHeaderVariant("no Mcp-Method", { "mcp-method": undefined }),
+    modernHeaderVariant("Mcp-Method mismatch", { "mcp-method": "tools/list" }),
+    modernHeaderVariant("no Mcp-Name", { "mcp-name": undefined }),
+    modernHeaderVariant("Mcp-Name mismatch", { "mcp-name": "pipelines_get" }),
+    modernHeaderVariant("Mcp-Name Base64 sentinel", {
+      "mcp-name": `=?base64?${btoa("pipelines_list")}?=`,
+    }),
+    modernHeaderVariant("no MCP-Protocol-Version", { "mcp-protocol-version": undefined }),
     {
       name: "modern, unsupported version",
       fast: false,
@@ -198,12 +185,7 @@ export function variants(pipelineId: string): Variant[] {
     },
     { name: "modern, jsonrpc 1.0", fast: false, headers: m, body: { ...good, jsonrpc: "1.0" } },
     { name: "modern, extra member", fast: false, headers: m, body: { ...good, extra: 1 } },
-    {
-      name: "modern, text/plain",
-      fast: false,
-      headers: { ...m, "content-type": "text/plain" },
-      body: good,
-    },
+    modernHeaderVariant("text/plain", { "content-type": "text/plain" }),
     { name: "modern, batch", fast: false, headers: m, body: [good] },
     { name: "modern, not JSON", fast: false, headers: m, body: undefined, raw: "{not json" },
     // 2025-11-25 without a session, served by the fast path
@@ -220,48 +202,13 @@ export function variants(pipelineId: string): Variant[] {
       body: call(21, "pipelines_list", { offset: -1 }),
     },
     // 2025-11-25 variants the SDK answers
-    {
-      name: "legacy, Accept JSON only",
-      fast: false,
-      headers: { ...legacyHeaders, accept: "application/json" },
-      body: call(22, "pipelines_list", {}),
-    },
-    {
-      name: "legacy, Accept SSE only",
-      fast: false,
-      headers: { ...legacyHeaders, accept: "text/event-stream" },
-      body: call(23, "pipelines_list", {}),
-    },
-    {
-      name: "legacy, no Accept",
-      fast: false,
-      headers: { ...legacyHeaders, accept: undefined },
-      body: call(24, "pipelines_list", {}),
-    },
-    {
-      name: "legacy, no version header",
-      fast: false,
-      headers: { ...legacyHeaders, "mcp-protocol-version": undefined },
-      body: call(25, "pipelines_list", {}),
-    },
-    {
-      name: "legacy, older version",
-      fast: false,
-      headers: { ...legacyHeaders, "mcp-protocol-version": "2025-06-18" },
-      body: call(26, "pipelines_list", {}),
-    },
-    {
-      name: "legacy, unsupported version",
-      fast: false,
-      headers: { ...legacyHeaders, "mcp-protocol-version": "1999-01-01" },
-      body: call(27, "pipelines_list", {}),
-    },
-    {
-      name: "legacy, a session id",
-      fast: false,
-      headers: { ...legacyHeaders, "mcp-session-id": "abc" },
-      body: call(28, "pipelines_list", {}),
-    },
+    legacyHeaderVariant(22, "Accept JSON only", { accept: "application/json" }),
+    legacyHeaderVariant(23, "Accept SSE only", { accept: "text/event-stream" }),
+    legacyHeaderVariant(24, "no Accept", { accept: undefined }),
+    legacyHeaderVariant(25, "no version header", { "mcp-protocol-version": undefined }),
+    legacyHeaderVariant(26, "older version", { "mcp-protocol-version": "2025-06-18" }),
+    legacyHeaderVariant(27, "unsupported version", { "mcp-protocol-version": "1999-01-01" }),
+    legacyHeaderVariant(28, "a session id", { "mcp-session-id": "abc" }),
     {
       name: "legacy, progress token",
       fast: false,

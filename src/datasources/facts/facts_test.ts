@@ -3,24 +3,30 @@ import { forEachStore } from "../../../tests/support/stores.ts";
 import { newId } from "../../lib/ids.ts";
 import type { Db } from "../../store/mod.ts";
 import { addUser, service } from "../../workspaces/test_fixtures.ts";
-import { columnFingerprint } from "./fingerprint.ts";
 import {
   attachColumnFacts,
   attachTableFacts,
   checkColumnDrift,
   checkTableDrift,
+  columnFingerprint,
+  type FactActor,
   factsForDatasource,
+  type FactViewer,
   listFacts,
-} from "./read.ts";
-import { recordFact, retireFact } from "./record.ts";
-import type { FactActor, FactViewer } from "./types.ts";
+  recordFact,
+  type RecordFactInput,
+  retireFact,
+} from "./mod.ts";
 import { refuses } from "../../../tests/support/refusals.ts";
 
 const DS1 = { id: newId(), name: "warehouse" };
 const DS2 = { id: newId(), name: "other" };
 const COLUMNS = [{ name: "id", type: "bigint" }, { name: "amount", type: "decimal" }];
 
-/** Two workspaces, A and B, both seeing DS1; only A sees DS2. */
+/**
+ * Two workspaces, A and B, both seeing DS1; only A sees DS2. `record` files a fact from A
+ * (on DS1 unless told), recorded via the API unless the input says otherwise.
+ */
 async function setUp(db: Db) {
   const svc = service(db);
   const root = await addUser(db, "root@x.example", { isAdmin: true });
@@ -32,7 +38,10 @@ async function setUp(db: Db) {
   const actorB: FactActor = { workspaceId: b, userId: root.userId };
   const viewA: FactViewer = { workspaceId: a, visibleDatasourceIds: [DS1.id, DS2.id] };
   const viewB: FactViewer = { workspaceId: b, visibleDatasourceIds: [DS1.id] };
-  return { actorA, actorB, viewA, viewB, seeA: [DS1.id, DS2.id], seeB: [DS1.id] };
+  const seeA = [DS1.id, DS2.id];
+  const record = (input: RecordFactInput, datasource = DS1) =>
+    recordFact(db, actorA, datasource, seeA, { recorded_via: "api", ...input });
+  return { actorA, actorB, viewA, viewB, seeA, seeB: [DS1.id], record };
 }
 
 Deno.test("columnFingerprint() ignores column order and moves on name or type changes", () => {
@@ -45,19 +54,18 @@ Deno.test("columnFingerprint() ignores column order and moves on name or type ch
 });
 
 forEachStore("recordFact() applies the scope and trust rules and validates fields", async (db) => {
-  const { actorA, seeA, viewA } = await setUp(db);
-  const rule = await recordFact(db, actorA, DS1, seeA, {
+  const { viewA, record } = await setUp(db);
+  const rule = await record({
     kind: "definition",
     fact: "revenue excludes refunds",
     trust: "verified",
     recorded_via: "tool:semantics_record",
   });
   deepEqual([rule.scope, rule.trust], ["WORKSPACE", "asserted"]);
-  const window = await recordFact(db, actorA, DS1, seeA, {
+  const window = await record({
     kind: "window",
     fact: "data from 2020 on",
     trust: "observed",
-    recorded_via: "api",
   });
   deepEqual([window.scope, window.trust], ["DATASOURCE", "observed"]);
 
@@ -77,18 +85,14 @@ forEachStore("recordFact() applies the scope and trust rules and validates field
   ];
   for (const [over, field] of bad) {
     await refuses(
-      recordFact(db, actorA, DS1, seeA, { fact: "f", recorded_via: "api", ...over }),
+      record({ fact: "f", ...over }),
       "pipeline.execution.invalid_parameter_type",
       400,
       { field },
     );
   }
   await refuses(
-    recordFact(db, actorA, { id: newId(), name: "hidden" }, seeA, {
-      kind: "unit",
-      fact: "f",
-      recorded_via: "api",
-    }),
+    record({ kind: "unit", fact: "f" }, { id: newId(), name: "hidden" }),
     "datasource.not_found",
     404,
   );
@@ -98,23 +102,18 @@ forEachStore("recordFact() applies the scope and trust rules and validates field
 forEachStore(
   "facts are served by visibility, with conflicts and readable pipelines",
   async (db) => {
-    const { actorA, viewA, viewB, seeA } = await setUp(db);
+    const { actorA, viewA, viewB, seeA, record } = await setUp(db);
     const pipeline = { id: newId(), name: "daily_revenue" };
-    const shared = await recordFact(db, actorA, DS1, seeA, {
+    const shared = await record({
       kind: "unit",
       fact: "amount is in cents",
-      recorded_via: "api",
       evidence_summary: "max(amount) = 129900",
       source_pipeline: pipeline,
       table: "orders",
       column: "amount",
     });
-    await recordFact(db, actorA, DS1, seeA, {
-      kind: "preference",
-      fact: "prefer net amounts",
-      recorded_via: "api",
-    });
-    await recordFact(db, actorA, DS2, seeA, { kind: "unit", fact: "x", recorded_via: "api" });
+    await record({ kind: "preference", fact: "prefer net amounts" });
+    await record({ kind: "unit", fact: "x" }, DS2);
 
     const forA = await listFacts(db, viewA, DS1.id);
     equal(forA.length, 2);
@@ -140,10 +139,9 @@ forEachStore(
     const canRead = { ...viewB, canReadPipeline: (id: string) => id === pipeline.id };
     deepEqual((await listFacts(db, canRead))[0].source_pipeline, pipeline);
 
-    const rival = await recordFact(db, actorA, DS1, seeA, {
+    const rival = await record({
       kind: "unit",
       fact: "amount is in euros",
-      recorded_via: "api",
       table: "orders",
       column: "amount",
     });
@@ -162,17 +160,9 @@ forEachStore(
 forEachStore(
   "retireFact() needs visibility, and the admin role for another workspace's fact",
   async (db) => {
-    const { actorA, actorB, viewA, seeA, seeB } = await setUp(db);
-    const shared = await recordFact(db, actorA, DS1, seeA, {
-      kind: "sampling",
-      fact: "1% sample",
-      recorded_via: "api",
-    });
-    const own = await recordFact(db, actorA, DS1, seeA, {
-      kind: "exclusion",
-      fact: "skip test rows",
-      recorded_via: "api",
-    });
+    const { actorA, actorB, viewA, seeA, seeB, record } = await setUp(db);
+    const shared = await record({ kind: "sampling", fact: "1% sample" });
+    const own = await record({ kind: "exclusion", fact: "skip test rows" });
     await refuses(retireFact(db, actorB, seeB, own.id), "datasource.fact_not_found", 404);
     await refuses(retireFact(db, actorB, seeB, shared.id), "auth.role_required", 403);
     await refuses(retireFact(db, actorB, [], shared.id), "datasource.fact_not_found", 404);
@@ -185,20 +175,18 @@ forEachStore(
 );
 
 forEachStore("/columns drift demotes to needs_review once, one-way", async (db) => {
-  const { actorA, viewA, seeA } = await setUp(db);
-  const tracked = await recordFact(db, actorA, DS1, seeA, {
+  const { viewA, record } = await setUp(db);
+  const tracked = await record({
     kind: "unit",
     fact: "cents",
-    recorded_via: "api",
     schema: "public",
     table: "orders",
     column: "amount",
     columns: COLUMNS,
   });
-  const unfingerprinted = await recordFact(db, actorA, DS1, seeA, {
+  const unfingerprinted = await record({
     kind: "note",
     fact: "busy table",
-    recorded_via: "api",
     schema: "public",
     table: "orders",
   });
@@ -223,19 +211,17 @@ forEachStore("/columns drift demotes to needs_review once, one-way", async (db) 
 forEachStore(
   "a complete /tables listing makes facts on vanished tables stale, for good",
   async (db) => {
-    const { actorA, viewA, seeA } = await setUp(db);
-    const orders = await recordFact(db, actorA, DS1, seeA, {
+    const { viewA, record } = await setUp(db);
+    const orders = await record({
       kind: "grain",
       fact: "one row per order",
-      recorded_via: "api",
       schema: "public",
       table: "orders",
       columns: COLUMNS,
     });
-    const users = await recordFact(db, actorA, DS1, seeA, {
+    const users = await record({
       kind: "grain",
       fact: "one row per user",
-      recorded_via: "api",
       schema: "public",
       table: "users",
     });

@@ -14,7 +14,14 @@ import {
 import { AppError } from "../../errors/mod.ts";
 import type { Logger } from "../../lib/log.ts";
 import { connectorPool, lossyWarning, probe, quoteIdent } from "./common.ts";
-import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
+import {
+  type CatalogueRows,
+  columnKeys,
+  listSchemas,
+  listTables,
+  requireTable,
+  withKeys,
+} from "./catalogue.ts";
 import { DuckReads, keepInterrupting, openDuckRead } from "./duckdb_read.ts";
 import {
   asRefusal,
@@ -255,23 +262,27 @@ export class DuckdbConnector extends DuckReads implements Connector {
         [name, nullable, comment],
       ) => [String(name), { nullable: Boolean(nullable), comment }]),
     );
-    return described.names.map((name, i) => {
-      const type = described.types[i];
-      const { type: wire, lossy } = duckdbWireType(type);
-      const m = meta.get(name);
-      const decimal = type as unknown as { width?: number; scale?: number };
-      return {
-        name,
-        type: wire,
-        source_type: sourceName(type),
-        ...(m ? { nullable: m.nullable } : {}),
-        ...(wire === "decimal" && decimal.width !== undefined
-          ? { precision: decimal.width, scale: decimal.scale }
-          : {}),
-        warnings: lossy ? [lossyWarning(sourceName(type))] : [],
-        ...(m?.comment ? { remarks: String(m.comment) } : {}),
-      };
-    });
+    const keys = await columnKeys("DUCKDB", this.#rows, resolved, table);
+    return withKeys(
+      described.names.map((name, i) => {
+        const type = described.types[i];
+        const { type: wire, lossy } = duckdbWireType(type);
+        const m = meta.get(name);
+        const decimal = type as unknown as { width?: number; scale?: number };
+        return {
+          name,
+          type: wire,
+          source_type: sourceName(type),
+          ...(m ? { nullable: m.nullable } : {}),
+          ...(wire === "decimal" && decimal.width !== undefined
+            ? { precision: decimal.width, scale: decimal.scale }
+            : {}),
+          warnings: lossy ? [lossyWarning(sourceName(type))] : [],
+          ...(m?.comment ? { remarks: String(m.comment) } : {}),
+        };
+      }),
+      keys,
+    );
   }
 
   async currentSchema(): Promise<string | null> {

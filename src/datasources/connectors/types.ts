@@ -148,9 +148,20 @@ export interface TableInfo {
   remarks?: string;
 }
 
-export interface ColumnInfo extends ColumnSchema {
+export interface ColumnInfo extends ColumnSchema, Partial<ColumnKeys> {
   warnings: string[];
   remarks?: string;
+}
+
+/**
+ * What one column takes part in (docs/datasources.md#keys-and-indexes), from the dialect's key
+ * catalogue (`catalogue.ts`); LAKE exposes none and leaves all three out.
+ */
+export interface ColumnKeys {
+  /** Position in the primary key (1-based), null when not part of it. */
+  primary_key: number | null;
+  references: { constraint?: string; schema: string; table: string; column: string }[];
+  indexes: { name: string; unique: boolean; position: number }[];
 }
 
 export interface Listing<T> {

@@ -6,7 +6,7 @@
  * catalogue of catalogues) and LAKE (the registry) list in their own connectors.
  */
 import { AppError } from "../../errors/mod.ts";
-import type { ColumnKeys, Connector, Listing, TableInfo } from "./types.ts";
+import type { ColumnKeys, Connector, Dialect, Listing, TableInfo } from "./types.ts";
 
 interface CatalogueSql {
   schemas: string;
@@ -326,3 +326,15 @@ export function withKeys<C extends { name: string }>(
     ...(keys.get(c.name) ?? { primary_key: null, references: [], indexes: [] }),
   }));
 }
+
+/**
+ * What turns a read into a question about its plan, per dialect (docs/datasources.md#plans): the
+ * engine plans the statement and never runs it. No ANALYZE anywhere: that form runs the statement.
+ */
+export const EXPLAIN_PREFIX: Record<Dialect, string> = {
+  POSTGRES: "EXPLAIN (FORMAT TEXT) ",
+  MYSQL: "EXPLAIN ",
+  SQLITE: "EXPLAIN QUERY PLAN ",
+  DUCKDB: "EXPLAIN ",
+  LAKE: "EXPLAIN ",
+};

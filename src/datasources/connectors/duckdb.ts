@@ -17,6 +17,7 @@ import { connectorPool, lossyWarning, probe, quoteIdent } from "./common.ts";
 import {
   type CatalogueRows,
   columnKeys,
+  EXPLAIN_PREFIX,
   listSchemas,
   listTables,
   requireTable,
@@ -55,14 +56,24 @@ type DuckTarget = Extract<JdbcTarget, { dialect: "DUCKDB" }>;
  * `FROM t`, `SUMMARIZE` and read-only PRAGMAs compile to). ATTACH, INSTALL/LOAD, COPY, SET,
  * CALL, EXPLAIN and every write have a type of their own.
  */
-async function prepareRead(conn: DuckDBConnection, sql: string, values: DuckDBValue[]) {
+async function prepareRead(
+  conn: DuckDBConnection,
+  sql: string,
+  values: DuckDBValue[],
+  explain = false,
+) {
   refuseUnlockedFunctions(sql);
+  // A plan is asked of a read only: the read alone must pass first.
+  if (explain) {
+    (await prepareRead(conn, sql.slice(EXPLAIN_PREFIX.DUCKDB.length), [])).destroySync();
+  }
   const extracted = await conn.extractStatements(sql);
   if (extracted.count !== 1) {
     throw new AppError("datasource.probe.not_read_only", { reason: "multiple_statements" });
   }
   const prepared = await extracted.prepare(0);
-  if (prepared.statementType !== StatementType.SELECT) {
+  const expected = explain ? StatementType.EXPLAIN : StatementType.SELECT;
+  if (prepared.statementType !== expected) {
     throw new AppError("datasource.probe.not_read_only", {
       reason: "engine_refused",
       statement_type: StatementType[prepared.statementType],
@@ -163,9 +174,14 @@ export class DuckdbConnector extends DuckReads implements Connector {
       async () => {
         try {
           return readOnly
-            ? await (await prepareRead(conn, sql, toDuck(values))).stream()
-            : await runAuthorStatements(conn, sql, toDuck(values), READ_STATEMENTS, (p) =>
-              p.stream());
+            ? await (await prepareRead(conn, sql, toDuck(values), options.explain)).stream()
+            : await runAuthorStatements(
+              conn,
+              sql,
+              toDuck(values),
+              READ_STATEMENTS,
+              (p) => p.stream(),
+            );
         } catch (error) {
           throw asRefusal(error);
         }

@@ -128,7 +128,8 @@ export class PostgresConnector implements Connector {
     // A statement whose own LIMIT fits one batch is read whole: as a plain query it shares its
     // socket write and round trip with the BEGIN and ROLLBACK around it, where a cursor's Sync
     // (sent once the batch is in) and the ROLLBACK after it would take two more.
-    const iterator = (rowBound(statement.sql) ?? Infinity) <= batchRows
+    // A plan is read whole too: it is small, and postgres.js's cursor delivers no row of one.
+    const iterator = options.explain || (rowBound(statement.sql) ?? Infinity) <= batchRows
       ? undefined
       : q.cursor(batchRows)[Symbol.asyncIterator]();
     // Rows are measured as the driver builds them (postgres_driver.ts `RowGuard`); from the

@@ -87,6 +87,12 @@ export interface QueryOptions {
    * statement type. A refusal fails the query with `datasource.probe.not_read_only`.
    */
   readOnly?: boolean;
+  /**
+   * The statement is `EXPLAIN_PREFIX[dialect]` followed by a read (the probe's plan): DuckDB and
+   * lakes then admit the EXPLAIN statement type, after preparing the read alone under the
+   * read-only rule. Only with `readOnly`.
+   */
+  explain?: boolean;
 }
 
 /**

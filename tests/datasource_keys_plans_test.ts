@@ -39,10 +39,10 @@ function assertKeys(columns: ColumnInfo[], schema: string, named: boolean) {
   const by = new Map(columns.map((c) => [c.name, c]));
   deepEqual(columns.map((c) => [c.name, c.primary_key]), [
     ["id", 1],
-    ["pa", null],
-    ["pb", null],
-    ["u", null],
-    ["note", null],
+    ["pa", undefined],
+    ["pb", undefined],
+    ["u", undefined],
+    ["note", undefined],
   ]);
   deepEqual(
     by.get("pa")!.references!.map(({ schema, table, column }) => ({ schema, table, column })),

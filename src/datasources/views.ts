@@ -112,9 +112,9 @@ export const columnView = z.object({
   warnings: z.array(z.string()),
   remarks: z.string().optional(),
   facts: z.array(factView).optional().describe("learned facts about this column"),
-  // docs/datasources.md#keys-and-indexes: omitted all three where the dialect exposes none (LAKE).
-  primary_key: z.int().min(1).nullable().optional().describe(
-    "position in the table's primary key (1-based); null when not part of it",
+  // docs/datasources.md#keys-and-indexes: all three omitted where the dialect exposes none (LAKE).
+  primary_key: z.int().min(1).optional().describe(
+    "position in the table's primary key (1-based); omitted when not part of it",
   ),
   references: z.array(z.object({
     constraint: z.string().optional().describe("omitted where the engine names none (SQLite)"),

@@ -294,7 +294,7 @@ export async function columnKeys(
   const of = (column: unknown) => {
     const name = String(column);
     let entry = keys.get(name);
-    if (!entry) keys.set(name, entry = { primary_key: null, references: [], indexes: [] });
+    if (!entry) keys.set(name, entry = { references: [], indexes: [] });
     return entry;
   };
   for (const [column, position] of primary) of(column).primary_key = Number(position);
@@ -316,14 +316,14 @@ export async function columnKeys(
   return keys;
 }
 
-/** `columns` with each one's keys and indexes; a column in none gets null and empty lists. */
+/** `columns` with each one's keys and indexes; a column in none gets empty lists. */
 export function withKeys<C extends { name: string }>(
   columns: C[],
   keys: Map<string, ColumnKeys>,
 ): (C & ColumnKeys)[] {
   return columns.map((c) => ({
     ...c,
-    ...(keys.get(c.name) ?? { primary_key: null, references: [], indexes: [] }),
+    ...(keys.get(c.name) ?? { references: [], indexes: [] }),
   }));
 }
 

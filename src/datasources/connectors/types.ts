@@ -161,11 +161,11 @@ export interface ColumnInfo extends ColumnSchema, Partial<ColumnKeys> {
 
 /**
  * What one column takes part in (docs/datasources.md#keys-and-indexes), from the dialect's key
- * catalogue (`catalogue.ts`); LAKE exposes none and leaves all three out.
+ * catalogue (`catalogue.ts`); LAKE exposes none and leaves `references` and `indexes` out too.
  */
 export interface ColumnKeys {
-  /** Position in the primary key (1-based), null when not part of it. */
-  primary_key: number | null;
+  /** Position in the primary key (1-based); absent when not part of it (omitted, not null). */
+  primary_key?: number;
   references: { constraint?: string; schema: string; table: string; column: string }[];
   indexes: { name: string; unique: boolean; position: number }[];
 }

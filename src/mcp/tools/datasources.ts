@@ -131,7 +131,9 @@ export const tools = [
     title: "List columns",
     description:
       "Lists the columns of one table (named exactly as datasources_get_tables lists it): " +
-      "canonical `type`, `source_type`, nullability, warnings and column-level learned facts. " +
+      "canonical `type`, `source_type`, nullability, warnings and column-level learned facts, " +
+      "and where the dialect exposes keys (all but LAKE) `primary_key` (position; omitted " +
+      "when not in it), `references` (foreign keys) and `indexes`, so joins can be read off. " +
       "An unknown table is datasource.table_not_found with a near name when one is close.",
     floor: "inspect",
     input: z.strictObject({ name, table, schema }),

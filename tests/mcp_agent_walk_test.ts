@@ -1,7 +1,8 @@
 /**
  * An agent's first session, scripted (issue 26's walk): with the 2026-07-28 client and only what
  * the tools and their guide say, it reads the guide, lists the datasources, reads a table's
- * columns, tries a statement with sql_probe, saves a draft joining two datasources, runs the draft
+ * columns with their keys and indexes, asks sql_probe for a statement's plan (`explain`), tries
+ * the statement, saves a draft joining two datasources, runs the draft
  * and reads every page of its 10,000-row result with `page_rows`. `call` throws on any refusal, so
  * the walk also shows that no call fails on an argument's name. Both stores.
  */
@@ -30,6 +31,11 @@ forEachStoreKind(
       await withAuthorClient({ store }, "2026-07-28", async (c, s, f) => {
         sqliteWith(`${root}/crm.db`, "customers", 100);
         sqliteWith(`${root}/catalog.db`, "products", 100);
+        const crm = new DatabaseSync(`${root}/crm.db`);
+        crm.exec(`CREATE TABLE orders (id INTEGER PRIMARY KEY,
+                    customer_id INTEGER NOT NULL REFERENCES customers (id), total REAL);
+                  CREATE INDEX orders_by_customer ON orders (customer_id);`);
+        crm.close();
         for (const [name, file] of [["crm", "crm.db"], ["catalog", "catalog.db"]]) {
           await s.runtime.datasources.create(f.users.ws_admin.principal, adminScope(f), {
             name,
@@ -52,6 +58,31 @@ forEachStoreKind(
           table: "customers",
         });
         deepEqual(columns.columns.map((col: Json) => col.name), ["id", "name"]);
+        // Keys and indexes tell it how the tables join.
+        const orders = await c.call("datasources_get_columns", { name: "crm", table: "orders" });
+        deepEqual(
+          orders.columns.map((
+            col: Json,
+          ) => [col.name, col.primary_key, col.references, col.indexes]),
+          [
+            ["id", 1, [], []],
+            ["customer_id", undefined, [{ schema: "main", table: "customers", column: "id" }], [{
+              name: "orders_by_customer",
+              unique: false,
+              position: 1,
+            }]],
+            ["total", undefined, [], []],
+          ],
+        );
+        // The plan first: the statement is planned, not run.
+        const plan = await c.call("sql_probe", {
+          datasource: "catalog",
+          sql: "SELECT id, name FROM products WHERE id <= :top ORDER BY id",
+          parameters: { top: 3 },
+          explain: true,
+        });
+        ok(plan.columns.some((col: Json) => col.name === "detail"), JSON.stringify(plan.columns));
+        ok(JSON.stringify(plan.rows).includes("products"), JSON.stringify(plan.rows));
         const probe = await c.call("sql_probe", {
           datasource: "catalog",
           sql: "SELECT id, name FROM products WHERE id <= :top ORDER BY id",

@@ -63,8 +63,31 @@ for (const era of ERAS) {
       deepEqual(far.details.expected, ["owner", "datasource", "q", "offset", "limit"]);
 
       // Unknown before missing: the unknown one usually explains the missing one.
-      const both = await c.refusal("executions_get", { execution_id: crypto.randomUUID() });
-      deepEqual([both.details.field, both.details.suggestion], ["execution_id", "id"]);
+      const both = await c.refusal("executions_get", { id: crypto.randomUUID() });
+      deepEqual([both.details.field, both.details.suggestion], ["id", "execution_id"]);
+      // The names renamed to one per identifier (docs/decisions.md#one-name-per-identifier): the
+      // old one is refused by its own name, the new one suggested.
+      for (
+        const [tool, args, old, now] of [
+          ["templates_get", { name: "sales/x" }, "name", "id"],
+          ["templates_render", { name: "sales/x" }, "name", "id"],
+          ["endpoints_get", { path: "/x" }, "path", "path_pattern"],
+          ["executions_cancel", { id: crypto.randomUUID() }, "id", "execution_id"],
+          [
+            "lake_tables_unregister",
+            { datasource: "d", namespace: "n", table: "t" },
+            "table",
+            "name",
+          ],
+        ] as const
+      ) {
+        const r = await c.refusal(tool, args);
+        deepEqual([r.code, r.details.field, r.details.suggestion], [
+          "pipeline.execution.invalid_parameter_type",
+          old,
+          now,
+        ], tool);
+      }
 
       // A missing argument is named as missing; a wrong type names the argument it is in.
       const missing = await c.refusal("pipelines_get", {});

@@ -333,7 +333,29 @@ async function probes(c: Clients) {
     ]
   ) {
     await refuses(c.author, "sql_probe", { datasource, sql }, "datasource.probe.not_read_only");
+    // Asking for the plan changes nothing: the statement is vetted as a probe's would be.
+    await refuses(
+      c.author,
+      "sql_probe",
+      { datasource, sql, explain: true },
+      "datasource.probe.not_read_only",
+    );
   }
+  // A plan's cursor is not the rows' cursor.
+  await refuses(
+    c.viewer,
+    "sql_probe",
+    { datasource: "wh", sql: millionSql, cursor: million.next_cursor, explain: true },
+    "pipeline.execution.invalid_parameter_type",
+    { field: "cursor" },
+  );
+  const plan = await c.viewer.call("sql_probe", {
+    datasource: "wh",
+    sql: millionSql,
+    explain: true,
+  });
+  deepEqual(plan.columns.map((col: { name: string }) => col.name), ["QUERY PLAN"]);
+  ok(JSON.stringify(plan.rows).includes("Function Scan"), JSON.stringify(plan.rows));
   equal(
     (await c.viewer.call("sql_probe", {
       datasource: "lite",

@@ -45,9 +45,9 @@ forEachStoreKind(
         "/teams/{team}",
       ]);
       deepEqual(listed.pagination, { offset: 0, limit: 50, total: 1, has_more: false });
-      const one = await c.read.call("endpoints_get", { path: "/teams/{team}" });
+      const one = await c.read.call("endpoints_get", { path_pattern: "/teams/{team}" });
       deepEqual([one.description, one.bindings], ["one team", []]);
-      await refuses(c.read, "endpoints_get", { path: "/nothing" }, "endpoint.not_found");
+      await refuses(c.read, "endpoints_get", { path_pattern: "/nothing" }, "endpoint.not_found");
       const caller = {
         "SVC-API-Key": await userKey(s.runtime, f.users.author, f.workspace.id, ["execute"]),
       };
@@ -57,17 +57,27 @@ forEachStoreKind(
 
       await floorsHold(c, [
         ["endpoints_list", "read", {}],
-        ["endpoints_get", "read", { path: "/teams/{team}" }],
+        ["endpoints_get", "read", { path_pattern: "/teams/{team}" }],
         ["endpoints_create", "write", { path_pattern: "/never/{team}", pipeline_id: released }],
-        ["endpoints_delete", "write", { path: "/teams/{team}" }],
+        ["endpoints_delete", "write", { path_pattern: "/teams/{team}" }],
       ]);
       equal((await c.read.call("endpoints_list", {})).pagination.total, 1);
 
       // The pinned workspace: the other workspace neither sees nor removes acme's endpoint, nor
       // publishes acme's pipeline.
       deepEqual((await c.other.call("endpoints_list", {})).items, []);
-      await refuses(c.other, "endpoints_get", { path: "/teams/{team}" }, "endpoint.not_found");
-      await refuses(c.other, "endpoints_delete", { path: "/teams/{team}" }, "endpoint.not_found");
+      await refuses(
+        c.other,
+        "endpoints_get",
+        { path_pattern: "/teams/{team}" },
+        "endpoint.not_found",
+      );
+      await refuses(
+        c.other,
+        "endpoints_delete",
+        { path_pattern: "/teams/{team}" },
+        "endpoint.not_found",
+      );
       await refuses(c.other, "endpoints_create", {
         path_pattern: "/theirs/{team}",
         pipeline_id: released,
@@ -80,14 +90,14 @@ forEachStoreKind(
         "other",
       );
 
-      deepEqual(await c.author.call("endpoints_delete", { path: "/teams/{team}" }), {
+      deepEqual(await c.author.call("endpoints_delete", { path_pattern: "/teams/{team}" }), {
         path_pattern: "/teams/{team}",
         deleted: true,
       });
       await refuses(
         c.author,
         "endpoints_delete",
-        { path: "/teams/{team}" },
+        { path_pattern: "/teams/{team}" },
         "endpoint.not_found",
       );
       const gone404 = await s.fetch("/api/x/teams/red", { headers: caller });

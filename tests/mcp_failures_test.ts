@@ -97,7 +97,9 @@ for (const detail of ["full", "structured"] as const) {
             equal(run.execution.status, "FAILED", `${source}: ${JSON.stringify(run.execution)}`);
             const error = run.execution.error as Json;
             deepEqual(Object.keys(error).slice(0, 2), ["code", "message"], source);
-            const viaTool = await c.call("executions_get", { id: run.execution.execution_id });
+            const viaTool = await c.call("executions_get", {
+              execution_id: run.execution.execution_id,
+            });
             const rest = await s.fetch(`/api/v1/executions/${run.execution.execution_id}`, {
               headers: session,
             });

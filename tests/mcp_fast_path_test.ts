@@ -187,7 +187,7 @@ Deno.test("a pipelines_execute call abandoned mid-wait behaves alike on both pat
         const elapsed = row.details.elapsed_ms as number;
         endedEarly[era].push(elapsed < WAIT * 1000);
         for (const e of await running()) {
-          await tool(server.url, "executions_cancel", { id: e.execution_id });
+          await tool(server.url, "executions_cancel", { execution_id: e.execution_id });
         }
         await eventually(async () => (await running()).length === 0, 20_000);
       }

@@ -229,22 +229,22 @@ forEachStoreKind("every tool's hints hold for what it did, call after call", asy
       },
       { tool: "templates_create", args: template },
       { tool: "templates_list", args: {} },
-      { tool: "templates_get", args: { name: "team/tpl" } },
-      { tool: "templates_used_by", args: { name: "team/tpl" } },
-      { tool: "templates_render", args: { name: "team/tpl" } },
+      { tool: "templates_get", args: { id: "team/tpl" } },
+      { tool: "templates_used_by", args: { id: "team/tpl" } },
+      { tool: "templates_render", args: { id: "team/tpl" } },
       {
         tool: "templates_update",
         before: async () => {
-          made.tplHash = (await client.call("templates_get", { name: "team/tpl" })).body_hash;
+          made.tplHash = (await client.call("templates_get", { id: "team/tpl" })).body_hash;
         },
         args: () => ({ ...template, body: "SELECT 2 AS two", if_match: made.tplHash }),
       },
       {
         tool: "templates_purge_draft",
         before: async () => {
-          made.tplHash = (await client.call("templates_get", { name: "team/tpl" })).body_hash;
+          made.tplHash = (await client.call("templates_get", { id: "team/tpl" })).body_hash;
         },
-        args: () => ({ name: "team/tpl", if_match: made.tplHash }),
+        args: () => ({ id: "team/tpl", if_match: made.tplHash }),
       },
       { tool: "pipelines_create", args: body },
       { tool: "pipelines_list", args: {} },
@@ -272,13 +272,13 @@ forEachStoreKind("every tool's hints hold for what it did, call after call", asy
           made.run = (await client.call("executions_list", {})).items
             .find((e: Json) => e.status === "SUCCESS" && e.result_row_count === 1).execution_id;
         },
-        args: () => ({ id: made.run }),
+        args: () => ({ execution_id: made.run }),
       },
       { tool: "executions_get_result", args: () => ({ execution_id: made.run }) },
       {
         tool: "executions_cancel",
         before: slowRun,
-        args: () => ({ id: made.slow }),
+        args: () => ({ execution_id: made.slow }),
         settle: aborted,
       },
       {
@@ -295,8 +295,8 @@ forEachStoreKind("every tool's hints hold for what it did, call after call", asy
       { tool: "semantics_retire", args: () => ({ id: made.fact }) },
       { tool: "endpoints_create", args: { path_pattern: "/teams/{team}", pipeline_id: released } },
       { tool: "endpoints_list", args: {} },
-      { tool: "endpoints_get", args: { path: "/teams/{team}" } },
-      { tool: "endpoints_delete", args: { path: "/teams/{team}" } },
+      { tool: "endpoints_get", args: { path_pattern: "/teams/{team}" } },
+      { tool: "endpoints_delete", args: { path_pattern: "/teams/{team}" } },
       {
         tool: "lake_tables_register",
         args: {
@@ -321,7 +321,7 @@ forEachStoreKind("every tool's hints hold for what it did, call after call", asy
       },
       {
         tool: "lake_tables_unregister",
-        args: { datasource: "lake", namespace: "sales", table: "orders" },
+        args: { datasource: "lake", namespace: "sales", name: "orders" },
       },
     ];
     deepEqual(steps.map((st) => st.tool).sort(), CATALOGUE.map((t) => t.name).sort(), "all 41");

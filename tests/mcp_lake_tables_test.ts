@@ -130,7 +130,7 @@ forEachStoreKind(
           ["lake_tables_unregister", "write", {
             datasource: "lake",
             namespace: "sales.eu",
-            table: "orders",
+            name: "orders",
           }],
         ]);
 
@@ -142,7 +142,7 @@ forEachStoreKind(
             ["lake_tables_unregister", {
               datasource: "lake",
               namespace: "sales.eu",
-              table: "orders",
+              name: "orders",
             }],
           ] as const
         ) {
@@ -159,14 +159,14 @@ forEachStoreKind(
           await c.author.call("lake_tables_unregister", {
             datasource: "lake",
             namespace: "sales.eu",
-            table: "orders",
+            name: "orders",
           }),
-          { namespace: "sales.eu", table: "orders", unregistered: true },
+          { namespace: "sales.eu", name: "orders", unregistered: true },
         );
         await refuses(
           c.author,
           "lake_tables_unregister",
-          { datasource: "lake", namespace: "sales.eu", table: "orders" },
+          { datasource: "lake", namespace: "sales.eu", name: "orders" },
           "datasource.lake_table_not_found",
         );
         const left = await s.runtime.lakeTables.list(f.users.author.principal, acme, "lake");

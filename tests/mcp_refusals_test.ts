@@ -77,9 +77,9 @@ for (const era of ERAS) {
           ["execute", "pipelines_execute_node", { id, node: "tens" }, SCOPE],
           ["read", "pipelines_run_checks", { id, version: 1 }, SCOPE],
           ["gone", "executions_list", {}, ROLE],
-          ["gone", "executions_get", { id: executionId }, ROLE],
+          ["gone", "executions_get", { execution_id: executionId }, ROLE],
           ["gone", "executions_get_result", { execution_id: executionId }, ROLE],
-          ["read", "executions_cancel", { id: executionId }, SCOPE],
+          ["read", "executions_cancel", { execution_id: executionId }, SCOPE],
           ["gone", "calculators_list", {}, ROLE],
           ["gone", "calculators_get", { name: "date_range" }, ROLE],
           ["gone", "docs_list", {}, ROLE],
@@ -111,7 +111,7 @@ for (const era of ERAS) {
           );
           // Cancel is the owner's: the viewer's own finished run is not running.
           equal(
-            (await viewer.refusal("executions_cancel", { id: executionId })).code,
+            (await viewer.refusal("executions_cancel", { execution_id: executionId })).code,
             "pipeline.execution.not_running",
           );
         } finally {
@@ -199,9 +199,9 @@ forEachStoreKind(
             const eid = started.executionId;
             for (
               const [tool, args] of [
-                ["executions_get", { id: eid }],
+                ["executions_get", { execution_id: eid }],
                 ["executions_get_result", { execution_id: eid }],
-                ["executions_cancel", { id: eid }],
+                ["executions_cancel", { execution_id: eid }],
               ] as const
             ) {
               equal((await c.refusal(tool, args)).code, "result.execution_not_found", tool);

@@ -52,9 +52,9 @@ forEachStoreKind(
       deepEqual(listed.items.map((t: { id: string }) => t.id), ["sales/orders"]);
       deepEqual(listed.pagination, { offset: 0, limit: 10, total: 1, has_more: false });
       equal((await c.read.call("templates_list", { dialect: "POSTGRES" })).pagination.total, 0);
-      const got = await c.read.call("templates_get", { name: "sales/orders" });
+      const got = await c.read.call("templates_get", { id: "sales/orders" });
       equal(got.body_hash, made.body_hash);
-      await refuses(c.read, "templates_get", { name: "sales/none" }, "template.not_found");
+      await refuses(c.read, "templates_get", { id: "sales/none" }, "template.not_found");
 
       // Update against if_match; a stale hash is the REST conflict.
       const saved = await c.author.call("templates_update", {
@@ -80,7 +80,7 @@ forEachStoreKind(
 
       // Render: values never enter the SQL text.
       const rendered = await c.author.call("templates_render", {
-        name: "sales/orders",
+        id: "sales/orders",
         context: { region: "north'; DROP TABLE orders; --" },
       });
       deepEqual(rendered, {
@@ -113,19 +113,19 @@ forEachStoreKind(
           }],
         },
       );
-      const pinners = await c.read.call("templates_used_by", { name: "sales/orders" });
+      const pinners = await c.read.call("templates_used_by", { id: "sales/orders" });
       deepEqual(pinners.used_by.map((p: { kind: string; id: string }) => [p.kind, p.id]), [
         ["pipeline", pipeline.id],
         ["template", "sales/by_region"],
       ]);
       deepEqual(
-        (await c.read.call("templates_used_by", { name: "sales/by_region" })).used_by,
+        (await c.read.call("templates_used_by", { id: "sales/by_region" })).used_by,
         [],
       );
       await refuses(
         c.read,
         "templates_used_by",
-        { name: "sales/orders", version: 9 },
+        { id: "sales/orders", version: 9 },
         "template.not_found",
       );
 
@@ -134,24 +134,24 @@ forEachStoreKind(
         id: "sales/orders",
         display_name: "Orders v2",
         body: BODY + " LIMIT 5",
-        if_match: (await c.read.call("templates_get", { name: "sales/orders" })).body_hash,
+        if_match: (await c.read.call("templates_get", { id: "sales/orders" })).body_hash,
       });
       deepEqual([next.version, next.status], [2, "DRAFT"]);
       await refuses(c.author, "templates_purge_draft", {
-        name: "sales/orders",
+        id: "sales/orders",
         if_match: "0".repeat(64),
       }, "template.version.conflict");
       deepEqual(
         await c.author.call("templates_purge_draft", {
-          name: "sales/orders",
+          id: "sales/orders",
           if_match: next.body_hash,
         }),
-        { name: "sales/orders", purged: true },
+        { id: "sales/orders", purged: true },
       );
-      const after = await c.read.call("templates_get", { name: "sales/orders" });
+      const after = await c.read.call("templates_get", { id: "sales/orders" });
       deepEqual([after.version, after.status, after.draft], [1, "RELEASED", null]);
       await refuses(c.author, "templates_purge_draft", {
-        name: "sales/orders",
+        id: "sales/orders",
         if_match: next.body_hash,
       }, "template.version.not_draft");
       ok(user.id);
@@ -159,8 +159,8 @@ forEachStoreKind(
       // Each tool refuses a key short of its floor.
       await floorsHold(c, [
         ["templates_list", "read", {}],
-        ["templates_get", "read", { name: "sales/orders" }],
-        ["templates_used_by", "read", { name: "sales/orders" }],
+        ["templates_get", "read", { id: "sales/orders" }],
+        ["templates_used_by", "read", { id: "sales/orders" }],
         ["templates_create", "write", {
           id: "never/made",
           dialect: "SQLITE",
@@ -173,26 +173,26 @@ forEachStoreKind(
           body: "SELECT 1",
           if_match: after.body_hash,
         }],
-        ["templates_render", "write", { name: "sales/orders" }],
-        ["templates_purge_draft", "write", { name: "sales/by_region", if_match: user.body_hash }],
+        ["templates_render", "write", { id: "sales/orders" }],
+        ["templates_purge_draft", "write", { id: "sales/by_region", if_match: user.body_hash }],
       ]);
-      equal((await c.read.call("templates_get", { name: "sales/by_region" })).status, "DRAFT");
-      await refuses(c.read, "templates_get", { name: "never/made" }, "template.not_found");
+      equal((await c.read.call("templates_get", { id: "sales/by_region" })).status, "DRAFT");
+      await refuses(c.read, "templates_get", { id: "never/made" }, "template.not_found");
 
       // The pinned workspace: another workspace's key never sees acme's templates.
       deepEqual((await c.other.call("templates_list", {})).items, []);
       for (
         const [tool, args] of [
-          ["templates_get", { name: "sales/orders" }],
-          ["templates_used_by", { name: "sales/orders" }],
-          ["templates_render", { name: "sales/orders" }],
+          ["templates_get", { id: "sales/orders" }],
+          ["templates_used_by", { id: "sales/orders" }],
+          ["templates_render", { id: "sales/orders" }],
           ["templates_update", {
             id: "sales/orders",
             display_name: "x",
             body: "SELECT 1",
             if_match: after.body_hash,
           }],
-          ["templates_purge_draft", { name: "sales/by_region", if_match: user.body_hash }],
+          ["templates_purge_draft", { id: "sales/by_region", if_match: user.body_hash }],
         ] as const
       ) {
         await refuses(c.other, tool, args, "template.not_found");
@@ -205,6 +205,6 @@ forEachStoreKind(
         body: "SELECT 2",
       });
       equal(theirs.dialect, "POSTGRES");
-      equal((await c.read.call("templates_get", { name: "sales/orders" })).dialect, "SQLITE");
+      equal((await c.read.call("templates_get", { id: "sales/orders" })).dialect, "SQLITE");
     }),
 );

@@ -109,7 +109,7 @@ for (const [i, era] of ERAS.entries()) {
           const history = await call("executions_list", { pipeline_id: created.id });
           equal(history.pagination.total, 2);
           ok(history.items.every((e: Json) => e.triggered_via === "MCP" && !("result_url" in e)));
-          const one = await call("executions_get", { id: run.execution.execution_id });
+          const one = await call("executions_get", { execution_id: run.execution.execution_id });
           deepEqual([one.status, one.result_row_count], ["SUCCESS", 5]);
           ok(String(one.result_url).endsWith(`/api/v1/executions/${one.execution_id}/result`));
 
@@ -118,12 +118,12 @@ for (const [i, era] of ERAS.entries()) {
           const waited = await call("pipelines_execute", { id: slow.id, timeout_seconds: 1 });
           deepEqual([waited.execution.status, waited.result], ["RUNNING", null]);
           const id = waited.execution.execution_id;
-          deepEqual(await call("executions_cancel", { id }), {
+          deepEqual(await call("executions_cancel", { execution_id: id }), {
             execution_id: id,
             cancel_requested: true,
           });
           await eventually(
-            async () => (await call("executions_get", { id })).status === "ABORTED",
+            async () => (await call("executions_get", { execution_id: id })).status === "ABORTED",
             20_000,
           );
 
@@ -175,10 +175,10 @@ for (const era of ERAS) {
         const running = await c.call("executions_list", { pipeline_id: slow.id });
         deepEqual(running.items.map((e: Json) => e.status), ["RUNNING"]);
         const id = running.items[0].execution_id;
-        await c.call("executions_cancel", { id });
+        await c.call("executions_cancel", { execution_id: id });
         let record: Json = {};
         await eventually(async () => {
-          record = await c.call("executions_get", { id });
+          record = await c.call("executions_get", { execution_id: id });
           return record.status === "ABORTED";
         }, 20_000);
         // Stopped by the cancel, not by the client leaving.

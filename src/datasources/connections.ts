@@ -210,18 +210,23 @@ export class DatasourceConnections {
 
   /**
    * `sql_probe` and release checks: one read statement through the bounded read-only path
-   * (`probe.ts`), within `limits` clamped to the probe's bounds.
+   * (`probe.ts`), within `limits` clamped to the probe's bounds; with `explain`, the engine's
+   * plan of the statement instead of its rows (docs/datasources.md#plans).
    */
   async probe(
     actor: Principal,
     scope: WorkspaceContext | null,
     name: string,
     statement: { sql: string; params?: Record<string, unknown> },
-    limits: Partial<ProbeLimits> = {},
+    limits: Partial<ProbeLimits> & { explain?: boolean } = {},
   ): Promise<ProbeResult> {
     const d = await this.#datasources.record(actor, scope, name);
     const conn = await this.#connector(actor, d, "introspect");
-    return await runProbe(conn, statement, this.#probeLimits(limits));
+    const { explain, ...caps } = limits;
+    return await runProbe(conn, statement, {
+      ...this.#probeLimits(caps),
+      ...(explain ? { explain } : {}),
+    });
   }
 
   /**

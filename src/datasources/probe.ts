@@ -34,6 +34,7 @@ import {
   type WireType,
 } from "./connectors/types.ts";
 import { ValueTooLarge } from "./connectors/value_bounds.ts";
+import { EXPLAIN_PREFIX } from "./connectors/catalogue.ts";
 import { assertReadStatement } from "./probe_statement.ts";
 
 export interface ProbeLimits {
@@ -72,19 +73,24 @@ export function probeLimits(requested: Partial<ProbeLimits> = {}): ProbeLimits {
 export async function runProbe(
   connector: Connector,
   statement: Statement,
-  limits: ProbeLimits & { maxCellBytes?: number },
+  limits: ProbeLimits & { maxCellBytes?: number; explain?: boolean },
 ): Promise<ProbeResult> {
   assertReadStatement(statement.sql, connector.dialect);
+  // The plan is asked of the vetted read; the engine's read-only rule still holds around it.
+  const asked = limits.explain
+    ? { ...statement, sql: EXPLAIN_PREFIX[connector.dialect] + statement.sql }
+    : statement;
   const started = performance.now();
   const signal = AbortSignal.timeout(limits.timeoutMs);
   const rows: JsonCell[][] = [];
   try {
-    const stream = await connector.query(statement, {
+    const stream = await connector.query(asked, {
       signal,
       maxRows: limits.maxRows,
       maxBytes: PROBE_MAX_BYTES,
       maxCellBytes: limits.maxCellBytes ?? DEFAULT_ENGINE_LIMITS.maxCellBytes,
       readOnly: true,
+      ...(limits.explain ? { explain: true } : {}),
       // Small batches: the SQLite driver can only see a cancel between them.
       batchRows: Math.min(limits.maxRows + 1, 500),
     });

@@ -112,6 +112,21 @@ export const columnView = z.object({
   warnings: z.array(z.string()),
   remarks: z.string().optional(),
   facts: z.array(factView).optional().describe("learned facts about this column"),
+  // docs/datasources.md#keys-and-indexes: all three omitted where the dialect exposes none (LAKE).
+  primary_key: z.int().min(1).optional().describe(
+    "position in the table's primary key (1-based); omitted when not part of it",
+  ),
+  references: z.array(z.object({
+    constraint: z.string().optional().describe("omitted where the engine names none (SQLite)"),
+    schema: z.string(),
+    table: z.string(),
+    column: z.string(),
+  })).optional().describe("the columns this one refers to by a foreign key; [] when none"),
+  indexes: z.array(z.object({
+    name: z.string(),
+    unique: z.boolean(),
+    position: z.int().min(1).describe("this column's place in the index (1-based)"),
+  })).optional().describe("the indexes naming this column, key-backing ones too; [] when none"),
 });
 
 /** `datasources_get_table_stats`: what the dialect tells cheaply; the rest is omitted. */

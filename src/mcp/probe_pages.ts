@@ -18,10 +18,17 @@ export interface ProbeStatement {
   datasource: string;
   sql: string;
   parameters?: Record<string, unknown>;
+  /** A plan's pages are not the rows' pages: the cursor of one is refused with the other. */
+  explain?: boolean;
 }
 
 async function digest(statement: ProbeStatement): Promise<string> {
-  const text = JSON.stringify([statement.datasource, statement.sql, statement.parameters ?? {}]);
+  const text = JSON.stringify([
+    statement.datasource,
+    statement.sql,
+    statement.parameters ?? {},
+    ...(statement.explain ? ["explain"] : []),
+  ]);
   const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return Array.from(new Uint8Array(hash).slice(0, 12), (b) => b.toString(16).padStart(2, "0"))
     .join("");

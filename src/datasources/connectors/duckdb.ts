@@ -14,7 +14,15 @@ import {
 import { AppError } from "../../errors/mod.ts";
 import type { Logger } from "../../lib/log.ts";
 import { connectorPool, lossyWarning, probe, quoteIdent } from "./common.ts";
-import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
+import {
+  type CatalogueRows,
+  columnKeys,
+  EXPLAIN_PREFIX,
+  listSchemas,
+  listTables,
+  requireTable,
+  withKeys,
+} from "./catalogue.ts";
 import { DuckReads, keepInterrupting, openDuckRead } from "./duckdb_read.ts";
 import {
   asRefusal,
@@ -48,14 +56,24 @@ type DuckTarget = Extract<JdbcTarget, { dialect: "DUCKDB" }>;
  * `FROM t`, `SUMMARIZE` and read-only PRAGMAs compile to). ATTACH, INSTALL/LOAD, COPY, SET,
  * CALL, EXPLAIN and every write have a type of their own.
  */
-async function prepareRead(conn: DuckDBConnection, sql: string, values: DuckDBValue[]) {
+async function prepareRead(
+  conn: DuckDBConnection,
+  sql: string,
+  values: DuckDBValue[],
+  explain = false,
+) {
   refuseUnlockedFunctions(sql);
+  // A plan is asked of a read only: the read alone must pass first.
+  if (explain) {
+    (await prepareRead(conn, sql.slice(EXPLAIN_PREFIX.DUCKDB.length), [])).destroySync();
+  }
   const extracted = await conn.extractStatements(sql);
   if (extracted.count !== 1) {
     throw new AppError("datasource.probe.not_read_only", { reason: "multiple_statements" });
   }
   const prepared = await extracted.prepare(0);
-  if (prepared.statementType !== StatementType.SELECT) {
+  const expected = explain ? StatementType.EXPLAIN : StatementType.SELECT;
+  if (prepared.statementType !== expected) {
     throw new AppError("datasource.probe.not_read_only", {
       reason: "engine_refused",
       statement_type: StatementType[prepared.statementType],
@@ -156,9 +174,14 @@ export class DuckdbConnector extends DuckReads implements Connector {
       async () => {
         try {
           return readOnly
-            ? await (await prepareRead(conn, sql, toDuck(values))).stream()
-            : await runAuthorStatements(conn, sql, toDuck(values), READ_STATEMENTS, (p) =>
-              p.stream());
+            ? await (await prepareRead(conn, sql, toDuck(values), options.explain)).stream()
+            : await runAuthorStatements(
+              conn,
+              sql,
+              toDuck(values),
+              READ_STATEMENTS,
+              (p) => p.stream(),
+            );
         } catch (error) {
           throw asRefusal(error);
         }
@@ -255,23 +278,27 @@ export class DuckdbConnector extends DuckReads implements Connector {
         [name, nullable, comment],
       ) => [String(name), { nullable: Boolean(nullable), comment }]),
     );
-    return described.names.map((name, i) => {
-      const type = described.types[i];
-      const { type: wire, lossy } = duckdbWireType(type);
-      const m = meta.get(name);
-      const decimal = type as unknown as { width?: number; scale?: number };
-      return {
-        name,
-        type: wire,
-        source_type: sourceName(type),
-        ...(m ? { nullable: m.nullable } : {}),
-        ...(wire === "decimal" && decimal.width !== undefined
-          ? { precision: decimal.width, scale: decimal.scale }
-          : {}),
-        warnings: lossy ? [lossyWarning(sourceName(type))] : [],
-        ...(m?.comment ? { remarks: String(m.comment) } : {}),
-      };
-    });
+    const keys = await columnKeys("DUCKDB", this.#rows, resolved, table);
+    return withKeys(
+      described.names.map((name, i) => {
+        const type = described.types[i];
+        const { type: wire, lossy } = duckdbWireType(type);
+        const m = meta.get(name);
+        const decimal = type as unknown as { width?: number; scale?: number };
+        return {
+          name,
+          type: wire,
+          source_type: sourceName(type),
+          ...(m ? { nullable: m.nullable } : {}),
+          ...(wire === "decimal" && decimal.width !== undefined
+            ? { precision: decimal.width, scale: decimal.scale }
+            : {}),
+          warnings: lossy ? [lossyWarning(sourceName(type))] : [],
+          ...(m?.comment ? { remarks: String(m.comment) } : {}),
+        };
+      }),
+      keys,
+    );
   }
 
   async currentSchema(): Promise<string | null> {

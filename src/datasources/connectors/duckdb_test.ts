@@ -154,6 +154,8 @@ Deno.test("[duckdb] test() names the version; tables and columns carry comments,
       precision: 12,
       scale: 3,
       warnings: [],
+      references: [],
+      indexes: [],
     });
     equal(cols.s.remarks, "a label");
     equal(cols.iv.warnings.length, 1);

@@ -16,6 +16,7 @@ import {
 import { sqlIdent } from "../lake/sql.ts";
 import type { LakeRoot, LakeTableRef } from "../lake/types.ts";
 import { joinNamespace, parseLakeRoot } from "../lake/validate.ts";
+import { EXPLAIN_PREFIX } from "./catalogue.ts";
 import { classifyError } from "./common.ts";
 import { DuckReads, openDuckRead } from "./duckdb_read.ts";
 import { asRefusal, refuseUnlockedFunctions, removeTempDirectory } from "./duckdb_sandbox.ts";
@@ -125,14 +126,24 @@ export class LakeConnector extends DuckReads implements Connector {
     try {
       return await openDuckRead(connection, async () => {
         // One statement only: DuckDB refuses to prepare more than one at once.
-        const prepared = await connection.prepare(sql).catch((error) => {
-          throw asRefusal(error);
-        });
-        if (prepared.statementType !== StatementType.SELECT) {
+        const prepare = (text: string) =>
+          connection.prepare(text).catch((error) => {
+            throw asRefusal(error);
+          });
+        const explain = readOnly && options.explain === true;
+        // A plan is asked of a read only: the read alone must pass first.
+        const inner = explain ? await prepare(sql.slice(EXPLAIN_PREFIX.LAKE.length)) : undefined;
+        const innerType = inner?.statementType;
+        inner?.destroySync();
+        const prepared = await prepare(sql);
+        if (
+          innerType !== undefined && innerType !== StatementType.SELECT ||
+          prepared.statementType !== (explain ? StatementType.EXPLAIN : StatementType.SELECT)
+        ) {
           throw readOnly
             ? new AppError("datasource.probe.not_read_only", {
               reason: "engine_refused",
-              statement_type: StatementType[prepared.statementType],
+              statement_type: StatementType[innerType ?? prepared.statementType],
             })
             : new AppError("pipeline.execution.invalid_parameter_type", {
               field: "sql",

@@ -8,7 +8,14 @@ import mysql from "mysql2";
 import { withTimeout } from "../../lib/deadline.ts";
 import type { Logger } from "../../lib/log.ts";
 import { connectOnce, connectorPool, lossyWarning, probe, schemaRequired } from "./common.ts";
-import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
+import {
+  type CatalogueRows,
+  columnKeys,
+  listSchemas,
+  listTables,
+  requireTable,
+  withKeys,
+} from "./catalogue.ts";
 import type { Credential } from "./definition.ts";
 import type { DriverOptions } from "./jdbc_url.ts";
 import {
@@ -179,24 +186,28 @@ export class MysqlConnector implements Connector {
     );
     // No columns: no such table, or none the account may see.
     if (rows.length === 0) await requireTable(this, table, resolved);
-    return rows.map(
-      ([name, dataTypeName, columnType, nullable, precision, scale, comment, isJson]) => {
-        // MariaDB's JSON is LONGTEXT with a json_valid() check it adds itself.
-        const { type, lossy } = Number(isJson) === 1
-          ? { type: "json" as const, lossy: false }
-          : dataType(String(dataTypeName), String(columnType));
-        return {
-          name: String(name),
-          type,
-          source_type: Number(isJson) === 1 ? "json" : String(columnType),
-          nullable: nullable === "YES",
-          ...(type === "decimal" && precision !== null
-            ? { precision: Number(precision), scale: Number(scale ?? 0) }
-            : {}),
-          warnings: lossy ? [lossyWarning(String(columnType))] : [],
-          ...(comment ? { remarks: String(comment) } : {}),
-        };
-      },
+    const keys = await columnKeys("MYSQL", this.#rows, resolved, table);
+    return withKeys(
+      rows.map(
+        ([name, dataTypeName, columnType, nullable, precision, scale, comment, isJson]) => {
+          // MariaDB's JSON is LONGTEXT with a json_valid() check it adds itself.
+          const { type, lossy } = Number(isJson) === 1
+            ? { type: "json" as const, lossy: false }
+            : dataType(String(dataTypeName), String(columnType));
+          return {
+            name: String(name),
+            type,
+            source_type: Number(isJson) === 1 ? "json" : String(columnType),
+            nullable: nullable === "YES",
+            ...(type === "decimal" && precision !== null
+              ? { precision: Number(precision), scale: Number(scale ?? 0) }
+              : {}),
+            warnings: lossy ? [lossyWarning(String(columnType))] : [],
+            ...(comment ? { remarks: String(comment) } : {}),
+          };
+        },
+      ),
+      keys,
     );
   }
 

@@ -134,6 +134,8 @@ myTest("query() maps every type family and introspection agrees", async ({ c, ad
     precision: 12,
     scale: 3,
     warnings: [],
+    references: [],
+    indexes: [],
   });
   deepEqual([cols.s.remarks, cols.b.type, cols.j.type, cols.iu.type, cols.ts.type], [
     "a label",

@@ -19,7 +19,14 @@ import {
   schemaRequired,
 } from "./common.ts";
 import { DEFAULT_BATCH_ROWS, openRead } from "./row_stream.ts";
-import { type CatalogueRows, listSchemas, listTables, requireTable } from "./catalogue.ts";
+import {
+  type CatalogueRows,
+  columnKeys,
+  listSchemas,
+  listTables,
+  requireTable,
+  withKeys,
+} from "./catalogue.ts";
 import type { Credential } from "./definition.ts";
 import type { DriverOptions } from "./jdbc_url.ts";
 import { type Lease, Pool, type PoolDriver } from "./pool.ts";
@@ -121,7 +128,8 @@ export class PostgresConnector implements Connector {
     // A statement whose own LIMIT fits one batch is read whole: as a plain query it shares its
     // socket write and round trip with the BEGIN and ROLLBACK around it, where a cursor's Sync
     // (sent once the batch is in) and the ROLLBACK after it would take two more.
-    const iterator = (rowBound(statement.sql) ?? Infinity) <= batchRows
+    // A plan is read whole too: it is small, and postgres.js's cursor delivers no row of one.
+    const iterator = options.explain || (rowBound(statement.sql) ?? Infinity) <= batchRows
       ? undefined
       : q.cursor(batchRows)[Symbol.asyncIterator]();
     // Rows are measured as the driver builds them (postgres_driver.ts `RowGuard`); from the
@@ -309,27 +317,31 @@ export class PostgresConnector implements Connector {
       { schema: resolved, table },
     ) as [string | null, number, string, string, string, number, boolean, string | null][];
     if (rows.length === 0) await requireTable(this, table, resolved);
-    return rows.filter(([name]) => name !== null).map(
-      ([name, typeOid, category, typtype, sourceType, typmod, notnull, remarks]) => {
-        const known = pgType(typeOid);
-        // Arrays, enums, ranges and composites have no OID of their own in the map.
-        const wire = category === "A" || typtype !== "b" && typtype !== "d"
-          ? "string" as const
-          : known.wire;
-        // An enum reads as its label, which loses nothing.
-        const lossy = wire === "string" &&
-          (category === "A" || ["c", "r", "m"].includes(typtype) ||
-            (["b", "d"].includes(typtype) && known.lossy === true));
-        return {
-          name: name!,
-          type: wire,
-          source_type: sourceType,
-          nullable: !notnull,
-          ...(wire === "decimal" ? numericTypmod(typmod) : {}),
-          warnings: lossy ? [lossyWarning(sourceType)] : [],
-          ...(remarks ? { remarks } : {}),
-        };
-      },
+    const keys = await columnKeys("POSTGRES", this.#rows, resolved, table);
+    return withKeys(
+      rows.filter(([name]) => name !== null).map(
+        ([name, typeOid, category, typtype, sourceType, typmod, notnull, remarks]) => {
+          const known = pgType(typeOid);
+          // Arrays, enums, ranges and composites have no OID of their own in the map.
+          const wire = category === "A" || typtype !== "b" && typtype !== "d"
+            ? "string" as const
+            : known.wire;
+          // An enum reads as its label, which loses nothing.
+          const lossy = wire === "string" &&
+            (category === "A" || ["c", "r", "m"].includes(typtype) ||
+              (["b", "d"].includes(typtype) && known.lossy === true));
+          return {
+            name: name!,
+            type: wire,
+            source_type: sourceType,
+            nullable: !notnull,
+            ...(wire === "decimal" ? numericTypmod(typmod) : {}),
+            warnings: lossy ? [lossyWarning(sourceType)] : [],
+            ...(remarks ? { remarks } : {}),
+          };
+        },
+      ),
+      keys,
     );
   }
 

@@ -148,6 +148,8 @@ pgTest(
       precision: 12,
       scale: 3,
       warnings: [],
+      references: [],
+      indexes: [],
     });
     equal(byName.ts.source_type, "timestamp(6) without time zone");
     equal(byName.arr.type, "string");
@@ -266,7 +268,7 @@ pgTest(
     match(outcome.server_version ?? "", /^\d+/);
     await admin.unsafe(`
     CREATE SCHEMA sales; CREATE SCHEMA "Mixed";
-    CREATE TABLE sales.orders (id bigint NOT NULL, total numeric(10,2));
+    CREATE TABLE sales.orders (id bigint PRIMARY KEY, total numeric(10,2));
     COMMENT ON TABLE sales.orders IS 'one row per order';
     COMMENT ON COLUMN sales.orders.id IS 'order number';
     CREATE VIEW sales.big AS SELECT * FROM sales.orders WHERE total > 100;
@@ -300,6 +302,9 @@ pgTest(
         nullable: false,
         warnings: [],
         remarks: "order number",
+        primary_key: 1,
+        references: [],
+        indexes: [{ name: "orders_pkey", unique: true, position: 1 }],
       },
       {
         name: "total",
@@ -309,6 +314,8 @@ pgTest(
         precision: 10,
         scale: 2,
         warnings: [],
+        references: [],
+        indexes: [],
       },
     ]);
     const missing = await c.columns("order", "sales").catch((e) => e);

@@ -12,7 +12,7 @@ import type { SQLInputValue } from "node:sqlite";
 import type { Logger } from "../../lib/log.ts";
 import { bindValue, connectorPool, lossyWarning, probe, quoteIdent } from "./common.ts";
 import { DEFAULT_BATCH_ROWS, openRead } from "./row_stream.ts";
-import { capped, requireTable } from "./catalogue.ts";
+import { capped, type CatalogueRows, columnKeys, requireTable, withKeys } from "./catalogue.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import { type NextBatch, type Opened, SqliteThread } from "./sqlite_thread.ts";
 import { translatePlaceholders } from "./placeholders.ts";
@@ -223,6 +223,13 @@ export class SqliteConnector implements Connector {
     return this.#pool.use((thread) => thread.request<T[]>({ op: "all", sql, values }));
   }
 
+  /** The same reads with `:name` placeholders, rows as arrays (the key catalogue's form). */
+  #rows: CatalogueRows = async (text, params) => {
+    const { sql, values } = translatePlaceholders(text, params, "sqlite");
+    const rows = await this.#all<Record<string, unknown>>(sql, ...values as SQLInputValue[]);
+    return rows.map((r) => Object.values(r));
+  };
+
   async schemas(options: { include: string[]; cap: number }): Promise<Listing<string>> {
     const rows = await this.#all<{ name: string }>(
       "SELECT name FROM pragma_database_list ORDER BY seq",
@@ -271,17 +278,21 @@ export class SqliteConnector implements Connector {
       table,
       resolved,
     );
-    return rows.map((r) => {
-      const { type, lossy } = sqliteWireType(r.type);
-      return {
-        name: r.name,
-        type,
-        source_type: r.type,
-        nullable: Number(r.notnull) === 0,
-        ...declaredPrecision(r.type),
-        warnings: lossy ? [lossyWarning(r.type || "an undeclared type")] : [],
-      };
-    });
+    const keys = await columnKeys("SQLITE", this.#rows, resolved, table);
+    return withKeys(
+      rows.map((r) => {
+        const { type, lossy } = sqliteWireType(r.type);
+        return {
+          name: r.name,
+          type,
+          source_type: r.type,
+          nullable: Number(r.notnull) === 0,
+          ...declaredPrecision(r.type),
+          warnings: lossy ? [lossyWarning(r.type || "an undeclared type")] : [],
+        };
+      }),
+      keys,
+    );
   }
 
   currentSchema(): Promise<string | null> {

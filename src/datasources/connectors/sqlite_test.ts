@@ -115,6 +115,8 @@ Deno.test("[sqlite] test() names the version; columns carry declared decimals an
       precision: 10,
       scale: 2,
       warnings: [],
+      references: [],
+      indexes: [],
     });
     equal(cols[11].warnings.length, 1);
   });

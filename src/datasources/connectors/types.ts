@@ -87,6 +87,12 @@ export interface QueryOptions {
    * statement type. A refusal fails the query with `datasource.probe.not_read_only`.
    */
   readOnly?: boolean;
+  /**
+   * The statement is `EXPLAIN_PREFIX[dialect]` followed by a read (the probe's plan): DuckDB and
+   * lakes then admit the EXPLAIN statement type, after preparing the read alone under the
+   * read-only rule. Only with `readOnly`.
+   */
+  explain?: boolean;
 }
 
 /**
@@ -148,9 +154,20 @@ export interface TableInfo {
   remarks?: string;
 }
 
-export interface ColumnInfo extends ColumnSchema {
+export interface ColumnInfo extends ColumnSchema, Partial<ColumnKeys> {
   warnings: string[];
   remarks?: string;
+}
+
+/**
+ * What one column takes part in (docs/datasources.md#keys-and-indexes), from the dialect's key
+ * catalogue (`catalogue.ts`); LAKE exposes none and leaves `references` and `indexes` out too.
+ */
+export interface ColumnKeys {
+  /** Position in the primary key (1-based); absent when not part of it (omitted, not null). */
+  primary_key?: number;
+  references: { constraint?: string; schema: string; table: string; column: string }[];
+  indexes: { name: string; unique: boolean; position: number }[];
 }
 
 export interface Listing<T> {

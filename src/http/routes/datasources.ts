@@ -227,7 +227,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       method: "get",
       path: "/api/v1/datasources/:name/tables/:table/columns",
       tag: "datasources",
-      summary: "Columns of one table, named exactly as /tables lists it",
+      summary: "Columns of one table, named exactly as /tables lists it, with keys and indexes",
       access: "datasources.introspect",
       params: z.object({ name: z.string().max(200), table: z.string().max(1024) }),
       query: schemaQuery,

@@ -131,7 +131,9 @@ export const tools = [
     title: "List columns",
     description:
       "Lists the columns of one table (named exactly as datasources_get_tables lists it): " +
-      "canonical `type`, `source_type`, nullability, warnings and column-level learned facts. " +
+      "canonical `type`, `source_type`, nullability, warnings and column-level learned facts, " +
+      "and where the dialect exposes keys (all but LAKE) `primary_key` (position; omitted " +
+      "when not in it), `references` (foreign keys) and `indexes`, so joins can be read off. " +
       "An unknown table is datasource.table_not_found with a near name when one is close.",
     floor: "inspect",
     input: z.strictObject({ name, table, schema }),
@@ -191,7 +193,8 @@ export const tools = [
       "write or a second statement is datasource.probe.not_read_only. Not stored: while rows " +
       "remain, `next_cursor` pages on when sent back as `cursor` with the same datasource, sql " +
       "and parameters (the statement runs again, so ORDER BY keeps pages stable); a probe " +
-      "reaches its first 1000 rows at most, past them narrow the statement.",
+      "reaches its first 1000 rows at most, past them narrow the statement. `explain: true` " +
+      "answers the engine's plan instead, without running the statement.",
     floor: "inspect",
     input: z.strictObject({
       datasource: name,
@@ -209,6 +212,11 @@ export const tools = [
       timeout_ms: z.int().min(1).optional().describe(
         "Milliseconds the statement may run: default 10000, clamped to 100-30000",
       ),
+      explain: z.boolean().optional().describe(
+        "true: answer the engine's plan of the statement as rows instead of running it " +
+          "(PostgreSQL EXPLAIN, MariaDB EXPLAIN, SQLite EXPLAIN QUERY PLAN, DuckDB EXPLAIN; " +
+          "never ANALYZE). The statement is vetted as a read first, as without it",
+      ),
     }),
     output: rowsShape,
     annotations: READ,
@@ -217,6 +225,7 @@ export const tools = [
         datasource: args.datasource,
         sql: args.sql,
         ...(args.parameters ? { parameters: args.parameters } : {}),
+        ...(args.explain ? { explain: true } : {}),
       };
       const at = await probeOffset(statement, args.cursor);
       const asked = args.limit ?? at.limit;
@@ -227,6 +236,7 @@ export const tools = [
       }, {
         maxRows: probeReach(at.offset, caps.maxRows),
         ...(args.timeout_ms ? { timeoutMs: args.timeout_ms } : {}),
+        ...(args.explain ? { explain: true } : {}),
       });
       return await probePage(statement, result, at.offset, caps, asked);
     },

@@ -1,6 +1,6 @@
 /**
  * endpoints_*: published endpoints (docs/endpoints.md) as `/api/v1/endpoints` manages them, in the
- * key's pinned workspace, addressed by `path` (the pattern). Publishing needs a released,
+ * key's pinned workspace, addressed by `path_pattern`. Publishing needs a released,
  * side-effect-free pipeline; bindings stay with REST.
  */
 import { z } from "zod";
@@ -34,12 +34,12 @@ export const tools = [
   defineTool({
     name: "endpoints_get",
     title: "Read a published endpoint",
-    description: "Returns one published endpoint of the workspace by its `path` pattern.",
+    description: "Returns one published endpoint of the workspace by its `path_pattern`.",
     floor: "read",
-    input: z.strictObject({ path }),
+    input: z.strictObject({ path_pattern: path }),
     output: endpointView,
     annotations: READ,
-    handler: (s, ctx, args) => s.publishing.endpoints.get(ctxOf(ctx), args.path),
+    handler: (s, ctx, args) => s.publishing.endpoints.get(ctxOf(ctx), args.path_pattern),
   }),
   defineTool({
     name: "endpoints_create",
@@ -71,16 +71,16 @@ export const tools = [
     name: "endpoints_delete",
     title: "Unpublish an endpoint",
     description:
-      "Removes a published endpoint by its `path` pattern; its URL answers 404 at once on " +
+      "Removes a published endpoint by its `path_pattern`; its URL answers 404 at once on " +
       "every instance. The pipeline is untouched.",
     floor: "write",
-    input: z.strictObject({ path }),
+    input: z.strictObject({ path_pattern: path }),
     output: z.object({ path_pattern: z.string(), deleted: z.literal(true) }),
     // A second delete of the same path is endpoint.not_found.
     annotations: REMOVE,
     handler: async (s, ctx, args) => {
-      await s.publishing.endpoints.unpublish(ctxOf(ctx), args.path);
-      return { path_pattern: args.path, deleted: true as const };
+      await s.publishing.endpoints.unpublish(ctxOf(ctx), args.path_pattern);
+      return { path_pattern: args.path_pattern, deleted: true as const };
     },
   }),
 ];

@@ -77,11 +77,16 @@ export const tools = [
       "failed (read `error.code` and `error.message` first), and while its result is readable " +
       "result_url and result_expires_at. Poll it while a run is RUNNING.",
     floor: "read",
-    input: z.strictObject({ id: executionId }),
+    input: z.strictObject({ execution_id: executionId }),
     output: executionView,
     annotations: READ,
     handler: async (s, ctx, a) =>
-      await s.runs.executions.view(caller(ctx), ctx.workspace.id, a.id, s.platform.origin()),
+      await s.runs.executions.view(
+        caller(ctx),
+        ctx.workspace.id,
+        a.execution_id,
+        s.platform.origin(),
+      ),
   }),
   defineTool({
     name: "executions_get_result",
@@ -125,12 +130,12 @@ export const tools = [
       "thrown away. Answers once the request to stop is made; executions_get shows it ABORTED " +
       "when it has stopped. An execution that is not running is pipeline.execution.not_running.",
     floor: "execute",
-    input: z.strictObject({ id: executionId }),
+    input: z.strictObject({ execution_id: executionId }),
     output: z.object({ execution_id: z.string(), cancel_requested: z.literal(true) }),
     annotations: CANCEL,
     handler: async (s, ctx, a) => {
-      await s.runs.executions.cancel(caller(ctx), ctx.workspace.id, a.id);
-      return { execution_id: a.id, cancel_requested: true as const };
+      await s.runs.executions.cancel(caller(ctx), ctx.workspace.id, a.execution_id);
+      return { execution_id: a.execution_id, cancel_requested: true as const };
     },
   }),
 ];

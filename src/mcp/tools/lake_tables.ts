@@ -71,15 +71,17 @@ export const tools = [
     name: "lake_tables_unregister",
     title: "Unregister a lake table",
     description:
-      "Removes a lake table from the registry by `namespace` (dot-joined) and `table`; the " +
+      "Removes a lake table from the registry by `namespace` (dot-joined) and `name`; the " +
       "files stay where they are. An absent one is datasource.lake_table_not_found.",
     floor: "write",
     input: z.strictObject({
       datasource,
       namespace: z.string().min(1).max(700).describe("The namespace, dot-joined, e.g. `sales.eu`"),
-      table: z.string().max(64).describe("The registered table's name"),
+      name: z.string().max(64).describe(
+        "The registered table's name, as lake_tables_register took it",
+      ),
     }),
-    output: z.object({ namespace: z.string(), table: z.string(), unregistered: z.literal(true) }),
+    output: z.object({ namespace: z.string(), name: z.string(), unregistered: z.literal(true) }),
     // A second call for the same table is datasource.lake_table_not_found.
     annotations: REMOVE,
     handler: async (s, ctx, args) => {
@@ -88,9 +90,9 @@ export const tools = [
         ctx.workspace,
         args.datasource,
         args.namespace,
-        args.table,
+        args.name,
       );
-      return { namespace: args.namespace, table: args.table, unregistered: true as const };
+      return { namespace: args.namespace, name: args.name, unregistered: true as const };
     },
   }),
 ];

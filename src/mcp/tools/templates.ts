@@ -1,9 +1,10 @@
 /**
  * templates_*: the template service as `/api/v1/templates` reaches it
  * (docs/authoring.md#authoring-templates), in the key's pinned workspace. A template is addressed
- * by its name (`name` on reads, `id` in a written body, as REST has it); writes go to the draft
- * and only a release (a promoter's act, not a tool) makes content servable. `if_match` carries what REST sends as the `If-Match` header: the body_hash of
- * the version the write is based on.
+ * by `id`, as its record and the written bodies name it, in every tool
+ * (docs/decisions.md#one-name-per-identifier); writes go to the draft and only a release (a
+ * promoter's act, not a tool) makes content servable. `if_match` carries what REST sends as the
+ * `If-Match` header: the body_hash of the version the write is based on.
  */
 import { z } from "zod";
 import {
@@ -21,8 +22,8 @@ import { CREATE, defineTool, OVERWRITE, READ, REMOVE, type ToolContext } from ".
 import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
 
 const NAME_MAX = 1000;
-const name = z.string().min(1).max(NAME_MAX).describe(
-  "The template's name (its id), e.g. shop/orders",
+const id = z.string().min(1).max(NAME_MAX).describe(
+  "The template's id (its name, a folder path), as templates_list gives it, e.g. shop/orders",
 );
 const ifMatch = z.string().min(1).max(200).describe(
   "The body_hash of the version this write is based on (the draft's, else the current " +
@@ -70,15 +71,15 @@ export const tools = [
       "templates_purge_draft take as `if_match`.",
     floor: "read",
     input: z.strictObject({
-      name,
+      id,
       version: version.describe("An exact version; absent: the draft, else the current release"),
     }),
     output: templateView,
     annotations: READ,
     handler: (s, ctx, args) =>
       args.version === undefined
-        ? s.content.templates.get(ctx.workspace.id, args.name)
-        : s.content.templates.getVersion(ctx.workspace.id, args.name, args.version),
+        ? s.content.templates.get(ctx.workspace.id, args.id)
+        : s.content.templates.getVersion(ctx.workspace.id, args.id, args.version),
   }),
   defineTool({
     name: "templates_used_by",
@@ -89,13 +90,13 @@ export const tools = [
       "first. Check it before changing what others depend on.",
     floor: "read",
     input: z.strictObject({
-      name,
+      id,
       version: version.describe("Only what pins this version; absent: any version"),
     }),
     output: z.object({ used_by: z.array(templatePinnerView) }),
     annotations: READ,
     handler: async (s, ctx, args) => ({
-      used_by: await s.content.templates.usedBy(ctx.workspace.id, args.name, args.version),
+      used_by: await s.content.templates.usedBy(ctx.workspace.id, args.id, args.version),
     }),
   }),
   defineTool({
@@ -135,7 +136,7 @@ export const tools = [
       "Values never enter the SQL text; they become placeholders.",
     floor: "write",
     input: z.strictObject({
-      name,
+      id,
       version: version.describe("An exact version; absent: the working one"),
       context: z.record(z.string(), z.unknown()).optional().describe(
         'Parameter values the template reads as `params`, e.g. `{"region": "EU"}`; they steer ' +
@@ -144,7 +145,8 @@ export const tools = [
     }),
     output: renderedSqlView,
     annotations: READ,
-    handler: (s, ctx, args) => s.content.templates.render(ctx.workspace.id, args),
+    handler: (s, ctx, { id, ...args }) =>
+      s.content.templates.render(ctx.workspace.id, { name: id, ...args }),
   }),
   defineTool({
     name: "templates_purge_draft",
@@ -154,12 +156,12 @@ export const tools = [
       "version is that draft goes with it. Refused while something pins the draft " +
       "(template.in_use).",
     floor: "write",
-    input: z.strictObject({ name, if_match: ifMatch }),
-    output: z.object({ name: z.string(), purged: z.literal(true) }),
+    input: z.strictObject({ id, if_match: ifMatch }),
+    output: z.object({ id: z.string(), purged: z.literal(true) }),
     annotations: REMOVE,
     handler: async (s, ctx, args) => {
-      await s.content.templates.purgeDraft(op(ctx), args.name, args.if_match);
-      return { name: args.name, purged: true as const };
+      await s.content.templates.purgeDraft(op(ctx), args.id, args.if_match);
+      return { id: args.id, purged: true as const };
     },
   }),
 ];

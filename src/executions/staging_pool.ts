@@ -166,6 +166,7 @@ export interface StagingPoolStats {
   reused: number;
   discarded: number;
   idle: number;
+  lent: number;
 }
 
 export class StagingPool {
@@ -188,7 +189,7 @@ export class StagingPool {
   }
 
   stats(): StagingPoolStats {
-    return { ...this.#stats, idle: this.#idle.length };
+    return { ...this.#stats, idle: this.#idle.length, lent: this.#lent };
   }
 
   /** Lends an instance: an idle one, else a new one made now. Keeps one spare coming. */

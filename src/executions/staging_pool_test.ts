@@ -92,7 +92,7 @@ Deno.test("a pooled staging instance shows a run nothing an earlier run on it ma
     notEqual(JSON.stringify(await look(fresh)), JSON.stringify(before));
     await fresh.close();
     await pool.settled();
-    deepEqual(pool.stats(), { created: 1, reused: 0, discarded: 0, idle: 1 });
+    deepEqual(pool.stats(), { created: 1, reused: 0, discarded: 0, idle: 1, lent: 0 });
 
     const next = DuckdbStaging.lease(pool, 256);
     try {
@@ -129,7 +129,7 @@ Deno.test("a run cannot write outside its own database, so nothing can outlive i
     }
     await staging.close();
     await pool.settled();
-    deepEqual(pool.stats(), { created: 1, reused: 0, discarded: 0, idle: 1 });
+    deepEqual(pool.stats(), { created: 1, reused: 0, discarded: 0, idle: 1, lent: 0 });
   } finally {
     await pool.close();
   }
@@ -170,7 +170,7 @@ Deno.test("a run's spill files are gone before its instance is lent again", asyn
     ok(Number(files) > 0, "the run spilled");
     await staging.close();
     await pool.settled();
-    deepEqual(pool.stats(), { created: 1, reused: 0, discarded: 0, idle: 1 });
+    deepEqual(pool.stats(), { created: 1, reused: 0, discarded: 0, idle: 1, lent: 0 });
     const next = DuckdbStaging.lease(pool, 64);
     try {
       deepEqual(await rows(next, "SELECT count(*) FROM duckdb_temporary_files()"), [[0n]]);

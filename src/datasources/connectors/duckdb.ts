@@ -30,6 +30,7 @@ import { duckdbWireType, sourceName, toDuck } from "./duckdb_types.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import { runWrite } from "./transaction.ts";
+import { Serial } from "./serial.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import {
@@ -39,6 +40,7 @@ import {
   type QueryOptions,
   type Statement,
   type TestOutcome,
+  type WriteOutcome,
 } from "./types.ts";
 
 type DuckTarget = Extract<JdbcTarget, { dialect: "DUCKDB" }>;
@@ -198,7 +200,13 @@ export class DuckdbConnector extends DuckReads implements Connector {
     );
   }
 
-  async write(statements: Statement[], options: { signal?: AbortSignal } = {}) {
+  readonly #writes = new Serial();
+
+  write(statements: Statement[], options: { signal?: AbortSignal } = {}): Promise<WriteOutcome> {
+    return this.#writes.run(() => this.#write(statements, options));
+  }
+
+  async #write(statements: Statement[], options: { signal?: AbortSignal }) {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "duckdb"));
     const lease = await this.#pool.acquire(options.signal);
     const conn = lease.conn;

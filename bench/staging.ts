@@ -58,7 +58,12 @@ async function poolOf(s: TestServer, h: Record<string, string>, name: string, si
   if (r.status !== 200) throw new Error(`datasource ${name}: ${JSON.stringify(r.body)}`);
 }
 
-async function serverFigures(baseline: boolean): Promise<Figures> {
+async function serverFigures(
+  baseline: boolean,
+  mix: { pool?: boolean; oneConnection?: boolean } = {},
+): Promise<Figures> {
+  const noPool = mix.pool === undefined ? baseline : !mix.pool;
+  const oneConnection = mix.oneConnection ?? baseline;
   const s = await startTestServer({
     env: {
       SERVICE_LOG_LEVEL: "warn",
@@ -66,7 +71,7 @@ async function serverFigures(baseline: boolean): Promise<Figures> {
       SERVICE_RATE_LIMIT_REQUESTS_PER_SECOND: "1000000000",
       SERVICE_RATE_LIMIT_REQUESTS_PER_MINUTE: "1000000000",
       SERVICE_EXECUTOR_MAX_CONCURRENT_EXECUTIONS_PER_USER: "1000",
-      ...(baseline ? { SERVICE_EXECUTOR_STAGING_POOL_SIZE: "0" } : {}),
+      ...(noPool ? { SERVICE_EXECUTOR_STAGING_POOL_SIZE: "0" } : {}),
     },
   });
   try {
@@ -82,7 +87,9 @@ async function serverFigures(baseline: boolean): Promise<Figures> {
     rt.directory.forgetWorkspaces();
     const demo = (await rt.workspaces.get("demo"))!;
     const h = await sessionHeaders(rt, admin, "demo");
-    if (baseline) { for (const name of ["demo_shop", "demo_crm"]) await poolOf(s, h, name, 1); }
+    if (oneConnection) {
+      for (const name of ["demo_shop", "demo_crm"]) await poolOf(s, h, name, 1);
+    }
     const byName = async (name: string) => {
       const { items } = await rt.pipelines.list(demo.id, { q: name }, { offset: 0, limit: 10 });
       return items.find((p) => p.name === name)!.id;
@@ -106,6 +113,16 @@ async function serverFigures(baseline: boolean): Promise<Figures> {
       await probe.arrayBuffer();
     }
     await measured(url("/bench/revenue"), 2, 10, headers); // warm-up
+    if (mix.pool !== undefined) {
+      return {
+        "revenue_vs_target, 10 clients": await measured(
+          url("/bench/revenue"),
+          SECONDS,
+          10,
+          headers,
+        ),
+      };
+    }
     const figures: Figures = {
       "revenue_vs_target, 10 clients": await measured(url("/bench/revenue"), SECONDS, 10, headers),
       "revenue_vs_target, lone caller": await measured(url("/bench/revenue"), SECONDS, 1, headers),
@@ -160,6 +177,25 @@ export async function stagingBench(): Promise<void> {
 }
 
 if (import.meta.main) {
+  // `deno run -A bench/staging.ts --split`: staged runs at 10 clients with each change alone.
+  if (Deno.args.includes("--split")) {
+    for (
+      const mix of [{ pool: false, oneConnection: true }, { pool: true, oneConnection: true }, {
+        pool: false,
+        oneConnection: false,
+      }, { pool: true, oneConnection: false }]
+    ) {
+      const r = (await serverFigures(false, mix))["revenue_vs_target, 10 clients"];
+      console.log(
+        JSON.stringify(mix),
+        r.rps.toFixed(1),
+        "req/s",
+        r.cpu_ms.toFixed(1),
+        "ms cpu/req",
+      );
+    }
+    Deno.exit(0);
+  }
   await stagingBench();
   Deno.exit(0);
 }

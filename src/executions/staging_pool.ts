@@ -232,12 +232,15 @@ export class StagingPool {
       const left = await host.reset().catch((error) =>
         `reset failed: ${error instanceof Error ? error.message : String(error)}`
       );
-      if (left === undefined) {
+      // Another instance may have come back while this one was reset.
+      if (left === undefined && this.#idle.length < this.#o.size) {
         this.#idle.push(host);
         return;
       }
-      this.#stats.discarded++;
-      this.#o.logger?.warn("staging instance not clean after a run; discarded", { left });
+      if (left !== undefined) {
+        this.#stats.discarded++;
+        this.#o.logger?.warn("staging instance not clean after a run; discarded", { left });
+      }
     }
     await host.close();
     this.#topUp();

@@ -22,6 +22,9 @@
  *     `--endpoints --peer` adds Platformatic DB on the same table (bench/endpoints_peer.ts).
  * 10. The tool endpoint (bench/mcp.ts): tools/call of pipelines_list and pipelines_execute on the
  *     demo content vs the same REST calls, per call (target: <= 1.5x).
+ * 11. Warm staging and embedded reads (bench/staging.ts): the demo endpoints with a new staging
+ *     DuckDB per run and one connection per embedded datasource vs the staging pool and a reader
+ *     per core; `--staging` runs it alone.
  */
 import { readSources } from "../src/config/mod.ts";
 import { resolveConfig } from "../src/config/resolve.ts";
@@ -46,6 +49,7 @@ import { uiPageBench } from "./ui_pages.ts";
 import { type Load, load as runLoad } from "./load_client.ts";
 import { endpointBench } from "./endpoints.ts";
 import { mcpBench } from "./mcp.ts";
+import { stagingBench } from "./staging.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
@@ -317,6 +321,7 @@ const GROUPS: Record<string, (() => Promise<void>)[]> = {
   "--ui": [uiPageBench],
   "--endpoints": [endpointBench],
   "--mcp": [mcpBench],
+  "--staging": [stagingBench],
 };
 const chosen = Object.keys(GROUPS).find((flag) => Deno.args.includes(flag));
 const all = [
@@ -333,6 +338,7 @@ const all = [
   uiPageBench,
   endpointBench,
   mcpBench,
+  stagingBench,
 ];
 for (const run of chosen ? GROUPS[chosen] : all) await run();
 // The template render workers stay up for a minute after their last render; nothing is left to do.

@@ -440,6 +440,9 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       now: options.now,
       meter: platform.metrics,
     });
+    // Closed after the executions below (closers run in reverse): every run has given back its
+    // staging instance by then.
+    closers.push(() => executions.stagingPool.close());
     // Running executions end first (reason `shutdown`) while the stores can take their records;
     // after `drain()` nothing is left to end.
     closers.push(async (grace) => {

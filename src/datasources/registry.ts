@@ -61,7 +61,7 @@ export function viewOf(d: DatasourceRecord): DatasourceView {
     workspace: d.workspace_name,
     readonly: d.readonly,
     last_test: d.last_test,
-    pool: poolReport(d.dialect, d.properties.hikari ?? {}),
+    pool: poolReport(d, d.properties.hikari ?? {}),
     facts: [],
     definitions: [],
     created_at: d.created_at,

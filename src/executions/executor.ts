@@ -23,6 +23,7 @@ import type { CallerOutput, Connect, TemplateVersion } from "./nodes/context.ts"
 import type { Clock } from "./progress.ts";
 import type { ResultStore } from "./result_store.ts";
 import { Execution } from "./run.ts";
+import { StagingPool } from "./staging_pool.ts";
 import type { ExecutionHandle, ExecutionMeter, ExecutionRequest, ExecutionSink } from "./types.ts";
 
 export type { CallerOutput, Connect, Datasource, TemplateVersion } from "./nodes/context.ts";
@@ -117,6 +118,8 @@ export interface ExecutorOptions {
   limits?: EngineLimits;
   /** Where runs report counts and times (the metrics, when on). */
   meter?: ExecutionMeter;
+  /** Warm staging instances; absent, every run creates its own (a pool of size 0). */
+  stagingPool?: StagingPool;
 }
 
 /** Internal run options: set for a child execution started by a PIPELINE node. */
@@ -153,6 +156,7 @@ export class Executor {
       today: () => new Date().toISOString().slice(0, 10),
       parameterCaps: DEFAULT_PARAMETER_CAPS,
       limits: DEFAULT_ENGINE_LIMITS,
+      stagingPool: new StagingPool({ size: 0, memoryMb: 0 }),
       ...options,
     };
   }

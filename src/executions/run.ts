@@ -370,7 +370,7 @@ export class Execution {
       staging:
         () => (this.#staging ??= this.#prepared.body.settings.staging_engine === "sqlite"
           ? new SqliteStaging()
-          : DuckdbStaging.open(this.#o.limits.duckdbMemoryMb)),
+          : DuckdbStaging.lease(this.#o.stagingPool, this.#o.limits.duckdbMemoryMb)),
       caller: this.#options.delivery ?? this.#resultOutput(),
       abortReason: () => this.#abortReason ?? "cancelled",
       startChild: (node, params, delivery) => this.#startChild(node, params, delivery),

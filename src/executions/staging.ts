@@ -27,6 +27,7 @@ import {
   type Connector,
   DEFAULT_ENGINE_LIMITS,
   type Dialect,
+  duckdbOver,
   openConnector,
   type Pool,
   quoteIdent,
@@ -34,6 +35,7 @@ import {
   type WireType,
   type WireValue,
 } from "../datasources/mod.ts";
+import { STAGING_DATABASE, type StagingLease, type StagingPool } from "./staging_pool.ts";
 
 /** Opens a private in-memory DuckDB, runs a query, closes it; throws when DuckDB cannot run. */
 export async function probeStagingEngine(): Promise<void> {
@@ -216,30 +218,51 @@ export interface Staging {
 }
 
 /**
- * DuckDB staging: a private in-memory DuckDB opened through the DuckDB connector (so staged SQL
- * streams, converts and cancels exactly like a datasource read) and closed with the execution.
+ * DuckDB staging: a private in-memory DuckDB database, on a pooled instance or one of its own,
+ * read through the DuckDB connector (so staged SQL streams, converts and cancels exactly like a
+ * datasource read) and closed with the execution.
  * Tables are filled with DuckDB's Appender a data chunk at a time.
  */
 export class DuckdbStaging implements Staging {
   readonly dialect: Dialect = "DUCKDB";
   readonly connector: Connector;
   readonly #pool: Pool<DuckDBConnection>;
+  /** The pooled instance's lease, once the run's first connection asked for it. */
+  readonly #leased: () => Promise<StagingLease> | undefined;
 
-  private constructor(connector: Connector) {
+  private constructor(
+    connector: Connector,
+    leased: () => Promise<StagingLease> | undefined = () => undefined,
+  ) {
     this.connector = connector;
     this.#pool = (connector as unknown as { pool: Pool<DuckDBConnection> }).pool;
+    this.#leased = leased;
   }
 
+  /** A new private instance of its own, closed with the run (a pool of size 0; tests). */
   static open(memoryMb = DEFAULT_ENGINE_LIMITS.duckdbMemoryMb): DuckdbStaging {
     return new DuckdbStaging(openConnector({
       name: "tempdb",
       dialect: "DUCKDB",
       jdbc_url: "jdbc:duckdb:",
       credential: { kind: "none" },
-      // One connection per parallel node (the embedded default of 1 would serialise them and
-      // time out a waiting load); none kept idle, the database lives only as long as the run.
-      pool: resolvePoolSettings("DUCKDB", { maximumPoolSize: 16, minimumIdle: 0 }).settings,
+      pool: STAGING_CONNECTIONS,
     }, { limits: { maxCellBytes: Infinity, duckdbMemoryMb: memoryMb } }));
+  }
+
+  /**
+   * A fresh staging database on an instance of `pool`, leased on the run's first statement and
+   * given back when the run closes it (docs/executions.md#the-staging-pool); a pool of size 0
+   * means an instance of its own, as `open`.
+   */
+  static lease(pool: StagingPool, memoryMb: number): DuckdbStaging {
+    if (pool.size === 0) return DuckdbStaging.open(memoryMb);
+    let lease: Promise<StagingLease> | undefined;
+    const connector = duckdbOver("tempdb", {
+      database: STAGING_DATABASE,
+      instance: () => (lease ??= pool.lease()).then((l) => l.instance),
+    }, STAGING_CONNECTIONS);
+    return new DuckdbStaging(connector, () => lease);
   }
 
   load: Staging["load"] = (table, schema, batches, onBatch, signal) => {
@@ -337,7 +360,14 @@ export class DuckdbStaging implements Staging {
     }
   }
 
-  close(): Promise<void> {
-    return this.connector.close();
+  async close(): Promise<void> {
+    await this.connector.close();
+    // Only once none of the run's connections is left may the instance be reset and lent again.
+    (await this.#leased()?.catch(() => undefined))?.release();
   }
 }
+
+// One connection per parallel node (the embedded default of 1 would serialise them and time out
+// a waiting load); none kept idle, the database lives only as long as the run.
+const STAGING_CONNECTIONS = resolvePoolSettings("DUCKDB", { maximumPoolSize: 16, minimumIdle: 0 })
+  .settings;

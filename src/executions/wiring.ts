@@ -15,6 +15,7 @@ import { IdempotencyCache } from "./idempotency.ts";
 import { purgeRuns } from "./purge.ts";
 import { ExecutionHousekeeping } from "./reaper.ts";
 import { ResultStore } from "./result_store.ts";
+import { StagingPool } from "./staging_pool.ts";
 import { ExecutionService, type ExecutorPort } from "./service.ts";
 import type { ExecutionMeter } from "./types.ts";
 
@@ -39,6 +40,8 @@ export interface ExecutionsWiring {
   executor: Executor;
   executions: ExecutionService;
   housekeeping: ExecutionHousekeeping;
+  /** Warm staging instances; closed at shutdown, after the last run gave its instance back. */
+  stagingPool: StagingPool;
 }
 
 export async function openExecutions(deps: ExecutionsWiringDeps): Promise<ExecutionsWiring> {
@@ -48,6 +51,11 @@ export async function openExecutions(deps: ExecutionsWiringDeps): Promise<Execut
     new VersionLifecycle({ db, kind, authoringEnabled: config.deployment.authoringEnabled });
   // Runs open credentials as the system actor: the run, not a person, holds the connection.
   const runner = { userId: deps.systemActor.id, provider: "system" };
+  const stagingPool = new StagingPool({
+    size: config.executor.stagingPoolSize,
+    memoryMb: config.executor.duckdbMemoryLimitMb,
+    logger,
+  });
   const executor = new Executor({
     catalog: lifecycleCatalog(lifecycle(PIPELINE_KIND), lifecycle(TEMPLATE_KIND)),
     connect: (workspaceId, name) => deps.connections.forExecution(runner, workspaceId, name),
@@ -64,6 +72,7 @@ export async function openExecutions(deps: ExecutionsWiringDeps): Promise<Execut
       duckdbMemoryMb: config.executor.duckdbMemoryLimitMb,
     },
     meter: deps.meter,
+    stagingPool,
   });
   const idempotency = new IdempotencyCache(shared, config.idempotency.ttlSeconds);
   deps.pipelines?.addHook("beforePurge", purgeRuns(idempotency, now ?? Date.now));
@@ -94,5 +103,5 @@ export async function openExecutions(deps: ExecutionsWiringDeps): Promise<Execut
     now,
   });
   housekeeping.start();
-  return { results, executor, executions, housekeeping };
+  return { results, executor, executions, housekeeping, stagingPool };
 }

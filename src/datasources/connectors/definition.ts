@@ -79,7 +79,7 @@ export interface ValidatedProperties {
  * `jdbc_url`; throws `datasource.validation.properties_invalid` with `field` and `reason`.
  */
 export function validateProperties(
-  input: { dialect: string; jdbc_url: string; properties?: unknown },
+  input: { dialect: string; jdbc_url: string; properties?: unknown; readonly?: boolean },
 ): ValidatedProperties {
   if (!isDialect(input.dialect)) {
     throw new AppError("datasource.validation.properties_invalid", {
@@ -114,13 +114,29 @@ export function validateProperties(
     ...target.options,
     ...validateDriverOptions(input.dialect, (jdbc ?? {}) as Record<string, unknown>),
   };
-  const { settings, report } = resolvePoolSettings(input.dialect, hikari ?? {});
+  const { settings, report } = resolvePoolSettings(
+    input.dialect,
+    hikari ?? {},
+    readOnlyFile(input.readonly, driverOptions),
+  );
   return { target, driverOptions, pool: settings, report };
 }
 
+/** Whether an embedded file is opened read-only: the datasource's flag or its driver option. */
+function readOnlyFile(flag: boolean | undefined, options: DriverOptions): boolean {
+  return flag === true || options.readonly === "true" || options.access_mode === "READ_ONLY";
+}
+
 /** The `pool` block of a datasource response: what its pool runs with, and why. */
-export function poolReport(dialect: Dialect, hikari: unknown = {}): PoolReport {
-  return resolvePoolSettings(dialect, hikari).report;
+export function poolReport(
+  d: { dialect: Dialect; jdbc_url: string; readonly?: boolean },
+  hikari: unknown = {},
+): PoolReport {
+  let options: DriverOptions = {};
+  try {
+    options = parseJdbcUrl(d.dialect, d.jdbc_url).options;
+  } catch { /* a stored URL was valid when saved; the flag alone then decides */ }
+  return resolvePoolSettings(d.dialect, hikari, readOnlyFile(d.readonly, options)).report;
 }
 
 /** The credential check at save: the kind must be one the dialect's driver can use. */

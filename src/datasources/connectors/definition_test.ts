@@ -82,8 +82,15 @@ Deno.test("credentialKindsFor() names what each driver can use and the check ref
 });
 
 Deno.test("poolReport() reports the file dialect defaults", () => {
-  equal(poolReport("DUCKDB").maximumPoolSize.source, "dialect_default");
-  equal(poolReport("POSTGRES", { minimumIdle: 2 }).minimumIdle.source, "configured");
+  equal(
+    poolReport({ dialect: "DUCKDB", jdbc_url: "jdbc:duckdb:" }).maximumPoolSize.source,
+    "dialect_default",
+  );
+  equal(
+    poolReport({ dialect: "POSTGRES", jdbc_url: "jdbc:postgresql://h/db" }, { minimumIdle: 2 })
+      .minimumIdle.source,
+    "configured",
+  );
 });
 
 Deno.test("openConnector() refuses a credential kind the driver cannot use, and LAKE", () => {

@@ -38,6 +38,7 @@ import { duckdbWireType, sourceName, toDuck } from "./duckdb_types.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import { runWrite } from "./transaction.ts";
+import { Serial } from "./serial.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import {
@@ -47,9 +48,20 @@ import {
   type QueryOptions,
   type Statement,
   type TestOutcome,
+  type WriteOutcome,
 } from "./types.ts";
 
 type DuckTarget = Extract<JdbcTarget, { dialect: "DUCKDB" }>;
+
+/**
+ * An instance this connector borrows instead of opening one (a pooled staging instance): every
+ * connection is made on it and switched to `database`; closing the connector closes only its
+ * connections.
+ */
+export interface DuckdbHost {
+  instance(): Promise<DuckDBInstance>;
+  database: string;
+}
 
 /**
  * DuckDB's own verdict on a statement: exactly one, of statement type SELECT (which is also what
@@ -95,6 +107,7 @@ export class DuckdbConnector extends DuckReads implements Connector {
   /** Whether this connector alone holds its instance (and closes it, with its spill directory). */
   readonly #owned: boolean;
   #tempDirectory: string | undefined;
+  readonly #host: DuckdbHost | undefined;
   /**
    * Native connects in flight. The pool stops waiting on one whose lease was aborted, but the
    * connect still runs on a DuckDB thread: closing the instance under it crashes the process.
@@ -109,18 +122,24 @@ export class DuckdbConnector extends DuckReads implements Connector {
     logger?: Logger,
     readOnly = false,
     memoryMb = DEFAULT_ENGINE_LIMITS.duckdbMemoryMb,
+    host?: DuckdbHost,
   ) {
     super();
+    this.#host = host;
     this.#memoryMb = memoryMb;
     this.#target = target;
     this.#options = options;
     this.#readOnly = readOnly || options.access_mode === "READ_ONLY";
     // A read-only open takes no writer lock, so it needs no sharing through the instance cache;
     // its own instance also never collides there with a writable one of another configuration.
-    this.#owned = target.path === null || this.#readOnly;
+    this.#owned = host === undefined && (target.path === null || this.#readOnly);
     this.#driver = {
       connect: () => {
-        const connecting = this.#open().then((instance) => instance.connect());
+        const connecting = this.#open().then(async (instance) => {
+          const conn = await instance.connect();
+          if (host) await conn.run(`USE ${quoteIdent("DUCKDB", host.database)}`);
+          return conn;
+        });
         this.#connects.add(connecting);
         connecting.catch(() => {}).finally(() => this.#connects.delete(connecting));
         return connecting;
@@ -140,6 +159,7 @@ export class DuckdbConnector extends DuckReads implements Connector {
   }
 
   #open(): Promise<DuckDBInstance> {
+    if (this.#host) return this.#instance ??= this.#host.instance();
     this.#instance ??= (async () => {
       const path = this.#target.path;
       // A mistyped path must not create an empty database.
@@ -203,7 +223,13 @@ export class DuckdbConnector extends DuckReads implements Connector {
     );
   }
 
-  async write(statements: Statement[], options: { signal?: AbortSignal } = {}) {
+  readonly #writes = new Serial();
+
+  write(statements: Statement[], options: { signal?: AbortSignal } = {}): Promise<WriteOutcome> {
+    return this.#writes.run(() => this.#write(statements, options));
+  }
+
+  async #write(statements: Statement[], options: { signal?: AbortSignal }) {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "duckdb"));
     const lease = await this.#pool.acquire(options.signal);
     const conn = lease.conn;
@@ -308,11 +334,12 @@ export class DuckdbConnector extends DuckReads implements Connector {
 
   async close(deadline?: Date): Promise<void> {
     await this.#pool.close(deadline);
+    // The pool closes a late connection itself once it arrives; wait for that first (a borrowed
+    // instance goes back to its lender only once no connection of this connector is left).
+    await Promise.allSettled([...this.#connects]);
     // In-memory and read-only databases die with their connector; writable files stay cached
     // for the next pool.
     if (this.#owned) {
-      // The pool closes a late connection itself once it arrives; wait for that first.
-      await Promise.allSettled([...this.#connects]);
       const instance = await this.#instance?.catch(() => undefined);
       instance?.closeSync();
       if (this.#tempDirectory) await removeTempDirectory(this.#tempDirectory);
@@ -325,4 +352,13 @@ async function fileKey(path: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(path));
   return Array.from(new Uint8Array(digest).slice(0, 12), (b) => b.toString(16).padStart(2, "0"))
     .join("");
+}
+
+/**
+ * A connector over a borrowed instance (`host`), its connections switched to `host.database`:
+ * the staging engine's, on a pooled instance (src/executions/staging_pool.ts).
+ */
+export function duckdbOver(name: string, host: DuckdbHost, settings: PoolSettings): Connector {
+  const target: DuckTarget = { dialect: "DUCKDB", path: null, options: {} };
+  return new DuckdbConnector(name, target, {}, settings, undefined, false, undefined, host);
 }

@@ -29,5 +29,7 @@ export { translatePlaceholders } from "./placeholders.ts";
 export { type JsonCell, quoteIdent, toJsonCell } from "./common.ts";
 export { openConnector, type OpenDeps } from "./open.ts";
 export { sqliteOver } from "./sqlite.ts";
+export { type DuckdbHost, duckdbOver } from "./duckdb.ts";
+export { privateTempDirectory, removeTempDirectory, sandboxConfig } from "./duckdb_sandbox.ts";
 export { type Lease, Pool, type PoolDriver } from "./pool.ts";
 export { INVALIDATE_CHANNEL, PoolManager, type PoolManagerOptions } from "./pool_manager.ts";

@@ -4,9 +4,12 @@
  *
  * Where a value comes from, most specific first:
  * - `configured`: the datasource's `properties.hikari`.
- * - `dialect_default`: SQLite and DuckDB are files inside this process. One writer per file
- *   avoids SQLITE_BUSY and DuckDB's single-writer lock, so their pools hold one connection; and
- *   no network or server timeout ages an embedded connection, so they have no maximum lifetime.
+ * - `dialect_default`: SQLite and DuckDB are files inside this process, and no network or server
+ *   timeout ages an embedded connection, so they have no maximum lifetime. Their reads run side by
+ *   side, one per core (docs/datasources.md#embedded-pools): a read-only file's always, and a
+ *   writable DuckDB file's too (one instance runs concurrent reads; the connector runs its writes
+ *   one at a time). A writable SQLite file keeps one connection: outside WAL mode a reader blocks
+ *   a writer's commit, and whether a file is in WAL mode is the file's, not the datasource's.
  * - `application_default`: `minimumIdle` 0. HikariCP keeps `maximumPoolSize` idle connections
  *   open forever; with a pool per datasource on every replica that would hold connections to
  *   every registered database whether or not anyone uses it. A `validationTimeout` default longer
@@ -56,14 +59,25 @@ const HIKARI_DEFAULTS: PoolSettings = {
 
 const APPLICATION_DEFAULTS: Partial<PoolSettings> = { minimumIdle: 0 };
 
+/** Readers of an embedded file at once: one per core, within the range a pool may have. */
+export const EMBEDDED_READERS = Math.max(1, Math.min(16, navigator.hardwareConcurrency || 1));
+
 const EMBEDDED: Partial<PoolSettings> = { maximumPoolSize: 1, maxLifetime: 0 };
+const EMBEDDED_READS: Partial<PoolSettings> = {
+  maximumPoolSize: EMBEDDED_READERS,
+  maxLifetime: 0,
+};
 const DIALECT_DEFAULTS: Record<Dialect, Partial<PoolSettings>> = {
   POSTGRES: {},
   MYSQL: {},
   SQLITE: EMBEDDED,
-  DUCKDB: EMBEDDED,
+  DUCKDB: EMBEDDED_READS,
   LAKE: {},
 };
+
+function dialectDefault(dialect: Dialect, readOnly: boolean): Partial<PoolSettings> {
+  return readOnly && dialect === "SQLITE" ? EMBEDDED_READS : DIALECT_DEFAULTS[dialect] ?? {};
+}
 
 const UNITS: Record<PoolKey, PoolReportEntry["unit"]> = {
   maximumPoolSize: "connections",
@@ -98,6 +112,7 @@ function toInteger(key: string, raw: unknown): number {
 export function resolvePoolSettings(
   dialect: Dialect,
   hikari: unknown = {},
+  readOnly = false,
 ): { settings: PoolSettings; report: PoolReport } {
   if (hikari === null || typeof hikari !== "object" || Array.isArray(hikari)) {
     throw new AppError("datasource.validation.properties_invalid", {
@@ -117,7 +132,7 @@ export function resolvePoolSettings(
   const pick = (key: PoolKey) => {
     const layers: [PoolSource, Partial<PoolSettings>][] = [
       ["configured", configured],
-      ["dialect_default", DIALECT_DEFAULTS[dialect] ?? {}],
+      ["dialect_default", dialectDefault(dialect, readOnly)],
       ["application_default", APPLICATION_DEFAULTS],
       ["hikari_default", HIKARI_DEFAULTS],
     ];

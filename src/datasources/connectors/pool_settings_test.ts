@@ -1,6 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { AppError } from "../../errors/mod.ts";
-import { resolvePoolSettings } from "./pool_settings.ts";
+import { EMBEDDED_READERS, resolvePoolSettings } from "./pool_settings.ts";
 
 function refusedField(fn: () => unknown): string {
   try {
@@ -35,10 +35,21 @@ Deno.test("resolvePoolSettings() reports every key with its unit and source", ()
   equal(Object.keys(report).length, 7);
 });
 
-Deno.test("resolvePoolSettings() gives file dialects one connection and no lifetime", () => {
-  for (const dialect of ["SQLITE", "DUCKDB"] as const) {
-    const { report } = resolvePoolSettings(dialect);
-    deepEqual(report.maximumPoolSize, { value: 1, unit: "connections", source: "dialect_default" });
+Deno.test("resolvePoolSettings() gives file dialects a reader per core, one for a writable SQLite file, and no lifetime", () => {
+  const cases = [
+    ["SQLITE", false, 1],
+    ["SQLITE", true, EMBEDDED_READERS],
+    ["DUCKDB", false, EMBEDDED_READERS],
+    ["DUCKDB", true, EMBEDDED_READERS],
+  ] as const;
+  equal(EMBEDDED_READERS, Math.min(16, navigator.hardwareConcurrency));
+  for (const [dialect, readOnly, size] of cases) {
+    const { report } = resolvePoolSettings(dialect, {}, readOnly);
+    deepEqual(report.maximumPoolSize, {
+      value: size,
+      unit: "connections",
+      source: "dialect_default",
+    });
     deepEqual(report.maxLifetime, { value: 0, unit: "ms", source: "dialect_default" });
   }
   // A configured value still wins over the dialect's.

@@ -17,6 +17,7 @@ import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import { type NextBatch, type Opened, SqliteThread } from "./sqlite_thread.ts";
 import { translatePlaceholders } from "./placeholders.ts";
 import { runWrite } from "./transaction.ts";
+import { Serial } from "./serial.ts";
 import { Pool, type PoolDriver } from "./pool.ts";
 import type { PoolSettings } from "./pool_settings.ts";
 import { declaredPrecision, sqliteWireType } from "./sqlite_types.ts";
@@ -34,6 +35,7 @@ import {
   type TableInfo,
   type TestOutcome,
   WriteError,
+  type WriteOutcome,
 } from "./types.ts";
 
 type SqliteTarget = Extract<JdbcTarget, { dialect: "SQLITE" }>;
@@ -172,7 +174,13 @@ export class SqliteConnector implements Connector {
     }, options);
   }
 
-  async write(statements: Statement[], options: { signal?: AbortSignal } = {}) {
+  readonly #writes = new Serial();
+
+  write(statements: Statement[], options: { signal?: AbortSignal } = {}): Promise<WriteOutcome> {
+    return this.#writes.run(() => this.#write(statements, options));
+  }
+
+  async #write(statements: Statement[], options: { signal?: AbortSignal }) {
     const prepared = statements.map((s) => translatePlaceholders(s.sql, s.params, "sqlite"));
     const signal = options.signal;
     const lease = await this.#pool.acquire(signal);

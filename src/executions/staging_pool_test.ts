@@ -1,0 +1,183 @@
+/**
+ * The staging pool (docs/executions.md#the-staging-pool) with one instance, so every run lands on
+ * the instance the run before it used: a run sees nothing an earlier run created or set, however
+ * it looks; a reset that cannot prove the instance clean discards it; spill files go with the run.
+ */
+import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
+import type { WireValue } from "../datasources/mod.ts";
+import { DuckdbStaging } from "./staging.ts";
+import { StagingPool } from "./staging_pool.ts";
+
+async function rows(staging: DuckdbStaging, sql: string): Promise<WireValue[][]> {
+  const out: WireValue[][] = [];
+  for await (const batch of await staging.connector.query({ sql })) out.push(...batch);
+  return out;
+}
+
+/**
+ * What a run can find out about the instance it is on, by every listing DuckDB offers. Run on a
+ * new instance and on a reused one, the answers must be the same.
+ */
+const LOOKS = [
+  "SELECT table_catalog, table_schema, table_name, table_type FROM information_schema.tables ORDER BY ALL",
+  "SELECT catalog_name, schema_name FROM information_schema.schemata ORDER BY ALL",
+  "SELECT database_name, schema_name, table_name FROM duckdb_tables() ORDER BY ALL",
+  "SELECT database_name, view_name FROM duckdb_views() WHERE NOT internal ORDER BY ALL",
+  "SELECT count(*) FROM duckdb_views()",
+  "SELECT database_name, function_name FROM duckdb_functions() WHERE NOT internal ORDER BY ALL",
+  "SELECT count(*) FROM duckdb_functions()",
+  "SELECT database_name, type_name FROM duckdb_types() WHERE NOT internal ORDER BY ALL",
+  "SELECT count(*) FROM duckdb_types()",
+  "SELECT database_name, sequence_name FROM duckdb_sequences() ORDER BY ALL",
+  "SELECT database_name, schema_name FROM duckdb_schemas() ORDER BY ALL",
+  "SELECT database_name, index_name FROM duckdb_indexes() ORDER BY ALL",
+  "SELECT database_name, path, readonly FROM duckdb_databases() ORDER BY ALL",
+  "SELECT name, value FROM duckdb_settings() ORDER BY ALL",
+  "SELECT name FROM duckdb_variables() ORDER BY ALL",
+  "SELECT path FROM duckdb_temporary_files() ORDER BY ALL",
+  "SELECT current_database(), current_schema(), current_setting('search_path')",
+];
+
+async function look(staging: DuckdbStaging): Promise<string[]> {
+  const seen: string[] = [];
+  for (const sql of LOOKS) {
+    const text = JSON.stringify(
+      await rows(staging, sql),
+      (_, v) => typeof v === "bigint" ? `${v}` : v,
+    );
+    seen.push(`${sql}: ${text}`);
+  }
+  return seen;
+}
+
+/** Everything an earlier run could make, made by the staging connector's own write path. */
+const LEFTOVERS = [
+  "CREATE TABLE left_table AS SELECT 42 AS secret",
+  "CREATE VIEW left_view AS SELECT 42 AS secret",
+  "CREATE MACRO left_macro(x) AS x + 42",
+  "CREATE MACRO left_table_macro() AS TABLE SELECT 42 AS secret",
+  "CREATE TYPE left_type AS ENUM ('secret')",
+  "CREATE SEQUENCE left_sequence START 42",
+  "CREATE SCHEMA left_schema",
+  "CREATE TABLE left_schema.inner_table AS SELECT 42 AS secret",
+  "CREATE INDEX left_index ON left_table (secret)",
+  "CREATE TEMP TABLE left_temp AS SELECT 42 AS secret",
+  "CREATE TEMP VIEW left_temp_view AS SELECT 42 AS secret",
+  "CREATE TEMP MACRO left_temp_macro(x) AS x",
+];
+
+/** Names a later run guesses; each must be unknown to it. */
+const GUESSES = [
+  "SELECT * FROM left_table",
+  "SELECT * FROM tempdb.main.left_table",
+  "SELECT * FROM left_view",
+  "SELECT left_macro(1)",
+  "SELECT * FROM left_table_macro()",
+  "SELECT 'secret'::left_type",
+  "SELECT nextval('left_sequence')",
+  "SELECT * FROM left_schema.inner_table",
+  "SELECT * FROM temp.main.left_temp",
+  "SELECT * FROM left_temp_view",
+  "SELECT left_temp_macro(1)",
+];
+
+Deno.test("a pooled staging instance shows a run nothing an earlier run on it made", async () => {
+  const pool = new StagingPool({ size: 1, memoryMb: 256 });
+  try {
+    const fresh = DuckdbStaging.lease(pool, 256);
+    const before = await look(fresh);
+    for (const sql of LEFTOVERS) await fresh.connector.write!([{ sql, params: {} }]);
+    // The leftovers are there while the run lasts: the guesses below can find what exists.
+    for (const sql of GUESSES) await rows(fresh, sql);
+    notEqual(JSON.stringify(await look(fresh)), JSON.stringify(before));
+    await fresh.close();
+    await pool.settled();
+    deepEqual(pool.stats(), { created: 1, reused: 0, discarded: 0, idle: 1, lent: 0 });
+
+    const next = DuckdbStaging.lease(pool, 256);
+    try {
+      deepEqual(await look(next), before, "the reused instance looks new");
+      for (const sql of GUESSES) {
+        const outcome = await rows(next, sql).then(() => "read", (e: Error) => e.message);
+        ok(/does not exist|not found/i.test(outcome), `${sql}: ${outcome}`);
+      }
+      equal(pool.stats().reused, 1, "the second run was on the first run's instance");
+    } finally {
+      await next.close();
+    }
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("a run cannot write outside its own database, so nothing can outlive it", async () => {
+  const pool = new StagingPool({ size: 1, memoryMb: 256 });
+  try {
+    const staging = DuckdbStaging.lease(pool, 256);
+    const [[base]] = await rows(
+      staging,
+      "SELECT database_name FROM duckdb_databases() WHERE readonly",
+    );
+    for (const target of [`"${base}".main`, "system.main"]) {
+      for (const ddl of ["TABLE x AS SELECT 1 AS a", "MACRO m(x) AS x", "TYPE t AS ENUM ('a')"]) {
+        const [kind, rest] = [ddl.split(" ")[0], ddl.slice(ddl.indexOf(" ") + 1)];
+        const sql = `CREATE ${kind} ${target}.${rest}`;
+        const outcome = await staging.connector.write!([{ sql, params: {} }])
+          .then(() => "made", (e: Error) => e.message);
+        ok(/read-only|system catalog|Cannot create/i.test(outcome), `${sql}: ${outcome}`);
+      }
+    }
+    await staging.close();
+    await pool.settled();
+    deepEqual(pool.stats(), { created: 1, reused: 0, discarded: 0, idle: 1, lent: 0 });
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("an instance whose reset finds anything left is discarded, and a spare replaces it", async () => {
+  const pool = new StagingPool({ size: 1, memoryMb: 256 });
+  try {
+    // No author statement can attach a database; the pool's check must catch one anyway.
+    const lease = await pool.lease();
+    const conn = await lease.instance.connect();
+    await conn.run("ATTACH ':memory:' AS stray (READ_WRITE)");
+    conn.closeSync();
+    lease.release();
+    await pool.settled();
+    const stats = pool.stats();
+    equal(stats.discarded, 1);
+    equal(stats.idle, 1, "a spare was made in the background");
+    const next = await pool.lease();
+    notEqual(next.instance, lease.instance);
+    next.release();
+    await pool.settled();
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("a run's spill files are gone before its instance is lent again", async () => {
+  const pool = new StagingPool({ size: 1, memoryMb: 64 });
+  try {
+    const staging = DuckdbStaging.lease(pool, 64);
+    // Some 200 MB of rows in a 64 MiB instance: the table's blocks are evicted to spill files.
+    await staging.connector.write!([{
+      sql: "CREATE TABLE big AS SELECT i, repeat('x', 200) AS s FROM range(1000000) t(i)",
+      params: {},
+    }]);
+    const [[files]] = await rows(staging, "SELECT count(*) FROM duckdb_temporary_files()");
+    ok(Number(files) > 0, "the run spilled");
+    await staging.close();
+    await pool.settled();
+    deepEqual(pool.stats(), { created: 1, reused: 0, discarded: 0, idle: 1, lent: 0 });
+    const next = DuckdbStaging.lease(pool, 64);
+    try {
+      deepEqual(await rows(next, "SELECT count(*) FROM duckdb_temporary_files()"), [[0n]]);
+    } finally {
+      await next.close();
+    }
+  } finally {
+    await pool.close();
+  }
+});

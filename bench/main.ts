@@ -22,6 +22,9 @@
  *     `--endpoints --peer` adds Platformatic DB on the same table (bench/endpoints_peer.ts).
  * 10. The tool endpoint (bench/mcp.ts): tools/call of pipelines_list and pipelines_execute on the
  *     demo content vs the same REST calls, per call (target: <= 1.5x).
+ * 11. Startup to /ready (bench/startup.ts): `main.ts serve` from spawn to the first 200 of /ready,
+ *     embedded and PostgreSQL, first boot and restart, vs a bare Deno.serve script's first answer
+ *     (target: the embedded restart < 1 s on a warm disk).
  */
 import { readSources } from "../src/config/mod.ts";
 import { resolveConfig } from "../src/config/resolve.ts";
@@ -46,6 +49,7 @@ import { uiPageBench } from "./ui_pages.ts";
 import { type Load, load as runLoad } from "./load_client.ts";
 import { endpointBench } from "./endpoints.ts";
 import { mcpBench } from "./mcp.ts";
+import { startupBench } from "./startup.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
@@ -317,6 +321,7 @@ const GROUPS: Record<string, (() => Promise<void>)[]> = {
   "--ui": [uiPageBench],
   "--endpoints": [endpointBench],
   "--mcp": [mcpBench],
+  "--startup": [startupBench],
 };
 const chosen = Object.keys(GROUPS).find((flag) => Deno.args.includes(flag));
 const all = [
@@ -333,6 +338,7 @@ const all = [
   uiPageBench,
   endpointBench,
   mcpBench,
+  startupBench,
 ];
 for (const run of chosen ? GROUPS[chosen] : all) await run();
 // The template render workers stay up for a minute after their last render; nothing is left to do.

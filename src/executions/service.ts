@@ -499,6 +499,7 @@ export class ExecutionService {
       this.#o.logger.warn("executions still running at shutdown", { ids: this.runningHere });
     }
     await this.#journal.close();
+    this.#slots.close();
   }
 }
 

@@ -47,6 +47,7 @@ export class Cluster {
     store: string,
     shared: string,
     heartbeatSeconds: number,
+    replicas = 3,
   ): Promise<{ cluster: Cluster; content: Content }> {
     const dir = await Deno.makeTempDir({ prefix: "soak_replicas_" });
     const env = {
@@ -65,7 +66,7 @@ export class Cluster {
     };
     const cluster = new Cluster(env, dir);
     const content = await cluster.#seed();
-    for (let i = 0; i < 3; i++) cluster.replicas.push(cluster.#spawn(i));
+    for (let i = 0; i < replicas; i++) cluster.replicas.push(cluster.#spawn(i));
     await Promise.all(cluster.replicas.map((r) => r.ready));
     cluster.proxy = new RoundRobinProxy(cluster.replicas.map((r) => r.url));
     return { cluster, content };

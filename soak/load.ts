@@ -145,6 +145,8 @@ export async function mcpCall(t: Target, name: string, args: object): Promise<vo
     const code = /\\?"code\\?":\s*\\?"([a-z_.]+)/.exec(text)?.[1] ?? "unknown";
     const p = t.recorder.current;
     p.errors.set(`mcp ${code}`, (p.errors.get(`mcp ${code}`) ?? 0) + 1);
+    // A tool's own failure is data; an unexpected exception behind it is the tool's 500.
+    if (code.startsWith("internal.")) t.recorder.violation(`/mcp: tool answered ${code}`);
   }
 }
 

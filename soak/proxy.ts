@@ -18,6 +18,7 @@ export class RoundRobinProxy {
   #next = 0;
   #server: Deno.HttpServer<Deno.NetAddr>;
   #timer: ReturnType<typeof setInterval>;
+  #probing: Promise<void> = Promise.resolve();
   url: string;
 
   constructor(urls: string[]) {
@@ -27,7 +28,7 @@ export class RoundRobinProxy {
       (req) => this.#handle(req),
     );
     this.url = `http://127.0.0.1:${this.#server.addr.port}`;
-    this.#timer = setInterval(() => void this.#probe(), 250);
+    this.#timer = setInterval(() => this.#probing = this.#probe(), 250);
   }
 
   /** A replica restarted on another port takes its old place. */
@@ -80,6 +81,7 @@ export class RoundRobinProxy {
 
   async close(): Promise<void> {
     clearInterval(this.#timer);
+    await this.#probing;
     await this.#server.shutdown();
   }
 }

@@ -116,10 +116,7 @@ export async function readBack(
       await sleep(500);
       status = await statuses();
     }
-    const keys = await fetch(`${t.base()}/api/v1/auth/api-keys`, {
-      headers: { ...t.content.session, accept: "application/json" },
-    });
-    const keyIds = new Set(((await keys.json()).data.items as { id: string }[]).map((k) => k.id));
+    const keyIds = new Set((await keyListing(t)).map((k) => k.id));
     const pipelines = rec.writes.filter((w) => w.kind === "pipeline");
     const found = new Set<string>();
     for (let i = 0; i < pipelines.length; i += 8) {
@@ -148,6 +145,21 @@ export async function readBack(
   } finally {
     await sql.end();
   }
+}
+
+/** The caller's keys, asked until a replica answers (the read-back is no part of the load). */
+async function keyListing(t: Target): Promise<{ id: string }[]> {
+  let last = "";
+  for (let attempt = 0; attempt < 40; attempt++) {
+    const res = await fetch(`${t.base()}/api/v1/auth/api-keys`, {
+      headers: { ...t.content.session, accept: "application/json" },
+    });
+    const body = await res.json().catch(() => ({}));
+    if (res.status === 200) return body.data.items;
+    last = `${res.status} ${JSON.stringify(body).slice(0, 300)}`;
+    await sleep(250);
+  }
+  throw new Error(`the key listing never answered 200: ${last}`);
 }
 
 /** Violations, RUNNING records left and writes lost over every phase. */

@@ -150,7 +150,7 @@ export async function mcpCall(t: Target, name: string, args: object): Promise<vo
   }
 }
 
-async function writeKey(t: Target, n: number): Promise<void> {
+export async function writeKey(t: Target, n: number): Promise<void> {
   const { res, body } = await call(t, "key write", "/api/v1/auth/api-keys", {
     method: "POST",
     headers: { ...t.content.session, ...json },
@@ -160,7 +160,7 @@ async function writeKey(t: Target, n: number): Promise<void> {
   if (res?.status === 201 && id) t.recorder.acknowledged("api_key", id);
 }
 
-async function writePipeline(t: Target, n: number): Promise<void> {
+export async function writePipeline(t: Target, n: number): Promise<void> {
   const { res, body } = await call(t, "pipeline write", "/api/v1/pipelines", {
     method: "POST",
     headers: { ...t.content.session, ...json },

@@ -16,7 +16,7 @@ import {
   verdict,
 } from "../soak/faults.ts";
 import { PrivateRedis, type SoakPostgres, soakPostgres } from "../soak/infra.ts";
-import { execute, startLoad, type Target } from "../soak/load.ts";
+import { execute, startLoad, type Target, writeKey, writePipeline } from "../soak/load.ts";
 import { Recorder } from "../soak/record.ts";
 import { skipUnless } from "./support/services.ts";
 
@@ -50,10 +50,14 @@ function faultTest(name: string, fault: (w: FaultWorld) => Promise<void>): void 
         const load = startLoad(t, 2, 400);
         const before = await execute(t, started.content.fastPipeline);
         equal(before.terminal, "pipeline_completed", before.text);
+        await writeKey(t, -1);
+        await writePipeline(t, -1);
         await fault({ cluster: c, t, redis, pg });
         // Recovered without a restart of anything but the faulted part: a run completes again.
         const after = await execute(t, started.content.fastPipeline);
         equal(after.terminal, "pipeline_completed", after.text);
+        await writeKey(t, -2);
+        await writePipeline(t, -2);
         await sleep(1_000);
         await load.stop();
         await readBack(rec, t, pg.url, REAPER_WINDOW_MS);
@@ -61,7 +65,8 @@ function faultTest(name: string, fault: (w: FaultWorld) => Promise<void>): void 
         deepEqual(v.violations, []);
         equal(v.runningLeft, 0, "acknowledged runs left RUNNING past the reaper's window");
         equal(v.lostWrites, 0, "acknowledged writes not read back");
-        ok(rec.writes.some((w) => w.kind === "api_key"), "no key write was acknowledged");
+        ok(rec.writes.filter((w) => w.kind === "api_key").length >= 2, "key writes refused");
+        ok(rec.writes.filter((w) => w.kind === "pipeline").length >= 2, "pipeline writes refused");
       } finally {
         await cluster?.close();
         await redis.stop();

@@ -24,8 +24,16 @@ export interface PhaseStats {
   lostWrites?: number;
 }
 
-/** Documented answers to a store or shared-store outage; a 502/503 from the balancer also. */
-const UNAVAILABLE = new Set(["service.unavailable", "rate_limit.unavailable"]);
+/**
+ * Documented answers to a store or shared-store outage; a 502/503 from the balancer also.
+ * `result.storage_unavailable` is the catalogue's 500 for a run whose result the shared store
+ * could not take (Redis down while an endpoint's run ended): documented, with a correlation id.
+ */
+const UNAVAILABLE = new Set([
+  "service.unavailable",
+  "rate_limit.unavailable",
+  "result.storage_unavailable",
+]);
 
 export type WriteKind = "api_key" | "pipeline" | "execution";
 

@@ -22,7 +22,7 @@ const HEARTBEAT_SECONDS = 1;
 /** The reaper's window with a margin: past it, no acknowledged run may still be RUNNING. */
 const REAPER_WINDOW_MS = HEARTBEAT_SECONDS * 6_000 * 1.5 + 2_000;
 /** The whole run, set-up and read-back included; past it the soak stops and fails. */
-const BOUND_MS = short ? 240_000 : 600_000;
+const BOUND_MS = short ? 300_000 : 900_000;
 
 const log = (line: string) => console.log(`[soak] ${line}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -65,11 +65,17 @@ export class Cluster {
       ...testSecrets(),
     };
     const cluster = new Cluster(env, dir);
-    const content = await cluster.#seed();
-    for (let i = 0; i < replicas; i++) cluster.replicas.push(cluster.#spawn(i));
-    await Promise.all(cluster.replicas.map((r) => r.ready));
-    cluster.proxy = new RoundRobinProxy(cluster.replicas.map((r) => r.url));
-    return { cluster, content };
+    try {
+      const content = await cluster.#seed();
+      for (let i = 0; i < replicas; i++) cluster.replicas.push(cluster.#spawn(i));
+      await Promise.all(cluster.replicas.map((r) => r.ready));
+      cluster.proxy = new RoundRobinProxy(cluster.replicas.map((r) => r.url));
+      return { cluster, content };
+    } catch (e) {
+      // A replica that did start must not outlive a set-up that failed.
+      await cluster.close();
+      throw e;
+    }
   }
 
   async #seed(): Promise<Content> {

@@ -41,14 +41,15 @@ Deno.addSignalListener("SIGINT", async () => {
 const redis = new PrivateRedis();
 let pg: SoakPostgres | undefined;
 let cluster: Cluster | undefined;
-let closed = false;
-cleanup = async () => {
-  if (closed) return;
-  closed = true;
-  await cluster?.close().catch((e) => log(`closing replicas: ${e}`));
-  await redis.stop().catch(() => {});
-  await pg?.close().catch((e) => log(`closing PostgreSQL: ${e}`));
-};
+let closing: Promise<void> | undefined;
+// One clean-up, however many ask for it (the time guard, a signal, the end of the run): each
+// waits for the same one, so the process never exits half-way through it.
+cleanup = () =>
+  closing ??= (async () => {
+    await cluster?.close().catch((e) => log(`closing replicas: ${e}`));
+    await redis.stop().catch(() => {});
+    await pg?.close().catch((e) => log(`closing PostgreSQL: ${e}`));
+  })();
 
 async function main(): Promise<number> {
   const t0 = performance.now();

@@ -25,6 +25,9 @@
  * 11. Warm staging and embedded reads (bench/staging.ts): the demo endpoints with a new staging
  *     DuckDB per run and one connection per embedded datasource vs the staging pool and a reader
  *     per core; `--staging` runs it alone.
+ * 12. Startup to /ready (bench/startup.ts): `main.ts serve` from spawn to the first 200 of /ready,
+ *     embedded and PostgreSQL, first boot and restart, vs a bare Deno.serve script's first answer
+ *     (target: the embedded restart < 1 s on a warm disk).
  */
 import { readSources } from "../src/config/mod.ts";
 import { resolveConfig } from "../src/config/resolve.ts";
@@ -50,6 +53,7 @@ import { type Load, load as runLoad } from "./load_client.ts";
 import { endpointBench } from "./endpoints.ts";
 import { mcpBench } from "./mcp.ts";
 import { stagingBench } from "./staging.ts";
+import { startupBench } from "./startup.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
@@ -322,6 +326,7 @@ const GROUPS: Record<string, (() => Promise<void>)[]> = {
   "--endpoints": [endpointBench],
   "--mcp": [mcpBench],
   "--staging": [stagingBench],
+  "--startup": [startupBench],
 };
 const chosen = Object.keys(GROUPS).find((flag) => Deno.args.includes(flag));
 const all = [
@@ -339,6 +344,7 @@ const all = [
   endpointBench,
   mcpBench,
   stagingBench,
+  startupBench,
 ];
 for (const run of chosen ? GROUPS[chosen] : all) await run();
 // The template render workers stay up for a minute after their last render; nothing is left to do.

@@ -1,3 +1,4 @@
+import { IdempotencyCache } from "../src/executions/idempotency.ts";
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { EventSource } from "eventsource";
 import { checkEventOrder, type EventFrame } from "../src/executions/event_order.ts";
@@ -198,6 +199,34 @@ forEachExecWorld(
     const other = await w.execute("author", { parameters: { a: 2 } }, key);
     equal(other.status, 409);
     equal((await json(other)).error.code, "idempotency.key_reused_for_different_request");
+  },
+);
+
+forEachExecWorld(
+  "Idempotency-Key: a claim whose instance died before recording its run is taken over by a retry",
+  async (w) => {
+    // What a replica SIGKILLed between claiming the key and storing the run leaves behind.
+    const cache = new IdempotencyCache(w.s.runtime.shared, 3600);
+    const request = { pipeline_id: w.pipelineId, version: null, parameters: { a: 1 } };
+    await cache.claim(w.fx.users.author.id, "k-dead", request, crypto.randomUUID(), Date.now());
+    // Past the reaper's window, no record came: the retry runs as a first request.
+    w.clock.shiftMs = 10 * 60_000;
+    const retry = await w.execute("author", { parameters: { a: 1 } }, {
+      "Idempotency-Key": "k-dead",
+    });
+    equal(retry.status, 200);
+    const id = retry.headers.get("SVC-Execution-Id")!;
+    const stream = frames(retry);
+    await stream.next();
+    w.executor.release(id);
+    equal((await stream.rest()).at(-1)!.event, "data_ready");
+    equal(w.executor.requests.length, 1);
+    // The key now names the new run.
+    const again = await w.execute("author", { parameters: { a: 1 } }, {
+      "Idempotency-Key": "k-dead",
+    });
+    equal(again.headers.get("SVC-Execution-Id"), id);
+    await again.body?.cancel();
   },
 );
 

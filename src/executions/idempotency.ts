@@ -12,8 +12,11 @@ import type { SharedStore } from "../shared/mod.ts";
 export type Claim =
   /** This request owns the key: start the execution under `executionId`. */
   | { fresh: true; executionId: string }
-  /** A retry: answer with the execution the first request started. */
-  | { fresh: false; executionId: string };
+  /**
+   * A retry: answer with the execution the first request started. `claimedAt` (ms) is when the
+   * first request claimed the key (absent on claims written before it was recorded).
+   */
+  | { fresh: false; executionId: string; claimedAt?: number };
 
 const purgedKey = (executionId: string) => `idempotency-purged:${executionId}`;
 
@@ -30,21 +33,53 @@ export class IdempotencyCache {
    * Claims `key` for `request` (what was asked: pipeline, version, parameters…) with the
    * execution id the caller minted. Concurrent claims settle on one winner in the store.
    */
-  async claim(userId: string, key: string, request: unknown, executionId: string): Promise<Claim> {
+  async claim(
+    userId: string,
+    key: string,
+    request: unknown,
+    executionId: string,
+    now = Date.now(),
+  ): Promise<Claim> {
     const requestHash = bodyHash(request);
     const storeKey = `idempotency:${userId}:${key}`;
-    const entry = JSON.stringify({ request_hash: requestHash, execution_id: executionId });
+    const entry = JSON.stringify({
+      request_hash: requestHash,
+      execution_id: executionId,
+      claimed_at: now,
+    });
     if (await this.#store.set(storeKey, entry, { ttlMs: this.#ttlMs, onlyIfAbsent: true })) {
       return { fresh: true, executionId };
     }
     const existing = await this.#store.get(storeKey);
     // Expired between the two calls: claim again rather than fail a legitimate request.
-    if (existing === null) return await this.claim(userId, key, request, executionId);
-    const stored = JSON.parse(existing) as { request_hash: string; execution_id: string };
+    if (existing === null) return await this.claim(userId, key, request, executionId, now);
+    const stored = JSON.parse(existing) as {
+      request_hash: string;
+      execution_id: string;
+      claimed_at?: number;
+    };
     if (stored.request_hash !== requestHash) {
       throw new AppError("idempotency.key_reused_for_different_request", { key });
     }
-    return { fresh: false, executionId: stored.execution_id };
+    return { fresh: false, executionId: stored.execution_id, claimedAt: stored.claimed_at };
+  }
+
+  /**
+   * Frees a claim whose execution was never recorded and never will be (its instance died
+   * between the claim and the record). One instance wins the take-over per claimed run; answers
+   * whether this one did. The key is then claimed again like a first request.
+   */
+  async takeOver(userId: string, key: string, executionId: string): Promise<boolean> {
+    const lock = `idempotency-takeover:${executionId}`;
+    if (!await this.#store.set(lock, "1", { ttlMs: this.#ttlMs, onlyIfAbsent: true })) {
+      return false;
+    }
+    const storeKey = `idempotency:${userId}:${key}`;
+    const existing = await this.#store.get(storeKey);
+    if (existing !== null && JSON.parse(existing).execution_id === executionId) {
+      await this.#store.delete(storeKey);
+    }
+    return true;
   }
 
   /**

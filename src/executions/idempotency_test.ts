@@ -8,7 +8,7 @@ forEachSharedStore(
   "a retry with the same key and request gets the original execution",
   async (store, user) => {
     const cache = new IdempotencyCache(store, 60);
-    deepEqual(await cache.claim(user, "k1", request, "exec-1"), {
+    deepEqual(await cache.claim(user, "k1", request, "exec-1", 1_000), {
       fresh: true,
       executionId: "exec-1",
     });
@@ -17,6 +17,7 @@ forEachSharedStore(
     deepEqual(await cache.claim(user, "k1", reordered, "exec-2"), {
       fresh: false,
       executionId: "exec-1",
+      claimedAt: 1_000,
     });
   },
 );
@@ -59,3 +60,22 @@ forEachSharedStore("concurrent claims settle on one execution", async (store, us
   equal(claims.filter((c) => c.fresh).length, 1);
   equal(new Set(claims.map((c) => c.executionId)).size, 1);
 });
+
+forEachSharedStore(
+  "a claim whose run was never recorded is taken over once; the key is then claimed afresh",
+  async (store, user) => {
+    const a = new IdempotencyCache(store, 60);
+    const b = new IdempotencyCache(store, 60);
+    await a.claim(user, "k1", request, "dead-run");
+    // Two instances find the same abandoned claim: one wins the take-over.
+    const won = await Promise.all([
+      a.takeOver(user, "k1", "dead-run"),
+      b.takeOver(user, "k1", "dead-run"),
+    ]);
+    deepEqual(won.filter(Boolean).length, 1);
+    deepEqual((await b.claim(user, "k1", request, "new-run")).executionId, "new-run");
+    // A late take-over of the dead run never frees the new claim.
+    await a.takeOver(user, "k1", "dead-run");
+    deepEqual((await a.claim(user, "k1", request, "third")).executionId, "new-run");
+  },
+);

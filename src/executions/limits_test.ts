@@ -1,6 +1,9 @@
 import { equal, rejects } from "node:assert/strict";
 import { AppError } from "../errors/mod.ts";
-import { MemoryStore } from "../shared/mod.ts";
+import { MemoryStore, RedisStore } from "../shared/mod.ts";
+import { REDIS_URL, skipUnless } from "../../tests/support/services.ts";
+import { startTcpProxy } from "../../tests/support/tcp_proxy.ts";
+import { eventually } from "../../tests/support/wait.ts";
 import { inlinePageRows, resultTtlSeconds, StreamSlots } from "./limits.ts";
 
 const limits = {
@@ -44,4 +47,33 @@ Deno.test("stream slots: one past the limit is refused, and a slot given back fr
   await slots.take("u");
   await rejects(slots.take("u"), AppError);
   await shared.close();
+});
+
+Deno.test({
+  name:
+    "[redis] a slot given back while Redis is out never fails the caller and is given back after",
+  ignore: skipUnless("redis"),
+  async fn() {
+    // Found by the soak: a serve whose run had ended answered 500 because the give-back failed.
+    const url = new URL(REDIS_URL);
+    let proxy = startTcpProxy({ hostname: url.hostname, port: Number(url.port || 6379) });
+    const store = await RedisStore.connect(`redis://127.0.0.1:${proxy.port}/0`, { timeoutMs: 500 });
+    const user = crypto.randomUUID();
+    const slots = new StreamSlots(store, 1);
+    try {
+      const release = await slots.take(user);
+      await proxy.cut();
+      await release();
+      equal(slots.pending, 1);
+      proxy = startTcpProxy({ hostname: url.hostname, port: Number(url.port || 6379) }, proxy.port);
+      await eventually(() => slots.pending === 0, { what: "the retried give-back", ms: 10_000 });
+      equal(await store.get(`sse-streams:${user}`), "0");
+      (await slots.take(user))();
+    } finally {
+      slots.close();
+      await store.delete(`sse-streams:${user}`).catch(() => {});
+      await store.close();
+      await proxy.cut();
+    }
+  },
 });

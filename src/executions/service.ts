@@ -176,12 +176,16 @@ export class ExecutionService {
         input.idempotencyKey,
         asked,
         executionId,
+        this.#now(),
       );
       if (!claim.fresh) {
         // The run went with a purged draft: there is nothing to follow, and never will be.
         const id = claim.executionId;
         if (await this.#o.idempotency.forgotten(id) && !await this.repo.get(id)) {
           throw new AppError("result.execution_not_found", { execution_id: id });
+        }
+        if (await this.#claimAbandoned(caller.userId, input.idempotencyKey, claim)) {
+          return await this.#execute(input, release);
         }
         return this.#replayed(id, release);
       }
@@ -262,6 +266,32 @@ export class ExecutionService {
   }
 
   /** An Idempotency-Key retry: the original run's frames, live or replayed, from any instance. */
+  /**
+   * Whether a retry's claim names a run that will never be recorded: a claim is written before
+   * its run's record, so a claimant that died in between leaves a key no record follows. While
+   * the claim is younger than the reaper's window its record may still come; past it the claim
+   * is taken over (by one instance) and the retry runs as a first request would
+   * (docs/operations.md#faults-and-the-soak).
+   */
+  async #claimAbandoned(
+    userId: string,
+    key: string,
+    claim: { executionId: string; claimedAt?: number },
+  ): Promise<boolean> {
+    const staleAfter = this.#o.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+    for (;;) {
+      if (claim.claimedAt === undefined || await this.repo.get(claim.executionId)) return false;
+      if (this.#now() - claim.claimedAt >= staleAfter) {
+        // Lost to another instance's take-over: give it a moment to claim the key again.
+        if (!await this.#o.idempotency.takeOver(userId, key, claim.executionId)) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        return true;
+      }
+      await new Promise((r) => setTimeout(r, Math.min(this.#o.followPollMs, 1_000)));
+    }
+  }
+
   #replayed(executionId: string, release: () => Promise<void>): StartedStream {
     const stop = new AbortController();
     return {
@@ -499,6 +529,7 @@ export class ExecutionService {
       this.#o.logger.warn("executions still running at shutdown", { ids: this.runningHere });
     }
     await this.#journal.close();
+    this.#slots.close();
   }
 }
 

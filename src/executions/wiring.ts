@@ -76,6 +76,9 @@ export async function openExecutions(deps: ExecutionsWiringDeps): Promise<Execut
   });
   const idempotency = new IdempotencyCache(shared, config.idempotency.ttlSeconds);
   deps.pipelines?.addHook("beforePurge", purgeRuns(idempotency, now ?? Date.now));
+  // Six missed beats, so a slow store or a long pause is not mistaken for death.
+  const heartbeatMs = config.executions.heartbeatIntervalSeconds * 1000;
+  const staleAfterMs = heartbeatMs * 6;
   const executions = new ExecutionService({
     db,
     shared,
@@ -88,6 +91,7 @@ export async function openExecutions(deps: ExecutionsWiringDeps): Promise<Execut
     maxStreamsPerUser: config.sse.maxStreamsPerUser,
     followPollMs: config.sse.heartbeatIntervalSeconds * 1000,
     systemActorId: deps.systemActor.id,
+    staleAfterMs,
     now,
   });
   await executions.open();
@@ -100,6 +104,8 @@ export async function openExecutions(deps: ExecutionsWiringDeps): Promise<Execut
     retentionDays: config.executions.eventRetentionDays,
     recordRetentionDays: config.executions.recordRetentionDays,
     runs: executions.runs,
+    heartbeatMs,
+    staleAfterMs,
     now,
   });
   housekeeping.start();

@@ -3,6 +3,7 @@
 import { Redis, type RedisOptions } from "ioredis";
 import { withTimeout } from "../lib/deadline.ts";
 import { redactUrl } from "../lib/redact.ts";
+import { Unavailable } from "../lib/unavailable.ts";
 import { checkInteger, checkTtl } from "./args.ts";
 import type { MessageHandler, SharedStore } from "./types.ts";
 
@@ -96,8 +97,25 @@ export class RedisStore implements SharedStore {
     }
   }
 
+  /**
+   * A command refused because Redis is out of reach (no connection, or it closed under the
+   * command) becomes `Unavailable`, which every front end answers 503 `service.unavailable`:
+   * an outage is not an unexpected error (docs/operations.md#faults-and-the-soak).
+   */
+  async #offline<T>(command: Promise<T>): Promise<T> {
+    try {
+      return await command;
+    } catch (error) {
+      const message = (error as Error)?.message ?? "";
+      if (/Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET/.test(message)) {
+        throw new Unavailable("the shared store is unreachable", { cause: error });
+      }
+      throw error;
+    }
+  }
+
   async get(key: string): Promise<string | null> {
-    return await this.#client.get(key);
+    return await this.#offline(this.#client.get(key));
   }
 
   async set(
@@ -109,40 +127,42 @@ export class RedisStore implements SharedStore {
     const args: (string | number)[] = [key, value];
     if (ttlMs !== undefined) args.push("PX", ttlMs);
     if (options.onlyIfAbsent) args.push("NX");
-    return (await this.#client.call("SET", ...args)) === "OK";
+    return (await this.#offline(this.#client.call("SET", ...args))) === "OK";
   }
 
   async delete(...keys: string[]): Promise<number> {
     if (keys.length === 0) return 0; // DEL without keys is a Redis syntax error
-    return await this.#client.del(...keys);
+    return await this.#offline(this.#client.del(...keys));
   }
 
   async ttl(key: string): Promise<number> {
-    return await this.#client.pttl(key);
+    return await this.#offline(this.#client.pttl(key));
   }
 
   async increment(key: string, options: { by?: number; ttlMs?: number } = {}): Promise<number> {
     const by = checkInteger(options.by ?? 1, "by");
     const ttlMs = checkTtl(options.ttlMs);
-    return await this.#client.sharedIncrement(key, String(by), String(ttlMs ?? ""));
+    return await this.#offline(this.#client.sharedIncrement(key, String(by), String(ttlMs ?? "")));
   }
 
   async append(key: string, values: string[], options: { ttlMs?: number } = {}): Promise<number> {
     const ttlMs = checkTtl(options.ttlMs);
     if (values.length === 0) return await this.length(key); // RPUSH needs at least one value
-    return await this.#client.sharedAppend(key, String(ttlMs ?? ""), ...values);
+    return await this.#offline(this.#client.sharedAppend(key, String(ttlMs ?? ""), ...values));
   }
 
   async range(key: string, start: number, end: number): Promise<string[]> {
-    return await this.#client.lrange(key, checkInteger(start, "start"), checkInteger(end, "end"));
+    return await this.#offline(
+      this.#client.lrange(key, checkInteger(start, "start"), checkInteger(end, "end")),
+    );
   }
 
   async length(key: string): Promise<number> {
-    return await this.#client.llen(key);
+    return await this.#offline(this.#client.llen(key));
   }
 
   async publish(channel: string, message: string): Promise<void> {
-    await this.#client.publish(channel, message);
+    await this.#offline(this.#client.publish(channel, message));
   }
 
   async subscribe(channel: string, handler: MessageHandler): Promise<() => Promise<void>> {

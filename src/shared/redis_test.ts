@@ -4,6 +4,7 @@ import { RedisStore } from "./redis.ts";
 import { REDIS_URL, skipUnless } from "../../tests/support/services.ts";
 import { startTcpProxy } from "../../tests/support/tcp_proxy.ts";
 import { eventually } from "../../tests/support/wait.ts";
+import { Unavailable } from "../lib/unavailable.ts";
 
 // Redis-specific behaviour: failure detection and recovery, connection errors, URL dispatch.
 // The behaviour shared with the memory store is tested in shared_store_test.ts.
@@ -113,6 +114,27 @@ Deno.test({
       await store.ping();
     } finally {
       await store.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "[redis] a command while Redis is out of reach is Unavailable: 503, not a 500",
+  ignore: skipRedis,
+  async fn() {
+    // Found by the soak: a tool call reading a result while Redis restarted answered internal.unexpected.
+    const proxy = startProxy();
+    const store = await RedisStore.connect(`redis://127.0.0.1:${proxy.port}/0`, { timeoutMs: 500 });
+    try {
+      await proxy.cut();
+      await eventually(async () => {
+        const error = await store.get("any").then(() => undefined, (e) => e);
+        // toAppError answers Unavailable 503 service.unavailable (src/errors/app_error_test.ts).
+        return error instanceof Unavailable;
+      }, { what: "a refused command to be Unavailable", ms: 5_000, intervalMs: 50 });
+    } finally {
+      await store.close();
+      await proxy.cut();
     }
   },
 });

@@ -192,10 +192,7 @@ export const serviceSchema = z.strictObject({
       "Execution records older than this are deleted, with any events left (history starts " +
         "there); 0 keeps them forever",
     ),
-    "heartbeat-interval-seconds": seconds(
-      10,
-      1,
-      60,
+    "heartbeat-interval-seconds": intIn(1, 60, 10).describe(
       "Each instance beats on its RUNNING records this often; a record not beaten for six " +
         "intervals belongs to a dead instance and the reaper ends it ABORTED (shutdown)",
     ),

@@ -6,6 +6,7 @@
  * `pipeline.execution.invalid_parameter_type` with `details.field`
  * (docs/decisions.md#fields-without-a-code-of-their-own).
  */
+import { editDistance } from "../lib/edit_distance.ts";
 import type { z } from "zod";
 import { AppError } from "../errors/mod.ts";
 import type { AnyObjectSchema } from "./tool.ts";
@@ -16,21 +17,6 @@ export function argumentNames(input: AnyObjectSchema): { all: string[]; required
   const all = Object.keys(shape);
   const required = all.filter((k) => !shape[k].safeParse(undefined).success);
   return { all: [...required, ...all.filter((k) => !required.includes(k))], required };
-}
-
-/** Levenshtein distance, case-insensitive: names are short, the table is small. */
-function distance(a: string, b: string): number {
-  a = a.toLowerCase();
-  b = b.toLowerCase();
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    row = next;
-  }
-  return row[b.length];
 }
 
 /**
@@ -46,7 +32,7 @@ export function nearestArgument(
   let best: string | undefined;
   let bestScore = Infinity;
   for (const name of names) {
-    const d = distance(unknown, name);
+    const d = editDistance(unknown, name);
     const near = d <= Math.max(1, Math.floor(Math.max(unknown.length, name.length) / 3));
     const within = unknown.toLowerCase().includes(name.toLowerCase()) ||
       name.toLowerCase().includes(unknown.toLowerCase());

@@ -3,7 +3,8 @@ import { forEachStore } from "./support/stores.ts";
 import { ExecutionRepo } from "../src/executions/repo.ts";
 import { addRunRows, runningRecord, succeeded } from "../src/executions/test_fixtures.ts";
 import type { Db } from "../src/store/mod.ts";
-import { LAST_RESULT_SQL, lastResultColumns } from "../src/promotion/repo.ts";
+import { LAST_SUCCESS_SQL } from "../src/executions/repo.ts";
+import { lastResultColumns } from "../src/promotion/repo.ts";
 
 /** A finished run of `version` that delivered a result with `columns`, started at `at`. */
 async function delivered(
@@ -38,7 +39,7 @@ forEachStore(
     if (db.dialect === "sqlite") {
       // Every endpoint request adds an execution: this read must not scan them all.
       const plan = await db.query<{ detail: string }>(
-        `EXPLAIN QUERY PLAN ${LAST_RESULT_SQL}`,
+        `EXPLAIN QUERY PLAN ${LAST_SUCCESS_SQL}`,
         [ids.pipelineId, 1, false],
       );
       ok(plan.some((p) => /executions_by_pipeline/.test(p.detail)), JSON.stringify(plan));

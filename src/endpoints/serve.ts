@@ -174,6 +174,7 @@ export class EndpointServer {
         pageRowsHeader: req.pageRowsHeader,
         correlationId: req.correlationId,
         triggeredVia: "ENDPOINT",
+        liveReader: false,
       });
       executionId = started.executionId;
       accepted = performance.now();
@@ -275,6 +276,8 @@ export class EndpointServer {
       if (outcome === undefined) {
         // The run goes on (docs/decisions.md#endpoint-timeouts); this request stops following it.
         reading.catch(() => {});
+        // Its execution id goes out: the record must be readable then.
+        await started.recorded;
         const ttl = resultTtlSeconds(req.ttlHeader, this.#o.resultLimits);
         return {
           status: 202,

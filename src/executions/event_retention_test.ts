@@ -2,6 +2,7 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { newId } from "../lib/ids.ts";
 import { type Db, loadMigrations, migrate } from "../store/mod.ts";
 import { forEachStore } from "../../tests/support/stores.ts";
+import { parseBatch } from "./frame_batch.ts";
 import { ExecutionRepo, idFloor } from "./repo.ts";
 import { addRunRows, runningRecord, succeeded, successFrames } from "./test_fixtures.ts";
 
@@ -117,10 +118,45 @@ forEachStore(
     const names = indexes.map((r) => r.name);
     ok(!names.includes("execution_events_observed"));
     ok(names.includes("executions_running"));
-    equal(
-      await repo.deleteEventsBefore(iso(t0 + 60 * SECOND)),
-      ended.frames.length + running.frames.length,
-    );
+    // Migration 0016 moved each run's frames into one batch row.
+    equal(await repo.deleteEventsBefore(iso(t0 + 60 * SECOND)), 2);
+    deepEqual(await repo.events(ended.record.execution_id), []);
+  },
+  { migrate: false },
+);
+
+forEachStore(
+  "migration 0016 moves frames stored one row each into one batch row per run, ids, order and observed_at kept",
+  async (db) => {
+    const files = await loadMigrations(db.dialect);
+    const at = files.findIndex((f) => f.name.startsWith("0016_"));
+    ok(at > 0);
+    await migrate(db, files.slice(0, at));
+    const ids = await addRunRows(db);
+    const t0 = Date.now() - 10 * SECOND;
+    // As the release before it stored them: a row per frame, each with its own observed_at.
+    const ended = await storedRun(db, ids, t0, 7);
+    const running = await storedRun(db, ids, t0, SECOND, false);
+    deepEqual(await migrate(db, files), [files[at].name]);
+
+    const repo = new ExecutionRepo(db);
+    for (const run of [ended, running]) {
+      const id = run.record.execution_id;
+      deepEqual(await repo.events(id), run.frames);
+      deepEqual(await repo.events(id, 2), run.frames.filter((f) => f.id > 2));
+      equal(await repo.lastEventId(id), run.frames.at(-1)!.id);
+      const rows = await db.query<{ event_type: string; data: string }>(
+        `SELECT event_type, data FROM execution_events WHERE execution_id = $1`,
+        [id],
+      );
+      equal(rows.length, 1);
+      equal(rows[0].event_type, "frames");
+      const step = run === ended ? 7 : SECOND;
+      deepEqual(
+        parseBatch(rows[0].data).map((f) => Date.parse(f.observedAt)),
+        run.frames.map((_, i) => t0 + i * step),
+      );
+    }
   },
   { migrate: false },
 );

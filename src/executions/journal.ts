@@ -1,10 +1,14 @@
 /**
- * An execution's trace rows through the store's group commit (store/group_commit.ts): its record, a
- * row per frame (progress samples included, docs/decisions.md#every-event-is-durable) and its final
+ * An execution's trace rows through the store's group commit (store/group_commit.ts): its record,
+ * its frames (progress samples included, docs/decisions.md#every-event-is-durable) and its final
  * record, written in emission order with every other run's rows of the same turn, each run a chain
- * so a refused frame (the reaper stored the run's ending first) stops its later frames. Followers
- * are woken once per run and batch, after the rows are stored. Record and frame rows are queued as
- * rows, so neighbouring ones share an INSERT.
+ * so a refused batch (the reaper stored the run's ending first) stops its later frames. Followers
+ * are woken once per run and batch, after the rows are stored.
+ *
+ * Rows are made when their batch is written, not when queued: a run's frames join ONE row per
+ * batch (frame_batch.ts) until the group commit takes it, and a run that ends before its record was
+ * written is written once, in its final state, with its frames. A serve's durable work is then one
+ * execution row, one frames row and its `endpoint.served` row, in one transaction.
  *
  * A run whose rows the store refused (an outage of the metadata store) keeps them here, each
  * frame with the instant it was observed, and its ending goes to `PendingEndings` (settle.ts):
@@ -15,9 +19,15 @@ import type { Logger } from "../lib/log.ts";
 import { Unavailable } from "../lib/unavailable.ts";
 import { type ChainOptions, type GroupCommit, groupCommit, type RowInsert } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
-import { eventRow, ExecutionRepo, executionRow } from "./repo.ts";
+import { FrameBatch, frameTuple } from "./frame_batch.ts";
+import { ExecutionRepo, executionRow } from "./repo.ts";
 import { PendingEndings, type Settled, type Store, type Unstored } from "./settle.ts";
 import type { ExecutionRecord } from "./types.ts";
+
+interface OpenBatch {
+  batch: FrameBatch;
+  written: Promise<number>;
+}
 
 /** The ids of runs that got frames stored, and of runs whose final record was stored. */
 export type StoredListener = (events: Set<string>, finished: Set<string>) => void;
@@ -35,6 +45,10 @@ export class ExecutionJournal {
   /** Runs started here whose ending is not stored yet: what the store refused of each, in order. */
   readonly #open = new Map<string, Unstored[]>();
   readonly #endings: PendingEndings;
+  /** Per run, the frames batch the group commit has not taken yet, and its write. */
+  readonly #batches = new Map<string, OpenBatch>();
+  /** Per run, its record row while not yet taken: a run ending before then is written once. */
+  readonly #unwritten = new Map<string, { record: ExecutionRecord; written: Promise<number> }>();
   #events = new Set<string>();
   #finished = new Set<string>();
   #announcing = false;
@@ -63,37 +77,63 @@ export class ExecutionJournal {
   async insert(record: ExecutionRecord, instanceId: string, at: string): Promise<void> {
     const id = record.execution_id;
     this.#open.set(id, []);
-    await this.#insert(id, null, () => executionRow(record, instanceId, at), { chain: id });
+    const pending = { record, written: Promise.resolve(0) };
+    this.#unwritten.set(id, pending);
+    pending.written = this.#insert(
+      id,
+      null,
+      lazyRow(() => {
+        if (this.#unwritten.get(id) === pending) this.#unwritten.delete(id);
+        return executionRow(pending.record, instanceId, at);
+      }),
+      { chain: id },
+    );
+    await pending.written;
   }
 
-  async event(executionId: string, frame: EventFrame, at: string): Promise<void> {
-    await this.#insert(executionId, frame.id, () => eventRow(executionId, frame, at), {
-      chain: executionId,
-      follows: true,
-    });
-    this.#announce(this.#events, executionId);
+  event(executionId: string, frame: EventFrame, at: string): Promise<void> {
+    let tuple: string;
+    try {
+      tuple = frameTuple(frame, at);
+    } catch (error) {
+      // A payload that is no JSON fails in its place in the chain: later frames are refused.
+      this.#batches.delete(executionId);
+      const options = { chain: executionId, follows: true };
+      return this.#queue.write(() => Promise.reject(error), options).then(() => {});
+    }
+    let open = this.#batches.get(executionId);
+    if (!open) {
+      const batch = new FrameBatch(executionId);
+      const taken: OpenBatch = { batch, written: Promise.resolve(0) };
+      taken.written = this.#insert(
+        executionId,
+        () => batch.lastId,
+        lazyRow(() => {
+          if (this.#batches.get(executionId) === taken) this.#batches.delete(executionId);
+          return batch.row();
+        }),
+        { chain: executionId, follows: true },
+      );
+      this.#batches.set(executionId, open = taken);
+    }
+    open.batch.add(frame.id, tuple, at);
+    return open.written.then(() => this.#announce(this.#events, executionId));
   }
 
   /**
-   * Queues a row made now; a refused one is kept for the run's ending (refusals settle in queue
-   * order, so the kept rows are in emission order). One that cannot be made (a payload that is no
-   * JSON) fails in its place in the chain, so the run's later frames are refused as after any
-   * refused row; it is not kept.
+   * Queues a row made when its batch is written; a refused one is kept for the run's ending
+   * (refusals settle in queue order, so the kept rows are in emission order).
    */
   #insert(
     executionId: string,
-    frameId: number | null,
-    row: () => RowInsert,
+    lastFrameId: (() => number) | null,
+    row: RowInsert,
     options: ChainOptions,
   ): Promise<number> {
-    let made: RowInsert;
-    try {
-      made = row();
-    } catch (error) {
-      return this.#queue.write(() => Promise.reject(error), options);
-    }
-    const written = this.#queue.insert(made, options);
-    written.catch(() => this.#open.get(executionId)?.push({ frameId, row: made }));
+    const written = this.#queue.insert(row, options);
+    written.catch(() =>
+      this.#open.get(executionId)?.push({ frameId: lastFrameId?.() ?? null, row })
+    );
     return written;
   }
 
@@ -106,6 +146,22 @@ export class ExecutionJournal {
    */
   async finish(record: ExecutionRecord): Promise<boolean> {
     const id = record.execution_id;
+    const unwritten = this.#unwritten.get(id);
+    if (unwritten) {
+      // Its record row is still queued: it goes in once, as the final record, in the same batch
+      // as its frames.
+      unwritten.record = record;
+      try {
+        await unwritten.written;
+        await this.#batches.get(id)?.written;
+        this.#open.delete(id);
+        this.#announce(this.#finished, id);
+        return true;
+      } catch (error) {
+        this.#queue.end(id);
+        return await this.#settleRefused(record, error);
+      }
+    }
     try {
       const written = await this.#queue.write((q) => new ExecutionRepo(q).finish(record), {
         chain: id,
@@ -116,14 +172,19 @@ export class ExecutionJournal {
       this.#announce(this.#finished, id);
       return written;
     } catch (error) {
-      const unstored = this.#open.get(id) ?? [];
-      this.#endings.add(record, unstored);
-      const settled = await this.#endings.settle(id).catch((e) => {
-        if (e instanceof Unavailable) throw e;
-        throw error;
-      });
-      return settled === "written";
+      return await this.#settleRefused(record, error);
     }
+  }
+
+  async #settleRefused(record: ExecutionRecord, error: unknown): Promise<boolean> {
+    const id = record.execution_id;
+    const unstored = this.#open.get(id) ?? [];
+    this.#endings.add(record, unstored);
+    const settled = await this.#endings.settle(id).catch((e) => {
+      if (e instanceof Unavailable) throw e;
+      throw error;
+    });
+    return settled === "written";
   }
 
   /** The first refused write of this run, once known. */
@@ -179,4 +240,25 @@ export class ExecutionJournal {
       this.#stored(events, finished);
     });
   }
+}
+
+/**
+ * A row whose values are made the first time the group commit reads them (when its batch is
+ * written) and kept from then on: a retry, or the ending written after an outage, writes the
+ * same row.
+ */
+function lazyRow(make: () => RowInsert): RowInsert {
+  let made: RowInsert | undefined;
+  const get = () => made ??= make();
+  return {
+    get table() {
+      return get().table;
+    },
+    get columns() {
+      return get().columns;
+    },
+    get values() {
+      return get().values;
+    },
+  };
 }

@@ -9,6 +9,7 @@ import type { Queryable, Row, RowInsert, SqlValue } from "../store/mod.ts";
 import { bool, Conditions, countOf, markers, readPage, rowInsertSql } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
 import { frameJson } from "./frame_json.ts";
+import { batchFrames, FRAMES } from "./frame_batch.ts";
 import { PACKED, unpackFrames } from "./packed_events.ts";
 import type { AbortReason, ExecutionRecord, ExecutionStatus, TriggeredVia } from "./types.ts";
 import type { Counted } from "../lib/paged_view.ts";
@@ -126,7 +127,31 @@ export function executionRow(r: ExecutionRecord, instanceId: string, now: string
   };
 }
 
-/** A frame's durable row (its payload's JSON text made once, see frame_json.ts). */
+/** Newest first along executions_by_pipeline (migration 0013), not over every execution. */
+export const LAST_SUCCESS_SQL = `SELECT id FROM executions
+  WHERE pipeline_id = $1 AND pipeline_version = $2 AND draft_run = $3 AND status = 'SUCCESS'
+  ORDER BY started_at DESC LIMIT 1`;
+
+/**
+ * The result schema (`data_ready`'s `schema`) of the latest successful released run of a
+ * pipeline version, read from its stored frames (packed ones too); null when there is none.
+ */
+export async function lastResultSchema(
+  db: Queryable,
+  pipelineId: string,
+  version: number,
+): Promise<{ name: unknown; type: unknown }[] | null> {
+  const last = await db.first<{ id: string }>(LAST_SUCCESS_SQL, [pipelineId, version, false]);
+  if (!last) return null;
+  const frames = await new ExecutionRepo(db).events(String(last.id));
+  const ready = frames.find((f) => f.event === "data_ready");
+  return ready ? (ready.data.schema ?? []) as { name: unknown; type: unknown }[] : null;
+}
+
+/** The last frame id a row holds: a batch row's `last_event_id`, else its own (migration 0016). */
+const LAST_ID = "COALESCE(last_event_id, event_id)";
+
+/** A lone frame's durable row (the reaper's ending; a run's frames go in batches, journal.ts). */
 export function eventRow(executionId: string, frame: EventFrame, observedAt: string): RowInsert {
   return {
     table: "execution_events",
@@ -246,28 +271,29 @@ export class ExecutionRepo {
     await this.db.execute(rowInsertSql(row), row.values);
   }
 
-  /** Stored frames after `afterId`, in emission order (a packed stream unpacked). */
+  /**
+   * Stored frames after `afterId`, in emission order: lone frame rows (the reaper's), batch rows
+   * (frame_batch.ts) and a packed stream (packed_events.ts) alike.
+   */
   async events(executionId: string, afterId = -1): Promise<EventFrame[]> {
     const rows = await this.db.query<
       { event_id: unknown; event_type: string; data: string; packed: Uint8Array | null }
     >(
       `SELECT event_id, event_type, data, packed FROM execution_events
-       WHERE execution_id = $1 AND event_id > $2 ORDER BY event_id`,
+       WHERE execution_id = $1 AND ${LAST_ID} > $2 ORDER BY event_id`,
       [executionId, afterId],
     );
-    return rows.flatMap((r) =>
-      r.event_type === PACKED && r.packed ? unpackFrames(r.packed, afterId) : [{
-        id: Number(r.event_id),
-        event: r.event_type,
-        data: JSON.parse(r.data),
-      }]
-    );
+    return rows.flatMap((r) => {
+      if (r.event_type === FRAMES) return batchFrames(r.data, afterId);
+      if (r.event_type === PACKED && r.packed) return unpackFrames(r.packed, afterId);
+      return [{ id: Number(r.event_id), event: r.event_type, data: JSON.parse(r.data) }];
+    });
   }
 
   /** The id of the run's last stored frame; -1 before the first. */
   async lastEventId(executionId: string): Promise<number> {
     const row = await this.db.first<{ n: unknown }>(
-      `SELECT MAX(event_id) AS n FROM execution_events WHERE execution_id = $1`,
+      `SELECT MAX(${LAST_ID}) AS n FROM execution_events WHERE execution_id = $1`,
       [executionId],
     );
     return row?.n === null || row?.n === undefined ? -1 : Number(row.n);

@@ -15,6 +15,7 @@
  */
 import { toIso } from "../lib/time.ts";
 import { type Db, markers, type Queryable, type SqlValue } from "../store/mod.ts";
+import { FRAMES, parseBatch } from "./frame_batch.ts";
 import { PACKED, packFrames, type StoredFrame } from "./packed_events.ts";
 import { idFloor } from "./repo.ts";
 
@@ -204,12 +205,15 @@ async function packRuns(tx: Queryable, ids: string[]): Promise<number> {
   for (const r of rows) {
     const id = String(r.execution_id);
     const frames = byRun.get(id) ?? [];
-    frames.push({
-      id: Number(r.event_id),
-      event: r.event_type,
-      data: JSON.parse(r.data),
-      observedAt: toIso(r.observed_at)!,
-    });
+    if (r.event_type === FRAMES) frames.push(...parseBatch(r.data));
+    else {
+      frames.push({
+        id: Number(r.event_id),
+        event: r.event_type,
+        data: JSON.parse(r.data),
+        observedAt: toIso(r.observed_at)!,
+      });
+    }
     byRun.set(id, frames);
   }
   for (const [id, frames] of byRun) {

@@ -155,9 +155,13 @@ export class Execution {
     const startedAt = Date.parse(this.#record.started_at);
     this.#o.meter?.executionStarted(this.#record.triggered_via);
     try {
-      // Stored before the first frame reaches anyone: a reader of execution_started may ask for
-      // the record at once.
-      await this.#sink.started({ ...this.#record }).finally(() => this.#recorded.resolve());
+      // A queueing sink stores the record ahead of the frames in the same chain, so the run does
+      // not wait for it (docs/decisions.md#every-event-is-durable): a refusal reaches the run
+      // through its frames. A caller that hands the id out early awaits `recorded`.
+      const recorded = this.#sink.started({ ...this.#record })
+        .finally(() => this.#recorded.resolve());
+      if (this.#sink.pipelined) recorded.catch(() => {});
+      else await recorded;
       await this.#emit("execution_started", {
         pipeline_id: this.#record.pipeline_id,
         pipeline_version: this.#record.pipeline_version,

@@ -80,6 +80,13 @@ export interface ExecuteInput {
   node?: string;
   /** The released version already read and parsed by the caller (see `ExecutionRequest`). */
   released?: ExecutionRequest["released"];
+  /**
+   * False when the caller answers only once the run ends (an endpoint, a tool that waits): then
+   * nothing waits for the record's write before the run starts, and a run that ends before its
+   * first commit is written once, final (docs/decisions.md#every-event-is-durable). A caller that
+   * hands the execution id out early awaits `recorded` first.
+   */
+  liveReader?: boolean;
 }
 
 export interface StartedStream {
@@ -87,6 +94,8 @@ export interface StartedStream {
   frames: AsyncIterable<EventFrame>;
   /** True when an Idempotency-Key retry got the original execution back. */
   replayed: boolean;
+  /** Settles once the execution's record is stored (readable by id). */
+  recorded: Promise<void>;
   /** Gives the stream slot back; call once when the response body ends. */
   release(): Promise<void>;
   /**
@@ -226,11 +235,12 @@ export class ExecutionService {
       });
       // The answer names the execution (a stream's SVC-Execution-Id header): once it is out, a
       // client may read the record at once, so it goes out after the record is stored.
-      await handle.recorded;
+      if (input.liveReader !== false) await handle.recorded;
       return {
         executionId,
         frames: untilStored(handle),
         replayed: false,
+        recorded: handle.recorded,
         release,
         disconnected: (graceMs) => {
           const timer = setTimeout(() => handle.cancel("client_disconnect"), graceMs);
@@ -301,6 +311,8 @@ export class ExecutionService {
         signal: stop.signal,
       }),
       replayed: true,
+      // Found by its stored record.
+      recorded: Promise.resolve(),
       release,
       // A retry's consumer leaving does not cancel the run it did not start.
       disconnected: () => stop.abort(),

@@ -2,6 +2,7 @@
  * Reads of the promotion inventory: the latest released version of each pipeline and template of
  * a workspace with its hash, and the workspace's endpoints. Read-only; the owning domains write.
  */
+import { lastResultSchema } from "../executions/mod.ts";
 import type { Queryable } from "../store/mod.ts";
 import type { InventoryRow } from "./views.ts";
 
@@ -44,27 +45,17 @@ export async function releasedPipelines(db: Queryable, ws: string): Promise<Inve
   return out;
 }
 
-/** Newest first along executions_by_pipeline (migration 0013), not over every execution. */
-export const LAST_RESULT_SQL =
-  `SELECT ev.data FROM execution_events ev JOIN executions e ON e.id = ev.execution_id
-    WHERE e.pipeline_id = $1 AND e.pipeline_version = $2 AND e.draft_run = $3
-      AND ev.event_type = 'data_ready'
-    ORDER BY e.started_at DESC LIMIT 1`;
-
 /**
- * The result columns of the latest finished run of a released version (its `data_ready` frame in
- * the durable event log), or null when that version never delivered a result here.
+ * The result columns of the latest successful run of a released version (its `data_ready` frame
+ * in the durable event log), or null when that version never delivered a result here.
  */
 export async function lastResultColumns(
   db: Queryable,
   pipelineId: string,
   version: number,
 ): Promise<{ name: string; type: string }[] | null> {
-  const r = await db.first<{ data: string }>(LAST_RESULT_SQL, [pipelineId, version, false]);
-  if (!r) return null;
-  const data = typeof r.data === "string" ? JSON.parse(r.data) : r.data;
-  const schema = (data?.schema ?? []) as { name: string; type: string }[];
-  return schema.map((c) => ({ name: String(c.name), type: String(c.type) }));
+  const schema = await lastResultSchema(db, pipelineId, version);
+  return schema?.map((c) => ({ name: String(c.name), type: String(c.type) })) ?? null;
 }
 export async function releasedTemplates(db: Queryable, ws: string): Promise<InventoryRow[]> {
   const rows = await released(db, "templates", "template_versions", "template_id", ws);

@@ -14,6 +14,9 @@
  *   stream); `ends` closes the chain.
  * - A failing batch is retried write by write, so one caller's refusal costs no one else a row.
  *
+ * A row's values are read when its batch is written, not when it is queued: a caller may keep
+ * adding to a row until then (the executions journal gathers a run's frames into one).
+ *
  * Rows queued with `insert` that are next to each other in the queue and go to the same table
  * and columns are written by one multi-row INSERT: a run's frames mostly arrive in bursts, and a
  * statement per row cost more than the rows themselves. Being adjacent, they keep the order.
@@ -111,6 +114,11 @@ export class GroupCommit {
   /** Tells `observer` each batch's size and how long writing it took (the metrics' hook). */
   observe(observer: (writes: number, seconds: number) => void): void {
     this.#observer = observer;
+  }
+
+  /** Ends `chain` without a write of its own: its failure record is dropped. */
+  end(chain: string): void {
+    this.#failed.delete(chain);
   }
 
   /** The first failed write of a chain not yet ended, once known. */

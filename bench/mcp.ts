@@ -15,8 +15,9 @@
  */
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { createUser, userKey } from "../tests/support/access_fixtures.ts";
+import { userKey } from "../tests/support/access_fixtures.ts";
 import { startTestServer } from "../tests/support/harness.ts";
+import { demoUsers } from "./demo_users.ts";
 
 const LIST_CALLS = Number(Deno.env.get("BENCH_MCP_LIST_CALLS") ?? 400);
 const EXECUTE_CALLS = Number(Deno.env.get("BENCH_MCP_EXECUTE_CALLS") ?? 60);
@@ -109,16 +110,7 @@ export async function mcpBench(): Promise<void> {
   let sdkPath: Awaited<ReturnType<typeof startTestServer>> | undefined;
   try {
     const rt = s.runtime;
-    const admin = await createUser(rt, "bench-admin@example.com", { isAdmin: true });
-    const user = await createUser(rt, "bench@example.com");
-    await rt.workspaces.addMember(admin.principal, "demo", {
-      email: user.email,
-      author: true,
-      promoter: false,
-      admin: false,
-    });
-    rt.directory.forgetWorkspaces();
-    const demo = (await rt.workspaces.get("demo"))!;
+    const { user, demo } = await demoUsers(rt);
     const key = await userKey(rt, user, demo.id, ["execute"]);
     const { items } = await rt.pipelines.list(demo.id, { q: "top_customers" }, {
       offset: 0,

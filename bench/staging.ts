@@ -9,8 +9,9 @@
  * `SELECT :v` for a lone caller (p50; and on SQLite staging, which is not pooled), and
  * `demo/top_customers` (one read of the DuckDB shop) at 8 clients. Ratios now / baseline.
  */
-import { createUser, sessionHeaders, userKey } from "../tests/support/access_fixtures.ts";
+import { sessionHeaders, userKey } from "../tests/support/access_fixtures.ts";
 import { call, startTestServer, type TestServer } from "../tests/support/harness.ts";
+import { demoUsers } from "./demo_users.ts";
 import { measured } from "./endpoints.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
@@ -76,16 +77,7 @@ async function serverFigures(
   });
   try {
     const rt = s.runtime;
-    const admin = await createUser(rt, "bench-admin@example.com", { isAdmin: true });
-    const user = await createUser(rt, "bench@example.com");
-    await rt.workspaces.addMember(admin.principal, "demo", {
-      email: user.email,
-      author: true,
-      promoter: false,
-      admin: false,
-    });
-    rt.directory.forgetWorkspaces();
-    const demo = (await rt.workspaces.get("demo"))!;
+    const { admin, user, demo } = await demoUsers(rt);
     const h = await sessionHeaders(rt, admin, "demo");
     if (oneConnection) {
       for (const name of ["demo_shop", "demo_crm"]) await poolOf(s, h, name, 1);

@@ -39,10 +39,6 @@ export class FrameBatch {
     this.#lastAt = observedAt;
   }
 
-  get size(): number {
-    return this.#tuples.length;
-  }
-
   get lastId(): number {
     return this.#last;
   }

@@ -8,6 +8,12 @@ export const pipelineErrors = {
       "Pipeline name {name} breaks the grammar ({reason}): 2 to 10 segments of [a-z0-9][a-z0-9_.-]{0,63} joined by '/', at most 200 characters.",
     user_message: "That pipeline name is not valid. Use a folder path like team/report.",
   },
+  "pipeline.validation.malformed_json": {
+    status: 400,
+    message:
+      "The pipeline JSON in '{field}' does not parse at line {line}, column {column}: {reason}.",
+    user_message: "The pipeline JSON has a syntax error.",
+  },
   "pipeline.validation.node_invalid": {
     status: 400,
     message: "Node {node_id}, field '{field}': {reason}.",

@@ -178,11 +178,11 @@ function bounds(decl: ParameterDeclaration, value: string | number | boolean): s
   if (
     typeof value === "string" && decl.max_length !== undefined && value.length > decl.max_length
   ) {
-    return `longer than ${decl.max_length} characters`;
+    return `must be at most ${decl.max_length} characters long`;
   }
   if (typeof value === "boolean") return undefined;
-  if (decl.min !== undefined && value < decl.min) return `below the minimum ${decl.min}`;
-  if (decl.max !== undefined && value > decl.max) return `above the maximum ${decl.max}`;
+  if (decl.min !== undefined && value < decl.min) return `must be at least ${decl.min}`;
+  if (decl.max !== undefined && value > decl.max) return `must be at most ${decl.max}`;
   return undefined;
 }
 

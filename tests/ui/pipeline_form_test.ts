@@ -103,6 +103,8 @@ demoBrowserTest(
     await page.fill("#p-0-default", "lots");
     await page.click("button:has-text('Save draft')");
     await page.locator("#p-0-default-error").waitFor();
+    // The address bar stays on the editor's own page: a reload opens it, never re-posts.
+    equal(new URL(page.url()).pathname, `${new URL(pipelineUrl).pathname}/edit`);
     // It says what is wrong with it, not only that something is.
     match(await page.locator("#p-0-default-error").textContent() ?? "", /integer/i);
     equal(await page.locator("#p-0-default").getAttribute("aria-invalid"), "true");
@@ -122,12 +124,22 @@ demoBrowserTest(
     await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
     equal(await page.locator(".dag-node").count(), 1);
 
+    // JSON that does not parse is refused as such, with the line and column it stopped at.
+    await page.goto(`${pipelineUrl}/edit`);
+    await page.click("#tab-json");
+    await fillEditor(page, "p-spec", '{\n  "nodes": [\n    {"id": "x",}\n  ]\n}');
+    await page.click("button:has-text('Save draft')");
+    const refusal = page.locator("text=pipeline.validation.malformed_json");
+    await refusal.waitFor();
+    match(await page.locator("main").textContent() ?? "", /line 3, column 16/i);
+    equal(new URL(page.url()).pathname, `${new URL(pipelineUrl).pathname}/edit`);
+
     // The refused save answered 400 on purpose (the browser logs that too); nothing else failed.
     deepEqual(
       problems.filter((p) => !/^400 POST .*\/save$|status of 400 \(Bad Request\)$/.test(p)),
       [],
     );
-    equal(problems.length, 2);
+    equal(problems.length, 4);
   },
 );
 

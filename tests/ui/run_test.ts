@@ -85,7 +85,7 @@ browserTest(
 );
 
 browserTest(
-  "a run refused for a parameter shows the error under that field",
+  "the run form shows declared bounds, and a refusal names the bound under its field",
   () =>
     withDemo(async (_s, page) => {
       await page.click("nav >> text=Pipelines");
@@ -95,10 +95,17 @@ browserTest(
       // The click navigates; wait for the run form rather than counting on the old page.
       const limit = page.locator("input[name=limit]");
       await limit.waitFor();
-      await limit.fill("-5");
+      // The declared bounds are in the form before anyone runs it.
+      equal(await limit.getAttribute("min"), "1");
+      equal(await limit.getAttribute("max"), "100");
+      match(await page.locator("#param-limit-hint").textContent() ?? "", /from 1 to 100/);
+      await limit.fill("500");
       await page.click("button:has-text('Run pipeline')");
+      // The refusal names the bound the value passed, under its own field.
       const error = page.locator("[data-error-for=limit]");
       await error.filter({ hasText: /./ }).waitFor();
+      equal(await error.textContent(), "Must be at most 100.");
+      equal(await limit.getAttribute("aria-invalid"), "true");
       equal(await page.locator("#run-live [data-run]").count(), 0);
     }),
 );

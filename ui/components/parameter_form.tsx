@@ -19,6 +19,11 @@ export function ParameterControl(
     id,
     name,
     required: decl.required === true,
+    // The declared bounds, for the browser's own controls (a date picker's range, a spinner's
+    // stops); the form posts with novalidate, so the run's refusal names a bound it passes.
+    min: decl.min === undefined ? undefined : String(decl.min),
+    max: decl.max === undefined ? undefined : String(decl.max),
+    maxLength: decl.type === "string" ? decl.max_length : undefined,
     "aria-describedby": `${id}-hint ${id}-error`,
     "data-type": decl.type,
   };
@@ -63,6 +68,17 @@ export function ParameterControl(
   }
 }
 
+/** A declaration's bounds in words, as the refusal of a value outside them says them. */
+export function boundsText(decl: ParameterDecl): string {
+  const parts: string[] = [];
+  if (decl.min !== undefined && decl.max !== undefined) {
+    parts.push(`from ${decl.min} to ${decl.max}`);
+  } else if (decl.min !== undefined) parts.push(`at least ${decl.min}`);
+  else if (decl.max !== undefined) parts.push(`at most ${decl.max}`);
+  if (decl.max_length !== undefined) parts.push(`at most ${decl.max_length} characters`);
+  return parts.join(", ");
+}
+
 /**
  * The run form generated from a pipeline's declared parameters (derived ones are computed by the
  * run and not asked for). Errors land under the field they name.
@@ -84,7 +100,7 @@ export function ParameterForm(
             </label>
             <ParameterControl name={name} decl={decl} />
             <span class="hint" id={`param-${name}-hint`}>
-              {decl.type}
+              {[decl.type, boundsText(decl)].filter(Boolean).join(", ")}
               {decl.description ? ` — ${decl.description}` : ""}
             </span>
             <span class="error" id={`param-${name}-error`} data-error-for={name} />
@@ -92,7 +108,11 @@ export function ParameterForm(
         ))}
       </div>
       <div class="form-error banner error" data-form-error hidden />
-      <button type="submit" class="primary">Run pipeline</button>
+      {
+        /* Enabled by /js/run.js: a run starts over the execute route and streams its progress, so
+          a click before the script is there would post the form to a page that only draws it. */
+      }
+      <button type="submit" class="primary" disabled>Run pipeline</button>
     </form>
   );
 }

@@ -17,6 +17,9 @@ export interface ParameterDecl {
   default?: unknown;
   description?: string;
   enum?: unknown[];
+  min?: number | string;
+  max?: number | string;
+  max_length?: number;
   derived?: boolean;
 }
 

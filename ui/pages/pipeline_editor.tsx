@@ -108,6 +108,7 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
         action={props.id ? `/partials/pipelines/${props.id}/save` : "/partials/pipelines/create"}
         class="card editor-form"
         data-pipeline-editor
+        data-page-url={props.id ? `/pipelines/${props.id}/edit` : "/pipelines/new"}
         novalidate
         data-read-only={ro ? "true" : undefined}
       >

@@ -70,7 +70,14 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
       {props.conflict && (
         <SaveConflict noun="template" conflict={props.conflict} text={props.conflict.body} />
       )}
-      <form method="post" action="/partials/templates/save" class="card editor-form">
+      <form
+        method="post"
+        action="/partials/templates/save"
+        class="card editor-form"
+        data-page-url={props.mode === "edit"
+          ? `/templates/edit?id=${encodeURIComponent(draft.id)}`
+          : "/templates/new"}
+      >
         <input type="hidden" name="_csrf" value={props.ctx.csrf} />
         <input type="hidden" name="mode" value={props.mode} />
         <BodyHash hash={props.bodyHash} conflict={props.conflict} />

@@ -95,7 +95,8 @@ function detailOf(d: Record<string, unknown>): string | undefined {
   if (typeof d.reason !== "string") return undefined;
   const reason = /^[a-z_]+$/.test(d.reason) ? d.reason.replaceAll("_", " ") : d.reason;
   const subject = [d.dependency, d.datasource, d.template_id].find((v) => typeof v === "string");
-  const text = subject ? `${reason}: ${subject}` : reason;
+  const at = typeof d.line === "number" ? `line ${d.line}, column ${d.column}: ` : "";
+  const text = at + (subject ? `${reason}: ${subject}` : reason);
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 

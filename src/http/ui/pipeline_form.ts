@@ -34,15 +34,28 @@ export function canonical(value: unknown): string {
   return JSON.stringify(sort(value));
 }
 
+/**
+ * Where JSON.parse stopped, 1-based: from the engine's "at position N", or the end of the text
+ * when the input simply ran out.
+ */
+export function syntaxPosition(text: string, message: string): { line: number; column: number } {
+  const at = message.match(/at position (\d+)/);
+  const offset = at ? Math.min(Number(at[1]), text.length) : text.length;
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  return { line, column: offset - before.lastIndexOf("\n") };
+}
+
 /** A spec's JSON text, or a refusal placed on the JSON editor. */
 export function parseSpec(text: string): Spec {
   let spec: unknown;
   try {
     spec = JSON.parse(text);
   } catch (e) {
-    throw new AppError("pipeline.execution.invalid_parameter_type", {
+    throw new AppError("pipeline.validation.malformed_json", {
       field: "spec",
-      reason: `not JSON: ${(e as Error).message}`,
+      ...syntaxPosition(text, (e as Error).message),
+      reason: (e as Error).message.replace(/ in JSON at position \d+.*$/, ""),
     });
   }
   if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {

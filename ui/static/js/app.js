@@ -9,6 +9,13 @@ document.addEventListener("htmx:afterRequest", (event) => {
   }
 });
 
+// A refused save answers with its editor drawn again under the form's post address; the address
+// bar goes back to the page's own, so a reload opens the editor instead of re-posting.
+{
+  const page = document.querySelector("form[data-page-url]")?.dataset.pageUrl;
+  if (page && location.pathname.startsWith("/partials/")) history.replaceState(null, "", page);
+}
+
 // A copy button names the element whose text it copies; it says so briefly, then reverts.
 document.addEventListener("click", async (event) => {
   const button = event.target.closest?.("[data-copy]");

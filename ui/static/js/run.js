@@ -220,17 +220,45 @@ function typedValue(input) {
   return raw;
 }
 
-function showErrors(form, envelope) {
-  const error = envelope?.error ?? { message: "The run could not start." };
-  const details = error.details ?? {};
-  const field = details.parameter ?? details.field ?? details.name;
-  const slot = field &&
+/** A refusal's words for a person: its reason ("must be at most 100") as a sentence. */
+function sentence(text) {
+  const t = String(text).trim();
+  return t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? "" : ".");
+}
+
+function errorSlot(form, field) {
+  return field &&
     form.querySelector(
       `[data-error-for="${CSS.escape(String(field).replace(/^parameters\./, ""))}"]`,
     );
+}
+
+function markField(slot, text) {
+  slot.textContent = text;
+  slot.previousElementSibling?.previousElementSibling?.setAttribute("aria-invalid", "true");
+}
+
+/**
+ * Every defect under the field it names (a parameter refusal lists them all in
+ * `details.errors`, each with the bound it passed); anything else in the banner.
+ */
+function showErrors(form, envelope) {
+  const error = envelope?.error ?? { message: "The run could not start." };
+  const details = error.details ?? {};
+  let placed = false;
+  for (const defect of Array.isArray(details.errors) ? details.errors : []) {
+    const slot = errorSlot(form, defect.parameter);
+    if (!slot || !defect.message) continue;
+    markField(slot, sentence(defect.message));
+    placed = true;
+  }
+  if (placed) return;
+  const slot = errorSlot(form, details.parameter ?? details.field ?? details.name);
   if (slot) {
-    slot.textContent = error.user_message ?? error.message;
-    slot.previousElementSibling?.previousElementSibling?.setAttribute("aria-invalid", "true");
+    markField(
+      slot,
+      details.reason ? sentence(details.reason) : error.user_message ?? error.message,
+    );
     return;
   }
   const banner = form.querySelector("[data-form-error]");
@@ -367,6 +395,7 @@ document.addEventListener("DOMContentLoaded", () => {
       e.preventDefault();
       startRun(form, card.dataset.runStart);
     });
+    form.querySelector("button[type=submit]").disabled = false;
   }
   const live = document.querySelector("[data-run][data-live]");
   if (live) followRun(new RunView(live));

@@ -19,7 +19,7 @@ import { WorkspaceService } from "../workspaces/mod.ts";
 import { eventually } from "../../tests/support/wait.ts";
 import { REDIS_URL } from "../../tests/support/services.ts";
 import { startTcpProxy } from "../../tests/support/tcp_proxy.ts";
-import { RedisStore } from "../shared/redis.ts";
+import { RedisStore } from "../shared/mod.ts";
 import { ResultStore } from "../executions/mod.ts";
 import { keyStartedExecution } from "./repo.ts";
 import { bindParameters, type ServeRequest } from "./serve.ts";

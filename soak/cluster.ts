@@ -108,19 +108,23 @@ export class Cluster {
   }
 
   /**
-   * Stops replica `index` with `signal` and starts a new one in its place (a supervisor's job);
-   * answers the old one's exit code and how long it took to exit.
+   * Stops replica `index` with `signal` and starts a new one in its place at the same moment, as
+   * an orchestrator's rolling update does (a drain may take most of the shutdown grace); answers
+   * the old one's exit code and how long it took to exit.
    */
   async replace(index: number, signal: Deno.Signal): Promise<{ code: number; exitMs: number }> {
     const t0 = performance.now();
-    const code = await this.replicas[index].stop(signal);
-    const exitMs = Math.round(performance.now() - t0);
-    this.#retired.push(this.replicas[index]);
+    const old = this.replicas[index];
+    const stopped = old.stop(signal).then((code) => ({
+      code,
+      exitMs: Math.round(performance.now() - t0),
+    }));
+    this.#retired.push(old);
     const next = this.#spawn(index);
     this.replicas[index] = next;
     await next.ready;
     this.proxy.replace(index, next.url);
-    return { code, exitMs };
+    return await stopped;
   }
 
   /** Every replica answers `/ready` 200, and the proxy has them all in rotation. */

@@ -20,7 +20,7 @@ import type { CallerOutput, NodeFacts, RunContext } from "./nodes/context.ts";
 import { evidenceOf } from "./nodes/writeback.ts";
 import { NodeProgress } from "./progress.ts";
 import { initialRecord, meterEnded, plan, resultOutput, RUNNERS, stat } from "./run_support.ts";
-import type { JsonCell, StoredResult } from "./result_store.ts";
+import { type JsonCell, storageUnavailable, type StoredResult } from "./result_store.ts";
 import { EndedElsewhere } from "./sink.ts";
 import { DuckdbStaging, type Staging } from "./staging.ts";
 import { SqliteStaging } from "./staging_sqlite.ts";
@@ -442,16 +442,13 @@ export class Execution {
       page = { result: stored, rows: head.length <= pageRows ? head : head.slice(0, pageRows) };
     } else if (hasCaller && stored) {
       // The shared store failing here is the result's failure, not an unexpected one.
+      let failed: unknown;
       page = await this.#o.results.page(
         this.#record.execution_id,
         0,
         this.#prepared.request.pageRows,
-      ).catch(() => null);
-      if (!page) {
-        throw new AppError("result.storage_unavailable", {
-          execution_id: this.#record.execution_id,
-        });
-      }
+      ).catch((e) => (failed = e, null));
+      if (!page) throw storageUnavailable(this.#record.execution_id, failed);
     }
     const completed = this.#now();
     Object.assign(this.#record, {

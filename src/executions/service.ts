@@ -523,6 +523,24 @@ export class ExecutionService {
     }
   }
 
+  /**
+   * The first step of a drain: waits up to `ms` for the runs of this instance to end on their own,
+   * runs started meanwhile (by requests already in flight) included. Cancels nothing.
+   */
+  async runsEnded(ms: number): Promise<void> {
+    const until = performance.now() + ms;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const out = new Promise<void>((resolve) => timer = setTimeout(resolve, ms));
+    try {
+      while (this.#running.size > 0 && performance.now() < until) {
+        const ended = Promise.all([...this.#running.values()].map((h) => h.done.catch(() => {})));
+        await Promise.race([ended, out]);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Shutdown: every run of this instance is aborted with reason `shutdown`, then awaited. */
   async close(graceMs: number): Promise<void> {
     this.#closing = true;

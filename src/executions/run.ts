@@ -3,7 +3,8 @@
  * (docs/executions.md#how-a-pipeline-runs): calculators first, then the DAG with independent
  * branches in parallel (bounded by `settings.max_parallel_nodes`), fail-fast. The first failure, or
  * a cancel, aborts the shared signal: nodes not started get no events, running ones are interrupted
- * on the server and end with a terminal `aborted` sample.
+ * on the server and end with a terminal `aborted` sample. A run on the lean path (lean.ts) is this
+ * same run with its one node started directly and its frames handed straight to the sink.
  */
 import { AppError } from "../errors/mod.ts";
 import { newId } from "../lib/ids.ts";

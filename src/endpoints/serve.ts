@@ -5,7 +5,9 @@
  * default (403), re-check the latest release (503), validate every parameter at once (400), run
  * as `ENDPOINT` for the key's owner, and wait up to the endpoint's timeout (200, 202, 500, 502).
  * Every request that reached an endpoint leaves one `endpoint.served` row, written before the
- * answer, so an endpoint key can later prove it started the execution it reads.
+ * answer, so an endpoint key can later prove it started the execution it reads. A run that ends
+ * within the endpoint's timeout stores it with its final record and frames, in one transaction
+ * (executions/journal.ts, `EndingRows`); a refusal, a 202 or a failed write stores it alone.
  *
  * Decided here:
  * - The walk is over the request path's own ancestors (bindings.ts): a binding on a node below
@@ -20,9 +22,15 @@
  *   payload; an aborted run (shutdown) answers 500 `internal.unexpected`.
  */
 import { auditRow } from "../audit/mod.ts";
+import { requestContext } from "../lib/log.ts";
 import { AppError, type ErrorBody, errorBody, toAppError } from "../errors/mod.ts";
-import type { ExecutionService, FailureRecord, ResultLimits } from "../executions/mod.ts";
-import { resultTtlSeconds } from "../executions/mod.ts";
+import type {
+  ExecutionRecord,
+  ExecutionService,
+  FailureRecord,
+  ResultLimits,
+} from "../executions/mod.ts";
+import { EndingRows, resultTtlSeconds } from "../executions/mod.ts";
 import { KEY_PREFIX } from "../identity/mod.ts";
 import type { Principal } from "../identity/mod.ts";
 import {
@@ -31,7 +39,7 @@ import {
   type ParameterDefect,
   type ParameterValue,
 } from "../pipelines/mod.ts";
-import { type Db, groupCommit, type Queryable } from "../store/mod.ts";
+import { type Db, groupCommit, type Queryable, type RowInsert } from "../store/mod.ts";
 import type { BoundKey, Region } from "./bindings.ts";
 import type { LiveEndpoints } from "./live.ts";
 import { type DescribedEndpoint, openApiDocument } from "./openapi.ts";
@@ -158,6 +166,10 @@ export class EndpointServer {
     let executionId: string | null = null;
     let result: ServeOutcome;
     let accepted = arrived;
+    const served = this.#servedRow(principal, endpoint);
+    // Its outcome from the final record is the answer's: the ending comes before the answer, and
+    // a timeout that finds the rows already taken waits for that answer (see `#await`).
+    const ending = new EndingRows((r) => [served(r.execution_id, recordOutcome(r))]);
     try {
       const decider = snapshot.bindings.get(endpoint.workspace_id)?.decide(segments) ?? null;
       authorise(decider, endpoint, principal);
@@ -175,17 +187,18 @@ export class EndpointServer {
         correlationId: req.correlationId,
         triggeredVia: "ENDPOINT",
         liveReader: false,
+        ending,
       });
       executionId = started.executionId;
       accepted = performance.now();
-      result = await this.#await(started, endpoint.timeout_seconds, req);
+      result = await this.#await(started, endpoint.timeout_seconds, req, ending);
     } catch (e) {
       const code = toAppError(e).code;
-      await this.#served(principal, endpoint, executionId, code);
+      if (!ending.stored) await this.#served(served(executionId, code));
       throw e;
     }
     const timings = { queue_ms: accepted - arrived, execute_ms: performance.now() - accepted };
-    await this.#served(principal, endpoint, executionId, outcomeOf(result));
+    if (!ending.stored) await this.#served(served(executionId, outcomeOf(result)));
     return { ...result, timings };
   }
 
@@ -240,6 +253,7 @@ export class EndpointServer {
     started: Awaited<ReturnType<ExecutionService["execute"]>>,
     timeoutSeconds: number,
     req: ServeRequest,
+    ending: EndingRows,
   ): Promise<ServeOutcome> {
     const executionId = started.executionId;
     const frames = started.frames[Symbol.asyncIterator]();
@@ -272,7 +286,9 @@ export class EndpointServer {
     };
     try {
       const reading = decided();
-      const outcome = await Promise.race([reading, timedOut]);
+      let outcome = await Promise.race([reading, timedOut]);
+      // The run is ending with its served row: it answers, not the timeout.
+      if (outcome === undefined && !ending.withdraw()) outcome = await reading;
       if (outcome === undefined) {
         // The run goes on (docs/decisions.md#endpoint-timeouts); this request stops following it.
         reading.catch(() => {});
@@ -302,27 +318,34 @@ export class EndpointServer {
     }
   }
 
-  async #served(
-    principal: Principal,
-    endpoint: EndpointRow,
-    executionId: string | null,
-    outcome: string,
-  ): Promise<void> {
-    // Through the store's group commit: one transaction for every serve of this turn, and
-    // awaited, so the row that lets an endpoint key read this execution is there before the
-    // answer.
-    await groupCommit(this.#o.db).insert(auditRow({
-      event: "endpoint.served",
-      userId: principal.userId,
-      provider: principal.provider,
-      workspaceId: endpoint.workspace_id,
-      details: {
-        key_id: principal.keyId,
-        endpoint: endpoint.path_pattern,
-        execution_id: executionId,
-        outcome,
-      },
-    }));
+  /**
+   * The request's `endpoint.served` row for an execution and outcome, made when they are known
+   * (with the run's ending, or after it), with the request's address taken now.
+   */
+  #servedRow(principal: Principal, endpoint: EndpointRow) {
+    const ctx = requestContext.getStore();
+    return (executionId: string | null, outcome: string) =>
+      auditRow({
+        event: "endpoint.served",
+        userId: principal.userId,
+        provider: principal.provider,
+        workspaceId: endpoint.workspace_id,
+        details: {
+          key_id: principal.keyId,
+          endpoint: endpoint.path_pattern,
+          execution_id: executionId,
+          outcome,
+        },
+      }, new Date(), ctx);
+  }
+
+  /**
+   * Writes a row that did not go with the run's ending. Through the store's group commit: one
+   * transaction for every serve of this turn, and awaited, so the row that lets an endpoint key
+   * read this execution is there before the answer.
+   */
+  async #served(row: RowInsert): Promise<void> {
+    await groupCommit(this.#o.db).insert(row);
   }
 }
 
@@ -334,6 +357,13 @@ function servable(endpoint: EndpointRow, verdict: Exclude<Verdict, { kind: "inac
     reason: verdict.reason,
     ...verdict.details,
   }, { "Retry-After": "30" });
+}
+
+/** The outcome a run's final record gives its answer (see `#await`: 200, 500/502, 500). */
+function recordOutcome(r: ExecutionRecord): string {
+  if (r.status === "SUCCESS") return "ok";
+  if (r.status === "FAILED") return r.error?.code ?? "internal.unexpected";
+  return "internal.unexpected";
 }
 
 function outcomeOf(result: ServeOutcome): string {

@@ -17,7 +17,7 @@ import { type ExecutionFilter, ExecutionRepo, type StoredExecution } from "./rep
 import { abortAbandoned, DEFAULT_STALE_AFTER_MS, type HeldRuns } from "./reaper.ts";
 import type { JsonCell, ResultStore, StoredResult } from "./result_store.ts";
 import { boundedResultRows, resultPosition } from "./result_rows.ts";
-import { ExecutionJournal } from "./journal.ts";
+import { type EndingRows, ExecutionJournal, type InsertOptions } from "./journal.ts";
 import { DurableSink, follow, wakeFollowers } from "./sink.ts";
 import type {
   ExecutionHandle,
@@ -87,6 +87,11 @@ export interface ExecuteInput {
    * hands the execution id out early awaits `recorded` first.
    */
   liveReader?: boolean;
+  /**
+   * Rows stored in the same transaction as the run's final record (an endpoint's
+   * `endpoint.served` row; see `EndingRows`).
+   */
+  ending?: EndingRows;
 }
 
 export interface StartedStream {
@@ -227,7 +232,9 @@ export class ExecutionService {
         resultTtlSeconds: resultTtlSeconds(input.ttlHeader, this.#o.resultLimits),
         pageRows: inlinePageRows(input.pageRowsHeader, this.#o.resultLimits),
       });
-      const handle = prepared.run(this.sink());
+      const handle = prepared.run(
+        this.sink({ hold: input.liveReader === false, ending: input.ending }),
+      );
       this.#running.set(executionId, handle);
       handle.done.finally(() => {
         this.#running.delete(executionId);
@@ -320,8 +327,15 @@ export class ExecutionService {
   }
 
   /** The sink the executor writes to on this instance. */
-  sink(): ExecutionSink {
-    return new DurableSink(this.repo, this.#o.shared, this.instanceId, this.#now, this.#journal);
+  sink(options: InsertOptions = {}): ExecutionSink {
+    return new DurableSink(
+      this.repo,
+      this.#o.shared,
+      this.instanceId,
+      this.#now,
+      this.#journal,
+      options,
+    );
   }
 
   /** An execution the caller may see in this workspace; 404 otherwise (no existence leak). */

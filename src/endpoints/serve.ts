@@ -325,18 +325,22 @@ export class EndpointServer {
   #servedRow(principal: Principal, endpoint: EndpointRow) {
     const ctx = requestContext.getStore();
     return (executionId: string | null, outcome: string) =>
-      auditRow({
-        event: "endpoint.served",
-        userId: principal.userId,
-        provider: principal.provider,
-        workspaceId: endpoint.workspace_id,
-        details: {
-          key_id: principal.keyId,
-          endpoint: endpoint.path_pattern,
-          execution_id: executionId,
-          outcome,
+      auditRow(
+        {
+          event: "endpoint.served",
+          userId: principal.userId,
+          provider: principal.provider,
+          workspaceId: endpoint.workspace_id,
+          details: {
+            key_id: principal.keyId,
+            endpoint: endpoint.path_pattern,
+            execution_id: executionId,
+            outcome,
+          },
         },
-      }, new Date(), ctx);
+        new Date(),
+        ctx,
+      );
   }
 
   /**

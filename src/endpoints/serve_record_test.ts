@@ -84,7 +84,11 @@ forEachStore(
       const id = r.executionId;
       equal(await count(store, "SELECT COUNT(*) AS n FROM executions WHERE id = $1", id), 1);
       equal(
-        await count(store, "SELECT COUNT(*) AS n FROM execution_events WHERE execution_id = $1", id),
+        await count(
+          store,
+          "SELECT COUNT(*) AS n FROM execution_events WHERE execution_id = $1",
+          id,
+        ),
         1,
       );
       const served = (await audits(store, "endpoint.served"))
@@ -157,7 +161,11 @@ forEachStore(
       ]);
       equal(run.status, "SUCCESS");
       equal(
-        await count(store, "SELECT COUNT(*) AS n FROM execution_events WHERE execution_id = $1", id),
+        await count(
+          store,
+          "SELECT COUNT(*) AS n FROM execution_events WHERE execution_id = $1",
+          id,
+        ),
         1,
       );
       equal((await e.executions.repo.events(id)).at(-1)?.event, "data_ready");

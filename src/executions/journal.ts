@@ -309,7 +309,7 @@ export class ExecutionJournal {
       const written = await this.#queue.write(async (q) => {
         const finished = await new ExecutionRepo(q).finish(record);
         // Not over a stored ending (the reaper's): its caller then writes its own rows.
-        if (finished) for (const row of extra) await q.execute(rowInsertSql(row), row.values);
+        if (finished) { for (const row of extra) await q.execute(rowInsertSql(row), row.values); }
         return finished;
       }, { chain: id, ends: true, follows: true, atomic: extra.length > 0 });
       ending?.settle(written);
@@ -335,7 +335,10 @@ export class ExecutionJournal {
     const id = record.execution_id;
     this.#held.delete(id);
     clearTimeout(held.timer);
-    const unstored: Unstored[] = [{ frameId: null, row: executionRow(record, held.instanceId, held.at) }];
+    const unstored: Unstored[] = [{
+      frameId: null,
+      row: executionRow(record, held.instanceId, held.at),
+    }];
     if (!held.batch.empty) unstored.push({ frameId: held.batch.lastId, row: held.batch.row() });
     const rows = [...unstored.map((u) => u.row), ...(ending?.take(record) ?? [])];
     try {

@@ -306,7 +306,9 @@ export class ExecutionRepo {
       [executionId, afterId],
     );
     return rows.flatMap((r) => {
-      if (r.event_type === FRAMES) return batchFrames(r.data, runConstants(executionId, r), afterId);
+      if (r.event_type === FRAMES) {
+        return batchFrames(r.data, runConstants(executionId, r), afterId);
+      }
       if (r.event_type === PACKED && r.packed) return unpackFrames(r.packed, afterId);
       return [{ id: Number(r.event_id), event: r.event_type, data: JSON.parse(r.data) }];
     });

@@ -19,7 +19,9 @@ forEachStoreKind(
       await w.serve(N);
       const served = await w.size();
       equal(served.executions - base.executions, N);
-      ok(served.events - base.events > N, "a dozen frame rows per serve");
+      // One frames row a serve (more for one that outlived the journal's hold, on a loaded
+      // machine).
+      ok(served.events - base.events >= N, "a frames row per serve");
 
       const packed = await w.sweep(PAST_REPLAY_WINDOW, "full");
       equal(packed.packed, N);
@@ -34,7 +36,9 @@ forEachStoreKind(
         : (past.rowBytes! - base.rowBytes!) / N;
       ok(perServe < 2048, `${perServe} bytes per serve`);
       if (store === "postgres") {
-        ok((served.rowBytes! - base.rowBytes!) / N > 2 * perServe, "packing shrinks the rows");
+        // Less than it did: a serve's frames are one row without the run's ids already, which
+        // PostgreSQL compresses (TOAST) like the packed one.
+        ok((served.rowBytes! - base.rowBytes!) / N > perServe, "packing shrinks the rows");
       }
 
       const gone = await w.sweep(PAST_RETENTION);

@@ -5,7 +5,7 @@
  */
 import { AppError } from "../errors/mod.ts";
 import { newId } from "../lib/ids.ts";
-import { requestContext } from "../lib/log.ts";
+import { type RequestContext, requestContext } from "../lib/log.ts";
 import { toIso } from "../lib/time.ts";
 import {
   Conditions,
@@ -44,10 +44,14 @@ export async function recordAudit(
 
 /**
  * The row, with its time and the request's address taken now: for a write that runs later,
- * outside the request (a group commit's `insert`, see store/group_commit.ts).
+ * outside the request (a group commit's `insert`, see store/group_commit.ts). `ctx` is the
+ * request's, for a row made later still (an endpoint's, with its run's ending).
  */
-export function auditRow(event: AuditEvent, at: Date = new Date()): RowInsert {
-  const ctx = requestContext.getStore();
+export function auditRow(
+  event: AuditEvent,
+  at: Date = new Date(),
+  ctx: RequestContext | undefined = requestContext.getStore(),
+): RowInsert {
   const values = [
     newId(),
     at.toISOString(),

@@ -5,7 +5,9 @@
  * default (403), re-check the latest release (503), validate every parameter at once (400), run
  * as `ENDPOINT` for the key's owner, and wait up to the endpoint's timeout (200, 202, 500, 502).
  * Every request that reached an endpoint leaves one `endpoint.served` row, written before the
- * answer, so an endpoint key can later prove it started the execution it reads.
+ * answer, so an endpoint key can later prove it started the execution it reads. A run that ends
+ * within the endpoint's timeout stores it with its final record and frames, in one transaction
+ * (executions/journal.ts, `EndingRows`); a refusal, a 202 or a failed write stores it alone.
  *
  * Decided here:
  * - The walk is over the request path's own ancestors (bindings.ts): a binding on a node below
@@ -25,14 +27,16 @@
  *   `result.storage_unavailable`).
  */
 import { auditRow } from "../audit/mod.ts";
+import { requestContext } from "../lib/log.ts";
 import { AppError, type ErrorBody, errorBody, toAppError } from "../errors/mod.ts";
 import type {
   EventFrame,
+  ExecutionRecord,
   ExecutionService,
   FailureRecord,
   ResultLimits,
 } from "../executions/mod.ts";
-import { resultTtlSeconds, STORE_UNREACHABLE } from "../executions/mod.ts";
+import { EndingRows, resultTtlSeconds, STORE_UNREACHABLE } from "../executions/mod.ts";
 import { KEY_PREFIX } from "../identity/mod.ts";
 import type { Principal } from "../identity/mod.ts";
 import {
@@ -41,7 +45,7 @@ import {
   type ParameterDefect,
   type ParameterValue,
 } from "../pipelines/mod.ts";
-import { type Db, groupCommit, type Queryable } from "../store/mod.ts";
+import { type Db, groupCommit, type Queryable, type RowInsert } from "../store/mod.ts";
 import type { BoundKey, Region } from "./bindings.ts";
 import type { LiveEndpoints } from "./live.ts";
 import { type DescribedEndpoint, openApiDocument } from "./openapi.ts";
@@ -174,6 +178,10 @@ export class EndpointServer {
     let executionId: string | null = null;
     let result: ServeOutcome;
     let accepted = arrived;
+    const served = this.#servedRow(principal, endpoint);
+    // Its outcome from the final record is the answer's: the ending comes before the answer, and
+    // a timeout that finds the rows already taken waits for that answer (see `#await`).
+    const ending = new EndingRows((r) => [served(r.execution_id, recordOutcome(r))]);
     try {
       const decider = snapshot.bindings.get(endpoint.workspace_id)?.decide(segments) ?? null;
       authorise(decider, endpoint, principal);
@@ -192,17 +200,18 @@ export class EndpointServer {
         triggeredVia: "ENDPOINT",
         liveReader: false,
         lean: this.#o.leanPath !== false,
+        ending,
       });
       executionId = started.executionId;
       accepted = performance.now();
-      result = await this.#await(started, endpoint.timeout_seconds, req);
+      result = await this.#await(started, endpoint.timeout_seconds, req, ending);
     } catch (e) {
       const code = toAppError(e).code;
-      await this.#served(principal, endpoint, executionId, code);
+      if (!ending.stored) await this.#served(served(executionId, code));
       throw e;
     }
     const timings = { queue_ms: accepted - arrived, execute_ms: performance.now() - accepted };
-    await this.#served(principal, endpoint, executionId, outcomeOf(result));
+    if (!ending.stored) await this.#served(served(executionId, outcomeOf(result)));
     return { ...result, timings };
   }
 
@@ -257,6 +266,7 @@ export class EndpointServer {
     started: Awaited<ReturnType<ExecutionService["execute"]>>,
     timeoutSeconds: number,
     req: ServeRequest,
+    ending: EndingRows,
   ): Promise<ServeOutcome> {
     const executionId = started.executionId;
     const frames = started.frames[Symbol.asyncIterator]();
@@ -291,7 +301,9 @@ export class EndpointServer {
     });
     try {
       const reading = settled ?? decided();
-      const outcome = await Promise.race([reading, timedOut]);
+      let outcome = await Promise.race([reading, timedOut]);
+      // The run is ending with its served row: it answers, not the timeout.
+      if (outcome === undefined && !ending.withdraw()) outcome = await reading;
       if (outcome === undefined) {
         // The run goes on (docs/decisions.md#endpoint-timeouts); this request stops following it.
         reading.catch(() => {});
@@ -321,27 +333,38 @@ export class EndpointServer {
     }
   }
 
-  async #served(
-    principal: Principal,
-    endpoint: EndpointRow,
-    executionId: string | null,
-    outcome: string,
-  ): Promise<void> {
-    // Through the store's group commit: one transaction for every serve of this turn, and
-    // awaited, so the row that lets an endpoint key read this execution is there before the
-    // answer.
-    await groupCommit(this.#o.db).insert(auditRow({
-      event: "endpoint.served",
-      userId: principal.userId,
-      provider: principal.provider,
-      workspaceId: endpoint.workspace_id,
-      details: {
-        key_id: principal.keyId,
-        endpoint: endpoint.path_pattern,
-        execution_id: executionId,
-        outcome,
-      },
-    }));
+  /**
+   * The request's `endpoint.served` row for an execution and outcome, made when they are known
+   * (with the run's ending, or after it), with the request's address taken now.
+   */
+  #servedRow(principal: Principal, endpoint: EndpointRow) {
+    const ctx = requestContext.getStore();
+    return (executionId: string | null, outcome: string) =>
+      auditRow(
+        {
+          event: "endpoint.served",
+          userId: principal.userId,
+          provider: principal.provider,
+          workspaceId: endpoint.workspace_id,
+          details: {
+            key_id: principal.keyId,
+            endpoint: endpoint.path_pattern,
+            execution_id: executionId,
+            outcome,
+          },
+        },
+        new Date(),
+        ctx,
+      );
+  }
+
+  /**
+   * Writes a row that did not go with the run's ending. Through the store's group commit: one
+   * transaction for every serve of this turn, and awaited, so the row that lets an endpoint key
+   * read this execution is there before the answer.
+   */
+  async #served(row: RowInsert): Promise<void> {
+    await groupCommit(this.#o.db).insert(row);
   }
 }
 
@@ -379,6 +402,20 @@ function answerOf(executionId: string, { event, data }: EventFrame): ServeOutcom
 function unavailable(executionId: string, reason: string): ServeOutcome {
   const error = new AppError("service.unavailable", { reason }, { "Retry-After": "1" });
   return { status: 503, executionId, error: errorBody(error, "") };
+}
+
+/**
+ * The outcome a run's final record gives its answer, as `answerOf` answers its frames: 200, the
+ * failure's own code (500/502), or 503 for a run an outage or a shutdown ended.
+ */
+function recordOutcome(r: ExecutionRecord): string {
+  if (r.status === "SUCCESS") return "ok";
+  if (r.status === "ABORTED") return "service.unavailable";
+  const error = r.error;
+  if (!error) return "internal.unexpected";
+  const unreachable = error.code === "result.storage_unavailable" &&
+    error.details.reason === STORE_UNREACHABLE;
+  return unreachable ? "service.unavailable" : error.code;
 }
 
 function outcomeOf(result: ServeOutcome): string {

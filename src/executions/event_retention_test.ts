@@ -153,7 +153,9 @@ forEachStore(
       equal(rows[0].event_type, "frames");
       const step = run === ended ? 7 : SECOND;
       deepEqual(
-        parseBatch(rows[0].data).map((f) => Date.parse(f.observedAt)),
+        parseBatch(rows[0].data, { execution_id: id, pipeline_id: "", correlation_id: null }).map((
+          f,
+        ) => Date.parse(f.observedAt)),
         run.frames.map((_, i) => t0 + i * step),
       );
     }

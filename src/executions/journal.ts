@@ -7,8 +7,14 @@
  *
  * Rows are made when their batch is written, not when queued: a run's frames join ONE row per
  * batch (frame_batch.ts) until the group commit takes it, and a run that ends before its record was
- * written is written once, in its final state, with its frames. A serve's durable work is then one
- * execution row, one frames row and its `endpoint.served` row, in one transaction.
+ * written is written once, in its final state, with its frames.
+ *
+ * A run nobody reads while it runs (an endpoint's, `hold`) keeps its rows here, not in the queue,
+ * for up to `HOLD_MS`: one that ends by then is stored as ONE unit, its final record, one frames
+ * row and the rows its caller asked to go with its ending (`EndingRows`: an endpoint's
+ * `endpoint.served` row), in one transaction, all or nothing. A run still going then is queued as
+ * any other (its record readable, its heartbeat effective); so is a held parent once a child run
+ * starts (the child's record names it).
  *
  * A run whose rows the store refused (an outage of the metadata store) keeps them here, each
  * frame with the instant it was observed, and its ending goes to `PendingEndings` (settle.ts):
@@ -17,9 +23,15 @@
  */
 import type { Logger } from "../lib/log.ts";
 import { Unavailable } from "../lib/unavailable.ts";
-import { type ChainOptions, type GroupCommit, groupCommit, type RowInsert } from "../store/mod.ts";
+import {
+  type ChainOptions,
+  type GroupCommit,
+  groupCommit,
+  type RowInsert,
+  rowInsertSql,
+} from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
-import { FrameBatch, frameTuple } from "./frame_batch.ts";
+import { FrameBatch, frameTuple, type RunConstants } from "./frame_batch.ts";
 import { ExecutionRepo, executionRow } from "./repo.ts";
 import { PendingEndings, type Settled, type Store, type Unstored } from "./settle.ts";
 import type { ExecutionRecord } from "./types.ts";
@@ -27,6 +39,71 @@ import type { ExecutionRecord } from "./types.ts";
 interface OpenBatch {
   batch: FrameBatch;
   written: Promise<number>;
+}
+
+/**
+ * How long a held run keeps its rows back: a serve ends well within it, even on a loaded machine;
+ * a run that takes longer gets its record stored this late at most. No later: an endpoint's
+ * timeout, after which its 202 hands the execution id out (and waits for the record), is at
+ * least a second.
+ */
+export const HOLD_MS = 1000;
+
+/** A held run: its record and frames, not queued yet. */
+interface HeldRun {
+  record: ExecutionRecord;
+  instanceId: string;
+  at: string;
+  batch: FrameBatch;
+  /** Settles once its rows are stored (as one unit, or queued after the hold). */
+  stored: PromiseWithResolvers<void>;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+export interface InsertOptions {
+  /** Nobody reads the run while it runs: its rows may wait for its end (see above). */
+  hold?: boolean;
+  /** Rows to store with the run's final record, in its transaction. */
+  ending?: EndingRows;
+}
+
+/**
+ * Rows a caller wants stored in the same transaction as a run's final record (an endpoint's
+ * `endpoint.served` row, which names the run's outcome). The journal takes them when it queues
+ * the ending; they are stored with it, or, when that write fails or the run ended elsewhere,
+ * not at all, and the caller writes its own. A caller that must answer before the run ends
+ * withdraws them first.
+ */
+export class EndingRows {
+  #state: "open" | "taken" | "stored" | "dropped" | "withdrawn" = "open";
+
+  constructor(readonly make: (record: ExecutionRecord) => RowInsert[]) {}
+
+  /** The rows for `record`, once; none after a withdrawal. */
+  take(record: ExecutionRecord): RowInsert[] {
+    if (this.#state !== "open") return [];
+    this.#state = "taken";
+    return this.make(record);
+  }
+
+  /** Tells whether the taken rows were stored. */
+  settle(stored: boolean): void {
+    if (this.#state === "taken") this.#state = stored ? "stored" : "dropped";
+  }
+
+  /**
+   * True when the rows will not go with the ending (withdrawn now, or their write failed);
+   * false once they are on their way or stored: the run has ended, its outcome is theirs.
+   */
+  withdraw(): boolean {
+    if (this.#state === "open") this.#state = "withdrawn";
+    return this.#state === "withdrawn" || this.#state === "dropped";
+  }
+
+  /** True once stored with the run's final record. */
+  get stored(): boolean {
+    return this.#state === "stored";
+  }
 }
 
 /** The ids of runs that got frames stored, and of runs whose final record was stored. */
@@ -49,6 +126,12 @@ export class ExecutionJournal {
   readonly #batches = new Map<string, OpenBatch>();
   /** Per run, its record row while not yet taken: a run ending before then is written once. */
   readonly #unwritten = new Map<string, { record: ExecutionRecord; written: Promise<number> }>();
+  /** Runs whose rows wait for their end (see `HOLD_MS`). */
+  readonly #held = new Map<string, HeldRun>();
+  /** Per run, what its frames' payloads repeat (cut from the stored frames, frame_batch.ts). */
+  readonly #constants = new Map<string, RunConstants>();
+  /** Per run, what its caller wants stored with its ending. */
+  readonly #endingRows = new Map<string, EndingRows>();
   #events = new Set<string>();
   #finished = new Set<string>();
   #announcing = false;
@@ -74,9 +157,43 @@ export class ExecutionJournal {
     });
   }
 
-  async insert(record: ExecutionRecord, instanceId: string, at: string): Promise<void> {
+  async insert(
+    record: ExecutionRecord,
+    instanceId: string,
+    at: string,
+    options: InsertOptions = {},
+  ): Promise<void> {
     const id = record.execution_id;
     this.#open.set(id, []);
+    this.#constants.set(id, {
+      execution_id: id,
+      pipeline_id: record.pipeline_id,
+      correlation_id: record.correlation_id,
+    });
+    const parent = record.parent_execution_id;
+    // A child's record references its parent's row: that one is queued first.
+    if (parent !== null) this.#release(parent);
+    else if (options.ending) this.#endingRows.set(id, options.ending);
+    if (options.hold && parent === null) {
+      const held: HeldRun = {
+        record,
+        instanceId,
+        at,
+        batch: new FrameBatch(id),
+        stored: Promise.withResolvers<void>(),
+        timer: setTimeout(() => this.#release(id), HOLD_MS),
+      };
+      held.stored.promise.catch(() => {});
+      this.#held.set(id, held);
+      await held.stored.promise;
+      return;
+    }
+    await this.#queueRecord(record, instanceId, at);
+  }
+
+  /** Queues the record row, made when its batch is written (so possibly final by then). */
+  #queueRecord(record: ExecutionRecord, instanceId: string, at: string): Promise<number> {
+    const id = record.execution_id;
     const pending = { record, written: Promise.resolve(0) };
     this.#unwritten.set(id, pending);
     pending.written = this.#insert(
@@ -88,36 +205,56 @@ export class ExecutionJournal {
       }),
       { chain: id },
     );
-    await pending.written;
+    return pending.written;
+  }
+
+  /** A held run's rows go to the queue as any run's: its hold is over, it is not ending yet. */
+  #release(id: string): void {
+    const held = this.#held.get(id);
+    if (!held) return;
+    this.#held.delete(id);
+    clearTimeout(held.timer);
+    const written = [this.#queueRecord(held.record, held.instanceId, held.at)];
+    if (!held.batch.empty) written.push(this.#queueBatch(id, held.batch).written);
+    Promise.all(written).then(() => held.stored.resolve(), held.stored.reject);
   }
 
   event(executionId: string, frame: EventFrame, at: string): Promise<void> {
+    const run = this.#constants.get(executionId);
+    const held = this.#held.get(executionId);
     let tuple: string;
     try {
-      tuple = frameTuple(frame, at);
+      tuple = frameTuple(frame, at, run);
     } catch (error) {
       // A payload that is no JSON fails in its place in the chain: later frames are refused.
+      this.#release(executionId);
       this.#batches.delete(executionId);
       const options = { chain: executionId, follows: true };
       return this.#queue.write(() => Promise.reject(error), options).then(() => {});
     }
-    let open = this.#batches.get(executionId);
-    if (!open) {
-      const batch = new FrameBatch(executionId);
-      const taken: OpenBatch = { batch, written: Promise.resolve(0) };
-      taken.written = this.#insert(
-        executionId,
-        () => batch.lastId,
-        lazyRow(() => {
-          if (this.#batches.get(executionId) === taken) this.#batches.delete(executionId);
-          return batch.row();
-        }),
-        { chain: executionId, follows: true },
-      );
-      this.#batches.set(executionId, open = taken);
+    if (held) {
+      held.batch.add(frame.id, tuple, at);
+      return held.stored.promise.then(() => this.#announce(this.#events, executionId));
     }
+    const open = this.#batches.get(executionId) ?? this.#queueBatch(executionId);
     open.batch.add(frame.id, tuple, at);
     return open.written.then(() => this.#announce(this.#events, executionId));
+  }
+
+  /** Queues a frames row, made when its batch is written; frames join it until then. */
+  #queueBatch(executionId: string, batch = new FrameBatch(executionId)): OpenBatch {
+    const taken: OpenBatch = { batch, written: Promise.resolve(0) };
+    taken.written = this.#insert(
+      executionId,
+      () => batch.lastId,
+      lazyRow(() => {
+        if (this.#batches.get(executionId) === taken) this.#batches.delete(executionId);
+        return batch.row();
+      }),
+      { chain: executionId, follows: true },
+    );
+    this.#batches.set(executionId, taken);
+    return taken;
   }
 
   /**
@@ -146,10 +283,15 @@ export class ExecutionJournal {
    */
   async finish(record: ExecutionRecord): Promise<boolean> {
     const id = record.execution_id;
+    this.#constants.delete(id);
+    const ending = this.#endingRows.get(id);
+    this.#endingRows.delete(id);
+    const held = this.#held.get(id);
+    if (held) return await this.#finishHeld(held, record, ending);
     const unwritten = this.#unwritten.get(id);
     if (unwritten) {
       // Its record row is still queued: it goes in once, as the final record, in the same batch
-      // as its frames.
+      // as its frames. What goes with the ending is left to its caller (the rows are queued).
       unwritten.record = record;
       try {
         await unwritten.written;
@@ -162,16 +304,54 @@ export class ExecutionJournal {
         return await this.#settleRefused(record, error);
       }
     }
+    const extra = ending?.take(record) ?? [];
     try {
-      const written = await this.#queue.write((q) => new ExecutionRepo(q).finish(record), {
-        chain: id,
-        ends: true,
-        follows: true,
-      });
+      const written = await this.#queue.write(async (q) => {
+        const finished = await new ExecutionRepo(q).finish(record);
+        // Not over a stored ending (the reaper's): its caller then writes its own rows.
+        if (finished) { for (const row of extra) await q.execute(rowInsertSql(row), row.values); }
+        return finished;
+      }, { chain: id, ends: true, follows: true, atomic: extra.length > 0 });
+      ending?.settle(written);
       this.#open.delete(id);
       this.#announce(this.#finished, id);
       return written;
     } catch (error) {
+      ending?.settle(false);
+      return await this.#settleRefused(record, error);
+    }
+  }
+
+  /**
+   * A held run's ending: its final record, its frames and its caller's rows as one unit. Refused,
+   * the record and frames are kept for the pending ending as any run's (settle.ts), and the
+   * caller's rows are dropped (the caller writes its own).
+   */
+  async #finishHeld(
+    held: HeldRun,
+    record: ExecutionRecord,
+    ending: EndingRows | undefined,
+  ): Promise<boolean> {
+    const id = record.execution_id;
+    this.#held.delete(id);
+    clearTimeout(held.timer);
+    const unstored: Unstored[] = [{
+      frameId: null,
+      row: executionRow(record, held.instanceId, held.at),
+    }];
+    if (!held.batch.empty) unstored.push({ frameId: held.batch.lastId, row: held.batch.row() });
+    const rows = [...unstored.map((u) => u.row), ...(ending?.take(record) ?? [])];
+    try {
+      await this.#queue.insertAll(rows, { chain: id, ends: true });
+      ending?.settle(true);
+      held.stored.resolve();
+      this.#open.delete(id);
+      this.#announce(this.#finished, id);
+      return true;
+    } catch (error) {
+      ending?.settle(false);
+      held.stored.reject(error);
+      this.#open.get(id)?.push(...unstored);
       return await this.#settleRefused(record, error);
     }
   }

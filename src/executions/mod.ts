@@ -44,6 +44,7 @@ export {
 export { type ErrorDetail, type FailedNode, type FailureRecord, failureRecord } from "./failure.ts";
 export { checkEventOrder, type EventFrame, EventOrderChecker } from "./event_order.ts";
 export { payloadJson } from "./frame_json.ts";
+export { EndingRows } from "./journal.ts";
 export { lastResultSchema } from "./repo.ts";
 export {
   type AbortReason,

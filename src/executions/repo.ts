@@ -9,7 +9,7 @@ import type { Queryable, Row, RowInsert, SqlValue } from "../store/mod.ts";
 import { bool, Conditions, countOf, markers, readPage, rowInsertSql } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
 import { frameJson } from "./frame_json.ts";
-import { batchFrames, FRAMES } from "./frame_batch.ts";
+import { batchFrames, FRAMES, type RunConstants } from "./frame_batch.ts";
 import { PACKED, unpackFrames } from "./packed_events.ts";
 import type { AbortReason, ExecutionRecord, ExecutionStatus, TriggeredVia } from "./types.ts";
 import type { Counted } from "../lib/paged_view.ts";
@@ -148,6 +148,18 @@ export async function lastResultSchema(
   return ready ? (ready.data.schema ?? []) as { name: unknown; type: unknown }[] : null;
 }
 
+/** A run's constants as its record stores them (frame_batch.ts puts them back into payloads). */
+export function runConstants(
+  executionId: string,
+  r: { pipeline_id: unknown; correlation_id: unknown },
+): RunConstants {
+  return {
+    execution_id: executionId,
+    pipeline_id: String(r.pipeline_id),
+    correlation_id: r.correlation_id === null ? null : String(r.correlation_id),
+  };
+}
+
 /** The last frame id a row holds: a batch row's `last_event_id`, else its own (migration 0016). */
 const LAST_ID = "COALESCE(last_event_id, event_id)";
 
@@ -276,15 +288,27 @@ export class ExecutionRepo {
    * (frame_batch.ts) and a packed stream (packed_events.ts) alike.
    */
   async events(executionId: string, afterId = -1): Promise<EventFrame[]> {
+    // The run's record names the constants a batch row cut from its payloads (frame_batch.ts).
     const rows = await this.db.query<
-      { event_id: unknown; event_type: string; data: string; packed: Uint8Array | null }
+      {
+        event_id: unknown;
+        event_type: string;
+        data: string;
+        packed: Uint8Array | null;
+        pipeline_id: unknown;
+        correlation_id: unknown;
+      }
     >(
-      `SELECT event_id, event_type, data, packed FROM execution_events
-       WHERE execution_id = $1 AND ${LAST_ID} > $2 ORDER BY event_id`,
+      `SELECT e.event_id, e.event_type, e.data, e.packed, x.pipeline_id, x.correlation_id
+       FROM execution_events e JOIN executions x ON x.id = e.execution_id
+       WHERE e.execution_id = $1 AND COALESCE(e.last_event_id, e.event_id) > $2
+       ORDER BY e.event_id`,
       [executionId, afterId],
     );
     return rows.flatMap((r) => {
-      if (r.event_type === FRAMES) return batchFrames(r.data, afterId);
+      if (r.event_type === FRAMES) {
+        return batchFrames(r.data, runConstants(executionId, r), afterId);
+      }
       if (r.event_type === PACKED && r.packed) return unpackFrames(r.packed, afterId);
       return [{ id: Number(r.event_id), event: r.event_type, data: JSON.parse(r.data) }];
     });

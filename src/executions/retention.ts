@@ -17,7 +17,7 @@ import { toIso } from "../lib/time.ts";
 import { type Db, markers, type Queryable, type SqlValue } from "../store/mod.ts";
 import { FRAMES, parseBatch } from "./frame_batch.ts";
 import { PACKED, packFrames, type StoredFrame } from "./packed_events.ts";
-import { idFloor } from "./repo.ts";
+import { idFloor, runConstants } from "./repo.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -195,17 +195,21 @@ async function packRuns(tx: Queryable, ids: string[]): Promise<number> {
     event_type: string;
     data: string;
     observed_at: unknown;
+    pipeline_id: unknown;
+    correlation_id: unknown;
   }>(
-    `SELECT execution_id, event_id, event_type, data, observed_at FROM execution_events
-     WHERE execution_id IN (${markers(ids.length)}) AND event_type <> '${PACKED}'
-     ORDER BY execution_id, event_id`,
+    `SELECT e.execution_id, e.event_id, e.event_type, e.data, e.observed_at, x.pipeline_id,
+            x.correlation_id
+     FROM execution_events e JOIN executions x ON x.id = e.execution_id
+     WHERE e.execution_id IN (${markers(ids.length)}) AND e.event_type <> '${PACKED}'
+     ORDER BY e.execution_id, e.event_id`,
     ids,
   );
   const byRun = new Map<string, StoredFrame[]>();
   for (const r of rows) {
     const id = String(r.execution_id);
     const frames = byRun.get(id) ?? [];
-    if (r.event_type === FRAMES) frames.push(...parseBatch(r.data));
+    if (r.event_type === FRAMES) frames.push(...parseBatch(r.data, runConstants(id, r)));
     else {
       frames.push({
         id: Number(r.event_id),

@@ -17,7 +17,7 @@ import { type ExecutionFilter, ExecutionRepo, type StoredExecution } from "./rep
 import { abortAbandoned, DEFAULT_STALE_AFTER_MS, type HeldRuns } from "./reaper.ts";
 import type { JsonCell, ResultStore, StoredResult } from "./result_store.ts";
 import { boundedResultRows, resultPosition } from "./result_rows.ts";
-import { ExecutionJournal } from "./journal.ts";
+import { type EndingRows, ExecutionJournal, type InsertOptions } from "./journal.ts";
 import { DurableSink, follow, wakeFollowers } from "./sink.ts";
 import type {
   ExecutionHandle,
@@ -92,6 +92,11 @@ export interface ExecuteInput {
    * frames handed back whole in `settled`. The endpoint server asks for it.
    */
   lean?: boolean;
+  /**
+   * Rows stored in the same transaction as the run's final record (an endpoint's
+   * `endpoint.served` row; see `EndingRows`).
+   */
+  ending?: EndingRows;
 }
 
 export interface StartedStream {
@@ -234,9 +239,10 @@ export class ExecutionService {
         resultTtlSeconds: resultTtlSeconds(input.ttlHeader, this.#o.resultLimits),
         pageRows: inlinePageRows(input.pageRowsHeader, this.#o.resultLimits),
       });
-      const handle = prepared.run(this.sink(), {
-        lean: input.lean === true && input.liveReader === false,
-      });
+      const handle = prepared.run(
+        this.sink({ hold: input.liveReader === false, ending: input.ending }),
+        { lean: input.lean === true && input.liveReader === false },
+      );
       this.#running.set(executionId, handle);
       handle.done.finally(() => {
         this.#running.delete(executionId);
@@ -330,8 +336,15 @@ export class ExecutionService {
   }
 
   /** The sink the executor writes to on this instance. */
-  sink(): ExecutionSink {
-    return new DurableSink(this.repo, this.#o.shared, this.instanceId, this.#now, this.#journal);
+  sink(options: InsertOptions = {}): ExecutionSink {
+    return new DurableSink(
+      this.repo,
+      this.#o.shared,
+      this.instanceId,
+      this.#now,
+      this.#journal,
+      options,
+    );
   }
 
   /** An execution the caller may see in this workspace; 404 otherwise (no existence leak). */

@@ -10,7 +10,7 @@ import { toAppError } from "../errors/mod.ts";
 import { isoAt } from "../lib/time.ts";
 import type { SharedStore } from "../shared/mod.ts";
 import type { EventFrame } from "./event_order.ts";
-import { ExecutionJournal, type StoredListener } from "./journal.ts";
+import { ExecutionJournal, type InsertOptions, type StoredListener } from "./journal.ts";
 import type { ExecutionRepo } from "./repo.ts";
 import type { ExecutionRecord, ExecutionSink } from "./types.ts";
 
@@ -24,19 +24,23 @@ const ignore = () => {};
 export class DurableSink implements ExecutionSink {
   readonly #journal: ExecutionJournal;
 
-  /** `journal`: the instance's group commit, shared by its runs (one of its own otherwise). */
+  /**
+   * `journal`: the instance's group commit, shared by its runs (one of its own otherwise);
+   * `options`: how the run started through this sink is stored (its child runs are not held).
+   */
   constructor(
     private readonly repo: ExecutionRepo,
     private readonly shared: SharedStore,
     private readonly instanceId: string,
     private readonly now: () => number = Date.now,
     journal?: ExecutionJournal,
+    private readonly options: InsertOptions = {},
   ) {
     this.#journal = journal ?? new ExecutionJournal(repo.db, wakeFollowers(shared));
   }
 
   async started(record: ExecutionRecord): Promise<void> {
-    await this.#journal.insert(record, this.instanceId, isoAt(this.now()));
+    await this.#journal.insert(record, this.instanceId, isoAt(this.now()), this.options);
   }
 
   /** Frames are queued in call order on the instance's group commit (see journal.ts). */

@@ -2,9 +2,10 @@
  * Group commit: small writes queued by independent requests are written in one transaction. A
  * batch gathers while the event loop is busy queueing more (each turn brings rows of other
  * requests, for at most a couple of milliseconds) and is written on the first turn that brings
- * none. A short pipeline run writes about fourteen rows (its record, a frame per event, the final
- * record, its `endpoint.served` audit row); one autocommit statement each was most of its cost,
- * and a commit per row is what the store charges for.
+ * none. A short pipeline run once wrote about fourteen rows (its record, a frame per event, the
+ * final record, its `endpoint.served` audit row); one autocommit statement each was most of its
+ * cost, and a commit per row is what the store charges for. A serve now writes three, as one unit
+ * (`insertAll`).
  *
  * What a caller keeps:
  * - Writes happen in the order they were queued; a write's promise settles once its row is
@@ -34,6 +35,11 @@ export interface ChainOptions {
   follows?: boolean;
   /** The chain's last write: its failure record is dropped afterwards. */
   ends?: boolean;
+  /**
+   * All or nothing even when the batch is retried write by write (a failing batch): the write
+   * then runs in a transaction of its own, not statement by statement.
+   */
+  atomic?: boolean;
 }
 
 /** One row of `table`: `values` in the order of `columns`. */
@@ -49,6 +55,8 @@ interface Queued extends ChainOptions {
   fn: (q: Queryable) => Promise<any>;
   /** Set for `insert`: may join its neighbours' INSERT. */
   row?: RowInsert;
+  /** Set for `insertAll`: rows written together or not at all. */
+  rows?: readonly RowInsert[];
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -84,9 +92,36 @@ export class GroupCommit {
     return this.#enqueue((q) => q.execute(rowInsertSql(row), row.values), options, row);
   }
 
-  #enqueue<T>(fn: (q: Queryable) => Promise<T>, options: ChainOptions, row?: RowInsert) {
+  /**
+   * Queues rows of several tables that are stored together or not at all (a run's record, its
+   * frames and what goes with its ending); settles with their count once committed. Units of the
+   * same shape next to each other in the queue are written table by table, one multi-row INSERT
+   * per table, in the units' order of tables (so a row that references an earlier table's row of
+   * its unit still comes after it).
+   */
+  insertAll(rows: readonly RowInsert[], options: ChainOptions = {}): Promise<number> {
+    const fn = async (q: Queryable) => {
+      for (const row of rows) await q.execute(rowInsertSql(row), row.values);
+      return rows.length;
+    };
+    return this.#enqueue(fn, { ...options, atomic: true }, undefined, rows);
+  }
+
+  #enqueue<T>(
+    fn: (q: Queryable) => Promise<T>,
+    options: ChainOptions,
+    row?: RowInsert,
+    rows?: readonly RowInsert[],
+  ) {
     const done = new Promise<T>((resolve, reject) =>
-      this.#queue.push({ fn, row, resolve: resolve as (v: unknown) => void, reject, ...options })
+      this.#queue.push({
+        fn,
+        row,
+        rows,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        ...options,
+      })
     );
     if (!this.#scheduled) {
       this.#scheduled = true;
@@ -148,6 +183,13 @@ export class GroupCommit {
     const all = async (tx: Queryable) => {
       const out: Outcome[] = [];
       for (let i = 0; i < batch.length;) {
+        if (batch[i].rows) {
+          const end = runOfUnits(batch, i);
+          await insertUnits(tx, batch.slice(i, end));
+          for (let j = i; j < end; j++) out.push({ ok: true, value: batch[j].rows!.length });
+          i = end;
+          continue;
+        }
         const end = runOfRows(batch, i);
         if (end - i === 1) out.push({ ok: true, value: await batch[i].fn(tx) });
         else {
@@ -177,7 +219,9 @@ export class GroupCommit {
         continue;
       }
       try {
-        out.push({ ok: true, value: await q.fn(this.#db) });
+        const db = this.#db;
+        const atomic = q.atomic && db.transaction;
+        out.push({ ok: true, value: await (atomic ? db.transaction!(q.fn) : q.fn(db)) });
       } catch (error) {
         if (q.chain !== undefined && !q.ends && earlier === undefined) {
           this.#failed.set(q.chain, error);
@@ -203,6 +247,29 @@ function runOfRows(batch: Queued[], from: number): number {
     end++;
   }
   return end;
+}
+
+/** The shape of a unit: its tables and columns in order. */
+const shapeOf = (rows: readonly RowInsert[]) =>
+  rows.map((r) => `${r.table}(${r.columns})`).join(";");
+
+/** Where the run of units shaped like `batch[from]` ends (exclusive). */
+function runOfUnits(batch: Queued[], from: number): number {
+  const shape = shapeOf(batch[from].rows!);
+  let end = from + 1;
+  while (end < batch.length && batch[end].rows && shapeOf(batch[end].rows!) === shape) end++;
+  return end;
+}
+
+/** Units of one shape: each table's rows of every unit in one INSERT (up to MAX_ROWS). */
+async function insertUnits(tx: Queryable, units: Queued[]): Promise<void> {
+  const width = units[0].rows!.length;
+  for (let t = 0; t < width; t++) {
+    for (let i = 0; i < units.length; i += MAX_ROWS) {
+      const chunk = units.slice(i, i + MAX_ROWS).map((u) => u.rows![t]);
+      await tx.execute(rowInsertSql(chunk[0], chunk.length), chunk.flatMap((r) => r.values));
+    }
+  }
 }
 
 /** The INSERT of `n` rows, built once per shape (the store caches its statements by text). */

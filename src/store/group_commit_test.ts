@@ -106,16 +106,24 @@ const row = (k: string, n: number) => ({ table: "gc_rows", columns: "k, n", valu
 /** Counts the statements a transaction runs. */
 function statements(db: Db): { db: Db; count: () => number } {
   let n = 0;
-  const wrapped = Object.create(db) as Db;
-  wrapped.transaction = <T>(fn: (tx: Queryable) => Promise<T>) =>
-    db.transaction((tx) => {
-      const counted = Object.create(tx) as Queryable;
-      counted.execute = (sql, params) => {
-        n++;
-        return tx.execute(sql, params);
-      };
-      return fn(counted);
-    });
+  // A proxy, not a prototype: the store's own methods run on the store (private fields).
+  const wrapped = new Proxy(db, {
+    get(target, key) {
+      if (key === "transaction") {
+        return <T>(fn: (tx: Queryable) => Promise<T>) =>
+          db.transaction((tx) => {
+            const counted = Object.create(tx) as Queryable;
+            counted.execute = (sql, params) => {
+              n++;
+              return tx.execute(sql, params);
+            };
+            return fn(counted);
+          });
+      }
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
   return { db: wrapped, count: () => n };
 }
 
@@ -163,6 +171,47 @@ forEachStore("more neighbouring rows than one INSERT takes are all written", asy
   await Promise.all(Array.from({ length: n }, (_, i) => queue.insert(row(`k${i}`, i))));
   deepEqual(await rows(db), Array.from({ length: n }, (_, i) => [`k${i}`, i]));
 });
+
+forEachStore(
+  "a unit's rows are stored whole or not at all; neighbouring units share an INSERT per table",
+  async (db) => {
+    await table(db);
+    await db.execute("CREATE TABLE gc_other (k TEXT PRIMARY KEY)");
+    await db.execute("INSERT INTO gc_other (k) VALUES ('taken')");
+    const s = statements(db);
+    const queue = new GroupCommit(s.db);
+    const other = (k: string) => ({ table: "gc_other", columns: "k", values: [k] });
+    const u1 = queue.insertAll([row("u1", 1), other("o1")]);
+    const u2 = queue.insertAll([row("u2", 2), other("o2")]);
+    const u3 = queue.insertAll([row("u3", 3), other("o3")]);
+    deepEqual(await Promise.all([u1, u2, u3]), [2, 2, 2]);
+    // Two statements for three units: every gc_rows row, then every gc_other row.
+    equal(s.count(), 2);
+    // A unit whose last row is refused leaves none of its rows, in the batch (rolled back with
+    // it) and retried alone (in a transaction of its own); its neighbours' rows are stored.
+    const before = s.count();
+    const lone = queue.insert(row("k4", 4));
+    const refused = queue.insertAll([row("u5", 5), other("taken")]).then(() => null, (e) => e);
+    const after = queue.insertAll([row("u6", 6), other("o6")]);
+    equal(await lone, 1);
+    ok(await refused instanceof Error);
+    equal(await after, 2);
+    // The batch (3 statements, the last refused), then the units alone: 2 refused, 2 stored
+    // (the lone row, outside a transaction, is not counted).
+    equal(s.count() - before, 7);
+    deepEqual((await rows(db)).map(([k]) => k), ["u1", "u2", "u3", "k4", "u6"]);
+    deepEqual(
+      (await db.query<{ k: string }>("SELECT k FROM gc_other ORDER BY k")).map((r) => r.k),
+      [
+        "o1",
+        "o2",
+        "o3",
+        "o6",
+        "taken",
+      ],
+    );
+  },
+);
 
 forEachStore("one queue per store", async (db) => {
   equal(groupCommit(db), groupCommit(db));

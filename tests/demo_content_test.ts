@@ -14,6 +14,7 @@ import { frames } from "./support/executions_fixtures.ts";
 import { call, type Json, startTestServer, type TestServer } from "./support/harness.ts";
 import { skipUnless } from "./support/services.ts";
 import { STORE_KINDS } from "./support/stores.ts";
+import { executeOverHttp } from "./support/runs.ts";
 
 /** Runs SQL over a private copy of the shop file: the server's pool keeps its own open. */
 async function shopQuery(dataDir: string) {
@@ -43,11 +44,7 @@ async function runDemo(
   id: string,
   parameters: Record<string, unknown> = {},
 ): Promise<Run> {
-  const res = await s.fetch(`/api/v1/pipelines/${id}/execute`, {
-    method: "POST",
-    headers: { ...h, accept: "text/event-stream", "content-type": "application/json" },
-    body: JSON.stringify({ parameters }),
-  });
+  const res = await executeOverHttp(s, h, id, { parameters });
   equal(res.status, 200, await (res.status === 200 ? "" : res.text()));
   const executionId = res.headers.get("SVC-Execution-Id")!;
   const all = await frames(res).rest();

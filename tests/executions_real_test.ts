@@ -11,6 +11,7 @@ import { skipUnless } from "./support/services.ts";
 import { STORE_KINDS } from "./support/stores.ts";
 import { eventually } from "./support/wait.ts";
 import { dql, pipelineDrafts } from "./support/pipeline_body.ts";
+import { executeOverHttp } from "./support/runs.ts";
 
 for (const store of STORE_KINDS) {
   Deno.test({
@@ -32,11 +33,7 @@ for (const store of STORE_KINDS) {
         ]);
         const h = await sessionHeaders(s.runtime, fx.users.author, "acme");
         const execute = (pipelineId: string, body: unknown = {}) =>
-          s.fetch(`/api/v1/pipelines/${pipelineId}/execute`, {
-            method: "POST",
-            headers: { ...h, accept: "text/event-stream", "content-type": "application/json" },
-            body: JSON.stringify(body),
-          });
+          executeOverHttp(s, h, pipelineId, body);
 
         const res = await execute(id);
         equal(res.status, 200);

@@ -1,4 +1,7 @@
-/** Running a pipeline through the executions service and reading its stream to the end. */
+/**
+ * Running a pipeline: through the executions service, reading its stream to the end, or over
+ * HTTP as a client does.
+ */
 import type { EventFrame } from "../../src/executions/event_order.ts";
 import type { ExecuteInput, ExecutionService } from "../../src/executions/service.ts";
 
@@ -22,4 +25,21 @@ export async function runToEnd(
   for await (const f of started.frames) frames.push(f);
   await started.release();
   return { id: started.executionId, frames };
+}
+
+/**
+ * `POST /api/v1/pipelines/{id}/execute` as `headers`, asking for the event stream, with `body`
+ * (by default `{}`: the working version, no parameters) as the JSON request body.
+ */
+export function executeOverHttp(
+  server: { fetch(path: string, init?: RequestInit): Promise<Response> },
+  headers: Record<string, string>,
+  id: string,
+  body: unknown = {},
+): Promise<Response> {
+  return server.fetch(`/api/v1/pipelines/${id}/execute`, {
+    method: "POST",
+    headers: { ...headers, accept: "text/event-stream", "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }

@@ -11,7 +11,7 @@ import { forEachServer } from "./support/servers.ts";
 import { makeDuckdbFile, makeSqliteFile } from "../src/datasources/connectors/test_fixtures.ts";
 import { frames } from "./support/executions_fixtures.ts";
 import { dql, pipelineDrafts, staged } from "./support/pipeline_body.ts";
-import { executeOverHttp } from "./support/runs.ts";
+import { executeOverHttp, readyOverHttp } from "./support/runs.ts";
 
 forEachServer(
   "execute joins a bound SQLite and a granted global DuckDB datasource in staging",
@@ -68,10 +68,8 @@ forEachServer(
     const h = await sessionHeaders(s.runtime, f.users.author, "acme");
     const execute = (id: string) => executeOverHttp(s, h, id);
 
-    const ok = await execute(joined);
-    equal(ok.status, 200);
-    const byType = checkEventOrder(await frames(ok).rest(), { expectDataReady: true });
-    deepEqual(byType.get("data_ready")![0].data.rows, [["Ada", 10.75], ["Grace", 20]]);
+    const { ready } = await readyOverHttp(s, h, joined);
+    deepEqual(ready.rows, [["Ada", 10.75], ["Grace", 20]]);
 
     const refused = await execute(foreign);
     const failed = checkEventOrder(await frames(refused).rest(), { expectDataReady: false });

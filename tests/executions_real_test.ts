@@ -11,7 +11,7 @@ import { skipUnless } from "./support/services.ts";
 import { STORE_KINDS } from "./support/stores.ts";
 import { eventually } from "./support/wait.ts";
 import { dql, pipelineDrafts } from "./support/pipeline_body.ts";
-import { executeOverHttp } from "./support/runs.ts";
+import { executeOverHttp, readyOverHttp } from "./support/runs.ts";
 
 for (const store of STORE_KINDS) {
   Deno.test({
@@ -35,12 +35,7 @@ for (const store of STORE_KINDS) {
         const execute = (pipelineId: string, body: unknown = {}) =>
           executeOverHttp(s, h, pipelineId, body);
 
-        const res = await execute(id);
-        equal(res.status, 200);
-        const executionId = res.headers.get("SVC-Execution-Id")!;
-        const all = await frames(res).rest();
-        const byType = checkEventOrder(all, { expectDataReady: true });
-        const ready = byType.get("data_ready")![0].data;
+        const { executionId, frames: all, ready } = await readyOverHttp(s, h, id);
         equal(ready.total_rows, 5);
         deepEqual(ready.rows[0], ["1", "row 1"]);
         equal(ready.execution_id, executionId);

@@ -13,7 +13,7 @@
 import process from "node:process";
 import postgres from "postgres";
 import { seedRoles, sessionHeaders, userKey } from "../tests/support/access_fixtures.ts";
-import { call, startTestServer } from "../tests/support/harness.ts";
+import { call, startTestServer, type TestServer } from "../tests/support/harness.ts";
 import { freshPostgresDatabase } from "../tests/support/stores.ts";
 import { installPeer, type Peer, startPeer } from "./endpoints_peer.ts";
 import { load } from "./load_client.ts";
@@ -100,6 +100,23 @@ export function floorServer(url: string) {
   };
 }
 
+/** Creates a pipeline from `body` and releases it; answers its id. */
+export async function releasedPipeline(
+  s: TestServer,
+  h: Record<string, string>,
+  body: object,
+): Promise<string> {
+  const created = await call(s, "POST", "/api/v1/pipelines", h, body);
+  if (created.status !== 201) throw new Error(`pipeline: ${JSON.stringify(created.body)}`);
+  const { id, body_hash } = created.body.data;
+  const r = await call(s, "POST", `/api/v1/pipelines/${id}/release`, {
+    ...h,
+    "if-match": body_hash,
+  });
+  if (r.status !== 200) throw new Error(`release: ${JSON.stringify(r.body)}`);
+  return id;
+}
+
 /** The bench's server with `/orders/{customer_id}` published over a fresh 1,000,000-row table. */
 export async function publishedOrders(env: Record<string, string> = {}) {
   const db = await freshPostgresDatabase();
@@ -132,7 +149,7 @@ export async function publishedOrders(env: Record<string, string> = {}) {
       properties: { hikari: { maximumPoolSize: 10 } },
     });
     if (made.status !== 201) throw new Error(`datasource: ${JSON.stringify(made.body)}`);
-    const created = await call(s, "POST", "/api/v1/pipelines", h, {
+    const id = await releasedPipeline(s, h, {
       name: "bench/orders",
       parameters: { customer_id: { type: "integer", required: true } },
       nodes: [{
@@ -142,13 +159,6 @@ export async function publishedOrders(env: Record<string, string> = {}) {
         sql: "select * from orders where customer_id = :customer_id limit 100",
       }],
     });
-    if (created.status !== 201) throw new Error(`pipeline: ${JSON.stringify(created.body)}`);
-    const { id, body_hash } = created.body.data;
-    const released = await call(s, "POST", `/api/v1/pipelines/${id}/release`, {
-      ...h,
-      "if-match": body_hash,
-    });
-    if (released.status !== 200) throw new Error(`release: ${JSON.stringify(released.body)}`);
     const published = await call(s, "POST", "/api/v1/endpoints", h, {
       path_pattern: "/orders/{customer_id}",
       pipeline_id: id,

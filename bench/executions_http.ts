@@ -13,16 +13,13 @@
  *      does) so idle is measured after a collection, not on the run's leftover garbage. Repeated
  *      on Redis when it is reachable.
  */
-import { DatabaseSync } from "node:sqlite";
-import { readSources } from "../src/config/mod.ts";
-import { resolveConfig } from "../src/config/resolve.ts";
-import { startServer } from "../src/http/mod.ts";
-import { createLogger } from "../src/lib/log.ts";
-import { createRuntime, type Runtime } from "../src/runtime.ts";
+import type { Runtime } from "../src/runtime.ts";
 import { PIPELINE_KIND, VersionLifecycle } from "../src/versions/mod.ts";
 import type { JsonObject } from "../src/versions/types.ts";
 import { type AccessFixture, seedRoles, sessionHeaders } from "../tests/support/access_fixtures.ts";
 import { REDIS_URL, skipUnless } from "../tests/support/services.ts";
+import { runClient } from "./load_client.ts";
+import { smallSqliteFile, startStack } from "./stack.ts";
 
 const EXECUTIONS = 50;
 const ROUNDS = 3;
@@ -38,28 +35,12 @@ interface Server {
 }
 
 async function serve(extra: Record<string, string> = {}): Promise<Server> {
-  const dir = await Deno.makeTempDir({ prefix: "svc_bench_exec_" });
-  const env = {
-    SERVICE_DATA_DIR: dir,
-    SERVICE_HTTP_PORT: "0",
-    SERVICE_LOG_LEVEL: "warn",
-    SERVICE_RATE_LIMIT_REQUESTS_PER_SECOND: "1000000000",
-    SERVICE_RATE_LIMIT_REQUESTS_PER_MINUTE: "1000000000",
+  const stack = await startStack({
     SERVICE_EXECUTOR_MAX_CONCURRENT_EXECUTIONS_PER_USER: "100",
     SERVICE_SSE_MAX_STREAMS_PER_USER: "100",
     ...extra,
-  };
-  const logger = createLogger("warn");
-  const config = resolveConfig(readSources(env), env);
-  const runtime = await createRuntime(config, { env, logger });
-  runtime.health.markStarted();
-  const http = await startServer(runtime.app, {
-    hostname: "127.0.0.1",
-    port: 0,
-    graceSeconds: 5,
-    logger,
-    timeouts: config.http,
   });
+  const { runtime } = stack;
   const f = await seedRoles(runtime, "bench");
   const lifecycle = new VersionLifecycle({
     db: runtime.db,
@@ -68,20 +49,16 @@ async function serve(extra: Record<string, string> = {}): Promise<Server> {
   });
   return {
     runtime,
-    origin: `http://127.0.0.1:${http.port}`,
+    origin: stack.origin,
     f,
     headers: await sessionHeaders(runtime, f.users.author, "bench"),
-    dir,
+    dir: stack.dir,
     async pipeline(name, nodes) {
       const ctx = { actor: f.users.author.principal, workspaceId: f.workspace.id };
       const body = { name, schema_version: 1, nodes } as JsonObject;
       return (await lifecycle.create(ctx, { name, body, attrs: {} })).entity.id;
     },
-    async close() {
-      await http.shutdown();
-      await runtime.close();
-      await Deno.remove(dir, { recursive: true });
-    },
+    close: () => stack.shutdown(),
   };
 }
 
@@ -91,20 +68,13 @@ interface ClientRun {
   seconds: number;
 }
 
-async function client(url: string, headers: Record<string, string>, concurrency: number) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net",
-      new URL("./execute_client.ts", import.meta.url).pathname,
-      url,
-      JSON.stringify(headers),
-      String(EXECUTIONS),
-      String(concurrency),
-    ],
-    stdout: "piped",
-  }).output();
-  return JSON.parse(new TextDecoder().decode(out.stdout)) as ClientRun;
+function client(url: string, headers: Record<string, string>, concurrency: number) {
+  return runClient<ClientRun>("./execute_client.ts", [
+    url,
+    JSON.stringify(headers),
+    String(EXECUTIONS),
+    String(concurrency),
+  ]);
 }
 
 const pct = (xs: number[], p: number) => {
@@ -116,11 +86,7 @@ export async function concurrentBench(): Promise<void> {
   const s = await serve();
   try {
     const path = `${s.dir}/small.sqlite`;
-    const raw = new DatabaseSync(path);
-    raw.exec(`CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, v REAL);
-      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
-      INSERT INTO t SELECT i, 'name ' || i, i * 1.5 FROM n;`);
-    raw.close();
+    smallSqliteFile(path).close();
     const admin = await sessionHeaders(s.runtime, s.f.users.super_admin, "bench");
     const registered = await fetch(`${s.origin}/api/v1/datasources`, {
       method: "POST",

@@ -7,7 +7,6 @@
  *      the same data directly into JavaScript values, column by column (the API's cheapest full
  *      read): rows/s ratio (target ≥ 0.5); also a PostgreSQL source against its raw driver.
  */
-import { DatabaseSync } from "node:sqlite";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { openConnector } from "../src/datasources/connectors/mod.ts";
 import { ResultStore } from "../src/executions/result_store.ts";
@@ -25,6 +24,7 @@ import postgres from "postgres";
 import { skipUnless } from "../tests/support/services.ts";
 import { connectorConfig, pgJdbcUrl } from "../tests/support/datasources.ts";
 import { freshPostgresDatabase, freshStore } from "../tests/support/stores.ts";
+import { smallSqliteFile } from "./stack.ts";
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(10);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -44,10 +44,7 @@ export async function executorBench(): Promise<void> {
   try {
     // (a) ten rows from a SQLite datasource.
     const path = `${w.dir}/small.sqlite`;
-    const raw = new DatabaseSync(path);
-    raw.exec(`CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, v REAL);
-      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
-      INSERT INTO t SELECT i, 'name ' || i, i * 1.5 FROM n;`);
+    const raw = smallSqliteFile(path);
     addDatasource(w, "small", openConnector(connectorConfig("SQLITE", `jdbc:sqlite:${path}`)));
     const sql = "SELECT id, name, v FROM t WHERE id <= 10 ORDER BY id";
     const id = await pipeline(w, [{ id: "read", type: "DQL", source: "small", sql }]);

@@ -29,12 +29,9 @@
  *     embedded and PostgreSQL, first boot and restart, vs a bare Deno.serve script's first answer
  *     (target: the embedded restart < 1 s on a warm disk).
  */
-import { readSources } from "../src/config/mod.ts";
-import { resolveConfig } from "../src/config/resolve.ts";
-import { startServer } from "../src/http/mod.ts";
 import { createLogger } from "../src/lib/log.ts";
 import { ApiKeyService } from "../src/identity/api_keys.ts";
-import { createRuntime, type Runtime } from "../src/runtime.ts";
+import type { Runtime } from "../src/runtime.ts";
 import { seedRoles, sessionHeaders, userKey } from "../tests/support/access_fixtures.ts";
 import { migrate } from "../src/store/mod.ts";
 import { skipUnless } from "../tests/support/services.ts";
@@ -54,6 +51,7 @@ import { endpointBench } from "./endpoints.ts";
 import { mcpBench } from "./mcp.ts";
 import { stagingBench } from "./staging.ts";
 import { startupBench } from "./startup.ts";
+import { startStack } from "./stack.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 32);
@@ -66,26 +64,8 @@ function load(url: string, seconds = SECONDS, headers: Record<string, string> = 
 const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(8);
 
 async function healthBench() {
-  const dataDir = await Deno.makeTempDir({ prefix: "svc_bench_" });
-  const env = {
-    SERVICE_DATA_DIR: dataDir,
-    SERVICE_HTTP_PORT: "0",
-    SERVICE_LOG_LEVEL: "warn",
-    // The budget is counted on every authenticated request (its cost is measured) but never binds.
-    SERVICE_RATE_LIMIT_REQUESTS_PER_SECOND: "1000000000",
-    SERVICE_RATE_LIMIT_REQUESTS_PER_MINUTE: "1000000000",
-  };
-  const config = resolveConfig(readSources(env), env);
-  const logger = createLogger("warn");
-  const runtime = await createRuntime(config, { env, logger });
-  runtime.health.markStarted();
-  const stack = await startServer(runtime.app, {
-    hostname: "127.0.0.1",
-    port: 0,
-    graceSeconds: 5,
-    logger,
-    timeouts: config.http,
-  });
+  const stack = await startStack();
+  const { runtime } = stack;
 
   // The baseline: no framework, no middleware, the same health report and JSON shape.
   const bare = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async () => {
@@ -101,7 +81,7 @@ async function healthBench() {
     });
   });
   const bareUrl = `http://127.0.0.1:${bare.addr.port}/health`;
-  const stackUrl = `http://127.0.0.1:${stack.port}/health`;
+  const stackUrl = `${stack.origin}/health`;
 
   await load(bareUrl, 1); // warm both paths (JIT, connection pools)
   await load(stackUrl, 1);
@@ -126,12 +106,10 @@ async function healthBench() {
     })`,
   );
 
-  await authBench(runtime, `http://127.0.0.1:${stack.port}`, s);
+  await authBench(runtime, stack.origin, s);
 
   await bare.shutdown();
   await stack.shutdown();
-  await runtime.close();
-  await Deno.remove(dataDir, { recursive: true });
 }
 
 /** Authenticated requests against /health in the same run, and the price of an uncached key. */

@@ -12,7 +12,7 @@
 import { sessionHeaders, userKey } from "../tests/support/access_fixtures.ts";
 import { call, startTestServer, type TestServer } from "../tests/support/harness.ts";
 import { demoUsers } from "./demo_users.ts";
-import { measured } from "./endpoints.ts";
+import { measured, releasedPipeline } from "./endpoints.ts";
 
 const SECONDS = Number(Deno.env.get("BENCH_SECONDS") ?? 5);
 
@@ -29,18 +29,6 @@ async function publish(
     pipeline_id: pipelineId,
   });
   if (r.status !== 201) throw new Error(`publish ${path}: ${JSON.stringify(r.body)}`);
-}
-
-async function released(s: TestServer, h: Record<string, string>, body: object): Promise<string> {
-  const created = await call(s, "POST", "/api/v1/pipelines", h, body);
-  if (created.status !== 201) throw new Error(`pipeline: ${JSON.stringify(created.body)}`);
-  const { id, body_hash } = created.body.data;
-  const r = await call(s, "POST", `/api/v1/pipelines/${id}/release`, {
-    ...h,
-    "if-match": body_hash,
-  });
-  if (r.status !== 200) throw new Error(`release: ${JSON.stringify(r.body)}`);
-  return id;
 }
 
 /** One embedded demo datasource on `size` connections (the old default was 1). */
@@ -89,7 +77,7 @@ async function serverFigures(
     await publish(s, h, await byName("demo/revenue_vs_target"), "/bench/revenue");
     await publish(s, h, await byName("demo/top_customers"), "/bench/top");
     for (const engine of ["duckdb", "sqlite"]) {
-      const id = await released(s, h, {
+      const id = await releasedPipeline(s, h, {
         name: `bench/select_v_${engine}`,
         parameters: { v: { type: "integer", required: true } },
         settings: { staging_engine: engine },

@@ -6,22 +6,13 @@
  * write or a second statement as the probe would. A lake exposes no keys and says so by
  * leaving the fields out.
  */
-import postgres from "postgres";
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { AppError } from "../src/errors/mod.ts";
-import { connectorConfig, openConnector } from "../src/datasources/mod.ts";
 import type { ColumnInfo, Connector } from "../src/datasources/connectors/types.ts";
 import { LakeConnector } from "../src/datasources/connectors/lake.ts";
 import { runProbe } from "../src/datasources/probe.ts";
-import {
-  freshMariaDatabase,
-  mariaAdmin,
-  pgJdbcUrl,
-  withFileConnector,
-} from "./support/datasources.ts";
+import { mariaConnectorTest, pgConnectorTest, withFileConnector } from "./support/datasources.ts";
 import { writeParquet } from "./support/lake.ts";
-import { skipUnless } from "./support/services.ts";
-import { freshPostgresDatabase } from "./support/stores.ts";
 
 const DDL = [
   "CREATE TABLE parent (a INT NOT NULL, b INT NOT NULL, PRIMARY KEY (a, b))",
@@ -98,52 +89,29 @@ async function assertPlans(c: Connector) {
   deepEqual((await runProbe(c, { sql: "SELECT count(*) AS n FROM child" }, LIMITS)).rows, [[2]]);
 }
 
-Deno.test({
-  name: "PostgreSQL: keys, indexes and a plan that never runs the statement",
-  ignore: skipUnless("postgres"),
-  async fn() {
-    const db = await freshPostgresDatabase();
-    const admin = postgres(db.url, { max: 1, onnotice: () => {} });
-    const c = openConnector(connectorConfig("POSTGRES", pgJdbcUrl(db.url)));
-    try {
-      for (const ddl of DDL) await admin.unsafe(ddl);
-      await admin.unsafe("CREATE SEQUENCE untouched");
-      assertKeys(await c.columns("child"), "public", true);
-      await assertPlans(c);
-      // nextval() in the planned statement would advance the sequence if it ran.
-      await runProbe(c, { sql: "SELECT nextval('untouched')" }, { ...LIMITS, explain: true });
-      const [{ is_called }] = await admin`SELECT is_called FROM untouched`;
-      equal(is_called, false);
-    } finally {
-      await c.close();
-      await admin.end();
-      await db.drop();
-    }
-  },
+pgConnectorTest("keys, indexes and a plan that never runs the statement", async ({ c, admin }) => {
+  for (const ddl of DDL) await admin.unsafe(ddl);
+  await admin.unsafe("CREATE SEQUENCE untouched");
+  assertKeys(await c.columns("child"), "public", true);
+  await assertPlans(c);
+  // nextval() in the planned statement would advance the sequence if it ran.
+  await runProbe(c, { sql: "SELECT nextval('untouched')" }, { ...LIMITS, explain: true });
+  const [{ is_called }] = await admin`SELECT is_called FROM untouched`;
+  equal(is_called, false);
 });
 
-Deno.test({
-  name: "MariaDB: keys, indexes and a plan that never runs the statement",
-  ignore: skipUnless("mariadb"),
-  async fn() {
-    const db = await freshMariaDatabase();
-    const admin = await mariaAdmin(db.name);
-    const c = openConnector(connectorConfig("MYSQL", db.url, { username: "root" }));
-    try {
-      for (const ddl of DDL) await admin.query(ddl);
-      assertKeys(await c.columns("child"), db.name, true);
-      await assertPlans(c);
-      // SLEEP(5) in the planned statement would take five seconds if it ran.
-      const started = Date.now();
-      await runProbe(c, { sql: "SELECT SLEEP(5) FROM child" }, { ...LIMITS, explain: true });
-      ok(Date.now() - started < 4000, `took ${Date.now() - started} ms`);
-    } finally {
-      await c.close();
-      await admin.end();
-      await db.drop();
-    }
+mariaConnectorTest(
+  "keys, indexes and a plan that never runs the statement",
+  async ({ c, admin, db }) => {
+    for (const ddl of DDL) await admin.query(ddl);
+    assertKeys(await c.columns("child"), db, true);
+    await assertPlans(c);
+    // SLEEP(5) in the planned statement would take five seconds if it ran.
+    const started = Date.now();
+    await runProbe(c, { sql: "SELECT SLEEP(5) FROM child" }, { ...LIMITS, explain: true });
+    ok(Date.now() - started < 4000, `took ${Date.now() - started} ms`);
   },
-});
+);
 
 Deno.test("SQLite: keys, indexes and a plan; its foreign keys carry no constraint name", async () => {
   await withFileConnector("SQLITE", DDL.join(";\n"), async (c) => {

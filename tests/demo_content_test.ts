@@ -8,12 +8,12 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { DatabaseSync } from "node:sqlite";
 import { demoFiles } from "../src/demo/mod.ts";
-import { checkEventOrder, type EventFrame } from "../src/executions/event_order.ts";
+import type { EventFrame } from "../src/executions/event_order.ts";
 import { createUser, sessionHeaders } from "./support/access_fixtures.ts";
-import { frames } from "./support/executions_fixtures.ts";
 import { call, type Json, startTestServer, type TestServer } from "./support/harness.ts";
 import { skipUnless } from "./support/services.ts";
 import { STORE_KINDS } from "./support/stores.ts";
+import { readyOverHttp } from "./support/runs.ts";
 
 /** Runs SQL over a private copy of the shop file: the server's pool keeps its own open. */
 async function shopQuery(dataDir: string) {
@@ -43,16 +43,7 @@ async function runDemo(
   id: string,
   parameters: Record<string, unknown> = {},
 ): Promise<Run> {
-  const res = await s.fetch(`/api/v1/pipelines/${id}/execute`, {
-    method: "POST",
-    headers: { ...h, accept: "text/event-stream", "content-type": "application/json" },
-    body: JSON.stringify({ parameters }),
-  });
-  equal(res.status, 200, await (res.status === 200 ? "" : res.text()));
-  const executionId = res.headers.get("SVC-Execution-Id")!;
-  const all = await frames(res).rest();
-  const byType = checkEventOrder(all, { expectDataReady: true });
-  const ready = byType.get("data_ready")![0].data;
+  const { executionId, frames: all, ready } = await readyOverHttp(s, h, id, { parameters });
   equal(ready.has_more, false);
   const record = (await call(s, "GET", `/api/v1/executions/${executionId}`, h)).body.data;
   equal(record.status, "SUCCESS");

@@ -17,6 +17,7 @@ import { MARIADB_URL, skipUnless } from "./support/services.ts";
 import { STORE_KINDS } from "./support/stores.ts";
 import { dql } from "./support/pipeline_body.ts";
 import { eventually } from "./support/wait.ts";
+import { executeOverHttp } from "./support/runs.ts";
 
 async function sleeping(tag: string): Promise<number> {
   const admin = await mariaAdmin();
@@ -77,12 +78,7 @@ async function setup(s: TestServer, database: string): Promise<Setup> {
         attrs: {},
       })).entity.id;
     },
-    execute: (id) =>
-      s.fetch(`/api/v1/pipelines/${id}/execute`, {
-        method: "POST",
-        headers: { ...h, accept: "text/event-stream", "content-type": "application/json" },
-        body: "{}",
-      }),
+    execute: (id) => executeOverHttp(s, h, id),
   };
 }
 

@@ -11,6 +11,7 @@ import { forEachServer } from "./support/servers.ts";
 import { makeDuckdbFile, makeSqliteFile } from "../src/datasources/connectors/test_fixtures.ts";
 import { frames } from "./support/executions_fixtures.ts";
 import { dql, pipelineDrafts, staged } from "./support/pipeline_body.ts";
+import { executeOverHttp, readyOverHttp } from "./support/runs.ts";
 
 forEachServer(
   "execute joins a bound SQLite and a granted global DuckDB datasource in staging",
@@ -65,17 +66,10 @@ forEachServer(
     ]);
 
     const h = await sessionHeaders(s.runtime, f.users.author, "acme");
-    const execute = (id: string) =>
-      s.fetch(`/api/v1/pipelines/${id}/execute`, {
-        method: "POST",
-        headers: { ...h, accept: "text/event-stream", "content-type": "application/json" },
-        body: "{}",
-      });
+    const execute = (id: string) => executeOverHttp(s, h, id);
 
-    const ok = await execute(joined);
-    equal(ok.status, 200);
-    const byType = checkEventOrder(await frames(ok).rest(), { expectDataReady: true });
-    deepEqual(byType.get("data_ready")![0].data.rows, [["Ada", 10.75], ["Grace", 20]]);
+    const { ready } = await readyOverHttp(s, h, joined);
+    deepEqual(ready.rows, [["Ada", 10.75], ["Grace", 20]]);
 
     const refused = await execute(foreign);
     const failed = checkEventOrder(await frames(refused).rest(), { expectDataReady: false });

@@ -9,11 +9,12 @@ import { DatabaseSync } from "node:sqlite";
 import { checkEventOrder } from "../src/executions/event_order.ts";
 import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
 import { frames } from "./support/executions_fixtures.ts";
-import { writeParquet } from "./support/lake.ts";
+import { registerWithLakeOrders, writeParquet } from "./support/lake.ts";
 import { call, startTestServer } from "./support/harness.ts";
 import { skipUnless } from "./support/services.ts";
 import { STORE_KINDS } from "./support/stores.ts";
 import { dql, pipelineDrafts, staged } from "./support/pipeline_body.ts";
+import { executeOverHttp, readyOverHttp } from "./support/runs.ts";
 
 for (const store of STORE_KINDS) {
   Deno.test({
@@ -40,27 +41,15 @@ for (const store of STORE_KINDS) {
 
         const fx = await seedRoles(s.runtime);
         const admin = await sessionHeaders(s.runtime, fx.users.super_admin, "acme");
-        for (
-          const body of [
-            {
-              name: "lake",
-              dialect: "LAKE",
-              jdbc_url: `jdbc:lake:file://${dir}/lake`,
-              credential: { kind: "none" },
-            },
-            { name: "crm", dialect: "SQLITE", jdbc_url: `jdbc:sqlite:${dir}/crm.db` },
-          ]
-        ) {
-          const created = await call(s, "POST", "/api/v1/datasources", admin, body);
-          equal(created.status, 201, JSON.stringify(created.body));
-        }
-        const table = await call(s, "POST", "/api/v1/datasources/lake/tables", admin, {
-          namespace: "sales",
-          name: "orders",
-          format: "parquet",
-          location: `file://${dir}/lake/sales/orders/*.parquet`,
-        });
-        equal(table.status, 201, JSON.stringify(table.body));
+        await registerWithLakeOrders(s, admin, [
+          {
+            name: "lake",
+            dialect: "LAKE",
+            jdbc_url: `jdbc:lake:file://${dir}/lake`,
+            credential: { kind: "none" },
+          },
+          { name: "crm", dialect: "SQLITE", jdbc_url: `jdbc:sqlite:${dir}/crm.db` },
+        ], `file://${dir}/lake/sales/orders/*.parquet`);
 
         const create = pipelineDrafts(s.runtime.db, fx.users.author, fx.workspace.id);
         const joined = await create("sales/lake_by_customer", [
@@ -82,19 +71,9 @@ for (const store of STORE_KINDS) {
         ]);
 
         const h = await sessionHeaders(s.runtime, fx.users.author, "acme");
-        const execute = (id: string) =>
-          s.fetch(`/api/v1/pipelines/${id}/execute`, {
-            method: "POST",
-            headers: { ...h, accept: "text/event-stream", "content-type": "application/json" },
-            body: "{}",
-          });
+        const execute = (id: string) => executeOverHttp(s, h, id);
 
-        const res = await execute(joined);
-        equal(res.status, 200);
-        const executionId = res.headers.get("SVC-Execution-Id")!;
-        const streamed = await frames(res).rest();
-        const byType = checkEventOrder(streamed, { expectDataReady: true });
-        const ready = byType.get("data_ready")![0].data;
+        const { executionId, frames: streamed, byType, ready } = await readyOverHttp(s, h, joined);
         // 0.75 is below :min (bound, not written into the SQL); decimals travel as strings.
         deepEqual(ready.rows, [["Ada", "10.75", "2"], ["Grace", "20.00", "1"]]);
         deepEqual(ready.schema.map((c: { type: string }) => c.type), [

@@ -8,6 +8,7 @@ import { sessionHeaders } from "./support/access_fixtures.ts";
 import { call, startTestServer, testSecrets } from "./support/harness.ts";
 import { execWorld, frames } from "./support/executions_fixtures.ts";
 import { REDIS_URL, skipUnless } from "./support/services.ts";
+import { executeOverHttp } from "./support/runs.ts";
 
 Deno.test({
   name: "[postgres+redis] another instance follows, retries and cancels a run it does not hold",
@@ -34,10 +35,8 @@ Deno.test({
       const onB = frames(follower);
       equal((await onB.next()).event, "execution_started");
       // The same key and body on the other instance gets the original run, not a second one.
-      const retry = await b.fetch(`/api/v1/pipelines/${a.pipelineId}/execute`, {
-        method: "POST",
-        headers: { ...h, ...key, accept: "text/event-stream", "content-type": "application/json" },
-        body: JSON.stringify({ parameters: { n: 1 } }),
+      const retry = await executeOverHttp(b, { ...h, ...key }, a.pipelineId, {
+        parameters: { n: 1 },
       });
       equal(retry.status, 200);
       equal(retry.headers.get("SVC-Execution-Id"), id);

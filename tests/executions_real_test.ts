@@ -11,6 +11,7 @@ import { skipUnless } from "./support/services.ts";
 import { STORE_KINDS } from "./support/stores.ts";
 import { eventually } from "./support/wait.ts";
 import { dql, pipelineDrafts } from "./support/pipeline_body.ts";
+import { executeOverHttp, readyOverHttp } from "./support/runs.ts";
 
 for (const store of STORE_KINDS) {
   Deno.test({
@@ -32,18 +33,9 @@ for (const store of STORE_KINDS) {
         ]);
         const h = await sessionHeaders(s.runtime, fx.users.author, "acme");
         const execute = (pipelineId: string, body: unknown = {}) =>
-          s.fetch(`/api/v1/pipelines/${pipelineId}/execute`, {
-            method: "POST",
-            headers: { ...h, accept: "text/event-stream", "content-type": "application/json" },
-            body: JSON.stringify(body),
-          });
+          executeOverHttp(s, h, pipelineId, body);
 
-        const res = await execute(id);
-        equal(res.status, 200);
-        const executionId = res.headers.get("SVC-Execution-Id")!;
-        const all = await frames(res).rest();
-        const byType = checkEventOrder(all, { expectDataReady: true });
-        const ready = byType.get("data_ready")![0].data;
+        const { executionId, frames: all, ready } = await readyOverHttp(s, h, id);
         equal(ready.total_rows, 5);
         deepEqual(ready.rows[0], ["1", "row 1"]);
         equal(ready.execution_id, executionId);

@@ -14,7 +14,7 @@ import type { EventFrame } from "../src/executions/event_order.ts";
 import type { WorkspaceContext } from "../src/identity/types.ts";
 import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
 import { frames } from "./support/executions_fixtures.ts";
-import { writeParquet } from "./support/lake.ts";
+import { registerWithLakeOrders, writeParquet } from "./support/lake.ts";
 import { call, startTestServer, type TestServer } from "./support/harness.ts";
 import { forEachStoreKind } from "./support/stores.ts";
 import { dql } from "./support/pipeline_body.ts";
@@ -233,33 +233,21 @@ async function setUp(s: TestServer): Promise<World & { admin: Record<string, str
 
   const fx = await seedRoles(s.runtime);
   const admin = await sessionHeaders(s.runtime, fx.users.super_admin, "acme");
-  for (
-    const body of [
-      { name: "duck", dialect: "DUCKDB", jdbc_url: `jdbc:duckdb:${dataDir}/shop.duckdb` },
-      {
-        name: "duck_ro",
-        dialect: "DUCKDB",
-        jdbc_url: `jdbc:duckdb:${dataDir}/ro.duckdb`,
-        readonly: true,
-      },
-      {
-        name: "lake",
-        dialect: "LAKE",
-        jdbc_url: `jdbc:lake:file://${dataDir}/lake`,
-        credential: { kind: "none" },
-      },
-    ]
-  ) {
-    const created = await call(s, "POST", "/api/v1/datasources", admin, body);
-    equal(created.status, 201, JSON.stringify(created.body));
-  }
-  const table = await call(s, "POST", "/api/v1/datasources/lake/tables", admin, {
-    namespace: "sales",
-    name: "orders",
-    format: "parquet",
-    location: `file://${dataDir}/lake/sales/orders.parquet`,
-  });
-  equal(table.status, 201, JSON.stringify(table.body));
+  await registerWithLakeOrders(s, admin, [
+    { name: "duck", dialect: "DUCKDB", jdbc_url: `jdbc:duckdb:${dataDir}/shop.duckdb` },
+    {
+      name: "duck_ro",
+      dialect: "DUCKDB",
+      jdbc_url: `jdbc:duckdb:${dataDir}/ro.duckdb`,
+      readonly: true,
+    },
+    {
+      name: "lake",
+      dialect: "LAKE",
+      jdbc_url: `jdbc:lake:file://${dataDir}/lake`,
+      credential: { kind: "none" },
+    },
+  ], `file://${dataDir}/lake/sales/orders.parquet`);
   const author = await sessionHeaders(s.runtime, fx.users.author, "acme");
   const scope: WorkspaceContext = {
     id: fx.workspace.id,

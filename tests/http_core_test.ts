@@ -3,25 +3,15 @@
  * 404/405, malformed and oversized bodies, unexpected exceptions, security headers and CORS.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { z } from "zod";
-import { ok as okEnvelope } from "../src/http/envelope.ts";
 import type { Router } from "../src/http/routing.ts";
 import { isUuid } from "../src/lib/ids.ts";
 import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { addEchoRoute } from "./support/echo_route.ts";
 import { type Json, json, startTestServer, type TestServer } from "./support/harness.ts";
 
 /** Routes that exist only in this test, to exercise body handling before any domain route does. */
 function testRoutes(router: Router) {
-  router.add({
-    method: "post",
-    path: "/api/v1/test/echo",
-    tag: "test",
-    summary: "echo",
-    access: "me.read",
-    status: 201,
-    body: z.object({ name: z.string().min(1), count: z.int().optional() }),
-    response: z.object({ name: z.string(), count: z.int().optional() }),
-  }, (c, { body }) => okEnvelope(c, body, 201));
+  addEchoRoute(router);
   router.add({
     method: "get",
     path: "/api/v1/test/boom",

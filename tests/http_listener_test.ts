@@ -4,9 +4,8 @@
  * descriptors come back down, and answers that legitimately take long are not cut.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { z } from "zod";
-import { ok as okEnvelope } from "../src/http/envelope.ts";
 import { seedRoles, sessionHeaders, userKey } from "./support/access_fixtures.ts";
+import { addEchoRoute } from "./support/echo_route.ts";
 import { forEachExecWorld, runningExecution } from "./support/executions_fixtures.ts";
 import { call, startTestServer } from "./support/harness.ts";
 import { FD_WAIT_MS, head, openFds, send, trickle, untilClosed } from "./support/slow_client.ts";
@@ -28,16 +27,7 @@ forEachStoreKind(
     const s = await startTestServer({
       store,
       env: TIMEOUTS,
-      extendRoutes: (router) =>
-        router.add({
-          method: "post",
-          path: "/api/v1/test/echo",
-          tag: "test",
-          summary: "echo",
-          access: "me.read",
-          body: z.object({ name: z.string() }),
-          response: z.object({ name: z.string() }),
-        }, (c, { body }) => okEnvelope(c, body)),
+      extendRoutes: addEchoRoute,
     });
     // A fresh connection per request: a pooled one may be the one the idle sweep is closing.
     const client = Deno.createHttpClient({ poolMaxIdlePerHost: 0 });
@@ -104,13 +94,13 @@ forEachStoreKind(
       const echoed = await call(s, "POST", "/api/v1/test/echo", { "SVC-API-Key": key }, {
         name: "in time",
       });
-      deepEqual([echoed.status, echoed.body.data], [200, { name: "in time" }]);
+      deepEqual([echoed.status, echoed.body.data], [201, { name: "in time" }]);
       const streamed = await s.fetch("/api/v1/test/echo", {
         method: "POST",
         headers: { "SVC-API-Key": key, "content-type": "application/json" },
         body: new Blob([JSON.stringify({ name: "chunked" })]).stream(),
       });
-      deepEqual([streamed.status, (await streamed.json()).data], [200, { name: "chunked" }]);
+      deepEqual([streamed.status, (await streamed.json()).data], [201, { name: "chunked" }]);
       await eventually(() => openFds() <= before + 4, FD_WAIT_MS);
     } finally {
       client.close();

@@ -7,18 +7,14 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { DuckDBInstance } from "@duckdb/node-api";
-import postgres from "postgres";
 import { type Connector, openConnector } from "../src/datasources/mod.ts";
 import { DEFAULT_PARAMETER_CAPS } from "../src/pipelines/mod.ts";
 import {
   connectorConfig,
   drain,
-  freshMariaDatabase,
-  mariaAdmin,
-  pgJdbcUrl,
+  mariaConnectorTest,
+  pgConnectorTest,
 } from "./support/datasources.ts";
-import { skipUnless } from "./support/services.ts";
-import { freshPostgresDatabase } from "./support/stores.ts";
 
 const NAMES = ["plain", 'quo"te', "back\\slash", "com,ma", "{brace}", "NULL", "it's"];
 const range = (n: number, from = 1) => Array.from({ length: n }, (_, i) => i + from);
@@ -71,51 +67,31 @@ async function seed(
   await run(`INSERT INTO t VALUES ${rows.join(", ")}`);
 }
 
-Deno.test({
-  name: "[postgres] a whole IN list binds as one array, past the 65,535 marker limit",
-  ignore: skipUnless("postgres"),
-  async fn() {
-    const db = await freshPostgresDatabase();
-    const admin = postgres(db.url, { max: 1, onnotice: () => {} });
-    const c = openConnector(connectorConfig("POSTGRES", pgJdbcUrl(db.url)));
-    try {
-      await seed((sql) => admin.unsafe(sql));
-      await checkLists(c, 100_000);
-      // The column's type types the array: dates compare as dates.
-      await admin.unsafe("CREATE TABLE d (day DATE)");
-      await admin.unsafe("INSERT INTO d VALUES ('2024-01-01'), ('2024-01-02')");
-      const days = await drain(
-        await c.query({
-          sql: "SELECT count(*) FROM d WHERE day IN (:days)",
-          params: { days: ["2024-01-02"] },
-        }),
-      );
-      equal(Number(days.rows[0][0]), 1);
-    } finally {
-      await c.close();
-      await admin.end();
-      await db.drop();
-    }
+pgConnectorTest(
+  "a whole IN list binds as one array, past the 65,535 marker limit",
+  async ({ c, admin }) => {
+    await seed((sql) => admin.unsafe(sql));
+    await checkLists(c, 100_000);
+    // The column's type types the array: dates compare as dates.
+    await admin.unsafe("CREATE TABLE d (day DATE)");
+    await admin.unsafe("INSERT INTO d VALUES ('2024-01-01'), ('2024-01-02')");
+    const days = await drain(
+      await c.query({
+        sql: "SELECT count(*) FROM d WHERE day IN (:days)",
+        params: { days: ["2024-01-02"] },
+      }),
+    );
+    equal(Number(days.rows[0][0]), 1);
   },
-});
+);
 
-Deno.test({
-  name: "[mariadb] a list expands to one marker per item, at the cap too",
-  ignore: skipUnless("mariadb"),
-  async fn() {
-    const db = await freshMariaDatabase();
-    const admin = await mariaAdmin(db.name);
-    const c = openConnector(connectorConfig("MYSQL", db.url, { username: "root" }));
-    try {
-      await seed((sql) => admin.query(sql), "VARCHAR(50)", true);
-      await checkLists(c, DEFAULT_PARAMETER_CAPS.maxListItems);
-    } finally {
-      await c.close();
-      await admin.end();
-      await db.drop();
-    }
+mariaConnectorTest(
+  "a list expands to one marker per item, at the cap too",
+  async ({ c, admin }) => {
+    await seed((sql) => admin.query(sql), "VARCHAR(50)", true);
+    await checkLists(c, DEFAULT_PARAMETER_CAPS.maxListItems);
   },
-});
+);
 
 Deno.test("[sqlite] a list expands to numbered markers, every value of an execution within the limit", async () => {
   const dir = await Deno.makeTempDir();

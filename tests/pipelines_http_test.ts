@@ -3,6 +3,7 @@
  * through the routes, and bad input with its codes.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
+import { postRaw } from "./support/harness.ts";
 import { bothStores, dql, P, pipe } from "./support/pipeline_client.ts";
 import { expectError } from "./support/template_client.ts";
 
@@ -253,19 +254,15 @@ bothStores(
         "pipeline.validation.graph_invalid",
       );
 
-      const big = await s.fetch(P, {
-        method: "POST",
-        headers: { ...h.author, "content-type": "application/json" },
-        body: JSON.stringify(pipe("bad/big", { description: "x".repeat(10 * 1024 * 1024) })),
-      });
-      equal(big.status, 413);
-      equal((await big.json()).error.code, "request.body_too_large");
-      const junk = await s.fetch(P, {
-        method: "POST",
-        headers: { ...h.author, "content-type": "application/json" },
-        body: "{not json",
-      });
-      equal((await junk.json()).error.code, "request.malformed_json");
+      const big = JSON.stringify(pipe("bad/big", { description: "x".repeat(10 * 1024 * 1024) }));
+      deepEqual(await postRaw(s, P, h.author, "application/json", big), [
+        413,
+        "request.body_too_large",
+      ]);
+      deepEqual(await postRaw(s, P, h.author, "application/json", "{not json"), [
+        400,
+        "request.malformed_json",
+      ]);
 
       const a = (await req("POST", P, h.author, pipe("ok/a"))).body.data;
       const b = (await req("POST", P, h.author, pipe("ok/b"))).body.data;

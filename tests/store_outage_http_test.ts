@@ -21,6 +21,7 @@ import { dql, pipelineDrafts } from "./support/pipeline_body.ts";
 import { startTcpProxy, type TcpProxy } from "./support/tcp_proxy.ts";
 import { eventually } from "./support/wait.ts";
 import { forEachServer } from "./support/servers.ts";
+import { executeOverHttp } from "./support/runs.ts";
 
 const LOCK = 4_722_004;
 
@@ -78,12 +79,7 @@ async function withOutage(fn: (o: Outage) => Promise<void>): Promise<void> {
       h,
       holder,
       waiter,
-      execute: (id) =>
-        server.fetch(`/api/v1/pipelines/${id}/execute`, {
-          method: "POST",
-          headers: { ...h, accept: "text/event-stream", "content-type": "application/json" },
-          body: "{}",
-        }),
+      execute: (id) => executeOverHttp(server, h, id),
     });
   } finally {
     proxy.restore();

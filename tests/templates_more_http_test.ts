@@ -4,6 +4,7 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { seedRoles, sessionHeaders } from "./support/access_fixtures.ts";
+import { postRaw } from "./support/harness.ts";
 import { create, expectError, q, T, worldTest } from "./support/template_client.ts";
 
 worldTest(
@@ -39,20 +40,14 @@ worldTest(
       "template.validation.id_invalid",
     );
     equal(flat.reason, "folder_required");
-    const text = await s.fetch(T, {
-      method: "POST",
-      headers: { ...h.author, "content-type": "text/plain" },
-      body: "id=a/b",
-    });
-    equal(text.status, 415);
-    equal((await text.json()).error.code, "request.unsupported_media_type");
-    const broken = await s.fetch(T, {
-      method: "POST",
-      headers: { ...h.author, "content-type": "application/json" },
-      body: '{"id": "a/b",',
-    });
-    equal(broken.status, 400);
-    equal((await broken.json()).error.code, "request.malformed_json");
+    deepEqual(await postRaw(s, T, h.author, "text/plain", "id=a/b"), [
+      415,
+      "request.unsupported_media_type",
+    ]);
+    deepEqual(await postRaw(s, T, h.author, "application/json", '{"id": "a/b",'), [
+      400,
+      "request.malformed_json",
+    ]);
     for (
       const [body, field] of [
         [{ ...create("w/t"), display_name: 5 }, "display_name"],

@@ -28,6 +28,16 @@ async function replica(db: Db) {
   });
 }
 
+/** Whether `svc` no longer finds the datasource `name` for a run of the workspace. */
+async function gone(svc: DatasourceService, workspaceId: string, name: string): Promise<boolean> {
+  try {
+    await svc.recordInWorkspace(workspaceId, name);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 forEachStore("a run's datasource record is read once, then follows every change", async (db) => {
   const f = await datasourceFixture(db);
   const shared = new MemoryStore();
@@ -55,14 +65,7 @@ forEachStore("a run's datasource record is read once, then follows every change"
     // A delete: not found on both.
     await f.ds.remove(f.admin, acme, "wh");
     await refuses(() => f.ds.recordInWorkspace(acme.id, "wh"), "datasource.not_found");
-    await eventually(async () => {
-      try {
-        await other.recordInWorkspace(acme.id, "wh");
-        return false;
-      } catch {
-        return true;
-      }
-    });
+    await eventually(() => gone(other, acme.id, "wh"));
 
     // A global one: usable once granted, not after the revoke, on both instances.
     await f.ds.create(f.root, null, pgBody("lake", { global: true }));
@@ -71,14 +74,7 @@ forEachStore("a run's datasource record is read once, then follows every change"
     equal((await other.recordInWorkspace(acme.id, "lake")).name, "lake");
     await f.ds.revoke(f.root, "lake", "acme");
     await refuses(() => f.ds.recordInWorkspace(acme.id, "lake"), "datasource.not_found");
-    await eventually(async () => {
-      try {
-        await other.recordInWorkspace(acme.id, "lake");
-        return false;
-      } catch {
-        return true;
-      }
-    });
+    await eventually(() => gone(other, acme.id, "lake"));
     await other.grant(f.root, "lake", "acme");
     await eventually(async () => (await f.ds.recordInWorkspace(acme.id, "lake")).name === "lake");
   } finally {

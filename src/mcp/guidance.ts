@@ -69,53 +69,49 @@ export function registerGuidance(
     },
   );
 
-  server.registerPrompt(
-    "explore_datasource",
-    {
-      title: "Explore a datasource",
-      description: "Learn a datasource's tables, columns and learned facts before writing SQL",
-      argsSchema: z.object({
-        datasource: z.string().describe("The datasource's name, from datasources_list"),
-      }),
-    },
-    ({ datasource }) => ({
-      messages: [{
-        role: "user",
-        content: {
-          type: "text",
-          text: `Explore the datasource \`${datasource}\` before writing SQL for it. Call ` +
-            `datasources_get {"name": "${datasource}"} and semantics_list {"datasource": ` +
-            `"${datasource}"} (facts others learned: units, windows, definitions), then ` +
-            `datasources_get_tables and datasources_get_columns on the tables that matter. ` +
-            `Try statements with sql_probe {"datasource": "${datasource}", "sql": …}; it runs ` +
-            "one read statement, bounded. Record what you learn with semantics_record.",
-        },
-      }],
-    }),
-  );
+  userPrompt(server, "explore_datasource", {
+    title: "Explore a datasource",
+    description: "Learn a datasource's tables, columns and learned facts before writing SQL",
+    arg: "datasource",
+    argDescription: "The datasource's name, from datasources_list",
+  }, (datasource) =>
+    `Explore the datasource \`${datasource}\` before writing SQL for it. Call ` +
+    `datasources_get {"name": "${datasource}"} and semantics_list {"datasource": ` +
+    `"${datasource}"} (facts others learned: units, windows, definitions), then ` +
+    `datasources_get_tables and datasources_get_columns on the tables that matter. ` +
+    `Try statements with sql_probe {"datasource": "${datasource}", "sql": …}; it runs ` +
+    "one read statement, bounded. Record what you learn with semantics_record.");
 
+  userPrompt(server, "author_pipeline", {
+    title: "Author a pipeline",
+    description: "Write, try and run a pipeline that answers a question",
+    arg: "goal",
+    argDescription: "What the pipeline should answer",
+  }, (goal) =>
+    `Write a pipeline that answers: ${goal}\n\n` +
+    'Read docs_get {"id": "agent-authoring"} for the body\'s shape by example. Find ' +
+    "the data with datasources_list and datasources_get_columns, try each statement " +
+    "with sql_probe, then pipelines_create (a draft) and pipelines_execute without " +
+    "`version` (it runs the draft). Page the result with executions_get_result. " +
+    "Releasing is a person's act: say what is ready for a promoter to release.");
+}
+
+/** A prompt of one string argument whose answer is one user message, `text` of that argument. */
+function userPrompt(
+  server: McpServer,
+  name: string,
+  p: { title: string; description: string; arg: string; argDescription: string },
+  text: (value: string) => string,
+): void {
   server.registerPrompt(
-    "author_pipeline",
+    name,
     {
-      title: "Author a pipeline",
-      description: "Write, try and run a pipeline that answers a question",
-      argsSchema: z.object({
-        goal: z.string().describe("What the pipeline should answer"),
-      }),
+      title: p.title,
+      description: p.description,
+      argsSchema: z.object({ [p.arg]: z.string().describe(p.argDescription) }),
     },
-    ({ goal }) => ({
-      messages: [{
-        role: "user",
-        content: {
-          type: "text",
-          text: `Write a pipeline that answers: ${goal}\n\n` +
-            'Read docs_get {"id": "agent-authoring"} for the body\'s shape by example. Find ' +
-            "the data with datasources_list and datasources_get_columns, try each statement " +
-            "with sql_probe, then pipelines_create (a draft) and pipelines_execute without " +
-            "`version` (it runs the draft). Page the result with executions_get_result. " +
-            "Releasing is a person's act: say what is ready for a promoter to release.",
-        },
-      }],
+    (args: Record<string, string>) => ({
+      messages: [{ role: "user", content: { type: "text", text: text(args[p.arg]) } }],
     }),
   );
 }

@@ -130,39 +130,36 @@ export const READ: ToolAnnotations = {
   destructiveHint: false,
   idempotentHint: true,
 };
-/** Creates something new on every call (a second identical call is refused or adds another). */
-export const CREATE: ToolAnnotations = {
+/** Writes, but only adds: nothing that exists changes; a second call adds again or is refused. */
+const ADDS: ToolAnnotations = {
   readOnlyHint: false,
   destructiveHint: false,
   idempotentHint: false,
 };
+/** Writes over or away what exists; a second call is refused or does it again. */
+const CHANGES: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+};
+/** Creates something new on every call (a second identical call is refused or adds another). */
+export const CREATE = ADDS;
+/** Starts work that only records something new (a check run, a connection test). */
+export const RUN = ADDS;
 /**
  * Replaces something in place against `if_match`: the same call again is stale (the hash moved on)
  * and refused with a conflict code.
  */
-export const OVERWRITE: ToolAnnotations = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: false,
-};
+export const OVERWRITE = CHANGES;
 /** Removes something; the same call again finds nothing and is refused. */
-export const REMOVE: ToolAnnotations = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: false,
-};
-/** Starts work that only records something new (a check run, a connection test). */
-export const RUN: ToolAnnotations = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: false,
-};
+export const REMOVE = CHANGES;
 /**
  * Runs a pipeline: its DML and DDL nodes may write to datasources (insert, replace, drop), so a run
  * is destructive whatever the pipeline holds today; and each call is a new run.
  */
-export const EXECUTE: ToolAnnotations = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: false,
-};
+export const EXECUTE = CHANGES;
+/**
+ * Stops a running execution, throwing away its unfinished work; asked again once it has stopped,
+ * it is refused (`pipeline.execution.not_running`).
+ */
+export const CANCEL = CHANGES;

@@ -2,7 +2,7 @@ import { equal, match, ok, rejects } from "node:assert/strict";
 import { openSharedStore } from "./mod.ts";
 import { RedisStore } from "./redis.ts";
 import { REDIS_URL, skipUnless } from "../../tests/support/services.ts";
-import { startTcpProxy } from "../../tests/support/tcp_proxy.ts";
+import { hangingServer, startTcpProxy } from "../../tests/support/tcp_proxy.ts";
 import { eventually } from "../../tests/support/wait.ts";
 import { Unavailable } from "../lib/unavailable.ts";
 import { PrivateRedis } from "../../soak/infra.ts";
@@ -78,20 +78,14 @@ Deno.test("[redis] connect() fails fast, with the password masked, when unreacha
 });
 
 Deno.test("[redis] connect() gives up on a server that accepts but never answers", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const held: Deno.Conn[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) held.push(conn);
-  })().catch(() => {});
+  const server = hangingServer();
   try {
     const started = Date.now();
-    const url = `redis://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/0`;
+    const url = `redis://127.0.0.1:${server.port}/0`;
     await rejects(RedisStore.connect(url, { timeoutMs: 300 }), /is unreachable: /);
     ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
   } finally {
-    listener.close();
-    await accepting;
-    for (const conn of held) conn.close();
+    await server.close();
   }
 });
 

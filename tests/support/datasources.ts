@@ -1,6 +1,6 @@
 /**
  * Fixtures for connector tests: fresh databases on the real servers, connector configs for them,
- * and a hanging server.
+ * and the connect timeout against a hanging server.
  */
 import { deepEqual, ok } from "node:assert/strict";
 import mysql from "mysql2/promise";
@@ -9,9 +9,11 @@ import { makeDuckdbFile, makeSqliteFile } from "../../src/datasources/connectors
 import type { Connector, RowStream, WireValue } from "../../src/datasources/connectors/types.ts";
 import { connectorConfig, openConnector } from "../../src/datasources/mod.ts";
 import postgres from "postgres";
+import type { MysqlConnector } from "../../src/datasources/connectors/mysql.ts";
 import type { PostgresConnector } from "../../src/datasources/connectors/postgres.ts";
 import { assertServices, MARIADB_URL, skipUnless } from "./services.ts";
 import { freshPostgresDatabase } from "./stores.ts";
+import { hangingServer } from "./tcp_proxy.ts";
 
 export { connectorConfig };
 
@@ -131,29 +133,6 @@ export async function assertConnectTimesOut(
   }
 }
 
-/** A TCP server that accepts connections and never answers: a connect that hangs. */
-export function hangingServer(): { port: number; close(): Promise<void> } {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const held: Deno.Conn[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) held.push(conn);
-  })().catch(() => {});
-  return {
-    port: (listener.addr as Deno.NetAddr).port,
-    async close() {
-      listener.close();
-      await accepting;
-      for (const conn of held) {
-        try {
-          conn.close();
-        } catch {
-          // closed by the peer already
-        }
-      }
-    },
-  };
-}
-
 /** A POSTGRES connector test: a fresh database, a connector on it and an admin handle, all closed afterwards. */
 export function pgConnectorTest(
   name: string,
@@ -171,6 +150,31 @@ export function pgConnectorTest(
       ) as PostgresConnector;
       try {
         await fn({ c, admin, url: db.url });
+      } finally {
+        await c.close();
+        await admin.end();
+        await db.drop();
+      }
+    },
+  });
+}
+
+/** A MYSQL connector test: a fresh MariaDB database, a connector on it (as root) and an admin handle on it, all closed afterwards. */
+export function mariaConnectorTest(
+  name: string,
+  fn: (ctx: { c: MysqlConnector; admin: mysql.Connection; db: string }) => Promise<void>,
+) {
+  Deno.test({
+    name: `[mariadb] ${name}`,
+    ignore: skipUnless("mariadb"),
+    async fn() {
+      const db = await freshMariaDatabase();
+      const admin = await mariaAdmin(db.name);
+      const c = openConnector(
+        connectorConfig("MYSQL", db.url, { username: "root" }),
+      ) as MysqlConnector;
+      try {
+        await fn({ c, admin, db: db.name });
       } finally {
         await c.close();
         await admin.end();

@@ -11,6 +11,7 @@ import { RetentionSweeps, type SweepCounts } from "../../src/executions/retentio
 import { createUser, sessionHeaders, userKey } from "./access_fixtures.ts";
 import { call, startTestServer, type TestServer } from "./harness.ts";
 import type { StoreKind } from "./stores.ts";
+import { executeOverHttp } from "./runs.ts";
 
 const DAY = 86_400_000;
 
@@ -92,11 +93,7 @@ export async function growthWorld(store: StoreKind): Promise<GrowthWorld> {
       },
       async run(n) {
         for (let i = 0; i < n; i++) {
-          const res = await s.fetch(`/api/v1/pipelines/${top.id}/execute`, {
-            method: "POST",
-            headers: { ...h, accept: "text/event-stream", "content-type": "application/json" },
-            body: JSON.stringify({ parameters: {} }),
-          });
+          const res = await executeOverHttp(s, h, top.id, { parameters: {} });
           const text = await res.text();
           if (res.status !== 200 || !text.includes("data_ready")) {
             throw new Error(`${res.status} ${text}`);

@@ -176,6 +176,25 @@ export async function postForm(
 }
 
 /**
+ * POSTs `body` exactly as given with `contentType`, for what the HTTP core refuses before any
+ * route reads it: the status and the error code answered.
+ */
+export async function postRaw(
+  s: Pick<TestServer, "fetch">,
+  path: string,
+  headers: Record<string, string>,
+  contentType: string,
+  body: string,
+): Promise<[number, string]> {
+  const res = await s.fetch(path, {
+    method: "POST",
+    headers: { ...headers, "content-type": contentType },
+    body,
+  });
+  return [res.status, (await res.json()).error?.code];
+}
+
+/**
  * One request as a test sees it: JSON in (a string body is sent as an HTML form), status and the
  * decoded envelope out; redirects are not followed.
  */

@@ -1,6 +1,11 @@
-/** Running a pipeline through the executions service and reading its stream to the end. */
-import type { EventFrame } from "../../src/executions/event_order.ts";
+/**
+ * Running a pipeline: through the executions service, reading its stream to the end, or over
+ * HTTP as a client does.
+ */
+import { equal } from "node:assert/strict";
+import { checkEventOrder, type EventFrame } from "../../src/executions/event_order.ts";
 import type { ExecuteInput, ExecutionService } from "../../src/executions/service.ts";
+import { frames } from "./executions_fixtures.ts";
 
 type Defaulted = "parameters" | "correlationId" | "triggeredVia";
 
@@ -22,4 +27,39 @@ export async function runToEnd(
   for await (const f of started.frames) frames.push(f);
   await started.release();
   return { id: started.executionId, frames };
+}
+
+/**
+ * `POST /api/v1/pipelines/{id}/execute` as `headers`, asking for the event stream, with `body`
+ * (by default `{}`: the working version, no parameters) as the JSON request body.
+ */
+export function executeOverHttp(
+  server: { fetch(path: string, init?: RequestInit): Promise<Response> },
+  headers: Record<string, string>,
+  id: string,
+  body: unknown = {},
+): Promise<Response> {
+  return server.fetch(`/api/v1/pipelines/${id}/execute`, {
+    method: "POST",
+    headers: { ...headers, accept: "text/event-stream", "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+/**
+ * A run over HTTP that must stream to its data_ready: its execution id, every frame (their order
+ * checked), the frames by type and the data_ready payload.
+ */
+export async function readyOverHttp(
+  server: { fetch(path: string, init?: RequestInit): Promise<Response> },
+  headers: Record<string, string>,
+  id: string,
+  body: unknown = {},
+) {
+  const res = await executeOverHttp(server, headers, id, body);
+  equal(res.status, 200, res.status === 200 ? "" : await res.text());
+  const executionId = res.headers.get("SVC-Execution-Id")!;
+  const all = await frames(res).rest();
+  const byType = checkEventOrder(all, { expectDataReady: true });
+  return { executionId, frames: all, byType, ready: byType.get("data_ready")![0].data };
 }

@@ -11,6 +11,7 @@ import { frames } from "./executions_fixtures.ts";
 import { call, startTestServer, type TestServer } from "./harness.ts";
 import type { StoreKind } from "./stores.ts";
 import { pipelineDrafts } from "./pipeline_body.ts";
+import { executeOverHttp } from "./runs.ts";
 
 export interface HostileWorld {
   s: TestServer;
@@ -89,12 +90,7 @@ export async function withHostileWorld(
     let n = 0;
     const create = (nodes: unknown[], extra: Record<string, unknown> = {}) =>
       drafts(`hostile/p${++n}`, nodes, extra);
-    const start = (id: string) =>
-      s.fetch(`/api/v1/pipelines/${id}/execute`, {
-        method: "POST",
-        headers: { ...author, accept: "text/event-stream", "content-type": "application/json" },
-        body: "{}",
-      });
+    const start = (id: string) => executeOverHttp(s, author, id);
     const run = async (nodes: unknown[], extra: Record<string, unknown> = {}) => {
       const res = await start(await create(nodes, extra));
       equal(res.status, 200, await res.clone().text());

@@ -2,7 +2,8 @@
  * A loopback TCP proxy a test can cut: closing it closes the listener and every proxied
  * connection, which is what a crash or a network partition looks like to a client. This is how a
  * test takes a real PostgreSQL or Redis "down" without touching the shared server. `restore()`
- * listens again on the same port: the server is back.
+ * listens again on the same port: the server is back. `hangingServer()` is the other failure a
+ * client meets: a server that accepts and never answers.
  */
 export interface TcpProxy {
   port: number;
@@ -68,6 +69,29 @@ function listen(target: { hostname: string; port: number }, port: number) {
       }
       await accepting;
       await Promise.all(pipes);
+    },
+  };
+}
+
+/** A TCP server that accepts connections and never answers: a connect that hangs. */
+export function hangingServer(): { port: number; close(): Promise<void> } {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) held.push(conn);
+  })().catch(() => {});
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    async close() {
+      listener.close();
+      await accepting;
+      for (const conn of held) {
+        try {
+          conn.close();
+        } catch {
+          // closed by the peer already
+        }
+      }
     },
   };
 }

@@ -1,4 +1,4 @@
-import { FilterSelect } from "../components/filter_select.tsx";
+import { FilterBar, FilterSelect } from "../components/filter_select.tsx";
 import { ScrollTable } from "../components/head.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { Pager } from "../components/paging.tsx";
@@ -61,7 +61,14 @@ export function AuditPage(props: {
       <PageHead title="Audit log">
         <p>Who did what in {where}, newest first. Open a row for everything it recorded.</p>
       </PageHead>
-      <form method="get" action="/audit" class="toolbar filters">
+      <FilterBar
+        action="/audit"
+        from={f.from}
+        to={f.to}
+        active={Boolean(
+          f.event || f.actor || f.from || f.to || (props.scopes && f.scope === "workspace"),
+        )}
+      >
         <FilterSelect
           name="event"
           label="Event"
@@ -76,8 +83,6 @@ export function AuditPage(props: {
           value={f.actor}
           options={props.people.map((p) => [p.id, p.label])}
         />
-        <input type="date" name="from" value={f.from} aria-label="From day (UTC)" />
-        <input type="date" name="to" value={f.to} aria-label="To day (UTC)" />
         {props.scopes && (
           <select name="scope" aria-label="Scope">
             <option value="instance" selected={f.scope === "instance"}>Whole instance</option>
@@ -88,11 +93,7 @@ export function AuditPage(props: {
             )}
           </select>
         )}
-        <button type="submit">Filter</button>
-        {(f.event || f.actor || f.from || f.to || (props.scopes && f.scope === "workspace")) && (
-          <a class="btn ghost" href="/audit">Clear</a>
-        )}
-      </form>
+      </FilterBar>
       <section class="card">
         {props.rows.length === 0
           ? (

@@ -1,4 +1,4 @@
-import { FilterSelect } from "../components/filter_select.tsx";
+import { FilterBar, FilterSelect } from "../components/filter_select.tsx";
 import { Pager } from "../components/paging.tsx";
 import { Ago, duration, StatusBadge } from "../components/status.tsx";
 import { PageHead } from "../components/page_head.tsx";
@@ -46,17 +46,19 @@ export function RunsPage(props: {
             : "The executions you started in this workspace, newest first."}
         </p>
       </PageHead>
-      <form method="get" action="/runs" class="toolbar filters">
-        <label>
-          <span class="sr-only">Pipeline</span>
-          <FilterSelect
-            name="pipeline"
-            label="Pipeline"
-            any="All pipelines"
-            value={f.pipeline}
-            options={props.pipelines.map((p) => [p.id, p.name])}
-          />
-        </label>
+      <FilterBar
+        action="/runs"
+        from={f.from}
+        to={f.to}
+        active={Boolean(f.pipeline || f.status || f.from || f.to || f.who)}
+      >
+        <FilterSelect
+          name="pipeline"
+          label="Pipeline"
+          any="All pipelines"
+          value={f.pipeline}
+          options={props.pipelines.map((p) => [p.id, p.name])}
+        />
         <FilterSelect
           name="status"
           label="Status"
@@ -73,13 +75,7 @@ export function RunsPage(props: {
             options={props.people.map((p) => [p.id, p.name])}
           />
         )}
-        <input type="date" name="from" value={f.from} aria-label="From day" />
-        <input type="date" name="to" value={f.to} aria-label="To day" />
-        <button type="submit">Filter</button>
-        {(f.pipeline || f.status || f.from || f.to || f.who) && (
-          <a class="btn ghost" href="/runs">Clear</a>
-        )}
-      </form>
+      </FilterBar>
       <section class="card">
         {props.runs.length === 0
           ? (

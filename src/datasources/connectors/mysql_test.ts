@@ -1,65 +1,47 @@
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
-import type mysql from "mysql2/promise";
 import { AppError } from "../../errors/mod.ts";
 import { skipUnless } from "../../../tests/support/services.ts";
 import {
   assertConnectTimesOut,
   connectorConfig,
   drain,
-  freshMariaDatabase,
   mariaAdmin,
+  mariaConnectorTest,
 } from "../../../tests/support/datasources.ts";
-import type { MysqlConnector } from "./mysql.ts";
 import { openConnector } from "./mod.ts";
 import { WriteError } from "./types.ts";
 import { eventually } from "../../../tests/support/wait.ts";
 
 const ignore = skipUnless("mariadb");
 
-function myTest(
-  name: string,
-  fn: (ctx: { c: MysqlConnector; admin: mysql.Connection; db: string }) => Promise<void>,
-) {
-  Deno.test({
-    name: `[mariadb] ${name}`,
-    ignore,
-    async fn() {
-      const db = await freshMariaDatabase();
-      const admin = await mariaAdmin(db.name);
-      const c = openConnector(
-        connectorConfig("MYSQL", db.url, { username: "root" }),
-      ) as MysqlConnector;
-      try {
-        await fn({ c, admin, db: db.name });
-      } finally {
-        await c.close();
-        await admin.end();
-        await db.drop();
-      }
-    },
-  });
-}
+mariaConnectorTest(
+  "query() streams many rows in batches and returns the connection",
+  async ({ c }) => {
+    const stream = await c.query({
+      sql: "SELECT seq AS n, CONCAT('row ', seq) AS label FROM seq_1_to_25000 WHERE seq <= :max",
+      params: { max: 25_000 },
+    }, { batchRows: 1000 });
+    deepEqual(stream.schema.map((s) => s.name), ["n", "label"]);
+    equal(stream.schema[0].type, "bigint");
+    const { batches, rows } = await drain(stream);
+    equal(batches.length, 25);
+    ok(batches.every((b) => b === 1000));
+    deepEqual(rows[24_999], [25_000n, "row 25000"]);
+    deepEqual(c.pool.stats, { idle: 1, leased: 0, connecting: 0, waiting: 0 });
+    const cut = await c.query({ sql: "SELECT seq FROM seq_1_to_100" }, {
+      maxRows: 10,
+      batchRows: 4,
+    });
+    deepEqual((await drain(cut)).batches, [4, 4, 2]);
+    equal(cut.truncated, true);
+    equal(c.pool.stats.leased, 0);
+  },
+);
 
-myTest("query() streams many rows in batches and returns the connection", async ({ c }) => {
-  const stream = await c.query({
-    sql: "SELECT seq AS n, CONCAT('row ', seq) AS label FROM seq_1_to_25000 WHERE seq <= :max",
-    params: { max: 25_000 },
-  }, { batchRows: 1000 });
-  deepEqual(stream.schema.map((s) => s.name), ["n", "label"]);
-  equal(stream.schema[0].type, "bigint");
-  const { batches, rows } = await drain(stream);
-  equal(batches.length, 25);
-  ok(batches.every((b) => b === 1000));
-  deepEqual(rows[24_999], [25_000n, "row 25000"]);
-  deepEqual(c.pool.stats, { idle: 1, leased: 0, connecting: 0, waiting: 0 });
-  const cut = await c.query({ sql: "SELECT seq FROM seq_1_to_100" }, { maxRows: 10, batchRows: 4 });
-  deepEqual((await drain(cut)).batches, [4, 4, 2]);
-  equal(cut.truncated, true);
-  equal(c.pool.stats.leased, 0);
-});
-
-myTest("query() maps every type family and introspection agrees", async ({ c, admin }) => {
-  await admin.query(`
+mariaConnectorTest(
+  "query() maps every type family and introspection agrees",
+  async ({ c, admin }) => {
+    await admin.query(`
     CREATE TABLE t (
       b BOOLEAN, ti TINYINT, si SMALLINT, i INT, iu INT UNSIGNED, bi BIGINT, d DECIMAL(12,3),
       f FLOAT, db DOUBLE, s VARCHAR(20) COMMENT 'a label', ch CHAR(3), tx TEXT, dt DATE,
@@ -72,95 +54,102 @@ myTest("query() maps every type family and introspection agrees", async ({ c, ad
       POINT(1, 2));
     INSERT INTO t (b) VALUES (NULL);
   `);
-  const stream = await c.query({ sql: "SELECT * FROM t ORDER BY b DESC" });
-  deepEqual(stream.schema.map((col) => [col.name, col.type]), [
-    ["b", "boolean"],
-    ["ti", "integer"],
-    ["si", "integer"],
-    ["i", "integer"],
-    ["iu", "bigint"],
-    ["bi", "bigint"],
-    ["d", "decimal"],
-    ["f", "double"],
-    ["db", "double"],
-    ["s", "string"],
-    ["ch", "string"],
-    ["tx", "string"],
-    ["dt", "date"],
-    ["dtm", "timestamp"],
-    ["ts", "timestamptz"],
-    ["tm", "time"],
-    ["y", "integer"],
-    ["j", "json"],
-    ["bin", "binary"],
-    ["bl", "binary"],
-    ["e", "string"],
-    ["bt", "binary"],
-    ["g", "binary"],
-  ]);
-  const { rows } = await drain(stream);
-  const [full, empty] = rows;
-  deepEqual(full.slice(0, 18), [
-    true,
-    -5,
-    300,
-    -2147483648,
-    4294967295n,
-    9223372036854775807n,
-    "123456789.125",
-    1.5,
-    2.25,
-    "héllo",
-    "ab",
-    "long",
-    "2024-02-29",
-    "2024-02-29T13:14:15.123456",
-    "2024-02-29T13:14:15.500Z",
-    "23:59:58",
-    2024,
-    '{"a": [1, 2]}',
-  ]);
-  deepEqual([...(full[18] as Uint8Array)], [0, 255]);
-  equal(full[20], "b");
-  deepEqual([...(full[21] as Uint8Array)], [5]);
-  ok(empty.every((v) => v === null));
+    const stream = await c.query({ sql: "SELECT * FROM t ORDER BY b DESC" });
+    deepEqual(stream.schema.map((col) => [col.name, col.type]), [
+      ["b", "boolean"],
+      ["ti", "integer"],
+      ["si", "integer"],
+      ["i", "integer"],
+      ["iu", "bigint"],
+      ["bi", "bigint"],
+      ["d", "decimal"],
+      ["f", "double"],
+      ["db", "double"],
+      ["s", "string"],
+      ["ch", "string"],
+      ["tx", "string"],
+      ["dt", "date"],
+      ["dtm", "timestamp"],
+      ["ts", "timestamptz"],
+      ["tm", "time"],
+      ["y", "integer"],
+      ["j", "json"],
+      ["bin", "binary"],
+      ["bl", "binary"],
+      ["e", "string"],
+      ["bt", "binary"],
+      ["g", "binary"],
+    ]);
+    const { rows } = await drain(stream);
+    const [full, empty] = rows;
+    deepEqual(full.slice(0, 18), [
+      true,
+      -5,
+      300,
+      -2147483648,
+      4294967295n,
+      9223372036854775807n,
+      "123456789.125",
+      1.5,
+      2.25,
+      "héllo",
+      "ab",
+      "long",
+      "2024-02-29",
+      "2024-02-29T13:14:15.123456",
+      "2024-02-29T13:14:15.500Z",
+      "23:59:58",
+      2024,
+      '{"a": [1, 2]}',
+    ]);
+    deepEqual([...(full[18] as Uint8Array)], [0, 255]);
+    equal(full[20], "b");
+    deepEqual([...(full[21] as Uint8Array)], [5]);
+    ok(empty.every((v) => v === null));
 
-  const cols = Object.fromEntries((await c.columns("t")).map((col) => [col.name, col]));
-  deepEqual(cols.d, {
-    name: "d",
-    type: "decimal",
-    source_type: "decimal(12,3)",
-    nullable: true,
-    precision: 12,
-    scale: 3,
-    warnings: [],
-    references: [],
-    indexes: [],
-  });
-  deepEqual([cols.s.remarks, cols.b.type, cols.j.type, cols.iu.type, cols.ts.type], [
-    "a label",
-    "boolean",
-    "json",
-    "bigint",
-    "timestamptz",
-  ]);
-  equal(cols.g.warnings.length, 1, "a geometry has no wire type");
-});
+    const cols = Object.fromEntries((await c.columns("t")).map((col) => [col.name, col]));
+    deepEqual(cols.d, {
+      name: "d",
+      type: "decimal",
+      source_type: "decimal(12,3)",
+      nullable: true,
+      precision: 12,
+      scale: 3,
+      warnings: [],
+      references: [],
+      indexes: [],
+    });
+    deepEqual([cols.s.remarks, cols.b.type, cols.j.type, cols.iu.type, cols.ts.type], [
+      "a label",
+      "boolean",
+      "json",
+      "bigint",
+      "timestamptz",
+    ]);
+    equal(cols.g.warnings.length, 1, "a geometry has no wire type");
+  },
+);
 
-myTest("query() binds values server-side; a hostile value stays a value", async ({ c, admin }) => {
-  await admin.query("CREATE TABLE victims (name TEXT); INSERT INTO victims VALUES ('kept')");
-  const hostile = "x\\'); DROP TABLE victims; -- ";
-  const { rows } = await drain(
-    await c.query({ sql: "SELECT :v AS v, :v = :v AS same, ':v' AS lit", params: { v: hostile } }),
-  );
-  deepEqual(rows, [[hostile, 1n, ":v"]]);
-  const [[{ n }]] = await admin.query("SELECT COUNT(*) AS n FROM victims") as unknown as [
-    [{ n: number }],
-  ];
-  equal(Number(n), 1);
-});
+mariaConnectorTest(
+  "query() binds values server-side; a hostile value stays a value",
+  async ({ c, admin }) => {
+    await admin.query("CREATE TABLE victims (name TEXT); INSERT INTO victims VALUES ('kept')");
+    const hostile = "x\\'); DROP TABLE victims; -- ";
+    const { rows } = await drain(
+      await c.query({
+        sql: "SELECT :v AS v, :v = :v AS same, ':v' AS lit",
+        params: { v: hostile },
+      }),
+    );
+    deepEqual(rows, [[hostile, 1n, ":v"]]);
+    const [[{ n }]] = await admin.query("SELECT COUNT(*) AS n FROM victims") as unknown as [
+      [{ n: number }],
+    ];
+    equal(Number(n), 1);
+  },
+);
 
-myTest(
+mariaConnectorTest(
   "an aborted SLEEP is killed on the server and the connection comes back",
   async ({ c, admin }) => {
     const [[threadId]] = (await drain(await c.query({ sql: "SELECT CONNECTION_ID()" }))).rows;
@@ -188,7 +177,7 @@ myTest(
   },
 );
 
-myTest(
+mariaConnectorTest(
   "a stream broken off early kills its statement and frees the connection",
   async ({ c, admin }) => {
     const stream = await c.query({ sql: "SELECT seq FROM seq_1_to_5000000" }, { batchRows: 100 });
@@ -207,7 +196,7 @@ myTest(
   },
 );
 
-myTest("write() commits everything or rolls everything back", async ({ c, admin }) => {
+mariaConnectorTest("write() commits everything or rolls everything back", async ({ c, admin }) => {
   await admin.query("CREATE TABLE w (id INT PRIMARY KEY, v TEXT) ENGINE=InnoDB");
   deepEqual(
     await c.write([
@@ -227,7 +216,7 @@ myTest("write() commits everything or rolls everything back", async ({ c, admin 
   deepEqual((rows as { id: number }[]).map((r) => r.id), [1, 2, 3]);
 });
 
-myTest(
+mariaConnectorTest(
   "test() and introspection: system schemas excluded, include honoured, case-exact",
   async ({ c, admin, db }) => {
     const outcome = await c.test();

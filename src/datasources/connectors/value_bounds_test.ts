@@ -8,11 +8,10 @@ import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import {
   connectorConfig,
   drain,
-  freshMariaDatabase,
+  mariaConnectorTest,
   pgConnectorTest,
   withFileConnector,
 } from "../../../tests/support/datasources.ts";
-import { skipUnless } from "../../../tests/support/services.ts";
 import { openConnector } from "./mod.ts";
 import type { Connector } from "./types.ts";
 import { BATCH_BYTES, BatchTooLarge, ValueTooLarge } from "./value_bounds.ts";
@@ -83,31 +82,23 @@ pgConnectorTest("issue 22 finding 1: a value over maxCellBytes fails the read", 
   deepEqual((await drain(await c.query({ sql: "SELECT 7 AS n" }))).rows, [[7]]);
 });
 
-Deno.test({
-  name: "[mariadb] issue 22 finding 1: a value over maxCellBytes fails the read",
-  ignore: skipUnless("mariadb"),
-  async fn() {
-    const db = await freshMariaDatabase();
-    const c = openConnector(connectorConfig("MYSQL", db.url, { username: "root" }));
-    try {
-      await refusedAsTooLarge(c, "SELECT 1 AS n, REPEAT('x', 2000) AS s", "s");
-      deepEqual((await drain(await c.query({ sql: "SELECT 7 AS n" }))).rows, [[7]]);
-      // Wide rows queue by bytes as well as rows: batches of BATCH_BYTES, every row arrives.
-      const mib = 1024 * KB;
-      const { batches, rows } = await drain(
-        await c.query({ sql: `SELECT seq, REPEAT('y', ${mib}) AS y FROM seq_1_to_100` }, {
-          batchRows: 1000,
-        }),
-      );
-      deepEqual(rows.map((r) => Number(r[0])), Array.from({ length: 100 }, (_, i) => i + 1));
-      ok(batches.length > 1, String(batches));
-      for (const n of batches) ok(n * mib <= BATCH_BYTES, String(batches));
-    } finally {
-      await c.close();
-      await db.drop();
-    }
+mariaConnectorTest(
+  "issue 22 finding 1: a value over maxCellBytes fails the read",
+  async ({ c }) => {
+    await refusedAsTooLarge(c, "SELECT 1 AS n, REPEAT('x', 2000) AS s", "s");
+    deepEqual((await drain(await c.query({ sql: "SELECT 7 AS n" }))).rows, [[7]]);
+    // Wide rows queue by bytes as well as rows: batches of BATCH_BYTES, every row arrives.
+    const mib = 1024 * KB;
+    const { batches, rows } = await drain(
+      await c.query({ sql: `SELECT seq, REPEAT('y', ${mib}) AS y FROM seq_1_to_100` }, {
+        batchRows: 1000,
+      }),
+    );
+    deepEqual(rows.map((r) => Number(r[0])), Array.from({ length: 100 }, (_, i) => i + 1));
+    ok(batches.length > 1, String(batches));
+    for (const n of batches) ok(n * mib <= BATCH_BYTES, String(batches));
   },
-});
+);
 
 Deno.test("issue 22 finding 1: a DuckDB datasource's instance runs under the memory limit set", async () => {
   const dir = await Deno.makeTempDir();

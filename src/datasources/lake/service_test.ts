@@ -93,25 +93,18 @@ forEachStore("lake writes refuse bad input with the spec's codes", async (db) =>
     "datasource.validation.lake_dialect_required",
     400,
   );
-  await refuses(
-    registerLakeTable(db, ds, { ...good, namespace: "Sales" }),
-    "datasource.validation.lake_namespace_invalid",
-    400,
-  );
-  await refuses(
-    registerLakeTable(db, ds, { ...good, name: "a.b" }),
-    "datasource.validation.lake_name_invalid",
-    400,
-  );
-  await refuses(
-    registerLakeTable(db, ds, { ...good, format: "delta" }),
-    "datasource.validation.lake_format_invalid",
-    400,
-  );
-  for (const location of ["file:///srv/lake/o'.parquet", "gs://b/o.parquet", "file:///etc/x"]) {
+  const badFields: [Record<string, string>, string][] = [
+    [{ namespace: "Sales" }, "lake_namespace_invalid"],
+    [{ name: "a.b" }, "lake_name_invalid"],
+    [{ format: "delta" }, "lake_format_invalid"],
+    [{ location: "file:///srv/lake/o'.parquet" }, "lake_location_invalid"],
+    [{ location: "gs://b/o.parquet" }, "lake_location_invalid"],
+    [{ location: "file:///etc/x" }, "lake_location_invalid"],
+  ];
+  for (const [bad, code] of badFields) {
     await refuses(
-      registerLakeTable(db, ds, { ...good, location }),
-      "datasource.validation.lake_location_invalid",
+      registerLakeTable(db, ds, { ...good, ...bad }),
+      `datasource.validation.${code}`,
       400,
     );
   }

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { EXECUTION_STATUSES, executionRowView, executionView } from "../../executions/mod.ts";
 import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
 import { rowLimitArg, rowsShape, storedRows } from "../rows.ts";
-import { defineTool, READ, type ToolAnnotations, type ToolContext } from "../tool.ts";
+import { CANCEL, defineTool, READ, type ToolContext } from "../tool.ts";
 
 const caller = (ctx: ToolContext) => ({
   userId: ctx.actor.userId,
@@ -21,16 +21,6 @@ const executionId = z.uuid().describe(
 );
 const timestamp = z.string().refine((v) => !Number.isNaN(Date.parse(v)), "not a timestamp")
   .transform((v) => new Date(v).toISOString());
-
-/**
- * Stops a running execution, throwing away its unfinished work; asked again once it has stopped,
- * it is refused (`pipeline.execution.not_running`).
- */
-const CANCEL: ToolAnnotations = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: false,
-};
 
 export const tools = [
   defineTool({

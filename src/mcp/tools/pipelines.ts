@@ -11,7 +11,8 @@ import { bodyParts, checkRunsView, pipelineRowView, pipelineView } from "../../p
 import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
 import { pageRowsArg, rowsShape } from "../rows.ts";
 import { CREATE, defineTool, EXECUTE, OVERWRITE, READ, RUN } from "../tool.ts";
-import { runAndWait } from "./run_wait.ts";
+import type { Services } from "../../services.ts";
+import { runAndWait, type RunRequest } from "./run_wait.ts";
 
 const op = (ctx: { actor: Principal; workspace: WorkspaceContext }) => ({
   actor: ctx.actor,
@@ -87,6 +88,9 @@ const runOutput = z.object({
 });
 
 const runArgs = {
+  version: z.int().min(1).optional().describe(
+    "Exact version to run; absent: the draft when one exists, else the current release",
+  ),
   parameters: parameterValues.optional(),
   timeout_seconds: z.int().min(1).max(3600).optional().describe(
     "Seconds to wait for the end (default and ceiling: service.mcp.execute-timeout-seconds, " +
@@ -195,24 +199,10 @@ export const tools = [
       "when you pass a progressToken. Abandoning the call does NOT cancel the run; " +
       "executions_cancel does.",
     floor: "execute",
-    input: z.strictObject({
-      id,
-      version: z.int().min(1).optional().describe(
-        "Exact version to run; absent: the draft when one exists, else the current release",
-      ),
-      ...runArgs,
-    }),
+    input: z.strictObject({ id, ...runArgs }),
     output: runOutput,
     annotations: EXECUTE,
-    handler: async (s, ctx, a) =>
-      await runAndWait(s, ctx, {
-        pipelineId: a.id,
-        version: a.version,
-        parameters: a.parameters ?? {},
-        waitSeconds: waitSeconds(s.settings.mcp.executeTimeoutSeconds, a.timeout_seconds),
-        resultTtlSeconds: a.result_ttl_seconds,
-        pageRows: a.page_rows,
-      }),
+    handler: async (s, ctx, a) => await runAndWait(s, ctx, runRequest(s, a)),
   }),
   defineTool({
     name: "pipelines_execute_node",
@@ -227,23 +217,11 @@ export const tools = [
     input: z.strictObject({
       id,
       node: z.string().max(64).describe("The node's id in the body, e.g. `orders`"),
-      version: z.int().min(1).optional().describe(
-        "Exact version; absent: the draft when one exists, else the current release",
-      ),
       ...runArgs,
     }),
     output: runOutput,
     annotations: EXECUTE,
-    handler: async (s, ctx, a) =>
-      await runAndWait(s, ctx, {
-        pipelineId: a.id,
-        node: a.node,
-        version: a.version,
-        parameters: a.parameters ?? {},
-        waitSeconds: waitSeconds(s.settings.mcp.executeTimeoutSeconds, a.timeout_seconds),
-        resultTtlSeconds: a.result_ttl_seconds,
-        pageRows: a.page_rows,
-      }),
+    handler: async (s, ctx, a) => await runAndWait(s, ctx, runRequest(s, a)),
   }),
   defineTool({
     name: "pipelines_run_checks",
@@ -265,8 +243,20 @@ export const tools = [
   }),
 ];
 
-function waitSeconds(ceiling: number, asked: number | undefined): number {
-  return Math.min(asked ?? ceiling, ceiling);
+type RunArgs = z.infer<z.ZodObject<typeof runArgs>> & { id: string; node?: string };
+
+/** A run tool's arguments as a run request; the wait never passes the instance's ceiling. */
+function runRequest(s: Services, a: RunArgs): RunRequest {
+  const ceiling = s.settings.mcp.executeTimeoutSeconds;
+  return {
+    pipelineId: a.id,
+    version: a.version,
+    parameters: a.parameters ?? {},
+    ...(a.node === undefined ? {} : { node: a.node }),
+    waitSeconds: Math.min(a.timeout_seconds ?? ceiling, ceiling),
+    resultTtlSeconds: a.result_ttl_seconds,
+    pageRows: a.page_rows,
+  };
 }
 
 /** The body as sent: optional fields left out rather than present as undefined. */

@@ -3,7 +3,7 @@
  * The sources are files shipped with the executable, yet raw HTML in them is still escaped: a page
  * is text, never markup that would need its own Content-Security-Policy exceptions.
  */
-import { Marked, type Token, type Tokens } from "marked";
+import { Marked, Renderer, type Token, type Tokens } from "marked";
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 const escape = (text: string) => text.replace(/[&<>"]/g, (c) => ESCAPES[c]);
@@ -49,6 +49,12 @@ marked.use({
     code({ text, lang }: Tokens.Code) {
       const cls = lang ? ` class="language-${escape(lang.split(/\s/)[0])}"` : "";
       return `<pre tabindex="0"><code${cls}>${escape(text)}</code></pre>\n`;
+    },
+    // A wide table scrolls in its own box (focusable for the same reason), not the page.
+    table(token: Tokens.Table) {
+      return `<div class="table-scroll" tabindex="0">${
+        Renderer.prototype.table.call(this, token)
+      }</div>\n`;
     },
     heading({ tokens, depth }: Tokens.Heading) {
       return `<h${depth} id="${anchor(tokens)}">${this.parser.parseInline(tokens)}</h${depth}>\n`;

@@ -58,3 +58,9 @@ Deno.test("code blocks are escaped and focusable (a wide one scrolls, and the ke
     /<pre tabindex="0"><code class="language-sh">curl -H 'a: &lt;b&gt;' x<\/code><\/pre>/,
   );
 });
+
+Deno.test("a table scrolls in its own focusable box, so a wide one never widens the page", () => {
+  const html = markdownToHtml("| a | b |\n|---|---|\n| 1 | 2 |\n");
+  match(html, /^<div class="table-scroll" tabindex="0"><table>\n<thead>/);
+  match(html, /<td>2<\/td>\n<\/tr>\n<\/tbody><\/table>\n<\/div>/);
+});

@@ -30,6 +30,18 @@ export interface ExecutionFilter {
   status?: ExecutionStatus;
   startedAfter?: string;
   startedBefore?: string;
+  triggeredVia?: TriggeredVia;
+}
+
+function filterConditions(f: ExecutionFilter): Conditions {
+  return new Conditions().add("workspace_id = $?", f.workspaceId).addGiven({
+    "triggered_by = $?": f.triggeredBy,
+    "pipeline_id = $?": f.pipelineId,
+    "status = $?": f.status,
+    "started_at > $?": f.startedAfter,
+    "started_at < $?": f.startedBefore,
+    "triggered_via = $?": f.triggeredVia,
+  });
 }
 
 const COLUMNS = `id, workspace_id, pipeline_id, pipeline_version, status, draft_run, parameters,
@@ -238,13 +250,7 @@ export class ExecutionRepo {
     offset: number,
     limit: number,
   ): Promise<Counted<ExecutionRecord>> {
-    const w = new Conditions().add("workspace_id = $?", f.workspaceId).addGiven({
-      "triggered_by = $?": f.triggeredBy,
-      "pipeline_id = $?": f.pipelineId,
-      "status = $?": f.status,
-      "started_at > $?": f.startedAfter,
-      "started_at < $?": f.startedBefore,
-    });
+    const w = filterConditions(f);
     return readPage(
       this.db,
       `SELECT COUNT(*) AS n FROM executions WHERE ${w.sql}`,
@@ -253,6 +259,16 @@ export class ExecutionRepo {
       { offset, limit },
       (r) => fromRow(r).record,
     );
+  }
+
+  /** Whether any execution matches: the first one found ends the search, nothing is counted. */
+  async exists(f: ExecutionFilter): Promise<boolean> {
+    const w = filterConditions(f);
+    return (await this.db.first(
+      `SELECT 1 AS x FROM executions WHERE ${w.sql} LIMIT 1`,
+      w.params,
+    )) !==
+      undefined;
   }
 
   /** Who triggered executions in a workspace (the history's "who" choices), at most `limit`. */

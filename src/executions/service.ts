@@ -376,6 +376,14 @@ export class ExecutionService {
     );
   }
 
+  /** Whether the caller may see any execution that matches (by the same rule as `list`). */
+  async any(caller: Caller, filter: ExecutionFilter): Promise<boolean> {
+    return await this.repo.exists({
+      ...filter,
+      triggeredBy: caller.isSuperAdmin ? filter.triggeredBy : caller.userId,
+    });
+  }
+
   /** Whose executions the caller may filter the history by: everyone's for a super admin. */
   async triggerers(caller: Caller, workspaceId: string): Promise<string[]> {
     return caller.isSuperAdmin ? await this.repo.triggerers(workspaceId) : [caller.userId];

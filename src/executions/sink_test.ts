@@ -75,38 +75,49 @@ forEachStore(
   },
 );
 
-forEachStore("list filters by pipeline, status, start window and triggering user", async (db) => {
-  const workspaceId = await addWorkspaceRow(db);
-  const other = await addWorkspaceRow(db);
-  const alice = await addUserRow(db);
-  const bob = await addUserRow(db);
-  const p1 = await addPipelineRow(db, workspaceId, alice);
-  const p2 = await addPipelineRow(db, workspaceId, alice);
-  const p3 = await addPipelineRow(db, other, alice);
-  const repo = new ExecutionRepo(db);
-  const at = (m: number) => new Date(Date.UTC(2026, 0, 1, 0, m)).toISOString();
-  const a = runningRecord({ workspaceId, pipelineId: p1, userId: alice }, { started_at: at(1) });
-  const b = runningRecord({ workspaceId, pipelineId: p2, userId: bob }, { started_at: at(2) });
-  const c = runningRecord({ workspaceId: other, pipelineId: p3, userId: alice }, {
-    started_at: at(3),
-  });
-  for (const r of [a, b, c]) await repo.insert(r, "i", r.started_at);
-  await repo.finish(succeeded(a));
-  const ids = async (f: Partial<Parameters<ExecutionRepo["list"]>[0]>) =>
-    (await repo.list({ workspaceId, ...f }, 0, 10)).items.map((r) => r.execution_id);
-  deepEqual(await ids({}), [b.execution_id, a.execution_id]);
-  deepEqual(await ids({ triggeredBy: alice }), [a.execution_id]);
-  deepEqual(await ids({ pipelineId: p2 }), [b.execution_id]);
-  deepEqual(await ids({ status: "SUCCESS" }), [a.execution_id]);
-  deepEqual(await ids({ startedAfter: at(1) }), [b.execution_id]);
-  deepEqual(await ids({ startedBefore: at(2) }), [a.execution_id]);
-  // Who triggered runs in the workspace: each once, none from another workspace's runs.
-  deepEqual((await repo.triggerers(workspaceId)).sort(), [alice, bob].sort());
-  deepEqual(await repo.triggerers(other), [alice]);
-  const page = await repo.list({ workspaceId }, 1, 1);
-  equal(page.total, 2);
-  deepEqual(page.items.map((r) => r.execution_id), [a.execution_id]);
-});
+forEachStore(
+  "list filters by pipeline, status, start window, trigger and triggering user",
+  async (db) => {
+    const workspaceId = await addWorkspaceRow(db);
+    const other = await addWorkspaceRow(db);
+    const alice = await addUserRow(db);
+    const bob = await addUserRow(db);
+    const p1 = await addPipelineRow(db, workspaceId, alice);
+    const p2 = await addPipelineRow(db, workspaceId, alice);
+    const p3 = await addPipelineRow(db, other, alice);
+    const repo = new ExecutionRepo(db);
+    const at = (m: number) => new Date(Date.UTC(2026, 0, 1, 0, m)).toISOString();
+    const a = runningRecord({ workspaceId, pipelineId: p1, userId: alice }, { started_at: at(1) });
+    const b = runningRecord({ workspaceId, pipelineId: p2, userId: bob }, {
+      started_at: at(2),
+      triggered_via: "ENDPOINT",
+    });
+    const c = runningRecord({ workspaceId: other, pipelineId: p3, userId: alice }, {
+      started_at: at(3),
+    });
+    for (const r of [a, b, c]) await repo.insert(r, "i", r.started_at);
+    await repo.finish(succeeded(a));
+    const ids = async (f: Partial<Parameters<ExecutionRepo["list"]>[0]>) =>
+      (await repo.list({ workspaceId, ...f }, 0, 10)).items.map((r) => r.execution_id);
+    deepEqual(await ids({}), [b.execution_id, a.execution_id]);
+    deepEqual(await ids({ triggeredBy: alice }), [a.execution_id]);
+    deepEqual(await ids({ pipelineId: p2 }), [b.execution_id]);
+    deepEqual(await ids({ status: "SUCCESS" }), [a.execution_id]);
+    deepEqual(await ids({ startedAfter: at(1) }), [b.execution_id]);
+    deepEqual(await ids({ startedBefore: at(2) }), [a.execution_id]);
+    deepEqual(await ids({ triggeredVia: "ENDPOINT" }), [b.execution_id]);
+    // Whether any matches, by the same filter (the dashboard's first-steps checks).
+    equal(await repo.exists({ workspaceId, triggeredVia: "ENDPOINT" }), true);
+    equal(await repo.exists({ workspaceId, triggeredVia: "ENDPOINT", triggeredBy: alice }), false);
+    equal(await repo.exists({ workspaceId: other, triggeredVia: "ENDPOINT" }), false);
+    // Who triggered runs in the workspace: each once, none from another workspace's runs.
+    deepEqual((await repo.triggerers(workspaceId)).sort(), [alice, bob].sort());
+    deepEqual(await repo.triggerers(other), [alice]);
+    const page = await repo.list({ workspaceId }, 1, 1);
+    equal(page.total, 2);
+    deepEqual(page.items.map((r) => r.execution_id), [a.execution_id]);
+  },
+);
 
 forEachStore(
   "runs of one instance started together share INSERTs and read back exactly",

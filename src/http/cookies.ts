@@ -1,6 +1,6 @@
 /**
- * The three cookies (`svc_session`, `svc_csrf`, `svc_oauth2_authz`), with flags that follow the
- * configured base-url.
+ * The cookies (`svc_session`, `svc_csrf`, `svc_oauth2_authz`, and `svc_seen_result` for the
+ * dashboard's first steps), with flags that follow the configured base-url.
  */
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { AppContext } from "./context.ts";
@@ -8,6 +8,7 @@ import type { AppContext } from "./context.ts";
 export const SESSION_COOKIE = "svc_session";
 export const CSRF_COOKIE = "svc_csrf";
 export const AUTHZ_COOKIE = "svc_oauth2_authz";
+export const SEEN_RESULT_COOKIE = "svc_seen_result";
 
 /** Secure unless the base-url is explicitly http (unset keeps it). */
 export function secureCookies(baseUrl: string | undefined): boolean {
@@ -75,4 +76,24 @@ export function setAuthzCookie(
 
 export function clearAuthzCookie(c: AppContext, secure: boolean) {
   deleteCookie(c, AUTHZ_COOKIE, { path: "/", secure, httpOnly: true, sameSite: "Lax" });
+}
+
+/**
+ * That this browser has opened a result page: the dashboard's first-steps list ticks "open its
+ * chart" by it. No server record says a page was looked at, and this needs none: it holds no
+ * identity, only `1`.
+ */
+export function markResultSeen(c: AppContext, secure: boolean) {
+  if (getCookie(c, SEEN_RESULT_COOKIE) === "1") return;
+  setCookie(c, SEEN_RESULT_COOKIE, "1", {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax",
+    secure,
+    maxAge: 400 * 24 * 3600,
+  });
+}
+
+export function resultSeen(c: AppContext): boolean {
+  return getCookie(c, SEEN_RESULT_COOKIE) === "1";
 }

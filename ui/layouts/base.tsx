@@ -18,6 +18,10 @@ export function Document(
         <title>{`${props.title} · Pipeline Service`}</title>
         <link rel="stylesheet" href="/css/app.css" />
         <link rel="stylesheet" href="/css/forms.css" />
+        {/* Without the script the folded navigation could not open: it stays drawn instead. */}
+        <noscript>
+          <link rel="stylesheet" href="/css/noscript.css" />
+        </noscript>
         <link rel="icon" href="/favicon.ico" />
         {/* htmx would otherwise inject a <style>, which the Content-Security-Policy refuses. */}
         <meta name="htmx-config" content='{"includeIndicatorStyles":false}' />
@@ -38,7 +42,7 @@ export function Brand() {
       <span class="brand-mark">
         <Icon name="logo" />
       </span>
-      Pipeline Service
+      <span class="brand-name">Pipeline Service</span>
     </a>
   );
 }

@@ -52,8 +52,10 @@ function initials(name: string): string {
 }
 
 /**
- * The application frame: top bar (brand, workspace switcher, theme, user, sign out) over the left
- * navigation and the page. Forms work without JavaScript; htmx sends the CSRF header for partials.
+ * The application frame: top bar (brand, workspace switcher, docs, the account menu with theme and
+ * sign out) over the left navigation and the page. Below 768 px the navigation folds behind the
+ * top bar's menu button (app.js opens it; without the script noscript.css keeps it drawn). Forms
+ * work without JavaScript; htmx sends the CSRF header for partials.
  */
 export function AppShell(
   props: {
@@ -73,12 +75,25 @@ export function AppShell(
         <a class="skip-link" href="#main">Skip to content</a>
         <div class="app">
           <header class="topbar">
+            <button
+              type="button"
+              class="nav-toggle ghost"
+              aria-expanded="false"
+              aria-controls="sidenav"
+            >
+              <Icon name="menu" />
+              <span class="sr-only">Menu</span>
+            </button>
             <Brand />
             <WorkspaceSwitcher ctx={ctx} />
             <span class="spacer" />
+            <a class="topbar-link" href="/docs">
+              <Icon name="book" />
+              <span class="label">Docs</span>
+            </a>
             <AccountMenu ctx={ctx} />
           </header>
-          <nav class="sidenav" aria-label="Main">
+          <nav id="sidenav" class="sidenav" aria-label="Main">
             {NAV.filter((n) => !ctx.refused?.includes(n.id)).map((n) => (
               <a
                 key={n.id}
@@ -98,8 +113,8 @@ export function AppShell(
 }
 
 /**
- * The user chip opens the account menu: who is signed in, their settings, the theme, the docs and
- * sign out. A `<details>` disclosure, so it opens by keyboard and without the script.
+ * The user chip opens the account menu: who is signed in, their settings, the theme and sign out
+ * (the docs are the top bar's own link). A `<details>` disclosure, so it opens by keyboard and without the script.
  */
 function AccountMenu(props: { ctx: ShellContext }) {
   const { ctx } = props;
@@ -134,9 +149,6 @@ function AccountMenu(props: { ctx: ShellContext }) {
           </a>
           <a href="/settings/password">
             <Icon name="lock" />Change password
-          </a>
-          <a href="/docs">
-            <Icon name="book" />Documentation
           </a>
         </nav>
         <div class="menu-theme">

@@ -16,6 +16,7 @@ import { RunsPage } from "../../../ui/pages/runs.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import { renderToString } from "preact-render-to-string";
 import type { Router } from "../routing.ts";
+import { markResultSeen } from "../cookies.ts";
 import { allows, dayBound, pageRoute, shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
 const id = z.object({ id: z.uuid() });
@@ -201,6 +202,7 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
           page.limit,
         )
         : null;
+      if (result) markResultSeen(c, deps.secureCookies);
       return c.html(renderPage(
         <ResultPageView ctx={ctx} now={new Date()} run={loaded.run} page={result} />,
       ));

@@ -106,3 +106,55 @@ addEventListener("pagehide", () => {
     shown.replaceChildren("No longer shown: it was shown only once.");
   }
 });
+
+// The menu button of a narrow window (ui/layouts/shell.tsx) folds the navigation open and shut;
+// Escape, or a click elsewhere, shuts it and gives the focus back to the button.
+function setNav(button, open) {
+  button.setAttribute("aria-expanded", String(open));
+  document.getElementById(button.getAttribute("aria-controls"))?.classList.toggle("open", open);
+}
+document.addEventListener("click", (event) => {
+  const toggle = document.querySelector(".nav-toggle");
+  if (!toggle) return;
+  if (event.target.closest?.(".nav-toggle")) {
+    setNav(toggle, toggle.getAttribute("aria-expanded") !== "true");
+  } else if (
+    toggle.getAttribute("aria-expanded") === "true" && !event.target.closest?.("#sidenav")
+  ) {
+    setNav(toggle, false);
+  }
+});
+document.addEventListener("keydown", (event) => {
+  const toggle = document.querySelector(".nav-toggle[aria-expanded='true']");
+  if (event.key !== "Escape" || !toggle) return;
+  setNav(toggle, false);
+  toggle.focus();
+});
+
+// A box that scrolls sideways on a narrow window (a card's wide table, a code block, a graph)
+// must take the focus for the keyboard to scroll it, unless something in it already does.
+// Checked on load, on a resize and whenever the page changes (htmx swaps, the live run view).
+const SCROLLERS = ".card, .form-section, .table-scroll, pre, .dag-wrap, .public > table";
+const FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
+function focusableScrollers() {
+  for (const box of document.querySelectorAll(SCROLLERS)) {
+    const marked = box.hasAttribute("data-scroll-focus");
+    if (box.hasAttribute("tabindex") && !marked) continue;
+    const needs = box.scrollWidth > box.clientWidth + 1 && !box.querySelector(FOCUSABLE);
+    if (needs && !marked) {
+      box.tabIndex = 0;
+      box.setAttribute("data-scroll-focus", "");
+    } else if (!needs && marked && box.scrollWidth <= box.clientWidth + 1) {
+      box.removeAttribute("tabindex");
+      box.removeAttribute("data-scroll-focus");
+    }
+  }
+}
+let scrollCheck = 0;
+function checkScrollersSoon() {
+  cancelAnimationFrame(scrollCheck);
+  scrollCheck = requestAnimationFrame(focusableScrollers);
+}
+focusableScrollers();
+addEventListener("resize", checkScrollersSoon);
+new MutationObserver(checkScrollersSoon).observe(document.body, { childList: true, subtree: true });

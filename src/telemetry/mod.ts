@@ -4,5 +4,7 @@
  * are made through `src/lib/tracing.ts` over `@opentelemetry/api`, which Deno's built-in
  * OpenTelemetry exports when `OTEL_DENO=true`.
  */
-export { type ComponentHealth, Metrics, type PoolUsage } from "./metrics.ts";
+// Types only: the registry (and prom-client under it) is loaded by src/observe.ts when metrics
+// are on, so an instance with them off never loads it.
+export type { ComponentHealth, Metrics, PoolUsage } from "./metrics.ts";
 export { BearerCheck } from "./bearer.ts";

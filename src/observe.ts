@@ -8,7 +8,7 @@ import type { ResolvedConfig } from "./config/mod.ts";
 import type { PoolManager } from "./datasources/mod.ts";
 import type { BuildInfo, HealthService } from "./health/mod.ts";
 import { type Db, groupCommit } from "./store/mod.ts";
-import type { Metrics } from "./telemetry/mod.ts";
+import { type Metrics, openRegistry } from "./telemetry/mod.ts";
 
 /**
  * The registry, or undefined when metrics are off (then no hook is handed anywhere, and
@@ -18,9 +18,7 @@ export async function openMetrics(
   config: ResolvedConfig,
   build: BuildInfo,
 ): Promise<Metrics | undefined> {
-  if (!config.metrics.enabled) return undefined;
-  const { Metrics } = await import("./telemetry/metrics.ts");
-  return new Metrics(build);
+  return config.metrics.enabled ? await openRegistry(build) : undefined;
 }
 
 /** The endpoint server's hook over the metrics. */

@@ -14,6 +14,7 @@ import { startServer } from "./src/http/mod.ts";
 import { hashSecret } from "./src/lib/argon2.ts";
 import { createLogger, type Logger } from "./src/lib/log.ts";
 import { redactUrl } from "./src/lib/redact.ts";
+import { StartupPhases } from "./src/lib/startup_phases.ts";
 import { writeBackup } from "./src/backup.ts";
 import { restoreBackup } from "./src/restore.ts";
 import { createRuntime } from "./src/runtime.ts";
@@ -62,8 +63,14 @@ function parseArgs(args: string[]): Args {
   return parsed;
 }
 
-async function serve(config: ResolvedConfig, logger: Logger, quickStart: boolean): Promise<void> {
-  const runtime = await createRuntime(config, { env: Deno.env.toObject(), logger, quickStart });
+async function serve(
+  config: ResolvedConfig,
+  logger: Logger,
+  quickStart: boolean,
+  phases: StartupPhases,
+): Promise<void> {
+  const env = Deno.env.toObject();
+  const runtime = await createRuntime(config, { env, logger, quickStart, phases });
   const server = await startServer(runtime.app, {
     hostname: config.http.host,
     port: config.http.port,
@@ -95,6 +102,8 @@ async function serve(config: ResolvedConfig, logger: Logger, quickStart: boolean
   const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
   runtime.setListenOrigin(`http://${host}:${server.port}`);
   runtime.health.markStarted();
+  phases.mark("listen");
+  logger.debug("startup phases", phases.summary());
   logger.info("listening", {
     url: `http://${host}:${server.port}`,
     version: runtime.buildInfo.version,
@@ -102,6 +111,8 @@ async function serve(config: ResolvedConfig, logger: Logger, quickStart: boolean
     shared_store: config.sharedStore.kind,
     system_actor: runtime.systemActor.id,
   });
+  // In the background: the first /ready shares the probe this starts.
+  void runtime.warmUp();
   const credential = runtime.quickStartCredential;
   if (credential) {
     // The terminal only: never the log stream, never the audit log.
@@ -202,14 +213,17 @@ async function main(args: Args): Promise<number> {
     case "migrate":
     case "backup":
     case "restore": {
+      const phases = new StartupPhases();
+      phases.mark("module_load");
       const config = await loadConfig(
         Deno.env.toObject(),
         configPath,
         quickStart ? QUICK_START_BASE : {},
       );
       const logger = createLogger(config.log.level);
+      phases.mark("config");
       if (command === "migrate") await migrateOnly(config, logger);
-      else if (command === "serve") await serve(config, logger, quickStart);
+      else if (command === "serve") await serve(config, logger, quickStart, phases);
       else await backupOrRestore(args, config, logger);
       return 0;
     }

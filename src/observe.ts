@@ -8,11 +8,17 @@ import type { ResolvedConfig } from "./config/mod.ts";
 import type { PoolManager } from "./datasources/mod.ts";
 import type { BuildInfo, HealthService } from "./health/mod.ts";
 import { type Db, groupCommit } from "./store/mod.ts";
-import { Metrics } from "./telemetry/mod.ts";
+import { type Metrics, openRegistry } from "./telemetry/mod.ts";
 
-/** The registry, or undefined when metrics are off (then no hook is handed anywhere). */
-export function openMetrics(config: ResolvedConfig, build: BuildInfo): Metrics | undefined {
-  return config.metrics.enabled ? new Metrics(build) : undefined;
+/**
+ * The registry, or undefined when metrics are off (then no hook is handed anywhere, and
+ * prom-client is never loaded).
+ */
+export async function openMetrics(
+  config: ResolvedConfig,
+  build: BuildInfo,
+): Promise<Metrics | undefined> {
+  return config.metrics.enabled ? await openRegistry(build) : undefined;
 }
 
 /** The endpoint server's hook over the metrics. */

@@ -28,7 +28,7 @@ import { lakeTablesOf } from "./datasources/mod.ts";
 import { probeStagingEngine } from "./executions/mod.ts";
 import type { ExecutorPort } from "./executions/mod.ts";
 import { openExecutions } from "./executions/mod.ts";
-import { HealthService, readBuildInfo } from "./health/mod.ts";
+import { type BuildInfo, HealthService, readBuildInfo } from "./health/mod.ts";
 import {
   countEndpoints,
   EndpointServer,
@@ -46,6 +46,7 @@ import { type NewUserNotice, OidcLogin } from "./identity/mod.ts";
 import { SessionTokens } from "./identity/mod.ts";
 import { UserService } from "./identity/mod.ts";
 import type { Logger } from "./lib/log.ts";
+import type { StartupPhases } from "./lib/startup_phases.ts";
 import { createMailService } from "./mail/mod.ts";
 import { countPipelines, datasourceReferences, PipelineService } from "./pipelines/mod.ts";
 import { PromotionKeys, PromotionReceiver, PromotionSender } from "./promotion/mod.ts";
@@ -88,6 +89,8 @@ export interface ServicesOptions {
   executor?: ExecutorPort;
   /** Clock of the executions service (tests move the replay window without waiting). */
   now?: () => number;
+  /** `main.ts serve` times each step of the start (its "startup phases" debug line). */
+  phases?: StartupPhases;
 }
 
 /** Shuts a group down; `graceMs` 0 when startup failed half-way. */
@@ -96,12 +99,20 @@ type Closer = (graceMs: number) => Promise<void>;
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /** Stores, health, mail, workspaces and the per-user budget: what every other group stands on. */
-async function openPlatform(config: ResolvedConfig, db: Db, logger: Logger, closers: Closer[]) {
+async function openPlatform(
+  config: ResolvedConfig,
+  db: Db,
+  logger: Logger,
+  closers: Closer[],
+  build: Promise<BuildInfo>,
+  phases?: StartupPhases,
+) {
   const applied = await migrate(db);
   if (applied.length > 0) logger.info("migrations applied", { store: config.store.kind, applied });
   if (await ensureIncrementalVacuum(db)) {
     logger.info("embedded store switched to incremental vacuum", { store: config.store.kind });
   }
+  phases?.mark("migrate");
   const systemActor = await ensureSystemActor(db);
   const shared = await openSharedStore(config.sharedStore.url, {
     timeoutMs: config.health.probeTimeoutMs,
@@ -125,8 +136,8 @@ async function openPlatform(config: ResolvedConfig, db: Db, logger: Logger, clos
     perSecond: config.rateLimit.requestsPerSecond,
     perMinute: config.rateLimit.requestsPerMinute,
   });
-  const buildInfo = await readBuildInfo();
-  const metrics = openMetrics(config, buildInfo);
+  const buildInfo = await build;
+  const metrics = await openMetrics(config, buildInfo);
   // Front ends judge requests and write or read audit rows through these, never the store.
   const audit = new AuditLog(db);
   const access = new AccessGuard(db);
@@ -399,22 +410,28 @@ function openPromotion(
  * instance's lifecycle, kept apart from what front ends receive.
  */
 export async function openServices(config: ResolvedConfig, options: ServicesOptions) {
-  const { logger } = options;
+  const { logger, phases } = options;
+  // Started first: a checkout asks git for its commit, which runs while the stores open.
+  const build = readBuildInfo();
   const secrets = await resolveSecrets(config, options.env);
   for (const path of secrets.generated) {
     logger.info("generated a secret for the embedded quick start", { file: path, mode: "0600" });
   }
+  phases?.mark("keys");
   const db = await openDb(config.store.url, { poolSize: config.store.poolSize });
+  phases?.mark("store_open");
   const closers: Closer[] = [() => db.close()];
   const closeAll = async (graceMs: number) => {
     for (const close of closers.splice(0).reverse()) await close(graceMs);
   };
   try {
-    const platform = await openPlatform(config, db, logger, closers);
+    const platform = await openPlatform(config, db, logger, closers, build, phases);
+    phases?.mark("platform");
     // Endpoint matching and bindings follow changes from every replica over the shared store.
     const liveEndpoints = new LiveEndpoints({ db, shared: platform.shared, logger });
     await liveEndpoints.open();
     closers.push(() => liveEndpoints.close());
+    phases?.mark("live_endpoints");
     // A serve's verdict (workspace active, latest release side-effect-free) is cached per
     // snapshot: every change it depends on moves every replica to a new snapshot.
     platform.workspaces.onStateChange(() => liveEndpoints.changed());
@@ -425,7 +442,9 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       closers,
       () => liveEndpoints.changed(),
     );
+    phases?.mark("identity");
     const datasources = await openDatasources(platform, secrets, options, closers);
+    phases?.mark("datasources");
     const authoring = openAuthoring(platform, datasources.connections);
     authoring.pipelines.lifecycle.onChange(() => liveEndpoints.changed());
     const executions = await openExecutions({
@@ -449,6 +468,7 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       executions.housekeeping.stop();
       await executions.executions.close(grace);
     });
+    phases?.mark("executions");
     const released = new ReleasedVersions(authoring.pipelines.lifecycle);
     // A publish and a promotion push write endpoint rows by the same rules.
     const publishRules = {
@@ -486,6 +506,7 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       templates: authoring.templates,
       pipelines: authoring.pipelines,
     });
+    phases?.mark("demo");
 
     let origin = config.auth.baseUrl ?? `http://${config.http.host}:${config.http.port}`;
     const { quickStartCredential, bootstrapDatasources, admin: userAdmin, ...identityServices } =

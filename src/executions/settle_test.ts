@@ -8,7 +8,7 @@ import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { Unavailable } from "../lib/unavailable.ts";
 import { MemoryStore } from "../shared/mod.ts";
-import { type Db, PostgresDb } from "../store/mod.ts";
+import { type Db, openDb } from "../store/mod.ts";
 import { forEachStore, type TestStore } from "../../tests/support/stores.ts";
 import { startTcpProxy } from "../../tests/support/tcp_proxy.ts";
 import { eventually } from "../../tests/support/wait.ts";
@@ -37,7 +37,7 @@ async function outage(store: TestStore): Promise<Outage> {
     const url = new URL(store.url);
     const proxy = startTcpProxy({ hostname: url.hostname, port: Number(url.port || 5432) });
     url.port = String(proxy.port);
-    const db = new PostgresDb(url.toString());
+    const db = await openDb(url.toString());
     return {
       db,
       begin: () => proxy.cut(),

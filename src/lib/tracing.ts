@@ -7,7 +7,7 @@
  * Every span carries the request's correlation id (`svc.correlation_id`) when it runs inside one,
  * read from the log context, so a trace can be found from an error envelope or a log line.
  */
-import { type Attributes, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { Attributes, Span } from "@opentelemetry/api";
 import { requestContext } from "./log.ts";
 import { redactUrl } from "./redact.ts";
 
@@ -26,7 +26,9 @@ function enabled(): boolean {
 /** True when this process exports traces. */
 export const tracing: boolean = enabled();
 
-const tracer = trace.getTracer("pipeline-service");
+// Loaded only when tracing: the API's CommonJS build is a measurable part of startup otherwise.
+const api = tracing ? await import("@opentelemetry/api") : undefined;
+const tracer = api?.trace.getTracer("pipeline-service");
 
 /**
  * Runs `fn` inside a span named `name`, a child of the active span; an error marks the span and
@@ -37,7 +39,7 @@ export function inSpan<T>(
   attributes: Attributes,
   fn: () => Promise<T>,
 ): Promise<T> {
-  if (!tracing) return fn();
+  if (!api || !tracer) return fn();
   const correlationId = requestContext.getStore()?.correlationId;
   if (correlationId) attributes = { ...attributes, [CORRELATION_ATTRIBUTE]: correlationId };
   return tracer.startActiveSpan(name, { attributes }, async (span) => {
@@ -45,7 +47,7 @@ export function inSpan<T>(
       return await fn();
     } catch (error) {
       span.setStatus({
-        code: SpanStatusCode.ERROR,
+        code: api.SpanStatusCode.ERROR,
         message: redactUrl(error instanceof Error ? error.message.slice(0, 200) : String(error)),
       });
       throw error;
@@ -57,5 +59,5 @@ export function inSpan<T>(
 
 /** The span of the code running now (the request's, inside a handler), when tracing. */
 export function activeSpan(): Span | undefined {
-  return tracing ? trace.getActiveSpan() : undefined;
+  return api?.trace.getActiveSpan();
 }

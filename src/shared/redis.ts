@@ -1,6 +1,4 @@
-// The named export: under Deno the default import is the right class at runtime, but its type is
-// the module namespace (CJS interop), so `new Redis()` would not type-check.
-import { Redis, type RedisOptions } from "ioredis";
+import type { Redis, RedisOptions } from "ioredis";
 import { withTimeout } from "../lib/deadline.ts";
 import { redactUrl } from "../lib/redact.ts";
 import { Unavailable } from "../lib/unavailable.ts";
@@ -19,6 +17,15 @@ export interface RedisStoreOptions {
  */
 const OFFLINE =
   /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|Command timed out|max retries per request/;
+
+/**
+ * ioredis is loaded when the first store connects: an instance on the `memory:` shared store never
+ * pays for it at startup. The named export: under Deno the default import is the right class at
+ * runtime, but its type is the module namespace (CJS interop), so `new Redis()` would not
+ * type-check.
+ */
+let loaded: Promise<typeof Redis> | undefined;
+const ioredis = () => loaded ??= import("ioredis").then((m) => m.Redis);
 
 /** Longest pause between reconnect attempts, so recovery after an outage is quick. */
 const MAX_BACKOFF_MS = 2_000;
@@ -60,6 +67,7 @@ export class RedisStore implements SharedStore {
   /** The URL with its password masked: the only form that may appear in messages. */
   readonly #url: string;
   readonly #options: RedisOptions;
+  readonly #Redis: typeof Redis;
   readonly #timeoutMs: number;
   readonly #client: Redis & Scripts;
   #subscriber: Promise<Redis> | undefined;
@@ -67,8 +75,9 @@ export class RedisStore implements SharedStore {
   #lastError: Error | undefined;
   #closed = false;
 
-  /** Creates the store without connecting; prefer {@link RedisStore.connect}. */
-  constructor(url: string, options: RedisStoreOptions = {}) {
+  /** Creates the store without connecting; use {@link RedisStore.connect}. */
+  private constructor(url: string, options: RedisStoreOptions, client: typeof Redis) {
+    this.#Redis = client;
     const timeoutMs = this.#timeoutMs = options.timeoutMs ?? 2_000;
     this.#rawUrl = url;
     this.#url = redactUrl(url);
@@ -93,7 +102,7 @@ export class RedisStore implements SharedStore {
    * unreachable, and leaves no connection or reconnect timer behind in that case.
    */
   static async connect(url: string, options: RedisStoreOptions = {}): Promise<RedisStore> {
-    const store = new RedisStore(url, options);
+    const store = new RedisStore(url, options, await ioredis());
     try {
       await store.#connect(store.#client);
       await store.#client.ping();
@@ -222,7 +231,7 @@ export class RedisStore implements SharedStore {
 
   #open(): Redis {
     // ioredis takes host, port, db, credentials and TLS (rediss:) from the URL itself.
-    const client = new Redis(this.#rawUrl, this.#options);
+    const client = new this.#Redis(this.#rawUrl, this.#options);
     // Without a listener ioredis reports every failed reconnect as an unhandled error. The
     // reason is kept for the next failing call; the health probe is what reports outages.
     client.on("error", (error: Error) => this.#lastError = error);

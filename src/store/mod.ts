@@ -9,7 +9,6 @@ export {
 } from "./group_commit.ts";
 export { Conditions, countOf, markers, readPage } from "./listing.ts";
 export { openDb } from "./open.ts";
-export { PostgresDb } from "./postgres.ts";
 export { SqliteDb, toSqlitePlaceholders } from "./sqlite.ts";
 export { ensureIncrementalVacuum } from "./vacuum.ts";
 export {

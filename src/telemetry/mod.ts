@@ -4,5 +4,18 @@
  * are made through `src/lib/tracing.ts` over `@opentelemetry/api`, which Deno's built-in
  * OpenTelemetry exports when `OTEL_DENO=true`.
  */
-export { type ComponentHealth, Metrics, type PoolUsage } from "./metrics.ts";
+import type { Metrics } from "./metrics.ts";
+
+export type { ComponentHealth, Metrics, PoolUsage } from "./metrics.ts";
 export { BearerCheck } from "./bearer.ts";
+
+/**
+ * The registry, loaded with prom-client only when metrics are on (src/observe.ts asks only then),
+ * so an instance with them off never pays for either at startup.
+ */
+export async function openRegistry(
+  build: ConstructorParameters<typeof Metrics>[0],
+): Promise<Metrics> {
+  const { Metrics } = await import("./metrics.ts");
+  return new Metrics(build);
+}

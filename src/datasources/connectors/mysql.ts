@@ -4,7 +4,7 @@
  * the consumer is behind. A cancel is `KILL QUERY` sent from a second connection, which stops the
  * statement on the server and leaves the pooled connection usable.
  */
-import mysql from "mysql2";
+import type mysql from "mysql2";
 import { withTimeout } from "../../lib/deadline.ts";
 import type { Logger } from "../../lib/log.ts";
 import { connectOnce, connectorPool, lossyWarning, probe, schemaRequired } from "./common.ts";
@@ -43,6 +43,10 @@ import {
   type Statement,
 } from "./types.ts";
 
+/** mysql2, loaded with the first connection: most instances never open a MySQL pool. */
+let loaded: Promise<typeof mysql> | undefined;
+const driver = () => loaded ??= import("mysql2").then((m) => m.default);
+
 export class MysqlConnector implements Connector {
   readonly dialect = "MYSQL" as const;
   readonly #pool: Pool<Conn>;
@@ -61,8 +65,10 @@ export class MysqlConnector implements Connector {
     const connOptions = mysqlOptions(target, credential, options, settings);
     this.#options = connOptions;
     this.#driver = {
-      connect: (signal) =>
-        new Promise<Conn>((resolve, reject) => {
+      connect: async (signal) => {
+        const mysql = await driver();
+        signal.throwIfAborted(); // aborted while the driver loaded: no listener would see it
+        return await new Promise<Conn>((resolve, reject) => {
           const conn = mysql.createConnection(connOptions);
           const abort = () => {
             conn.destroy();
@@ -80,7 +86,8 @@ export class MysqlConnector implements Connector {
               setUpSession(conn).then(() => resolve(conn), reject);
             }
           });
-        }),
+        });
+      },
       validate: (conn, timeoutMs) =>
         withTimeout(plain(conn, "SELECT 1"), timeoutMs, "validation").then(() => true, () => false),
       close: async (conn) => {
@@ -106,7 +113,7 @@ export class MysqlConnector implements Connector {
 
   /** Stops whatever `conn` is running, from a second connection (MySQL has no in-band cancel). */
   async #kill(conn: Conn): Promise<void> {
-    const killer = mysql.createConnection({ ...this.#options, connectTimeout: 5000 });
+    const killer = (await driver()).createConnection({ ...this.#options, connectTimeout: 5000 });
     killer.on("error", () => {});
     try {
       await new Promise<void>((resolve, reject) =>

@@ -3,7 +3,7 @@
  * file loading and multi-statements off, whatever the server offers) and callback-to-promise
  * helpers.
  */
-import mysql from "mysql2";
+import type mysql from "mysql2";
 import { bindValue } from "./common.ts";
 import type { Credential } from "./definition.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";

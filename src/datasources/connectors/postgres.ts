@@ -8,7 +8,7 @@
  * fits one batch is read without a cursor, and a read-only transaction is opened and closed in
  * the writes of the statements around it. Issue 13's read-only read is one write under load.
  */
-import postgres from "postgres";
+import type postgres from "postgres";
 import type { Logger } from "../../lib/log.ts";
 import {
   bindValue,

@@ -2,7 +2,7 @@
  * The postgres.js side of the POSTGRES connector: driver options from a parsed `jdbc_url`, and
  * the pool driver that opens, checks and closes single-connection handles.
  */
-import postgres from "postgres";
+import type postgres from "postgres";
 import type { Credential } from "./definition.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import type { PoolDriver } from "./pool.ts";
@@ -116,12 +116,18 @@ export function postgresOptions(
   };
 }
 
+/** postgres.js, loaded with the first connection: most instances never open a PostgreSQL pool. */
+let loaded: Promise<typeof postgres> | undefined;
+const driver = () => loaded ??= import("postgres").then((m) => m.default);
+
 /** The pool driver: one single-connection postgres.js handle per pooled connection. */
 export function postgresDriver(
   driverOptions: postgres.Options<Record<string, postgres.PostgresType>>,
 ): PoolDriver<PgConn> {
   return {
     async connect(signal) {
+      const postgres = await driver();
+      signal.throwIfAborted(); // aborted while the driver loaded: no listener would see it
       const conn = { prepared: new Set() } as unknown as PgConn;
       const sql = conn.sql = postgres(
         {

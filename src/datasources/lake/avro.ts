@@ -1,9 +1,13 @@
 /**
  * Avro object-container files in memory, through `avsc`: the manifest list and manifests of an
  * Iceberg table are such files. Reading whole files is fine: manifests are metadata, small.
+ * `avsc` is loaded with the first Iceberg table read, not at startup.
  */
-import avro from "avsc";
+import type avro from "avsc";
 import { Buffer } from "node:buffer";
+
+let loaded: Promise<typeof avro> | undefined;
+const avsc = () => loaded ??= import("avsc").then((m) => m.default);
 
 export interface AvroFile {
   records: Record<string, unknown>[];
@@ -12,8 +16,9 @@ export interface AvroFile {
 }
 
 /** Decodes every record of an Avro container file (null and deflate codecs). */
-export function decodeAvro(bytes: Uint8Array): Promise<AvroFile> {
-  return new Promise((resolve, reject) => {
+export async function decodeAvro(bytes: Uint8Array): Promise<AvroFile> {
+  const avro = await avsc();
+  return await new Promise((resolve, reject) => {
     const records: Record<string, unknown>[] = [];
     const metadata: Record<string, string> = {};
     const decoder = new avro.streams.BlockDecoder();
@@ -28,12 +33,13 @@ export function decodeAvro(bytes: Uint8Array): Promise<AvroFile> {
 }
 
 /** Encodes records into an Avro container file with the given schema and metadata. */
-export function encodeAvro(
+export async function encodeAvro(
   schema: object,
   records: object[],
   options: { metadata?: Record<string, string>; codec?: "null" | "deflate" } = {},
 ): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
+  const avro = await avsc();
+  return await new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     const metadata = Object.fromEntries(
       Object.entries(options.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v)]),

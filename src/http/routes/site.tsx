@@ -2,13 +2,12 @@
  * The public site around the application: the marketing pages (`ui/site/*.md`), the product
  * documentation as HTML (`/docs/{id}`) and as Markdown for agents (`/skill/{id}`), `robots.txt` and
  * `sitemap.xml`. Everything here is public and the same for every visitor, so each page is rendered
- * once, at start-up, except the docs, which are read per request from the one source the tool
- * endpoint also serves.
+ * once, on its first request (rendering them all at start-up cost more than the rest of the start),
+ * except the docs, which are read per request from the one source the tool endpoint also serves.
  */
 import { z } from "zod";
 import { getDoc, listDocs } from "../../docs/mod.ts";
 import { assets } from "../../lib/assets.ts";
-import { markdownToHtml } from "../../../ui/markdown.ts";
 import { ArticlePage } from "../../../ui/pages/article.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { Services } from "../../services.ts";
@@ -23,10 +22,15 @@ type Deps = Pick<Services, "platform">;
 // document, so all are declared `html` (the kind that stays out of it).
 const DOC_ID = z.object({ id: z.string().max(200) });
 
+/** Markdown to HTML; the renderer is loaded with the first page that needs it, not at start-up. */
+async function markdownToHtml(markdown: string): Promise<string> {
+  return (await import("../../../ui/markdown.ts")).markdownToHtml(markdown);
+}
+
 interface SitePage {
   path: string;
   title: string;
-  html: string;
+  markdown: string;
 }
 
 /** `/faq` is `ui/site/faq.md`; `/compare/x` is `ui/site/compare/x.md`. */
@@ -40,14 +44,18 @@ function sitePages(): SitePage[] {
   return paths.sort().map((path) => {
     const markdown = assets.readTextSync(`ui/site${path}.md`);
     const title = /^# +(.+)$/m.exec(markdown)?.[1] ?? path.slice(1);
-    return { path, title, html: markdownToHtml(markdown) };
+    return { path, title, markdown };
   });
 }
 
 export function registerRoutes(router: Router, deps: Deps): void {
   const pages = sitePages();
   for (const page of pages) {
-    const body = renderPage(<ArticlePage title={page.title} html={page.html} />);
+    let body: Promise<string> | undefined;
+    const render = () =>
+      body ??= markdownToHtml(page.markdown).then((html) =>
+        renderPage(<ArticlePage title={page.title} html={html} />)
+      );
     router.add(
       pageRoute({
         method: "get",
@@ -55,7 +63,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
         access: "public",
         summary: page.title,
       }),
-      (c) => c.html(body),
+      async (c) => c.html(await render()),
     );
   }
 
@@ -84,7 +92,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     async (c) => {
       const nav = await docsNav();
       const list = nav.links.map((l) => `- [${l.label}](${l.href})`).join("\n");
-      const html = markdownToHtml(
+      const html = await markdownToHtml(
         "The reference for people who run, author with and build on the service.\n\n" + list,
       );
       return c.html(renderPage(<ArticlePage title="Documentation" html={html} nav={nav} />));
@@ -103,7 +111,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       const page = (
         <ArticlePage
           title={doc.title}
-          html={markdownToHtml(doc.markdown)}
+          html={await markdownToHtml(doc.markdown)}
           nav={await docsNav()}
           current={`/docs/${doc.id}`}
         />

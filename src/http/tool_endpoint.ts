@@ -22,7 +22,7 @@ export interface ToolEndpoint {
     bodyWithin<T>(read: Promise<T>): Promise<T>;
   }): Promise<Response>;
   /** The agents' guide to the tools (`/skill.md`), naming `origin` as the service's. */
-  skill(origin: string): string;
+  skill(origin: string): Promise<string>;
 }
 
 /**
@@ -60,10 +60,10 @@ export function mountToolEndpoint(
     summary: "A guide for agents to the tools at /mcp (Markdown), generated from the catalogue",
     access: "public",
     kind: "html",
-  }, (c) =>
-    Promise.resolve(c.body(endpoint.skill(origin()), 200, {
+  }, async (c) =>
+    c.body(await endpoint.skill(origin()), 200, {
       "content-type": "text/markdown; charset=utf-8",
-    })));
+    }));
 
   app.all("/mcp", async (c) => {
     const actor = c.get("principal");

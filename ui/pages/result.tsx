@@ -3,6 +3,7 @@ import { type ResultPage, ResultTable } from "../components/result_table.tsx";
 import type { RunRecord } from "../components/run_view.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
+import { assetUrl } from "../static_files.ts";
 
 const NUMERIC = new Set(["integer", "bigint", "decimal", "double"]);
 const TIME = new Set(["date", "timestamp", "timestamptz"]);
@@ -81,9 +82,9 @@ export function ResultPageView(
               dangerouslySetInnerHTML={{ __html: JSON.stringify(chart).replaceAll("<", "\\u003c") }}
             />
           </div>
-          <link rel="stylesheet" href="/vendor/uPlot.min.css" />
-          <script src="/vendor/uPlot.iife.min.js" defer></script>
-          <script src="/js/chart.js" defer></script>
+          <link rel="stylesheet" href={assetUrl("/vendor/uPlot.min.css")} />
+          <script src={assetUrl("/vendor/uPlot.iife.min.js")} defer></script>
+          <script src={assetUrl("/js/chart.js")} defer></script>
         </Card>
       )}
       <section class="card section-gap">

@@ -16,7 +16,9 @@
  *  7. The probe path and the SQLite staging engine (bench/probe.ts): probe vs plain read p50,
  *     SQLite vs DuckDB staging rows/s.
  *  8. The heaviest browser page (bench/ui_pages.ts): a 50-node pipeline page over HTTP vs the
- *     REST read of the same pipeline, p50 (target: page <= 20 ms).
+ *     REST read of the same pipeline, p50 (target: page <= 20 ms); and the main pages' weight in
+ *     chromium on a cold cache with their TTFB (bench/ui_weight.ts: targets <= 60 KB a page,
+ *     <= 400 KB an editor).
  *  9. A published endpoint over 1,000,000 PostgreSQL rows (bench/endpoints.ts) vs a bare
  *     Deno.serve handler and the raw driver running the same query (target: >= 0.7x the floor);
  *     `--endpoints --peer` adds Platformatic DB on the same table (bench/endpoints_peer.ts).
@@ -46,6 +48,7 @@ import { pipelineBench } from "./pipelines.ts";
 import { probeBench } from "./probe.ts";
 import { sqliteReadBench } from "./sqlite_reads.ts";
 import { uiPageBench } from "./ui_pages.ts";
+import { uiWeightBench } from "./ui_weight.ts";
 import { type Load, load as runLoad } from "./load_client.ts";
 import { endpointBench } from "./endpoints.ts";
 import { mcpBench } from "./mcp.ts";
@@ -300,7 +303,7 @@ const GROUPS: Record<string, (() => Promise<void>)[]> = {
   "--pipelines": [pipelineBench, demoBench, probeBench],
   "--demo": [demoBench],
   "--probe": [probeBench],
-  "--ui": [uiPageBench],
+  "--ui": [uiPageBench, uiWeightBench],
   "--endpoints": [endpointBench],
   "--mcp": [mcpBench],
   "--staging": [stagingBench],
@@ -319,6 +322,7 @@ const all = [
   demoBench,
   probeBench,
   uiPageBench,
+  uiWeightBench,
   endpointBench,
   mcpBench,
   stagingBench,

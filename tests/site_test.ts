@@ -57,6 +57,33 @@ Deno.test("the docs serve each page as HTML at /docs/{id} and as Markdown at /sk
     match(await page(s, "/docs/errors"), /request\.not_found/);
   }));
 
+Deno.test("every /docs/{id} has its /skill/{id}, and /skill.md links every one of them", () =>
+  withServer(async (s) => {
+    const docs = await listDocs();
+    ok(docs.some((d) => d.id === "errors"), "the error codes are a page too");
+    const skill = await (await s.fetch("/skill.md")).text();
+    const linked = [...skill.matchAll(/\]\(([^)\s]+\/skill\/[^)\s]+)\)/g)].map((m) => m[1]);
+    deepEqual(linked, docs.map((d) => `${s.url}/skill/${d.id}`));
+    for (const doc of docs) {
+      await page(s, `/docs/${doc.id}`);
+      const md = await s.fetch(`/skill/${doc.id}`);
+      equal(md.status, 200, doc.id);
+      equal(md.headers.get("content-type"), "text/markdown; charset=utf-8", doc.id);
+      const text = await md.text();
+      ok(text.startsWith(`# ${doc.title}\n`), `${doc.id}: ${text.slice(0, 60)}`);
+    }
+    match(await (await s.fetch("/skill/errors")).text(), /\| `request\.not_found` \| 404 \|/);
+  }));
+
+Deno.test("the docs' navigation and headings show backticked titles as code", () =>
+  withServer(async (s) => {
+    const html = await page(s, "/docs/mcp");
+    match(html, /<h1>The tool endpoint \(<code>\/mcp<\/code>\)<\/h1>/);
+    match(html, /aria-current="page"[^>]*>The tool endpoint \(<code>\/mcp<\/code>\)<\/a>/);
+    match(html, /<title>The tool endpoint \(\/mcp\) · Pipeline Service<\/title>/);
+    ok(!/>[^<]*`[^<]*</.test(html.slice(0, html.indexOf("<article"))), "no raw backtick");
+  }));
+
 Deno.test("an unknown or malformed doc id is a 404, never a read outside the docs folder", () =>
   withServer(async (s) => {
     for (const id of ["nope", "..%2F..%2Fdeno.json", "..%2Fsrc%2Fservices", "Endpoints", "a.b"]) {

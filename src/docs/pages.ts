@@ -1,11 +1,12 @@
 /**
  * The product documentation pages: the Markdown files of `docs/`, one page per subject, id = the
- * file name without `.md`, title = its first `# ` heading. The tool endpoint (`docs_list`,
- * `docs_get`) and the UI's `/docs/{id}` and `/skill/{id}` serve this one source. Files are read
- * through the assets module, which the executable embeds them in, so it serves the pages it was
- * built with.
+ * file name without `.md`, title = its first `# ` heading, and `errors`, the error-code reference
+ * written from the catalogue. The tool endpoint (`docs_list`, `docs_get`) and the UI's
+ * `/docs/{id}` and `/skill/{id}` serve this one source (`/docs/errors` is its own page, a table).
+ * Files are read through the assets module, which the executable embeds them in, so it serves the
+ * pages it was built with.
  */
-import { AppError } from "../errors/mod.ts";
+import { AppError, catalogue } from "../errors/mod.ts";
 import { type Assets, assets } from "../lib/assets.ts";
 
 /** A `docs_list` row. */
@@ -31,10 +32,33 @@ async function ids(from: Assets): Promise<string[]> {
     .filter((id) => ID_RE.test(id)).sort();
 }
 
-/** Every page, by id (`from`: the shipped `docs/` unless a test gives a folder of its own). */
+const ERRORS: DocSummary = { id: "errors", title: "Error codes" };
+
+/** The error-code reference as Markdown: every code with its status and what it means. */
+function errorsMarkdown(): string {
+  const rows = Object.entries(catalogue).sort(([a], [b]) => a.localeCompare(b)).map((
+    [code, e],
+  ) => `| \`${code}\` | ${e.status} | ${e.user_message} ${e.message} |`.replaceAll("\n", " "));
+  return [
+    `# ${ERRORS.title}`,
+    "",
+    "Every error answer carries `error.code`; its `doc_url` links to the code's anchor on",
+    "`/docs/errors`. The message's `{names}` are filled from `error.details`.",
+    "",
+    "| Code | HTTP | Meaning |",
+    "| --- | --- | --- |",
+    ...rows,
+    "",
+  ].join("\n");
+}
+
+/**
+ * Every page, by id, then the error codes (`from`: the shipped `docs/` unless a test gives a
+ * folder of its own).
+ */
 export async function listDocs(from: Assets = assets): Promise<DocSummary[]> {
   const pages = await Promise.all((await ids(from)).map((id) => getDoc(id, from)));
-  return pages.map(({ id, title }) => ({ id, title }));
+  return [...pages.map(({ id, title }) => ({ id, title })), ERRORS];
 }
 
 /** One page; an id that names no page (or is no id at all) is 404 `docs.not_found`. */
@@ -43,6 +67,7 @@ export async function getDoc(id: string, from: Assets = assets): Promise<DocPage
   if (typeof id !== "string" || !ID_RE.test(id)) {
     throw new AppError("docs.not_found", { id: String(id).slice(0, 64) });
   }
+  if (id === ERRORS.id) return { ...ERRORS, markdown: errorsMarkdown() };
   let markdown: string;
   try {
     markdown = await from.readText(`docs/${id}.md`);

@@ -17,6 +17,7 @@ import { apiKey } from "./middleware/api_key.ts";
 import { requireAuthentication } from "./middleware/authentication.ts";
 import { bodyLimit } from "./middleware/body_limit.ts";
 import { correlation } from "./middleware/correlation.ts";
+import { compression } from "./middleware/compression.ts";
 import { cors } from "./middleware/cors.ts";
 import { csrf } from "./middleware/csrf.ts";
 import { getOnly, SERVE_PATH } from "./middleware/get_only.ts";
@@ -38,6 +39,7 @@ export function installPipeline(app: Hono<AppEnv>, deps: AccessDeps): void {
   // security headers, and is logged.
   app.use(correlation(settings.http.trustedProxies)); //            SVC-Correlation-Id, client address
   app.use(securityHeaders(settings.baseUrl)); //               security headers
+  app.use(compression()); //                                      pages and documents, br or gzip
   if (deps.logger.enabled("debug")) app.use(accessLog(deps.logger)); // a line per request
   app.use(bodyLimit(settings.http.maxBodyBytes)); //                413 request.body_too_large
 

@@ -16,6 +16,7 @@
  * SDK server; everything else, including every request the SDK would refuse, goes to the SDK.
  */
 import { createMcpHandler } from "@modelcontextprotocol/server";
+import { listDocs } from "../docs/mod.ts";
 import type { Services } from "../services.ts";
 import type { McpCall } from "./call.ts";
 import { CATALOGUE } from "./catalogue.ts";
@@ -28,7 +29,7 @@ export interface McpEndpoint {
   /** Serves one POST /mcp (or the 405 of another method) for an authenticated call. */
   fetch(request: Request, call: McpCall): Promise<Response>;
   /** `/skill.md`: the agents' guide to these tools, naming `origin` as the service's. */
-  skill(origin: string): string;
+  skill(origin: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -102,7 +103,7 @@ export function createMcpEndpoint(
         ...(parsedBody === undefined ? {} : { parsedBody }),
       });
     },
-    skill: (origin) => skillMarkdown(tools, origin),
+    skill: async (origin) => skillMarkdown(tools, origin, await listDocs()),
     close: () => {
       legacyAnswers.close();
       return handler.close();

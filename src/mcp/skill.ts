@@ -5,6 +5,7 @@
  * then every tool by group with what it does, whether it changes anything, and the key scope and
  * role it needs. The same text is `docs_get {"id": "skill"}` and the resource `docs://skill`.
  */
+import type { DocSummary } from "../docs/mod.ts";
 import { OPERATIONS } from "../identity/mod.ts";
 import { FLOORS, type ToolDef } from "./tool.ts";
 
@@ -29,8 +30,15 @@ function floorOf(tool: ToolDef): string {
   return `${rule.scope} scope, ${rule.role} role`;
 }
 
-/** The guide for `tools`, naming `origin` as where the service answers. */
-export function skillMarkdown(tools: readonly ToolDef[], origin: string): string {
+/**
+ * The guide for `tools`, naming `origin` as where the service answers, with the documentation
+ * pages `docs` as Markdown links (`/skill/{id}`, the same pages as `/docs/{id}`).
+ */
+export function skillMarkdown(
+  tools: readonly ToolDef[],
+  origin: string,
+  docs: readonly DocSummary[],
+): string {
   const groups = new Map<string, ToolDef[]>();
   for (const tool of tools) {
     // A group is the name's first word (`lake_tables` is two).
@@ -109,6 +117,12 @@ export function skillMarkdown(tools: readonly ToolDef[], origin: string): string
   lines.push(
     "",
     "Each tool's full description and its input and output schemas come with `tools/list`.",
+    "",
+    `## Documentation (${docs.length})`,
+    "",
+    "Every page as Markdown, without a key (the same as `docs_get` with its id):",
+    "",
+    ...docs.map((d) => `- [${d.title}](${origin}/skill/${d.id}) \`${d.id}\``),
     "",
   );
   return lines.join("\n");

@@ -2,6 +2,7 @@ import { CopyText } from "./copy_text.tsx";
 import type { ParameterDecl } from "../pages/pipeline.tsx";
 import { KeyCreateForm, type KeyDraft } from "./key_create.tsx";
 import { ParameterControl } from "./parameter_form.tsx";
+import { assetUrl } from "../static_files.ts";
 
 /** One of the viewer's keys that can reach the endpoint, as the key picker offers it. */
 export interface TryKey {
@@ -68,7 +69,7 @@ export function TryPanel(props: TryPanelProps) {
       data-try={props.pattern}
       data-origin={props.origin}
     >
-      <script src="/js/endpoints.js" defer></script>
+      <script src={assetUrl("/js/endpoints.js")} defer></script>
       <header>
         <h2 id="try-title">Try it</h2>
         <span class="muted small">A real call from this browser, with one of your keys</span>

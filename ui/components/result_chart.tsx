@@ -1,3 +1,4 @@
+import { assetUrl } from "../static_files.ts";
 import type { ResultPage } from "./result_table.tsx";
 
 /** Column types the chart reads as numbers (wire types of a result schema). */
@@ -65,10 +66,10 @@ export type ChartData = NonNullable<ReturnType<typeof chartData>>;
 export function ResultAssets() {
   return (
     <>
-      <link rel="stylesheet" href="/vendor/uPlot.min.css" />
-      <script src="/vendor/uPlot.iife.min.js" defer></script>
-      <script src="/js/chart.js" defer></script>
-      <script src="/js/result_table.js" defer></script>
+      <link rel="stylesheet" href={assetUrl("/vendor/uPlot.min.css")} />
+      <script src={assetUrl("/vendor/uPlot.iife.min.js")} defer></script>
+      <script src={assetUrl("/js/chart.js")} defer></script>
+      <script src={assetUrl("/js/result_table.js")} defer></script>
     </>
   );
 }

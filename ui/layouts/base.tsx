@@ -1,14 +1,17 @@
 import type { ComponentChildren } from "preact";
 import { Icon } from "../components/icons.tsx";
+import { assetUrl, EDITOR_IMPORT_MAP, EDITOR_PRELOAD } from "../static_files.ts";
 
 export type Theme = "light" | "dark" | "system";
 
 /**
  * The document every page shares: the theme as `data-theme` (CSS turns it into a colour scheme),
- * the one stylesheet and htmx, served from this service (never a CDN).
+ * the stylesheets and htmx, served from this service (never a CDN) at versioned URLs. A page with
+ * a code editor names the module that starts it as `editor`: only those pages get the import map
+ * CodeMirror resolves through and the editor's modules.
  */
 export function Document(
-  props: { title: string; theme?: Theme; importMap?: string; children: ComponentChildren },
+  props: { title: string; theme?: Theme; editor?: string; children: ComponentChildren },
 ) {
   return (
     <html lang="en" data-theme={props.theme ?? "system"}>
@@ -16,20 +19,26 @@ export function Document(
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · Pipeline Service`}</title>
-        <link rel="stylesheet" href="/css/app.css" />
-        <link rel="stylesheet" href="/css/forms.css" />
+        <link rel="stylesheet" href={assetUrl("/css/app.css")} />
+        <link rel="stylesheet" href={assetUrl("/css/forms.css")} />
         {/* Without the script the folded navigation could not open: it stays drawn instead. */}
         <noscript>
-          <link rel="stylesheet" href="/css/noscript.css" />
+          <link rel="stylesheet" href={assetUrl("/css/noscript.css")} />
         </noscript>
-        <link rel="icon" href="/favicon.ico" />
+        <link rel="icon" href={assetUrl("/favicon.ico")} />
         {/* htmx would otherwise inject a <style>, which the Content-Security-Policy refuses. */}
         <meta name="htmx-config" content='{"includeIndicatorStyles":false}' />
-        {props.importMap && (
-          <script type="importmap" dangerouslySetInnerHTML={{ __html: props.importMap }} />
+        {props.editor && (
+          <>
+            {/* The editors' shadow roots link it themselves (ui/static/js/editor.js). */}
+            <meta name="editor-css" content={assetUrl("/css/editor.css")} />
+            <script type="importmap" dangerouslySetInnerHTML={{ __html: EDITOR_IMPORT_MAP }} />
+            {EDITOR_PRELOAD.map((href) => <link rel="modulepreload" href={href} key={href} />)}
+            <script type="module" src={assetUrl(props.editor)}></script>
+          </>
         )}
-        <script src="/vendor/htmx.min.js" defer></script>
-        <script src="/js/app.js" defer></script>
+        <script src={assetUrl("/vendor/htmx.min.js")} defer></script>
+        <script src={assetUrl("/js/app.js")} defer></script>
       </head>
       {props.children}
     </html>

@@ -63,14 +63,14 @@ export function AppShell(
     /** The navigation item to mark current; null for pages outside it (settings, errors). */
     nav: NavItem | null;
     ctx: ShellContext;
-    /** Pages with a code editor: the import map CodeMirror's modules resolve through. */
-    importMap?: string;
+    /** Pages with a code editor: the module that starts it (see `Document`). */
+    editor?: string;
     children: ComponentChildren;
   },
 ) {
   const { ctx } = props;
   return (
-    <Document title={props.title} theme={ctx.theme} importMap={props.importMap}>
+    <Document title={props.title} theme={ctx.theme} editor={props.editor}>
       <body hx-headers={JSON.stringify({ "SVC-CSRF-Token": ctx.csrf })}>
         <a class="skip-link" href="#main">Skip to content</a>
         <div class="app">

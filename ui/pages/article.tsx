@@ -5,6 +5,15 @@ export interface ArticleLink {
   label: string;
 }
 
+/** A title as the Markdown it is written in: `backticked` parts as code, the rest as text. */
+function InlineCode(props: { text: string }) {
+  return (
+    <>
+      {props.text.split("`").map((part, i) => i % 2 === 1 ? <code key={i}>{part}</code> : part)}
+    </>
+  );
+}
+
 /**
  * A page of prose rendered from Markdown: the site's pages and the product documentation. `html`
  * comes from `ui/markdown.ts`, which escapes any raw HTML in the source.
@@ -18,7 +27,7 @@ export function ArticlePage(
   },
 ) {
   return (
-    <BaseLayout title={props.title}>
+    <BaseLayout title={props.title.replaceAll("`", "")}>
       <div class={props.nav ? "article-grid" : undefined}>
         {props.nav && (
           <nav class="article-nav" aria-label={props.nav.heading}>
@@ -29,13 +38,15 @@ export function ArticlePage(
                 key={link.href}
                 aria-current={link.href === props.current ? "page" : undefined}
               >
-                {link.label}
+                <InlineCode text={link.label} />
               </a>
             ))}
           </nav>
         )}
         <article class="prose">
-          <h1>{props.title}</h1>
+          <h1>
+            <InlineCode text={props.title} />
+          </h1>
           <div dangerouslySetInnerHTML={{ __html: props.html }} />
         </article>
       </div>

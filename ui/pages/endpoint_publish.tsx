@@ -3,6 +3,7 @@ import { PageHead } from "../components/page_head.tsx";
 import { PublishedAt } from "../components/endpoint_parts.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { ParameterDecl } from "./pipeline.tsx";
+import { assetUrl } from "../static_files.ts";
 
 /** The publish form as typed, kept across a refusal. */
 export interface PublishDraft {
@@ -41,7 +42,7 @@ export function PublishPage(props: {
   const params = Object.entries(props.release?.parameters ?? {}).filter(([, d]) => !d.derived);
   return (
     <AppShell title={`Publish ${p.title}`} nav="pipelines" ctx={props.ctx}>
-      <script src="/js/endpoints.js" defer></script>
+      <script src={assetUrl("/js/endpoints.js")} defer></script>
       <PageHead
         trail={[["/pipelines", "Pipelines"], [`/pipelines/${p.id}`, p.name]]}
         title="Publish as endpoint"

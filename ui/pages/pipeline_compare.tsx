@@ -74,11 +74,14 @@ export function PipelineComparePage(props: {
         )}
       </Card>
       <Card class="section-gap" title="Body" note="parameters, nodes, settings and checks">
-        <pre class="diff">{props.diff.map((l, i) => (
+        {/* It scrolls sideways: focusable, so a keyboard can scroll it too. */}
+        <pre class="diff" tabIndex={0} role="region" aria-label="Body, line by line">
+          {props.diff.map((l, i) => (
           <span key={i} class={l.op === "+" ? "add" : l.op === "-" ? "del" : undefined}>
             {l.op} {l.text}{"\n"}
           </span>
-        ))}</pre>
+        ))}
+        </pre>
       </Card>
     </AppShell>
   );

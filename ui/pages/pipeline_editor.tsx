@@ -16,8 +16,6 @@ export interface PipelineDraft {
 
 export interface PipelineEditorProps {
   ctx: ShellContext;
-  /** The import map the code editor's modules resolve through. */
-  importMap?: string;
   mode: "new" | "edit";
   /** The pipeline's id when editing. */
   id?: string;
@@ -79,8 +77,7 @@ export function PipelineEditorPage(props: PipelineEditorProps) {
   const jsonFirst = Boolean(specError) && !error?.form_field;
   const tabs = [["form", "Form", !jsonFirst], ["json", "JSON", jsonFirst]] as const;
   return (
-    <AppShell title={title} nav="pipelines" ctx={props.ctx} importMap={props.importMap}>
-      <script type="module" src="/js/pipeline_editor.js"></script>
+    <AppShell title={title} nav="pipelines" ctx={props.ctx} editor="/js/pipeline_editor.js">
       <PageHead
         trail={[["/pipelines", "Pipelines"], props.id && [`/pipelines/${props.id}`, draft.name]]}
         title={title}

@@ -7,6 +7,7 @@ import type { ResultPage } from "../components/result_table.tsx";
 import { type RunRecord, RunView } from "../components/run_view.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { ParameterDecl } from "./pipeline.tsx";
+import { assetUrl } from "../static_files.ts";
 
 function trail(pipelineId: string, name: string): Crumb[] {
   return [["/pipelines", "Pipelines"], [`/pipelines/${pipelineId}`, name]];
@@ -21,7 +22,7 @@ export function RunFormPage(props: {
   const p = props.pipeline;
   return (
     <AppShell title={`Run ${p.title}`} nav="pipelines" ctx={props.ctx}>
-      <script src="/js/run.js" defer></script>
+      <script src={assetUrl("/js/run.js")} defer></script>
       <ResultAssets />
       <PageHead trail={trail(p.id, p.name)} title={`Run ${p.title}`}>
         <p>
@@ -54,7 +55,7 @@ export function RunPage(props: {
 }) {
   return (
     <AppShell title={`Run of ${props.run.pipeline_name}`} nav="runs" ctx={props.ctx}>
-      <script src="/js/run.js" defer></script>
+      <script src={assetUrl("/js/run.js")} defer></script>
       <ResultAssets />
       <PageHead
         trail={trail(props.run.pipeline_id, props.run.pipeline_name)}

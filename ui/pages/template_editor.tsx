@@ -30,8 +30,6 @@ export interface EditorError {
 
 export interface TemplateEditorProps {
   ctx: ShellContext;
-  /** The import map the code editor's modules resolve through. */
-  importMap?: string;
   mode: "new" | "edit";
   draft: TemplateDraft;
   /** The hash the edit started from (If-Match); absent when creating. */
@@ -52,8 +50,7 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
   const { bind, on } = draftFields("t", draft, error);
   const view = `/templates/view?id=${encodeURIComponent(draft.id)}`;
   return (
-    <AppShell title={title} nav="templates" ctx={props.ctx} importMap={props.importMap}>
-      <script type="module" src="/js/editor.js"></script>
+    <AppShell title={title} nav="templates" ctx={props.ctx} editor="/js/editor.js">
       <PageHead
         trail={[["/templates", "Templates"], props.mode === "edit" && [view, draft.id]]}
         title={title}

@@ -4,16 +4,16 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";
-import { IMPORT_MAP_HASH } from "../vendor.ts";
+import { EDITOR_IMPORT_MAP_HASH } from "../../../ui/static_files.ts";
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   // The one inline script allowed is the editor pages' import map, by its hash.
-  `script-src 'self' ${IMPORT_MAP_HASH}`,
+  `script-src 'self' ${EDITOR_IMPORT_MAP_HASH}`,
+  // No inline style at all, attribute or element. The code editors style themselves through
+  // constructed stylesheets in their shadow roots and position things through the CSSOM
+  // (`element.style`), neither of which this refuses.
   "style-src 'self'",
-  // CodeMirror positions gutters and widgets through style attributes; <style> elements and
-  // stylesheets from elsewhere stay refused.
-  "style-src-attr 'unsafe-inline'",
   "img-src 'self' data:",
   "connect-src 'self'",
   "form-action 'self'",

@@ -77,10 +77,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
     });
   const docsNav = async () => ({
     heading: "Documentation",
-    links: [
-      ...(await docList()).map((d) => ({ href: `/docs/${d.id}`, label: d.title })),
-      { href: "/docs/errors", label: "Error codes" },
-    ],
+    links: (await docList()).map((d) => ({ href: `/docs/${d.id}`, label: d.title })),
   });
   router.add(
     pageRoute({
@@ -161,7 +158,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       summary: "Sitemap",
     }),
     async (c) => {
-      const paths = ["/", ...pages.map((p) => p.path), "/docs", "/docs/errors"];
+      const paths = ["/", ...pages.map((p) => p.path), "/docs"];
       for (const doc of await docList()) paths.push(`/docs/${doc.id}`);
       const urls = paths.map((p) =>
         `  <url><loc>${xmlEscape(deps.platform.origin() + p)}</loc></url>`

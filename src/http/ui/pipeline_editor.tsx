@@ -20,7 +20,6 @@ import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
 import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
-import { IMPORT_MAP } from "../vendor.ts";
 import {
   applyOp,
   canonical,
@@ -140,7 +139,6 @@ export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
       renderPage(
         <PipelineEditorPage
           ctx={ctx}
-          importMap={IMPORT_MAP}
           choices={lists}
           form={props.form ?? formOf(props.draft.spec)}
           {...props}

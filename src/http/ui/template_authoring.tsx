@@ -18,7 +18,6 @@ import { RenderPreview } from "../../../ui/components/render_preview.tsx";
 import type { AppContext } from "../context.ts";
 import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
-import { IMPORT_MAP } from "../vendor.ts";
 import {
   allows,
   pageRoute,
@@ -77,7 +76,7 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     const ctx = await shellContext(c, deps, actor);
     return c.html(
       renderPage(
-        <TemplateEditorPage ctx={ctx} importMap={IMPORT_MAP} dialects={dialects} {...props} />,
+        <TemplateEditorPage ctx={ctx} dialects={dialects} {...props} />,
       ),
       status,
     );

@@ -22,7 +22,11 @@ export async function oneDoc(
   origin: string,
 ): Promise<DocPage> {
   if (id === SKILL_ID) {
-    return { id, title: SKILL_TITLE, markdown: skillMarkdown(catalogue, origin) };
+    return {
+      id,
+      title: SKILL_TITLE,
+      markdown: skillMarkdown(catalogue, origin, await listDocs()),
+    };
   }
   return await getDoc(id);
 }

@@ -1,16 +1,102 @@
 // CodeMirror 6 over each textarea[data-editor] (sql or json): the textarea stays the form field,
 // kept in step with the editor, so forms post as before and the page works without JavaScript.
 // Each editor lives in a shadow root: CodeMirror then styles itself through a constructed
-// stylesheet instead of a <style> element, which the Content-Security-Policy forbids.
+// stylesheet instead of a <style> element, and sets positions through the CSSOM, so the page's
+// Content-Security-Policy allows no inline style at all.
 // A person's edit fires `input` on the textarea (so other scripts can follow it); a script's
 // `setEditorText` does not, so two views kept in sync do not echo each other.
-import { basicSetup, EditorView } from "codemirror";
+// The setup is codemirror's basicSetup without the linter (nothing here lints), and a language
+// loads only when the page has an editor of it: the template editor never fetches JSON's.
+import {
+  crosshairCursor,
+  drawSelection,
+  dropCursor,
+  EditorView,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  highlightSpecialChars,
+  keymap,
+  lineNumbers,
+  rectangularSelection,
+} from "@codemirror/view";
 import { EditorState } from "@codemirror/state";
-import { sql } from "@codemirror/lang-sql";
-import { json } from "@codemirror/lang-json";
-import { syntaxHighlighting } from "@codemirror/language";
+import {
+  bracketMatching,
+  foldGutter,
+  foldKeymap,
+  indentOnInput,
+  syntaxHighlighting,
+} from "@codemirror/language";
+import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
+import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
+import {
+  autocompletion,
+  closeBrackets,
+  closeBracketsKeymap,
+  completionKeymap,
+} from "@codemirror/autocomplete";
 import { classHighlighter } from "@lezer/highlight";
 
+// Text typed over a selection that spans lines is put in by the editor, not the browser: Chrome's
+// own editing joins the lines' elements and gives the survivor a style attribute, which the
+// Content-Security-Policy refuses (a console error on every such keystroke).
+const typedOverSelection = EditorView.domEventHandlers({
+  beforeinput(event, view) {
+    if (event.inputType !== "insertText" || event.isComposing || view.composing) return false;
+    if (view.state.readOnly || view.state.selection.ranges.every((r) => r.empty)) return false;
+    event.preventDefault();
+    view.dispatch(view.state.replaceSelection(event.data ?? ""), { userEvent: "input.type" });
+    return true;
+  },
+});
+
+const setup = [
+  lineNumbers(),
+  highlightActiveLineGutter(),
+  highlightSpecialChars(),
+  history(),
+  foldGutter(),
+  drawSelection(),
+  dropCursor(),
+  EditorState.allowMultipleSelections.of(true),
+  indentOnInput(),
+  // Token classes, coloured by editor.css for both themes.
+  syntaxHighlighting(classHighlighter),
+  bracketMatching(),
+  closeBrackets(),
+  autocompletion(),
+  rectangularSelection(),
+  crosshairCursor(),
+  highlightActiveLine(),
+  highlightSelectionMatches(),
+  typedOverSelection,
+  keymap.of([
+    ...closeBracketsKeymap,
+    ...defaultKeymap,
+    ...searchKeymap,
+    ...historyKeymap,
+    ...foldKeymap,
+    ...completionKeymap,
+  ]),
+];
+
+const LANGUAGES = {
+  sql: () => import("@codemirror/lang-sql").then((m) => m.sql()),
+  json: () => import("@codemirror/lang-json").then((m) => m.json()),
+};
+/** Language support by kind, once loaded. */
+const loaded = new Map();
+const loading = new Map();
+
+function load(kind) {
+  if (!loading.has(kind)) {
+    loading.set(kind, LANGUAGES[kind]().then((support) => loaded.set(kind, support)));
+  }
+  return loading.get(kind);
+}
+
+const kindOf = (area) => area.dataset.editor === "json" ? "json" : "sql";
+const editorCss = document.querySelector("meta[name=editor-css]")?.content ?? "/css/editor.css";
 const views = new WeakMap();
 let quiet = false;
 
@@ -21,16 +107,14 @@ function enhanceOne(area) {
   const shadow = host.attachShadow({ mode: "open" });
   const look = document.createElement("link");
   look.rel = "stylesheet";
-  look.href = "/css/editor.css";
+  look.href = editorCss;
   shadow.append(look);
   const view = new EditorView({
     root: shadow,
     doc: area.value,
     extensions: [
-      basicSetup,
-      area.dataset.editor === "json" ? json() : sql(),
-      // Token classes, coloured by editor.css for both themes.
-      syntaxHighlighting(classHighlighter),
+      setup,
+      loaded.get(kindOf(area)),
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({ "aria-label": label }),
       // A disabled textarea (a reader's editor) stays readable and selectable, never changed.
@@ -56,10 +140,19 @@ function enhanceOne(area) {
   views.set(area, view);
 }
 
-/** Enhances every not yet enhanced code textarea under `root`. */
+/**
+ * Enhances every not yet enhanced code textarea under `root`: at once when its language is
+ * loaded, else once it is (a script's `setEditorText` meanwhile lands in the textarea, which the
+ * editor then starts from).
+ */
 export function enhance(root = document) {
   for (const area of root.querySelectorAll("textarea[data-editor]:not([data-enhanced])")) {
-    enhanceOne(area);
+    if (loaded.has(kindOf(area))) enhanceOne(area);
+    else {
+      load(kindOf(area)).then(() => {
+        if (!area.dataset.enhanced) enhanceOne(area);
+      });
+    }
   }
 }
 
@@ -83,4 +176,9 @@ export function remeasure(root) {
   }
 }
 
+// The page's languages first, so the editors the page starts with are there once this module
+// (and so pipeline_editor.js, which imports it) has run.
+await Promise.all(
+  [...new Set([...document.querySelectorAll("textarea[data-editor]")].map(kindOf))].map(load),
+);
 enhance();

@@ -2,19 +2,17 @@
  * Browser libraries served from `/vendor/**` out of their npm packages. Text imports put the
  * files in the module graph, so they are pinned by deno.lock and embedded in a compiled binary;
  * nothing is fetched from a CDN at run time. CodeMirror's ES modules keep their bare imports and
- * are resolved in the browser by an import map, whose hash the Content-Security-Policy allows.
+ * are resolved in the browser by the editor pages' import map (ui/static_files.ts).
  */
 import htmx from "htmx.org/dist/htmx.min.js" with { type: "text" };
 import uplot from "uplot/dist/uPlot.iife.min.js" with { type: "text" };
 import uplotCss from "uplot/dist/uPlot.min.css" with { type: "text" };
-import codemirror from "codemirror" with { type: "text" };
 import cmState from "@codemirror/state" with { type: "text" };
 import cmView from "@codemirror/view" with { type: "text" };
 import cmLanguage from "@codemirror/language" with { type: "text" };
 import cmCommands from "@codemirror/commands" with { type: "text" };
 import cmSearch from "@codemirror/search" with { type: "text" };
 import cmAutocomplete from "@codemirror/autocomplete" with { type: "text" };
-import cmLint from "@codemirror/lint" with { type: "text" };
 import cmStreamparser from "@codemirror/streamparser" with { type: "text" };
 import cmSql from "@codemirror/lang-sql" with { type: "text" };
 import cmJson from "@codemirror/lang-json" with { type: "text" };
@@ -29,16 +27,18 @@ import clusterBreak from "@marijn/find-cluster-break" with { type: "text" };
 
 const JS = "text/javascript; charset=utf-8";
 
-/** The ES modules behind the editor, by the bare specifier their imports use. */
+/**
+ * The ES modules behind the editor, by the bare specifier their imports use. `codemirror`'s
+ * basicSetup is not among them: ui/static/js/editor.js assembles the parts it uses, which leaves
+ * out the linter (no editor here lints).
+ */
 const MODULES: Record<string, string> = {
-  "codemirror": codemirror,
   "@codemirror/state": cmState,
   "@codemirror/view": cmView,
   "@codemirror/language": cmLanguage,
   "@codemirror/commands": cmCommands,
   "@codemirror/search": cmSearch,
   "@codemirror/autocomplete": cmAutocomplete,
-  "@codemirror/lint": cmLint,
   "@codemirror/streamparser": cmStreamparser,
   "@codemirror/lang-sql": cmSql,
   "@codemirror/lang-json": cmJson,
@@ -55,7 +55,8 @@ const MODULES: Record<string, string> = {
 /** `@codemirror/lang-sql` → `cm-codemirror-lang-sql.js`: one flat name per module. */
 const fileOf = (specifier: string) => `cm-${specifier.replace(/^@/, "").replaceAll("/", "-")}.js`;
 
-const FILES: Record<string, { body: string; type: string }> = {
+/** Every vendored file by its name under `/vendor/`. */
+export const VENDOR_FILES: Record<string, { body: string; type: string }> = {
   "htmx.min.js": { body: htmx, type: JS },
   "uPlot.iife.min.js": { body: uplot, type: JS },
   "uPlot.min.css": { body: uplotCss, type: "text/css; charset=utf-8" },
@@ -64,19 +65,7 @@ const FILES: Record<string, { body: string; type: string }> = {
   ),
 };
 
-/** The vendored file by name, or undefined. */
-export function vendorFile(name: string): { body: string; type: string } | undefined {
-  return Object.hasOwn(FILES, name) ? FILES[name] : undefined;
-}
-
-/** The import map pages with an editor carry inline, exactly this text. */
-export const IMPORT_MAP = JSON.stringify({
-  imports: Object.fromEntries(Object.keys(MODULES).map((s) => [s, `/vendor/${fileOf(s)}`])),
-});
-
-/** `'sha256-…'` of IMPORT_MAP, for the Content-Security-Policy's script-src. */
-export const IMPORT_MAP_HASH = `'sha256-${
-  btoa(String.fromCharCode(
-    ...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(IMPORT_MAP))),
-  ))
-}'`;
+/** Bare specifier → the file's name under `/vendor/`, for the import map. */
+export const VENDOR_MODULES: Record<string, string> = Object.fromEntries(
+  Object.keys(MODULES).map((spec) => [spec, fileOf(spec)]),
+);

@@ -30,6 +30,8 @@ export interface ExecutionFilter {
   status?: ExecutionStatus;
   startedAfter?: string;
   startedBefore?: string;
+  /** Only runs nobody's PIPELINE node started (the history nests child runs under them). */
+  topLevel?: boolean;
 }
 
 const COLUMNS = `id, workspace_id, pipeline_id, pipeline_version, status, draft_run, parameters,
@@ -233,6 +235,7 @@ export class ExecutionRepo {
       "started_at > $?": f.startedAfter,
       "started_at < $?": f.startedBefore,
     });
+    if (f.topLevel) w.add("parent_execution_id IS NULL");
     return readPage(
       this.db,
       `SELECT COUNT(*) AS n FROM executions WHERE ${w.sql}`,
@@ -241,6 +244,22 @@ export class ExecutionRepo {
       { offset, limit },
       (r) => fromRow(r).record,
     );
+  }
+
+  /**
+   * The runs PIPELINE nodes of `parentIds` started, oldest first (executions_by_parent), only
+   * `triggeredBy`'s when given (a child runs as its parent's starter, so this only narrows).
+   */
+  async children(parentIds: readonly string[], triggeredBy?: string): Promise<ExecutionRecord[]> {
+    if (parentIds.length === 0) return [];
+    const w = new Conditions().add(`parent_execution_id IN (${markers(parentIds.length)})`);
+    w.params.push(...parentIds);
+    if (triggeredBy) w.add("triggered_by = $?", triggeredBy);
+    const rows = await this.db.query(
+      `SELECT ${COLUMNS} FROM executions WHERE ${w.sql} ORDER BY started_at, id`,
+      w.params,
+    );
+    return rows.map((r) => fromRow(r).record);
   }
 
   /** Who triggered executions in a workspace (the history's "who" choices), at most `limit`. */

@@ -99,7 +99,7 @@ demoBrowserTest(
     );
     equal(bound[":country"], '"FR"');
     equal(bound[":limit"], "5");
-    match(await report.innerText(), /Its rows were the run's result|Its rows are the run's result/);
+    match(await report.innerText(), /Its rows went to node top of the parent run/);
     await accessibleInBothThemes(page, "child run");
 
     // The history: one top-level row, the child nested under it and pointing at its node.

@@ -17,6 +17,7 @@ function Rows(props: {
   runId: string;
   resultKept: boolean;
   child?: { execution_id: string } | null;
+  parent?: { execution_id: string; node_id: string } | null;
 }): ComponentChildren {
   const out = props.data.output;
   if (props.data.type === "PIPELINE") {
@@ -41,6 +42,14 @@ function Rows(props: {
     );
   }
   if (!out || out.target === "none") return <p class="muted">This node delivers no rows.</p>;
+  if (out.target === "caller" && props.parent) {
+    return (
+      <p>
+        Its rows went to node <code>{props.parent.node_id}</code> of the{" "}
+        <a href={`/runs/${props.parent.execution_id}`}>parent run</a>, which started this one.
+      </p>
+    );
+  }
   if (out.target === "caller") {
     return props.resultKept
       ? (
@@ -83,6 +92,8 @@ export function NodeDetail(props: {
   missing?: string;
   resultKept: boolean;
   child?: { execution_id: string } | null;
+  /** The run whose PIPELINE node started this one: a caller node's rows went there. */
+  parent?: { execution_id: string; node_id: string } | null;
 }) {
   const d = props.data;
   if (!d) return <p class="muted">{props.missing}</p>;
@@ -105,7 +116,9 @@ export function NodeDetail(props: {
               : "The node's own statement."} Each <code>:name</code>{" "}
             is bound as a value, never written into the text.
           </p>
-          <pre class="sql" data-node-sql><code>{d.sql}</code></pre>
+          <pre class="sql" data-node-sql tabindex={0} aria-label={`SQL of ${d.node_id}`}>
+            <code>{d.sql}</code>
+          </pre>
           {d.bound.length > 0 && (
             <table class="bound-values">
               <caption>Bound values</caption>
@@ -137,7 +150,13 @@ export function NodeDetail(props: {
           ))}
         </dl>
       )}
-      <Rows data={d} runId={props.runId} resultKept={props.resultKept} child={props.child} />
+      <Rows
+        data={d}
+        runId={props.runId}
+        resultKept={props.resultKept}
+        child={props.child}
+        parent={props.parent}
+      />
     </div>
   );
 }

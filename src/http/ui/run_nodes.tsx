@@ -49,6 +49,9 @@ export function runNodeRoutes(router: Router, deps: UiPageDeps): void {
             record.result_expires_at !== null &&
             Date.parse(record.result_expires_at) > Date.now()}
           child={child ?? null}
+          parent={record.parent_execution_id
+            ? { execution_id: record.parent_execution_id, node_id: record.parent_node_id ?? "" }
+            : null}
         />,
       ));
     },

@@ -6,6 +6,7 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
+import type { Principal } from "../../src/identity/mod.ts";
 import {
   accessibleInBothThemes,
   demoBrowserTest,
@@ -37,6 +38,7 @@ demoBrowserTest(
     // The PIPELINE node names the pipeline it runs, not its id.
     await page.locator("#node-top").waitFor();
     match(await page.locator("#node-top").innerText(), /Runs pipeline Top customers \(report\)/);
+    await accessibleInBothThemes(page, "summary pipeline");
     await page.click(".page-head a.btn.primary:has-text('Run')");
     await page.locator("[data-run-form]").waitFor();
     await page.waitForLoadState("load");
@@ -145,6 +147,56 @@ demoBrowserTest(
     const widths = await barWidths(page);
     equal(widths.length, 3);
     for (const w of widths) ok(w > 0, `a bar of width ${w}`);
+    deepEqual(problems, []);
+  },
+);
+
+demoBrowserTest(
+  "while a run runs, its node's bar is drawn from the stream and the axis grows",
+  async (server, browser) => {
+    const { user, page, problems } = await newUserPage(
+      server,
+      browser,
+      "watcher@example.com",
+      true,
+    );
+    const demo = (await server.runtime.workspaces.get("demo"))!;
+    const principal: Principal = {
+      userId: user.id,
+      email: user.email,
+      displayName: "watcher",
+      provider: "local",
+      isSuperAdmin: true,
+      authMethod: "OIDC",
+      mustChangePassword: false,
+      scopes: [],
+    };
+    const slow = await server.runtime.pipelines.create({ actor: principal, workspaceId: demo.id }, {
+      name: "demo/slow",
+      nodes: [{
+        id: "forever",
+        type: "DQL",
+        source: "tempdb",
+        sql: "SELECT sum(a.range * b.range) AS n FROM range(100000) a, range(1000000) b",
+      }],
+    });
+    await page.goto(`${server.url}/pipelines/${slow.id}/run`);
+    await page.waitForLoadState("load");
+    await page.click("button:has-text('Run pipeline')");
+    const row = page.locator("#run-live [data-span=forever][data-start]");
+    await row.waitFor();
+    equal(await row.locator("[data-span-bar]").getAttribute("class"), "timeline-bar state-running");
+    const total = page.locator("#run-live [data-timeline-total]");
+    const first = await total.innerText();
+    // The axis is the run so far: it moves on without any event arriving.
+    await page.waitForFunction(
+      (before) => document.querySelector("#run-live [data-timeline-total]")?.textContent !== before,
+      first,
+    );
+    ok(Number(await row.locator("[data-span-bar]").getAttribute("width")) > 0);
+    equal(await row.locator("[data-span-took]").innerText(), "running");
+    await page.click("#run-live [data-cancel]");
+    await page.locator("#run-live [data-run-status] .badge:has-text('aborted')").waitFor();
     deepEqual(problems, []);
   },
 );

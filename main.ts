@@ -79,8 +79,12 @@ async function serve(config: ResolvedConfig, logger: Logger, quickStart: boolean
       if (stopping) return;
       stopping = true;
       logger.info("shutting down", { signal });
-      await runtime.drain();
+      // Together, both bounded by the grace: readiness turns false and the listener stops
+      // accepting at once; in-flight requests are answered once their runs end, on their own or
+      // aborted near the grace's end (docs/operations.md#faults-and-the-soak).
+      const draining = runtime.drain();
       await server.shutdown();
+      await draining;
       await runtime.close();
       logger.info("shutdown complete");
       resolve();

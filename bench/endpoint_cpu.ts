@@ -16,6 +16,7 @@
  *   deno run -A bench/cpuprofile_top.ts /tmp/prof/CPU.*.cpuprofile <t0> <t1> <requests>
  */
 import process from "node:process";
+import v8 from "node:v8";
 import { publishedOrders } from "./endpoints.ts";
 import { load } from "./load_client.ts";
 import { NO_STORE } from "./serve_rows.ts";
@@ -29,8 +30,12 @@ try {
   await load(endpointUrl, 2, 10, headers);
   const t0 = performance.now();
   const before = process.cpuUsage();
+  // Bytes the server's heap allocated (the load runs in another process): unlike CPU time, not
+  // inflated by other work on the machine.
+  const allocatedBefore = v8.getHeapStatistics().total_allocated_bytes;
   const r = await load(endpointUrl, seconds, clients, headers);
   const cpu = process.cpuUsage(before);
+  const allocated = v8.getHeapStatistics().total_allocated_bytes - allocatedBefore;
   const t1 = performance.now();
   const per = (micros: number) => (micros / 1000 / Math.max(1, r.requests)).toFixed(3);
   console.log(
@@ -38,7 +43,9 @@ try {
       per(cpu.user)
     }, system ${per(cpu.system)})  p50 ${r.p50_ms.toFixed(1)} ms  errors ${r.errors}  (t0 ${
       t0.toFixed(0)
-    } t1 ${t1.toFixed(0)} requests ${r.requests})`,
+    } t1 ${t1.toFixed(0)} requests ${r.requests})  allocated ${
+      (allocated / 1024 / Math.max(1, r.requests)).toFixed(1)
+    } KB/req`,
   );
 } finally {
   await close();

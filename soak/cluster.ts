@@ -12,7 +12,7 @@ import { seedRoles, sessionHeaders, userKey } from "../tests/support/access_fixt
 import { testSecrets } from "../tests/support/harness.ts";
 import { dql, releasedPipeline } from "../tests/support/pipeline_body.ts";
 import { ServerProcess } from "../tests/support/server_process.ts";
-import { RoundRobinProxy } from "./proxy.ts";
+import { READY_CHECK_MS, RoundRobinProxy } from "./proxy.ts";
 
 /** What the load calls with. */
 export interface Content {
@@ -108,19 +108,23 @@ export class Cluster {
   }
 
   /**
-   * Stops replica `index` with `signal` and starts a new one in its place (a supervisor's job);
-   * answers the old one's exit code and how long it took to exit.
+   * Stops replica `index` with `signal` and starts a new one in its place at the same moment, as
+   * an orchestrator's rolling update does (a drain may take most of the shutdown grace); answers
+   * the old one's exit code and how long it took to exit.
    */
   async replace(index: number, signal: Deno.Signal): Promise<{ code: number; exitMs: number }> {
     const t0 = performance.now();
-    const code = await this.replicas[index].stop(signal);
-    const exitMs = Math.round(performance.now() - t0);
-    this.#retired.push(this.replicas[index]);
+    const old = this.replicas[index];
+    const stopped = old.stop(signal).then((code) => ({
+      code,
+      exitMs: Math.round(performance.now() - t0),
+    }));
+    this.#retired.push(old);
     const next = this.#spawn(index);
     this.replicas[index] = next;
     await next.ready;
     this.proxy.replace(index, next.url);
-    return { code, exitMs };
+    return await stopped;
   }
 
   /** Every replica answers `/ready` 200, and the proxy has them all in rotation. */
@@ -128,7 +132,7 @@ export class Cluster {
     const answers = await Promise.all(this.replicas.map(async (r) => {
       if (!r.url) return false;
       try {
-        const res = await fetch(`${r.url}/ready`, { signal: AbortSignal.timeout(1000) });
+        const res = await fetch(`${r.url}/ready`, { signal: AbortSignal.timeout(READY_CHECK_MS) });
         await res.body?.cancel();
         return res.status === 200;
       } catch {
@@ -136,6 +140,20 @@ export class Cluster {
       }
     }));
     return answers.every(Boolean) && this.proxy.upstreams.every((u) => u.ready);
+  }
+
+  /** What each replica's `/ready` answers, and whether the proxy has it in rotation. */
+  async readiness(): Promise<string> {
+    const answers = await Promise.all(this.replicas.map(async (r, i) => {
+      const rotation = this.proxy.upstreams[i]?.ready ? "in rotation" : "out of rotation";
+      try {
+        const res = await fetch(`${r.url}/ready`, { signal: AbortSignal.timeout(READY_CHECK_MS) });
+        return `replica ${i} (${rotation}): ${res.status} ${(await res.text()).slice(0, 400)}`;
+      } catch (e) {
+        return `replica ${i} (${rotation}): ${(e as Error).message}`;
+      }
+    }));
+    return answers.join("; ");
   }
 
   /** Every replica's warnings and errors (JSON lines), one file each, for a failed run. */

@@ -15,7 +15,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Milliseconds from `since` until every replica answers /ready and is in the proxy's rotation. */
 export async function untilAllReady(cluster: Cluster, since: number): Promise<number> {
   while (!(await cluster.allReady())) {
-    if (performance.now() - since > 60_000) throw new Error("replicas not ready after 60 s");
+    if (performance.now() - since > 60_000) {
+      throw new Error(`replicas not ready after 60 s: ${await cluster.readiness()}`);
+    }
     await sleep(100);
   }
   return Math.round(performance.now() - since);

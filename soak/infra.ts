@@ -43,6 +43,11 @@ export class PrivateRedis {
     await waitFor("redis", () => tcpOpen(this.port));
   }
 
+  /** SIGSTOP freezes it (its clients' commands time out), SIGCONT wakes it. */
+  signal(signal: "SIGSTOP" | "SIGCONT"): void {
+    this.#child?.kill(signal);
+  }
+
   /** Killed outright: what a crashed or restarted Redis looks like to its clients. */
   async stop(): Promise<void> {
     if (!this.#child) return;

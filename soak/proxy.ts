@@ -6,6 +6,12 @@
  * Each answer names the replica that served it (`x-soak-upstream`), so a phase can aim a fault.
  */
 
+/**
+ * How long a `/ready` check waits: longer than the replicas' health probe timeout (2 s by
+ * default), as a balancer's check must be, or a probe slow under load but answering counts as down.
+ */
+export const READY_CHECK_MS = 3_000;
+
 export interface Upstream {
   url: string;
   ready: boolean;
@@ -39,7 +45,7 @@ export class RoundRobinProxy {
   async #probe(): Promise<void> {
     await Promise.all(this.upstreams.map(async (u) => {
       try {
-        const res = await fetch(`${u.url}/ready`, { signal: AbortSignal.timeout(1000) });
+        const res = await fetch(`${u.url}/ready`, { signal: AbortSignal.timeout(READY_CHECK_MS) });
         await res.body?.cancel();
         u.ready = res.status === 200;
       } catch {

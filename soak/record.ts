@@ -25,15 +25,11 @@ export interface PhaseStats {
 }
 
 /**
- * Documented answers to a store or shared-store outage; a 502/503 from the balancer also.
- * `result.storage_unavailable` is the catalogue's 500 for a run whose result the shared store
- * could not take (Redis down while an endpoint's run ended): documented, with a correlation id.
+ * Documented answers to a store or shared-store outage; a 502/503 from the balancer also. A run
+ * whose result Redis could not take while it was down answers 503 `service.unavailable` too (its
+ * record keeps `result.storage_unavailable`), so that code's 500 here is a finding.
  */
-const UNAVAILABLE = new Set([
-  "service.unavailable",
-  "rate_limit.unavailable",
-  "result.storage_unavailable",
-]);
+const UNAVAILABLE = new Set(["service.unavailable", "rate_limit.unavailable"]);
 
 export type WriteKind = "api_key" | "pipeline" | "execution";
 

@@ -531,15 +531,21 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
     };
     const lifecycle = {
       /**
-       * The first step of a shutdown, before the listener waits for in-flight requests: marks the
-       * instance draining and ends its running executions (reason `shutdown`), so every open
-       * execution stream ends on its `execution_aborted` instead of holding the listener open
-       * until the grace runs out.
+       * A shutdown's work, beside the listener's (which stops accepting and waits for in-flight
+       * requests): readiness turns false at once; the runs under way (an `/api/x` serve's, a tool
+       * call's, a stream's) get `finishMs` to end on their own, still beaten for; what is still
+       * running then ends ABORTED (reason `shutdown`), its streams on `execution_aborted`, awaited
+       * up to `abortMs`. By default the two share `service.http.shutdown-grace-seconds`: a quarter
+       * of it, at most 5 s, is kept for the abort, so the whole drain fits in the grace an
+       * orchestrator gives before its SIGKILL.
        */
-      async drain() {
+      async drain(bounds: { finishMs?: number; abortMs?: number } = {}) {
         platform.health.markDraining();
+        const graceMs = config.http.shutdownGraceSeconds * 1000;
+        const abortMs = bounds.abortMs ?? Math.min(5_000, graceMs / 4);
+        await executions.executions.runsEnded(bounds.finishMs ?? graceMs - abortMs);
         executions.housekeeping.stop();
-        await executions.executions.close(config.http.shutdownGraceSeconds * 1000);
+        await executions.executions.close(abortMs);
       },
       secrets,
       quickStartCredential,

@@ -94,7 +94,8 @@ faultTest(
 faultTest(
   "a replica stopped with SIGTERM drains: its run ends aborted, calls are answered",
   async (w) => {
+    // The caught run never ends by itself: it waits out most of the 10 s grace, then is aborted.
     const ms = await drain(w.cluster, w.t, 1);
-    ok(ms < 15_000, `the drain took ${ms} ms`);
+    ok(ms < 20_000, `the drain took ${ms} ms`);
   },
 );

@@ -50,7 +50,8 @@ export const serviceSchema = z.strictObject({
         "is not complete this long after the last response; a request in flight is never cut",
     ),
     "shutdown-grace-seconds": intIn(1, 600, 30).describe(
-      "How long shutdown waits for in-flight requests before closing anyway",
+      "How long a shutdown takes at most: in-flight requests and their runs get this less a " +
+        "quarter (at most 5 s) to end, then what still runs is aborted (shutdown)",
     ),
   }).prefault({}),
   "store": z.strictObject({

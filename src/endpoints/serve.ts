@@ -17,12 +17,22 @@
  * - A user key of another workspace is 403 `endpoint.key_not_bound` (reason `other_workspace`);
  *   one without `execute` is 403 `auth.scope.insufficient`.
  * - A run that completes without a caller node answers 200 with the `pipeline_completed`
- *   payload; an aborted run (shutdown) answers 500 `internal.unexpected`.
+ *   payload.
+ * - A run ended by an outage rather than by its pipeline answers 503 `service.unavailable` with
+ *   `Retry-After: 1`, as any request refused for an outage does: one aborted by this instance's
+ *   shutdown (or by the reaper), and one whose result the shared store could not take because it
+ *   was unreachable. The execution record keeps what happened (ABORTED `shutdown`, FAILED
+ *   `result.storage_unavailable`).
  */
 import { auditRow } from "../audit/mod.ts";
 import { AppError, type ErrorBody, errorBody, toAppError } from "../errors/mod.ts";
-import type { ExecutionService, FailureRecord, ResultLimits } from "../executions/mod.ts";
-import { resultTtlSeconds } from "../executions/mod.ts";
+import type {
+  EventFrame,
+  ExecutionService,
+  FailureRecord,
+  ResultLimits,
+} from "../executions/mod.ts";
+import { resultTtlSeconds, STORE_UNREACHABLE } from "../executions/mod.ts";
 import { KEY_PREFIX } from "../identity/mod.ts";
 import type { Principal } from "../identity/mod.ts";
 import {
@@ -87,8 +97,8 @@ type ServeOutcome =
     executionId: string;
     body: { execution_id: string; result_url: string; status_url: string; expires_at: string };
   }
-  /** `error` is the execution's failure record (an abort's is `internal.unexpected`). */
-  | { status: 500 | 502; executionId: string; error: ErrorBody };
+  /** `error` is the execution's failure record, or the outage that ended it (503). */
+  | { status: 500 | 502 | 503; executionId: string; error: ErrorBody };
 
 export interface EndpointServerOptions {
   db: Queryable & Partial<Pick<Db, "transaction">>;
@@ -96,6 +106,12 @@ export interface EndpointServerOptions {
   released: ReleasedVersions;
   executions: Pick<ExecutionService, "execute">;
   resultLimits: ResultLimits;
+  /**
+   * False runs every serve on the executor's general path; by default a pipeline that is one read
+   * takes the lean path (docs/executions.md#the-lean-path). The two answer alike (the
+   * path-equivalence tests); this is how those tests reach the general one.
+   */
+  leanPath?: boolean;
   now?: () => number;
   /**
    * Told of every serve once answered: the endpoint's pattern (`unmatched` when none matched),
@@ -175,6 +191,7 @@ export class EndpointServer {
         correlationId: req.correlationId,
         triggeredVia: "ENDPOINT",
         liveReader: false,
+        lean: this.#o.leanPath !== false,
       });
       executionId = started.executionId;
       accepted = performance.now();
@@ -257,21 +274,23 @@ export class EndpointServer {
           ended = true;
           return null;
         }
-        const { event, data } = next.value;
-        if (event === "data_ready") return { status: 200, executionId, body: data };
-        if (event === "pipeline_completed") completed = data;
-        if (event === "pipeline_failed") {
-          const error = data.error as FailureRecord;
-          return { status: CONNECTION_FAILURES.has(error.code) ? 502 : 500, executionId, error };
-        }
-        if (event === "execution_aborted") {
-          const error = new AppError("internal.unexpected", { reason: data.reason });
-          return { status: 500, executionId, error: errorBody(error, "") };
-        }
+        if (next.value.event === "pipeline_completed") completed = next.value.data;
+        const outcome = answerOf(executionId, next.value);
+        if (outcome) return outcome;
       }
     };
+    // The lean path hands the frames over whole, once the final record is stored.
+    const settled = started.settled?.then((all) => {
+      ended = true;
+      completed = all.findLast((f) => f.event === "pipeline_completed")?.data ?? null;
+      for (const frame of all) {
+        const outcome = answerOf(executionId, frame);
+        if (outcome) return outcome;
+      }
+      return null;
+    });
     try {
-      const reading = decided();
+      const reading = settled ?? decided();
       const outcome = await Promise.race([reading, timedOut]);
       if (outcome === undefined) {
         // The run goes on (docs/decisions.md#endpoint-timeouts); this request stops following it.
@@ -334,6 +353,32 @@ function servable(endpoint: EndpointRow, verdict: Exclude<Verdict, { kind: "inac
     reason: verdict.reason,
     ...verdict.details,
   }, { "Retry-After": "30" });
+}
+
+/** The answer a frame of the run decides: its `data_ready`, or how it failed or stopped. */
+function answerOf(executionId: string, { event, data }: EventFrame): ServeOutcome | undefined {
+  if (event === "data_ready") return { status: 200, executionId, body: data };
+  if (event === "pipeline_failed") {
+    const error = data.error as FailureRecord;
+    if (
+      error.code === "result.storage_unavailable" && error.details.reason === STORE_UNREACHABLE
+    ) {
+      return unavailable(executionId, "the shared store is unreachable");
+    }
+    return { status: CONNECTION_FAILURES.has(error.code) ? 502 : 500, executionId, error };
+  }
+  if (event === "execution_aborted") {
+    // `cancelled` and `client_disconnect` reach no caller that waits: a cancel needs the
+    // execution id, which a serve hands out only with its answer.
+    return unavailable(executionId, `the run was aborted (${data.reason})`);
+  }
+  return undefined;
+}
+
+/** A serve whose run an outage ended: answered as any request the outage refuses. */
+function unavailable(executionId: string, reason: string): ServeOutcome {
+  const error = new AppError("service.unavailable", { reason }, { "Retry-After": "1" });
+  return { status: 503, executionId, error: errorBody(error, "") };
 }
 
 function outcomeOf(result: ServeOutcome): string {

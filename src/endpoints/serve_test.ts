@@ -17,6 +17,10 @@ import { addWorkspace } from "../versions/test_fixtures.ts";
 import type { AppError } from "../errors/mod.ts";
 import { WorkspaceService } from "../workspaces/mod.ts";
 import { eventually } from "../../tests/support/wait.ts";
+import { REDIS_URL } from "../../tests/support/services.ts";
+import { startTcpProxy } from "../../tests/support/tcp_proxy.ts";
+import { RedisStore } from "../shared/mod.ts";
+import { ResultStore } from "../executions/mod.ts";
 import { keyStartedExecution } from "./repo.ts";
 import { bindParameters, type ServeRequest } from "./serve.ts";
 import {
@@ -432,3 +436,40 @@ Deno.test("a value's limit is in UTF-8 bytes, not characters", () => {
     "endpoint.request.value_too_large",
   ]);
 });
+
+forEachStore(
+  "a run whose result Redis could not take, being out of reach, answers 503 service.unavailable",
+  async (db) => {
+    // Found by the soak: during a Redis restart such a serve answered 500.
+    const proxy = startTcpProxy({
+      hostname: new URL(REDIS_URL).hostname,
+      port: Number(new URL(REDIS_URL).port || 6379),
+    });
+    const redis = await RedisStore.connect(`redis://127.0.0.1:${proxy.port}/0`, {
+      timeoutMs: 500,
+    });
+    const results = new ResultStore(redis, { maxBytes: 1_000_000 });
+    try {
+      await withWorld(db, async (e) => {
+        const { key } = await publishPeople(e);
+        await proxy.cut();
+        const r = await e.server.serve(get(key, "/people/blue"));
+        equal(r.status, 503);
+        if (r.status !== 503) return;
+        equal(r.error.code, "service.unavailable");
+        // The record keeps what happened to the run.
+        const stored = await e.executions.repo.get(r.executionId);
+        equal(stored?.record.status, "FAILED");
+        equal(stored?.record.error?.code, "result.storage_unavailable");
+        deepEqual(stored?.record.error?.details, {
+          execution_id: r.executionId,
+          reason: "unreachable",
+        });
+      }, { results });
+    } finally {
+      await redis.close();
+      await proxy.cut();
+    }
+  },
+  { services: ["redis"] },
+);

@@ -3,7 +3,7 @@
  * lifecycles and real connectors, a real executions service, real API keys, and the endpoint
  * service and server over one `LiveEndpoints`.
  */
-import { ExecutionService, IdempotencyCache } from "../executions/mod.ts";
+import { ExecutionService, IdempotencyCache, ResultStore } from "../executions/mod.ts";
 import { pipeline, sqliteSource, type World, world } from "../executions/executor_fixtures.ts";
 import { ApiKeyService } from "../identity/mod.ts";
 import { expandScopes, type Principal } from "../identity/mod.ts";
@@ -63,7 +63,13 @@ export async function withEndpointWorld(
 
 export async function endpointWorld(
   db: Db,
-  options: { shared?: SharedStore; timeoutMinSeconds?: number; maxConcurrentPerUser?: number } = {},
+  options: {
+    shared?: SharedStore;
+    /** Where runs keep their results (default: the world's, on a memory store). */
+    results?: ResultStore;
+    timeoutMinSeconds?: number;
+    maxConcurrentPerUser?: number;
+  } = {},
 ): Promise<EndpointWorld> {
   const w = await world(db);
   const shared = options.shared ?? new MemoryStore();
@@ -83,10 +89,10 @@ export async function endpointWorld(
   const executions = new ExecutionService({
     db,
     shared,
-    results: w.results,
+    results: options.results ?? w.results,
     idempotency: new IdempotencyCache(shared, 3600),
     logger,
-    executor: w.executor(),
+    executor: w.executor(options.results ? { results: options.results } : {}),
     resultLimits: RESULT_LIMITS,
     maxConcurrentPerUser: options.maxConcurrentPerUser ?? 10,
     maxStreamsPerUser: 50,

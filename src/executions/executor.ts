@@ -127,6 +127,11 @@ export interface RunOptions {
   depth?: number;
   /** The child's caller rows go here instead of the result store. */
   delivery?: CallerOutput;
+  /**
+   * Nobody follows the run live (its caller answers once it ends): a one-node read then takes
+   * the lean path (lean.ts). Other runs ignore it.
+   */
+  lean?: boolean;
 }
 
 /** A request checked and bound, ready to run. */

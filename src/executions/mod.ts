@@ -30,6 +30,7 @@ export {
   ResultStore,
   type ResultStoreOptions,
   ResultWriter,
+  STORE_UNREACHABLE,
   type StoredResult,
   toJsonCell,
 } from "./result_store.ts";

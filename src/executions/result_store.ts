@@ -7,6 +7,7 @@
  */
 import { AppError } from "../errors/mod.ts";
 import type { SharedStore } from "../shared/mod.ts";
+import { Unavailable } from "../lib/unavailable.ts";
 import { utf8Length } from "../lib/utf8.ts";
 import {
   type ColumnSchema,
@@ -17,6 +18,24 @@ import {
 } from "../datasources/mod.ts";
 
 export { type JsonCell, toJsonCell };
+
+/**
+ * `result.storage_unavailable`'s `details.reason` when the shared store was out of reach (an
+ * outage a retry outlives) rather than refusing the result (full): a serve answers the first 503.
+ */
+export const STORE_UNREACHABLE = "unreachable";
+
+/** The run's failure when the shared store failed it; the store's own error stays the cause. */
+export function storageUnavailable(executionId: string, cause: unknown): AppError {
+  const error = new AppError(
+    "result.storage_unavailable",
+    cause instanceof Unavailable
+      ? { execution_id: executionId, reason: STORE_UNREACHABLE }
+      : { execution_id: executionId },
+  );
+  error.cause = cause;
+  return error;
+}
 
 /** A result column as the result cursor serves it. */
 export interface ResultColumn {
@@ -368,11 +387,7 @@ export class ResultWriter {
       await this.abort();
       // The store's own error stays the cause (for the failure record and the log), out of the
       // details a caller sees.
-      const error = new AppError("result.storage_unavailable", {
-        execution_id: this.#o.executionId,
-      });
-      error.cause = e;
-      throw error;
+      throw storageUnavailable(this.#o.executionId, e);
     }
   }
 }

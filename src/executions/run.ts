@@ -3,7 +3,8 @@
  * (docs/executions.md#how-a-pipeline-runs): calculators first, then the DAG with independent
  * branches in parallel (bounded by `settings.max_parallel_nodes`), fail-fast. The first failure, or
  * a cancel, aborts the shared signal: nodes not started get no events, running ones are interrupted
- * on the server and end with a terminal `aborted` sample.
+ * on the server and end with a terminal `aborted` sample. A run on the lean path (lean.ts) is this
+ * same run with its one node started directly and its frames handed straight to the sink.
  */
 import { AppError } from "../errors/mod.ts";
 import { newId } from "../lib/ids.ts";
@@ -15,12 +16,13 @@ import { TERMINAL_EVENTS } from "./event_order.ts";
 import type { Executor, Prepared, RunOptions } from "./executor.ts";
 import { type FailureRecord, failureRecord } from "./failure.ts";
 import { keepPayloadJson } from "./frame_json.ts";
+import { type FrameOutlet, runsLean, SinkOutlet } from "./lean.ts";
 import { runCalculatorNode } from "./nodes/calculator.ts";
 import type { CallerOutput, NodeFacts, RunContext } from "./nodes/context.ts";
 import { evidenceOf } from "./nodes/writeback.ts";
 import { NodeProgress } from "./progress.ts";
 import { initialRecord, meterEnded, plan, resultOutput, RUNNERS, stat } from "./run_support.ts";
-import type { JsonCell, StoredResult } from "./result_store.ts";
+import { type JsonCell, storageUnavailable, type StoredResult } from "./result_store.ts";
 import { EndedElsewhere } from "./sink.ts";
 import { DuckdbStaging, type Staging } from "./staging.ts";
 import { SqliteStaging } from "./staging_sqlite.ts";
@@ -37,7 +39,9 @@ export class Execution {
   readonly #prepared: Prepared;
   readonly #sink: ExecutionSink;
   readonly #options: RunOptions;
-  readonly #bus: EventBus;
+  readonly #bus: FrameOutlet;
+  /** Set on the lean path (lean.ts): the outlet that hands the frames back whole. */
+  readonly #lean: SinkOutlet | undefined;
   readonly #controller = new AbortController();
   readonly #stats = new Map<string, NodeStat>();
   readonly #record: ExecutionRecord;
@@ -61,9 +65,13 @@ export class Execution {
     this.#sink = sink;
     this.#options = options;
     const r = prepared.request;
-    this.#bus = new EventBus(r.executionId, sink, (error) => {
+    const refused = (error: unknown) => {
       if (error instanceof EndedElsewhere) this.#endedElsewhere(error);
-    });
+    };
+    this.#lean = options.lean && runsLean(prepared.body, sink, options.delivery !== undefined)
+      ? new SinkOutlet(r.executionId, sink, refused)
+      : undefined;
+    this.#bus = this.#lean ?? new EventBus(r.executionId, sink, refused);
     this.#params = { ...prepared.parameters };
     this.#record = initialRecord(prepared, this.#iso());
   }
@@ -87,6 +95,8 @@ export class Execution {
       cancel: (reason) => this.#cancel(reason),
       done,
       recorded: this.#recorded.promise,
+      // Closed before `done` settles, so these are all the run's frames by then.
+      ...(this.#lean ? { settled: done.then(() => this.#lean!.frames) } : {}),
     };
   }
 
@@ -168,8 +178,13 @@ export class Execution {
         started_at: this.#record.started_at,
         parameters: this.#record.parameters,
       });
-      await this.#runCalculators();
-      if (!this.#controller.signal.aborted) await this.#runGraph();
+      if (this.#lean) {
+        // One read and nothing else: no calculators, no graph to schedule.
+        if (!this.#controller.signal.aborted) await this.#runNode(this.#prepared.body.nodes[0]);
+      } else {
+        await this.#runCalculators();
+        if (!this.#controller.signal.aborted) await this.#runGraph();
+      }
       if (!this.#controller.signal.aborted) await this.#complete(startedAt);
     } catch (error) {
       this.#setupFailure(error);
@@ -442,16 +457,13 @@ export class Execution {
       page = { result: stored, rows: head.length <= pageRows ? head : head.slice(0, pageRows) };
     } else if (hasCaller && stored) {
       // The shared store failing here is the result's failure, not an unexpected one.
+      let failed: unknown;
       page = await this.#o.results.page(
         this.#record.execution_id,
         0,
         this.#prepared.request.pageRows,
-      ).catch(() => null);
-      if (!page) {
-        throw new AppError("result.storage_unavailable", {
-          execution_id: this.#record.execution_id,
-        });
-      }
+      ).catch((e) => (failed = e, null));
+      if (!page) throw storageUnavailable(this.#record.execution_id, failed);
     }
     const completed = this.#now();
     Object.assign(this.#record, {

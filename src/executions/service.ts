@@ -33,7 +33,7 @@ export interface ExecutorPort {
   prepare(request: ExecutionRequest): PreparedRun | Promise<PreparedRun>;
 }
 export interface PreparedRun {
-  run(sink: ExecutionSink): ExecutionHandle;
+  run(sink: ExecutionSink, options?: { lean?: boolean }): ExecutionHandle;
 }
 
 /** Who asks: enough of a principal for ownership and limits. */
@@ -88,6 +88,11 @@ export interface ExecuteInput {
    * hands the execution id out early awaits `recorded` first.
    */
   liveReader?: boolean;
+  /**
+   * With `liveReader: false`: a pipeline that is one read runs on the lean path (lean.ts), its
+   * frames handed back whole in `settled`. The endpoint server asks for it.
+   */
+  lean?: boolean;
 }
 
 export interface StartedStream {
@@ -97,6 +102,8 @@ export interface StartedStream {
   replayed: boolean;
   /** Settles once the execution's record is stored (readable by id). */
   recorded: Promise<void>;
+  /** A run on the lean path: its frames, whole, once its final record is stored. */
+  settled?: Promise<readonly EventFrame[]>;
   /** Gives the stream slot back; call once when the response body ends. */
   release(): Promise<void>;
   /**
@@ -228,7 +235,9 @@ export class ExecutionService {
         resultTtlSeconds: resultTtlSeconds(input.ttlHeader, this.#o.resultLimits),
         pageRows: inlinePageRows(input.pageRowsHeader, this.#o.resultLimits),
       });
-      const handle = prepared.run(this.sink());
+      const handle = prepared.run(this.sink(), {
+        lean: input.lean === true && input.liveReader === false,
+      });
       this.#running.set(executionId, handle);
       handle.done.finally(() => {
         this.#running.delete(executionId);
@@ -242,6 +251,7 @@ export class ExecutionService {
         frames: untilStored(handle),
         replayed: false,
         recorded: handle.recorded,
+        ...(handle.settled ? { settled: handle.settled } : {}),
         release,
         disconnected: (graceMs) => {
           const timer = setTimeout(() => handle.cancel("client_disconnect"), graceMs);
@@ -556,6 +566,24 @@ export class ExecutionService {
         execution_id: executionId,
         status: record.status,
       });
+    }
+  }
+
+  /**
+   * The first step of a drain: waits up to `ms` for the runs of this instance to end on their own,
+   * runs started meanwhile (by requests already in flight) included. Cancels nothing.
+   */
+  async runsEnded(ms: number): Promise<void> {
+    const until = performance.now() + ms;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const out = new Promise<void>((resolve) => timer = setTimeout(resolve, ms));
+    try {
+      while (this.#running.size > 0 && performance.now() < until) {
+        const ended = Promise.all([...this.#running.values()].map((h) => h.done.catch(() => {})));
+        await Promise.race([ended, out]);
+      }
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -1,7 +1,7 @@
 /**
  * The staging engine: one private in-memory database per execution (docs/decisions.md#a-private-staging-database-per-run), DuckDB by
  * default, SQLite when a pipeline's `settings.staging_engine` says so (`staging_sqlite.ts`). The
- * health probe opens a DuckDB database exactly as an execution does.
+ * health probe asks a DuckDB database kept for it.
  */
 import {
   BLOB,
@@ -37,19 +37,28 @@ import {
 } from "../datasources/mod.ts";
 import { STAGING_DATABASE, type StagingLease, type StagingPool } from "./staging_pool.ts";
 
-/** Opens a private in-memory DuckDB, runs a query, closes it; throws when DuckDB cannot run. */
+/** The probe's own in-memory DuckDB, made on the first probe and again after a failed one. */
+let prober: Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> | undefined;
+
+/**
+ * Runs a query on the probe's DuckDB; throws when DuckDB cannot run. The instance is kept: a new
+ * one per probe (one a second behind a polling balancer) cost up to seconds of a busy machine's
+ * CPU, and past the probe timeout that reported the engine DOWN, so a loaded replica stayed
+ * unready (docs/operations.md#faults-and-the-soak).
+ */
 export async function probeStagingEngine(): Promise<void> {
-  const instance = await DuckDBInstance.create(":memory:");
+  const current = prober ??= (async () => {
+    const instance = await DuckDBInstance.create(":memory:", { threads: "1" });
+    return { instance, connection: await instance.connect() };
+  })();
   try {
-    const connection = await instance.connect();
-    try {
-      const reader = await connection.runAndReadAll("SELECT 42 AS answer");
-      if (reader.getRows()[0]?.[0] !== 42) throw new Error("DuckDB answered wrongly");
-    } finally {
-      connection.closeSync();
-    }
-  } finally {
-    instance.closeSync();
+    const { connection } = await current;
+    const reader = await connection.runAndReadAll("SELECT 42 AS answer");
+    if (reader.getRows()[0]?.[0] !== 42) throw new Error("DuckDB answered wrongly");
+  } catch (e) {
+    if (prober === current) prober = undefined;
+    current.then(({ instance }) => instance.closeSync(), () => {});
+    throw e;
   }
 }
 

@@ -120,6 +120,11 @@ export interface ExecutionHandle {
    * on, whoever learns the execution's id can read it. Never rejects.
    */
   readonly recorded: Promise<void>;
+  /**
+   * A run on the lean path (lean.ts) only: its frames, whole, once its final record is stored
+   * (`events()` gives them then too; nothing is followed live on that path).
+   */
+  readonly settled?: Promise<readonly EventFrame[]>;
 }
 
 /**

@@ -13,6 +13,13 @@ export interface RedisStoreOptions {
   timeoutMs?: number;
 }
 
+/**
+ * ioredis' messages for a command Redis did not take or answer: offline queue off, connection
+ * lost under it (retried once, then "max retries"), the command timeout.
+ */
+const OFFLINE =
+  /Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|Command timed out|max retries per request/;
+
 /** Longest pause between reconnect attempts, so recovery after an outage is quick. */
 const MAX_BACKOFF_MS = 2_000;
 
@@ -98,16 +105,17 @@ export class RedisStore implements SharedStore {
   }
 
   /**
-   * A command refused because Redis is out of reach (no connection, or it closed under the
-   * command) becomes `Unavailable`, which every front end answers 503 `service.unavailable`:
-   * an outage is not an unexpected error (docs/operations.md#faults-and-the-soak).
+   * A command refused because Redis is out of reach (no connection, it closed under the command,
+   * or it did not answer within the command timeout) becomes `Unavailable`, which every front end
+   * answers 503 `service.unavailable`: an outage is not an unexpected error
+   * (docs/operations.md#faults-and-the-soak).
    */
   async #offline<T>(command: Promise<T>): Promise<T> {
     try {
       return await command;
     } catch (error) {
       const message = (error as Error)?.message ?? "";
-      if (/Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET/.test(message)) {
+      if (OFFLINE.test(message)) {
         throw new Unavailable("the shared store is unreachable", { cause: error });
       }
       throw error;

@@ -5,6 +5,7 @@ import { REDIS_URL, skipUnless } from "../../tests/support/services.ts";
 import { startTcpProxy } from "../../tests/support/tcp_proxy.ts";
 import { eventually } from "../../tests/support/wait.ts";
 import { Unavailable } from "../lib/unavailable.ts";
+import { PrivateRedis } from "../../soak/infra.ts";
 
 // Redis-specific behaviour: failure detection and recovery, connection errors, URL dispatch.
 // The behaviour shared with the memory store is tested in shared_store_test.ts.
@@ -135,6 +136,33 @@ Deno.test({
     } finally {
       await store.close();
       await proxy.cut();
+    }
+  },
+});
+
+Deno.test({
+  name: "[redis] a command Redis is too slow to answer is Unavailable: 503, not a 500",
+  ignore: skipRedis,
+  async fn() {
+    // Found by the soak: under load after a PostgreSQL restart, ioredis' "Command timed out"
+    // reached a run's caller as internal.unexpected. A frozen private Redis times out the same way.
+    const redis = new PrivateRedis();
+    await redis.start();
+    const store = await RedisStore.connect(redis.url, { timeoutMs: 300 });
+    try {
+      redis.signal("SIGSTOP");
+      const error = await store.get("any").then(() => undefined, (e) => e);
+      ok(error instanceof Unavailable, String(error));
+      redis.signal("SIGCONT");
+      await eventually(() => store.get("any").then(() => true, () => false), {
+        what: "Redis to answer again",
+        ms: 5_000,
+        intervalMs: 50,
+      });
+    } finally {
+      redis.signal("SIGCONT");
+      await store.close();
+      await redis.stop();
     }
   },
 });

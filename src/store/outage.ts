@@ -103,6 +103,14 @@ export function sqliteOutage(error: unknown): Unavailable | undefined {
 const PROBE_INTERVAL_MS = 250;
 
 /**
+ * How long one probe may keep the others out. The driver bounds its connect (5 s), but a query
+ * queued while the server closes connections during its start can stay pending for good
+ * (postgres.js 3.4.9, porsager/postgres#1193): a probe that never settled kept the gate shut, so
+ * the store stayed down, and the replica unready, after the server was back.
+ */
+export const PROBE_HELD_MAX_MS = 6_000;
+
+/**
  * Fails fast while the store is known to be unreachable. After a connection could not be opened,
  * calls fail at once with that outage instead of each waiting for the driver's connect timeout or
  * reconnect backoff, except one probe at a time (at most one per PROBE_INTERVAL_MS), which goes to
@@ -111,7 +119,8 @@ const PROBE_INTERVAL_MS = 250;
  */
 export class OutageGate {
   #down: Unavailable | undefined;
-  #probing = false;
+  /** When the probe under way began; undefined when none is. */
+  #probingSince: number | undefined;
   #nextProbeAt = 0;
   readonly #now: () => number;
 
@@ -131,9 +140,12 @@ export class OutageGate {
   enter(): boolean {
     const down = this.#down;
     if (down === undefined) return false;
-    if (this.#probing || this.#now() < this.#nextProbeAt) throw down;
-    this.#probing = true;
-    this.#nextProbeAt = this.#now() + PROBE_INTERVAL_MS;
+    const now = this.#now();
+    const probing = this.#probingSince !== undefined &&
+      now - this.#probingSince < PROBE_HELD_MAX_MS;
+    if (probing || now < this.#nextProbeAt) throw down;
+    this.#probingSince = now;
+    this.#nextProbeAt = now + PROBE_INTERVAL_MS;
     return true;
   }
 
@@ -142,7 +154,7 @@ export class OutageGate {
    * a driver's outage error. Any answer of the server, a refusal included, opens the gate.
    */
   settled(probe: boolean, error?: unknown): unknown {
-    if (probe) this.#probing = false;
+    if (probe) this.#probingSince = undefined;
     const outage = error === undefined ? undefined : postgresOutage(error);
     if (outage === undefined) {
       this.#down = undefined;

@@ -12,7 +12,7 @@ type Sql = postgres.Sql | postgres.TransactionSql;
  * Statements of `sql`, their outage errors raised as `Unavailable` (store/outage.ts). `gate` is
  * the pool's: a statement outside a transaction waits for no connection that cannot be had.
  */
-function wrap(sql: Sql, gate?: OutageGate): Queryable {
+function wrap(sql: Sql, gate?: OutageGate, onConnectTimeout?: () => void): Queryable {
   // One async step per statement, as before the gate: the shape is applied inside it.
   const run = async <R>(
     text: string,
@@ -28,6 +28,7 @@ function wrap(sql: Sql, gate?: OutageGate): Queryable {
       gate?.settled(probe);
       return shape(result);
     } catch (error) {
+      if ((error as { code?: unknown })?.code === "CONNECT_TIMEOUT") onConnectTimeout?.();
       throw gate ? gate.settled(probe, error) : postgresOutage(error) ?? error;
     }
   };
@@ -40,46 +41,96 @@ function wrap(sql: Sql, gate?: OutageGate): Queryable {
   };
 }
 
+/** Thrown from postgres.js's connection code (its file, in a checkout or a compiled program). */
+const fromDriver = (stack: unknown) => /postgres[^\n]*connection\.js/.test(String(stack));
+
+/** The stores of this process, renewed when a driver connection broke its own state. */
+const stores = new Set<PostgresDb>();
+
 /**
- * postgres.js may write to a socket whose server has just ended it (a connection cut while a
- * statement was being sent). Deno's node:net then raises EPIPE after postgres.js has taken its
- * listeners off the closed socket, as an unhandled rejection that would end the process. The
- * connection is closed and its statements failed already: that rejection carries nothing more.
+ * Two races of postgres.js 3.4.9 with a server that closes connections (a restart, a
+ * `pg_terminate_backend`), neither fixed upstream:
+ * - it may write to a socket whose server has just ended it; Deno's node:net then raises EPIPE
+ *   after postgres.js has taken its listeners off the closed socket, as an unhandled rejection
+ *   that would end the process. The connection is closed and its statements failed already: that
+ *   rejection carries nothing more.
+ * - it flushes small writes from a `setImmediate`; when the connection closes first, the flush
+ *   writes to a null socket (porsager/postgres#1154, denoland/deno#34667), an uncaught TypeError
+ *   that ended the process (a replica of the soak died so, and never came back ready). Caught
+ *   here; that connection can never flush again (its write timer is left set), so every store
+ *   renews its pool.
  */
 let guardInstalled = false;
-function guardWritesAfterClose(): void {
+function guardDriverRaces(): void {
   if (guardInstalled) return;
   guardInstalled = true;
   globalThis.addEventListener("unhandledrejection", (event) => {
     const reason = event.reason as { code?: unknown; stack?: unknown } | null;
-    if (
-      reason?.code === "EPIPE" && /postgres[^\n]*connection\.js/.test(String(reason.stack))
-    ) event.preventDefault();
+    if (reason?.code === "EPIPE" && fromDriver(reason.stack)) event.preventDefault();
+  });
+  globalThis.addEventListener("error", (event) => {
+    const error = event.error;
+    if (!(error instanceof TypeError) || !/reading 'write'/.test(error.message)) return;
+    if (!fromDriver(error.stack)) return;
+    event.preventDefault();
+    for (const db of stores) db.renew();
   });
 }
 
+/** At most one renewal per this long: a server that is really out would otherwise churn pools. */
+const RENEW_INTERVAL_MS = 10_000;
+
 export class PostgresDb implements Db {
   readonly dialect = "postgres" as const;
-  readonly #sql: postgres.Sql;
-  readonly #q: Queryable;
+  #sql: postgres.Sql;
+  #q: Queryable;
   readonly #gate = new OutageGate();
+  readonly #open: () => postgres.Sql;
+  #renewedAt = -Infinity;
+  /** How many times the pool was replaced (see `renew`). */
+  renewals = 0;
 
   constructor(url: string, options: { poolSize?: number; connectTimeoutSeconds?: number } = {}) {
-    guardWritesAfterClose();
-    this.#sql = postgres(url, {
-      max: options.poolSize ?? 10,
-      connect_timeout: options.connectTimeoutSeconds ?? 5,
-      // The driver's own backoff grows to 20 s across failed connects, and a statement queued
-      // for a connection waits it out: during an outage that was a request blocked ~10 s
-      // before its error. Short and bounded, with the gate taking the load off the server.
-      backoff: (retries: number) => Math.min(0.01 * 2 ** retries, 0.25),
-      idle_timeout: 60,
-      onnotice: () => {},
-      // int8 (counts, sums) as numbers: every value we store fits a double.
-      types: { int8: { to: 20, from: [20], serialize: String, parse: Number } },
-      connection: { application_name: "pipeline-service", TimeZone: "UTC" },
+    guardDriverRaces();
+    this.#open = () =>
+      postgres(url, {
+        max: options.poolSize ?? 10,
+        connect_timeout: options.connectTimeoutSeconds ?? 5,
+        // The driver's own backoff grows to 20 s across failed connects, and a statement queued
+        // for a connection waits it out: during an outage that was a request blocked ~10 s
+        // before its error. Short and bounded, with the gate taking the load off the server.
+        backoff: (retries: number) => Math.min(0.01 * 2 ** retries, 0.25),
+        idle_timeout: 60,
+        onnotice: () => {},
+        // int8 (counts, sums) as numbers: every value we store fits a double.
+        types: { int8: { to: 20, from: [20], serialize: String, parse: Number } },
+        connection: { application_name: "pipeline-service", TimeZone: "UTC" },
+      });
+    this.#sql = this.#open();
+    this.#q = this.#wrap();
+    stores.add(this);
+  }
+
+  #wrap(): Queryable {
+    // A connect that timed out while the server is up is a connection left unable to send (see
+    // guardDriverRaces): the pool is renewed, at most once per RENEW_INTERVAL_MS.
+    return wrap(this.#sql, this.#gate, () => {
+      if (performance.now() - this.#renewedAt >= RENEW_INTERVAL_MS) this.renew();
     });
-    this.#q = wrap(this.#sql, this.#gate);
+  }
+
+  /**
+   * Replaces the driver's pool with a new one: what is under way on the old one finishes there
+   * (it is ended in the background), every later statement takes a fresh connection.
+   */
+  renew(): void {
+    if (!stores.has(this)) return;
+    const old = this.#sql;
+    this.#sql = this.#open();
+    this.#q = this.#wrap();
+    this.#renewedAt = performance.now();
+    this.renewals++;
+    old.end({ timeout: 5 }).catch(() => {});
   }
 
   query<T = Row>(sql: string, params?: SqlValue[]): Promise<T[]> {
@@ -131,6 +182,7 @@ export class PostgresDb implements Db {
   }
 
   async close(): Promise<void> {
+    stores.delete(this);
     await this.#sql.end({ timeout: 5 });
   }
 }

@@ -110,9 +110,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       logs,
       fetch: (path, init) => fetch(url + path, init),
       async close() {
-        // main.ts's order: running executions end before the listener drains.
-        await rt.drain();
+        // main.ts's drain, but what a test left running is aborted at once rather than awaited
+        // (tests/drain_test.ts drains a real process).
+        const draining = rt.drain({ finishMs: 0, abortMs: (options.graceSeconds ?? 5) * 1000 });
         await server.shutdown();
+        await draining;
         await rt.close();
         await store.dispose();
         await Deno.remove(dataDir, { recursive: true });

@@ -4,7 +4,7 @@
  */
 import postgres from "postgres";
 import { type Db, migrate, openDb } from "../../src/store/mod.ts";
-import { assertServices, POSTGRES_ADMIN_URL, skipUnless } from "./services.ts";
+import { assertServices, POSTGRES_ADMIN_URL, type ServiceName, skipUnless } from "./services.ts";
 
 export type StoreKind = "sqlite" | "postgres";
 export const STORE_KINDS: StoreKind[] = ["sqlite", "postgres"];
@@ -76,11 +76,16 @@ export async function freshStore(kind: StoreKind): Promise<TestStore> {
  * Registers `name` once per store kind, `[sqlite] name` and `[postgres] name`, handing `fn` the
  * kind: for tests that start the app on a store of their own (tests/support/harness.ts).
  */
-export function forEachStoreKind(name: string, fn: (kind: StoreKind) => Promise<void>): void {
+export function forEachStoreKind(
+  name: string,
+  fn: (kind: StoreKind) => Promise<void>,
+  options: { services?: ServiceName[] } = {},
+): void {
   for (const kind of STORE_KINDS) {
     Deno.test({
       name: `[${kind}] ${name}`,
-      ignore: kind === "postgres" && skipUnless("postgres"),
+      ignore: (kind === "postgres" && skipUnless("postgres")) ||
+        skipUnless(...(options.services ?? [])),
       fn: () => fn(kind),
     });
   }
@@ -93,7 +98,7 @@ export function forEachStoreKind(name: string, fn: (kind: StoreKind) => Promise<
 export function forEachStore(
   name: string,
   fn: (db: Db, store: TestStore) => Promise<void>,
-  options: { migrate?: boolean } = {},
+  options: { migrate?: boolean; services?: ServiceName[] } = {},
 ): void {
   forEachStoreKind(name, async (kind) => {
     const store = await freshStore(kind);
@@ -104,5 +109,5 @@ export function forEachStore(
     } finally {
       await store.dispose();
     }
-  });
+  }, options);
 }

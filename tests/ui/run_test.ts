@@ -55,6 +55,17 @@ browserTest(
       equal(await page.locator("#run-live [data-run-status] .badge").textContent(), "success");
       match(new URL(page.url()).pathname, /^\/runs\/[0-9a-f-]{36}$/);
       equal(await page.locator("#run-live .result-table tbody tr").count(), 8);
+      // The chart is on the run's own view, drawn from its sensible default: text on x, the
+      // first measure on y, no id plotted.
+      await page.locator("#run-live [data-chart] canvas").waitFor();
+      equal(
+        await page.locator("#run-live [data-chart-controls] select[name=x]").inputValue(),
+        "country",
+      );
+      match(
+        await page.locator("#run-live [data-retention]").textContent() ?? "",
+        /Kept for .* until/,
+      );
       deepEqual(await accessibilityProblems(page), []);
 
       // The stored run reads the same after a reload, from the record.
@@ -68,10 +79,43 @@ browserTest(
       await page.click("a:has-text('Open')");
       await page.locator("[data-chart] canvas").waitFor();
       equal(await page.locator(".result-table tbody tr").count(), 8);
+
+      // Picks are remembered per pipeline: a second series and scatter survive a reload.
+      const measures = page.locator("[data-chart-controls] input[name=y]");
+      const second = (await measures.count()) > 1 ? measures.nth(1) : measures.first();
+      await second.check();
+      await page.selectOption("[data-chart-controls] select[name=kind]", "scatter");
+      await page.reload();
+      await page.locator("[data-chart] canvas").waitFor();
+      equal(await page.locator("[data-chart-controls] select[name=kind]").inputValue(), "scatter");
+      equal(await second.isChecked(), true);
+
+      // A header sorts the loaded rows (NULLs last); a second click turns the order round.
+      const firstColumn = () =>
+        page.locator(".result-table tbody tr td:first-child").allTextContents();
+      await page.click(".result-table th >> nth=0 >> button.sort");
+      const ascending = await firstColumn();
+      deepEqual(
+        ascending,
+        [...ascending].sort((a, b) => a.localeCompare(b, undefined, { numeric: true })),
+      );
+      equal(await page.locator(".result-table th >> nth=0").getAttribute("aria-sort"), "ascending");
+      await page.click(".result-table th >> nth=0 >> button.sort");
+      deepEqual(await firstColumn(), [...ascending].reverse());
+      // The quick filter narrows the rows on the page and says how many are left.
+      await page.fill("[data-table-filter]", ascending[0]);
+      match(await page.locator("[data-filter-count]").textContent() ?? "", /^\d+ of 8 rows/);
+      equal(
+        await page.locator(".result-table tbody tr:not([hidden])").count() < 8,
+        true,
+      );
+
       const [download] = await Promise.all([
         page.waitForEvent("download"),
         page.click("a:has-text('Download CSV')"),
       ]);
+      // Named after the pipeline and the minute the run ended, not the execution id.
+      match(download.suggestedFilename(), /^revenue_vs_target-\d{4}-\d{2}-\d{2}-\d{4}\.csv$/);
       const csv = await Deno.readTextFile(await download.path());
       const lines = csv.trim().split(/\r?\n/);
       equal(lines.length, 9);

@@ -25,19 +25,39 @@ function Cell(props: { value: unknown; type: string }) {
 
 /**
  * One page of a stored result: column types under the names, NULL shown as such, numbers
- * right-aligned; `pagerBase` pages through the cursor with plain links.
+ * right-aligned; `pagerBase` pages through the cursor with plain links. With `/js/result_table.js`
+ * a header sorts the loaded rows and the filter narrows them (this page's rows, not the result).
  */
 export function ResultTable(props: { page: ResultPage; pagerBase?: string }) {
   const { page } = props;
+  const id = `result-${page.execution_id}`;
   return (
     <div class="result">
+      {page.rows.length > 1 && (
+        <div class="table-tools" data-table-tools hidden>
+          <input
+            type="search"
+            class="table-filter"
+            placeholder="Filter these rows"
+            aria-label="Filter the rows on this page"
+            aria-controls={id}
+            data-table-filter
+          />
+          <span class="muted small" data-filter-count aria-live="polite" />
+        </div>
+      )}
       <div class="table-scroll">
-        <table class="result-table">
+        <table class="result-table" id={id} data-sortable>
           <thead>
             <tr>
-              {page.schema.map((c) => (
-                <th key={c.name} class={NUMERIC.has(c.type) ? "num" : undefined}>
-                  {c.name}
+              {page.schema.map((c, j) => (
+                <th
+                  key={c.name}
+                  class={NUMERIC.has(c.type) ? "num" : undefined}
+                  aria-sort="none"
+                  data-column={j}
+                >
+                  <span class="col-name">{c.name}</span>
                   <span class="coltype">{c.type}</span>
                 </th>
               ))}

@@ -1,5 +1,6 @@
 import { Card } from "./card.tsx";
 import { Dag, type DagNode } from "./dag.tsx";
+import { chartData, ResultChart } from "./result_chart.tsx";
 import { type ResultPage, ResultTable } from "./result_table.tsx";
 import { Ago, duration, StatusBadge } from "./status.tsx";
 import { type ChildRun, RunNodes } from "./run_nodes.tsx";
@@ -191,21 +192,21 @@ export function RunView(
         title="Result"
         side={props.result && (
           <span class="actions">
-            <span class="muted small">
-              {props.result.total_rows} rows · kept until{" "}
-              <time datetime={props.result.expires_at}>
-                {props.result.expires_at.slice(11, 19)} UTC
-              </time>
-            </span>
+            <Retention expiresAt={props.result.expires_at} now={props.now} />
             <a class="btn" href={`/runs/${run.execution_id}/result`}>Open</a>
-            <a class="btn" href={`/api/v1/executions/${run.execution_id}/result?format=csv`}>
+            <a class="btn" href={`/runs/${run.execution_id}/result.csv`} download>
               Download CSV
             </a>
           </span>
         )}
       >
         {props.result
-          ? <ResultTable page={props.result} />
+          ? (
+            <>
+              <RunChart run={run} page={props.result} />
+              <ResultTable page={props.result} />
+            </>
+          )
           : (
             <div class="empty" data-result-placeholder>
               {live
@@ -217,5 +218,31 @@ export function RunView(
           )}
       </Card>
     </div>
+  );
+}
+
+function RunChart(props: { run: RunRecord; page: ResultPage }) {
+  const data = chartData(props.page);
+  return data && (
+    <ResultChart
+      data={data}
+      chartKey={props.run.pipeline_id}
+      id={`chart-${props.run.execution_id}`}
+    />
+  );
+}
+
+/**
+ * How long a result stays readable, said before it goes: results are kept for a short while
+ * (the result retention setting), then only the record remains.
+ */
+export function Retention(props: { expiresAt: string; now: Date }) {
+  const left = Math.round((Date.parse(props.expiresAt) - props.now.getTime()) / 60_000);
+  const when = left <= 0 ? "less than a minute" : left === 1 ? "1 minute" : `${left} minutes`;
+  return (
+    <span class="muted small" data-retention>
+      Kept for {when} more, until{" "}
+      <time datetime={props.expiresAt}>{props.expiresAt.slice(11, 16)} UTC</time>
+    </span>
   );
 }

@@ -2,6 +2,7 @@ import { Card } from "../components/card.tsx";
 import type { DagNode } from "../components/dag.tsx";
 import { type Crumb, PageHead } from "../components/page_head.tsx";
 import { ParameterForm } from "../components/parameter_form.tsx";
+import { ResultAssets } from "../components/result_chart.tsx";
 import type { ResultPage } from "../components/result_table.tsx";
 import { type RunNodesInfo, type RunRecord, RunView } from "../components/run_view.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
@@ -21,6 +22,7 @@ export function RunFormPage(props: {
   return (
     <AppShell title={`Run ${p.title}`} nav="pipelines" ctx={props.ctx}>
       <script src="/js/run.js" defer></script>
+      <ResultAssets />
       <PageHead trail={trail(p.id, p.name)} title={`Run ${p.title}`}>
         <p>
           Runs v{p.version} ({p.status.toLowerCase()}). Progress streams in as it happens.
@@ -57,6 +59,7 @@ export function RunPage(props: {
   return (
     <AppShell title={`Run of ${props.run.pipeline_name}`} nav="runs" ctx={props.ctx}>
       <script src="/js/run.js" defer></script>
+      <ResultAssets />
       <PageHead
         trail={trail(props.run.pipeline_id, props.run.pipeline_name)}
         title={`Run of ${props.run.pipeline_name}`}

@@ -251,5 +251,7 @@ function served(c: AppContext, result: ServeResult): Response {
     "Cache-Control": "no-store",
     "Server-Timing": `queue;dur=${ms(result.timings.queue_ms)}, ` +
       `execute;dur=${ms(result.timings.execute_ms)}, serialise;dur=${ms(serialise)}`,
+    // An outage ended the run (src/endpoints/serve.ts): as every 503 service.unavailable.
+    ...(result.status === 503 ? { "Retry-After": "1" } : {}),
   });
 }

@@ -35,6 +35,15 @@ function shortName(name: string): string {
   return name.slice(name.lastIndexOf("/") + 1);
 }
 
+/** `top_customers-2026-11-28-1530.csv`: the pipeline and the minute the run ended (UTC). */
+export function csvName(
+  run: { pipeline_name: string; started_at: string; completed_at: string | null },
+) {
+  const base = shortName(run.pipeline_name).replace(/[^A-Za-z0-9_.-]+/g, "_") || "result";
+  const at = (run.completed_at ?? run.started_at).slice(0, 16).replace("T", "-").replace(":", "");
+  return `${base}-${at}.csv`;
+}
+
 /** Titles of pipelines by id, as people know them (display name, else the path's last part). */
 export async function pipelineTitles(
   deps: UiPageDeps,
@@ -249,7 +258,38 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
           page.limit,
         )
         : null;
-      return c.html(renderPage(<ResultPageView ctx={ctx} run={loaded.run} page={result} />));
+      return c.html(renderPage(
+        <ResultPageView ctx={ctx} now={new Date()} run={loaded.run} page={result} />,
+      ));
+    },
+  );
+
+  router.add(
+    pageRoute({
+      method: "get",
+      path: "/runs/:id/result.csv",
+      summary: "A run's whole result as CSV, named after its pipeline and when it ran",
+      access: "results.read",
+      params: id,
+      errors: [
+        "result.execution_not_found",
+        "result.execution_incomplete",
+        "result.execution_failed",
+        "result.expired",
+      ],
+    }),
+    async (c, { actor, workspace, params }) => {
+      const body = await deps.runs.executions.csv(callerOf(actor), workspace.id, params.id);
+      const record = await deps.runs.executions.visible(callerOf(actor), workspace.id, params.id);
+      // deno-lint-ignore no-explicit-any
+      const version: any = await deps.content.pipelines
+        .getVersion(workspace.id, record.pipeline_id, record.pipeline_version)
+        .catch(() => undefined);
+      const name = csvName({ ...record, pipeline_name: version?.name ?? "result" });
+      return c.body(body, 200, {
+        "content-type": "text/csv; charset=utf-8",
+        "content-disposition": `attachment; filename="${name}"`,
+      });
     },
   );
 

@@ -28,6 +28,7 @@ import { lakeTablesOf } from "./datasources/mod.ts";
 import { probeStagingEngine } from "./executions/mod.ts";
 import type { ExecutorPort } from "./executions/mod.ts";
 import { openExecutions } from "./executions/mod.ts";
+import { type ExecutionRecord, renderedNodeSql } from "./executions/mod.ts";
 import { type BuildInfo, HealthService, readBuildInfo } from "./health/mod.ts";
 import {
   countEndpoints,
@@ -527,7 +528,12 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
       identity: { ...identityServices, userAdmin, access: platform.access },
       admin: { workspaces: platform.workspaces, audit: platform.audit, mail: platform.mail },
       content: { ...datasources, ...authoring },
-      runs: { executions: executions.executions },
+      runs: {
+        executions: executions.executions,
+        /** A node's statement as the run rendered it, for the run view (node_sql.ts). */
+        nodeSql: (record: ExecutionRecord, nodeId: string) =>
+          renderedNodeSql(executions.executor, record, nodeId),
+      },
       publishing: {
         endpoints: endpoints.endpoints,
         endpointServer: endpoints.endpointServer,

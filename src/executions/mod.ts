@@ -45,6 +45,8 @@ export { type ErrorDetail, type FailedNode, type FailureRecord, failureRecord } 
 export { checkEventOrder, type EventFrame, EventOrderChecker } from "./event_order.ts";
 export { payloadJson } from "./frame_json.ts";
 export { EndingRows } from "./journal.ts";
+export { type NodeSpan, nodeSpans } from "./node_spans.ts";
+export { type NodeSqlView, renderedNodeSql } from "./node_sql.ts";
 export { lastResultSchema } from "./repo.ts";
 export {
   type AbortReason,

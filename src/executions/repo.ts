@@ -31,10 +31,12 @@ export interface ExecutionFilter {
   startedAfter?: string;
   startedBefore?: string;
   triggeredVia?: TriggeredVia;
+  /** Only runs nobody's PIPELINE node started (the history nests child runs under them). */
+  topLevel?: boolean;
 }
 
 function filterConditions(f: ExecutionFilter): Conditions {
-  return new Conditions().add("workspace_id = $?", f.workspaceId).addGiven({
+  const w = new Conditions().add("workspace_id = $?", f.workspaceId).addGiven({
     "triggered_by = $?": f.triggeredBy,
     "pipeline_id = $?": f.pipelineId,
     "status = $?": f.status,
@@ -42,6 +44,8 @@ function filterConditions(f: ExecutionFilter): Conditions {
     "started_at < $?": f.startedBefore,
     "triggered_via = $?": f.triggeredVia,
   });
+  if (f.topLevel) w.add("parent_execution_id IS NULL");
+  return w;
 }
 
 const COLUMNS = `id, workspace_id, pipeline_id, pipeline_version, status, draft_run, parameters,
@@ -269,6 +273,22 @@ export class ExecutionRepo {
       w.params,
     )) !==
       undefined;
+  }
+
+  /**
+   * The runs PIPELINE nodes of `parentIds` started, oldest first (executions_by_parent), only
+   * `triggeredBy`'s when given (a child runs as its parent's starter, so this only narrows).
+   */
+  async children(parentIds: readonly string[], triggeredBy?: string): Promise<ExecutionRecord[]> {
+    if (parentIds.length === 0) return [];
+    const w = new Conditions().add(`parent_execution_id IN (${markers(parentIds.length)})`);
+    w.params.push(...parentIds);
+    if (triggeredBy) w.add("triggered_by = $?", triggeredBy);
+    const rows = await this.db.query(
+      `SELECT ${COLUMNS} FROM executions WHERE ${w.sql} ORDER BY started_at, id`,
+      w.params,
+    );
+    return rows.map((r) => fromRow(r).record);
   }
 
   /** Who triggered executions in a workspace (the history's "who" choices), at most `limit`. */

@@ -18,6 +18,7 @@ import { abortAbandoned, DEFAULT_STALE_AFTER_MS, type HeldRuns } from "./reaper.
 import type { JsonCell, ResultStore, StoredResult } from "./result_store.ts";
 import { boundedResultRows, resultPosition } from "./result_rows.ts";
 import { type EndingRows, ExecutionJournal, type InsertOptions } from "./journal.ts";
+import { type NodeSpan, nodeSpans } from "./node_spans.ts";
 import { DurableSink, follow, wakeFollowers } from "./sink.ts";
 import type {
   ExecutionHandle,
@@ -382,6 +383,41 @@ export class ExecutionService {
       ...filter,
       triggeredBy: caller.isSuperAdmin ? filter.triggeredBy : caller.userId,
     });
+  }
+
+  /**
+   * Every run the PIPELINE nodes of `parentIds` started, at any depth, that the caller may see:
+   * the history and a run's view nest them under their parent node.
+   */
+  async descendants(
+    caller: Caller,
+    parentIds: readonly string[],
+  ): Promise<ExecutionRecord[]> {
+    const out: ExecutionRecord[] = [];
+    const only = caller.isSuperAdmin ? undefined : caller.userId;
+    // A child's depth is capped by the executor (DEFAULT_MAX_DEPTH); the bound only guards a loop.
+    for (let ids = parentIds, depth = 0; ids.length > 0 && depth < 16; depth++) {
+      const found = await this.repo.children(ids, only);
+      out.push(...found);
+      ids = found.map((r) => r.execution_id);
+    }
+    return out;
+  }
+
+  /**
+   * When each node started and ended, from the durable events (kept for the event retention,
+   * longer than the replay window); empty when they are gone.
+   */
+  async nodeSpans(caller: Caller, workspaceId: string, executionId: string): Promise<NodeSpan[]> {
+    await this.visible(caller, workspaceId, executionId);
+    return nodeSpans(await this.repo.events(executionId));
+  }
+
+  /** Until when a finished run's stored stream can be replayed; null while it runs. */
+  replayableUntil(record: ExecutionRecord): string | null {
+    if (!record.completed_at) return null;
+    const window = this.#o.replayWindowMs ?? REPLAY_WINDOW_MS;
+    return new Date(Date.parse(record.completed_at) + window).toISOString();
   }
 
   /** Whose executions the caller may filter the history by: everyone's for a super admin. */

@@ -48,6 +48,7 @@ export {
   derivedParameters,
   findCycle,
   isCallerNode,
+  NODE_ID,
   NODE_TYPES,
   type NodeType,
   parseBody,

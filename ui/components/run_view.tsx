@@ -3,7 +3,10 @@ import { Dag, type DagNode } from "./dag.tsx";
 import { chartData, ResultChart } from "./result_chart.tsx";
 import { type ResultPage, ResultTable } from "./result_table.tsx";
 import { Ago, duration, StatusBadge } from "./status.tsx";
-import { Head } from "./head.tsx";
+import { type ChildRun, RunNodes } from "./run_nodes.tsx";
+import { RunTimeline, type TimelineSpan } from "./run_timeline.tsx";
+
+export { bytes } from "./run_nodes.tsx";
 
 export interface RunRecord {
   execution_id: string;
@@ -30,13 +33,18 @@ export interface RunRecord {
   }[] | null;
   result_row_count: number | null;
   result_expires_at: string | null;
+  parent_execution_id?: string | null;
+  parent_node_id?: string | null;
 }
 
-export function bytes(n: number | null | undefined): string {
-  if (n === null || n === undefined) return "—";
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+/** What the node list and timeline draw beside the record (loaded by src/http/ui/runs.tsx). */
+export interface RunNodesInfo {
+  /** Node start and end instants from the stored events; null when those are gone. */
+  spans: TimelineSpan[] | null;
+  children: ChildRun[];
+  pipelineTitles: Record<string, string>;
+  /** Until when Replay can play the stored events; null while running. */
+  replayableUntil: string | null;
 }
 
 const STATE_OF: Record<string, string> = { SUCCESS: "done", FAILED: "failed", ABORTED: "aborted" };
@@ -53,6 +61,7 @@ export function RunView(
     now: Date;
     result: ResultPage | null;
     canCancel: boolean;
+    info: RunNodesInfo;
   },
 ) {
   const { run } = props;
@@ -63,6 +72,8 @@ export function RunView(
     states[n.id] = s ? STATE_OF[s.status] ?? "idle" : run.status === "RUNNING" ? "idle" : "skipped";
   }
   const live = run.status === "RUNNING";
+  const until = props.info.replayableUntil;
+  const replayable = !live && until !== null && Date.parse(until) > props.now.getTime();
   const doneCount = props.nodes.filter((n) => stats.has(n.id)).length;
   return (
     <div
@@ -93,12 +104,19 @@ export function RunView(
               Cancel
             </button>
           )}
-          {!live && (
-            <button type="button" data-replay title="Play the stored events again">
+          {replayable && (
+            <button type="button" data-replay aria-describedby={`replay-help-${run.execution_id}`}>
               Replay
             </button>
           )}
         </div>
+        {!live && (
+          <p class="muted small replay-help" id={`replay-help-${run.execution_id}`}>
+            {replayable
+              ? "Replay plays this run's stored events again on this page, at their pace: nothing runs and nothing is written. Run again starts a new run."
+              : "Replay played this run's stored events again for an hour after it ended; Run again starts a new run."}
+          </p>
+        )}
         {props.nodes.length > 0 && (
           <div class="run-progress" data-run-progress-box hidden={!live}>
             <progress
@@ -144,36 +162,28 @@ export function RunView(
         <div class="dag-wrap">
           <Dag nodes={props.nodes} states={states} label="The run's nodes, coloured by state" />
         </div>
-        <table class="node-table">
-          <Head
-            cols={["Node", "State", { label: "Rows", num: true }, { label: "Bytes", num: true }, {
-              label: "Time",
-              num: true,
-            }]}
-          />
-          <tbody>
-            {props.nodes.map((n) => {
-              const s = stats.get(n.id);
-              return (
-                <tr key={n.id} data-node-row={n.id}>
-                  <td class="mono">{n.id}</td>
-                  <td>
-                    <span data-node-state class={`state-label state-${states[n.id]}`}>
-                      {states[n.id]}
-                    </span>
-                    {/* Determinate once the events tell how many rows the node handles. */}
-                    <progress data-node-progress hidden aria-label={`${n.id} progress`} />
-                    <span class="muted small node-progress-text" data-node-progress-text />
-                  </td>
-                  <td class="num" data-node-rows>{s?.rows_out ?? "—"}</td>
-                  <td class="num" data-node-bytes>{bytes(s?.bytes_out)}</td>
-                  <td class="num" data-node-time>{duration(s?.duration_ms)}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <RunNodes
+          runId={run.execution_id}
+          nodes={props.nodes}
+          states={states}
+          stats={stats}
+          pipelineTitles={props.info.pipelineTitles}
+          childRuns={props.info.children}
+        />
       </Card>
+
+      {props.nodes.length > 0 && (
+        <Card class="section-gap" title="Timeline" note="when each node started and ended">
+          <RunTimeline
+            nodes={props.nodes}
+            spans={props.info.spans ?? []}
+            startedAt={run.started_at}
+            completedAt={run.completed_at}
+            now={props.now}
+            eventsKept={props.info.spans !== null}
+          />
+        </Card>
+      )}
 
       <Card
         class="section-gap"

@@ -27,6 +27,8 @@ export interface PipelineNodeView extends DagNode {
   sql?: string;
   description?: string;
   pipeline?: { id: string; version?: number };
+  /** The title of the pipeline a PIPELINE node runs; absent when it is no longer stored. */
+  pipeline_title?: string;
   calculator?: { name: string };
   /** The pinned template's body, when the node renders one. */
   template_body?: string;
@@ -249,7 +251,10 @@ function NodeCard(props: { node: PipelineNodeView }) {
       )}
       {n.pipeline && (
         <p class="small">
-          Runs pipeline <a href={`/pipelines/${n.pipeline.id}`} class="mono">{n.pipeline.id}</a>
+          Runs pipeline{" "}
+          <a href={`/pipelines/${n.pipeline.id}`} class={n.pipeline_title ? undefined : "mono"}>
+            {n.pipeline_title ?? n.pipeline.id}
+          </a>
           {n.pipeline.version ? ` v${n.pipeline.version}` : " (current release)"}
         </p>
       )}

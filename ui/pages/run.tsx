@@ -4,7 +4,7 @@ import { type Crumb, PageHead } from "../components/page_head.tsx";
 import { ParameterForm } from "../components/parameter_form.tsx";
 import { ResultAssets } from "../components/result_chart.tsx";
 import type { ResultPage } from "../components/result_table.tsx";
-import { type RunRecord, RunView } from "../components/run_view.tsx";
+import { type RunNodesInfo, type RunRecord, RunView } from "../components/run_view.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
 import type { ParameterDecl } from "./pipeline.tsx";
 import { assetUrl } from "../static_files.ts";
@@ -52,7 +52,11 @@ export function RunPage(props: {
   nodes: DagNode[];
   result: ResultPage | null;
   canCancel: boolean;
+  info: RunNodesInfo;
+  /** The run whose PIPELINE node started this one, when it is a child run. */
+  parent: { execution_id: string; node_id: string; pipeline_name: string } | null;
 }) {
+  const { parent } = props;
   return (
     <AppShell title={`Run of ${props.run.pipeline_name}`} nav="runs" ctx={props.ctx}>
       <script src={assetUrl("/js/run.js")} defer></script>
@@ -62,6 +66,12 @@ export function RunPage(props: {
         title={`Run of ${props.run.pipeline_name}`}
         actions={<a class="btn" href={`/pipelines/${props.run.pipeline_id}/run`}>Run again</a>}
       >
+        {parent && (
+          <p data-parent-run>
+            Child run of node <span class="mono">{parent.node_id}</span> in{" "}
+            <a href={`/runs/${parent.execution_id}`}>a run of {parent.pipeline_name}</a>
+          </p>
+        )}
         <p class="mono small">{props.run.execution_id}</p>
       </PageHead>
       <RunView
@@ -70,6 +80,7 @@ export function RunPage(props: {
         now={props.now}
         result={props.result}
         canCancel={props.canCancel}
+        info={props.info}
       />
     </AppShell>
   );

@@ -19,7 +19,21 @@ export type RunRow = Pick<
   | "parameters"
   | "triggered_by_name"
   | "result_row_count"
+  | "parent_execution_id"
+  | "parent_node_id"
 >;
+
+/** A run and the child runs under it, each with how deep it sits. */
+function nested(roots: RunRow[], children: RunRow[]): { run: RunRow; depth: number }[] {
+  const byParent = Map.groupBy(children, (c) => c.parent_execution_id ?? "");
+  const out: { run: RunRow; depth: number }[] = [];
+  const visit = (run: RunRow, depth: number) => {
+    out.push({ run, depth });
+    for (const c of byParent.get(run.execution_id) ?? []) visit(c, depth + 1);
+  };
+  for (const r of roots) visit(r, 0);
+  return out;
+}
 
 const STATUSES = ["RUNNING", "SUCCESS", "FAILED", "ABORTED"];
 
@@ -32,6 +46,8 @@ export function RunsPage(props: {
   /** Whose runs a super admin may pick; null for everyone else, who sees only their own. */
   people: { id: string; name: string }[] | null;
   runs: RunRow[];
+  /** Child runs of `runs` at any depth, drawn under the node of the run that started them. */
+  childRuns: RunRow[];
   offset: number;
   limit: number;
   total: number;
@@ -98,11 +114,27 @@ export function RunsPage(props: {
                 ]}
               />
               <tbody>
-                {props.runs.map((r) => (
-                  <tr key={r.execution_id}>
+                {nested(props.runs, props.childRuns).map(({ run: r, depth }) => (
+                  <tr
+                    key={r.execution_id}
+                    class={depth > 0 ? `child-run depth-${Math.min(depth, 3)}` : undefined}
+                    data-child-of={depth > 0 ? r.parent_execution_id ?? undefined : undefined}
+                  >
                     <td>
+                      {depth > 0 && <span aria-hidden="true" class="child-mark">↳</span>}
                       <a class="title" href={`/runs/${r.execution_id}`}>{r.pipeline_name}</a>
-                      <div class="muted small">v{r.pipeline_version}</div>
+                      <div class="muted small">
+                        v{r.pipeline_version}
+                        {r.parent_execution_id && (
+                          <>
+                            {" · "}
+                            {depth > 0 ? "child run of node " : "child run of "}
+                            {depth > 0
+                              ? <span class="mono">{r.parent_node_id}</span>
+                              : <a href={`/runs/${r.parent_execution_id}`}>its parent run</a>}
+                          </>
+                        )}
+                      </div>
                     </td>
                     <td>
                       <StatusBadge status={r.status} />

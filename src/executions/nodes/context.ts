@@ -199,7 +199,7 @@ export function readFailed(
  * or its inline `sql`. Records what ran in `facts` for the failure record.
  */
 export async function nodeSql(
-  ctx: RunContext,
+  ctx: Pick<RunContext, "template" | "params" | "signal">,
   node: PipelineNode,
   dialect: TemplateDialect,
   facts: NodeFacts,

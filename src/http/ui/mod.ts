@@ -17,6 +17,7 @@ import { localAccountRoutes } from "./local_accounts.tsx";
 import { pipelineAuthoringRoutes } from "./pipeline_authoring.tsx";
 import { pipelinePageRoutes } from "./pipelines.tsx";
 import { promotionPageRoutes } from "./promotion.tsx";
+import { runNodeRoutes } from "./run_nodes.tsx";
 import { runPageRoutes } from "./runs.tsx";
 import { templateAuthoringRoutes } from "./template_authoring.tsx";
 import { templatePageRoutes } from "./templates.tsx";
@@ -37,6 +38,7 @@ export function uiRoutes(router: Router, deps: UiPageDeps): void {
   pipelinePageRoutes(router, deps);
   promotionPageRoutes(router, deps);
   runPageRoutes(router, deps);
+  runNodeRoutes(router, deps);
   // Before the template pages: /templates/new and /templates/edit are literal paths.
   templateAuthoringRoutes(router, deps);
   templatePageRoutes(router, deps);

@@ -72,6 +72,13 @@ export function pipelinePageRoutes(router: Router, deps: UiPageDeps): void {
       const pipeline = view as any;
       const nodes: PipelineNodeView[] = await Promise.all(
         (pipeline.nodes ?? []).map(async (n: PipelineNodeView) => {
+          if (n.pipeline) {
+            // The child's name, not its id: "Runs Top customers (report)".
+            // deno-lint-ignore no-explicit-any
+            const child: any = await deps.content.pipelines.get(workspaceId, n.pipeline.id)
+              .catch(() => undefined);
+            return child ? { ...n, pipeline_title: child.display_name ?? child.name } : n;
+          }
           if (!n.template) return n;
           const t = await deps.content.templates.getVersion(
             workspaceId,

@@ -8,7 +8,7 @@ import { EXECUTION_STATUSES, type ExecutionRecord } from "../../executions/mod.t
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import type { DagNode } from "../../../ui/components/dag.tsx";
 import type { ResultPage } from "../../../ui/components/result_table.tsx";
-import { type RunRecord, RunView } from "../../../ui/components/run_view.tsx";
+import { type RunNodesInfo, type RunRecord, RunView } from "../../../ui/components/run_view.tsx";
 import type { ParameterDecl } from "../../../ui/pages/pipeline.tsx";
 import { ResultPageView } from "../../../ui/pages/result.tsx";
 import { RunFormPage, RunPage } from "../../../ui/pages/run.tsx";
@@ -45,16 +45,51 @@ export function csvName(
   return `${base}-${at}.csv`;
 }
 
-/** A run with what the page draws beside it: names, the version's nodes, the first rows. */
+/** Titles of pipelines by id, as people know them (display name, else the path's last part). */
+export async function pipelineTitles(
+  deps: UiPageDeps,
+  workspaceId: string,
+  ids: Iterable<string>,
+): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  await Promise.all([...new Set(ids)].map(async (pid) => {
+    // deno-lint-ignore no-explicit-any
+    const p: any = await deps.content.pipelines.get(workspaceId, pid).catch(() => undefined);
+    if (p) out[pid] = p.display_name ?? shortName(p.name);
+  }));
+  return out;
+}
+
+/**
+ * A run with what the page draws beside it: names, the version's nodes, the first rows, the
+ * node spans for the timeline, the child runs its PIPELINE nodes started and the run that
+ * started it.
+ */
 async function loadRun(deps: UiPageDeps, at: At, executionId: string) {
   const { actor } = at;
   const workspaceId = at.workspace.id;
-  const record = await deps.runs.executions.visible(callerOf(actor), workspaceId, executionId);
-  // deno-lint-ignore no-explicit-any
-  const version: any = await deps.content.pipelines
-    .getVersion(workspaceId, record.pipeline_id, record.pipeline_version)
-    .catch(() => undefined);
-  const names = await userNames(deps, [record.triggered_by]);
+  const executions = deps.runs.executions;
+  const caller = callerOf(actor);
+  const record = await executions.visible(caller, workspaceId, executionId);
+  const [version, names, spans, children, parentRecord] = await Promise.all([
+    deps.content.pipelines
+      .getVersion(workspaceId, record.pipeline_id, record.pipeline_version)
+      // deno-lint-ignore no-explicit-any
+      .catch(() => undefined) as Promise<any>,
+    userNames(deps, [record.triggered_by]),
+    executions.nodeSpans(caller, workspaceId, executionId),
+    executions.descendants(caller, [executionId]),
+    record.parent_execution_id
+      ? executions.visible(caller, workspaceId, record.parent_execution_id).catch(() => null)
+      : Promise.resolve(null),
+  ]);
+  const nodes = (version?.nodes ?? []) as (DagNode & { pipeline?: { id: string } })[];
+  const direct = children.filter((c) => c.parent_execution_id === executionId);
+  const titles = await pipelineTitles(deps, workspaceId, [
+    ...nodes.flatMap((n) => n.pipeline ? [n.pipeline.id] : []),
+    ...direct.map((c) => c.pipeline_id),
+    ...parentRecord ? [parentRecord.pipeline_id] : [],
+  ]);
   const run: RunRecord = {
     ...record,
     pipeline_name: version?.name ?? record.pipeline_id,
@@ -65,7 +100,29 @@ async function loadRun(deps: UiPageDeps, at: At, executionId: string) {
   const result = record.status === "SUCCESS"
     ? await resultPage(deps, at, record, 0, PREVIEW_ROWS)
     : null;
-  return { run, nodes: (version?.nodes ?? []) as DagNode[], result };
+  // No span for a run whose nodes ended: its events are past their retention.
+  const eventsGone = spans.length === 0 && (record.node_stats ?? []).length > 0;
+  const info: RunNodesInfo = {
+    spans: eventsGone ? null : spans,
+    children: direct.map((c) => ({
+      execution_id: c.execution_id,
+      parent_node_id: c.parent_node_id,
+      pipeline_id: c.pipeline_id,
+      pipeline_title: titles[c.pipeline_id] ?? "a pipeline no longer stored",
+      status: c.status,
+      duration_ms: c.duration_ms,
+    })),
+    pipelineTitles: titles,
+    replayableUntil: executions.replayableUntil(record),
+  };
+  const parent = parentRecord
+    ? {
+      execution_id: parentRecord.execution_id,
+      node_id: record.parent_node_id ?? "",
+      pipeline_name: titles[parentRecord.pipeline_id] ?? "a pipeline no longer stored",
+    }
+    : null;
+  return { run, nodes: nodes as DagNode[], result, info, parent };
 }
 
 async function resultPage(
@@ -167,7 +224,7 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
       errors: ["result.execution_not_found"],
     }),
     async (c, { actor, workspace, params }) => {
-      const loaded = await loadRun(deps, { actor, workspace }, params.id);
+      const { parent: _, ...loaded } = await loadRun(deps, { actor, workspace }, params.id);
       return c.html(renderToString(
         <RunView
           {...loaded}
@@ -271,6 +328,8 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
           callerOf(actor),
           {
             workspaceId,
+            // Child runs nest under their parent's row; asked for by pipeline, they stand alone.
+            topLevel: !pipelineId,
             pipelineId,
             status: query.status || undefined,
             startedAfter: dayBound(query.from, false),
@@ -285,8 +344,19 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
           ? deps.runs.executions.triggerers(callerOf(actor), workspaceId)
           : Promise.resolve([]),
       ]);
+      const children = pipelineId ? [] : await deps.runs.executions.descendants(
+        callerOf(actor),
+        runs.items.map((r) => r.execution_id),
+      );
       const names = new Map(pipelines.items.map((x) => [x.id, x.name]));
-      const who = await userNames(deps, [...runs.items.map((r) => r.triggered_by), ...triggerers]);
+      // A pipeline past the first 200 of the filter's list is named by its own lookup.
+      const unnamed = [...runs.items, ...children].map((r) => r.pipeline_id)
+        .filter((id) => !names.has(id));
+      for (const [id, title] of Object.entries(await pipelineTitles(deps, workspaceId, unnamed))) {
+        names.set(id, title);
+      }
+      const all = [...runs.items, ...children];
+      const who = await userNames(deps, [...all.map((r) => r.triggered_by), ...triggerers]);
       const nameOf = (id: string) => id === actor.userId ? "you" : who.get(id) ?? "someone";
       const people = actor.isSuperAdmin
         ? triggerers
@@ -295,6 +365,11 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
             a.id === actor.userId ? -1 : b.id === actor.userId ? 1 : a.name.localeCompare(b.name)
           )
         : null;
+      const row = (r: ExecutionRecord) => ({
+        ...r,
+        pipeline_name: names.get(r.pipeline_id) ?? "a pipeline no longer stored",
+        triggered_by_name: nameOf(r.triggered_by),
+      });
       return c.html(renderPage(
         <RunsPage
           ctx={ctx}
@@ -308,11 +383,8 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
           }}
           people={people}
           pipelines={pipelines.items.map((x) => ({ id: x.id, name: x.name }))}
-          runs={runs.items.map((r) => ({
-            ...r,
-            pipeline_name: names.get(r.pipeline_id) ?? r.pipeline_id,
-            triggered_by_name: nameOf(r.triggered_by),
-          }))}
+          runs={runs.items.map(row)}
+          childRuns={children.map(row)}
           offset={offset}
           limit={HISTORY_ROWS}
           total={runs.total}

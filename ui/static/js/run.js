@@ -4,6 +4,9 @@
 "use strict";
 
 const STATE_CLASSES = /\bstate-[a-z]+\b/g;
+/** The timeline's coordinate space and its narrowest bar (ui/components/run_timeline.tsx). */
+const TRACK = 1000;
+const MIN_BAR = 3;
 
 function csrfToken() {
   try {
@@ -35,6 +38,104 @@ class RunView {
     /** Rows each node will handle, where the events tell it (see `progressOf`). */
     this.totals = new Map();
     this.finished = new Set();
+    const timeline = root.querySelector("[data-timeline]");
+    /** The timeline's origin (the run's start) in ms since the epoch; NaN without a timeline. */
+    this.origin = timeline ? Date.parse(timeline.dataset.runStart) : NaN;
+    /** The latest instant the events told, in ms from the origin. */
+    this.latest = 0;
+    /** Server clock minus this browser's, from the latest event, so live bars grow in step. */
+    this.skew = 0;
+    this.ticking = null;
+    /** While replaying, time is what the events say, not the wall clock. */
+    this.replaying = false;
+  }
+
+  /** Ms from the run's start to an event's ISO instant (null when there is none). */
+  offset(iso) {
+    const at = Date.parse(iso ?? "");
+    return Number.isNaN(at) || Number.isNaN(this.origin) ? null : at - this.origin;
+  }
+
+  /** Notes the instant an event carries: the timeline's "now" follows it. */
+  observe(data) {
+    const iso = data.observed_at ?? data.completed_at ?? data.failed_at ?? data.aborted_at ??
+      data.started_at;
+    const at = this.offset(iso);
+    if (at === null) return;
+    this.latest = Math.max(this.latest, at);
+    if (!this.replaying) this.skew = Date.parse(iso) - Date.now();
+  }
+
+  spanRow(nodeId) {
+    return this.root.querySelector(`[data-span="${CSS.escape(nodeId)}"]`);
+  }
+
+  /** A node's bar starts (or, with `end`, ends) at the event's instant. */
+  setSpan(nodeId, fields) {
+    const row = this.spanRow(nodeId);
+    if (!row) return;
+    if (fields.start != null) row.dataset.start = String(fields.start);
+    if (fields.end != null) row.dataset.end = String(fields.end);
+    if (fields.state) {
+      const bar = row.querySelector("[data-span-bar]");
+      bar.setAttribute(
+        "class",
+        bar.getAttribute("class").replace(STATE_CLASSES, `state-${fields.state}`),
+      );
+    }
+    this.drawTimeline();
+    if (!this.ticking && !this.replaying && fields.start != null) {
+      this.ticking = setInterval(() => this.drawTimeline(), 250);
+    }
+  }
+
+  stopTicking() {
+    if (this.ticking) clearInterval(this.ticking);
+    this.ticking = null;
+  }
+
+  /** Redraws every bar on an axis as long as the run so far (bars grow while nodes run). */
+  drawTimeline() {
+    const timeline = this.root.querySelector("[data-timeline]");
+    if (!timeline) return;
+    const now = this.ticking
+      ? Math.max(this.latest, Date.now() + this.skew - this.origin)
+      : this.latest;
+    const fixed = this.replaying ? Number(timeline.dataset.total) || 0 : 0;
+    const total = Math.max(1, now, fixed);
+    for (const row of timeline.querySelectorAll("[data-span]")) {
+      const bar = row.querySelector("[data-span-bar]");
+      if (row.dataset.start === undefined) {
+        bar.setAttribute("width", "0");
+        continue;
+      }
+      const start = Number(row.dataset.start);
+      const end = row.dataset.end === undefined ? Math.max(start, now) : Number(row.dataset.end);
+      const scale = TRACK / total;
+      const x = Math.min(TRACK - MIN_BAR, Math.max(0, start * scale));
+      bar.setAttribute("x", String(Math.round(x)));
+      bar.setAttribute("width", String(Math.round(Math.max(MIN_BAR, (end - start) * scale))));
+      row.querySelector("[data-span-start]").textContent = `+${formatDuration(start)}`;
+      row.querySelector("[data-span-took]").textContent = row.dataset.end === undefined
+        ? "running"
+        : formatDuration(end - start);
+    }
+    const label = timeline.querySelector("[data-timeline-total]");
+    if (label) label.textContent = formatDuration(total);
+  }
+
+  /** Back to no bars, for a replay to draw them again. */
+  clearTimeline() {
+    for (const row of this.root.querySelectorAll("[data-span]")) {
+      delete row.dataset.start;
+      delete row.dataset.end;
+      const bar = row.querySelector("[data-span-bar]");
+      bar.setAttribute("class", bar.getAttribute("class").replace(STATE_CLASSES, "state-idle"));
+      bar.setAttribute("width", "0");
+      row.querySelector("[data-span-start]").textContent = "—";
+      row.querySelector("[data-span-took]").textContent = "not run";
+    }
+    this.latest = 0;
   }
 
   /**
@@ -123,9 +224,11 @@ class RunView {
   }
 
   apply(type, data) {
+    this.observe(data);
     switch (type) {
       case "node_started":
         this.setNode(data.node_id, "running", { progress: null });
+        this.setSpan(data.node_id, { start: this.offset(data.started_at), state: "running" });
         break;
       case "node_progress":
         this.setNode(data.node_id, data.state, {
@@ -141,26 +244,41 @@ class RunView {
           ms: data.duration_ms,
         });
         this.countFinished(data.node_id);
+        this.setSpan(data.node_id, { end: this.offset(data.completed_at), state: "done" });
         break;
       case "node_failed":
         this.setNode(data.node_id, "failed", { ms: data.duration_ms });
+        this.setSpan(data.node_id, { end: this.offset(data.failed_at), state: "failed" });
         this.countFinished(data.node_id);
         this.showFailure(data.error, data.node_id);
         break;
       case "pipeline_completed":
+        this.endTimeline();
         this.setStatus("SUCCESS");
         this.root.querySelector("[data-run-duration]").textContent = formatDuration(
           data.duration_ms,
         );
         break;
       case "pipeline_failed":
+        this.endTimeline();
         this.setStatus("FAILED");
         this.showFailure(data.error, data.failed_node_id);
         break;
       case "execution_aborted":
+        this.endTimeline("aborted");
         this.setStatus("ABORTED");
         break;
     }
+  }
+
+  /** The run ended: bars stop growing; nodes still running were stopped with it. */
+  endTimeline(state) {
+    this.stopTicking();
+    for (const row of this.root.querySelectorAll("[data-span][data-start]:not([data-end])")) {
+      row.dataset.end = String(this.latest);
+      if (state) this.setSpan(row.dataset.span, { state });
+    }
+    this.drawTimeline();
   }
 
   showFailure(error, nodeId) {
@@ -172,6 +290,7 @@ class RunView {
 
   /** Re-renders the whole view from the stored record: the result table arrives this way. */
   async refresh() {
+    this.stopTicking();
     const res = await fetch(`/partials/runs/${this.id}`, { headers: { "HX-Request": "true" } });
     if (!res.ok) return;
     const holder = document.createElement("div");
@@ -369,6 +488,8 @@ async function replayRun(view, button) {
   for (const row of view.root.querySelectorAll("[data-node-row]")) {
     view.setNode(row.dataset.nodeRow, "idle", { progress: null });
   }
+  view.replaying = true;
+  view.clearTimeline();
   let last = null;
   for (const { event, data: payload } of data.events) {
     const at = Date.parse(payload.observed_at ?? payload.completed_at ?? payload.started_at ?? "");
@@ -378,6 +499,7 @@ async function replayRun(view, button) {
     if (!Number.isNaN(at)) last = at;
     view.apply(event, payload);
   }
+  view.replaying = false;
   button.disabled = false;
 }
 

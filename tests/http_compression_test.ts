@@ -63,7 +63,10 @@ Deno.test("pages and static files come in the coding the client accepts, the sam
       const plain = await rawGet(s, path, { "accept-encoding": "identity", accept: "text/html" });
       equal(plain.status, 200, path);
       match(plain.headers.vary ?? "", /Accept-Encoding/i, path);
-      for (const [accepted, coding] of CODINGS) {
+      // Under 1 KB nothing is compressed: the coding would cost more than it saves.
+      const small = plain.body.byteLength < 1024;
+      for (const [accepted, wanted] of CODINGS) {
+        const coding = small ? undefined : wanted;
         const res = await rawGet(s, path, { "accept-encoding": accepted, accept: "text/html" });
         equal(res.status, 200, path);
         equal(res.headers["content-encoding"], coding, `${path} for ${accepted}`);

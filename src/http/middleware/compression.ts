@@ -15,11 +15,14 @@ const MIN_BYTES = 1024;
 
 export function compression(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    // Decided before the answer exists: touching a Response's `body` turns it into a stream,
+    // which Deno then sends chunked instead of with its length.
+    if (/^\/(api|mcp)(\/|$)/.test(c.req.path)) return await next();
     await next();
     const res = c.res;
     if (
-      !res.body || res.headers.has("content-encoding") ||
-      !compressible(res.headers.get("content-type")) || /^\/(api|mcp)(\/|$)/.test(c.req.path)
+      res.headers.has("content-encoding") || !compressible(res.headers.get("content-type")) ||
+      !res.body
     ) return;
     if (!/accept-encoding/i.test(res.headers.get("vary") ?? "")) {
       res.headers.append("vary", "Accept-Encoding");

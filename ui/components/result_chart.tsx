@@ -14,6 +14,8 @@ const NUMERIC = new Set([
 ]);
 const TIME = new Set(["date", "timestamp", "timestamptz"]);
 const MAX_SERIES = 8;
+/** A text value's longest form in the chart's data: a label shows 14 characters, a tooltip more. */
+const MAX_LABEL = 80;
 
 export type ChartKind = "line" | "bar" | "scatter";
 export type ColumnRole = "time" | "measure" | "text";
@@ -46,7 +48,10 @@ export function chartData(page: ResultPage) {
       page.rows.map((r) => {
         const v = r[c.i];
         if (v === null || v === undefined) return null;
-        return c.role === "measure" ? Number(v) : String(v);
+        if (c.role === "measure") return Number(v);
+        // An author's cell may be megabytes; the page carries the data inline, so it is cut here.
+        const text = typeof v === "string" ? v : JSON.stringify(v);
+        return text.length > MAX_LABEL ? `${text.slice(0, MAX_LABEL - 1)}…` : text;
       })
     ),
     defaults: {

@@ -50,3 +50,11 @@ Deno.test("no chart without a measure or without rows; x falls back to the row n
     kind: "bar",
   });
 });
+
+Deno.test("a huge text cell reaches the chart's inline data cut to 80 characters", () => {
+  const huge = "x".repeat(5_000_000);
+  const data = chartData(page([["name", "varchar"], ["n", "integer"]], [[huge, 1], ["b", 2]]))!;
+  equal(data.values[0][0], `${"x".repeat(79)}…`);
+  equal(data.values[0][1], "b");
+  equal(JSON.stringify(data).length < 1_000, true);
+});

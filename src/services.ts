@@ -419,7 +419,11 @@ export async function openServices(config: ResolvedConfig, options: ServicesOpti
     logger.info("generated a secret for the embedded quick start", { file: path, mode: "0600" });
   }
   phases?.mark("keys");
-  const db = await openDb(config.store.url, { poolSize: config.store.poolSize });
+  const db = await openDb(config.store.url, {
+    poolSize: config.store.poolSize,
+    // Replacing the pool is recovery, not failure; an operator still wants to see it happen.
+    onRenew: (reason) => logger.warn("replaced the PostgreSQL connection pool", { reason }),
+  });
   phases?.mark("store_open");
   const closers: Closer[] = [() => db.close()];
   const closeAll = async (graceMs: number) => {

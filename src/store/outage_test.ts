@@ -4,7 +4,7 @@
  * own failure does not (errors/app_error_test.ts: `toAppError` answers it 503). PostgreSQL goes out through a proxy the test cuts, or by
  * `pg_terminate_backend` on the test's own database; SQLite by a lock held past the busy timeout.
  */
-import { equal, ok, rejects, throws } from "node:assert/strict";
+import { deepEqual, equal, ok, rejects, throws } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import postgres from "postgres";
 import { Unavailable } from "../lib/unavailable.ts";
@@ -146,7 +146,8 @@ Deno.test({
   ignore: skipUnless("postgres"),
   async fn() {
     const store = await freshStore("postgres");
-    const db = new PostgresDb(store.url);
+    const reasons: string[] = [];
+    const db = new PostgresDb(store.url, { onRenew: (reason) => reasons.push(reason) });
     try {
       equal((await db.first<{ n: number }>("SELECT 1 AS n"))?.n, 1);
       // What postgres.js 3.4.9 throws from its flush when the connection closed first
@@ -158,6 +159,7 @@ Deno.test({
         throw thrown;
       });
       await eventually(() => db.renewals === 1, { what: "the pool to be renewed", ms: 2_000 });
+      deepEqual(reasons, ["a connection's write failed after it closed"]);
       equal((await db.first<{ n: number }>("SELECT 2 AS n"))?.n, 2);
     } finally {
       await db.close();
@@ -173,15 +175,18 @@ Deno.test({
     // A server that accepts and never answers: every connect times out.
     const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const held: Deno.Conn[] = [];
+    const reasons: string[] = [];
     const accepting = (async () => {
       for await (const conn of silent) held.push(conn);
     })();
     const db = new PostgresDb(`postgres://u@127.0.0.1:${(silent.addr as Deno.NetAddr).port}/x`, {
       connectTimeoutSeconds: 1,
+      onRenew: (reason) => reasons.push(reason),
     });
     try {
       for (let i = 0; i < 3; i++) await db.first("SELECT 1").catch(() => {});
       equal(db.renewals, 1);
+      deepEqual(reasons, ["a connect timed out while the server answered"]);
     } finally {
       await db.close();
       silent.close();

@@ -73,12 +73,18 @@ function guardDriverRaces(): void {
     if (!(error instanceof TypeError) || !/reading 'write'/.test(error.message)) return;
     if (!fromDriver(error.stack)) return;
     event.preventDefault();
-    for (const db of stores) db.renew();
+    for (const db of stores) db.renew("a connection's write failed after it closed");
   });
 }
 
 /** At most one renewal per this long: a server that is really out would otherwise churn pools. */
 const RENEW_INTERVAL_MS = 10_000;
+
+export interface PostgresOptions {
+  poolSize?: number;
+  connectTimeoutSeconds?: number;
+  onRenew?: (reason: string) => void;
+}
 
 export class PostgresDb implements Db {
   readonly dialect = "postgres" as const;
@@ -90,8 +96,12 @@ export class PostgresDb implements Db {
   /** How many times the pool was replaced (see `renew`). */
   renewals = 0;
 
-  constructor(url: string, options: { poolSize?: number; connectTimeoutSeconds?: number } = {}) {
+  /** Told each time the pool is replaced, with why: an operator's log line. */
+  readonly #onRenew: (reason: string) => void;
+
+  constructor(url: string, options: PostgresOptions = {}) {
     guardDriverRaces();
+    this.#onRenew = options.onRenew ?? (() => {});
     this.#open = () =>
       postgres(url, {
         max: options.poolSize ?? 10,
@@ -115,7 +125,9 @@ export class PostgresDb implements Db {
     // A connect that timed out while the server is up is a connection left unable to send (see
     // guardDriverRaces): the pool is renewed, at most once per RENEW_INTERVAL_MS.
     return wrap(this.#sql, this.#gate, () => {
-      if (performance.now() - this.#renewedAt >= RENEW_INTERVAL_MS) this.renew();
+      if (performance.now() - this.#renewedAt >= RENEW_INTERVAL_MS) {
+        this.renew("a connect timed out while the server answered");
+      }
     });
   }
 
@@ -123,13 +135,14 @@ export class PostgresDb implements Db {
    * Replaces the driver's pool with a new one: what is under way on the old one finishes there
    * (it is ended in the background), every later statement takes a fresh connection.
    */
-  renew(): void {
+  renew(reason: string): void {
     if (!stores.has(this)) return;
     const old = this.#sql;
     this.#sql = this.#open();
     this.#q = this.#wrap();
     this.#renewedAt = performance.now();
     this.renewals++;
+    this.#onRenew(reason);
     old.end({ timeout: 5 }).catch(() => {});
   }
 

@@ -175,3 +175,23 @@ export async function soakPostgres(log: (line: string) => void): Promise<SoakPos
   }
   return await sharedDatabase();
 }
+
+/**
+ * Reads the soak database's size and its execution records; undefined while PostgreSQL is away
+ * (a phase that ends inside an outage has no figure rather than a wait).
+ */
+export function storeSize(url: string) {
+  const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
+  return {
+    async read(): Promise<{ bytes: number; executions: number } | undefined> {
+      try {
+        const [row] = await sql`SELECT pg_database_size(current_database())::float8 AS bytes,
+          (SELECT count(*) FROM executions)::float8 AS executions`;
+        return { bytes: row.bytes, executions: row.executions };
+      } catch {
+        return undefined;
+      }
+    },
+    close: () => sql.end({ timeout: 2 }),
+  };
+}

@@ -9,7 +9,7 @@
  */
 import { Cluster } from "./cluster.ts";
 import { drain, faultPostgres, killMidRun, readBack, restartRedis, verdict } from "./faults.ts";
-import { PrivateRedis, type SoakPostgres, soakPostgres } from "./infra.ts";
+import { PrivateRedis, type SoakPostgres, soakPostgres, storeSize } from "./infra.ts";
 import { startLoad, type Target } from "./load.ts";
 import { Recorder, table } from "./record.ts";
 
@@ -60,32 +60,41 @@ async function main(): Promise<number> {
   const c = cluster;
   const rec = new Recorder();
   const begin = rec.begin.bind(rec);
+  const size = storeSize(pg.url);
   rec.begin = (name: string) => {
     log(`${Math.round((performance.now() - t0) / 1000)} s: ${name}`);
     return begin(name);
   };
+  // The store's size at each phase's end: steady load must not grow it without bound.
+  const phaseEnd = async () => rec.current.store = await size.read();
   const t: Target = { base: () => c.proxy.url, content: started.content, recorder: rec };
   log(`three replicas behind ${c.proxy.url}; ${pg.fault} fault for PostgreSQL`);
 
   rec.begin("steady");
   const load = startLoad(t, WORKERS, MAX_REQUESTS);
   await sleep(PHASE_MS);
+  await phaseEnd();
   rec.begin("replica SIGKILL mid-run");
   await killMidRun(c, t, 0);
   await sleep(PHASE_MS);
+  await phaseEnd();
   rec.begin("Redis restart");
   await restartRedis(c, t, redis);
   await sleep(PHASE_MS);
+  await phaseEnd();
   rec.begin(pg.fault === "restart" ? "PostgreSQL restart" : "PostgreSQL connections terminated");
   await faultPostgres(c, t, pg);
   await sleep(PHASE_MS);
+  await phaseEnd();
   rec.begin("replica SIGTERM drain");
   log(`replica 2 drained in ${await drain(c, t, 2)} ms`);
   await sleep(PHASE_MS);
+  await phaseEnd();
   await load.stop();
 
   log(`load stopped after ${load.issued} requests; reading every acknowledged write back`);
   await readBack(rec, t, pg.url, REAPER_WINDOW_MS);
+  await size.close();
 
   console.log(
     `\nsoak (${short ? "short" : "full"} profile, ${WORKERS} clients, phases of ` +

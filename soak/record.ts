@@ -22,6 +22,8 @@ export interface PhaseStats {
   runningLeft?: number;
   endedInStore?: number;
   lostWrites?: number;
+  /** The metadata store at the phase's end: database bytes and execution records. */
+  store?: { bytes: number; executions: number };
 }
 
 /**
@@ -123,6 +125,7 @@ export function table(phases: PhaseStats[]): string {
     "writes lost",
     "ready after ms",
     "violations",
+    "store MB (records)",
     "errors by code",
   ];
   const rows = phases.map((p) => [
@@ -137,6 +140,7 @@ export function table(phases: PhaseStats[]): string {
     `${p.lostWrites ?? "-"}`,
     p.readyAfterMs === undefined ? "-" : `${p.readyAfterMs}`,
     `${p.violations.length}`,
+    p.store ? `${(p.store.bytes / 1e6).toFixed(1)} (${p.store.executions})` : "-",
     [...p.errors].map(([k, n]) => `${k} ×${n}`).join(", ") || "none",
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

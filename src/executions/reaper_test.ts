@@ -1,7 +1,8 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { queryAudit } from "../audit/mod.ts";
-import type { Db } from "../store/mod.ts";
-import { forEachStore } from "../../tests/support/stores.ts";
+import { type Db, migrate } from "../store/mod.ts";
+import { skipUnless } from "../../tests/support/services.ts";
+import { forEachStore, freshStore } from "../../tests/support/stores.ts";
 import { checkEventOrder } from "./event_order.ts";
 import { reapedStats } from "./reaper.ts";
 import { ExecutionRepo } from "./repo.ts";
@@ -138,3 +139,42 @@ forEachStore(
     await w.shared.close();
   },
 );
+
+Deno.test({
+  name: "[postgres] a heartbeat skips a run another transaction holds instead of waiting on it",
+  ignore: skipUnless("postgres"),
+  async fn() {
+    const store = await freshStore("postgres");
+    try {
+      const db = await store.open();
+      await migrate(db);
+      const w = await world(db);
+      const repo = new ExecutionRepo(db);
+      const [held, free] = [runningRecord(w.ids), runningRecord(w.ids)];
+      for (const run of [held, free]) await w.sink("i1").started(run);
+      const ids = [held.execution_id, free.execution_id];
+      const beat = new Date(w.clock.now + MINUTE).toISOString();
+      // A batch of this instance's group commit holding one run's row while the heartbeat runs:
+      // a heartbeat that waited for it could close a lock cycle with the batch.
+      let beaten: string | undefined;
+      await db.transaction(async (tx) => {
+        await tx.query("SELECT id FROM executions WHERE id = $1 FOR UPDATE", [held.execution_id]);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        beaten = await Promise.race([
+          repo.heartbeat("i1", beat, ids).then(() => "done"),
+          new Promise<string>((r) => timer = setTimeout(() => r("waited"), 10_000)),
+        ]);
+        clearTimeout(timer);
+      });
+      equal(beaten, "done");
+      equal((await repo.get(free.execution_id))?.heartbeatAt, beat);
+      ok((await repo.get(held.execution_id))!.heartbeatAt < beat);
+      // Once the row is free, the next beat covers it.
+      await repo.heartbeat("i1", beat, ids);
+      equal((await repo.get(held.execution_id))?.heartbeatAt, beat);
+      await w.shared.close();
+    } finally {
+      await store.dispose();
+    }
+  },
+});

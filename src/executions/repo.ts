@@ -364,15 +364,24 @@ export class ExecutionRepo {
    * holds; a record it gave up on goes stale, and a reaper takes it), else every RUNNING one.
    */
   async heartbeat(instanceId: string, now: string, ids?: readonly string[]): Promise<void> {
-    const sql =
-      `UPDATE executions SET heartbeat_at = $2 WHERE instance_id = $1 AND status = 'RUNNING'`;
+    const beat = (only = "") => {
+      const running = `instance_id = $1 AND status = 'RUNNING'${only}`;
+      // On PostgreSQL a row another transaction holds (this instance's group commit writing the
+      // run's frames or its end) is skipped, not waited for: a heartbeat that waited took row
+      // locks in its own order, against the batch's, and the two could deadlock. The skipped
+      // run is being written by a live instance; the next beat covers it.
+      return this.db.dialect === "postgres"
+        ? `UPDATE executions SET heartbeat_at = $2 WHERE id IN
+             (SELECT id FROM executions WHERE ${running} FOR UPDATE SKIP LOCKED)`
+        : `UPDATE executions SET heartbeat_at = $2 WHERE ${running}`;
+    };
     if (ids === undefined) {
-      await this.db.execute(sql, [instanceId, now]);
+      await this.db.execute(beat(), [instanceId, now]);
       return;
     }
     for (let i = 0; i < ids.length; i += HEARTBEAT_IDS) {
       const chunk = ids.slice(i, i + HEARTBEAT_IDS);
-      await this.db.execute(`${sql} AND id IN (${markers(chunk.length, 3)})`, [
+      await this.db.execute(beat(` AND id IN (${markers(chunk.length, 3)})`), [
         instanceId,
         now,
         ...chunk,

@@ -172,7 +172,8 @@ export async function publishedOrders(env: Record<string, string> = {}) {
     const probe = await fetch(endpointUrl, { headers });
     if (probe.status !== 200) throw new Error(`serve: ${probe.status} ${await probe.text()}`);
     await probe.arrayBuffer();
-    return { db, server: s, endpointUrl, headers, close };
+    const executeUrl = `${s.url}/api/v1/pipelines/${id}/execute`;
+    return { db, server: s, endpointUrl, executeUrl, headers, close };
   } catch (e) {
     await close();
     throw e;
@@ -180,7 +181,7 @@ export async function publishedOrders(env: Record<string, string> = {}) {
 }
 
 export async function endpointBench(): Promise<void> {
-  const { db, endpointUrl, headers, close } = await publishedOrders();
+  const { db, endpointUrl, executeUrl, headers, close } = await publishedOrders();
   const floor = floorServer(db.url);
   try {
     await load(endpointUrl, 2, 10, headers); // warm-up
@@ -194,6 +195,10 @@ export async function endpointBench(): Promise<void> {
     // One request at a time: what a lone caller waits, with no other request to share a commit.
     const endpoint1 = await measured(endpointUrl, 3, 1, headers);
     const bare1 = await measured(floor.url, 3, 1);
+    // The same read run through POST …/execute with its event stream, to its data_ready frame,
+    // against the bare query on the raw driver, one at a time.
+    const execute1 = await toDataReady(executeUrl, headers, 3);
+    const raw1 = await rawDriver(db.url, 3, 1);
 
     const row = (
       name: string,
@@ -243,6 +248,13 @@ export async function endpointBench(): Promise<void> {
         (endpoint1.p50_ms - bare1.p50_ms).toFixed(2).padStart(5)
       } ms (endpoint ${endpoint1.p50_ms.toFixed(2)}, floor ${bare1.p50_ms.toFixed(2)})`,
     );
+    console.log(
+      `  execute to data_ready over the bare query, 1 client ${
+        (execute1.p50_ms - raw1.p50_ms).toFixed(2).padStart(5)
+      } ms (target <= 2; execute ${execute1.p50_ms.toFixed(2)}, raw driver ${
+        raw1.p50_ms.toFixed(2)
+      }${execute1.errors ? `, ${execute1.errors} errors` : ""})`,
+    );
     if (endpoint.errors || bare.errors) {
       console.log(`  errors: endpoint ${endpoint.errors}, floor ${bare.errors}`);
     }
@@ -250,6 +262,33 @@ export async function endpointBench(): Promise<void> {
     await floor.close();
     await close();
   }
+}
+
+/**
+ * One client posting executions with an event stream for `seconds`: the time from the request to
+ * its `data_ready` frame, read as it arrives (the stream's later frames are not waited for).
+ */
+async function toDataReady(url: string, headers: Record<string, string>, seconds: number) {
+  const h = { ...headers, accept: "text/event-stream", "content-type": "application/json" };
+  const body = JSON.stringify({ parameters: { customer_id: 42 } });
+  const latencies: number[] = [];
+  let errors = 0;
+  const until = performance.now() + seconds * 1000;
+  while (performance.now() < until) {
+    const t = performance.now();
+    const res = await fetch(url, { method: "POST", headers: h, body });
+    let seen = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body!) {
+      seen += decoder.decode(chunk, { stream: true });
+      if (seen.includes("event: data_ready")) break;
+    }
+    // Leaving the loop early cancels the rest of the stream.
+    if (res.status !== 200 || !seen.includes("event: data_ready")) errors++;
+    latencies.push(performance.now() - t);
+  }
+  latencies.sort((a, b) => a - b);
+  return { p50_ms: latencies[Math.floor(latencies.length / 2)], errors };
 }
 
 /** The `--peer` row: Platformatic DB on the same table (bench/endpoints_peer.ts). */

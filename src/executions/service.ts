@@ -569,11 +569,12 @@ export class ExecutionService {
     return await boundedResultRows(read, position, caps, started);
   }
 
+  /** The whole result as CSV, with the run it came from (a download names itself after it). */
   async csv(caller: Caller, workspaceId: string, executionId: string) {
-    await this.#readable(caller, workspaceId, executionId);
+    const record = await this.#readable(caller, workspaceId, executionId);
     const body = await this.#o.results.csv(executionId);
     if (!body) throw new AppError("result.expired", { execution_id: executionId });
-    return body;
+    return { body, record };
   }
 
   async #readable(caller: Caller, workspaceId: string, executionId: string) {
@@ -588,6 +589,7 @@ export class ExecutionService {
         status: record.status,
       });
     }
+    return record;
   }
 
   /**

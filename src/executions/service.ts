@@ -377,6 +377,14 @@ export class ExecutionService {
     );
   }
 
+  /** The caller's newest `limit` visible executions (by `list`'s rule), none of them counted. */
+  async latest(caller: Caller, filter: ExecutionFilter, limit: number) {
+    return await this.repo.latest(
+      { ...filter, triggeredBy: caller.isSuperAdmin ? filter.triggeredBy : caller.userId },
+      limit,
+    );
+  }
+
   /** Whether the caller may see any execution that matches (by the same rule as `list`). */
   async any(caller: Caller, filter: ExecutionFilter): Promise<boolean> {
     return await this.repo.exists({

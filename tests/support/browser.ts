@@ -37,7 +37,7 @@ function hasChromium(): boolean {
  * A test that needs the browser: ignored (and counted so) where chromium is not installed,
  * unless `SERVICE_TEST_REQUIRE_SERVICES` makes a missing browser a failure, as in CI.
  */
-export function browserTest(name: string, fn: () => Promise<void>): void {
+export function browserTest(name: string, fn: (t: Deno.TestContext) => Promise<void>): void {
   const required = Deno.env.get("SERVICE_TEST_REQUIRE_SERVICES") === "1";
   const ignore = !hasChromium() && !required;
   if (ignore) console.error(`ignored (no chromium at ${CHROMIUM}): ${name}`);

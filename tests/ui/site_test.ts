@@ -31,7 +31,8 @@ async function publicPages(): Promise<string[]> {
     }
   }
   const docs = (await listDocs()).map((d) => `/docs/${d.id}`);
-  return ["/", "/login", ...MARKETING_PAGES, ...folders, "/docs", ...docs, "/docs/errors"];
+  // `/docs/errors` is among the docs: a Set keeps the largest page from being judged twice.
+  return [...new Set(["/", "/login", ...MARKETING_PAGES, ...folders, "/docs", ...docs])];
 }
 
 /** How much wider than the window the page is (0 when it fits). */

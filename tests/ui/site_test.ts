@@ -66,6 +66,9 @@ browserTest(
             for (const path of NOT_FOUND) {
               const res = await page.goto(server.url + path);
               equal(res?.status(), 404, path);
+              // Someone signed out is led back to the start, not to a dashboard asking sign-in.
+              equal(await page.locator("main a[href='/']").textContent(), "Back to the start");
+              equal(await page.locator("main a[href='/dashboard']").count(), 0, path);
               await accessibleInBothThemes(page, path);
             }
             // Only the not-found pages' own statuses, as the browser reports them.

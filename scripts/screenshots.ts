@@ -61,11 +61,16 @@ try {
   const context = await browser.newContext({ viewport: LAPTOP });
   const page = await context.newPage();
   await page.goto(`${server.url}/`);
-  await shoot(page, "landing");
+  await shootBoth(page, "landing");
   for (const [name, path] of Object.entries(PUBLIC_PAGES)) {
     await page.goto(server.url + path);
-    await shoot(page, name);
+    await (name === "docs_page" ? shootBoth(page, name) : shoot(page, name));
   }
+  // The site's links folded behind the menu on a phone, opened.
+  await page.setViewportSize(PHONE);
+  await page.click(".public-top .nav-toggle");
+  await shoot(page, "site_menu.narrow", false);
+  await page.setViewportSize(LAPTOP);
   await page.goto(`${server.url}/login`);
   await shoot(page, "login");
   await signIn(page, server.url, EMAIL, FIRST);
@@ -77,6 +82,9 @@ try {
     await page.goto(server.url + path);
     await shoot(page, name);
   }
+  // The docs as a signed-in reader sees them: their name leads back to the app.
+  await page.goto(`${server.url}/docs/endpoints`);
+  await shootBoth(page, "docs_signed_in");
   await endpointPages(page);
   // One page per demo pipeline, named after its path.
   await page.goto(`${server.url}/pipelines?prefix=demo/`);

@@ -60,6 +60,16 @@ for (const store of STORE_KINDS) {
         equal(page.body.data.schema[0].type, "bigint");
         const csv = await w.s.fetch(`/api/v1/executions/${id}/result?format=csv`, { headers: h });
         equal(await csv.text(), 'id,label,amount\r\n1,a,1.5\r\n2,"b,c",2.5\r\n3,"q""d",3.5\r\n');
+        // The browser's download: the same rows, named after the run; another member's is not found.
+        const download = await w.s.fetch(`/runs/${id}/result.csv`, { headers: h });
+        equal(download.status, 200);
+        match(download.headers.get("content-disposition")!, /^attachment; filename=".+\.csv"$/);
+        equal((await download.text()).split("\r\n")[3], '3,"q""d",3.5');
+        const theirs = await w.s.fetch(`/runs/${id}/result.csv`, {
+          headers: { ...await w.headers("viewer"), accept: "application/json" },
+        });
+        equal(theirs.status, 404);
+        equal((await theirs.json()).error.code, "result.execution_not_found");
         const arrow = await call(w.s, "GET", `/api/v1/executions/${id}/result?format=arrow`, h);
         equal(arrow.status, 400);
         equal(arrow.body.error.code, "result.format_unsupported");

@@ -265,6 +265,20 @@ export class ExecutionRepo {
     );
   }
 
+  /**
+   * The newest `limit` executions matching, newest first. Unlike `list` nothing is counted: a
+   * glance at the latest runs (the dashboard) costs `limit` rows, however many runs there are.
+   */
+  async latest(f: ExecutionFilter, limit: number): Promise<ExecutionRecord[]> {
+    const w = filterConditions(f);
+    const rows = await this.db.query(
+      `SELECT ${COLUMNS} FROM executions WHERE ${w.sql} ORDER BY started_at DESC, id DESC
+       LIMIT $${w.params.length + 1}`,
+      [...w.params, limit],
+    );
+    return rows.map((r) => fromRow(r).record);
+  }
+
   /** Whether any execution matches: the first one found ends the search, nothing is counted. */
   async exists(f: ExecutionFilter): Promise<boolean> {
     const w = filterConditions(f);

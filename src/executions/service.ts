@@ -377,6 +377,14 @@ export class ExecutionService {
     );
   }
 
+  /** The caller's newest `limit` visible executions (by `list`'s rule), none of them counted. */
+  async latest(caller: Caller, filter: ExecutionFilter, limit: number) {
+    return await this.repo.latest(
+      { ...filter, triggeredBy: caller.isSuperAdmin ? filter.triggeredBy : caller.userId },
+      limit,
+    );
+  }
+
   /** Whether the caller may see any execution that matches (by the same rule as `list`). */
   async any(caller: Caller, filter: ExecutionFilter): Promise<boolean> {
     return await this.repo.exists({
@@ -569,11 +577,12 @@ export class ExecutionService {
     return await boundedResultRows(read, position, caps, started);
   }
 
+  /** The whole result as CSV, with the run it came from (a download names itself after it). */
   async csv(caller: Caller, workspaceId: string, executionId: string) {
-    await this.#readable(caller, workspaceId, executionId);
+    const record = await this.#readable(caller, workspaceId, executionId);
     const body = await this.#o.results.csv(executionId);
     if (!body) throw new AppError("result.expired", { execution_id: executionId });
-    return body;
+    return { body, record };
   }
 
   async #readable(caller: Caller, workspaceId: string, executionId: string) {
@@ -588,6 +597,7 @@ export class ExecutionService {
         status: record.status,
       });
     }
+    return record;
   }
 
   /**

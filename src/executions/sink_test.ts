@@ -106,6 +106,13 @@ forEachStore(
     deepEqual(await ids({ startedAfter: at(1) }), [b.execution_id]);
     deepEqual(await ids({ startedBefore: at(2) }), [a.execution_id]);
     deepEqual(await ids({ triggeredVia: "ENDPOINT" }), [b.execution_id]);
+    // The newest few by the same filter, uncounted (the dashboard's lists).
+    const latest = async (f: Partial<Parameters<ExecutionRepo["latest"]>[0]>, n: number) =>
+      (await repo.latest({ workspaceId, ...f }, n)).map((r) => r.execution_id);
+    deepEqual(await latest({}, 1), [b.execution_id]);
+    deepEqual(await latest({}, 10), [b.execution_id, a.execution_id]);
+    deepEqual(await latest({ status: "SUCCESS" }, 10), [a.execution_id]);
+    deepEqual(await latest({ triggeredBy: bob }, 10), [b.execution_id]);
     // Whether any matches, by the same filter (the dashboard's first-steps checks).
     equal(await repo.exists({ workspaceId, triggeredVia: "ENDPOINT" }), true);
     equal(await repo.exists({ workspaceId, triggeredVia: "ENDPOINT", triggeredBy: alice }), false);

@@ -62,6 +62,7 @@ export { nodeSubset } from "./node_subset.ts";
 export {
   checkRunsView,
   checksView,
+  type ParameterView,
   pipelineExportView,
   pipelineFolderView,
   pipelinePurgedView,

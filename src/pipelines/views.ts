@@ -16,6 +16,8 @@ const parametersView = z.record(
     derived: z.literal(true).optional().describe("written by a calculator node; never sent"),
   }),
 );
+/** A parameter as a read shows it: its declaration, or a calculator's `derived` output. */
+export type ParameterView = z.infer<typeof parametersView>[string];
 
 const entityFields = {
   id: z.string(),

@@ -6,6 +6,7 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import {
+  accessibleInBothThemes,
   browserTest,
   confirmAct,
   fillEditor,
@@ -146,10 +147,10 @@ browserTest(
       await page.locator(".banner.ok:has-text('Released v1')").waitFor();
 
       await page.click("a:has-text('Edit')");
-      await fillSpec(
-        page,
-        oneNode("one", "SELECT :n AS n", { n: { type: "integer", default: 2 } }),
-      );
+      // One line far wider than the page: the diff must scroll sideways, so axe has a
+      // scrollable region to judge (scrollable-region-focusable).
+      const wide = `SELECT :n AS n, '${"w".repeat(400)}' AS wide`;
+      await fillSpec(page, oneNode("one", wide, { n: { type: "integer", default: 2 } }));
       await page.click("button:has-text('Save draft')");
       await page.locator(".banner.ok:has-text('Draft saved')").waitFor();
       await page.click("a:has-text('Compare')");
@@ -157,6 +158,8 @@ browserTest(
       deepEqual(await page.locator("td .badge").allTextContents(), ["added"]);
       ok(await page.locator("pre.diff .add:has-text('SELECT :n AS n')").count());
       ok(await page.locator("pre.diff .del:has-text('SELECT 1 AS n')").count());
+      ok(await page.locator("pre.diff").evaluate((e) => e.scrollWidth > e.clientWidth));
+      await accessibleInBothThemes(page, "compare");
 
       await page.goBack();
       await confirmAct(page, "a:has-text('Release v2')");

@@ -27,6 +27,13 @@ const PAGES = [
   "/settings/api-keys",
 ];
 
+/** Pages only an author opens. The pipeline editor's sweep is pipeline_form_test.ts's. */
+const AUTHOR_PAGES = [
+  "/endpoints",
+  "/templates/edit?id=demo/shop/revenue_by_country",
+  "/datasources/demo_shop/edit",
+];
+
 async function pipelineHref(page: Page, base: string, title: string): Promise<string> {
   await page.goto(`${base}/pipelines?prefix=demo/`);
   return (await page.locator(`a.title:has-text("${title}")`).getAttribute("href"))!;
@@ -40,9 +47,10 @@ demoBrowserTest(
     for (const user of [admin, viewer]) {
       const { page, problems } = await userPage(browser, s.url, user);
       const report = await pipelineHref(page, s.url, "Revenue against target");
-      // Endpoints is an author's page: the viewer's refusal is tests/ui/endpoints_page_test.ts's.
-      const own = user === admin ? ["/endpoints"] : [];
-      for (const path of [...PAGES, ...own, report, `${report}/run`]) {
+      // Endpoints and the editors are an author's pages: the viewer's refusals are
+      // tests/ui/endpoints_page_test.ts's and version_guards_test.ts's.
+      const own = user === admin ? AUTHOR_PAGES : [];
+      for (const path of [...PAGES, ...own, report, `${report}/run`, `${report}/compare`]) {
         await page.goto(s.url + path);
         await accessibleInBothThemes(page, path);
       }
@@ -87,5 +95,6 @@ demoBrowserTest(
       await page.locator(".error-page .mono").first().textContent() ?? "",
       /pipeline\.not_found/,
     );
+    await accessibleInBothThemes(page, "a pipeline not found");
   },
 );

@@ -7,7 +7,6 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { eventually } from "../support/wait.ts";
 import {
-  accessibilityProblems,
   accessibleInBothThemes,
   demoBrowserTest,
   fillEditor,
@@ -41,7 +40,7 @@ demoBrowserTest(
     const { page, problems } = await newUserPage(server, browser, "author@example.com", true);
     await page.goto(`${server.url}/pipelines/new`);
     equal(await page.locator("#tab-form").getAttribute("aria-selected"), "true");
-    deepEqual(await accessibilityProblems(page), []);
+    await accessibleInBothThemes(page, "new pipeline, form");
     await page.fill("#p-name", "team/form_built");
     await page.fill("#p-display", "Built in the form");
 
@@ -83,7 +82,7 @@ demoBrowserTest(
 
     // The JSON leads too: a description typed there shows in the form.
     await page.click("#tab-json");
-    deepEqual(await accessibilityProblems(page), []);
+    await accessibleInBothThemes(page, "new pipeline, JSON");
     const spec = await specOf(page);
     spec.parameters.factor.description = "How much bigger";
     await fillEditor(page, "p-spec", JSON.stringify(spec, null, 2));

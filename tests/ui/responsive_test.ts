@@ -92,21 +92,3 @@ demoBrowserTest(
     equal(await overflow(plain), 0, "/runs without the script");
   },
 );
-
-demoBrowserTest(
-  "a docs page's code blocks and tables scroll inside themselves",
-  async (s, browser) => {
-    const page = await browser.newPage({ viewport: { width: 360, height: 800 } });
-    for (const path of ["/docs/endpoints", "/docs/ui", "/docs/errors"]) {
-      await page.goto(s.url + path);
-      equal(await overflow(page), 0, `${path} at 360 px`);
-    }
-    await page.goto(`${s.url}/docs/endpoints`);
-    // The wide ones scroll: the page's width held, the text still all there.
-    const wide = await page.evaluate(() =>
-      [...document.querySelectorAll("pre, .table-scroll")]
-        .filter((e) => e.scrollWidth > e.clientWidth).length
-    );
-    ok(wide > 0, "no code block or table is wider than a phone: the check proves nothing");
-  },
-);

@@ -5,10 +5,14 @@
  */
 import { deepEqual, equal, match } from "node:assert/strict";
 import type { Page } from "playwright-core";
+import { h } from "preact";
+import { renderToString } from "preact-render-to-string";
+import { ResultTable } from "../../ui/components/result_table.tsx";
 import type { Principal } from "../../src/identity/mod.ts";
 import {
   accessibilityProblems,
   browserTest,
+  launchBrowser,
   runResultShown,
   userPage,
   withDemoBrowser,
@@ -189,4 +193,45 @@ browserTest(
       await page.locator("#run-live [data-run-status] .badge:has-text('aborted')").waitFor();
       deepEqual(problems, []);
     }),
+);
+
+browserTest(
+  "sorting and the filter read a long cell's bounded title, and a huge cell does not weigh them",
+  async () => {
+    // Cells alike in the 80 characters shown, told apart only further on: the title decides.
+    const alike = (tail: string) => `${"a".repeat(200)}${tail}`;
+    const rows = [[alike("zebra"), 1], ["x".repeat(5_000_000), 2], [alike("ant"), 3], ["m", 4]];
+    const table = renderToString(h(ResultTable, {
+      page: {
+        execution_id: "e1",
+        schema: [{ name: "note", type: "varchar" }, { name: "n", type: "integer" }],
+        rows,
+        offset: 0,
+        limit: 100,
+        total_rows: rows.length,
+        expires_at: "2026-01-01T00:00:00Z",
+      },
+    }));
+    const script = await Deno.readTextFile(
+      new URL("../../ui/static/js/result_table.js", import.meta.url),
+    );
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.setContent(`<!doctype html><body>${table}<script>${script}</script></body>`);
+      equal(await page.evaluate(() => document.body.innerHTML.length < 10_000), true);
+      await page.click(".result-table th >> nth=1 >> button.sort");
+      await page.click(".result-table th >> nth=0 >> button.sort");
+      const order = () => page.locator(".result-table tbody td.num").allTextContents();
+      deepEqual(await order(), ["3", "1", "4", "2"]);
+      await page.fill("[data-table-filter]", "zebra");
+      deepEqual(
+        await page.locator(".result-table tbody tr:not([hidden]) td.num").allTextContents(),
+        ["1"],
+      );
+      equal(await page.locator("[data-filter-count]").textContent(), "1 of 4 rows on this page");
+    } finally {
+      await browser.close();
+    }
+  },
 );

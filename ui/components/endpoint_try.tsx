@@ -1,5 +1,5 @@
 import { CopyText } from "./copy_text.tsx";
-import type { ParameterDecl } from "../pages/pipeline.tsx";
+import type { ParameterView } from "../../src/pipelines/mod.ts";
 import { KeyCreateForm, type KeyDraft } from "./key_create.tsx";
 import { ParameterControl } from "./parameter_form.tsx";
 import { assetUrl } from "../static_files.ts";
@@ -16,7 +16,7 @@ export interface TryPanelProps {
   origin: string;
   pattern: string;
   /** The served release's asked-for parameters (derived ones aside), by name. */
-  parameters: Record<string, ParameterDecl>;
+  parameters: Record<string, ParameterView>;
   keys: TryKey[];
   /** The key-issue form, prefilled for this endpoint; null when the viewer mints no keys. */
   keyForm: {
@@ -38,7 +38,7 @@ export function variablesOf(pattern: string): string[] {
 export function initialCurl(
   origin: string,
   pattern: string,
-  parameters: Record<string, ParameterDecl>,
+  parameters: Record<string, ParameterView>,
 ): string {
   const path = pattern.replace(/\{([a-z_][a-z0-9_]*)\}/g, (_, name: string) => {
     const d = parameters[name]?.default;

@@ -1,4 +1,4 @@
-import type { ParameterDecl } from "../pages/pipeline.tsx";
+import type { ParameterView } from "../../src/pipelines/mod.ts";
 
 /**
  * The input for one declared parameter: its type decides the control. `id` defaults to
@@ -6,7 +6,7 @@ import type { ParameterDecl } from "../pages/pipeline.tsx";
  * what was typed, such as an endpoint's try-it panel).
  */
 export function ParameterControl(
-  props: { name: string; decl: ParameterDecl; id?: string; prefill?: boolean },
+  props: { name: string; decl: ParameterView; id?: string; prefill?: boolean },
 ) {
   const { name, decl } = props;
   const id = props.id ?? `param-${name}`;
@@ -69,7 +69,7 @@ export function ParameterControl(
 }
 
 /** A declaration's bounds in words, as the refusal of a value outside them says them. */
-export function boundsText(decl: ParameterDecl): string {
+export function boundsText(decl: ParameterView): string {
   const parts: string[] = [];
   if (decl.min !== undefined && decl.max !== undefined) {
     parts.push(`from ${decl.min} to ${decl.max}`);
@@ -84,7 +84,7 @@ export function boundsText(decl: ParameterDecl): string {
  * run and not asked for). Errors land under the field they name.
  */
 export function ParameterForm(
-  props: { action: string; csrf: string; parameters: Record<string, ParameterDecl> },
+  props: { action: string; csrf: string; parameters: Record<string, ParameterView> },
 ) {
   const asked = Object.entries(props.parameters).filter(([, d]) => !d.derived);
   return (

@@ -12,13 +12,28 @@ export interface ResultPage {
 
 const NUMERIC = new Set(["integer", "bigint", "decimal", "double"]);
 
+/** A cell's text shown in full up to this length; longer, cut with an ellipsis. */
+const SHOWN = 80;
+/**
+ * A longer cell's hover text, cut too: an author's cell may be megabytes, and the whole of it in
+ * the page (once per cell) would make the page that heavy. Sorting and the filter read it.
+ */
+export const MAX_TITLE = 1_000;
+
+function cut(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max - 1) + "…" : text;
+}
+
 function Cell(props: { value: unknown; type: string }) {
   const { value, type } = props;
   if (value === null || value === undefined) return <td class="null">NULL</td>;
   const text = typeof value === "object" ? JSON.stringify(value) : String(value);
   return (
-    <td class={NUMERIC.has(type) ? "num" : undefined} title={text.length > 80 ? text : undefined}>
-      {text.length > 80 ? text.slice(0, 79) + "…" : text}
+    <td
+      class={NUMERIC.has(type) ? "num" : undefined}
+      title={text.length > SHOWN ? cut(text, MAX_TITLE) : undefined}
+    >
+      {cut(text, SHOWN)}
     </td>
   );
 }
@@ -26,7 +41,8 @@ function Cell(props: { value: unknown; type: string }) {
 /**
  * One page of a stored result: column types under the names, NULL shown as such, numbers
  * right-aligned; `pagerBase` pages through the cursor with plain links. With `/js/result_table.js`
- * a header sorts the loaded rows and the filter narrows them (this page's rows, not the result).
+ * a header sorts the loaded rows and the filter narrows them (this page's rows, not the result),
+ * both by a cell's first `MAX_TITLE` characters.
  */
 export function ResultTable(props: { page: ResultPage; pagerBase?: string }) {
   const { page } = props;

@@ -75,17 +75,56 @@ const FOOTER_NAV = [
   ["/openapi.json", "OpenAPI"],
 ];
 
-/** Pages outside the application: the landing page, the site, docs, error codes, not found. */
-export function BaseLayout(props: { title: string; children: ComponentChildren }) {
+/** A person's initials for their avatar: "Dana Smith" and "dana.smith@x" are both "DS". */
+export function initials(name: string): string {
+  const parts = name.trim().split(/[\s@._-]+/).filter(Boolean);
+  return ((parts[0]?.[0] ?? "?") + (parts[1]?.[0] ?? "")).toUpperCase();
+}
+
+/** A signed-in person on a public page: their name leads back to the app, in their theme. */
+export interface Visitor {
+  name: string;
+  theme: Theme;
+}
+
+/**
+ * Pages outside the application: the landing page, the site, docs, error codes, not found. Below
+ * 860 px the site's navigation folds behind the menu button, as the app's does (app.js opens it;
+ * without the script noscript.css keeps it drawn). A signed-in `visitor` sees their name, a link
+ * back to the app, where anyone else sees "Sign in".
+ */
+export function BaseLayout(
+  props: { title: string; visitor?: Visitor; children: ComponentChildren },
+) {
+  const { visitor } = props;
   return (
-    <Document title={props.title}>
+    <Document title={props.title} theme={visitor?.theme}>
       <body>
         <header class="public-top">
+          <button
+            type="button"
+            class="nav-toggle ghost"
+            aria-expanded="false"
+            aria-controls="site-nav"
+          >
+            <Icon name="menu" />
+            <span class="sr-only">Menu</span>
+          </button>
           <Brand />
-          <nav class="public-nav" aria-label="Site">
+          <nav id="site-nav" class="public-nav" aria-label="Site">
             {SITE_NAV.map(([href, label]) => <a href={href} key={href}>{label}</a>)}
           </nav>
-          <a href="/login" class="btn">Sign in</a>
+          {visitor
+            ? (
+              <a href="/dashboard" class="user-chip public-account">
+                <span class="avatar" aria-hidden="true">{initials(visitor.name)}</span>
+                <span class="who">
+                  <span class="name">{visitor.name}</span>
+                  <span class="muted small">Open the app</span>
+                </span>
+              </a>
+            )
+            : <a href="/login" class="btn">Sign in</a>}
         </header>
         <main class="public">{props.children}</main>
         <footer class="public-foot">

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { Icon, type IconName } from "../components/icons.tsx";
-import { Brand, Document, type Theme } from "./base.tsx";
+import { Brand, Document, initials, type Theme } from "./base.tsx";
 
 /** What every signed-in page knows about its viewer. */
 export interface ShellContext {
@@ -45,11 +45,6 @@ const THEMES: { id: Theme; label: string; icon: IconName }[] = [
   { id: "dark", label: "Dark theme", icon: "moon" },
   { id: "system", label: "Follow the system theme", icon: "monitor" },
 ];
-
-function initials(name: string): string {
-  const parts = name.trim().split(/[\s@._-]+/).filter(Boolean);
-  return ((parts[0]?.[0] ?? "?") + (parts[1]?.[0] ?? "")).toUpperCase();
-}
 
 /**
  * The application frame: top bar (brand, workspace switcher, docs, the account menu with theme and

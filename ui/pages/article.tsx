@@ -1,4 +1,4 @@
-import { BaseLayout } from "../layouts/base.tsx";
+import { BaseLayout, type Visitor } from "../layouts/base.tsx";
 
 export interface ArticleLink {
   href: string;
@@ -24,10 +24,11 @@ export function ArticlePage(
     html: string;
     nav?: { heading: string; links: ArticleLink[] };
     current?: string;
+    visitor?: Visitor;
   },
 ) {
   return (
-    <BaseLayout title={props.title.replaceAll("`", "")}>
+    <BaseLayout title={props.title.replaceAll("`", "")} visitor={props.visitor}>
       <div class={props.nav ? "article-grid" : undefined}>
         {props.nav && (
           <nav class="article-nav" aria-label={props.nav.heading}>

@@ -2,7 +2,7 @@ import { CheckField, FormActions, InputField } from "../components/field.tsx";
 import { PageHead } from "../components/page_head.tsx";
 import { PublishedAt } from "../components/endpoint_parts.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
-import type { ParameterDecl } from "./pipeline.tsx";
+import type { ParameterView } from "../../src/pipelines/mod.ts";
 import { assetUrl } from "../static_files.ts";
 
 /** The publish form as typed, kept across a refusal. */
@@ -30,7 +30,7 @@ export function PublishPage(props: {
   origin: string;
   pipeline: { id: string; name: string; title: string };
   /** The release a publish would serve (the latest), or null when there is none. */
-  release: { version: number; parameters: Record<string, ParameterDecl> } | null;
+  release: { version: number; parameters: Record<string, ParameterView> } | null;
   /** Where the pipeline is published already. */
   published: { path_pattern: string; enabled: boolean }[];
   draft: PublishDraft;

@@ -28,7 +28,10 @@ export function ErrorPage(
         <p class="muted mono">{props.status} · {props.code}</p>
         <h1>{props.userMessage}</h1>
         <p>
-          <a href="/dashboard">Back to the dashboard</a>
+          {/* Someone signed out would only be sent on to sign in from the dashboard. */}
+          <a href={props.ctx ? "/dashboard" : "/"}>
+            {props.ctx ? "Back to the dashboard" : "Back to the start"}
+          </a>
           {props.status === 401 && (
             <>
               {" · "}

@@ -1,4 +1,4 @@
-import { BaseLayout } from "../layouts/base.tsx";
+import { BaseLayout, type Visitor } from "../layouts/base.tsx";
 import { Head } from "../components/head.tsx";
 
 export interface ErrorCodeRow {
@@ -9,9 +9,9 @@ export interface ErrorCodeRow {
 }
 
 /** `/docs/errors`: every error code, each with an anchor that `doc_url` points at. */
-export function ErrorCodesPage(props: { rows: ErrorCodeRow[] }) {
+export function ErrorCodesPage(props: { rows: ErrorCodeRow[]; visitor?: Visitor }) {
   return (
-    <BaseLayout title="Error codes">
+    <BaseLayout title="Error codes" visitor={props.visitor}>
       <h1>Error codes</h1>
       <p>
         Every error answer carries <code>error.code</code>; its <code>doc_url</code> links here.

@@ -10,18 +10,7 @@ import { ConfirmLink } from "../components/confirm.tsx";
 import { type PipelineGuard, PipelineGuardDialog } from "../components/version_guard.tsx";
 import { PromoteLink } from "../components/promote_panel.tsx";
 import { PublishedAt } from "../components/endpoint_parts.tsx";
-
-export interface ParameterDecl {
-  type: string;
-  required?: boolean;
-  default?: unknown;
-  description?: string;
-  enum?: unknown[];
-  min?: number | string;
-  max?: number | string;
-  max_length?: number;
-  derived?: boolean;
-}
+import type { ParameterView } from "../../src/pipelines/mod.ts";
 
 export interface PipelineNodeView extends DagNode {
   sql?: string;
@@ -47,7 +36,7 @@ export interface PipelinePageProps {
     current_version: number | null;
     updated_at: string;
     body_hash: string;
-    parameters: Record<string, ParameterDecl>;
+    parameters: Record<string, ParameterView>;
     settings?: Record<string, unknown>;
     nodes: PipelineNodeView[];
   };
@@ -197,7 +186,7 @@ function VersionMove(props: { href: string; v: number; children: string }) {
   );
 }
 
-function Parameters(props: { parameters: Record<string, ParameterDecl> }) {
+function Parameters(props: { parameters: Record<string, ParameterView> }) {
   const entries = Object.entries(props.parameters);
   if (entries.length === 0) return <div class="empty">This pipeline takes no parameters.</div>;
   return (

@@ -6,7 +6,7 @@ import { ResultAssets } from "../components/result_chart.tsx";
 import type { ResultPage } from "../components/result_table.tsx";
 import { type RunNodesInfo, type RunRecord, RunView } from "../components/run_view.tsx";
 import { AppShell, type ShellContext } from "../layouts/shell.tsx";
-import type { ParameterDecl } from "./pipeline.tsx";
+import type { ParameterView } from "../../src/pipelines/mod.ts";
 import { assetUrl } from "../static_files.ts";
 
 function trail(pipelineId: string, name: string): Crumb[] {
@@ -17,7 +17,7 @@ function trail(pipelineId: string, name: string): Crumb[] {
 export function RunFormPage(props: {
   ctx: ShellContext;
   pipeline: { id: string; name: string; title: string; version: number; status: string };
-  parameters: Record<string, ParameterDecl>;
+  parameters: Record<string, ParameterView>;
 }) {
   const p = props.pipeline;
   return (

@@ -225,7 +225,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
       throw new AppError("result.format_unsupported", { format, supported: ["json", "csv"] });
     }
     if (format === "csv") {
-      const body = await executions.csv(caller(actor), workspace.id, params.id);
+      const { body } = await executions.csv(caller(actor), workspace.id, params.id);
       return c.body(body, 200, {
         "content-type": "text/csv; charset=utf-8",
         "content-disposition": `attachment; filename="${params.id}.csv"`,

@@ -6,11 +6,11 @@ import { LandingPage } from "../../../ui/pages/landing.tsx";
 import { ErrorCodesPage } from "../../../ui/pages/error_codes.tsx";
 import type { Services } from "../../services.ts";
 import type { Router } from "../routing.ts";
-import { pageRoute } from "../ui/shell.ts";
+import { pageRoute, publicVisitor } from "../ui/shell.ts";
 import { serveStatic } from "../static_assets.ts";
 
 /** What these routes need of the services. */
-type Deps = Pick<Services, "platform">;
+type Deps = Pick<Services, "platform" | "identity">;
 
 const STATIC_ROUTES = [
   ["/favicon.ico", "The site icon (SVG)"],
@@ -42,7 +42,13 @@ export function registerRoutes(router: Router, deps: Deps): void {
       access: "public",
       summary: "Error code reference",
     }),
-    (c) => c.html(errorsPage),
+    // The same for every anonymous reader: drawn once. A signed-in one sees their own header.
+    async (c) => {
+      const visitor = await publicVisitor(c, deps);
+      return c.html(
+        visitor ? renderPage(<ErrorCodesPage rows={errorRows} visitor={visitor} />) : errorsPage,
+      );
+    },
   );
 
   // The static files, each route answering for one folder of ui/static_files.ts.

@@ -9,13 +9,14 @@ import { z } from "zod";
 import { getDoc, listDocs } from "../../docs/mod.ts";
 import { assets } from "../../lib/assets.ts";
 import { ArticlePage } from "../../../ui/pages/article.tsx";
+import type { Visitor } from "../../../ui/layouts/base.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { Services } from "../../services.ts";
 import { MARKETING_FOLDERS, MARKETING_PAGES } from "../public_paths.ts";
 import type { Router } from "../routing.ts";
-import { pageRoute } from "../ui/shell.ts";
+import { pageRoute, publicVisitor } from "../ui/shell.ts";
 
-type Deps = Pick<Services, "platform">;
+type Deps = Pick<Services, "platform" | "identity">;
 
 // getDoc judges the id itself, so any malformed id is the same 404 as an unknown one.
 // Every route here is for browsers, crawlers and agents reading prose: none belongs in the API
@@ -51,11 +52,16 @@ function sitePages(): SitePage[] {
 export function registerRoutes(router: Router, deps: Deps): void {
   const pages = sitePages();
   for (const page of pages) {
-    let body: Promise<string> | undefined;
-    const render = () =>
-      body ??= markdownToHtml(page.markdown).then((html) =>
-        renderPage(<ArticlePage title={page.title} html={html} />)
-      );
+    let html: Promise<string> | undefined;
+    let anonymous: Promise<string> | undefined;
+    const article = () => html ??= markdownToHtml(page.markdown);
+    // Anyone signed out gets the one page drawn on first request; a signed-in reader, their own.
+    const render = async (visitor: Visitor | undefined) =>
+      visitor
+        ? renderPage(<ArticlePage title={page.title} html={await article()} visitor={visitor} />)
+        : await (anonymous ??= article().then((h) =>
+          renderPage(<ArticlePage title={page.title} html={h} />)
+        ));
     router.add(
       pageRoute({
         method: "get",
@@ -63,7 +69,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
         access: "public",
         summary: page.title,
       }),
-      async (c) => c.html(await render()),
+      async (c) => c.html(await render(await publicVisitor(c, deps))),
     );
   }
 
@@ -92,7 +98,10 @@ export function registerRoutes(router: Router, deps: Deps): void {
       const html = await markdownToHtml(
         "The reference for people who run, author with and build on the service.\n\n" + list,
       );
-      return c.html(renderPage(<ArticlePage title="Documentation" html={html} nav={nav} />));
+      const visitor = await publicVisitor(c, deps);
+      return c.html(
+        renderPage(<ArticlePage title="Documentation" html={html} nav={nav} visitor={visitor} />),
+      );
     },
   );
   router.add(
@@ -111,6 +120,7 @@ export function registerRoutes(router: Router, deps: Deps): void {
           html={await markdownToHtml(doc.markdown)}
           nav={await docsNav()}
           current={`/docs/${doc.id}`}
+          visitor={await publicVisitor(c, deps)}
         />
       );
       return c.html(renderPage(page));

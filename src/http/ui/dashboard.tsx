@@ -31,8 +31,9 @@ async function dashboardData(
   const workspaceId = workspace.id;
   const caller = { userId: actor.userId, isSuperAdmin: actor.isSuperAdmin };
   const [recent, failed, drafts, all] = await Promise.all([
-    deps.runs.executions.list(caller, { workspaceId }, 0, DASHBOARD_ROWS),
-    deps.runs.executions.list(caller, { workspaceId, status: "FAILED" }, 0, DASHBOARD_ROWS),
+    // The latest few, uncounted: a workspace's history may hold millions of runs.
+    deps.runs.executions.latest(caller, { workspaceId }, DASHBOARD_ROWS),
+    deps.runs.executions.latest(caller, { workspaceId, status: "FAILED" }, DASHBOARD_ROWS),
     deps.content.pipelines.list(workspaceId, { hasDraft: true }, {
       offset: 0,
       limit: DASHBOARD_ROWS,
@@ -40,7 +41,7 @@ async function dashboardData(
     deps.content.pipelines.list(workspaceId, {}, { offset: 0, limit: 200 }),
   ]);
   const names = new Map(all.items.map((x) => [x.id, x.name]));
-  const run = (r: (typeof recent.items)[number]) => ({
+  const run = (r: (typeof recent)[number]) => ({
     execution_id: r.execution_id,
     pipeline_id: r.pipeline_id,
     pipeline_name: names.get(r.pipeline_id) ?? r.pipeline_id,
@@ -50,10 +51,10 @@ async function dashboardData(
     triggered_by_name: r.triggered_by === actor.userId ? "you" : r.triggered_via.toLowerCase(),
   });
   const canRun = allows({ actor, workspace }, "pipelines.execute");
-  const runs = recent.items.map(run);
+  const runs = recent.map(run);
   return {
     recent: runs,
-    failed: failed.items.map(run),
+    failed: failed.map(run),
     drafts: drafts.items.map((d) => ({
       id: d.id,
       name: d.name,

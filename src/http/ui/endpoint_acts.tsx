@@ -16,7 +16,7 @@ import {
   PublishPage,
 } from "../../../ui/pages/endpoint_publish.tsx";
 import type { BindDraft, BindError } from "../../../ui/pages/endpoints.tsx";
-import type { ParameterDecl } from "../../../ui/pages/pipeline.tsx";
+import type { ParameterView } from "../../pipelines/mod.ts";
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
 import { formText } from "../input.ts";
@@ -118,7 +118,7 @@ export function endpointActRoutes(router: Router, deps: UiPageDeps): void {
       version,
       parameters:
         ((await deps.content.pipelines.getVersion(at.workspace.id, pipelineId, version)) as {
-          parameters?: Record<string, ParameterDecl>;
+          parameters?: Record<string, ParameterView>;
         }).parameters ?? {},
     };
     const html = renderPage(

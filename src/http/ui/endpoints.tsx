@@ -17,7 +17,7 @@ import {
 } from "../../identity/mod.ts";
 import type { EndpointSummary } from "../../../ui/components/endpoint_parts.tsx";
 import type { TryKey } from "../../../ui/components/endpoint_try.tsx";
-import type { ParameterDecl } from "../../../ui/pages/pipeline.tsx";
+import type { ParameterView } from "../../pipelines/mod.ts";
 import { ResultTable } from "../../../ui/components/result_table.tsx";
 import { EndpointPage } from "../../../ui/pages/endpoint.tsx";
 import {
@@ -226,7 +226,7 @@ export function endpointPageRoutes(router: Router, deps: UiPageDeps): void {
               : names.get(view.created_by) ?? "someone",
           }}
           tryPanel={{
-            parameters: ((release as { parameters?: Record<string, ParameterDecl> } | undefined)
+            parameters: ((release as { parameters?: Record<string, ParameterView> } | undefined)
               ?.parameters) ?? {},
             keys: keysReaching(keys, view),
             keyForm: mints && here.length > 0

@@ -9,7 +9,7 @@ import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import type { DagNode } from "../../../ui/components/dag.tsx";
 import type { ResultPage } from "../../../ui/components/result_table.tsx";
 import { type RunNodesInfo, type RunRecord, RunView } from "../../../ui/components/run_view.tsx";
-import type { ParameterDecl } from "../../../ui/pages/pipeline.tsx";
+import type { ParameterView } from "../../pipelines/mod.ts";
 import { ResultPageView } from "../../../ui/pages/result.tsx";
 import { RunFormPage, RunPage } from "../../../ui/pages/run.tsx";
 import { RunsPage } from "../../../ui/pages/runs.tsx";
@@ -183,7 +183,7 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
             version: v.version,
             status: v.status,
           }}
-          parameters={v.parameters as Record<string, ParameterDecl>}
+          parameters={v.parameters as Record<string, ParameterView>}
         />,
       ));
     },
@@ -281,8 +281,11 @@ export function runPageRoutes(router: Router, deps: UiPageDeps): void {
       ],
     }),
     async (c, { actor, workspace, params }) => {
-      const body = await deps.runs.executions.csv(callerOf(actor), workspace.id, params.id);
-      const record = await deps.runs.executions.visible(callerOf(actor), workspace.id, params.id);
+      const { body, record } = await deps.runs.executions.csv(
+        callerOf(actor),
+        workspace.id,
+        params.id,
+      );
       // deno-lint-ignore no-explicit-any
       const version: any = await deps.content.pipelines
         .getVersion(workspace.id, record.pipeline_id, record.pipeline_version)

@@ -10,7 +10,7 @@ import {
   type WorkspaceContext,
 } from "../../identity/mod.ts";
 import type { Services } from "../../services.ts";
-import type { Theme } from "../../../ui/layouts/base.tsx";
+import type { Theme, Visitor } from "../../../ui/layouts/base.tsx";
 import type { ShellContext } from "../../../ui/layouts/shell.tsx";
 import type { VersionRow } from "../../../ui/components/versions_card.tsx";
 import { AppError } from "../../errors/mod.ts";
@@ -137,6 +137,20 @@ export async function errorFrame(
   const p = c.get("principal");
   if (!p || p.authMethod !== "OIDC") return undefined;
   return await shellContext(c, deps, p).catch(() => undefined);
+}
+
+/**
+ * Who is reading a public page, when it is someone signed in in this browser: their name (which
+ * leads back to the app) and their theme. Anyone else, or a failed read, is anonymous.
+ */
+export async function publicVisitor(
+  c: AppContext,
+  deps: Pick<Services, "identity">,
+): Promise<Visitor | undefined> {
+  const p = c.get("principal");
+  if (!p || p.authMethod !== "OIDC") return undefined;
+  const user = await deps.identity.users.get(p.userId).catch(() => undefined);
+  return { name: p.displayName, theme: (user?.theme as Theme | undefined) ?? "system" };
 }
 
 /**

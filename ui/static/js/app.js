@@ -107,8 +107,9 @@ addEventListener("pagehide", () => {
   }
 });
 
-// The menu button of a narrow window (ui/layouts/shell.tsx) folds the navigation open and shut;
-// Escape, or a click elsewhere, shuts it and gives the focus back to the button.
+// The menu button of a narrow window (the app's ui/layouts/shell.tsx, the public site's
+// ui/layouts/base.tsx) folds the navigation it controls open and shut; Escape, or a click
+// elsewhere, shuts it and gives the focus back to the button.
 function setNav(button, open) {
   button.setAttribute("aria-expanded", String(open));
   document.getElementById(button.getAttribute("aria-controls"))?.classList.toggle("open", open);
@@ -119,7 +120,8 @@ document.addEventListener("click", (event) => {
   if (event.target.closest?.(".nav-toggle")) {
     setNav(toggle, toggle.getAttribute("aria-expanded") !== "true");
   } else if (
-    toggle.getAttribute("aria-expanded") === "true" && !event.target.closest?.("#sidenav")
+    toggle.getAttribute("aria-expanded") === "true" &&
+    !event.target.closest?.(`#${toggle.getAttribute("aria-controls")}`)
   ) {
     setNav(toggle, false);
   }

@@ -18,10 +18,16 @@ function enhance(table) {
   if (tools) tools.hidden = false;
 }
 
+// A long cell shows 80 characters and keeps up to 1,000 in its title (ui/components/
+// result_table.tsx): sorting and the filter read that much, never the value whole.
+function cellText(cell) {
+  return cell.title || cell.textContent;
+}
+
 function cellValue(row, column, numeric) {
   const cell = row.cells[column];
   if (cell.classList.contains("null")) return null;
-  const text = cell.title || cell.textContent;
+  const text = cellText(cell);
   return numeric ? Number(text) : text;
 }
 
@@ -53,7 +59,8 @@ function filter(input) {
   let shown = 0;
   const rows = table.tBodies[0].rows;
   for (const row of rows) {
-    const hit = !query || row.textContent.toLowerCase().includes(query);
+    const hit = !query ||
+      [...row.cells].some((cell) => cellText(cell).toLowerCase().includes(query));
     row.hidden = !hit;
     if (hit) shown++;
   }

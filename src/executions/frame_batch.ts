@@ -2,7 +2,7 @@
  * A run's frames as the store holds them while they may be replayed
  * (docs/decisions.md#every-event-is-durable): one row per commit batch per execution, the frames in
  * order, each with its id, type, payload and `observed_at`. A serve's dozen frames are one row, not
- * twelve, and a long run's progress samples share a row with whatever else its batch brought.
+ * twelve.
  *
  * Payloads are stored without what every frame of the run repeats: `execution_id`,
  * `pipeline_id` and `correlation_id` are cut from a payload's JSON text when their value is the
@@ -11,12 +11,18 @@
  * (`RunConstants`). A tuple without it is stored whole (rows written before, a value that is not
  * the run's).
  *
- * The row's `event_id` is the batch's FIRST frame id and `last_event_id` its last: a reaper that
- * ended the run elsewhere stored its terminal frame under the id this run's next batch starts with,
- * so the primary key refuses that batch as it refused the lone frame row before. Its
- * `observed_at` is the last frame's, which the retention sweep reads.
+ * A running run's later batches extend its last row (`extend`) until that holds `ROW_BYTES` of
+ * frames: a long run's progress samples, a second apart, each come in a batch of their own, and a
+ * row each made a run of 300 samples 304 rows. Each batch is still committed as it comes.
+ *
+ * The row's `event_id` is the FIRST frame id of the last batch written into it and
+ * `last_event_id` its last frame's: a reaper that ended the run elsewhere stored its terminal
+ * frame under the id this run's next batch starts with, so the primary key refuses that batch,
+ * whether inserted as a row or written into the run's last row by moving its key there, as it
+ * refused the lone frame row before. Its `observed_at` is the last frame's, which the retention
+ * sweep reads.
  */
-import type { RowInsert } from "../store/mod.ts";
+import type { Queryable, RowInsert } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
 import { frameJson } from "./frame_json.ts";
 import type { StoredFrame } from "./packed_events.ts";
@@ -27,6 +33,16 @@ export const FRAMES = "frames";
 const COLUMNS = "execution_id, event_id, event_type, data, observed_at, last_event_id";
 
 /**
+ * How much frame text a row takes before the run's next batch starts a row of its own: a
+ * bounded rewrite per extension (the row is written whole each time), ~40 progress samples.
+ */
+export const ROW_BYTES = 16 * 1024;
+
+const EXTEND =
+  `UPDATE execution_events SET event_id = $1, last_event_id = $2, observed_at = $3, data = $4
+  WHERE execution_id = $5 AND event_id = $6`;
+
+/**
  * Frames gathered for one row; `data` holds `[id, event, payload, observed_at]` tuples as JSON
  * text, each payload's text made once (frame_json.ts).
  */
@@ -35,6 +51,7 @@ export class FrameBatch {
   #first = -1;
   #last = -1;
   #lastAt = "";
+  #bytes = 0;
 
   constructor(readonly executionId: string) {}
 
@@ -46,13 +63,56 @@ export class FrameBatch {
   /** Adds a frame made by `frameTuple`. */
   add(id: number, tuple: string, observedAt: string): void {
     this.#tuples.push(tuple);
+    this.#bytes += tuple.length;
     if (this.#first < 0) this.#first = id;
     this.#last = id;
     this.#lastAt = observedAt;
   }
 
+  get firstId(): number {
+    return this.#first;
+  }
+
   get lastId(): number {
     return this.#last;
+  }
+
+  /** The length of its frames' text. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** This batch's row with `next` written into it, under `next`'s first id (see above). */
+  extended(next: FrameBatch): FrameBatch {
+    const both = new FrameBatch(this.executionId);
+    for (const b of [this, next]) {
+      both.#tuples.push(...b.#tuples);
+      both.#bytes += b.#bytes;
+    }
+    both.#first = next.#first;
+    both.#last = next.#last;
+    both.#lastAt = next.#lastAt;
+    return both;
+  }
+
+  /** Stores this row over `stored`, the run's row it extends; throws when that is not there. */
+  async writeOver(q: Queryable, stored: FrameBatch): Promise<number> {
+    const values = [
+      this.#first,
+      this.#last,
+      this.#lastAt,
+      this.#data(),
+      this.executionId,
+      stored.#first,
+    ];
+    if (await q.execute(EXTEND, values) !== 1) {
+      throw new Error(`execution ${this.executionId}: its frames row ${stored.#first} is gone`);
+    }
+    return 1;
+  }
+
+  #data(): string {
+    return `[${this.#tuples.join(",")}]`;
   }
 
   row(): RowInsert {
@@ -63,7 +123,7 @@ export class FrameBatch {
         this.executionId,
         this.#first,
         FRAMES,
-        `[${this.#tuples.join(",")}]`,
+        this.#data(),
         this.#lastAt,
         this.#last,
       ],

@@ -31,7 +31,7 @@ import {
   rowInsertSql,
 } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
-import { FrameBatch, frameTuple, type RunConstants } from "./frame_batch.ts";
+import { FrameBatch, frameTuple, ROW_BYTES, type RunConstants } from "./frame_batch.ts";
 import { ExecutionRepo, executionRow } from "./repo.ts";
 import { PendingEndings, type Settled, type Store, type Unstored } from "./settle.ts";
 import type { ExecutionRecord } from "./types.ts";
@@ -124,6 +124,8 @@ export class ExecutionJournal {
   readonly #endings: PendingEndings;
   /** Per run, the frames batch the group commit has not taken yet, and its write. */
   readonly #batches = new Map<string, OpenBatch>();
+  /** Per run, its last frames row as written, which its next batch extends (frame_batch.ts). */
+  readonly #tails = new Map<string, FrameBatch>();
   /** Per run, its record row while not yet taken: a run ending before then is written once. */
   readonly #unwritten = new Map<string, { record: ExecutionRecord; written: Promise<number> }>();
   /** Runs whose rows wait for their end (see `HOLD_MS`). */
@@ -241,18 +243,42 @@ export class ExecutionJournal {
     return open.written.then(() => this.#announce(this.#events, executionId));
   }
 
-  /** Queues a frames row, made when its batch is written; frames join it until then. */
+  /**
+   * Queues a frames row, made when its batch is written; frames join it until then. The run's
+   * last row takes it while that row is small (frame_batch.ts, `ROW_BYTES`).
+   */
   #queueBatch(executionId: string, batch = new FrameBatch(executionId)): OpenBatch {
     const taken: OpenBatch = { batch, written: Promise.resolve(0) };
-    taken.written = this.#insert(
-      executionId,
-      () => batch.lastId,
-      lazyRow(() => {
-        if (this.#batches.get(executionId) === taken) this.#batches.delete(executionId);
+    const take = () => {
+      if (this.#batches.get(executionId) === taken) this.#batches.delete(executionId);
+    };
+    const options = { chain: executionId, follows: true };
+    const tail = this.#tails.get(executionId);
+    if (tail && tail.bytes < ROW_BYTES) {
+      let row: FrameBatch | undefined;
+      const write = this.#queue.write((q) => {
+        // Made once: a failing batch's retry writes the same row.
+        if (!row) {
+          take();
+          this.#tails.set(executionId, row = tail.extended(batch));
+        }
+        return row.writeOver(q, tail);
+      }, options);
+      // Refused, its frames are kept as a row of their own (settle.ts inserts them), made when
+      // read: frames of the run that follow a refusal join it (as they join a refused insert).
+      const own = lazyRow(() => {
+        take();
         return batch.row();
-      }),
-      { chain: executionId, follows: true },
-    );
+      });
+      taken.written = this.#keepRefused(executionId, () => batch.lastId, own, write);
+    } else {
+      const row = lazyRow(() => {
+        take();
+        this.#tails.set(executionId, batch);
+        return batch.row();
+      });
+      taken.written = this.#insert(executionId, () => batch.lastId, row, options);
+    }
     this.#batches.set(executionId, taken);
     return taken;
   }
@@ -268,6 +294,15 @@ export class ExecutionJournal {
     options: ChainOptions,
   ): Promise<number> {
     const written = this.#queue.insert(row, options);
+    return this.#keepRefused(executionId, lastFrameId, row, written);
+  }
+
+  #keepRefused(
+    executionId: string,
+    lastFrameId: (() => number) | null,
+    row: RowInsert,
+    written: Promise<number>,
+  ): Promise<number> {
     written.catch(() =>
       this.#open.get(executionId)?.push({ frameId: lastFrameId?.() ?? null, row })
     );
@@ -284,6 +319,7 @@ export class ExecutionJournal {
   async finish(record: ExecutionRecord): Promise<boolean> {
     const id = record.execution_id;
     this.#constants.delete(id);
+    this.#tails.delete(id);
     const ending = this.#endingRows.get(id);
     this.#endingRows.delete(id);
     const held = this.#held.get(id);

@@ -24,7 +24,7 @@
  */
 import type { Queryable, RowInsert } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
-import { frameJson } from "./frame_json.ts";
+import { frameJson, payloadJsonWithout } from "./frame_json.ts";
 import type { StoredFrame } from "./packed_events.ts";
 
 /** The event_type of a batch row: no frame has it. */
@@ -148,55 +148,36 @@ const MAX_POSITION = 31;
  * throws when its payload is not JSON.
  */
 export function frameTuple(frame: EventFrame, observedAt: string, run?: RunConstants): string {
-  const text = frameJson(frame);
   const head = `[${frame.id},${JSON.stringify(frame.event)},`;
   if (run) {
-    const [cut, where] = compact(frame.data, text, run);
-    if (where !== 0) return `${head}${cut},"${observedAt}",${where}]`;
+    const [omit, where] = constantsIn(frame.data, run);
+    if (where !== 0) {
+      return `${head}${payloadJsonWithout(frame.data, omit)},"${observedAt}",${where}]`;
+    }
   }
-  return `${head}${text},"${observedAt}"]`;
+  return `${head}${frameJson(frame)},"${observedAt}"]`;
 }
 
 /**
- * `text` (the JSON of `data`) without the members whose value is the run's constant, and where
- * each stood (position + 1 in `data`'s keys, 5 bits per key of CONSTANT_KEYS; 0 when none was
- * cut). Cut in the text, not by serialising again: `data_ready`'s text is made once. A member is
- * cut only where the text surely holds it at the top level: the first key, the last key, or a key
- * that only scalar values precede (a JSON string cannot hold an unescaped quote, so the first
- * `,"key":value` is then that member).
+ * The members of `data` whose value is the run's constant, and where each stood (position + 1
+ * in `data`'s keys, 5 bits per key of CONSTANT_KEYS; 0 when none). The payload's text is then
+ * made without them (frame_json.ts), not cut from the whole text: `data_ready`'s large part, its
+ * rows' text, is made once and copied only where the row is written.
  */
-function compact(
-  data: Record<string, unknown>,
-  text: string,
-  run: RunConstants,
-): [string, number] {
-  const keys = Object.keys(data);
-  let out = text;
+function constantsIn(data: Record<string, unknown>, run: RunConstants): [string[], number] {
+  const omit: string[] = [];
   let where = 0;
-  let scalarsOnly = true;
-  for (let i = 0; i < keys.length && i < MAX_POSITION; i++) {
-    const key = keys[i];
+  let i = 0;
+  for (const key in data) {
+    if (i >= MAX_POSITION) break;
     const k = CONSTANT_KEYS.indexOf(key as typeof CONSTANT_KEYS[number]);
-    const value = k < 0 ? undefined : run[key as keyof RunConstants];
-    if (typeof value === "string" && data[key] === value) {
-      const member = `"${key}":${JSON.stringify(value)}`;
-      let cut: string | undefined;
-      if (out.startsWith(`{${member},`)) cut = "{" + out.slice(member.length + 2);
-      else if (i === keys.length - 1 && out.endsWith(`,${member}}`)) {
-        cut = out.slice(0, out.length - member.length - 2) + "}";
-      } else if (scalarsOnly) {
-        const at = out.indexOf(`,${member}`);
-        if (at > 0) cut = out.slice(0, at) + out.slice(at + member.length + 1);
-      }
-      if (cut !== undefined) {
-        out = cut;
-        where += (i + 1) * 2 ** (5 * k);
-      }
+    if (k >= 0 && typeof data[key] === "string" && data[key] === run[key as keyof RunConstants]) {
+      omit.push(key);
+      where += (i + 1) * 2 ** (5 * k);
     }
-    const v = data[key];
-    if (v !== null && typeof v === "object") scalarsOnly = false;
+    i++;
   }
-  return [out, where];
+  return [omit, where];
 }
 
 /** `data` with the members `where` says were cut put back in their places. */

@@ -1,5 +1,5 @@
 import { equal, notEqual } from "node:assert/strict";
-import { frameJson, keepPayloadJson, payloadJson } from "./frame_json.ts";
+import { frameJson, keepPayloadJson, payloadJson, payloadJsonWithout } from "./frame_json.ts";
 
 Deno.test("a payload kept with a value's own text is the text JSON.stringify gives", () => {
   const rows = [[1, 'a,"b"', null], [2, "ü", 3.5]];
@@ -26,4 +26,31 @@ Deno.test("an empty payload kept is {}", () => {
   const data = {};
   keepPayloadJson(data, "rows", "[]");
   equal(payloadJson(data), "{}");
+});
+
+Deno.test("a payload without some members is the text JSON.stringify gives without them", () => {
+  const rows = [[1, "a"], [2, "b"]];
+  const data: Record<string, unknown> = {
+    execution_id: "e",
+    pipeline_id: "p",
+    rows,
+    row_count: 2,
+    correlation_id: "c",
+  };
+  const plain = { ...data };
+  keepPayloadJson(data, "rows", JSON.stringify(rows));
+  for (
+    const omit of [[], ["execution_id"], ["correlation_id"], ["execution_id", "correlation_id"], [
+      "execution_id",
+      "pipeline_id",
+      "row_count",
+      "correlation_id",
+    ]]
+  ) {
+    const expected = JSON.stringify(
+      Object.fromEntries(Object.entries(plain).filter(([k]) => !omit.includes(k))),
+    );
+    equal(payloadJsonWithout(data, omit), expected);
+    equal(payloadJsonWithout(plain, omit), expected);
+  }
 });

@@ -47,7 +47,11 @@ const EXTEND =
  * text, each payload's text made once (frame_json.ts).
  */
 export class FrameBatch {
-  readonly #tuples: string[] = [];
+  /**
+   * The tuples so far, comma-separated. Concatenated, not joined at the end: a join copied each
+   * tuple twice (flattened, then copied), this is flattened once, where the row is written.
+   */
+  #tuples = "";
   #first = -1;
   #last = -1;
   #lastAt = "";
@@ -62,7 +66,7 @@ export class FrameBatch {
 
   /** Adds a frame made by `frameTuple`. */
   add(id: number, tuple: string, observedAt: string): void {
-    this.#tuples.push(tuple);
+    this.#tuples = this.#tuples === "" ? tuple : this.#tuples + "," + tuple;
     this.#bytes += tuple.length;
     if (this.#first < 0) this.#first = id;
     this.#last = id;
@@ -86,7 +90,9 @@ export class FrameBatch {
   extended(next: FrameBatch): FrameBatch {
     const both = new FrameBatch(this.executionId);
     for (const b of [this, next]) {
-      both.#tuples.push(...b.#tuples);
+      if (b.#tuples !== "") {
+        both.#tuples = both.#tuples === "" ? b.#tuples : both.#tuples + "," + b.#tuples;
+      }
       both.#bytes += b.#bytes;
     }
     both.#first = next.#first;
@@ -112,7 +118,7 @@ export class FrameBatch {
   }
 
   #data(): string {
-    return `[${this.#tuples.join(",")}]`;
+    return "[" + this.#tuples + "]";
   }
 
   row(): RowInsert {

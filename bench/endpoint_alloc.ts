@@ -4,12 +4,13 @@
  * collected or not, then KB per request by allocating function and by the nearest frame of this
  * project's `src/` (what a change here can remove). Bytes allocated do not depend on how busy the
  * machine is, unlike CPU time; the total printed is the heap's own count over the same window.
+ * Then the floor (a bare `Deno.serve` running the same query) by the heap's count.
  *
  *   deno run -A bench/endpoint_alloc.ts [seconds, default 5] [clients, default 10] [top, default 25]
  */
 import { Session } from "node:inspector/promises";
 import v8 from "node:v8";
-import { publishedOrders } from "./endpoints.ts";
+import { floorServer, publishedOrders } from "./endpoints.ts";
 import { load } from "./load_client.ts";
 
 interface CallFrame {
@@ -28,7 +29,7 @@ interface Profile {
 }
 
 const [seconds = 5, clients = 10, top = 25] = Deno.args.map(Number);
-const { endpointUrl, headers, close } = await publishedOrders();
+const { db, endpointUrl, headers, close } = await publishedOrders();
 const session = new Session();
 session.connect();
 try {
@@ -54,6 +55,17 @@ try {
   const allocated = v8.getHeapStatistics().total_allocated_bytes - allocatedBefore;
   const idle = idlePerMs * (performance.now() - started);
   report(profile, r.requests, allocated, idle);
+  // The floor over the same table in this process, by the heap's count alone (no profiler).
+  const floor = floorServer(db.url);
+  try {
+    await load(floor.url, 2, clients);
+    const from = v8.getHeapStatistics().total_allocated_bytes;
+    const f = await load(floor.url, seconds, clients);
+    const bytes = v8.getHeapStatistics().total_allocated_bytes - from;
+    console.log(`\nfloor (bare Deno.serve): ${(bytes / 1024 / f.requests).toFixed(1)} KB/req`);
+  } finally {
+    await floor.close();
+  }
 } finally {
   session.disconnect();
   await close();

@@ -39,6 +39,8 @@ import type { ExecutionRecord } from "./types.ts";
 interface OpenBatch {
   batch: FrameBatch;
   written: Promise<number>;
+  /** What each of its frames' callers gets: one promise for the batch, not one per frame. */
+  announced?: Promise<void>;
 }
 
 /**
@@ -57,6 +59,8 @@ interface HeldRun {
   batch: FrameBatch;
   /** Settles once its rows are stored (as one unit, or queued after the hold). */
   stored: PromiseWithResolvers<void>;
+  /** What each of its frames' callers gets: one promise for the run, not one per frame. */
+  announced?: Promise<void>;
   timer: ReturnType<typeof setTimeout>;
 }
 
@@ -236,11 +240,13 @@ export class ExecutionJournal {
     }
     if (held) {
       held.batch.add(frame.id, tuple, at);
-      return held.stored.promise.then(() => this.#announce(this.#events, executionId));
+      return held.announced ??= held.stored.promise.then(() =>
+        this.#announce(this.#events, executionId)
+      );
     }
     const open = this.#batches.get(executionId) ?? this.#queueBatch(executionId);
     open.batch.add(frame.id, tuple, at);
-    return open.written.then(() => this.#announce(this.#events, executionId));
+    return open.announced ??= open.written.then(() => this.#announce(this.#events, executionId));
   }
 
   /**

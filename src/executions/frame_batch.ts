@@ -101,8 +101,11 @@ export class FrameBatch {
     return both;
   }
 
-  /** Stores this row over `stored`, the run's row it extends; throws when that is not there. */
-  async writeOver(q: Queryable, stored: FrameBatch): Promise<number> {
+  /**
+   * Stores this row over `stored`, the run's row it extends; false when that row is gone (the
+   * retention sweep took the row of a run silent for longer than it keeps events).
+   */
+  async writeOver(q: Queryable, stored: FrameBatch): Promise<boolean> {
     const values = [
       this.#first,
       this.#last,
@@ -111,10 +114,7 @@ export class FrameBatch {
       this.executionId,
       stored.#first,
     ];
-    if (await q.execute(EXTEND, values) !== 1) {
-      throw new Error(`execution ${this.executionId}: its frames row ${stored.#first} is gone`);
-    }
-    return 1;
+    return await q.execute(EXTEND, values) === 1;
   }
 
   #data(): string {

@@ -262,20 +262,23 @@ export class ExecutionJournal {
     const tail = this.#tails.get(executionId);
     if (tail && tail.bytes < ROW_BYTES) {
       let row: FrameBatch | undefined;
-      const write = this.#queue.write((q) => {
-        // Made once: a failing batch's retry writes the same row.
-        if (!row) {
-          take();
-          this.#tails.set(executionId, row = tail.extended(batch));
-        }
-        return row.writeOver(q, tail);
-      }, options);
       // Refused, its frames are kept as a row of their own (settle.ts inserts them), made when
       // read: frames of the run that follow a refusal join it (as they join a refused insert).
       const own = lazyRow(() => {
         take();
         return batch.row();
       });
+      const write = this.#queue.write(async (q) => {
+        // Made once: a failing batch's retry writes the same row.
+        if (!row) {
+          take();
+          this.#tails.set(executionId, row = tail.extended(batch));
+        }
+        if (await row.writeOver(q, tail)) return 1;
+        // That row is gone: this batch is a row of its own, and the one later batches extend.
+        if (this.#tails.get(executionId) === row) this.#tails.set(executionId, batch);
+        return await q.execute(rowInsertSql(own), own.values);
+      }, options);
       taken.written = this.#keepRefused(executionId, () => batch.lastId, own, write);
     } else {
       const row = lazyRow(() => {

@@ -219,3 +219,24 @@ forEachStore(
     await shared.close();
   },
 );
+
+forEachStore(
+  "a run whose last frames row was swept (silent past the retention) stores its next frames anew",
+  async (db) => {
+    const { repo, shared, sink, record } = await started(db);
+    const id = record.execution_id;
+    await sink.started(record);
+    const frames = successFrames(record);
+    for (const f of frames.slice(0, 3)) await sink.event(id, f);
+    await repo.deleteEventsBefore(new Date(Date.now() + 60_000).toISOString());
+    deepEqual(await repo.events(id), []);
+    for (const f of frames.slice(3)) await sink.event(id, f);
+    await sink.finished(succeeded(record));
+    deepEqual(await repo.events(id), frames.slice(3));
+    const rows = await db.query("SELECT event_id FROM execution_events WHERE execution_id = $1", [
+      id,
+    ]);
+    equal(rows.length, 1);
+    await shared.close();
+  },
+);

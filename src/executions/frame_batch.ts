@@ -11,9 +11,10 @@
  * (`RunConstants`). A tuple without it is stored whole (rows written before, a value that is not
  * the run's).
  *
- * A running run's later batches extend its last row (`extend`) until that holds `ROW_BYTES` of
- * frames: a long run's progress samples, a second apart, each come in a batch of their own, and a
- * row each made a run of 300 samples 304 rows. Each batch is still committed as it comes.
+ * Past its first few rows (journal.ts, `SHORT_RUN_ROWS`), a running run's later batches extend its
+ * last row (`extended`, `writeOver`) until that holds `ROW_BYTES` of frames: a long run's progress
+ * samples, a second apart, each come in a batch of their own, and a row each made a run of 300
+ * samples 304 rows. Each batch is still committed as it comes.
  *
  * The row's `event_id` is the FIRST frame id of the last batch written into it and
  * `last_event_id` its last frame's: a reaper that ended the run elsewhere stored its terminal
@@ -33,10 +34,12 @@ export const FRAMES = "frames";
 const COLUMNS = "execution_id, event_id, event_type, data, observed_at, last_event_id";
 
 /**
- * How much frame text a row takes before the run's next batch starts a row of its own: a
- * bounded rewrite per extension (the row is written whole each time), ~40 progress samples.
+ * How much frame text a row takes before the run's next batch starts a row of its own (~7
+ * progress samples). The row is written whole each time; this size keeps it inside one SQLite
+ * page, so an extension writes about the pages the insert it replaces would (a larger row spills
+ * to overflow pages, all rewritten each time), and PostgreSQL compresses it in place.
  */
-export const ROW_BYTES = 16 * 1024;
+export const ROW_BYTES = 3 * 1024;
 
 const EXTEND =
   `UPDATE execution_events SET event_id = $1, last_event_id = $2, observed_at = $3, data = $4

@@ -51,6 +51,19 @@ interface OpenBatch {
  */
 export const HOLD_MS = 1000;
 
+/**
+ * How many frames rows a run inserts before its next batches extend its last row: a short run's
+ * few batches stay rows of their own (joined with other runs' rows in one INSERT, not a statement
+ * per run), a long run's progress samples then share rows.
+ */
+export const SHORT_RUN_ROWS = 4;
+
+/** A run's last frames row as written, and how many rows it inserted. */
+interface Tail {
+  row: FrameBatch;
+  inserted: number;
+}
+
 /** A held run: its record and frames, not queued yet. */
 interface HeldRun {
   record: ExecutionRecord;
@@ -128,8 +141,8 @@ export class ExecutionJournal {
   readonly #endings: PendingEndings;
   /** Per run, the frames batch the group commit has not taken yet, and its write. */
   readonly #batches = new Map<string, OpenBatch>();
-  /** Per run, its last frames row as written, which its next batch extends (frame_batch.ts). */
-  readonly #tails = new Map<string, FrameBatch>();
+  /** Per run, its last frames row as written, which its next batch may extend (frame_batch.ts). */
+  readonly #tails = new Map<string, Tail>();
   /** Per run, its record row while not yet taken: a run ending before then is written once. */
   readonly #unwritten = new Map<string, { record: ExecutionRecord; written: Promise<number> }>();
   /** Runs whose rows wait for their end (see `HOLD_MS`). */
@@ -260,7 +273,7 @@ export class ExecutionJournal {
     };
     const options = { chain: executionId, follows: true };
     const tail = this.#tails.get(executionId);
-    if (tail && tail.bytes < ROW_BYTES) {
+    if (tail && tail.inserted >= SHORT_RUN_ROWS && tail.row.bytes < ROW_BYTES) {
       let row: FrameBatch | undefined;
       // Refused, its frames are kept as a row of their own (settle.ts inserts them), made when
       // read: frames of the run that follow a refusal join it (as they join a refused insert).
@@ -272,18 +285,22 @@ export class ExecutionJournal {
         // Made once: a failing batch's retry writes the same row.
         if (!row) {
           take();
-          this.#tails.set(executionId, row = tail.extended(batch));
+          row = tail.row.extended(batch);
+          this.#tails.set(executionId, { row, inserted: tail.inserted });
         }
-        if (await row.writeOver(q, tail)) return 1;
+        if (await row.writeOver(q, tail.row)) return 1;
         // That row is gone: this batch is a row of its own, and the one later batches extend.
-        if (this.#tails.get(executionId) === row) this.#tails.set(executionId, batch);
+        if (this.#tails.get(executionId)?.row === row) {
+          this.#tails.set(executionId, { row: batch, inserted: tail.inserted + 1 });
+        }
         return await q.execute(rowInsertSql(own), own.values);
       }, options);
       taken.written = this.#keepRefused(executionId, () => batch.lastId, own, write);
     } else {
       const row = lazyRow(() => {
         take();
-        this.#tails.set(executionId, batch);
+        const inserted = (this.#tails.get(executionId)?.inserted ?? 0) + 1;
+        this.#tails.set(executionId, { row: batch, inserted });
         return batch.row();
       });
       taken.written = this.#insert(executionId, () => batch.lastId, row, options);

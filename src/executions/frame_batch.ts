@@ -25,7 +25,7 @@
  */
 import type { Queryable, RowInsert } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
-import { frameJson, payloadJsonWithout } from "./frame_json.ts";
+import { frameJson, keepReadyJson, payloadJsonWithout } from "./frame_json.ts";
 import type { StoredFrame } from "./packed_events.ts";
 
 /** The event_type of a batch row: no frame has it. */
@@ -158,6 +158,7 @@ const MAX_POSITION = 31;
  */
 export function frameTuple(frame: EventFrame, observedAt: string, run?: RunConstants): string {
   const head = `[${frame.id},${JSON.stringify(frame.event)},`;
+  if (frame.event === "data_ready") keepReadyJson(frame.data);
   if (run) {
     const [omit, where] = constantsIn(frame.data, run);
     if (where !== 0) {

@@ -19,11 +19,17 @@ const kept = new WeakMap<object, Parts>();
 
 /** The JSON text of a frame's payload; a `data_ready` payload's is kept for `payloadJson`. */
 export function frameJson(frame: EventFrame): string {
-  const made = texts.get(frame.data) ?? assembled(frame.data);
-  if (made !== undefined) return made;
-  const text = JSON.stringify(frame.data);
-  if (frame.event === "data_ready") texts.set(frame.data, text);
-  return text;
+  if (frame.event === "data_ready") keepReadyJson(frame.data);
+  return texts.get(frame.data) ?? assembled(frame.data) ?? JSON.stringify(frame.data);
+}
+
+/**
+ * Keeps a `data_ready` payload's text in parts, its rows' text made here, unless it is kept
+ * already (`keepPayloadJson`): the stored frame and the response then share that one text.
+ */
+export function keepReadyJson(data: Record<string, unknown>): void {
+  if (kept.has(data) || texts.has(data) || !Array.isArray(data.rows)) return;
+  keepPayloadJson(data, "rows", JSON.stringify(data.rows));
 }
 
 /** The JSON text of a payload: the one already made for it when there is one. */

@@ -106,7 +106,13 @@ export async function mcpBench(): Promise<void> {
   };
   // One store for both servers, so the SDK-path server answers from the same content and keys.
   const storeUrl = () => `sqlite:${dir}/service.db`;
-  const s = await startTestServer({ storeUrl, env: { ...env, SERVICE_DEMO_ENABLED: "true" } });
+  // As in production: the tests' answer check parses each body again.
+  const runtime = { checkResponses: false };
+  const s = await startTestServer({
+    storeUrl,
+    env: { ...env, SERVICE_DEMO_ENABLED: "true" },
+    runtime,
+  });
   let sdkPath: Awaited<ReturnType<typeof startTestServer>> | undefined;
   try {
     const rt = s.runtime;
@@ -118,7 +124,11 @@ export async function mcpBench(): Promise<void> {
     });
     const pipeline = items.find((p) => p.name === "demo/top_customers")!;
 
-    sdkPath = await startTestServer({ storeUrl, env, runtime: { mcp: { fastPath: false } } });
+    sdkPath = await startTestServer({
+      storeUrl,
+      env,
+      runtime: { ...runtime, mcp: { fastPath: false } },
+    });
     let id = 0;
     const bare = bareSdk();
     const tool = (

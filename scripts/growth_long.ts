@@ -3,7 +3,8 @@
  * the executions tables, on SQLite and on PostgreSQL: RUNS runs of one node through the real
  * durable sink (journal, group commit, store), each emitting SAMPLES `node_progress` samples made
  * by the real sampler, a second apart on the run's clock. Each sample is awaited before the next,
- * as a second between samples makes them: one commit batch, so one frames row, per sample.
+ * as a second between samples makes them: one commit batch per sample, each written into the run's
+ * last frames row while that row is small (frame_batch.ts).
  * Prints rows and bytes per run just stored, as docs/operations.md and docs/benchmarks.md quote.
  */
 import { MemoryStore } from "../src/shared/mod.ts";

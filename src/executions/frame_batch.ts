@@ -2,7 +2,7 @@
  * A run's frames as the store holds them while they may be replayed
  * (docs/decisions.md#every-event-is-durable): one row per commit batch per execution, the frames in
  * order, each with its id, type, payload and `observed_at`. A serve's dozen frames are one row, not
- * twelve, and a long run's progress samples share a row with whatever else its batch brought.
+ * twelve.
  *
  * Payloads are stored without what every frame of the run repeats: `execution_id`,
  * `pipeline_id` and `correlation_id` are cut from a payload's JSON text when their value is the
@@ -11,14 +11,21 @@
  * (`RunConstants`). A tuple without it is stored whole (rows written before, a value that is not
  * the run's).
  *
- * The row's `event_id` is the batch's FIRST frame id and `last_event_id` its last: a reaper that
- * ended the run elsewhere stored its terminal frame under the id this run's next batch starts with,
- * so the primary key refuses that batch as it refused the lone frame row before. Its
- * `observed_at` is the last frame's, which the retention sweep reads.
+ * Past its first few rows (journal.ts, `SHORT_RUN_ROWS`), a running run's later batches extend its
+ * last row (`extended`, `writeOver`) until that holds `ROW_BYTES` of frames: a long run's progress
+ * samples, a second apart, each come in a batch of their own, and a row each made a run of 300
+ * samples 304 rows. Each batch is still committed as it comes.
+ *
+ * The row's `event_id` is the FIRST frame id of the last batch written into it and
+ * `last_event_id` its last frame's: a reaper that ended the run elsewhere stored its terminal
+ * frame under the id this run's next batch starts with, so the primary key refuses that batch,
+ * whether inserted as a row or written into the run's last row by moving its key there, as it
+ * refused the lone frame row before. Its `observed_at` is the last frame's, which the retention
+ * sweep reads.
  */
-import type { RowInsert } from "../store/mod.ts";
+import type { Queryable, RowInsert } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
-import { frameJson } from "./frame_json.ts";
+import { frameJson, keepReadyJson, payloadJsonWithout } from "./frame_json.ts";
 import type { StoredFrame } from "./packed_events.ts";
 
 /** The event_type of a batch row: no frame has it. */
@@ -27,14 +34,31 @@ export const FRAMES = "frames";
 const COLUMNS = "execution_id, event_id, event_type, data, observed_at, last_event_id";
 
 /**
+ * How much frame text a row takes before the run's next batch starts a row of its own (~7
+ * progress samples). The row is written whole each time; this size keeps it inside one SQLite
+ * page, so an extension writes about the pages the insert it replaces would (a larger row spills
+ * to overflow pages, all rewritten each time), and PostgreSQL compresses it in place.
+ */
+export const ROW_BYTES = 3 * 1024;
+
+const EXTEND =
+  `UPDATE execution_events SET event_id = $1, last_event_id = $2, observed_at = $3, data = $4
+  WHERE execution_id = $5 AND event_id = $6`;
+
+/**
  * Frames gathered for one row; `data` holds `[id, event, payload, observed_at]` tuples as JSON
  * text, each payload's text made once (frame_json.ts).
  */
 export class FrameBatch {
-  readonly #tuples: string[] = [];
+  /**
+   * The tuples so far, comma-separated. Concatenated, not joined at the end: a join copied each
+   * tuple twice (flattened, then copied), this is flattened once, where the row is written.
+   */
+  #tuples = "";
   #first = -1;
   #last = -1;
   #lastAt = "";
+  #bytes = 0;
 
   constructor(readonly executionId: string) {}
 
@@ -45,14 +69,59 @@ export class FrameBatch {
 
   /** Adds a frame made by `frameTuple`. */
   add(id: number, tuple: string, observedAt: string): void {
-    this.#tuples.push(tuple);
+    this.#tuples = this.#tuples === "" ? tuple : this.#tuples + "," + tuple;
+    this.#bytes += tuple.length;
     if (this.#first < 0) this.#first = id;
     this.#last = id;
     this.#lastAt = observedAt;
   }
 
+  get firstId(): number {
+    return this.#first;
+  }
+
   get lastId(): number {
     return this.#last;
+  }
+
+  /** The length of its frames' text. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** This batch's row with `next` written into it, under `next`'s first id (see above). */
+  extended(next: FrameBatch): FrameBatch {
+    const both = new FrameBatch(this.executionId);
+    for (const b of [this, next]) {
+      if (b.#tuples !== "") {
+        both.#tuples = both.#tuples === "" ? b.#tuples : both.#tuples + "," + b.#tuples;
+      }
+      both.#bytes += b.#bytes;
+    }
+    both.#first = next.#first;
+    both.#last = next.#last;
+    both.#lastAt = next.#lastAt;
+    return both;
+  }
+
+  /**
+   * Stores this row over `stored`, the run's row it extends; false when that row is gone (the
+   * retention sweep took the row of a run silent for longer than it keeps events).
+   */
+  async writeOver(q: Queryable, stored: FrameBatch): Promise<boolean> {
+    const values = [
+      this.#first,
+      this.#last,
+      this.#lastAt,
+      this.#data(),
+      this.executionId,
+      stored.#first,
+    ];
+    return await q.execute(EXTEND, values) === 1;
+  }
+
+  #data(): string {
+    return "[" + this.#tuples + "]";
   }
 
   row(): RowInsert {
@@ -63,7 +132,7 @@ export class FrameBatch {
         this.executionId,
         this.#first,
         FRAMES,
-        `[${this.#tuples.join(",")}]`,
+        this.#data(),
         this.#lastAt,
         this.#last,
       ],
@@ -88,55 +157,37 @@ const MAX_POSITION = 31;
  * throws when its payload is not JSON.
  */
 export function frameTuple(frame: EventFrame, observedAt: string, run?: RunConstants): string {
-  const text = frameJson(frame);
   const head = `[${frame.id},${JSON.stringify(frame.event)},`;
+  if (frame.event === "data_ready") keepReadyJson(frame.data);
   if (run) {
-    const [cut, where] = compact(frame.data, text, run);
-    if (where !== 0) return `${head}${cut},"${observedAt}",${where}]`;
+    const [omit, where] = constantsIn(frame.data, run);
+    if (where !== 0) {
+      return `${head}${payloadJsonWithout(frame.data, omit)},"${observedAt}",${where}]`;
+    }
   }
-  return `${head}${text},"${observedAt}"]`;
+  return `${head}${frameJson(frame)},"${observedAt}"]`;
 }
 
 /**
- * `text` (the JSON of `data`) without the members whose value is the run's constant, and where
- * each stood (position + 1 in `data`'s keys, 5 bits per key of CONSTANT_KEYS; 0 when none was
- * cut). Cut in the text, not by serialising again: `data_ready`'s text is made once. A member is
- * cut only where the text surely holds it at the top level: the first key, the last key, or a key
- * that only scalar values precede (a JSON string cannot hold an unescaped quote, so the first
- * `,"key":value` is then that member).
+ * The members of `data` whose value is the run's constant, and where each stood (position + 1
+ * in `data`'s keys, 5 bits per key of CONSTANT_KEYS; 0 when none). The payload's text is then
+ * made without them (frame_json.ts), not cut from the whole text: `data_ready`'s large part, its
+ * rows' text, is made once and copied only where the row is written.
  */
-function compact(
-  data: Record<string, unknown>,
-  text: string,
-  run: RunConstants,
-): [string, number] {
-  const keys = Object.keys(data);
-  let out = text;
+function constantsIn(data: Record<string, unknown>, run: RunConstants): [string[], number] {
+  const omit: string[] = [];
   let where = 0;
-  let scalarsOnly = true;
-  for (let i = 0; i < keys.length && i < MAX_POSITION; i++) {
-    const key = keys[i];
+  let i = 0;
+  for (const key in data) {
+    if (i >= MAX_POSITION) break;
     const k = CONSTANT_KEYS.indexOf(key as typeof CONSTANT_KEYS[number]);
-    const value = k < 0 ? undefined : run[key as keyof RunConstants];
-    if (typeof value === "string" && data[key] === value) {
-      const member = `"${key}":${JSON.stringify(value)}`;
-      let cut: string | undefined;
-      if (out.startsWith(`{${member},`)) cut = "{" + out.slice(member.length + 2);
-      else if (i === keys.length - 1 && out.endsWith(`,${member}}`)) {
-        cut = out.slice(0, out.length - member.length - 2) + "}";
-      } else if (scalarsOnly) {
-        const at = out.indexOf(`,${member}`);
-        if (at > 0) cut = out.slice(0, at) + out.slice(at + member.length + 1);
-      }
-      if (cut !== undefined) {
-        out = cut;
-        where += (i + 1) * 2 ** (5 * k);
-      }
+    if (k >= 0 && typeof data[key] === "string" && data[key] === run[key as keyof RunConstants]) {
+      omit.push(key);
+      where += (i + 1) * 2 ** (5 * k);
     }
-    const v = data[key];
-    if (v !== null && typeof v === "object") scalarsOnly = false;
+    i++;
   }
-  return [out, where];
+  return [omit, where];
 }
 
 /** `data` with the members `where` says were cut put back in their places. */

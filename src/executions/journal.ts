@@ -31,7 +31,7 @@ import {
   rowInsertSql,
 } from "../store/mod.ts";
 import type { EventFrame } from "./event_order.ts";
-import { FrameBatch, frameTuple, type RunConstants } from "./frame_batch.ts";
+import { FrameBatch, frameTuple, ROW_BYTES, type RunConstants } from "./frame_batch.ts";
 import { ExecutionRepo, executionRow } from "./repo.ts";
 import { PendingEndings, type Settled, type Store, type Unstored } from "./settle.ts";
 import type { ExecutionRecord } from "./types.ts";
@@ -39,6 +39,8 @@ import type { ExecutionRecord } from "./types.ts";
 interface OpenBatch {
   batch: FrameBatch;
   written: Promise<number>;
+  /** What each of its frames' callers gets: one promise for the batch, not one per frame. */
+  announced?: Promise<void>;
 }
 
 /**
@@ -49,6 +51,19 @@ interface OpenBatch {
  */
 export const HOLD_MS = 1000;
 
+/**
+ * How many frames rows a run inserts before its next batches extend its last row: a short run's
+ * few batches stay rows of their own (joined with other runs' rows in one INSERT, not a statement
+ * per run), a long run's progress samples then share rows.
+ */
+export const SHORT_RUN_ROWS = 4;
+
+/** A run's last frames row as written, and how many rows it inserted. */
+interface Tail {
+  row: FrameBatch;
+  inserted: number;
+}
+
 /** A held run: its record and frames, not queued yet. */
 interface HeldRun {
   record: ExecutionRecord;
@@ -57,6 +72,8 @@ interface HeldRun {
   batch: FrameBatch;
   /** Settles once its rows are stored (as one unit, or queued after the hold). */
   stored: PromiseWithResolvers<void>;
+  /** What each of its frames' callers gets: one promise for the run, not one per frame. */
+  announced?: Promise<void>;
   timer: ReturnType<typeof setTimeout>;
 }
 
@@ -124,6 +141,8 @@ export class ExecutionJournal {
   readonly #endings: PendingEndings;
   /** Per run, the frames batch the group commit has not taken yet, and its write. */
   readonly #batches = new Map<string, OpenBatch>();
+  /** Per run, its last frames row as written, which its next batch may extend (frame_batch.ts). */
+  readonly #tails = new Map<string, Tail>();
   /** Per run, its record row while not yet taken: a run ending before then is written once. */
   readonly #unwritten = new Map<string, { record: ExecutionRecord; written: Promise<number> }>();
   /** Runs whose rows wait for their end (see `HOLD_MS`). */
@@ -234,25 +253,58 @@ export class ExecutionJournal {
     }
     if (held) {
       held.batch.add(frame.id, tuple, at);
-      return held.stored.promise.then(() => this.#announce(this.#events, executionId));
+      return held.announced ??= held.stored.promise.then(() =>
+        this.#announce(this.#events, executionId)
+      );
     }
     const open = this.#batches.get(executionId) ?? this.#queueBatch(executionId);
     open.batch.add(frame.id, tuple, at);
-    return open.written.then(() => this.#announce(this.#events, executionId));
+    return open.announced ??= open.written.then(() => this.#announce(this.#events, executionId));
   }
 
-  /** Queues a frames row, made when its batch is written; frames join it until then. */
+  /**
+   * Queues a frames row, made when its batch is written; frames join it until then. The run's
+   * last row takes it while that row is small (frame_batch.ts, `ROW_BYTES`).
+   */
   #queueBatch(executionId: string, batch = new FrameBatch(executionId)): OpenBatch {
     const taken: OpenBatch = { batch, written: Promise.resolve(0) };
-    taken.written = this.#insert(
-      executionId,
-      () => batch.lastId,
-      lazyRow(() => {
-        if (this.#batches.get(executionId) === taken) this.#batches.delete(executionId);
+    const take = () => {
+      if (this.#batches.get(executionId) === taken) this.#batches.delete(executionId);
+    };
+    const options = { chain: executionId, follows: true };
+    const tail = this.#tails.get(executionId);
+    if (tail && tail.inserted >= SHORT_RUN_ROWS && tail.row.bytes < ROW_BYTES) {
+      let row: FrameBatch | undefined;
+      // Refused, its frames are kept as a row of their own (settle.ts inserts them), made when
+      // read: frames of the run that follow a refusal join it (as they join a refused insert).
+      const own = lazyRow(() => {
+        take();
         return batch.row();
-      }),
-      { chain: executionId, follows: true },
-    );
+      });
+      const write = this.#queue.write(async (q) => {
+        // Made once: a failing batch's retry writes the same row.
+        if (!row) {
+          take();
+          row = tail.row.extended(batch);
+          this.#tails.set(executionId, { row, inserted: tail.inserted });
+        }
+        if (await row.writeOver(q, tail.row)) return 1;
+        // That row is gone: this batch is a row of its own, and the one later batches extend.
+        if (this.#tails.get(executionId)?.row === row) {
+          this.#tails.set(executionId, { row: batch, inserted: tail.inserted + 1 });
+        }
+        return await q.execute(rowInsertSql(own), own.values);
+      }, options);
+      taken.written = this.#keepRefused(executionId, () => batch.lastId, own, write);
+    } else {
+      const row = lazyRow(() => {
+        take();
+        const inserted = (this.#tails.get(executionId)?.inserted ?? 0) + 1;
+        this.#tails.set(executionId, { row: batch, inserted });
+        return batch.row();
+      });
+      taken.written = this.#insert(executionId, () => batch.lastId, row, options);
+    }
     this.#batches.set(executionId, taken);
     return taken;
   }
@@ -268,6 +320,15 @@ export class ExecutionJournal {
     options: ChainOptions,
   ): Promise<number> {
     const written = this.#queue.insert(row, options);
+    return this.#keepRefused(executionId, lastFrameId, row, written);
+  }
+
+  #keepRefused(
+    executionId: string,
+    lastFrameId: (() => number) | null,
+    row: RowInsert,
+    written: Promise<number>,
+  ): Promise<number> {
     written.catch(() =>
       this.#open.get(executionId)?.push({ frameId: lastFrameId?.() ?? null, row })
     );
@@ -284,6 +345,7 @@ export class ExecutionJournal {
   async finish(record: ExecutionRecord): Promise<boolean> {
     const id = record.execution_id;
     this.#constants.delete(id);
+    this.#tails.delete(id);
     const ending = this.#endingRows.get(id);
     this.#endingRows.delete(id);
     const held = this.#held.get(id);

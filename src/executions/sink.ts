@@ -53,10 +53,15 @@ export class DurableSink implements ExecutionSink {
    */
   event(executionId: string, frame: EventFrame): Promise<void> {
     // Not an async function: a frame's wrapper promise and its await cost as much as the rest.
-    return this.#journal.event(executionId, frame, isoAt(this.now())).catch((error) =>
-      this.#refusal(executionId, error)
-    );
+    // Frames stored together share the journal's promise (one run's, journal.ts), and so this.
+    const stored = this.#journal.event(executionId, frame, isoAt(this.now()));
+    if (stored === this.#lastStored) return this.#lastOutcome!;
+    this.#lastStored = stored;
+    return this.#lastOutcome = stored.catch((error) => this.#refusal(executionId, error));
   }
+
+  #lastStored: Promise<void> | undefined;
+  #lastOutcome: Promise<void> | undefined;
 
   /** What a refusal means, decided once per error (a run's later frames share its first one). */
   readonly #refusals = new WeakMap<object, Promise<unknown>>();

@@ -3,8 +3,9 @@ import { MemoryStore } from "../shared/mod.ts";
 import { forEachStore } from "../../tests/support/stores.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
 import { ExecutionRepo } from "./repo.ts";
-import { DurableSink, follow } from "./sink.ts";
-import { ExecutionJournal } from "./journal.ts";
+import { DurableSink, EndedElsewhere, follow } from "./sink.ts";
+import { ROW_BYTES } from "./frame_batch.ts";
+import { ExecutionJournal, SHORT_RUN_ROWS } from "./journal.ts";
 import type { Db } from "../store/mod.ts";
 import {
   addPipelineRow,
@@ -15,6 +16,8 @@ import {
   succeeded,
   successFrames,
 } from "./test_fixtures.ts";
+
+const AT = "2026-11-28T10:00:00.000Z";
 
 /** A durable sink on `db` and a RUNNING record, not yet started. */
 async function started(db: Db) {
@@ -184,3 +187,72 @@ forEachStore(
     deepEqual(await repo.events(record.execution_id), [first]);
   },
 );
+
+forEachStore(
+  "a long run's batches fill its last row up to ROW_BYTES; a reaper's ending refuses the next",
+  async (db) => {
+    const { repo, shared, sink, record } = await started(db);
+    const id = record.execution_id;
+    await sink.started(record);
+    // Each frame its own batch (awaited), as progress samples a second apart come.
+    const sample = (n: number) => progressSample(id, n);
+    const frames = Array.from({ length: 400 }, (_, i) => sample(i + 1));
+    for (const f of frames) await sink.event(id, f);
+    deepEqual(await repo.events(id), frames);
+    deepEqual(await repo.events(id, 250), frames.slice(250));
+    const rows = await db.query<{ data: string }>(
+      "SELECT data FROM execution_events WHERE execution_id = $1 ORDER BY event_id",
+      [id],
+    );
+    // A short run's rows first (the last of them extended), then a row closes once it holds
+    // ROW_BYTES, not before: 400 small frames take a few rows.
+    const text = rows.reduce((n, r) => n + r.data.length, 0);
+    ok(rows.length > SHORT_RUN_ROWS, `${rows.length}`);
+    ok(rows.length <= SHORT_RUN_ROWS + Math.ceil(text / ROW_BYTES), `${rows.length}`);
+    for (const r of rows.slice(0, SHORT_RUN_ROWS - 1)) ok(r.data.length < ROW_BYTES);
+    for (const r of rows.slice(SHORT_RUN_ROWS - 1, -1)) ok(r.data.length >= ROW_BYTES);
+
+    // Another instance's reaper ends the run (its frame under the next id), then the run goes on.
+    const reaped = succeeded(record, { status: "ABORTED", abort_reason: "shutdown" });
+    await db.transaction(async (tx) => {
+      const there = new ExecutionRepo(tx);
+      ok(await there.finish(reaped));
+      await there.appendEvent(id, { id: 401, event: "execution_aborted", data: {} }, AT);
+    });
+    const refused = await sink.event(id, sample(401)).then(() => null, (e) => e);
+    ok(refused instanceof EndedElsewhere, String(refused));
+    equal(refused.terminal?.id, 401);
+    deepEqual((await repo.events(id)).map((f) => f.id), [...frames.map((f) => f.id), 401]);
+    await shared.close();
+  },
+);
+
+forEachStore(
+  "a run whose last frames row was swept (silent past the retention) stores its next frames anew",
+  async (db) => {
+    const { repo, shared, sink, record } = await started(db);
+    const id = record.execution_id;
+    await sink.started(record);
+    const frames = Array.from({ length: 9 }, (_, i) => progressSample(id, i + 1));
+    // Past the short-run rows: its batches now extend its last row.
+    for (const f of frames.slice(0, 6)) await sink.event(id, f);
+    await repo.deleteEventsBefore(new Date(Date.now() + 60_000).toISOString());
+    deepEqual(await repo.events(id), []);
+    for (const f of frames.slice(6)) await sink.event(id, f);
+    deepEqual(await repo.events(id), frames.slice(6));
+    const rows = await db.query("SELECT event_id FROM execution_events WHERE execution_id = $1", [
+      id,
+    ]);
+    equal(rows.length, 1);
+    await shared.close();
+  },
+);
+
+/** A progress sample of run `id`, the `n`th frame. */
+function progressSample(id: string, n: number): EventFrame {
+  return {
+    id: n,
+    event: "node_progress",
+    data: { execution_id: id, node_id: "load", attempt: 1, rows_fetched: n * 1000 },
+  };
+}

@@ -43,6 +43,30 @@ export function* sqlTokens(sql: string, flavor: SqlFlavor): Generator<SqlToken> 
   }
 }
 
+const lexed: Record<SqlFlavor, Map<string, readonly SqlCodeToken[]>> = {
+  postgres: new Map(),
+  mysql: new Map(),
+  sqlite: new Map(),
+  duckdb: new Map(),
+};
+const LEXED_MAX = 500;
+
+/**
+ * `sqlCode(sql, flavor)` as a list, lexed once per text: statements are pipeline texts, a handful
+ * per datasource, run again on every call (a serve lexed its read each time). A flood of distinct
+ * texts starts the cache over. The tokens are shared: not to be changed.
+ */
+export function sqlCodeTokens(sql: string, flavor: SqlFlavor): readonly SqlCodeToken[] {
+  const cache = lexed[flavor];
+  let tokens = cache.get(sql);
+  if (tokens === undefined) {
+    tokens = [...sqlCode(sql, flavor)];
+    if (cache.size >= LEXED_MAX) cache.clear();
+    cache.set(sql, tokens);
+  }
+  return tokens;
+}
+
 /** Every code token of `sql`, in text order (placeholders and markers included). */
 export function* sqlCode(sql: string, flavor: SqlFlavor): Generator<SqlCodeToken> {
   const n = sql.length;

@@ -38,8 +38,11 @@ export interface TestServerOptions {
   port?: number;
   /** How long `close()` lets in-flight requests finish (default 5). */
   graceSeconds?: number;
-  /** Passed to the runtime (e.g. the new-user notice hook). */
-  runtime?: Pick<RuntimeOptions, "onNewUser" | "executor" | "now" | "mcp">;
+  /**
+   * Passed to the runtime (e.g. the new-user notice hook). A benchmark turns `checkResponses`
+   * off: production does not check its answers, and the check parses every JSON body again.
+   */
+  runtime?: Pick<RuntimeOptions, "onNewUser" | "executor" | "now" | "mcp" | "checkResponses">;
 }
 
 /** A loopback port that was free a moment ago. */

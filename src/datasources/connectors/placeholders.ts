@@ -5,7 +5,7 @@
  * are never spliced into the SQL: the result is a SQL text with markers and a separate value list.
  */
 import { AppError } from "../../errors/mod.ts";
-import { sqlCode, type SqlCodeToken, type SqlFlavor } from "../../lib/sql_placeholders.ts";
+import { type SqlCodeToken, sqlCodeTokens, type SqlFlavor } from "../../lib/sql_placeholders.ts";
 
 /** How a driver wants its markers: `$1` (postgres, duckdb), `?1` (sqlite), bare `?` (mysql). */
 export type MarkerStyle = "dollar" | "question_numbered" | "question";
@@ -103,7 +103,7 @@ export function translatePlaceholders(
     return arrays.get(name)!;
   };
 
-  const tokens = [...sqlCode(sql, flavor)];
+  const tokens = sqlCodeTokens(sql, flavor);
   for (let k = 0; k < tokens.length; k++) {
     const token = tokens[k];
     if (token.kind === "marker") throw refusedMarker(token.text);
@@ -130,7 +130,7 @@ export function translatePlaceholders(
  * closing parenthesis ends. Read from code tokens, so nothing quoted or commented can pass for it.
  */
 function wholeInList(
-  tokens: SqlCodeToken[],
+  tokens: readonly SqlCodeToken[],
   k: number,
 ): { start: number; end: number; not: boolean } | null {
   const open = tokens[k - 1];

@@ -1,5 +1,6 @@
-import { deepEqual, equal, throws } from "node:assert/strict";
+import { deepEqual, equal, notStrictEqual, strictEqual, throws } from "node:assert/strict";
 import { AppError } from "../../errors/mod.ts";
+import { sqlCode, sqlCodeTokens } from "../../lib/sql_placeholders.ts";
 import { pgArrayLiteral, type SqlFlavor, translatePlaceholders } from "./placeholders.ts";
 
 const t = translatePlaceholders;
@@ -166,4 +167,19 @@ Deno.test("translatePlaceholders() keeps unterminated quotes and comments as tex
   equal(t("SELECT /* :a", { a: 1 }, "mysql").sql, "SELECT /* :a");
   equal(t("SELECT $x$ :a", { a: 1 }, "postgres").sql, "SELECT $x$ :a");
   deepEqual(t("SELECT 1", undefined, "sqlite"), { sql: "SELECT 1", values: [], names: [] });
+});
+
+Deno.test("a statement is lexed once per text and flavor; each call binds its own values", () => {
+  const sql = "select * from t where a = :a and b = ':a' -- :b\n";
+  const first = sqlCodeTokens(sql, "postgres");
+  strictEqual(sqlCodeTokens(sql, "postgres"), first);
+  deepEqual(first, [...sqlCode(sql, "postgres")]);
+  notStrictEqual(sqlCodeTokens(sql, "mysql"), first);
+  deepEqual(translatePlaceholders(sql, { a: 1 }, "postgres"), {
+    sql: "select * from t where a = $1 and b = ':a' -- :b\n",
+    values: [1],
+    names: ["a"],
+  });
+  deepEqual(translatePlaceholders(sql, { a: [2, 3] }, "sqlite").values, [2, 3]);
+  deepEqual(translatePlaceholders(sql, { a: 4 }, "postgres").values, [4]);
 });

@@ -14,9 +14,8 @@ import { PromotePage, type PromotePageProps } from "../../../ui/pages/promote.ts
 import type { RefusalView } from "../../../ui/components/promote_refusal.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
-import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
-import { pageRoute, shellContext, type UiPageDeps } from "./shell.ts";
+import { formPost, pageRoute, shellContext, type UiPageDeps } from "./shell.ts";
 
 const id = z.object({ id: z.uuid() });
 
@@ -100,22 +99,17 @@ export function promotionPageRoutes(router: Router, deps: UiPageDeps): void {
       ),
   );
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/pipelines/:id/promote",
-      summary: "Push the pipeline's current release (and its closure) to the target",
-      access: "promotion.promote",
-      params: id,
-      errors: [...PROMOTION_SENDER_ERRORS],
-    }),
-    async (c, { actor, workspace, params }) => {
-      const f = await formText(c);
-      // As REST's `include_templates`: absent is true.
-      const includeTemplates = f.include_templates !== "false";
-      return await answer(c, { actor, workspace }, params.id, async () => ({
-        outcome: await sender.promote(sent({ actor, workspace }), params.id, includeTemplates),
-      }));
-    },
-  );
+  formPost(router, {
+    path: "/partials/pipelines/:id/promote",
+    summary: "Push the pipeline's current release (and its closure) to the target",
+    access: "promotion.promote",
+    params: id,
+    errors: [...PROMOTION_SENDER_ERRORS],
+  }, async (c, { actor, workspace, params }, f) => {
+    // As REST's `include_templates`: absent is true.
+    const includeTemplates = f.include_templates !== "false";
+    return await answer(c, { actor, workspace }, params.id, async () => ({
+      outcome: await sender.promote(sent({ actor, workspace }), params.id, includeTemplates),
+    }));
+  });
 }

@@ -8,12 +8,12 @@ import type { Page } from "playwright-core";
 import { h } from "preact";
 import { renderToString } from "preact-render-to-string";
 import { ResultTable } from "../../ui/components/result_table.tsx";
-import type { Principal } from "../../src/identity/mod.ts";
 import {
   accessibilityProblems,
   browserTest,
   launchBrowser,
   runResultShown,
+  slowDemoPipeline,
   userPage,
   withDemoBrowser,
 } from "../support/browser.ts";
@@ -166,26 +166,7 @@ browserTest(
         "SELECT id FROM users WHERE email = $1",
         [EMAIL],
       );
-      const demo = (await s.runtime.workspaces.get("demo"))!;
-      const principal: Principal = {
-        userId: row!.id,
-        email: EMAIL,
-        displayName: "admin",
-        provider: "local",
-        isSuperAdmin: true,
-        authMethod: "OIDC",
-        mustChangePassword: false,
-        scopes: [],
-      };
-      const slow = await s.runtime.pipelines.create({ actor: principal, workspaceId: demo.id }, {
-        name: "demo/slow",
-        nodes: [{
-          id: "forever",
-          type: "DQL",
-          source: "tempdb",
-          sql: "SELECT sum(a.range * b.range) AS n FROM range(100000) a, range(1000000) b",
-        }],
-      });
+      const slow = await slowDemoPipeline(s, { id: row!.id, email: EMAIL });
       await page.goto(`${s.url}/pipelines/${slow.id}/run`);
       await page.click("button:has-text('Run pipeline')");
       await page.locator("#run-live [data-cancel]").waitFor();

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
-import { PROMOTION_SENDER_ERRORS } from "../../promotion/mod.ts";
+import { promoteContext, PROMOTION_SENDER_ERRORS } from "../../promotion/mod.ts";
 import { PromotePage, type PromotePageProps } from "../../../ui/pages/promote.tsx";
 import type { RefusalView } from "../../../ui/components/promote_refusal.tsx";
 import { renderPage } from "../../../ui/render.tsx";
@@ -73,12 +73,6 @@ export function promotionPageRoutes(router: Router, deps: UiPageDeps): void {
     return c.html(html, (shown.refusal?.status ?? 200) as 200);
   };
 
-  const sent = (at: { actor: Principal; workspace: WorkspaceContext }) => ({
-    actor: at.actor,
-    workspaceId: at.workspace.id,
-    workspaceName: at.workspace.name,
-  });
-
   router.add(
     pageRoute({
       method: "get",
@@ -94,7 +88,9 @@ export function promotionPageRoutes(router: Router, deps: UiPageDeps): void {
         c,
         { actor, workspace },
         params.id,
-        async () => ({ preview: await sender.preview(sent({ actor, workspace }), params.id) }),
+        async () => ({
+          preview: await sender.preview(promoteContext(actor, workspace), params.id),
+        }),
         { confirm: query.confirm === "push" },
       ),
   );
@@ -109,7 +105,7 @@ export function promotionPageRoutes(router: Router, deps: UiPageDeps): void {
     // As REST's `include_templates`: absent is true.
     const includeTemplates = f.include_templates !== "false";
     return await answer(c, { actor, workspace }, params.id, async () => ({
-      outcome: await sender.promote(sent({ actor, workspace }), params.id, includeTemplates),
+      outcome: await sender.promote(promoteContext(actor, workspace), params.id, includeTemplates),
     }));
   });
 }

@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { MemoryStore } from "../shared/mod.ts";
-import { forEachStore } from "../../tests/support/stores.ts";
+import { forEachStore, storeTestWith } from "../../tests/support/stores.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { DurableSink, follow } from "./sink.ts";
@@ -12,9 +12,13 @@ import {
   addUserRow,
   addWorkspaceRow,
   runningRecord,
+  runRows,
   succeeded,
   successFrames,
 } from "./test_fixtures.ts";
+
+/** Tests that start from run rows and the execution repository. */
+const runsTest = storeTestWith(runRows);
 
 /** A durable sink on `db` and a RUNNING record, not yet started. */
 async function started(db: Db) {
@@ -126,11 +130,9 @@ forEachStore(
   },
 );
 
-forEachStore(
+runsTest(
   "runs of one instance started together share INSERTs and read back exactly",
-  async (db) => {
-    const ids = await addRunRows(db);
-    const repo = new ExecutionRepo(db);
+  async ({ ids, repo }, db) => {
     const shared = new MemoryStore();
     const journal = new ExecutionJournal(db, () => {});
     const sinks = [1, 2, 3].map(() =>
@@ -161,11 +163,9 @@ forEachStore(
   },
 );
 
-forEachStore(
+runsTest(
   "a frame whose payload is no JSON is refused, and the run's later frames",
-  async (db) => {
-    const ids = await addRunRows(db);
-    const repo = new ExecutionRepo(db);
+  async ({ ids, repo }, db) => {
     const journal = new ExecutionJournal(db, () => {});
     const record = runningRecord(ids);
     await journal.insert(record, "instance-a", record.started_at);

@@ -69,13 +69,18 @@ export async function housekeepingWorld(db: Db, options: WorldOptions = {}) {
     housekeepers({ db, shared, systemActor, now, ...options, ...more })(instanceId);
   const sink = (instanceId: string) =>
     new DurableSink(new ExecutionRepo(db), shared, instanceId, now);
-  return { ids, shared, clock, systemActor, keeper, sink };
+  return { ids, shared, clock, systemActor, keeper, sink, repo: new ExecutionRepo(db) };
 }
 
 export {
   insertUser as addUserRow,
   insertWorkspace as addWorkspaceRow,
 } from "../store/row_fixtures.ts";
+
+/** Run rows (workspace, pipeline, user) and the execution repository over their store. */
+export async function runRows(db: Db) {
+  return { ids: await addRunRows(db), repo: new ExecutionRepo(db) };
+}
 
 /** A RUNNING record as the executor hands it to `started`. */
 export function runningRecord(

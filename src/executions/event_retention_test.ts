@@ -1,13 +1,11 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
+import { runsTest } from "../../tests/support/executions_fixtures.ts";
 import { newId } from "../lib/ids.ts";
 import { type Db, loadMigrations, migrate } from "../store/mod.ts";
-import { forEachStore, storeTestWith } from "../../tests/support/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { parseBatch } from "./frame_batch.ts";
 import { ExecutionRepo, idFloor } from "./repo.ts";
-import { addRunRows, runningRecord, runRows, succeeded, successFrames } from "./test_fixtures.ts";
-
-/** Tests that start from run rows and the execution repository. */
-const runsTest = storeTestWith(runRows);
+import { addRunRows, runningRecord, succeeded, successFrames } from "./test_fixtures.ts";
 
 const SECOND = 1000;
 

@@ -1,6 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
+import { runsTest } from "../../tests/support/executions_fixtures.ts";
 import { type Db, ensureIncrementalVacuum, SqliteDb } from "../store/mod.ts";
-import { forEachStore, storeTestWith } from "../../tests/support/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { reclaimSpace, RetentionSweeps } from "./retention.ts";
 import { queryAudit } from "../audit/mod.ts";
@@ -8,15 +9,11 @@ import {
   addRunRows,
   housekeepingWorld,
   runningRecord,
-  runRows,
   succeeded,
   successFrames,
 } from "./test_fixtures.ts";
 import type { EventFrame } from "./event_order.ts";
 import type { ExecutionRecord } from "./types.ts";
-
-/** Tests that start from run rows and the execution repository. */
-const runsTest = storeTestWith(runRows);
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

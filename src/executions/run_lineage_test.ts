@@ -1,12 +1,9 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { storeTestWith } from "../../tests/support/stores.ts";
+import { runsTest } from "../../tests/support/executions_fixtures.ts";
 import { newId } from "../lib/ids.ts";
 import { nodeSpans } from "./node_spans.ts";
-import { runningRecord, runRows, succeeded, successFrames } from "./test_fixtures.ts";
+import { runningRecord, succeeded, successFrames } from "./test_fixtures.ts";
 import type { ExecutionRecord } from "./types.ts";
-
-/** Tests that start from run rows and the execution repository. */
-const runsTest = storeTestWith(runRows);
 
 runsTest(
   "the history lists top-level runs only when asked, and child runs are found under their parents",

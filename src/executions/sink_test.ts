@@ -1,6 +1,7 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
+import { runsTest } from "../../tests/support/executions_fixtures.ts";
 import { MemoryStore } from "../shared/mod.ts";
-import { forEachStore, storeTestWith } from "../../tests/support/stores.ts";
+import { forEachStore } from "../../tests/support/stores.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { DurableSink, follow } from "./sink.ts";
@@ -12,13 +13,9 @@ import {
   addUserRow,
   addWorkspaceRow,
   runningRecord,
-  runRows,
   succeeded,
   successFrames,
 } from "./test_fixtures.ts";
-
-/** Tests that start from run rows and the execution repository. */
-const runsTest = storeTestWith(runRows);
 
 /** A durable sink on `db` and a RUNNING record, not yet started. */
 async function started(db: Db) {

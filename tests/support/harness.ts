@@ -190,6 +190,11 @@ export async function postRaw(
   return [res.status, (await res.json()).error?.code];
 }
 
+/** Where the endpoint published at `pattern` is managed (read, enabled, unpublished). */
+export function endpointUrl(pattern: string): string {
+  return `/api/v1/endpoints?path=${encodeURIComponent(pattern)}`;
+}
+
 /**
  * One request as a test sees it: JSON in (a string body is sent as an HTML form), status and the
  * decoded envelope out; redirects are not followed.

@@ -144,8 +144,7 @@ export class LocalUserAdmin {
         if (superAdmin) await auditBootstrapGrant(tx, id, email);
         await recordAudit(tx, {
           event: "auth.user.created",
-          userId: actor.userId,
-          provider: actor.provider,
+          by: actor,
           details: {
             target_user_id: id,
             email,
@@ -244,8 +243,7 @@ export class LocalUserAdmin {
       );
       await recordAudit(tx, {
         event,
-        userId: actor.userId,
-        provider: actor.provider,
+        by: actor,
         details: { target_user_id: user.id, email: user.email, ...details },
       });
     });

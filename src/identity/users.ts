@@ -85,8 +85,7 @@ export class UserService {
       if (changed > 0) {
         await recordAudit(tx, {
           event,
-          userId: actor.userId,
-          provider: actor.provider,
+          by: actor,
           details: { target_user_id: userId, via: actor.authMethod, key_id: actor.keyId },
         });
       }

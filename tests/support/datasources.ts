@@ -87,6 +87,23 @@ export async function withFileConnector<C extends Connector>(
   }
 }
 
+/**
+ * The tests of one embedded connector: each `[dialect] name` runs `fn` with a connector on a fresh
+ * file that `setup` makes (see `withFileConnector`), its pool set by `hikari`.
+ */
+export function fileConnectorTest<C extends Connector>(
+  dialect: "SQLITE" | "DUCKDB",
+  setup: string,
+): (
+  name: string,
+  fn: (c: C, path: string) => Promise<void>,
+  hikari?: Record<string, unknown>,
+) => void {
+  return (name, fn, hikari = {}) =>
+    Deno.test(`[${dialect.toLowerCase()}] ${name}`, () =>
+      withFileConnector(dialect, setup, fn, hikari));
+}
+
 /** Every batch of a stream, and the rows flattened. */
 export async function drain(
   stream: RowStream,

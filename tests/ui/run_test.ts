@@ -8,6 +8,7 @@ import type { Page } from "playwright-core";
 import { h } from "preact";
 import { renderToString } from "preact-render-to-string";
 import { ResultTable } from "../../ui/components/result_table.tsx";
+import { notePage } from "../../ui/components/result_table_fixtures.ts";
 import {
   accessibilityProblems,
   browserTest,
@@ -182,17 +183,7 @@ browserTest(
     // Cells alike in the 80 characters shown, told apart only further on: the title decides.
     const alike = (tail: string) => `${"a".repeat(200)}${tail}`;
     const rows = [[alike("zebra"), 1], ["x".repeat(5_000_000), 2], [alike("ant"), 3], ["m", 4]];
-    const table = renderToString(h(ResultTable, {
-      page: {
-        execution_id: "e1",
-        schema: [{ name: "note", type: "varchar" }, { name: "n", type: "integer" }],
-        rows,
-        offset: 0,
-        limit: 100,
-        total_rows: rows.length,
-        expires_at: "2026-01-01T00:00:00Z",
-      },
-    }));
+    const table = renderToString(h(ResultTable, { page: notePage(rows) }));
     const script = await Deno.readTextFile(
       new URL("../../ui/static/js/result_table.js", import.meta.url),
     );

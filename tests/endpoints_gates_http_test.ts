@@ -7,7 +7,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { type AccessFixture, sessionHeaders, userKey } from "./support/access_fixtures.ts";
-import { call, json, type TestServer, withTestServer } from "./support/harness.ts";
+import { call, endpointUrl, json, type TestServer, withTestServer } from "./support/harness.ts";
 import { audits } from "./support/refusals.ts";
 import { forEachStoreKind } from "./support/stores.ts";
 import { dql, releasedPipeline } from "./support/pipeline_body.ts";
@@ -67,12 +67,7 @@ forEachServer(
     deepEqual([unbound.status, unbound.body.error.code], [403, "endpoint.key_kind_refused"]);
 
     // The record shows the binding that decides for some of its URLs.
-    const record = await call(
-      s,
-      "GET",
-      `/api/v1/endpoints?path=${encodeURIComponent("/p/lit/{v}")}`,
-      author,
-    );
+    const record = await call(s, "GET", endpointUrl("/p/lit/{v}"), author);
     deepEqual(record.body.data.bindings.map((b: { path: string }) => b.path), [
       "/p/lit/secret",
     ]);

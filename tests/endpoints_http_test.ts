@@ -6,7 +6,7 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { sessionHeaders, userKey } from "./support/access_fixtures.ts";
-import { call } from "./support/harness.ts";
+import { call, endpointUrl } from "./support/harness.ts";
 import { dql, releasedPipeline } from "./support/pipeline_body.ts";
 import { forEachServer } from "./support/servers.ts";
 
@@ -35,12 +35,7 @@ forEachServer(
     deepEqual([conflict.status, conflict.body.error.code], [409, "endpoint.path_conflict"]);
     const list = await call(s, "GET", "/api/v1/endpoints?limit=5", author);
     deepEqual([list.status, list.body.data.pagination.total], [200, 1]);
-    const one = await call(
-      s,
-      "GET",
-      `/api/v1/endpoints?path=${encodeURIComponent("/demo/{team}")}`,
-      author,
-    );
+    const one = await call(s, "GET", endpointUrl("/demo/{team}"), author);
     equal(one.body.data.pipeline_name, "api/demo");
     const viewer = await sessionHeaders(s.runtime, f.users.viewer);
     equal(
@@ -80,20 +75,10 @@ forEachServer(
     deepEqual([unknown.status, unknown.body.error.code], [404, "endpoint.not_found"]);
 
     // Disabled answers like unknown; enabled again serves.
-    const off = await call(
-      s,
-      "PUT",
-      `/api/v1/endpoints?path=${encodeURIComponent("/demo/{team}")}`,
-      author,
-      {
-        enabled: false,
-      },
-    );
+    const off = await call(s, "PUT", endpointUrl("/demo/{team}"), author, { enabled: false });
     equal(off.body.data.enabled, false);
     equal((await call(s, "GET", "/api/x/demo/red", key)).status, 404);
-    await call(s, "PUT", `/api/v1/endpoints?path=${encodeURIComponent("/demo/{team}")}`, author, {
-      enabled: true,
-    });
+    await call(s, "PUT", endpointUrl("/demo/{team}"), author, { enabled: true });
 
     // An endpoint key bound to /demo, by name; the bound node then refuses the user key.
     const issued = await call(s, "POST", "/api/v1/auth/api-keys", author, {
@@ -147,12 +132,7 @@ forEachServer(
     );
     equal(unbound.status, 204);
     equal(
-      (await call(
-        s,
-        "DELETE",
-        `/api/v1/endpoints?path=${encodeURIComponent("/demo/{team}")}`,
-        author,
-      )).status,
+      (await call(s, "DELETE", endpointUrl("/demo/{team}"), author)).status,
       204,
     );
     equal((await call(s, "GET", "/api/x/demo/red", key)).status, 404);

@@ -66,20 +66,29 @@ function assertErrorEnvelope(
   match(body.error.doc_url, new RegExp(`/docs/errors#${code.replaceAll(".", "\\.")}$`));
 }
 
-Deno.test("GET /health answers the success envelope with every component UP", () =>
-  withServer(async (s) => {
-    const res = await s.fetch("/health");
-    equal(res.status, 200);
-    const body = await json(res);
-    deepEqual(Object.keys(body).sort(), ["correlation_id", "data", "schema_version"]);
-    equal(body.correlation_id, res.headers.get("SVC-Correlation-Id"));
-    deepEqual(body.data.components, { database: "UP", shared_store: "UP", staging_engine: "UP" });
-    equal(body.data.status, "UP");
-    equal(body.data.version, s.runtime.buildInfo.version);
-  }));
+/** Registers `name` with a server of its own (see `withServer`). */
+function serverTest(
+  name: string,
+  fn: (s: TestServer) => Promise<void>,
+  env: Record<string, string> = {},
+): void {
+  Deno.test(name, () => withServer(fn, env));
+}
 
-Deno.test("SVC-Correlation-Id: kept when a UUID, replaced when malformed, generated when absent", () =>
-  withServer(async (s) => {
+serverTest("GET /health answers the success envelope with every component UP", async (s) => {
+  const res = await s.fetch("/health");
+  equal(res.status, 200);
+  const body = await json(res);
+  deepEqual(Object.keys(body).sort(), ["correlation_id", "data", "schema_version"]);
+  equal(body.correlation_id, res.headers.get("SVC-Correlation-Id"));
+  deepEqual(body.data.components, { database: "UP", shared_store: "UP", staging_engine: "UP" });
+  equal(body.data.status, "UP");
+  equal(body.data.version, s.runtime.buildInfo.version);
+});
+
+serverTest(
+  "SVC-Correlation-Id: kept when a UUID, replaced when malformed, generated when absent",
+  async (s) => {
     const given = "0b9f3b8e-3c1a-4a5e-9a43-5a1d2b7c9e10";
     const kept = await s.fetch("/health", {
       headers: { "SVC-Correlation-Id": given.toUpperCase() },
@@ -100,10 +109,12 @@ Deno.test("SVC-Correlation-Id: kept when a UUID, replaced when malformed, genera
     await b.body?.cancel();
     ok(isUuid(a.headers.get("SVC-Correlation-Id")));
     ok(a.headers.get("SVC-Correlation-Id") !== b.headers.get("SVC-Correlation-Id"));
-  }));
+  },
+);
 
-Deno.test("unknown routes under /api answer 404 request.not_found with a doc_url on the base url", () =>
-  withServer(async (s) => {
+serverTest(
+  "unknown routes under /api answer 404 request.not_found with a doc_url on the base url",
+  async (s) => {
     const res = await s.fetch("/api/v1/no-such-resource/whatever", {
       headers: { accept: "text/html" },
     });
@@ -112,10 +123,12 @@ Deno.test("unknown routes under /api answer 404 request.not_found with a doc_url
     assertErrorEnvelope(body, "request.not_found", res.headers.get("SVC-Correlation-Id"));
     equal(body.error.doc_url, `${s.url}/docs/errors#request.not_found`);
     deepEqual(body.error.details, { method: "GET", path: "/api/v1/no-such-resource/whatever" });
-  }));
+  },
+);
 
-Deno.test("unknown pages: browsers are sent to sign in, then see an HTML 404; programs get the envelope", () =>
-  withServer(async (s) => {
+serverTest(
+  "unknown pages: browsers are sent to sign in, then see an HTML 404; programs get the envelope",
+  async (s) => {
     const anonymous = await s.fetch("/no/such/page", {
       headers: { accept: "text/html,*/*" },
       redirect: "manual",
@@ -139,24 +152,25 @@ Deno.test("unknown pages: browsers are sent to sign in, then see an HTML 404; pr
       "an unknown API route does not reveal itself before sign-in",
     );
     await unauthenticated.body?.cancel();
-  }));
+  },
+);
 
-Deno.test("a wrong method answers 405 with Allow", () =>
-  withServer(async (s) => {
-    const res = await s.fetch("/health", { method: "DELETE" });
-    equal(res.status, 405);
-    equal(res.headers.get("Allow"), "GET, HEAD, OPTIONS");
-    const body = await json(res);
-    assertErrorEnvelope(body, "request.method_not_allowed", null);
-    deepEqual(body.error.details.allowed, ["GET", "HEAD", "OPTIONS"]);
-    const get = await s.fetch("/api/v1/test/echo");
-    equal(get.status, 405);
-    equal(get.headers.get("Allow"), "OPTIONS, POST");
-    await get.body?.cancel();
-  }));
+serverTest("a wrong method answers 405 with Allow", async (s) => {
+  const res = await s.fetch("/health", { method: "DELETE" });
+  equal(res.status, 405);
+  equal(res.headers.get("Allow"), "GET, HEAD, OPTIONS");
+  const body = await json(res);
+  assertErrorEnvelope(body, "request.method_not_allowed", null);
+  deepEqual(body.error.details.allowed, ["GET", "HEAD", "OPTIONS"]);
+  const get = await s.fetch("/api/v1/test/echo");
+  equal(get.status, 405);
+  equal(get.headers.get("Allow"), "OPTIONS, POST");
+  await get.body?.cancel();
+});
 
-Deno.test("a path two routes match names the methods of both in Allow; OPTIONS answers 204", () =>
-  withServer(async (s) => {
+serverTest(
+  "a path two routes match names the methods of both in Allow; OPTIONS answers 204",
+  async (s) => {
     // `/api/v1/pipelines/import` is the import route (POST) and `/api/v1/pipelines/:id`.
     const res = await s.fetch("/api/v1/pipelines/import", { method: "PATCH" });
     equal(res.status, 405);
@@ -166,74 +180,73 @@ Deno.test("a path two routes match names the methods of both in Allow; OPTIONS a
     equal(options.status, 204);
     equal(options.headers.get("Allow"), "DELETE, GET, HEAD, OPTIONS, PUT");
     await options.body?.cancel();
-  }));
+  },
+);
 
-Deno.test("malformed JSON answers 400 request.malformed_json, never a 500", () =>
-  withServer(async (s) => {
-    for (const text of ['{"name": "x",', "nul", "{'name': 1}", "\u0000"]) {
-      const res = await s.fetch("/api/v1/test/echo", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: text,
-      });
-      equal(res.status, 400, text);
-      assertErrorEnvelope(await json(res), "request.malformed_json", null);
-    }
-  }));
-
-Deno.test("a body that is not JSON answers 415; a schema defect names the field", () =>
-  withServer(async (s) => {
-    const form = await s.fetch("/api/v1/test/echo", {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: "name=x",
-    });
-    equal(form.status, 415);
-    assertErrorEnvelope(await json(form), "request.unsupported_media_type", null);
-
-    const bad = await s.fetch("/api/v1/test/echo", {
+serverTest("malformed JSON answers 400 request.malformed_json, never a 500", async (s) => {
+  for (const text of ['{"name": "x",', "nul", "{'name': 1}", "\u0000"]) {
+    const res = await s.fetch("/api/v1/test/echo", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "x", count: "three" }),
+      body: text,
     });
-    equal(bad.status, 400);
-    const body = await json(bad);
-    assertErrorEnvelope(body, "pipeline.execution.invalid_parameter_type", null);
-    equal(body.error.details.field, "count");
+    equal(res.status, 400, text);
+    assertErrorEnvelope(await json(res), "request.malformed_json", null);
+  }
+});
 
-    const good = await s.fetch("/api/v1/test/echo", {
-      method: "POST",
-      headers: { "content-type": "application/json; charset=utf-8" },
-      body: JSON.stringify({ name: "x", count: 3 }),
-    });
-    equal(good.status, 201);
-    deepEqual((await json(good)).data, { name: "x", count: 3 });
-  }));
+serverTest("a body that is not JSON answers 415; a schema defect names the field", async (s) => {
+  const form = await s.fetch("/api/v1/test/echo", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: "name=x",
+  });
+  equal(form.status, 415);
+  assertErrorEnvelope(await json(form), "request.unsupported_media_type", null);
 
-Deno.test("an oversized body answers 413, declared or streamed", () =>
-  withServer(async (s) => {
-    const big = JSON.stringify({ name: "x".repeat(4096) });
-    const declared = await s.fetch("/api/v1/test/echo", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: big,
-    });
-    equal(declared.status, 413);
-    const body = await json(declared);
-    assertErrorEnvelope(body, "request.body_too_large", null);
-    equal(body.error.details.limit_bytes, 2048);
+  const bad = await s.fetch("/api/v1/test/echo", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "x", count: "three" }),
+  });
+  equal(bad.status, 400);
+  const body = await json(bad);
+  assertErrorEnvelope(body, "pipeline.execution.invalid_parameter_type", null);
+  equal(body.error.details.field, "count");
 
-    const streamed = await s.fetch("/api/v1/test/echo", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: new Blob([big]).stream(),
-    });
-    equal(streamed.status, 413);
-    assertErrorEnvelope(await json(streamed), "request.body_too_large", null);
-  }, { SERVICE_HTTP_MAX_BODY_BYTES: "2048" }));
+  const good = await s.fetch("/api/v1/test/echo", {
+    method: "POST",
+    headers: { "content-type": "application/json; charset=utf-8" },
+    body: JSON.stringify({ name: "x", count: 3 }),
+  });
+  equal(good.status, 201);
+  deepEqual((await json(good)).data, { name: "x", count: 3 });
+});
 
-Deno.test("an unexpected exception answers 500 without a stack; the log has it with the correlation id", () =>
-  withServer(async (s) => {
+serverTest("an oversized body answers 413, declared or streamed", async (s) => {
+  const big = JSON.stringify({ name: "x".repeat(4096) });
+  const declared = await s.fetch("/api/v1/test/echo", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: big,
+  });
+  equal(declared.status, 413);
+  const body = await json(declared);
+  assertErrorEnvelope(body, "request.body_too_large", null);
+  equal(body.error.details.limit_bytes, 2048);
+
+  const streamed = await s.fetch("/api/v1/test/echo", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: new Blob([big]).stream(),
+  });
+  equal(streamed.status, 413);
+  assertErrorEnvelope(await json(streamed), "request.body_too_large", null);
+}, { SERVICE_HTTP_MAX_BODY_BYTES: "2048" });
+
+serverTest(
+  "an unexpected exception answers 500 without a stack; the log has it with the correlation id",
+  async (s) => {
     const res = await s.fetch("/api/v1/test/boom");
     equal(res.status, 500);
     const text = await res.text();
@@ -245,26 +258,27 @@ Deno.test("an unexpected exception answers 500 without a stack; the log has it w
     equal(line.level, "error");
     equal(line.correlation_id, body.correlation_id);
     match(line.stack, /kaboom/);
-  }));
+  },
+);
 
-Deno.test("security headers on every response; CSP on HTML", () =>
-  withServer(async (s) => {
-    for (const path of ["/health", "/api/v1/nope", "/", "/css/app.css"]) {
-      const res = await s.fetch(path);
-      await res.body?.cancel();
-      equal(res.headers.get("X-Content-Type-Options"), "nosniff", path);
-      equal(res.headers.get("X-Frame-Options"), "DENY", path);
-      equal(res.headers.get("Referrer-Policy"), "strict-origin-when-cross-origin", path);
-      equal(res.headers.get("Strict-Transport-Security"), null, path);
-    }
-    const html = await s.fetch("/");
-    await html.body?.cancel();
-    const csp = html.headers.get("Content-Security-Policy")!;
-    ok(csp.includes("default-src 'self'") && csp.includes("frame-ancestors 'none'"), csp);
-  }));
+serverTest("security headers on every response; CSP on HTML", async (s) => {
+  for (const path of ["/health", "/api/v1/nope", "/", "/css/app.css"]) {
+    const res = await s.fetch(path);
+    await res.body?.cancel();
+    equal(res.headers.get("X-Content-Type-Options"), "nosniff", path);
+    equal(res.headers.get("X-Frame-Options"), "DENY", path);
+    equal(res.headers.get("Referrer-Policy"), "strict-origin-when-cross-origin", path);
+    equal(res.headers.get("Strict-Transport-Security"), null, path);
+  }
+  const html = await s.fetch("/");
+  await html.body?.cancel();
+  const csp = html.headers.get("Content-Security-Policy")!;
+  ok(csp.includes("default-src 'self'") && csp.includes("frame-ancestors 'none'"), csp);
+});
 
-Deno.test("HSTS and CORS follow an https base-url: its origin only, documented headers", () =>
-  withServer(async (s) => {
+serverTest(
+  "HSTS and CORS follow an https base-url: its origin only, documented headers",
+  async (s) => {
     const preflight = await s.fetch("/health", {
       method: "OPTIONS",
       headers: {
@@ -286,55 +300,53 @@ Deno.test("HSTS and CORS follow an https base-url: its origin only, documented h
 
     const err = await json(await s.fetch("/api/v1/nope"));
     equal(err.error.doc_url, "https://svc.example.com/docs/errors#request.not_found");
-  }, { SERVICE_AUTH_BASE_URL: "https://svc.example.com" }));
+  },
+  { SERVICE_AUTH_BASE_URL: "https://svc.example.com" },
+);
 
-Deno.test("/ready, /info and the landing page", () =>
-  withServer(async (s) => {
-    const ready = await s.fetch("/ready");
-    equal(ready.status, 200);
-    deepEqual((await json(ready)).data, { ready: true });
-    const info = (await json(await s.fetch("/info"))).data;
-    deepEqual(Object.keys(info).sort(), ["build_time", "commit", "version"]);
-    match(info.version, /^\d+\.\d+\.\d+/);
-    const landing = await s.fetch("/");
-    match(landing.headers.get("content-type")!, /^text\/html/);
-    match(await landing.text(), /^<!doctype html><html lang="en"[^>]*>.*Pipeline Service/s);
-  }));
+serverTest("/ready, /info and the landing page", async (s) => {
+  const ready = await s.fetch("/ready");
+  equal(ready.status, 200);
+  deepEqual((await json(ready)).data, { ready: true });
+  const info = (await json(await s.fetch("/info"))).data;
+  deepEqual(Object.keys(info).sort(), ["build_time", "commit", "version"]);
+  match(info.version, /^\d+\.\d+\.\d+/);
+  const landing = await s.fetch("/");
+  match(landing.headers.get("content-type")!, /^text\/html/);
+  match(await landing.text(), /^<!doctype html><html lang="en"[^>]*>.*Pipeline Service/s);
+});
 
-Deno.test("/ready answers 503 service.unavailable while draining", () =>
-  withServer(async (s) => {
-    s.runtime.health.markDraining();
-    const res = await s.fetch("/ready");
-    equal(res.status, 503);
-    const body = await json(res);
-    assertErrorEnvelope(body, "service.unavailable", null);
-    equal(body.error.details.reason, "shutting down");
-  }));
+serverTest("/ready answers 503 service.unavailable while draining", async (s) => {
+  s.runtime.health.markDraining();
+  const res = await s.fetch("/ready");
+  equal(res.status, 503);
+  const body = await json(res);
+  assertErrorEnvelope(body, "service.unavailable", null);
+  equal(body.error.details.reason, "shutting down");
+});
 
-Deno.test("/openapi.json is OpenAPI 3.1 generated from the route schemas", () =>
-  withServer(async (s) => {
-    const doc = await json(await s.fetch("/openapi.json"));
-    equal(doc.openapi, "3.1.0");
-    const health = doc.paths["/health"].get;
-    const schema = health.responses["200"].content["application/json"].schema;
-    deepEqual(schema.properties.data.properties.components.required, [
-      "database",
-      "shared_store",
-      "staging_engine",
-    ]);
-    equal(
-      health.responses.default.content["application/json"].schema.$ref,
-      "#/components/schemas/ErrorEnvelope",
-    );
-    const echo = doc.paths["/api/v1/test/echo"].post;
-    deepEqual(echo.requestBody.content["application/json"].schema.required, ["name"]);
-    equal(doc.paths["/"], undefined, "html pages stay out of the API document");
-  }));
+serverTest("/openapi.json is OpenAPI 3.1 generated from the route schemas", async (s) => {
+  const doc = await json(await s.fetch("/openapi.json"));
+  equal(doc.openapi, "3.1.0");
+  const health = doc.paths["/health"].get;
+  const schema = health.responses["200"].content["application/json"].schema;
+  deepEqual(schema.properties.data.properties.components.required, [
+    "database",
+    "shared_store",
+    "staging_engine",
+  ]);
+  equal(
+    health.responses.default.content["application/json"].schema.$ref,
+    "#/components/schemas/ErrorEnvelope",
+  );
+  const echo = doc.paths["/api/v1/test/echo"].post;
+  deepEqual(echo.requestBody.content["application/json"].schema.required, ["name"]);
+  equal(doc.paths["/"], undefined, "html pages stay out of the API document");
+});
 
-Deno.test("/docs/errors has an anchor for every catalogue code", () =>
-  withServer(async (s) => {
-    const html = await (await s.fetch("/docs/errors")).text();
-    for (const code of ["request.not_found", "internal.unexpected", "request.body_too_large"]) {
-      ok(html.includes(`id="${code}"`), code);
-    }
-  }));
+serverTest("/docs/errors has an anchor for every catalogue code", async (s) => {
+  const html = await (await s.fetch("/docs/errors")).text();
+  for (const code of ["request.not_found", "internal.unexpected", "request.body_too_large"]) {
+    ok(html.includes(`id="${code}"`), code);
+  }
+});

@@ -77,45 +77,53 @@ const withOidcOn = (
   options: Parameters<typeof withOidc>[1] = {},
 ) => withOidc(fn, { ...options, store });
 
-forEachStoreKind(
+/** Registers `name` once per store, each with its own OIDC world (see `withOidc`). */
+function oidcTest(
+  name: string,
+  fn: Parameters<typeof withOidc>[0],
+  options: Parameters<typeof withOidc>[1] = {},
+): void {
+  forEachStoreKind(name, (store) => withOidcOn(store, fn, options));
+}
+
+oidcTest(
   "a first OIDC login with nothing to join lands as a demo viewer; the session is amr oidc",
-  (store) =>
-    withOidcOn(store, async (t) => {
-      t.account({ sub: "bo", email: "bo@corp.example" });
-      const b = new CookieClient();
-      deepEqual(await t.signIn(b, "bo"), { status: 302, location: "/" });
-      equal((await me(t.s, b)).data.workspace, "demo");
-      const joined = await t.audit("workspace.member_added");
-      equal(joined.length, 1);
-      equal((joined[0].details as Record<string, unknown>).reason, "first_login_demo_viewer");
-      const token = b.cookie(t.s.url, "svc_session")!;
-      const claims = await t.s.runtime.sessions.verify(token);
-      deepEqual([claims.amr, claims.active_workspace, claims.name], [
-        "oidc",
-        "demo",
-        "bo@corp.example",
-      ]);
-      // An OIDC-opened session is never sent to the password change page.
-      equal((await b.request(`${t.s.url}/dashboard`)).status, 200);
-    }),
+  async (t) => {
+    t.account({ sub: "bo", email: "bo@corp.example" });
+    const b = new CookieClient();
+    deepEqual(await t.signIn(b, "bo"), { status: 302, location: "/" });
+    equal((await me(t.s, b)).data.workspace, "demo");
+    const joined = await t.audit("workspace.member_added");
+    equal(joined.length, 1);
+    equal((joined[0].details as Record<string, unknown>).reason, "first_login_demo_viewer");
+    const token = b.cookie(t.s.url, "svc_session")!;
+    const claims = await t.s.runtime.sessions.verify(token);
+    deepEqual([claims.amr, claims.active_workspace, claims.name], [
+      "oidc",
+      "demo",
+      "bo@corp.example",
+    ]);
+    // An OIDC-opened session is never sent to the password change page.
+    equal((await b.request(`${t.s.url}/dashboard`)).status, 200);
+  },
 );
 
-forEachStoreKind(
+oidcTest(
   "the bootstrap email becomes super admin at its first login: one grant, no demo join, lands in the one workspace",
-  (store) =>
-    withOidcOn(store, async (t) => {
-      t.account({ sub: "root", email: "Root@Corp.example" });
-      const b = new CookieClient();
-      deepEqual(await t.signIn(b, "root"), { status: 302, location: "/" });
-      // A super admin reaches every active workspace; the demo is the only one, so the session
-      // lands there (DECISIONS.md "landing workspace") without a membership row.
-      const body = await me(t.s, b);
-      equal(body.data.workspace?.name ?? body.data.workspace, "demo");
-      const grants = await t.audit("auth.user.admin_granted");
-      equal(grants.length, 1);
-      equal((grants[0].details as Record<string, unknown>).actor, "bootstrap");
-      equal((await t.audit("workspace.member_added")).length, 0);
-    }, { env: { SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: "root@corp.example" } }),
+  async (t) => {
+    t.account({ sub: "root", email: "Root@Corp.example" });
+    const b = new CookieClient();
+    deepEqual(await t.signIn(b, "root"), { status: 302, location: "/" });
+    // A super admin reaches every active workspace; the demo is the only one, so the session
+    // lands there (DECISIONS.md "landing workspace") without a membership row.
+    const body = await me(t.s, b);
+    equal(body.data.workspace?.name ?? body.data.workspace, "demo");
+    const grants = await t.audit("auth.user.admin_granted");
+    equal(grants.length, 1);
+    equal((grants[0].details as Record<string, unknown>).actor, "bootstrap");
+    equal((await t.audit("workspace.member_added")).length, 0);
+  },
+  { env: { SERVICE_AUTH_BOOTSTRAP_ADMIN_EMAIL: "root@corp.example" } },
 );
 
 const REFUSALS: {
@@ -193,47 +201,45 @@ for (const c of REFUSALS) {
     }, { env: c.env }));
 }
 
-forEachStoreKind(
+oidcTest(
   "a tampered state and a missing state cookie are refused with the oidc banner",
-  (store) =>
-    withOidcOn(store, async (t) => {
-      t.account({ sub: "eve", email: "eve@corp.example" });
-      const b = new CookieClient();
-      const callback = await t.toCallback(b, "eve");
-      const tampered = new URL(callback);
-      tampered.searchParams.set("state", `${callback.searchParams.get("state")}x`);
-      const res = await b.request(tampered);
-      equal(res.headers.get("location"), "/login?error=oidc");
-      const noCookie = await new CookieClient().request(callback);
-      equal(noCookie.headers.get("location"), "/login?error=oidc");
-      const reasons = (await t.audit("auth.login.oidc_error")).map((r) =>
-        (r.details as Record<string, unknown>).reason
-      );
-      deepEqual(reasons, ["state_mismatch", "state_invalid"]);
-      equal((await t.audit("auth.login.success")).length, 0);
-    }),
+  async (t) => {
+    t.account({ sub: "eve", email: "eve@corp.example" });
+    const b = new CookieClient();
+    const callback = await t.toCallback(b, "eve");
+    const tampered = new URL(callback);
+    tampered.searchParams.set("state", `${callback.searchParams.get("state")}x`);
+    const res = await b.request(tampered);
+    equal(res.headers.get("location"), "/login?error=oidc");
+    const noCookie = await new CookieClient().request(callback);
+    equal(noCookie.headers.get("location"), "/login?error=oidc");
+    const reasons = (await t.audit("auth.login.oidc_error")).map((r) =>
+      (r.details as Record<string, unknown>).reason
+    );
+    deepEqual(reasons, ["state_mismatch", "state_invalid"]);
+    equal((await t.audit("auth.login.success")).length, 0);
+  },
 );
 
-forEachStoreKind(
+oidcTest(
   "a replayed authorization code is refused by the provider and answered with the oidc banner",
-  (store) =>
-    withOidcOn(store, async (t) => {
-      t.account({ sub: "eve", email: "eve@corp.example" });
-      const b = new CookieClient();
-      const callback = await t.toCallback(b, "eve");
-      const authz = b.cookie(t.s.url, "svc_oauth2_authz")!;
-      const first = await b.request(callback);
-      equal(first.headers.get("location"), "/");
-      // An attacker holding both the callback URL and the state cookie replays them.
-      const attacker = new CookieClient();
-      attacker.setCookie(t.s.url, "svc_oauth2_authz", authz);
-      const replay = await attacker.request(callback);
-      equal(replay.status, 302);
-      equal(replay.headers.get("location"), "/login?error=oidc");
-      const errors = await t.audit("auth.login.oidc_error");
-      equal(errors.length, 1);
-      equal((errors[0].details as Record<string, unknown>).reason, "token_error");
-    }),
+  async (t) => {
+    t.account({ sub: "eve", email: "eve@corp.example" });
+    const b = new CookieClient();
+    const callback = await t.toCallback(b, "eve");
+    const authz = b.cookie(t.s.url, "svc_oauth2_authz")!;
+    const first = await b.request(callback);
+    equal(first.headers.get("location"), "/");
+    // An attacker holding both the callback URL and the state cookie replays them.
+    const attacker = new CookieClient();
+    attacker.setCookie(t.s.url, "svc_oauth2_authz", authz);
+    const replay = await attacker.request(callback);
+    equal(replay.status, 302);
+    equal(replay.headers.get("location"), "/login?error=oidc");
+    const errors = await t.audit("auth.login.oidc_error");
+    equal(errors.length, 1);
+    equal((errors[0].details as Record<string, unknown>).reason, "token_error");
+  },
 );
 
 Deno.test("a provider that is down answers the oidc banner, audited, never a 500", async () => {
@@ -252,98 +258,95 @@ Deno.test("a provider that is down answers the oidc banner, audited, never a 500
   }, { issuer: dead });
 });
 
-forEachStoreKind(
+oidcTest(
   "the redirect carries PKCE, nonce and the base-url redirect URI; the state cookie is HttpOnly Lax",
-  (store) =>
-    withOidcOn(store, async (t) => {
-      const b = new CookieClient();
-      const res = await b.request(`${t.s.url}/oauth2/authorization/corp`, {
-        headers: { host: "evil.example", "x-forwarded-host": "evil.example" },
-      });
-      equal(res.status, 302);
-      const to = new URL(res.headers.get("location")!);
-      equal(to.origin, t.op.issuer);
-      equal(to.searchParams.get("redirect_uri"), `${t.s.url}/login/oauth2/code/corp`);
-      equal(to.searchParams.get("code_challenge_method"), "S256");
-      equal(to.searchParams.get("scope"), "openid profile email");
-      ok(to.searchParams.get("nonce") && to.searchParams.get("state"));
-      const cookie = res.headers.getSetCookie().find((c) => c.startsWith("svc_oauth2_authz="))!;
-      match(cookie, /HttpOnly/);
-      match(cookie, /SameSite=Lax/);
-      match(cookie, /Path=\//);
-      ok(!/Secure/.test(cookie), "an http base-url drops Secure");
-      const page = await (await b.request(`${t.s.url}/login`)).text();
-      match(page, /href="\/oauth2\/authorization\/corp">Sign in with Corp SSO</);
-      ok(!page.includes(`action="/login"`), "no form without local accounts");
-      ok(!page.includes(`class="divider"`));
-    }),
+  async (t) => {
+    const b = new CookieClient();
+    const res = await b.request(`${t.s.url}/oauth2/authorization/corp`, {
+      headers: { host: "evil.example", "x-forwarded-host": "evil.example" },
+    });
+    equal(res.status, 302);
+    const to = new URL(res.headers.get("location")!);
+    equal(to.origin, t.op.issuer);
+    equal(to.searchParams.get("redirect_uri"), `${t.s.url}/login/oauth2/code/corp`);
+    equal(to.searchParams.get("code_challenge_method"), "S256");
+    equal(to.searchParams.get("scope"), "openid profile email");
+    ok(to.searchParams.get("nonce") && to.searchParams.get("state"));
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith("svc_oauth2_authz="))!;
+    match(cookie, /HttpOnly/);
+    match(cookie, /SameSite=Lax/);
+    match(cookie, /Path=\//);
+    ok(!/Secure/.test(cookie), "an http base-url drops Secure");
+    const page = await (await b.request(`${t.s.url}/login`)).text();
+    match(page, /href="\/oauth2\/authorization\/corp">Sign in with Corp SSO</);
+    ok(!page.includes(`action="/login"`), "no form without local accounts");
+    ok(!page.includes(`class="divider"`));
+  },
 );
 
-forEachStoreKind(
+oidcTest(
   "an invitation into a deactivated workspace stays pending at first login and goes live at the next after reactivation",
-  (store) =>
-    withOidcOn(store, async (t) => {
-      const root = await createUser(t.s.runtime, "root@corp.example", { isAdmin: true });
-      await t.s.runtime.workspaces.create(root.principal, { name: "acme" });
-      await t.s.runtime.workspaces.addMember(root.principal, "acme", {
-        email: "cy@corp.example",
-        promoter: true,
-      });
-      const invitedAt = (await t.s.runtime.workspaces.members("acme")).invitations[0].invited_at;
-      await t.s.runtime.workspaces.deactivate(root.principal, "acme");
-      t.account({ sub: "cy", email: "cy@corp.example" });
-      const first = new CookieClient();
-      await t.signIn(first, "cy");
-      equal((await me(t.s, first)).data.workspace, "demo");
-      equal((await t.s.runtime.workspaces.members("acme")).invitations.length, 1);
+  async (t) => {
+    const root = await createUser(t.s.runtime, "root@corp.example", { isAdmin: true });
+    await t.s.runtime.workspaces.create(root.principal, { name: "acme" });
+    await t.s.runtime.workspaces.addMember(root.principal, "acme", {
+      email: "cy@corp.example",
+      promoter: true,
+    });
+    const invitedAt = (await t.s.runtime.workspaces.members("acme")).invitations[0].invited_at;
+    await t.s.runtime.workspaces.deactivate(root.principal, "acme");
+    t.account({ sub: "cy", email: "cy@corp.example" });
+    const first = new CookieClient();
+    await t.signIn(first, "cy");
+    equal((await me(t.s, first)).data.workspace, "demo");
+    equal((await t.s.runtime.workspaces.members("acme")).invitations.length, 1);
 
-      await t.s.runtime.workspaces.reactivate(root.principal, "acme");
-      const next = new CookieClient();
-      await t.signIn(next, "cy");
-      equal((await me(t.s, next)).data.workspace, "acme", "joined_at = invited_at is the oldest");
-      const { members, invitations } = await t.s.runtime.workspaces.members("acme");
-      equal(invitations.length, 0);
-      const cy = members.find((m) => m.email === "cy@corp.example")!;
-      deepEqual([cy.promoter, cy.author, cy.joined_at], [true, false, invitedAt]);
-      const rows = await t.audit("workspace.invitation_materialised");
-      equal((rows[0].details as Record<string, unknown>).inviter, root.id);
-    }),
+    await t.s.runtime.workspaces.reactivate(root.principal, "acme");
+    const next = new CookieClient();
+    await t.signIn(next, "cy");
+    equal((await me(t.s, next)).data.workspace, "acme", "joined_at = invited_at is the oldest");
+    const { members, invitations } = await t.s.runtime.workspaces.members("acme");
+    equal(invitations.length, 0);
+    const cy = members.find((m) => m.email === "cy@corp.example")!;
+    deepEqual([cy.promoter, cy.author, cy.joined_at], [true, false, invitedAt]);
+    const rows = await t.audit("workspace.invitation_materialised");
+    equal((rows[0].details as Record<string, unknown>).inviter, root.id);
+  },
 );
 
-forEachStoreKind(
+oidcTest(
   "a user who cancels at the provider comes back to the oidc banner, audited provider_error",
-  (store) =>
-    withOidcOn(store, async (t) => {
-      const b = new CookieClient();
-      const form = await b.follow(`${t.s.url}/oauth2/authorization/corp`);
-      const html = await form.last.response.text();
-      const abort = /href="([^"]*\/abort)"/.exec(html)?.[1];
-      ok(abort, "the provider's form offers a cancel link");
-      const back = await b.follow(new URL(abort, form.last.url), {}, (u) => u.origin === t.s.url);
-      equal(back.next?.searchParams.get("error"), "access_denied");
-      const res = await b.request(back.next!);
-      equal(res.headers.get("location"), "/login?error=oidc");
-      const rows = await t.audit("auth.login.oidc_error");
-      equal((rows[0].details as Record<string, unknown>).reason, "provider_error");
-    }),
+  async (t) => {
+    const b = new CookieClient();
+    const form = await b.follow(`${t.s.url}/oauth2/authorization/corp`);
+    const html = await form.last.response.text();
+    const abort = /href="([^"]*\/abort)"/.exec(html)?.[1];
+    ok(abort, "the provider's form offers a cancel link");
+    const back = await b.follow(new URL(abort, form.last.url), {}, (u) => u.origin === t.s.url);
+    equal(back.next?.searchParams.get("error"), "access_denied");
+    const res = await b.request(back.next!);
+    equal(res.headers.get("location"), "/login?error=oidc");
+    const rows = await t.audit("auth.login.oidc_error");
+    equal((rows[0].details as Record<string, unknown>).reason, "provider_error");
+  },
 );
 
-forEachStoreKind(
+oidcTest(
   "with local accounts and a provider the login page shows form, divider and button; banners render",
-  (store) =>
-    withOidcOn(store, async (t) => {
-      const b = new CookieClient();
-      const page = await (await b.request(`${t.s.url}/login`)).text();
-      match(page, /action="\/login"/);
-      match(page, /class="divider"/);
-      match(page, /Sign in with Corp SSO/);
-      for (const banner of ["credentials", "locked", "inactive", "domain_not_allowed", "oidc"]) {
-        const html = await (await b.request(`${t.s.url}/login?error=${banner}`)).text();
-        match(html, /<p class="banner error" role="alert">[^<]+<\/p>/, banner);
-      }
-      const none = await (await b.request(`${t.s.url}/login?error=bogus`)).text();
-      ok(!none.includes("banner error"));
-    }, { env: { SERVICE_AUTH_LOCAL_ENABLED: "true" } }),
+  async (t) => {
+    const b = new CookieClient();
+    const page = await (await b.request(`${t.s.url}/login`)).text();
+    match(page, /action="\/login"/);
+    match(page, /class="divider"/);
+    match(page, /Sign in with Corp SSO/);
+    for (const banner of ["credentials", "locked", "inactive", "domain_not_allowed", "oidc"]) {
+      const html = await (await b.request(`${t.s.url}/login?error=${banner}`)).text();
+      match(html, /<p class="banner error" role="alert">[^<]+<\/p>/, banner);
+    }
+    const none = await (await b.request(`${t.s.url}/login?error=bogus`)).text();
+    ok(!none.includes("banner error"));
+  },
+  { env: { SERVICE_AUTH_LOCAL_ENABLED: "true" } },
 );
 
 Deno.test("an http issuer off loopback is accepted with the oidc.insecure_issuer warning", async () => {
@@ -366,22 +369,21 @@ Deno.test("an http issuer off loopback is accepted with the oidc.insecure_issuer
   });
 });
 
-forEachStoreKind(
+oidcTest(
   "a provider subject already bound to another email is refused, not given a second row",
-  (store) =>
-    withOidcOn(store, async (t) => {
-      t.account({ sub: "dee", email: "dee@corp.example" });
-      deepEqual(await t.signIn(new CookieClient(), "dee"), { status: 302, location: "/" });
-      t.account({ sub: "dee", email: "dee.new@corp.example" });
-      deepEqual(await t.signIn(new CookieClient(), "dee"), {
-        status: 302,
-        location: "/login?error=oidc",
-      });
-      const rows = await t.audit("auth.login.oidc_error");
-      equal((rows[0].details as Record<string, unknown>).reason, "subject_taken");
-      const count = await t.s.runtime.db.first<{ n: number }>(
-        "SELECT count(*) AS n FROM users WHERE provider = 'corp'",
-      );
-      equal(Number(count?.n), 1);
-    }),
+  async (t) => {
+    t.account({ sub: "dee", email: "dee@corp.example" });
+    deepEqual(await t.signIn(new CookieClient(), "dee"), { status: 302, location: "/" });
+    t.account({ sub: "dee", email: "dee.new@corp.example" });
+    deepEqual(await t.signIn(new CookieClient(), "dee"), {
+      status: 302,
+      location: "/login?error=oidc",
+    });
+    const rows = await t.audit("auth.login.oidc_error");
+    equal((rows[0].details as Record<string, unknown>).reason, "subject_taken");
+    const count = await t.s.runtime.db.first<{ n: number }>(
+      "SELECT count(*) AS n FROM users WHERE provider = 'corp'",
+    );
+    equal(Number(count?.n), 1);
+  },
 );

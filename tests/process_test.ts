@@ -15,39 +15,41 @@ async function tempDir(): Promise<string> {
   return await Deno.makeTempDir({ prefix: "svc_proc_" });
 }
 
-Deno.test("startup refuses a bad value with one line naming the key, exit code 2", async () => {
-  const dir = await tempDir();
-  try {
-    const out = await run(["serve"], { SERVICE_DATA_DIR: dir, SERVICE_HTTP_PORT: "eighty" });
-    equal(out.code, 2);
-    const lines = out.stderr.trim().split("\n");
-    equal(lines.length, 1, out.stderr);
-    match(
-      lines[0],
-      /^startup refused: service\.http\.port: .* \(from environment variable SERVICE_HTTP_PORT\)$/,
-    );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+/** A test with a scratch directory of its own, removed afterwards. */
+function inTempDir(name: string, fn: (dir: string) => Promise<void>): void {
+  Deno.test(name, async () => {
+    const dir = await tempDir();
+    try {
+      await fn(dir);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+}
+
+inTempDir("startup refuses a bad value with one line naming the key, exit code 2", async (dir) => {
+  const out = await run(["serve"], { SERVICE_DATA_DIR: dir, SERVICE_HTTP_PORT: "eighty" });
+  equal(out.code, 2);
+  const lines = out.stderr.trim().split("\n");
+  equal(lines.length, 1, out.stderr);
+  match(
+    lines[0],
+    /^startup refused: service\.http\.port: .* \(from environment variable SERVICE_HTTP_PORT\)$/,
+  );
 });
 
-Deno.test("startup refuses unknown keys from the environment and from --config", async () => {
-  const dir = await tempDir();
-  try {
-    const env = await run(["serve"], { SERVICE_DATA_DIR: dir, SERVICE_HTTP_PROTO: "h2" });
-    equal(env.code, 2);
-    equal(
-      env.stderr.trim(),
-      "startup refused: SERVICE_HTTP_PROTO: unknown configuration key (environment variable)",
-    );
+inTempDir("startup refuses unknown keys from the environment and from --config", async (dir) => {
+  const env = await run(["serve"], { SERVICE_DATA_DIR: dir, SERVICE_HTTP_PROTO: "h2" });
+  equal(env.code, 2);
+  equal(
+    env.stderr.trim(),
+    "startup refused: SERVICE_HTTP_PROTO: unknown configuration key (environment variable)",
+  );
 
-    await Deno.writeTextFile(`${dir}/cfg.yaml`, "service:\n  store:\n    uri: sqlite:x.db\n");
-    const file = await run(["serve", "--config", `${dir}/cfg.yaml`], { SERVICE_DATA_DIR: dir });
-    equal(file.code, 2);
-    equal(file.stderr.trim(), "startup refused: service.store.uri: unknown configuration key");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await Deno.writeTextFile(`${dir}/cfg.yaml`, "service:\n  store:\n    uri: sqlite:x.db\n");
+  const file = await run(["serve", "--config", `${dir}/cfg.yaml`], { SERVICE_DATA_DIR: dir });
+  equal(file.code, 2);
+  equal(file.stderr.trim(), "startup refused: service.store.uri: unknown configuration key");
 });
 
 Deno.test("a PostgreSQL store without the two secrets refuses to start", async () => {
@@ -61,20 +63,13 @@ Deno.test("a PostgreSQL store without the two secrets refuses to start", async (
   );
 });
 
-Deno.test("two `main.ts migrate` processes on one empty SQLite file both succeed", async () => {
-  const dir = await tempDir();
-  try {
-    const env = { SERVICE_DATA_DIR: dir };
-    const [a, b] = await Promise.all([run(["migrate"], env), run(["migrate"], env)]);
-    equal(a.code, 0, a.stderr);
-    equal(b.code, 0, b.stderr);
-    const applied = [a, b].map((r) =>
-      JSON.parse(r.stdout.trim().split("\n").at(-1)!).applied.length
-    );
-    equal(applied.filter((n) => n > 0).length, 1, "exactly one process applied the migrations");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+inTempDir("two `main.ts migrate` processes on one empty SQLite file both succeed", async (dir) => {
+  const env = { SERVICE_DATA_DIR: dir };
+  const [a, b] = await Promise.all([run(["migrate"], env), run(["migrate"], env)]);
+  equal(a.code, 0, a.stderr);
+  equal(b.code, 0, b.stderr);
+  const applied = [a, b].map((r) => JSON.parse(r.stdout.trim().split("\n").at(-1)!).applied.length);
+  equal(applied.filter((n) => n > 0).length, 1, "exactly one process applied the migrations");
 });
 
 Deno.test("hash-password prints an Argon2id hash of stdin; version prints the version", async () => {
@@ -87,26 +82,27 @@ Deno.test("hash-password prints an Argon2id hash of stdin; version prints the ve
   match(version.stdout, /^\d+\.\d+\.\d+ \(commit /);
 });
 
-Deno.test("the embedded default starts with zero set-up, answers UP, and stops cleanly on SIGTERM", async () => {
-  const dir = await tempDir();
-  const server = new ServerProcess({ SERVICE_DATA_DIR: dir });
-  try {
-    await server.ready;
-    const health = await (await fetch(`${server.url}/health`)).json();
-    equal(health.data.status, "UP");
-    for (const name of ["jwt_secret", "encryption_key"]) {
-      equal((await Deno.stat(`${dir}/secrets/${name}`)).mode! & 0o777, 0o600, name);
+inTempDir(
+  "the embedded default starts with zero set-up, answers UP, and stops cleanly on SIGTERM",
+  async (dir) => {
+    const server = new ServerProcess({ SERVICE_DATA_DIR: dir });
+    try {
+      await server.ready;
+      const health = await (await fetch(`${server.url}/health`)).json();
+      equal(health.data.status, "UP");
+      for (const name of ["jwt_secret", "encryption_key"]) {
+        equal((await Deno.stat(`${dir}/secrets/${name}`)).mode! & 0o777, 0o600, name);
+      }
+      ok((await Deno.stat(`${dir}/service.db`)).isFile);
+      const generated = server.logs().filter((l) => l.message.startsWith("generated a secret"));
+      equal(generated.length, 2);
+      equal(await server.stop("SIGTERM"), 0);
+      ok(server.logs().some((l) => l.message === "shutdown complete"));
+    } finally {
+      await server.stop("SIGKILL");
     }
-    ok((await Deno.stat(`${dir}/service.db`)).isFile);
-    const generated = server.logs().filter((l) => l.message.startsWith("generated a secret"));
-    equal(generated.length, 2);
-    equal(await server.stop("SIGTERM"), 0);
-    ok(server.logs().some((l) => l.message === "shutdown complete"));
-  } finally {
-    await server.stop("SIGKILL");
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  },
+);
 
 Deno.test(
   "no secret reaches the logs: JWT secret, encryption key, store, OIDC client, SMTP and metrics secrets",
@@ -223,45 +219,49 @@ Deno.test(
   },
 );
 
-Deno.test("quick start: a first admin's one-time password goes to the terminal only, and must be changed", async () => {
-  const dir = await tempDir();
-  const server = new ServerProcess({ SERVICE_DATA_DIR: dir }, ["--quick-start"]);
-  try {
-    await server.ready;
-    // The notice is written right after "listening"; wait for it on stderr.
-    const password = await eventually(() => /one-time password (\S+)/.exec(server.stderr)?.[1], {
-      what: "the one-time password on stderr",
-    }).catch(() => undefined);
-    ok(password, server.stderr);
-    ok(server.stderr.includes("admin@localhost.localdomain"));
-    ok(!server.lines.join("\n").includes(password), "never in the log stream");
+inTempDir(
+  "quick start: a first admin's one-time password goes to the terminal only, and must be changed",
+  async (dir) => {
+    const server = new ServerProcess({ SERVICE_DATA_DIR: dir }, ["--quick-start"]);
+    try {
+      await server.ready;
+      // The notice is written right after "listening"; wait for it on stderr.
+      const password = await eventually(() => /one-time password (\S+)/.exec(server.stderr)?.[1], {
+        what: "the one-time password on stderr",
+      }).catch(() => undefined);
+      ok(password, server.stderr);
+      ok(server.stderr.includes("admin@localhost.localdomain"));
+      ok(!server.lines.join("\n").includes(password), "never in the log stream");
 
-    const page = await fetch(`${server.url}/login`);
-    await page.body?.cancel();
-    const csrf = /svc_csrf=([^;]+)/.exec(page.headers.get("set-cookie") ?? "")![1];
-    const login = await fetch(`${server.url}/login`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie: `svc_csrf=${csrf}` },
-      body: new URLSearchParams({ email: "admin@localhost.localdomain", password, _csrf: csrf }),
-    });
-    await login.body?.cancel();
-    equal(login.headers.get("location"), "/");
-    const session = /svc_session=([^;]+)/.exec(login.headers.get("set-cookie") ?? "")![1];
-    const gated = await fetch(`${server.url}/dashboard`, {
-      redirect: "manual",
-      headers: { accept: "text/html", cookie: `svc_session=${session}` },
-    });
-    await gated.body?.cancel();
-    equal(gated.headers.get("location"), "/settings/password");
-    equal(await server.stop(), 0);
+      const page = await fetch(`${server.url}/login`);
+      await page.body?.cancel();
+      const csrf = /svc_csrf=([^;]+)/.exec(page.headers.get("set-cookie") ?? "")![1];
+      const login = await fetch(`${server.url}/login`, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          cookie: `svc_csrf=${csrf}`,
+        },
+        body: new URLSearchParams({ email: "admin@localhost.localdomain", password, _csrf: csrf }),
+      });
+      await login.body?.cancel();
+      equal(login.headers.get("location"), "/");
+      const session = /svc_session=([^;]+)/.exec(login.headers.get("set-cookie") ?? "")![1];
+      const gated = await fetch(`${server.url}/dashboard`, {
+        redirect: "manual",
+        headers: { accept: "text/html", cookie: `svc_session=${session}` },
+      });
+      await gated.body?.cancel();
+      equal(gated.headers.get("location"), "/settings/password");
+      equal(await server.stop(), 0);
 
-    const again = new ServerProcess({ SERVICE_DATA_DIR: dir }, ["--quick-start"]);
-    await again.ready;
-    equal(await again.stop(), 0);
-    ok(!again.stderr.includes("one-time password"), "printed once, at first boot only");
-  } finally {
-    await server.stop("SIGKILL");
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+      const again = new ServerProcess({ SERVICE_DATA_DIR: dir }, ["--quick-start"]);
+      await again.ready;
+      equal(await again.stop(), 0);
+      ok(!again.stderr.includes("one-time password"), "printed once, at first boot only");
+    } finally {
+      await server.stop("SIGKILL");
+    }
+  },
+);

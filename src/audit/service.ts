@@ -23,6 +23,8 @@ export type { AuditRecord };
 
 export interface AuditEvent {
   event: AuditEventName;
+  /** Who acted, as a principal: its user and provider, in place of `userId` and `provider`. */
+  by?: { userId: string; provider: string };
   /** The acting user (null when none is known, e.g. a login for an unknown email). */
   userId?: string | null;
   /** The actor's provider (`local`, an OIDC name, `system`, `bootstrap`). */
@@ -56,8 +58,8 @@ export function auditRow(
     newId(),
     at.toISOString(),
     event.event,
-    event.userId ?? null,
-    event.provider ?? null,
+    event.by?.userId ?? event.userId ?? null,
+    event.by?.provider ?? event.provider ?? null,
     event.workspaceId ?? null,
     ctx?.sourceIp ?? null,
     ctx?.userAgent?.slice(0, 512) ?? null,

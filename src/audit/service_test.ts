@@ -29,6 +29,13 @@ forEachStore(
   },
 );
 
+forEachStore("an event recorded `by` a principal names its user and provider", async (db) => {
+  const userId = crypto.randomUUID();
+  await recordAudit(db, { event: "auth.logout", by: { userId, provider: "corp-sso" } });
+  const { items } = await queryAudit(db, { offset: 0, limit: 10 });
+  deepEqual([items[0].user_id, items[0].provider], [userId, "corp-sso"]);
+});
+
 forEachStore("an audit row written in a rolled-back transaction vanishes with it", async (db) => {
   await db.transaction(async (tx) => {
     await recordAudit(tx, { event: "auth.logout" });

@@ -58,8 +58,7 @@ export async function grantDatasource(
     };
     await recordAudit(tx, {
       event: "datasource.granted",
-      userId: actor.userId,
-      provider: actor.provider,
+      by: actor,
       workspaceId: ws.id,
       details: { datasource: d.name, workspace: ws.name, already_granted: view.already_granted },
     });
@@ -79,8 +78,7 @@ export async function revokeDatasource(
     const removed = await repo.deleteGrant(tx, d.id, ws.id);
     await recordAudit(tx, {
       event: "datasource.revoked",
-      userId: actor.userId,
-      provider: actor.provider,
+      by: actor,
       workspaceId: ws.id,
       details: { datasource: d.name, workspace: ws.name, was_granted: removed === 1 },
     });

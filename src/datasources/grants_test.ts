@@ -1,14 +1,16 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/support/stores.ts";
+import { storeTestWith } from "../../tests/support/stores.ts";
 import { WorkspaceService } from "../workspaces/mod.ts";
 import { countBound } from "./repo.ts";
 import { datasourceFixture, pgBody } from "./test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
 
-forEachStore(
+/** Each test starts from the datasource fixture on a fresh store. */
+const datasourceTest = storeTestWith(datasourceFixture);
+
+datasourceTest(
   "a global datasource is visible only where granted; a super admin sees it always",
-  async (db) => {
-    const f = await datasourceFixture(db);
+  async (f, db) => {
     const acme = await f.ctx("acme", f.admin);
     const other = await f.ctx("other", f.otherAdmin);
     const made = await f.ds.create(f.root, null, pgBody("lakehouse", { global: true }));
@@ -50,10 +52,9 @@ forEachStore(
   },
 );
 
-forEachStore(
+datasourceTest(
   "grants refuse bound datasources, unknown names and unknown workspaces",
-  async (db) => {
-    const f = await datasourceFixture(db);
+  async (f, db) => {
     await f.ds.create(f.admin, await f.ctx("acme", f.admin), pgBody("mine"));
     await f.ds.create(f.root, null, pgBody("shared", { global: true }));
     await refuses(
@@ -68,10 +69,9 @@ forEachStore(
   },
 );
 
-forEachStore(
+datasourceTest(
   "global flips: to global keeps the owner's access by a grant; back drops grants",
-  async (db) => {
-    const f = await datasourceFixture(db);
+  async (f, db) => {
     const acme = await f.ctx("acme", f.admin);
     await f.ds.create(f.admin, acme, pgBody("wh"));
     const flipped = await f.ds.update(f.root, await f.ctx("acme", f.root), "wh", {
@@ -100,8 +100,7 @@ forEachStore(
   },
 );
 
-forEachStore("workspace.in_use counts workspace-bound datasources", async (db) => {
-  const f = await datasourceFixture(db);
+datasourceTest("workspace.in_use counts workspace-bound datasources", async (f, db) => {
   const acme = await f.ctx("acme", f.admin);
   await f.ds.create(f.admin, acme, pgBody("wh"));
   await f.ds.create(f.root, null, pgBody("g", { global: true }));

@@ -198,8 +198,7 @@ function audit(
 ): Promise<void> {
   return recordAudit(tx, {
     event,
-    userId: actor.userId,
-    provider: actor.provider,
+    by: actor,
     workspaceId: d.workspace_id,
     details: {
       datasource: d.name,
@@ -362,8 +361,7 @@ export async function updateDatasource(
       });
       await recordAudit(tx, {
         event: "datasource.granted",
-        userId: actor.userId,
-        provider: actor.provider,
+        by: actor,
         workspaceId: stored.workspace_id,
         details: {
           datasource: next.name,

@@ -1,12 +1,14 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/support/stores.ts";
+import { forEachStore, storeTestWith } from "../../tests/support/stores.ts";
 import { CANARY, datasourceFixture, pgBody } from "./test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
 
-forEachStore(
+/** Each test starts from the datasource fixture on a fresh store. */
+const datasourceTest = storeTestWith(datasourceFixture);
+
+datasourceTest(
   "create() binds to the judged workspace and serves §2.1 without the secret",
-  async (db) => {
-    const f = await datasourceFixture(db);
+  async (f, db) => {
     const acme = await f.ctx("acme", f.admin);
     const view = await f.ds.create(f.admin, acme, {
       ...pgBody("warehouse"),
@@ -65,8 +67,7 @@ forEachStore(
   },
 );
 
-forEachStore("names are unique across workspaces and global datasources", async (db) => {
-  const f = await datasourceFixture(db);
+datasourceTest("names are unique across workspaces and global datasources", async (f) => {
   await f.ds.create(f.admin, await f.ctx("acme", f.admin), pgBody("shared"));
   await refuses(
     f.ds.create(f.otherAdmin, await f.ctx("other", f.otherAdmin), pgBody("shared")),
@@ -81,10 +82,9 @@ forEachStore("names are unique across workspaces and global datasources", async 
   );
 });
 
-forEachStore(
+datasourceTest(
   "create() write rules: credentials, kinds, bindings, global, member writes",
-  async (db) => {
-    const f = await datasourceFixture(db);
+  async (f, db) => {
     const acme = await f.ctx("acme", f.admin);
     await refuses(
       f.ds.create(f.admin, acme, pgBody("a", { credential: { kind: "password", username: "u" } })),
@@ -176,10 +176,9 @@ forEachStore(
   },
 );
 
-forEachStore(
+datasourceTest(
   "another workspace's datasource is not found; list totals count what is visible",
-  async (db) => {
-    const f = await datasourceFixture(db);
+  async (f) => {
     const acme = await f.ctx("acme", f.admin);
     const other = await f.ctx("other", f.otherAdmin);
     await f.ds.create(f.admin, acme, pgBody("a1"));
@@ -201,10 +200,9 @@ forEachStore(
   },
 );
 
-forEachStore(
+datasourceTest(
   "update(): secret kept when omitted, cleared by none, required on a kind change",
-  async (db) => {
-    const f = await datasourceFixture(db);
+  async (f, db) => {
     const acme = await f.ctx("acme", f.admin);
     const made = await f.ds.create(f.admin, acme, {
       ...pgBody("wh", { introspection_include_schemas: ["sales"], readonly: true }),
@@ -268,8 +266,7 @@ forEachStore(
   },
 );
 
-forEachStore("recordTest() stores last_test without touching updated_at", async (db) => {
-  const f = await datasourceFixture(db);
+datasourceTest("recordTest() stores last_test without touching updated_at", async (f) => {
   const acme = await f.ctx("acme", f.admin);
   const made = await f.ds.create(f.admin, acme, pgBody("wh"));
   const rec = await f.ds.record(f.admin, acme, "wh");
@@ -279,8 +276,7 @@ forEachStore("recordTest() stores last_test without touching updated_at", async 
   equal(after.updated_at, made.updated_at);
 });
 
-forEachStore("openCredential() audits each decryption, never the secret", async (db) => {
-  const f = await datasourceFixture(db);
+datasourceTest("openCredential() audits each decryption, never the secret", async (f, db) => {
   const acme = await f.ctx("acme", f.admin);
   await f.ds.create(f.admin, acme, pgBody("wh"));
   const rec = await f.ds.record(f.admin, acme, "wh");

@@ -229,8 +229,7 @@ export class DatasourceService {
       this.#logger.error("a datasource secret cannot be opened", { datasource: d.name, error });
       await recordAudit(this.#deps.db, {
         event: "datasource.credential_decrypt_failed",
-        userId: actor.userId,
-        provider: actor.provider,
+        by: actor,
         workspaceId: d.workspace_id,
         details: { datasource: d.name, purpose },
       });
@@ -242,8 +241,7 @@ export class DatasourceService {
     }
     await recordAudit(this.#deps.db, {
       event: "datasource.credential_decrypted",
-      userId: actor.userId,
-      provider: actor.provider,
+      by: actor,
       workspaceId: d.workspace_id,
       details: {
         datasource: d.name,

@@ -129,6 +129,15 @@ forEachStore(
       };
       // A read that waits on an advisory lock the test holds while it wants the run held.
       const lock = Math.floor(Math.random() * 1_000_000);
+      /** `act` while the test holds the lock: a gated read started meanwhile waits on it. */
+      const whileLocked = async <T>(act: () => Promise<T>): Promise<T> => {
+        await admin`SELECT pg_advisory_lock(${lock})`;
+        try {
+          return await act();
+        } finally {
+          await admin`SELECT pg_advisory_unlock(${lock})`;
+        }
+      };
       const gated = [{
         id: "r",
         type: "DQL",
@@ -185,23 +194,15 @@ forEachStore(
           path: "/slow",
           status: 202,
           final: "SUCCESS",
-          async serve(server) {
-            await admin`SELECT pg_advisory_lock(${lock})`;
-            try {
-              return await server.serve(get("/slow"));
-            } finally {
-              await admin`SELECT pg_advisory_unlock(${lock})`;
-            }
-          },
+          serve: (server) => whileLocked(() => server.serve(get("/slow"))),
         },
         {
           name: "a cancel",
           path: "/held",
           status: 503,
           final: "ABORTED",
-          async serve(server) {
-            await admin`SELECT pg_advisory_lock(${lock})`;
-            try {
+          serve: (server) =>
+            whileLocked(async () => {
               const answer = server.serve(get("/held"));
               // Cancelled while its read waits: the same point on either path.
               const id = await eventually(async () => {
@@ -215,10 +216,7 @@ forEachStore(
               }, { what: "the held read", ms: 15_000 });
               await e.executions.cancel(caller, e.w.workspaceId, id!);
               return await answer;
-            } finally {
-              await admin`SELECT pg_advisory_unlock(${lock})`;
-            }
-          },
+            }),
         },
       ];
 

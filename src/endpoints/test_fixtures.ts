@@ -51,8 +51,9 @@ export interface EndpointWorld {
 export async function withEndpointWorld(
   db: Db,
   fn: (e: EndpointWorld) => Promise<void>,
+  options: Parameters<typeof endpointWorld>[1] = {},
 ): Promise<void> {
-  const e = await endpointWorld(db);
+  const e = await endpointWorld(db, options);
   try {
     sqliteSource(e.w, "lite");
     await fn(e);
@@ -179,7 +180,15 @@ export function peopleNodes(source: string, sql?: string): JsonObject[] {
  * that may execute: what most serve tests start from.
  */
 export async function publishPeople(e: EndpointWorld): Promise<{ id: string; key: Principal }> {
-  const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
-  await e.service.publish(e.ctx, { path_pattern: "/people/{team}", pipeline_id: id });
+  const id = await peopleAt(e, "/people/{team}");
   return { id, key: await e.key({ name: "app", scopes: ["execute"] }) };
+}
+
+/** The people-by-team pipeline, released and published at each of `patterns`; answers its id. */
+export async function peopleAt(e: EndpointWorld, ...patterns: string[]): Promise<string> {
+  const id = await e.released(peopleNodes("lite"), PEOPLE_BY_TEAM);
+  for (const path_pattern of patterns) {
+    await e.service.publish(e.ctx, { path_pattern, pipeline_id: id });
+  }
+  return id;
 }

@@ -12,17 +12,15 @@ const TERMINAL = new Set(["pipeline_failed", "execution_aborted"]);
 /** What a frame handed to a queueing sink resolves with: one promise for all of them. */
 const HANDED_OVER: Promise<void> = Promise.resolve();
 
-export class EventBus {
-  readonly #executionId: string;
-  readonly #sink: ExecutionSink;
+/**
+ * What the event bus and the lean path's outlet (lean.ts) share: the run's sink, frame ids in
+ * emission order, and the sink's first refusal, which surfaces on a later emit.
+ */
+export abstract class SinkFeed {
+  protected readonly executionId: string;
+  protected readonly sink: ExecutionSink;
   readonly #refused: (error: unknown) => void;
-  readonly #frames: EventFrame[] = [];
-  readonly #waiters = new Set<() => void>();
   #nextId = 1;
-  #closed = false;
-  #holding = false;
-  /** Sink calls chain on this, so a slow sink never reorders frames. */
-  #tail: Promise<void> = Promise.resolve();
   #sinkError: unknown;
 
   /** `refused` sees the sink's error before an emit rejects with it. */
@@ -31,18 +29,44 @@ export class EventBus {
     sink: ExecutionSink,
     refused: (error: unknown) => void = () => {},
   ) {
-    this.#executionId = executionId;
-    this.#sink = sink;
+    this.executionId = executionId;
+    this.sink = sink;
     this.#refused = refused;
-  }
-
-  get frames(): readonly EventFrame[] {
-    return this.#frames;
   }
 
   /** The first error the sink raised, if any; the run fails on it. */
   get sinkError(): unknown {
     return this.#sinkError;
+  }
+
+  /** Keeps the sink's first error; later ones add nothing. */
+  protected refuse(error: unknown): void {
+    this.#sinkError ??= error;
+  }
+
+  /** The next frame, its id in emission order. */
+  protected frame(event: string, data: Record<string, unknown>): EventFrame {
+    return { id: this.#nextId++, event, data };
+  }
+
+  /** The sink's error, seen by `refused` before the emitter resumes (as a `.catch` of its own). */
+  protected reject(): Promise<never> {
+    const rejected = Promise.reject(this.#sinkError);
+    rejected.catch(this.#refused);
+    return rejected;
+  }
+}
+
+export class EventBus extends SinkFeed {
+  readonly #frames: EventFrame[] = [];
+  readonly #waiters = new Set<() => void>();
+  #closed = false;
+  #holding = false;
+  /** Sink calls chain on this, so a slow sink never reorders frames. */
+  #tail: Promise<void> = Promise.resolve();
+
+  get frames(): readonly EventFrame[] {
+    return this.#frames;
   }
 
   /**
@@ -51,62 +75,53 @@ export class EventBus {
    */
   emit(event: string, data: Record<string, unknown>): Promise<void> {
     if (this.#closed) throw new Error(`event ${event} after the stream closed`);
-    const frame: EventFrame = { id: this.#nextId++, event, data };
+    const frame = this.frame(event, data);
     // A terminal frame reaches live readers only once stored: the stored ending and the streamed
     // one must be the same, and the store may already hold another (a reaped run).
     // Frames after it wait their turn, so readers still see emission order.
     const held = this.#holding || TERMINAL_EVENTS.has(event);
     this.#holding = held;
     if (!held) this.#publish(frame);
-    const id = this.#executionId;
-    if (this.#sink.pipelined) {
+    const id = this.executionId;
+    if (this.sink.pipelined) {
       // A queueing sink keeps the order itself: every frame is handed over at once (a run's
       // frames share a batch), a held one is published once stored, and a refusal surfaces on
       // a later emit (the terminal one waits for every frame before it). Frames after a refusal
       // are handed over too: the durable sink keeps what the store refused and writes the whole
       // ending once it can (journal.ts).
-      const stored = this.#sink.event(id, frame).catch((error) => {
-        this.#sinkError ??= error;
-      });
+      const stored = this.sink.event(id, frame).catch((error) => this.refuse(error));
       if (!held) {
         this.#tail = this.#tail.then(() => stored);
-        return this.#sinkError !== undefined ? this.#reject() : HANDED_OVER;
+        return this.sinkError !== undefined ? this.reject() : HANDED_OVER;
       }
       this.#tail = this.#tail.then(() => stored).then(() => {
-        if (!(this.#sinkError instanceof EndedElsewhere)) this.#publish(frame);
+        if (!(this.sinkError instanceof EndedElsewhere)) this.#publish(frame);
       });
       return this.#tail.then(() => {
-        if (this.#sinkError !== undefined) return this.#reject();
+        if (this.sinkError !== undefined) return this.reject();
       });
     }
     this.#tail = this.#tail.then(async () => {
       // After a sink failure later frames still reach live readers, not the broken sink.
-      if (this.#sinkError === undefined) {
+      if (this.sinkError === undefined) {
         try {
-          await this.#sink.event(id, frame);
+          await this.sink.event(id, frame);
         } catch (error) {
-          this.#sinkError = error;
+          this.refuse(error);
         }
       }
       // Not when the store holds another ending: the run adopts that one instead.
-      if (held && !(this.#sinkError instanceof EndedElsewhere)) this.#publish(frame);
+      if (held && !(this.sinkError instanceof EndedElsewhere)) this.#publish(frame);
     });
     return this.#tail.then(() => {
-      if (this.#sinkError !== undefined) return this.#reject();
+      if (this.sinkError !== undefined) return this.reject();
     });
-  }
-
-  /** The sink's error, seen by `refused` before the emitter resumes (as a `.catch` of its own). */
-  #reject(): Promise<never> {
-    const rejected = Promise.reject(this.#sinkError);
-    rejected.catch(this.#refused);
-    return rejected;
   }
 
   /** A frame for live readers only: an ending the store already holds (see `EndedElsewhere`). */
   announce(event: string, data: Record<string, unknown>): void {
     if (this.#closed) throw new Error(`event ${event} after the stream closed`);
-    this.#publish({ id: this.#nextId++, event, data });
+    this.#publish(this.frame(event, data));
   }
 
   #publish(frame: EventFrame): void {

@@ -1,4 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
+import { runsTest } from "../../tests/support/executions_fixtures.ts";
 import { newId } from "../lib/ids.ts";
 import { type Db, loadMigrations, migrate } from "../store/mod.ts";
 import { forEachStore } from "../../tests/support/stores.ts";
@@ -7,6 +8,18 @@ import { ExecutionRepo, idFloor } from "./repo.ts";
 import { addRunRows, runningRecord, succeeded, successFrames } from "./test_fixtures.ts";
 
 const SECOND = 1000;
+
+/**
+ * The store migrated up to just before migration `number`, with run rows added there: answers
+ * every migration and where `number` stands among them.
+ */
+async function storedBefore(db: Db, number: string) {
+  const files = await loadMigrations(db.dialect);
+  const at = files.findIndex((f) => f.name.startsWith(`${number}_`));
+  ok(at > 0);
+  await migrate(db, files.slice(0, at));
+  return { files, at, ids: await addRunRows(db) };
+}
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A run minted now whose frames are observed `step` ms apart from `from`; finished unless told. */
@@ -38,11 +51,9 @@ Deno.test("idFloor() sorts below every id minted in or after its millisecond, ab
   equal(idFloor(0x0190_0000_0001), "01900000-0001-0000-0000-000000000000");
 });
 
-forEachStore(
+runsTest(
   "the sweep deletes exactly the events observed before the cutoff, of ended and running runs",
-  async (db) => {
-    const ids = await addRunRows(db);
-    const repo = new ExecutionRepo(db);
+  async ({ ids, repo }, db) => {
     const t0 = Date.now();
     const ended = await storedRun(db, ids, t0, SECOND);
     const running = await storedRun(db, ids, t0, 10 * SECOND, false);
@@ -87,11 +98,7 @@ forEachStore(
 forEachStore(
   "migration 0012 applies over stored runs: their records and events stay, the reaper and the sweep find them",
   async (db) => {
-    const files = await loadMigrations(db.dialect);
-    const at = files.findIndex((f) => f.name.startsWith("0012_"));
-    ok(at > 0);
-    await migrate(db, files.slice(0, at));
-    const ids = await addRunRows(db);
+    const { files, at, ids } = await storedBefore(db, "0012");
     const t0 = Date.now();
     const ended = await storedRun(db, ids, t0, SECOND);
     const running = await storedRun(db, ids, t0, SECOND, false);
@@ -128,11 +135,7 @@ forEachStore(
 forEachStore(
   "migration 0016 moves frames stored one row each into one batch row per run, ids, order and observed_at kept",
   async (db) => {
-    const files = await loadMigrations(db.dialect);
-    const at = files.findIndex((f) => f.name.startsWith("0016_"));
-    ok(at > 0);
-    await migrate(db, files.slice(0, at));
-    const ids = await addRunRows(db);
+    const { files, at, ids } = await storedBefore(db, "0016");
     const t0 = Date.now() - 10 * SECOND;
     // As the release before it stored them: a row per frame, each with its own observed_at.
     const ended = await storedRun(db, ids, t0, 7);
@@ -163,11 +166,9 @@ forEachStore(
   { migrate: false },
 );
 
-forEachStore(
+runsTest(
   "the sweep deletes at most `limit` rows per statement, and only those past the cutoff",
-  async (db) => {
-    const ids = await addRunRows(db);
-    const repo = new ExecutionRepo(db);
+  async ({ ids, repo }, db) => {
     const t0 = Date.now();
     const a = await storedRun(db, ids, t0, SECOND);
     const b = await storedRun(db, ids, t0, SECOND);

@@ -24,7 +24,7 @@ import {
   waitForEvent,
   type World,
 } from "./executor_fixtures.ts";
-import type { StoredRun } from "./stored_run_fixtures.ts";
+import type { StoredRun, StoredRuns } from "./stored_run_fixtures.ts";
 import type { AbortReason, ExecutionHandle } from "./types.ts";
 import { dql, staged } from "../../tests/support/pipeline_body.ts";
 import { eventually } from "../../tests/support/wait.ts";
@@ -53,26 +53,22 @@ function slowNodes(tag: string): unknown[] {
 async function allRunning(s: Servers, handle: ExecutionHandle, tag: string): Promise<void> {
   await waitForEvent(handle, (f) => f.data.node_id === "duck" && f.data.state === "executing");
   await waitForEvent(handle, (f) => f.data.node_id === "lite" && f.data.rows_written > 0);
-  await eventually(async () => (await s.maria.running(tag)) === 1, {
-    what: "SLEEP running on MariaDB",
-    ms: 10_000,
-  });
-  await eventually(async () => (await s.pg.running(tag)) === 1, {
-    what: "pg_sleep running on PostgreSQL",
-    ms: 10_000,
-  });
+  await sleepsRunning(s, tag, 1);
+}
+
+/** Waits until each server runs `tag`'s sleep `count` times: 1, in flight; 0, stopped. */
+async function sleepsRunning(s: Servers, tag: string, count: 0 | 1): Promise<void> {
+  for (const [server, source] of [["MariaDB", s.maria], ["PostgreSQL", s.pg]] as const) {
+    await eventually(async () => (await source.running(tag)) === count, {
+      what: count ? `the sleep running on ${server}` : `the sleep gone from ${server}`,
+      ms: 10_000,
+    });
+  }
 }
 
 /** The statements stopped, every pool has its connection back and answers a new read. */
 async function released(w: World, s: Servers, tag: string): Promise<void> {
-  await eventually(async () => (await s.maria.running(tag)) === 0, {
-    what: "the SLEEP to leave the processlist",
-    ms: 10_000,
-  });
-  await eventually(async () => (await s.pg.running(tag)) === 0, {
-    what: "pg_sleep to stop",
-    ms: 10_000,
-  });
+  await sleepsRunning(s, tag, 0);
   // KILL QUERY stops the statement and leaves its connection usable: it is back in the pool,
   // not discarded and replaced (closing the socket would also end a SLEEP, but lose it).
   await eventually(() => Promise.resolve(poolOf(w, "maria").stats.leased === 0), {
@@ -125,10 +121,19 @@ async function addSources(w: World): Promise<Servers> {
 
 const SLOW = ["pg", "maria", "duck", "lite"];
 
-forEachWorld(
+/** A test on a world with the four slow sources (so on PostgreSQL and MariaDB servers only). */
+function slowSourcesTest(
+  name: string,
+  fn: (w: World, runs: StoredRuns, s: Servers) => Promise<void>,
+): void {
+  forEachWorld(name, async (w, runs) => fn(w, runs, await addSources(w)), {
+    services: ["postgres", "mariadb"],
+  });
+}
+
+slowSourcesTest(
   "each abort reason stops pg_sleep, MariaDB SLEEP, a DuckDB join and a SQLite stream; pools released",
-  async (w, runs) => {
-    const s = await addSources(w);
+  async (w, runs, s) => {
     for (const reason of REASONS) {
       const tag = `abort_${reason}_${crypto.randomUUID().slice(0, 8)}`;
       const id = await pipeline(w, [
@@ -145,13 +150,11 @@ forEachWorld(
       await released(w, s, tag);
     }
   },
-  { services: ["postgres", "mariadb"] },
 );
 
-forEachWorld(
+slowSourcesTest(
   "fail-fast: a failing node stops the in-flight statements of its siblings on every driver",
-  async (w, runs) => {
-    const s = await addSources(w);
+  async (w, runs, s) => {
     // The failing node waits on an advisory lock the test holds, so it fails only once the
     // others are known to be running; then its cast fails at run time.
     const key = Math.floor(Math.random() * 1_000_000);
@@ -175,13 +178,11 @@ forEachWorld(
     equal(run.byType.get("node_failed")!.length, 1);
     await released(w, s, tag);
   },
-  { services: ["postgres", "mariadb"] },
 );
 
-forEachWorld(
+slowSourcesTest(
   "a parent's abort stops its child's statements on every driver, for the parent's reason",
-  async (w, runs) => {
-    const s = await addSources(w);
+  async (w, runs, s) => {
     const tag = `parent_${crypto.randomUUID().slice(0, 8)}`;
     const child = await pipeline(w, slowNodes(tag), {}, { release: true });
     const parent = await pipeline(w, [
@@ -218,5 +219,4 @@ forEachWorld(
     }
     await released(w, s, tag);
   },
-  { services: ["postgres", "mariadb"] },
 );

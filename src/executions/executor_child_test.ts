@@ -6,24 +6,22 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { openConnector } from "../datasources/mod.ts";
 import { connectorConfig } from "../../tests/support/datasources.ts";
 import { MemoryStore } from "../shared/mod.ts";
-import { forEachWorld } from "../../tests/support/executor_world.ts";
+import { forEachCrmWorld, forEachWorld } from "../../tests/support/executor_world.ts";
 import {
   addDatasource,
   duckdbFile,
   pipeline,
   RecordingSink,
   run,
-  sqliteSource,
   SUCCESS_STATES,
 } from "./executor_fixtures.ts";
 import { ResultStore } from "./result_store.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
 import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
-forEachWorld(
+forEachCrmWorld(
   "a PIPELINE node runs the released child with lineage; its rows reach the parent",
   async (w) => {
-    sqliteSource(w, "crm");
     const child = await pipeline(
       w,
       [
@@ -88,10 +86,9 @@ function checkChild(frames: EventFrame[]): Map<string, EventFrame[]> {
   return checkEventOrder(frames, { expectDataReady: false });
 }
 
-forEachWorld(
+forEachCrmWorld(
   "fail-fast: a failing branch aborts a running one, which ends with an aborted sample",
   async (w) => {
-    sqliteSource(w, "crm");
     addDatasource(w, "mem", openConnector(connectorConfig("DUCKDB", "jdbc:duckdb:")));
     const id = await pipeline(w, [
       staged("long", "mem", "SELECT count(*) FROM range(100000000000) a", { table: "l" }),
@@ -113,10 +110,9 @@ forEachWorld(
   },
 );
 
-forEachWorld(
+forEachCrmWorld(
   "a result over the cap fails with result.too_large and leaves nothing readable",
   async (w) => {
-    sqliteSource(w, "crm");
     const id = await pipeline(w, [
       dql("big", {
         source: "crm",
@@ -181,10 +177,9 @@ forEachWorld(
   },
 );
 
-forEachWorld(
+forEachCrmWorld(
   "a child that fails is the parent node's child_failed; a stage that cannot be written is staging_failed",
   async (w) => {
-    sqliteSource(w, "crm");
     const broken = await pipeline(
       w,
       [

@@ -6,9 +6,9 @@
 import { equal, ok } from "node:assert/strict";
 import { MemoryStore } from "../shared/mod.ts";
 import type { Db, Queryable } from "../store/mod.ts";
-import { forEachWorld } from "../../tests/support/executor_world.ts";
+import { forEachCrmWorld } from "../../tests/support/executor_world.ts";
 import { dql } from "../../tests/support/pipeline_body.ts";
-import { drainStream, pipeline, sqliteSource, start } from "./executor_fixtures.ts";
+import { drainStream, pipeline, start } from "./executor_fixtures.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { DurableSink } from "./sink.ts";
 
@@ -36,10 +36,9 @@ for (
     ["fails", "SELECT no_such_column FROM people", "pipeline_failed"],
   ] as const
 ) {
-  forEachWorld(
+  forEachCrmWorld(
     `a run that ${outcome} stores its ending and final record in one commit`,
     async (w) => {
-      sqliteSource(w, "crm");
       const id = await pipeline(w, [dql("people", { source: "crm", sql })]);
       const shared = new MemoryStore();
       w.defer(() => shared.close());

@@ -10,7 +10,7 @@ import { connectorConfig } from "../../tests/support/datasources.ts";
 import { LakeConnector, openConnector } from "../datasources/mod.ts";
 import type { AppError } from "../errors/mod.ts";
 import { MemoryStore } from "../shared/mod.ts";
-import { forEachWorld } from "../../tests/support/executor_world.ts";
+import { forEachCrmWorld, forEachWorld } from "../../tests/support/executor_world.ts";
 import { addDatasource, pipeline, request, sqliteSource, type World } from "./executor_fixtures.ts";
 import { ResultStore } from "./result_store.ts";
 import { assertFailed } from "./stored_run_fixtures.ts";
@@ -25,10 +25,9 @@ async function template(w: World, name: string, body: string): Promise<string> {
   return saved.entity.id;
 }
 
-forEachWorld(
+forEachCrmWorld(
   "datasource, statement, placeholder and readonly failures: one record streamed and stored",
   async (w, runs) => {
-    sqliteSource(w, "crm");
     sqliteSource(w, "locked", true);
 
     const missing = await pipeline(w, [
@@ -101,10 +100,9 @@ forEachWorld(
   },
 );
 
-forEachWorld(
+forEachCrmWorld(
   "render failures, a missing template and a calculator defect fail their node",
   async (w, runs) => {
-    sqliteSource(w, "crm");
     const params = { parameters: { team: { type: "string", default: "red" } } };
 
     const printed = await template(
@@ -164,10 +162,9 @@ forEachWorld(
   },
 );
 
-forEachWorld(
+forEachCrmWorld(
   "a child that fails fails its PIPELINE node with child_failed; a bad child input fails it too",
   async (w, runs) => {
-    sqliteSource(w, "crm");
     const child = await pipeline(
       w,
       [dql("inner", { source: "crm", sql: "SELECT nope FROM people WHERE id = :n" })],
@@ -201,10 +198,9 @@ forEachWorld(
   },
 );
 
-forEachWorld(
+forEachCrmWorld(
   "result.too_large and result.storage_unavailable fail the caller node; nothing is readable",
   async (w, runs) => {
-    sqliteSource(w, "crm");
     const id = await pipeline(w, [
       dql("big", {
         source: "crm",
@@ -228,10 +224,9 @@ forEachWorld(
   },
 );
 
-forEachWorld(
+forEachCrmWorld(
   "prepare reports every parameter defect with its code, before any stream",
   async (w) => {
-    sqliteSource(w, "crm");
     const id = await pipeline(w, [
       dql("read", { source: "crm", sql: "SELECT * FROM people WHERE id = :n" }),
     ], {

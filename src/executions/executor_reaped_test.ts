@@ -7,7 +7,6 @@
  * that fails mid-run fails the run with `result.storage_unavailable`.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { ensureSystemActor } from "../identity/mod.ts";
 import { MemoryStore } from "../shared/mod.ts";
 import { checkEventOrder } from "./event_order.ts";
 import { forEachWorld, postgresSource } from "../../tests/support/executor_world.ts";
@@ -16,19 +15,15 @@ import { drainStream, pipeline, sqliteSource, start, waitForEvent } from "./exec
 import { ResultStore } from "./result_store.ts";
 import { DurableSink } from "./sink.ts";
 import { assertFailed } from "./stored_run_fixtures.ts";
-import { housekeepers } from "./test_fixtures.ts";
+import { stalledInstance } from "./test_fixtures.ts";
 import { dql, staged } from "../../tests/support/pipeline_body.ts";
 import { eventually } from "../../tests/support/wait.ts";
 
-const MINUTE = 60_000;
 const LOCK = 4_711_011;
 
 forEachWorld(
   "a run reaped by another instance mid-node ends on the stored ending, stats kept",
   async (w, runs) => {
-    const db = w.db;
-    const shared = new MemoryStore();
-    w.defer(() => shared.close());
     // The test holds the lock the node waits for: the run stays inside its node, as in a stall.
     const { sql: holder } = await postgresSource(w, "pg", {
       setup: "CREATE TABLE t (a int); INSERT INTO t VALUES (1), (2)",
@@ -42,10 +37,7 @@ forEachWorld(
       }),
       dql("never", { source: "tempdb", depends_on: ["wait"], sql: "SELECT 1" }),
     ]);
-    const sink = new DurableSink(repo, shared, "stalled");
-    const systemActor = await ensureSystemActor(db);
-    // Ten minutes on for the other instances: the stalled one has missed every heartbeat.
-    const keeper = housekeepers({ db, shared, systemActor, now: () => Date.now() + 10 * MINUTE });
+    const { sink, keeper } = await stalledInstance(w, repo);
     // The lock is the test's until its transaction ends: the run stays inside "wait".
     const handle = await holder.begin(async (tx) => {
       await tx.unsafe(`SELECT pg_advisory_xact_lock(${LOCK})`);

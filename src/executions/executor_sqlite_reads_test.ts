@@ -5,8 +5,8 @@
  * stream (live and stored) passes the §6 ordering checker.
  */
 import { equal, ok } from "node:assert/strict";
-import { forEachWorld } from "../../tests/support/executor_world.ts";
-import { pipeline, sqliteSource } from "./executor_fixtures.ts";
+import { forEachCrmWorld } from "../../tests/support/executor_world.ts";
+import { pipeline } from "./executor_fixtures.ts";
 import { assertFailed } from "./stored_run_fixtures.ts";
 import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
@@ -18,10 +18,9 @@ const FAILURES = [
 // The first row, inside the first batch, after two whole batches.
 const POSITIONS = [1, 500, 2500];
 
-forEachWorld(
+forEachCrmWorld(
   "a SQLite read failing mid-stream fails its node with SQLite's error",
   async (w, runs) => {
-    sqliteSource(w, "crm");
     const plain = assertFailed(
       await runs.run(
         await pipeline(w, [dql("read", { source: "crm", sql: "SELECT nope" })]),

@@ -4,8 +4,8 @@
  * wire types; each run really uses the engine its pipeline names.
  */
 import { deepEqual, equal } from "node:assert/strict";
-import { forEachWorld } from "../../tests/support/executor_world.ts";
-import { duckdbFile, pipeline, run, sqliteSource, type World } from "./executor_fixtures.ts";
+import { forEachCrmWorld } from "../../tests/support/executor_world.ts";
+import { duckdbFile, pipeline, run, type World } from "./executor_fixtures.ts";
 import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
 /** A DuckDB file with `orders` of several wire types, as a datasource. */
@@ -55,10 +55,9 @@ async function runNodes(
   });
 }
 
-forEachWorld(
+forEachCrmWorld(
   "a join of two staged reads gives the same result on DuckDB and SQLite staging",
   async (w) => {
-    sqliteSource(w, "crm");
     await ordersSource(w, "shop");
     const results: Record<string, { schema: unknown; rows: unknown }> = {};
     for (const engine of ["duckdb", "sqlite"]) {

@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { AppError } from "../errors/mod.ts";
-import { forEachWorld } from "../../tests/support/executor_world.ts";
+import { forEachCrmWorld, forEachWorld } from "../../tests/support/executor_world.ts";
 import {
   duckdbSource,
   pipeline,
@@ -13,10 +13,9 @@ import {
 import { DatabaseSync } from "node:sqlite";
 import { dql, staged } from "../../tests/support/pipeline_body.ts";
 
-forEachWorld(
+forEachCrmWorld(
   "a DQL from SQLite reaches the caller: stored result, data_ready, record",
   async (w) => {
-    sqliteSource(w, "crm");
     const id = await pipeline(w, [
       dql("read", { source: "crm", sql: "SELECT id, name FROM people ORDER BY id" }),
     ]);
@@ -51,8 +50,7 @@ forEachWorld(
   },
 );
 
-forEachWorld("a join of SQLite and DuckDB staged in tempdb, fed by a calculator", async (w) => {
-  sqliteSource(w, "crm");
+forEachCrmWorld("a join of SQLite and DuckDB staged in tempdb, fed by a calculator", async (w) => {
   await duckdbSource(w, "geo");
   const id = await pipeline(w, [
     {
@@ -88,10 +86,9 @@ forEachWorld("a join of SQLite and DuckDB staged in tempdb, fed by a calculator"
   equal(progress.rows_written, 2);
 });
 
-forEachWorld(
+forEachCrmWorld(
   "prepare refuses an unknown version and missing parameters before streaming",
   async (w) => {
-    sqliteSource(w, "crm");
     const id = await pipeline(w, [
       dql("read", { source: "crm", sql: "SELECT * FROM people WHERE team = :team" }),
     ], { parameters: { team: { type: "string", required: true } } });
@@ -114,10 +111,9 @@ forEachWorld(
   },
 );
 
-forEachWorld(
+forEachCrmWorld(
   "bad SQL fails the node; one failure record in node_failed, pipeline_failed, record",
   async (w) => {
-    sqliteSource(w, "crm");
     const id = await pipeline(w, [
       staged("ok", "crm", "SELECT 1 AS x", { table: "x" }),
       dql("bad", {
@@ -209,10 +205,9 @@ forEachWorld("writeback commits with evidence; a failing one rolls back", async 
   equal(r.record.error!.code, "pipeline.node.readonly_datasource");
 });
 
-forEachWorld(
+forEachCrmWorld(
   "a DQL renders its pinned template (by id or name) with imports; values stay bound",
   async (w) => {
-    sqliteSource(w, "crm");
     const made = async (name: string, body: string, imports: unknown[] = []) => {
       const saved = await w.templates.create(w.ctx, {
         name,
@@ -254,10 +249,9 @@ forEachWorld(
   },
 );
 
-forEachWorld(
+forEachCrmWorld(
   "a sink that breaks fails the execution; live readers still get a complete stream",
   async (w) => {
-    sqliteSource(w, "crm");
     const id = await pipeline(w, [
       dql("read", { source: "crm", sql: "SELECT id FROM people" }),
     ]);

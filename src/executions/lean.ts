@@ -13,7 +13,7 @@
  * result store stored, kept for the journal's frames row and the endpoint's response body.
  */
 import { isCallerNode, type PipelineBody, STAGING } from "../pipelines/mod.ts";
-import type { EventBus } from "./bus.ts";
+import { type EventBus, SinkFeed } from "./bus.ts";
 import { type EventFrame, TERMINAL_EVENTS } from "./event_order.ts";
 import { EndedElsewhere } from "./sink.ts";
 import type { ExecutionSink } from "./types.ts";
@@ -41,70 +41,49 @@ const HANDED_OVER: Promise<void> = Promise.resolve();
  * holds another ending keeps them out: the run adopts that one), and a refusal surfaces on a later
  * emit, seen by `refused` first.
  */
-export class SinkOutlet implements FrameOutlet {
-  readonly #executionId: string;
-  readonly #sink: ExecutionSink;
-  readonly #refused: (error: unknown) => void;
+export class SinkOutlet extends SinkFeed implements FrameOutlet {
   readonly #frames: EventFrame[] = [];
   /** Terminal frames (and what follows them) until every frame handed over has settled. */
   readonly #held: EventFrame[] = [];
   readonly #closed = Promise.withResolvers<void>();
-  #nextId = 1;
   #isClosed = false;
   #holding = false;
   #pending = 0;
   #settledAll: PromiseWithResolvers<void> | undefined;
-  #sinkError: unknown;
   readonly #stored = () => this.#settle();
   readonly #refusal = (error: unknown) => {
-    this.#sinkError ??= error;
+    this.refuse(error);
     this.#settle();
   };
 
-  constructor(
-    executionId: string,
-    sink: ExecutionSink,
-    refused: (error: unknown) => void = () => {},
-  ) {
-    this.#executionId = executionId;
-    this.#sink = sink;
-    this.#refused = refused;
-  }
-
   emit(event: string, data: Record<string, unknown>): Promise<void> {
     if (this.#isClosed) throw new Error(`event ${event} after the stream closed`);
-    const frame: EventFrame = { id: this.#nextId++, event, data };
+    const frame = this.frame(event, data);
     const held = this.#holding ||= TERMINAL_EVENTS.has(event);
     if (held) this.#held.push(frame);
     else this.#frames.push(frame);
     this.#pending++;
-    this.#sink.event(this.#executionId, frame).then(this.#stored, this.#refusal);
-    if (!held) return this.#sinkError !== undefined ? this.#reject() : HANDED_OVER;
+    this.sink.event(this.executionId, frame).then(this.#stored, this.#refusal);
+    if (!held) return this.sinkError !== undefined ? this.reject() : HANDED_OVER;
     // A terminal frame waits for every frame before it, as the bus's chain makes it wait.
     return this.drain().then(() => {
-      if (this.#sinkError !== undefined) return this.#reject();
+      if (this.sinkError !== undefined) return this.reject();
     });
   }
 
   #settle(): void {
     if (--this.#pending > 0) return;
     // Not when the store holds another ending: the run adopts that one instead.
-    if (!(this.#sinkError instanceof EndedElsewhere)) this.#frames.push(...this.#held);
+    if (!(this.sinkError instanceof EndedElsewhere)) this.#frames.push(...this.#held);
     this.#held.length = 0;
     this.#settledAll?.resolve();
     this.#settledAll = undefined;
   }
 
-  #reject(): Promise<never> {
-    const rejected = Promise.reject(this.#sinkError);
-    rejected.catch(this.#refused);
-    return rejected;
-  }
-
   /** An ending the store already holds (see `EndedElsewhere`), for the frames handed back. */
   announce(event: string, data: Record<string, unknown>): void {
     if (this.#isClosed) throw new Error(`event ${event} after the stream closed`);
-    this.#frames.push({ id: this.#nextId++, event, data });
+    this.#frames.push(this.frame(event, data));
   }
 
   /** Waits until every frame handed over has settled. */

@@ -4,19 +4,15 @@
  * instance mid-read ends on the stored ending, as a general run does.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { ensureSystemActor } from "../identity/mod.ts";
 import { parseBody } from "../pipelines/mod.ts";
-import { MemoryStore } from "../shared/mod.ts";
 import { forEachWorld, postgresSource } from "../../tests/support/executor_world.ts";
 import { dql, staged } from "../../tests/support/pipeline_body.ts";
 import { eventually } from "../../tests/support/wait.ts";
 import { checkEventOrder } from "./event_order.ts";
 import { pipeline, RecordingSink, request } from "./executor_fixtures.ts";
 import { runsLean } from "./lean.ts";
-import { DurableSink } from "./sink.ts";
-import { housekeepers } from "./test_fixtures.ts";
+import { stalledInstance } from "./test_fixtures.ts";
 
-const MINUTE = 60_000;
 const LOCK = 4_711_012;
 
 Deno.test("only a root's one read delivering to the caller, into a queueing sink, runs lean", () => {
@@ -61,9 +57,6 @@ Deno.test("only a root's one read delivering to the caller, into a queueing sink
 forEachWorld(
   "a lean run reaped by another instance mid-read ends on the stored ending",
   async (w, runs) => {
-    const db = w.db;
-    const shared = new MemoryStore();
-    w.defer(() => shared.close());
     const { sql: holder } = await postgresSource(w, "pg");
     const repo = runs.repo;
     const id = await pipeline(w, [
@@ -72,9 +65,7 @@ forEachWorld(
         sql: `SELECT 1 AS x FROM (SELECT pg_advisory_xact_lock(${LOCK})) AS l`,
       }),
     ]);
-    const sink = new DurableSink(repo, shared, "stalled");
-    const systemActor = await ensureSystemActor(db);
-    const keeper = housekeepers({ db, shared, systemActor, now: () => Date.now() + 10 * MINUTE });
+    const { sink, keeper } = await stalledInstance(w, repo);
     const handle = await holder.begin(async (tx) => {
       await tx.unsafe(`SELECT pg_advisory_xact_lock(${LOCK})`);
       const prepared = await w.executor().prepare(request(w, id));

@@ -2,21 +2,19 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { queryAudit } from "../audit/mod.ts";
 import { type Db, migrate } from "../store/mod.ts";
 import { skipUnless } from "../../tests/support/services.ts";
-import { forEachStore, freshStore } from "../../tests/support/stores.ts";
+import { freshStore, storeTestWith } from "../../tests/support/stores.ts";
 import { checkEventOrder } from "./event_order.ts";
 import { reapedStats } from "./reaper.ts";
-import { ExecutionRepo } from "./repo.ts";
 import { housekeepingWorld, runningRecord, succeeded, successFrames } from "./test_fixtures.ts";
 
 const MINUTE = 60_000;
 
 const world = (db: Db) => housekeepingWorld(db, { heartbeatMs: MINUTE });
+const reaperTest = storeTestWith(world);
 
-forEachStore(
+reaperTest(
   "the reaper aborts runs of a dead instance, as the system actor, and only those",
-  async (db) => {
-    const w = await world(db);
-    const repo = new ExecutionRepo(db);
+  async (w, db) => {
     const dead = runningRecord(w.ids);
     const alive = runningRecord(w.ids);
     await w.sink("dead").started(dead);
@@ -33,14 +31,14 @@ forEachStore(
     await w.keeper("alive").heartbeat();
     deepEqual(await w.keeper("alive").reap(), [dead.execution_id]);
 
-    const stored = await repo.get(dead.execution_id);
+    const stored = await w.repo.get(dead.execution_id);
     equal(stored?.record.status, "ABORTED");
     equal(stored?.record.abort_reason, "shutdown");
     equal(stored?.abortedBy, w.systemActor.id);
     ok(stored?.record.completed_at);
-    equal((await repo.get(alive.execution_id))?.record.status, "RUNNING");
+    equal((await w.repo.get(alive.execution_id))?.record.status, "RUNNING");
     // The stored stream now ends on a proper terminal sequence, so its replay is well-formed.
-    const frames = await repo.events(dead.execution_id);
+    const frames = await w.repo.events(dead.execution_id);
     checkEventOrder(frames);
     equal(frames.at(-1)?.event, "execution_aborted");
     const audit = await queryAudit(db, { event: "execution.reaped", offset: 0, limit: 10 });
@@ -49,16 +47,14 @@ forEachStore(
     equal(audit.items[0].details.execution_id, dead.execution_id);
     // A second round finds nothing; the dead run's late finish cannot overwrite the verdict.
     deepEqual(await w.keeper("alive").reap(), []);
-    equal(await repo.finish(succeeded(dead)), false);
+    equal(await w.repo.finish(succeeded(dead)), false);
     await w.shared.close();
   },
 );
 
-forEachStore(
+reaperTest(
   "an instance's own reaper never takes its runs; a reaped record keeps its events' node stats",
-  async (db) => {
-    const w = await world(db);
-    const repo = new ExecutionRepo(db);
+  async (w) => {
     const run = runningRecord(w.ids);
     await w.sink("stalled").started(run);
     // Node "a" started and ran (3 rows so far), as far as the stored events tell.
@@ -68,13 +64,13 @@ forEachStore(
     w.clock.now += 10 * MINUTE;
     // Late after a stall its heartbeat is stale, but the instance running the reaper is alive.
     deepEqual(await w.keeper("stalled").reap(), []);
-    equal((await repo.get(run.execution_id))?.record.status, "RUNNING");
+    equal((await w.repo.get(run.execution_id))?.record.status, "RUNNING");
     deepEqual(await w.keeper("other").reap(), [run.execution_id]);
-    const stored = (await repo.get(run.execution_id))!.record;
+    const stored = (await w.repo.get(run.execution_id))!.record;
     deepEqual(stored.node_stats, [
       { node_id: "a", duration_ms: null, rows_out: null, bytes_out: null, status: "ABORTED" },
     ]);
-    const ending = (await repo.events(run.execution_id)).at(-1)!;
+    const ending = (await w.repo.events(run.execution_id)).at(-1)!;
     deepEqual(ending.data.node_stats, stored.node_stats);
     await w.shared.close();
   },
@@ -111,11 +107,9 @@ Deno.test("reapedStats: body order, what the events prove, the rest ABORTED", ()
   );
 });
 
-forEachStore(
+reaperTest(
   "retention deletes durable events past the period, as the system actor",
-  async (db) => {
-    const w = await world(db);
-    const repo = new ExecutionRepo(db);
+  async (w, db) => {
     const old = runningRecord(w.ids);
     await w.sink("i").started(old);
     for (const f of successFrames(old)) await w.sink("i").event(old.execution_id, f);
@@ -128,10 +122,10 @@ forEachStore(
     equal(await w.keeper("i").sweep(), 0);
     w.clock.now += 2 * 24 * 60 * MINUTE;
     equal(await w.keeper("i").sweep(), successFrames(old).length);
-    deepEqual(await repo.events(old.execution_id), []);
-    equal((await repo.events(recent.execution_id)).length, successFrames(recent).length);
+    deepEqual(await w.repo.events(old.execution_id), []);
+    equal((await w.repo.events(recent.execution_id)).length, successFrames(recent).length);
     // The record itself stays: history outlives the events.
-    equal((await repo.get(old.execution_id))?.record.status, "SUCCESS");
+    equal((await w.repo.get(old.execution_id))?.record.status, "SUCCESS");
     const audit = await queryAudit(db, { event: "execution.events_swept", offset: 0, limit: 10 });
     equal(audit.items.length, 1);
     equal(audit.items[0].user_id, w.systemActor.id);
@@ -149,7 +143,7 @@ Deno.test({
       const db = await store.open();
       await migrate(db);
       const w = await world(db);
-      const repo = new ExecutionRepo(db);
+      const { repo } = w;
       const [held, free] = [runningRecord(w.ids), runningRecord(w.ids)];
       for (const run of [held, free]) await w.sink("i1").started(run);
       const ids = [held.execution_id, free.execution_id];

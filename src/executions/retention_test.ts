@@ -1,4 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
+import { runsTest } from "../../tests/support/executions_fixtures.ts";
 import { type Db, ensureIncrementalVacuum, SqliteDb } from "../store/mod.ts";
 import { forEachStore } from "../../tests/support/stores.ts";
 import { ExecutionRepo } from "./repo.ts";
@@ -54,11 +55,9 @@ async function storedRun(
 const count = async (db: Db, table: string) =>
   Number((await db.first<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${table}`))?.n);
 
-forEachStore(
+runsTest(
   "record retention deletes terminal records past the period in batches, events and child runs with them",
-  async (db) => {
-    const ids = await addRunRows(db);
-    const repo = new ExecutionRepo(db);
+  async ({ ids, repo }, db) => {
     const oldParent = await storedRun(db, ids);
     const oldChild = await storedRun(db, ids, { parent: oldParent });
     const pinnedParent = await storedRun(db, ids);
@@ -92,11 +91,9 @@ forEachStore(
   },
 );
 
-forEachStore(
+runsTest(
   "a run's frames are packed into one row past its replay window, never earlier, never past a running run",
-  async (db) => {
-    const ids = await addRunRows(db);
-    const repo = new ExecutionRepo(db);
+  async ({ ids, repo }, db) => {
     // Completion times ahead of every id minted here: the walk's bound is the window's id.
     const t0 = Date.now() + 60_000;
     const first = await storedRun(db, ids, { completedAt: t0 });

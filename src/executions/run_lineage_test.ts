@@ -1,16 +1,13 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { forEachStore } from "../../tests/support/stores.ts";
+import { runsTest } from "../../tests/support/executions_fixtures.ts";
 import { newId } from "../lib/ids.ts";
 import { nodeSpans } from "./node_spans.ts";
-import { ExecutionRepo } from "./repo.ts";
-import { addRunRows, runningRecord, succeeded, successFrames } from "./test_fixtures.ts";
+import { runningRecord, succeeded, successFrames } from "./test_fixtures.ts";
 import type { ExecutionRecord } from "./types.ts";
 
-forEachStore(
+runsTest(
   "the history lists top-level runs only when asked, and child runs are found under their parents",
-  async (db) => {
-    const ids = await addRunRows(db);
-    const repo = new ExecutionRepo(db);
+  async ({ ids, repo }) => {
     const add = async (parent?: ExecutionRecord) => {
       const r = runningRecord(
         ids,
@@ -53,9 +50,7 @@ forEachStore(
   },
 );
 
-forEachStore("node spans are read back from the stored events of a run", async (db) => {
-  const ids = await addRunRows(db);
-  const repo = new ExecutionRepo(db);
+runsTest("node spans are read back from the stored events of a run", async ({ ids, repo }) => {
   const r = runningRecord(ids);
   await repo.insert(r, "i", r.started_at);
   const end = new Date(Date.parse(r.started_at) + 1500).toISOString();

@@ -17,9 +17,9 @@ import { ExecutionJournal } from "./journal.ts";
 import { ExecutionRepo } from "./repo.ts";
 import { DurableSink } from "./sink.ts";
 import {
-  addRunRows,
   housekeepingWorld,
   runningRecord,
+  runRows,
   succeeded,
   successFrames,
 } from "./test_fixtures.ts";
@@ -67,8 +67,7 @@ forEachStore(
     const shared = new MemoryStore();
     const journal = new ExecutionJournal(out.db, () => {}, { retryDelayMs: 20 });
     try {
-      const ids = await addRunRows(db);
-      const repo = new ExecutionRepo(db);
+      const { ids, repo } = await runRows(db);
       const sink = new DurableSink(
         new ExecutionRepo(out.db),
         shared,

@@ -1,4 +1,5 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
+import { runsTest } from "../../tests/support/executions_fixtures.ts";
 import { MemoryStore } from "../shared/mod.ts";
 import { forEachStore } from "../../tests/support/stores.ts";
 import { checkEventOrder, type EventFrame } from "./event_order.ts";
@@ -129,11 +130,9 @@ forEachStore(
   },
 );
 
-forEachStore(
+runsTest(
   "runs of one instance started together share INSERTs and read back exactly",
-  async (db) => {
-    const ids = await addRunRows(db);
-    const repo = new ExecutionRepo(db);
+  async ({ ids, repo }, db) => {
     const shared = new MemoryStore();
     const journal = new ExecutionJournal(db, () => {});
     const sinks = [1, 2, 3].map(() =>
@@ -164,11 +163,9 @@ forEachStore(
   },
 );
 
-forEachStore(
+runsTest(
   "a frame whose payload is no JSON is refused, and the run's later frames",
-  async (db) => {
-    const ids = await addRunRows(db);
-    const repo = new ExecutionRepo(db);
+  async ({ ids, repo }, db) => {
     const journal = new ExecutionJournal(db, () => {});
     const record = runningRecord(ids);
     await journal.insert(record, "instance-a", record.started_at);

@@ -81,18 +81,36 @@ const GUESSES = [
   "SELECT left_temp_macro(1)",
 ];
 
-Deno.test("a pooled staging instance shows a run nothing an earlier run on it made", async () => {
-  const pool = new StagingPool({ size: 1, memoryMb: 256 });
-  try {
+/** A test on a pool of one instance of `memoryMb`, closed afterwards. */
+function poolTest(name: string, memoryMb: number, fn: (pool: StagingPool) => Promise<void>) {
+  Deno.test(name, async () => {
+    const pool = new StagingPool({ size: 1, memoryMb });
+    try {
+      await fn(pool);
+    } finally {
+      await pool.close();
+    }
+  });
+}
+
+/** Ends the run on `staging`: its instance, the pool's only one, is back idle and kept. */
+async function endedIdle(pool: StagingPool, staging: DuckdbStaging): Promise<void> {
+  await staging.close();
+  await pool.settled();
+  deepEqual(pool.stats(), { created: 1, reused: 0, discarded: 0, idle: 1, lent: 0 });
+}
+
+poolTest(
+  "a pooled staging instance shows a run nothing an earlier run on it made",
+  256,
+  async (pool) => {
     const fresh = DuckdbStaging.lease(pool, 256);
     const before = await look(fresh);
     for (const sql of LEFTOVERS) await fresh.connector.write!([{ sql, params: {} }]);
     // The leftovers are there while the run lasts: the guesses below can find what exists.
     for (const sql of GUESSES) await rows(fresh, sql);
     notEqual(JSON.stringify(await look(fresh)), JSON.stringify(before));
-    await fresh.close();
-    await pool.settled();
-    deepEqual(pool.stats(), { created: 1, reused: 0, discarded: 0, idle: 1, lent: 0 });
+    await endedIdle(pool, fresh);
 
     const next = DuckdbStaging.lease(pool, 256);
     try {
@@ -105,14 +123,13 @@ Deno.test("a pooled staging instance shows a run nothing an earlier run on it ma
     } finally {
       await next.close();
     }
-  } finally {
-    await pool.close();
-  }
-});
+  },
+);
 
-Deno.test("a run cannot write outside its own database, so nothing can outlive it", async () => {
-  const pool = new StagingPool({ size: 1, memoryMb: 256 });
-  try {
+poolTest(
+  "a run cannot write outside its own database, so nothing can outlive it",
+  256,
+  async (pool) => {
     const staging = DuckdbStaging.lease(pool, 256);
     const [[base]] = await rows(
       staging,
@@ -127,17 +144,14 @@ Deno.test("a run cannot write outside its own database, so nothing can outlive i
         ok(/read-only|system catalog|Cannot create/i.test(outcome), `${sql}: ${outcome}`);
       }
     }
-    await staging.close();
-    await pool.settled();
-    deepEqual(pool.stats(), { created: 1, reused: 0, discarded: 0, idle: 1, lent: 0 });
-  } finally {
-    await pool.close();
-  }
-});
+    await endedIdle(pool, staging);
+  },
+);
 
-Deno.test("an instance whose reset finds anything left is discarded, and a spare replaces it", async () => {
-  const pool = new StagingPool({ size: 1, memoryMb: 256 });
-  try {
+poolTest(
+  "an instance whose reset finds anything left is discarded, and a spare replaces it",
+  256,
+  async (pool) => {
     // No author statement can attach a database; the pool's check must catch one anyway.
     const lease = await pool.lease();
     const conn = await lease.instance.connect();
@@ -152,32 +166,23 @@ Deno.test("an instance whose reset finds anything left is discarded, and a spare
     notEqual(next.instance, lease.instance);
     next.release();
     await pool.settled();
-  } finally {
-    await pool.close();
-  }
-});
+  },
+);
 
-Deno.test("a run's spill files are gone before its instance is lent again", async () => {
-  const pool = new StagingPool({ size: 1, memoryMb: 64 });
+poolTest("a run's spill files are gone before its instance is lent again", 64, async (pool) => {
+  const staging = DuckdbStaging.lease(pool, 64);
+  // Some 200 MB of rows in a 64 MiB instance: the table's blocks are evicted to spill files.
+  await staging.connector.write!([{
+    sql: "CREATE TABLE big AS SELECT i, repeat('x', 200) AS s FROM range(1000000) t(i)",
+    params: {},
+  }]);
+  const [[files]] = await rows(staging, "SELECT count(*) FROM duckdb_temporary_files()");
+  ok(Number(files) > 0, "the run spilled");
+  await endedIdle(pool, staging);
+  const next = DuckdbStaging.lease(pool, 64);
   try {
-    const staging = DuckdbStaging.lease(pool, 64);
-    // Some 200 MB of rows in a 64 MiB instance: the table's blocks are evicted to spill files.
-    await staging.connector.write!([{
-      sql: "CREATE TABLE big AS SELECT i, repeat('x', 200) AS s FROM range(1000000) t(i)",
-      params: {},
-    }]);
-    const [[files]] = await rows(staging, "SELECT count(*) FROM duckdb_temporary_files()");
-    ok(Number(files) > 0, "the run spilled");
-    await staging.close();
-    await pool.settled();
-    deepEqual(pool.stats(), { created: 1, reused: 0, discarded: 0, idle: 1, lent: 0 });
-    const next = DuckdbStaging.lease(pool, 64);
-    try {
-      deepEqual(await rows(next, "SELECT count(*) FROM duckdb_temporary_files()"), [[0n]]);
-    } finally {
-      await next.close();
-    }
+    deepEqual(await rows(next, "SELECT count(*) FROM duckdb_temporary_files()"), [[0n]]);
   } finally {
-    await pool.close();
+    await next.close();
   }
 });

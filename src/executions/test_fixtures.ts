@@ -69,13 +69,41 @@ export async function housekeepingWorld(db: Db, options: WorldOptions = {}) {
     housekeepers({ db, shared, systemActor, now, ...options, ...more })(instanceId);
   const sink = (instanceId: string) =>
     new DurableSink(new ExecutionRepo(db), shared, instanceId, now);
-  return { ids, shared, clock, systemActor, keeper, sink };
+  return { ids, shared, clock, systemActor, keeper, sink, repo: new ExecutionRepo(db) };
 }
 
 export {
   insertUser as addUserRow,
   insertWorkspace as addWorkspaceRow,
 } from "../store/row_fixtures.ts";
+
+/**
+ * An instance that stalls beside its world and the others that reap it: a shared store of their
+ * own (closed with the world), the stalled instance's sink, and the housekeeping of any instance,
+ * ten minutes on, when the stalled one has missed every heartbeat.
+ */
+export async function stalledInstance(
+  w: { db: Db; defer(fn: () => unknown): void },
+  repo: ExecutionRepo,
+) {
+  const shared = new MemoryStore();
+  w.defer(() => shared.close());
+  const systemActor = await ensureSystemActor(w.db);
+  return {
+    sink: new DurableSink(repo, shared, "stalled"),
+    keeper: housekeepers({
+      db: w.db,
+      shared,
+      systemActor,
+      now: () => Date.now() + 10 * 60_000,
+    }),
+  };
+}
+
+/** Run rows (workspace, pipeline, user) and the execution repository over their store. */
+export async function runRows(db: Db) {
+  return { ids: await addRunRows(db), repo: new ExecutionRepo(db) };
+}
 
 /** A RUNNING record as the executor hands it to `started`. */
 export function runningRecord(

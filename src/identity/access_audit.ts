@@ -37,8 +37,7 @@ export async function authorizeAudited(
     if (e instanceof AppError && DENIALS.has(e.code)) {
       await recordAudit(db, {
         event: "auth.scope.denied",
-        userId: principal.userId,
-        provider: principal.provider,
+        by: principal,
         workspaceId: workspace?.id ?? null,
         details: {
           operation,
@@ -54,8 +53,7 @@ export async function authorizeAudited(
   if (workspace?.implicit) {
     await recordAudit(db, {
       event: "auth.super_admin_acting",
-      userId: principal.userId,
-      provider: principal.provider,
+      by: principal,
       workspaceId: workspace.id,
       details: {
         operation,
@@ -76,8 +74,7 @@ export async function refuseWorkspaceHeader(
 ): Promise<never> {
   await recordAudit(db, {
     event: "auth.workspace.header_rejected",
-    userId: principal.userId,
-    provider: principal.provider,
+    by: principal,
     details: { key_id: principal.keyId, header: header.slice(0, 100) },
   });
   throw new AppError("workspace.header_forbidden", {});

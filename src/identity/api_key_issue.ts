@@ -136,8 +136,7 @@ export async function mintKey(db: Db, issuer: Issuer, plan: IssuePlan): Promise<
         });
         await recordAudit(tx, {
           event: "auth.api_key.created",
-          userId: issuer.userId,
-          provider: issuer.provider,
+          by: issuer,
           workspaceId,
           details: {
             key_id: KEY_PREFIX + keyId,

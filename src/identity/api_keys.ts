@@ -191,8 +191,7 @@ export class ApiKeyService {
         if (!(await markRevoked(tx, row.id, new Date(this.#now()).toISOString()))) return;
         await recordAudit(tx, {
           event: "auth.api_key.revoked",
-          userId: actor.userId,
-          provider: actor.provider,
+          by: actor,
           workspaceId: row.workspace_id,
           details: {
             key_id: KEY_PREFIX + row.id,

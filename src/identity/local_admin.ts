@@ -64,6 +64,11 @@ export function oneTimePassword(): string {
   return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_");
 }
 
+/** What disabling local sign-in sets: no password, so nothing to change at the next login. */
+const DISABLE_LOCAL = "password_hash = NULL, must_change_password = $2";
+/** What unlocking sets: the lockout gone, the credential untouched. */
+const UNLOCK = "failed_login_count = 0, locked_until = NULL";
+
 export class LocalUserAdmin {
   readonly #db: Db;
   readonly #onCreate: OnCreate;
@@ -139,8 +144,7 @@ export class LocalUserAdmin {
         if (superAdmin) await auditBootstrapGrant(tx, id, email);
         await recordAudit(tx, {
           event: "auth.user.created",
-          userId: actor.userId,
-          provider: actor.provider,
+          by: actor,
           details: {
             target_user_id: id,
             email,
@@ -175,7 +179,7 @@ export class LocalUserAdmin {
     const password = oneTimePassword();
     const hash = await hashSecret(password);
     const actId = newId();
-    await this.#update(
+    const updated = await this.#update(
       actor,
       user,
       "auth.password.reset",
@@ -183,33 +187,19 @@ export class LocalUserAdmin {
       [hash, true],
       { act_id: actId },
     );
-    return { user: (await findUserById(this.#db, user.id))!, oneTimePassword: password, actId };
+    return { user: updated, oneTimePassword: password, actId };
   }
 
   /** Clears the local password: the account can then sign in only through OIDC. */
   async disableLocal(actor: Principal, userId: string): Promise<UserRow> {
     const user = await this.#localTarget(userId);
-    await this.#update(
-      actor,
-      user,
-      "auth.password.disabled",
-      "password_hash = NULL, must_change_password = $2",
-      [false],
-    );
-    return (await findUserById(this.#db, user.id))!;
+    return await this.#update(actor, user, "auth.password.disabled", DISABLE_LOCAL, [false]);
   }
 
   /** Clears the lockout; the credential is untouched. */
   async unlock(actor: Principal, userId: string): Promise<UserRow> {
     const user = await this.#localTarget(userId);
-    await this.#update(
-      actor,
-      user,
-      "auth.user.unlocked",
-      "failed_login_count = 0, locked_until = NULL",
-      [],
-    );
-    return (await findUserById(this.#db, user.id))!;
+    return await this.#update(actor, user, "auth.user.unlocked", UNLOCK, []);
   }
 
   /** The caller's own theme preference. */
@@ -241,7 +231,7 @@ export class LocalUserAdmin {
     assignments: string,
     params: (string | boolean)[],
     details: Record<string, unknown> = {},
-  ): Promise<void> {
+  ): Promise<UserRow> {
     await this.#db.transaction(async (tx) => {
       await tx.execute(
         `UPDATE users SET ${assignments}, updated_at = $${params.length + 2} WHERE id = $1`,
@@ -253,11 +243,11 @@ export class LocalUserAdmin {
       );
       await recordAudit(tx, {
         event,
-        userId: actor.userId,
-        provider: actor.provider,
+        by: actor,
         details: { target_user_id: user.id, email: user.email, ...details },
       });
     });
     this.#onChange(user.id);
+    return (await findUserById(this.#db, user.id))!;
   }
 }

@@ -12,6 +12,12 @@ import type { Principal } from "./types.ts";
 import { findUserById, toUserRow, type UserRow, type UserView, userView } from "./users_repo.ts";
 import type { Counted } from "../lib/paged_view.ts";
 
+/** The audit event of each flag a super admin flips, turned on and off. */
+const FLIPPED = {
+  is_active: { on: "auth.user.activated", off: "auth.user.deactivated" },
+  is_admin: { on: "auth.user.admin_granted", off: "auth.user.admin_revoked" },
+} as const satisfies Record<string, Record<"on" | "off", AuditEventName>>;
+
 export class UserService {
   readonly #db: Db;
   readonly #onChange: (userId: string) => void;
@@ -61,32 +67,15 @@ export class UserService {
   }
 
   setActive(actor: Principal, userId: string, active: boolean): Promise<UserView> {
-    return this.#flip(
-      actor,
-      userId,
-      "is_active",
-      active,
-      active ? "auth.user.activated" : "auth.user.deactivated",
-    );
+    return this.#flip(actor, userId, "is_active", active);
   }
 
   setAdmin(actor: Principal, userId: string, admin: boolean): Promise<UserView> {
-    return this.#flip(
-      actor,
-      userId,
-      "is_admin",
-      admin,
-      admin ? "auth.user.admin_granted" : "auth.user.admin_revoked",
-    );
+    return this.#flip(actor, userId, "is_admin", admin);
   }
 
-  async #flip(
-    actor: Principal,
-    userId: string,
-    column: "is_active" | "is_admin",
-    value: boolean,
-    event: AuditEventName,
-  ) {
+  async #flip(actor: Principal, userId: string, column: keyof typeof FLIPPED, value: boolean) {
+    const event = FLIPPED[column][value ? "on" : "off"];
     await this.get(userId);
     const view = await this.#db.transaction(async (tx) => {
       const changed = await tx.execute(
@@ -96,8 +85,7 @@ export class UserService {
       if (changed > 0) {
         await recordAudit(tx, {
           event,
-          userId: actor.userId,
-          provider: actor.provider,
+          by: actor,
           details: { target_user_id: userId, via: actor.authMethod, key_id: actor.keyId },
         });
       }

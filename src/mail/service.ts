@@ -241,8 +241,7 @@ export class MailService {
         );
         await recordAudit(tx, {
           event: result.ok ? "mail.sent" : "mail.failed",
-          userId: actor.userId,
-          provider: actor.provider,
+          by: actor,
           details,
         });
       });

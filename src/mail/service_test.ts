@@ -1,5 +1,6 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { forEachStore } from "../../tests/support/stores.ts";
+import { closing } from "../../tests/support/closing.ts";
 import {
   closedPort,
   startSmtpServer,
@@ -58,16 +59,11 @@ function passwordMail(userId: string, to: string, actId = newId()): PasswordMail
   };
 }
 
-async function withServer(
+function withServer(
   options: Parameters<typeof startSmtpServer>[0],
   fn: (s: TestSmtpServer) => Promise<void>,
 ): Promise<void> {
-  const s = await startSmtpServer(options);
-  try {
-    await fn(s);
-  } finally {
-    await s.close();
-  }
+  return closing(startSmtpServer(options), fn);
 }
 
 forEachStore(

@@ -18,6 +18,7 @@ export const pageArgs = {
 
 /** The one paged shape (lib/paged_view.ts), the same as REST's `data`. */
 export { pagedView as pagedOutput, pageOf as paged } from "../lib/paged_view.ts";
+import { pageOf } from "../lib/paged_view.ts";
 
 export function clampPage(
   services: Pick<Services, "settings">,
@@ -25,4 +26,15 @@ export function clampPage(
 ): { offset: number; limit: number } {
   const { defaultLimit, maxLimit } = services.settings.paging;
   return { offset: a.offset ?? 0, limit: Math.min(a.limit ?? defaultLimit, maxLimit) };
+}
+
+/** A list tool's answer: the page its arguments ask for (clamped), read by `list`, paged. */
+export async function listPage<T>(
+  services: Pick<Services, "settings">,
+  a: { offset?: number; limit?: number },
+  list: (page: { offset: number; limit: number }) => Promise<{ items: T[]; total: number }>,
+) {
+  const page = clampPage(services, a);
+  const { items, total } = await list(page);
+  return pageOf(items, page, total);
 }

@@ -185,8 +185,7 @@ export async function runTool(
     if (!tool.annotations.readOnlyHint) {
       await services.admin.audit.record({
         event: "mcp.tool.write",
-        userId: actor.userId,
-        provider: actor.provider,
+        by: actor,
         workspaceId: workspace.id,
         details: { tool: tool.name, key_id: actor.keyId },
       });
@@ -201,8 +200,7 @@ export async function runTool(
     services.platform.metrics?.toolCalled(tool.name, outcome, (performance.now() - started) / 1000);
     await services.admin.audit.record({
       event: "mcp.tool.called",
-      userId: actor.userId,
-      provider: actor.provider,
+      by: actor,
       workspaceId: tool.workspaceFree ? null : workspace.id,
       details: {
         tool: tool.name,

@@ -7,6 +7,7 @@ export { keyFingerprint, type PromotionCaller, PromotionKeys } from "./keys.ts";
 export { PromotionReceiver, type PromotionReceiverOptions } from "./receiver.ts";
 export {
   type PromoteContext,
+  promoteContext,
   PROMOTION_SENDER_ERRORS,
   PromotionSender,
   type PromotionSenderOptions,

@@ -26,7 +26,7 @@
 import { recordAudit } from "../audit/mod.ts";
 import { missingKey, promotedEndpointsOf } from "../endpoints/mod.ts";
 import { AppError, catalogue, type ErrorCode } from "../errors/mod.ts";
-import type { Principal } from "../identity/mod.ts";
+import type { Principal, WorkspaceContext } from "../identity/mod.ts";
 import type { PipelineService } from "../pipelines/mod.ts";
 import type { Db } from "../store/mod.ts";
 import type { TemplateService } from "../templates/mod.ts";
@@ -70,6 +70,11 @@ export interface PromoteContext {
   actor: Principal;
   workspaceId: string;
   workspaceName: string;
+}
+
+/** The sending side as a request resolves it: who acts, from which workspace. */
+export function promoteContext(actor: Principal, workspace: WorkspaceContext): PromoteContext {
+  return { actor, workspaceId: workspace.id, workspaceName: workspace.name };
 }
 
 const unreachable = (status: number, reason: string) =>

@@ -9,7 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import postgres from "postgres";
 import { Unavailable } from "../lib/unavailable.ts";
 import { POSTGRES_ADMIN_URL, skipUnless } from "../../tests/support/services.ts";
-import { freshStore } from "../../tests/support/stores.ts";
+import { freshStore, type TestStore } from "../../tests/support/stores.ts";
 import { startTcpProxy } from "../../tests/support/tcp_proxy.ts";
 import { eventually } from "../../tests/support/wait.ts";
 import { OutageGate, PROBE_HELD_MAX_MS } from "./outage.ts";
@@ -25,12 +25,25 @@ async function elapsed(fn: () => Promise<unknown>): Promise<{ ms: number; error:
   return { ms: performance.now() - started, error };
 }
 
-Deno.test({
-  name:
-    "[postgres] issue 22 finding 4: a store that is out is Unavailable at once, statements and transactions alike, until it is back",
-  ignore: skipUnless("postgres"),
-  async fn() {
-    const store = await freshStore("postgres");
+/** A PostgreSQL test on a fresh store of its own, disposed afterwards. */
+function pgStoreTest(name: string, fn: (store: TestStore) => Promise<void>): void {
+  Deno.test({
+    name: `[postgres] ${name}`,
+    ignore: skipUnless("postgres"),
+    async fn() {
+      const store = await freshStore("postgres");
+      try {
+        await fn(store);
+      } finally {
+        await store.dispose();
+      }
+    },
+  });
+}
+
+pgStoreTest(
+  "issue 22 finding 4: a store that is out is Unavailable at once, statements and transactions alike, until it is back",
+  async (store) => {
     const url = new URL(store.url);
     const proxy = startTcpProxy({ hostname: url.hostname, port: Number(url.port || 5432) });
     url.port = String(proxy.port);
@@ -59,17 +72,13 @@ Deno.test({
       proxy.restore();
       await db.close();
       await proxy.cut();
-      await store.dispose();
     }
   },
-});
+);
 
-Deno.test({
-  name:
-    "[postgres] issue 22 finding 4: a statement whose backend is terminated is Unavailable, and the next one runs",
-  ignore: skipUnless("postgres"),
-  async fn() {
-    const store = await freshStore("postgres");
+pgStoreTest(
+  "issue 22 finding 4: a statement whose backend is terminated is Unavailable, and the next one runs",
+  async (store) => {
     const db = new PostgresDb(store.url);
     const admin = postgres(POSTGRES_ADMIN_URL, { max: 1, onnotice: () => {} });
     const database = new URL(store.url).pathname.slice(1);
@@ -90,10 +99,9 @@ Deno.test({
     } finally {
       await admin.end();
       await db.close();
-      await store.dispose();
     }
   },
-});
+);
 
 Deno.test("[sqlite] issue 22 finding 4: a store locked past the busy timeout is Unavailable; a bad statement is not", async () => {
   const dir = await Deno.makeTempDir({ prefix: "svc_outage_" });
@@ -140,12 +148,9 @@ Deno.test("a probe that never settles keeps the gate shut for PROBE_HELD_MAX_MS 
   equal(gate.down, undefined);
 });
 
-Deno.test({
-  name:
-    "[postgres] the driver's write to a closed socket does not end the process: the pool is renewed and serves",
-  ignore: skipUnless("postgres"),
-  async fn() {
-    const store = await freshStore("postgres");
+pgStoreTest(
+  "the driver's write to a closed socket does not end the process: the pool is renewed and serves",
+  async (store) => {
     const reasons: string[] = [];
     const db = new PostgresDb(store.url, { onRenew: (reason) => reasons.push(reason) });
     try {
@@ -163,10 +168,9 @@ Deno.test({
       equal((await db.first<{ n: number }>("SELECT 2 AS n"))?.n, 2);
     } finally {
       await db.close();
-      await store.dispose();
     }
   },
-});
+);
 
 Deno.test({
   name: "[postgres] a connect that times out renews the pool, at most once per interval",

@@ -15,6 +15,18 @@ const request = (body: string) => ({
   canLoad: false,
 });
 
+/** A test on a pool of its own with one worker, closed afterwards. */
+function oneWorkerTest(name: string, fn: (pool: RenderPool) => Promise<void>): void {
+  Deno.test(name, async () => {
+    const pool = new RenderPool(1);
+    try {
+      await fn(pool);
+    } finally {
+      pool.close();
+    }
+  });
+}
+
 Deno.test("a render past its time limit is stopped mid-filter, refused with its limit, and its worker replaced", async () => {
   const pool = renderPool();
   await render("SELECT 1"); // a warm worker: its start-up is not the render's time
@@ -52,9 +64,9 @@ Deno.test("an abort terminates the worker running the render and rejects with th
   equal((await render("SELECT 1")).sql, "SELECT 1");
 });
 
-Deno.test("an abort takes a queued render out of the queue without touching the running one", async () => {
-  const pool = new RenderPool(1);
-  try {
+oneWorkerTest(
+  "an abort takes a queued render out of the queue without touching the running one",
+  async (pool) => {
     const slow = pool.run(request(UNCOOPERATIVE), 300, undefined, undefined);
     const cancel = new AbortController();
     const queued = pool.run(request("SELECT 1"), 2000, undefined, cancel.signal);
@@ -65,28 +77,21 @@ Deno.test("an abort takes a queued render out of the queue without touching the 
     equal(pool.replaced, 1);
     equal((await pool.run(request("SELECT 2"), 2000, undefined, undefined))?.sql, "SELECT 2");
     equal(pool.workers, 1);
-  } finally {
-    pool.close();
-  }
+  },
+);
+
+oneWorkerTest("an already aborted signal never reaches a worker", async (pool) => {
+  const reason = new Error("already");
+  await rejects(
+    pool.run(request("SELECT 1"), 2000, undefined, AbortSignal.abort(reason)),
+    (e) => e === reason,
+  );
+  equal(pool.workers, 0);
 });
 
-Deno.test("an already aborted signal never reaches a worker", async () => {
-  const pool = new RenderPool(1);
-  try {
-    const reason = new Error("already");
-    await rejects(
-      pool.run(request("SELECT 1"), 2000, undefined, AbortSignal.abort(reason)),
-      (e) => e === reason,
-    );
-    equal(pool.workers, 0);
-  } finally {
-    pool.close();
-  }
-});
-
-Deno.test("a request that cannot cross to a worker fails alone and leaves the worker free", async () => {
-  const pool = new RenderPool(1);
-  try {
+oneWorkerTest(
+  "a request that cannot cross to a worker fails alone and leaves the worker free",
+  async (pool) => {
     const job = request("SELECT 1");
     const odd = {
       ...job,
@@ -95,7 +100,5 @@ Deno.test("a request that cannot cross to a worker fails alone and leaves the wo
     await rejects(pool.run(odd as typeof job, 2000, undefined, undefined), /could not be cloned/);
     equal((await pool.run(request("SELECT 3"), 2000, undefined, undefined))?.sql, "SELECT 3");
     equal(pool.replaced, 0);
-  } finally {
-    pool.close();
-  }
-});
+  },
+);

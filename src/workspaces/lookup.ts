@@ -49,8 +49,7 @@ export function auditWorkspaceAct(
 ): Promise<void> {
   return recordAudit(tx, {
     event,
-    userId: actor.userId,
-    provider: actor.provider,
+    by: actor,
     workspaceId: ws.id,
     details: { workspace: ws.name, ...details },
   });

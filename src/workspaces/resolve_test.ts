@@ -1,6 +1,9 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { forEachStore } from "../../tests/support/stores.ts";
-import { addUser, service, setJoinedAt, who, workspaceWithAdmin } from "./test_fixtures.ts";
+import { forEachStore, storeTestWith } from "../../tests/support/stores.ts";
+import { addUser, serviceWithRoot, setJoinedAt, who, workspaceWithAdmin } from "./test_fixtures.ts";
+
+/** Tests that start from the workspace service and a super admin. */
+const rootTest = storeTestWith(serviceWithRoot);
 
 const ALL = { author: true, promoter: true, admin: true };
 const NONE = { author: false, promoter: false, admin: false };
@@ -85,11 +88,9 @@ forEachStore(
   },
 );
 
-forEachStore(
+rootTest(
   "defaultForUser() prefers the last-used live membership, else the oldest",
-  async (db) => {
-    const svc = service(db);
-    const root = await addUser(db, "root@x.example", { isAdmin: true });
+  async ({ svc, root }, db) => {
     const u = await addUser(db, "u@x.example");
     equal(await svc.defaultForUser(who(u)), null);
     equal(await svc.defaultForUser(who(root)), null); // a super admin without memberships too
@@ -128,26 +129,27 @@ forEachStore(
   },
 );
 
-forEachStore("membershipCount() and flagsFor() see live memberships only", async (db) => {
-  const svc = service(db);
-  const root = await addUser(db, "root@x.example", { isAdmin: true });
-  const u = await addUser(db, "u@x.example");
-  for (const name of ["a", "b", "c"]) {
-    await svc.create(root, { name });
-    await svc.addMember(root, name, { email: u.email, promoter: true });
-  }
-  const a = (await svc.get("a"))!.id;
-  const b = (await svc.get("b"))!.id;
-  equal(await svc.membershipCount(u.userId), 3);
-  await svc.deactivate(root, "b");
-  await svc.remove(root, "c");
-  equal(await svc.membershipCount(u.userId), 1);
-  equal(await svc.membershipCount(root.userId), 0);
-  equal(await svc.membershipCount("junk"), 0);
+rootTest(
+  "membershipCount() and flagsFor() see live memberships only",
+  async ({ svc, root }, db) => {
+    const u = await addUser(db, "u@x.example");
+    for (const name of ["a", "b", "c"]) {
+      await svc.create(root, { name });
+      await svc.addMember(root, name, { email: u.email, promoter: true });
+    }
+    const a = (await svc.get("a"))!.id;
+    const b = (await svc.get("b"))!.id;
+    equal(await svc.membershipCount(u.userId), 3);
+    await svc.deactivate(root, "b");
+    await svc.remove(root, "c");
+    equal(await svc.membershipCount(u.userId), 1);
+    equal(await svc.membershipCount(root.userId), 0);
+    equal(await svc.membershipCount("junk"), 0);
 
-  deepEqual(await svc.flagsFor(u.userId, a), { author: false, promoter: true, admin: false });
-  deepEqual(await svc.flagsFor(u.userId, b), { author: false, promoter: true, admin: false });
-  equal(await svc.flagsFor(root.userId, a), null);
-  equal(await svc.flagsFor("junk", a), null);
-  equal(await svc.flagsFor(u.userId, "junk"), null);
-});
+    deepEqual(await svc.flagsFor(u.userId, a), { author: false, promoter: true, admin: false });
+    deepEqual(await svc.flagsFor(u.userId, b), { author: false, promoter: true, admin: false });
+    equal(await svc.flagsFor(root.userId, a), null);
+    equal(await svc.flagsFor("junk", a), null);
+    equal(await svc.flagsFor(u.userId, "junk"), null);
+  },
+);

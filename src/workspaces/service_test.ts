@@ -1,34 +1,36 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { forEachStore } from "../../tests/support/stores.ts";
+import { forEachStore, storeTestWith } from "../../tests/support/stores.ts";
 import { WorkspaceService } from "./service.ts";
-import { addUser, service, setJoinedAt, who } from "./test_fixtures.ts";
+import { addUser, service, serviceWithRoot, setJoinedAt, who } from "./test_fixtures.ts";
 import { audits, refuses } from "../../tests/support/refusals.ts";
 
-forEachStore("create() makes a workspace without a membership and audits it", async (db) => {
-  const svc = service(db);
-  const root = await addUser(db, "root@x.example", { isAdmin: true });
-  const view = await svc.create(root, { name: "team_a-1" });
-  deepEqual(Object.keys(view).sort(), ["created_at", "display_name", "is_personal", "name"]);
-  equal(view.name, "team_a-1");
-  equal(view.display_name, "team_a-1");
-  equal(view.is_personal, false);
-  ok(!Number.isNaN(Date.parse(view.created_at)));
-  const named = await svc.create(root, { name: "b", display_name: "  Team B  " });
-  equal(named.display_name, "Team B");
-  equal(await svc.membershipCount(root.userId), 0);
-  deepEqual((await svc.members("team_a-1")).members, []);
+/** Tests that start from the workspace service and a super admin. */
+const rootTest = storeTestWith(serviceWithRoot);
 
-  const [row] = await audits(db, "auth.workspace.created");
-  equal(row.user_id, root.userId);
-  equal(row.provider, "local");
-  equal(row.workspace_id, (await svc.get("team_a-1"))!.id);
-  deepEqual(row.details, { workspace: "team_a-1", display_name: "team_a-1" });
-  equal((await audits(db, "auth.workspace.created")).length, 2);
-});
+rootTest(
+  "create() makes a workspace without a membership and audits it",
+  async ({ svc, root }, db) => {
+    const view = await svc.create(root, { name: "team_a-1" });
+    deepEqual(Object.keys(view).sort(), ["created_at", "display_name", "is_personal", "name"]);
+    equal(view.name, "team_a-1");
+    equal(view.display_name, "team_a-1");
+    equal(view.is_personal, false);
+    ok(!Number.isNaN(Date.parse(view.created_at)));
+    const named = await svc.create(root, { name: "b", display_name: "  Team B  " });
+    equal(named.display_name, "Team B");
+    equal(await svc.membershipCount(root.userId), 0);
+    deepEqual((await svc.members("team_a-1")).members, []);
 
-forEachStore("create() refuses names outside [a-z0-9_-]{1,63}", async (db) => {
-  const svc = service(db);
-  const root = await addUser(db, "root@x.example", { isAdmin: true });
+    const [row] = await audits(db, "auth.workspace.created");
+    equal(row.user_id, root.userId);
+    equal(row.provider, "local");
+    equal(row.workspace_id, (await svc.get("team_a-1"))!.id);
+    deepEqual(row.details, { workspace: "team_a-1", display_name: "team_a-1" });
+    equal((await audits(db, "auth.workspace.created")).length, 2);
+  },
+);
+
+rootTest("create() refuses names outside [a-z0-9_-]{1,63}", async ({ svc, root }, db) => {
   for (const name of [undefined, null, 42, ["a"], "", "A", "a b", "ü", "a.b", "x".repeat(64)]) {
     await refuses(svc.create(root, { name }), "workspace.validation.name_invalid", 400);
   }
@@ -46,9 +48,7 @@ forEachStore("create() refuses names outside [a-z0-9_-]{1,63}", async (db) => {
   }
 });
 
-forEachStore("create() refuses a bad display_name with its field", async (db) => {
-  const svc = service(db);
-  const root = await addUser(db, "root@x.example", { isAdmin: true });
+rootTest("create() refuses a bad display_name with its field", async ({ svc, root }) => {
   for (const display_name of [5, true, {}, "", "   ", "x".repeat(201)]) {
     await refuses(
       svc.create(root, { name: "a", display_name }),
@@ -60,97 +60,98 @@ forEachStore("create() refuses a bad display_name with its field", async (db) =>
   equal((await svc.create(root, { name: "a", display_name: "x".repeat(200) })).name, "a");
 });
 
-forEachStore("create() refuses a taken name, deleted and deactivated ones included", async (db) => {
-  const svc = service(db);
-  const root = await addUser(db, "root@x.example", { isAdmin: true });
-  await svc.create(root, { name: "taken" });
-  await refuses(svc.create(root, { name: "taken" }), "workspace.validation.duplicate_name", 409, {
-    name: "taken",
-  });
-  await svc.create(root, { name: "gone" });
-  await svc.remove(root, "gone");
-  await refuses(svc.create(root, { name: "gone" }), "workspace.validation.duplicate_name", 409);
-  await svc.create(root, { name: "asleep" });
-  await svc.deactivate(root, "asleep");
-  await refuses(svc.create(root, { name: "asleep" }), "workspace.validation.duplicate_name", 409);
-  // Racing creators: exactly one wins, the other gets the duplicate answer.
-  const results = await Promise.allSettled([
-    svc.create(root, { name: "race" }),
-    svc.create(root, { name: "race" }),
-  ]);
-  equal(results.filter((r) => r.status === "fulfilled").length, 1);
-  equal((await audits(db, "auth.workspace.created")).length, 4);
-});
+rootTest(
+  "create() refuses a taken name, deleted and deactivated ones included",
+  async ({ svc, root }, db) => {
+    await svc.create(root, { name: "taken" });
+    await refuses(svc.create(root, { name: "taken" }), "workspace.validation.duplicate_name", 409, {
+      name: "taken",
+    });
+    await svc.create(root, { name: "gone" });
+    await svc.remove(root, "gone");
+    await refuses(svc.create(root, { name: "gone" }), "workspace.validation.duplicate_name", 409);
+    await svc.create(root, { name: "asleep" });
+    await svc.deactivate(root, "asleep");
+    await refuses(svc.create(root, { name: "asleep" }), "workspace.validation.duplicate_name", 409);
+    // Racing creators: exactly one wins, the other gets the duplicate answer.
+    const results = await Promise.allSettled([
+      svc.create(root, { name: "race" }),
+      svc.create(root, { name: "race" }),
+    ]);
+    equal(results.filter((r) => r.status === "fulfilled").length, 1);
+    equal((await audits(db, "auth.workspace.created")).length, 4);
+  },
+);
 
-forEachStore("get() and view() read live workspaces; deleted ones are unknown", async (db) => {
-  const svc = service(db);
-  const root = await addUser(db, "root@x.example", { isAdmin: true });
-  await svc.create(root, { name: "w", display_name: "W" });
-  const rec = (await svc.get("w"))!;
-  equal(rec.name, "w");
-  equal(rec.deactivated_at, null);
-  equal(rec.deleted_at, null);
-  equal(await svc.get("nope"), null);
-  equal(await svc.get("Not A Name"), null);
-  await refuses(svc.view("nope"), "workspace.not_found", 404, { workspace: "nope" });
+rootTest(
+  "get() and view() read live workspaces; deleted ones are unknown",
+  async ({ svc, root }) => {
+    await svc.create(root, { name: "w", display_name: "W" });
+    const rec = (await svc.get("w"))!;
+    equal(rec.name, "w");
+    equal(rec.deactivated_at, null);
+    equal(rec.deleted_at, null);
+    equal(await svc.get("nope"), null);
+    equal(await svc.get("Not A Name"), null);
+    await refuses(svc.view("nope"), "workspace.not_found", 404, { workspace: "nope" });
 
-  await svc.deactivate(root, "w");
-  const view = await svc.view("w");
-  ok(view.deactivated_at);
-  ok((await svc.get("w"))!.deactivated_at);
+    await svc.deactivate(root, "w");
+    const view = await svc.view("w");
+    ok(view.deactivated_at);
+    ok((await svc.get("w"))!.deactivated_at);
 
-  await svc.remove(root, "w");
-  equal(await svc.get("w"), null);
-  await refuses(svc.view("w"), "workspace.not_found", 404);
-});
+    await svc.remove(root, "w");
+    equal(await svc.get("w"), null);
+    await refuses(svc.view("w"), "workspace.not_found", 404);
+  },
+);
 
-forEachStore("listForUser() lists active memberships oldest first with a role", async (db) => {
-  const svc = service(db);
-  const root = await addUser(db, "root@x.example", { isAdmin: true });
-  const u = await addUser(db, "u@x.example");
-  const flagsByName = {
-    a: { admin: true },
-    b: { author: true },
-    c: { promoter: true },
-    d: {},
-    off: { author: true },
-    del: { author: true },
-  };
-  let minute = 50;
-  for (const [name, flags] of Object.entries(flagsByName)) {
-    await svc.create(root, { name, display_name: name.toUpperCase() });
-    await svc.addMember(root, name, { email: u.email, ...flags });
-    await setJoinedAt(db, name, u.userId, `2026-01-01T00:${minute--}:00.000Z`);
-  }
-  await svc.create(root, { name: "other" });
-  await svc.deactivate(root, "off");
-  await svc.remove(root, "del");
+rootTest(
+  "listForUser() lists active memberships oldest first with a role",
+  async ({ svc, root }, db) => {
+    const u = await addUser(db, "u@x.example");
+    const flagsByName = {
+      a: { admin: true },
+      b: { author: true },
+      c: { promoter: true },
+      d: {},
+      off: { author: true },
+      del: { author: true },
+    };
+    let minute = 50;
+    for (const [name, flags] of Object.entries(flagsByName)) {
+      await svc.create(root, { name, display_name: name.toUpperCase() });
+      await svc.addMember(root, name, { email: u.email, ...flags });
+      await setJoinedAt(db, name, u.userId, `2026-01-01T00:${minute--}:00.000Z`);
+    }
+    await svc.create(root, { name: "other" });
+    await svc.deactivate(root, "off");
+    await svc.remove(root, "del");
 
-  const rows = await svc.listForUser(who(u));
-  deepEqual(rows.map((r) => [r.name, r.role]), [
-    ["d", "viewer"],
-    ["c", "promoter"],
-    ["b", "author"],
-    ["a", "admin"],
-  ]);
-  deepEqual(rows[3], {
-    name: "a",
-    display_name: "A",
-    role: "admin",
-    author: true,
-    promoter: false,
-    admin: true,
-    joined_at: "2026-01-01T00:50:00.000Z",
-  });
-  deepEqual(await svc.listForUser({ userId: crypto.randomUUID(), isSuperAdmin: false }), []);
-  deepEqual(await svc.listForUser({ userId: "junk", isSuperAdmin: false }), []);
-});
+    const rows = await svc.listForUser(who(u));
+    deepEqual(rows.map((r) => [r.name, r.role]), [
+      ["d", "viewer"],
+      ["c", "promoter"],
+      ["b", "author"],
+      ["a", "admin"],
+    ]);
+    deepEqual(rows[3], {
+      name: "a",
+      display_name: "A",
+      role: "admin",
+      author: true,
+      promoter: false,
+      admin: true,
+      joined_at: "2026-01-01T00:50:00.000Z",
+    });
+    deepEqual(await svc.listForUser({ userId: crypto.randomUUID(), isSuperAdmin: false }), []);
+    deepEqual(await svc.listForUser({ userId: "junk", isSuperAdmin: false }), []);
+  },
+);
 
-forEachStore(
+rootTest(
   "listForUser() shows a super admin every other workspace, greyed ones dated",
-  async (db) => {
-    const svc = service(db);
-    const root = await addUser(db, "root@x.example", { isAdmin: true });
+  async ({ svc, root }) => {
     for (const name of ["zeta", "alpha", "mine", "off", "del"]) await svc.create(root, { name });
     await svc.addMember(root, "mine", { email: root.email, promoter: true });
     await svc.deactivate(root, "off");
@@ -169,9 +170,7 @@ forEachStore(
   },
 );
 
-forEachStore("update() changes the display name and audits from and to", async (db) => {
-  const svc = service(db);
-  const root = await addUser(db, "root@x.example", { isAdmin: true });
+rootTest("update() changes the display name and audits from and to", async ({ svc, root }, db) => {
   await svc.create(root, { name: "w", display_name: "Old" });
   equal((await svc.update(root, "w", { display_name: "New" })).display_name, "New");
   equal((await svc.view("w")).display_name, "New");
@@ -196,11 +195,9 @@ forEachStore("update() changes the display name and audits from and to", async (
   await refuses(svc.update(root, "w", { display_name: "X" }), "workspace.inactive", 404);
 });
 
-forEachStore(
+rootTest(
   "remove() soft-deletes: unreachable everywhere, name reserved, audited",
-  async (db) => {
-    const svc = service(db);
-    const root = await addUser(db, "root@x.example", { isAdmin: true });
+  async ({ svc, root }, db) => {
     const u = await addUser(db, "u@x.example");
     await svc.create(root, { name: "w" });
     await svc.addMember(root, "w", { email: u.email, admin: true });
@@ -275,29 +272,30 @@ forEachStore(
   },
 );
 
-forEachStore("deactivate() and reactivate() flip the state once each, audited", async (db) => {
-  const svc = service(db);
-  const root = await addUser(db, "root@x.example", { isAdmin: true });
-  await svc.create(root, { name: "w" });
-  const id = (await svc.get("w"))!.id;
-  const off = await svc.deactivate(root, "w");
-  ok(off.deactivated_at);
-  const again = await svc.deactivate(root, "w");
-  equal(again.deactivated_at, off.deactivated_at);
-  const rows = await audits(db, "workspace.deactivated");
-  equal(rows.length, 1);
-  equal(rows[0].workspace_id, id);
-  equal(rows[0].user_id, root.userId);
-  deepEqual(rows[0].details, { workspace: "w" });
+rootTest(
+  "deactivate() and reactivate() flip the state once each, audited",
+  async ({ svc, root }, db) => {
+    await svc.create(root, { name: "w" });
+    const id = (await svc.get("w"))!.id;
+    const off = await svc.deactivate(root, "w");
+    ok(off.deactivated_at);
+    const again = await svc.deactivate(root, "w");
+    equal(again.deactivated_at, off.deactivated_at);
+    const rows = await audits(db, "workspace.deactivated");
+    equal(rows.length, 1);
+    equal(rows[0].workspace_id, id);
+    equal(rows[0].user_id, root.userId);
+    deepEqual(rows[0].details, { workspace: "w" });
 
-  const on = await svc.reactivate(root, "w");
-  equal("deactivated_at" in on, false);
-  await svc.reactivate(root, "w");
-  equal((await audits(db, "workspace.reactivated")).length, 1);
-  equal((await svc.get("w"))!.deactivated_at, null);
-  await refuses(svc.deactivate(root, "nope"), "workspace.not_found", 404);
-  await refuses(svc.reactivate(root, "nope"), "workspace.not_found", 404);
-});
+    const on = await svc.reactivate(root, "w");
+    equal("deactivated_at" in on, false);
+    await svc.reactivate(root, "w");
+    equal((await audits(db, "workspace.reactivated")).length, 1);
+    equal((await svc.get("w"))!.deactivated_at, null);
+    await refuses(svc.deactivate(root, "nope"), "workspace.not_found", 404);
+    await refuses(svc.reactivate(root, "nope"), "workspace.not_found", 404);
+  },
+);
 
 forEachStore("seedDemoWorkspace() creates demo once and never recreates it", async (db) => {
   const svc = service(db);

@@ -9,6 +9,11 @@ export function service(db: Db, allowlistDomains: string[] = []): WorkspaceServi
   return new WorkspaceService({ db, allowlistDomains });
 }
 
+/** The workspace service and a super admin, `root@x.example`, to act with it. */
+export async function serviceWithRoot(db: Db): Promise<{ svc: WorkspaceService; root: Principal }> {
+  return { svc: service(db), root: await addUser(db, "root@x.example", { isAdmin: true }) };
+}
+
 /** Inserts a `local` user row and returns it as a session principal. */
 export async function addUser(
   db: Queryable,

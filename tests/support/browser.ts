@@ -6,6 +6,7 @@ import { deepEqual } from "node:assert/strict";
 import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
 import { createUser, type TestUser } from "./access_fixtures.ts";
 import { startTestServer, type TestServer } from "./harness.ts";
+import type { Principal } from "../../src/identity/mod.ts";
 
 export const CHROMIUM = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
 
@@ -235,4 +236,56 @@ export async function confirmAct(page: Page, control: string): Promise<void> {
   const dialog = page.locator("dialog[open]");
   await dialog.waitFor();
   await dialog.locator("button[type=submit]").click();
+}
+
+/** Opens the demo pipeline titled `title` from the demo folder's list. */
+export async function openDemoPipeline(page: Page, baseUrl: string, title: string): Promise<void> {
+  await page.goto(`${baseUrl}/pipelines?prefix=demo/`);
+  await page.click(`text=${title}`);
+}
+
+/** The run form of the demo pipeline titled `title`, ready to post. */
+export async function openDemoRunForm(page: Page, baseUrl: string, title: string): Promise<void> {
+  await openDemoPipeline(page, baseUrl, title);
+  await openRunForm(page);
+}
+
+/**
+ * From a pipeline's page to its run form, ready to post: run.js takes over the form once the page
+ * has loaded, and a click before that would post it.
+ */
+export async function openRunForm(page: Page): Promise<void> {
+  await page.click(".page-head a.btn.primary:has-text('Run')");
+  await page.locator("[data-run-form]").waitFor();
+  await page.waitForLoadState("load");
+}
+
+/**
+ * A pipeline in the demo workspace that runs long enough to be watched or cancelled: one node,
+ * a cross join of a hundred billion rows. `user` (a super admin) creates it.
+ */
+export async function slowDemoPipeline(
+  server: TestServer,
+  user: { id: string; email: string },
+) {
+  const demo = (await server.runtime.workspaces.get("demo"))!;
+  const actor: Principal = {
+    userId: user.id,
+    email: user.email,
+    displayName: user.email,
+    provider: "local",
+    isSuperAdmin: true,
+    authMethod: "OIDC",
+    mustChangePassword: false,
+    scopes: [],
+  };
+  return await server.runtime.pipelines.create({ actor, workspaceId: demo.id }, {
+    name: "demo/slow",
+    nodes: [{
+      id: "forever",
+      type: "DQL",
+      source: "tempdb",
+      sql: "SELECT sum(a.range * b.range) AS n FROM range(100000) a, range(1000000) b",
+    }],
+  });
 }

@@ -87,6 +87,23 @@ export async function withFileConnector<C extends Connector>(
   }
 }
 
+/**
+ * The tests of one embedded connector: each `[dialect] name` runs `fn` with a connector on a fresh
+ * file that `setup` makes (see `withFileConnector`), its pool set by `hikari`.
+ */
+export function fileConnectorTest<C extends Connector>(
+  dialect: "SQLITE" | "DUCKDB",
+  setup: string,
+): (
+  name: string,
+  fn: (c: C, path: string) => Promise<void>,
+  hikari?: Record<string, unknown>,
+) => void {
+  return (name, fn, hikari = {}) =>
+    Deno.test(`[${dialect.toLowerCase()}] ${name}`, () =>
+      withFileConnector(dialect, setup, fn, hikari));
+}
+
 /** Every batch of a stream, and the rows flattened. */
 export async function drain(
   stream: RowStream,
@@ -133,53 +150,55 @@ export async function assertConnectTimesOut(
   }
 }
 
-/** A POSTGRES connector test: a fresh database, a connector on it and an admin handle, all closed afterwards. */
-export function pgConnectorTest(
+/**
+ * One connector test on a server: `open` makes a fresh database with a connector and an admin
+ * handle on it; the connector, the handle and the database all go afterwards, whatever the test did.
+ */
+function serverConnectorTest<T extends { c: Connector; admin: { end(): Promise<unknown> } }>(
+  server: "postgres" | "mariadb",
   name: string,
-  fn: (ctx: { c: PostgresConnector; admin: postgres.Sql; url: string }) => Promise<void>,
-  hikari: Record<string, unknown> = {},
+  open: () => Promise<{ ctx: T; drop(): Promise<void> }>,
+  fn: (ctx: T) => Promise<void>,
 ) {
   Deno.test({
-    name: `[postgres] ${name}`,
-    ignore: skipUnless("postgres"),
+    name: `[${server}] ${name}`,
+    ignore: skipUnless(server),
     async fn() {
-      const db = await freshPostgresDatabase();
-      const admin = postgres(db.url, { max: 2, onnotice: () => {} });
-      const c = openConnector(
-        connectorConfig("POSTGRES", pgJdbcUrl(db.url), { hikari }),
-      ) as PostgresConnector;
+      const { ctx, drop } = await open();
       try {
-        await fn({ c, admin, url: db.url });
+        await fn(ctx);
       } finally {
-        await c.close();
-        await admin.end();
-        await db.drop();
+        await ctx.c.close();
+        await ctx.admin.end();
+        await drop();
       }
     },
   });
 }
 
-/** A MYSQL connector test: a fresh MariaDB database, a connector on it (as root) and an admin handle on it, all closed afterwards. */
+/** A POSTGRES connector test: a fresh database, a connector on it and an admin handle. */
+export function pgConnectorTest(
+  name: string,
+  fn: (ctx: { c: PostgresConnector; admin: postgres.Sql; url: string }) => Promise<void>,
+  hikari: Record<string, unknown> = {},
+) {
+  serverConnectorTest("postgres", name, async () => {
+    const db = await freshPostgresDatabase();
+    const admin = postgres(db.url, { max: 2, onnotice: () => {} });
+    const c = openConnector(connectorConfig("POSTGRES", pgJdbcUrl(db.url), { hikari }));
+    return { ctx: { c: c as PostgresConnector, admin, url: db.url }, drop: () => db.drop() };
+  }, fn);
+}
+
+/** A MYSQL connector test: a fresh MariaDB database, a connector on it (as root) and an admin handle. */
 export function mariaConnectorTest(
   name: string,
   fn: (ctx: { c: MysqlConnector; admin: mysql.Connection; db: string }) => Promise<void>,
 ) {
-  Deno.test({
-    name: `[mariadb] ${name}`,
-    ignore: skipUnless("mariadb"),
-    async fn() {
-      const db = await freshMariaDatabase();
-      const admin = await mariaAdmin(db.name);
-      const c = openConnector(
-        connectorConfig("MYSQL", db.url, { username: "root" }),
-      ) as MysqlConnector;
-      try {
-        await fn({ c, admin, db: db.name });
-      } finally {
-        await c.close();
-        await admin.end();
-        await db.drop();
-      }
-    },
-  });
+  serverConnectorTest("mariadb", name, async () => {
+    const db = await freshMariaDatabase();
+    const admin = await mariaAdmin(db.name);
+    const c = openConnector(connectorConfig("MYSQL", db.url, { username: "root" }));
+    return { ctx: { c: c as MysqlConnector, admin, db: db.name }, drop: () => db.drop() };
+  }, fn);
 }

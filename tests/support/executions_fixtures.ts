@@ -3,12 +3,12 @@
  * the seeded roles of `acme`, a pipeline row, and readers of execute streams.
  */
 import type { EventFrame } from "../../src/executions/event_order.ts";
-import { addPipelineRow } from "../../src/executions/test_fixtures.ts";
+import { addPipelineRow, runRows } from "../../src/executions/test_fixtures.ts";
 import { type AccessFixture, type RoleName, seedRoles, sessionHeaders } from "./access_fixtures.ts";
 import { startTestServer, type TestServer, type TestServerOptions } from "./harness.ts";
 import { ScriptedExecutor } from "./scripted_executor.ts";
 import { readSse } from "./sse_client.ts";
-import { forEachStoreKind } from "./stores.ts";
+import { forEachStoreKind, storeTestWith } from "./stores.ts";
 
 export interface ExecWorld {
   s: TestServer;
@@ -107,3 +107,6 @@ export function frames(res: Response) {
     },
   };
 }
+
+/** Registers a store test that starts from run rows and the execution repository over them. */
+export const runsTest = storeTestWith(runRows);

@@ -5,7 +5,12 @@
 import type mysql from "mysql2/promise";
 import postgres from "postgres";
 import { openConnector } from "../../src/datasources/mod.ts";
-import { addDatasource, type World, world } from "../../src/executions/executor_fixtures.ts";
+import {
+  addDatasource,
+  sqliteSource,
+  type World,
+  world,
+} from "../../src/executions/executor_fixtures.ts";
 import { StoredRuns } from "../../src/executions/stored_run_fixtures.ts";
 import type { Db } from "../../src/store/mod.ts";
 import { connectorConfig, freshMariaDatabase, mariaAdmin, pgJdbcUrl } from "./datasources.ts";
@@ -33,6 +38,18 @@ export function forEachWorld(
       await w.close();
     }
   });
+}
+
+/** `forEachWorld` with the SQLite datasource `crm` (people: Ada, Bo and Cy) registered first. */
+export function forEachCrmWorld(
+  name: string,
+  fn: (w: World, runs: StoredRuns, db: Db) => Promise<void>,
+  options: { services?: ServiceName[] } = {},
+): void {
+  forEachWorld(name, (w, runs, db) => {
+    sqliteSource(w, "crm");
+    return fn(w, runs, db);
+  }, options);
 }
 
 interface SourceOptions {

@@ -9,6 +9,7 @@ import type { Router } from "../../src/http/routing.ts";
 import { createLogger } from "../../src/lib/log.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../../src/runtime.ts";
 import { freshStore, type StoreKind } from "./stores.ts";
+import { closing } from "./closing.ts";
 
 export interface TestServer {
   url: string;
@@ -132,16 +133,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 }
 
 /** Runs `fn` against a server started with `options`, closed however `fn` ends. */
-export async function withTestServer(
+export function withTestServer(
   options: TestServerOptions,
   fn: (s: TestServer) => void | Promise<void>,
 ): Promise<void> {
-  const s = await startTestServer(options);
-  try {
-    await fn(s);
-  } finally {
-    await s.close();
-  }
+  return closing(startTestServer(options), fn);
 }
 
 /** A decoded JSON body: tests read it by path, so it is deliberately loose. */
@@ -195,6 +191,11 @@ export async function postRaw(
     body,
   });
   return [res.status, (await res.json()).error?.code];
+}
+
+/** Where the endpoint published at `pattern` is managed (read, enabled, unpublished). */
+export function endpointUrl(pattern: string): string {
+  return `/api/v1/endpoints?path=${encodeURIComponent(pattern)}`;
 }
 
 /**

@@ -111,3 +111,23 @@ export function forEachStore(
     }
   }, options);
 }
+
+/**
+ * `forEachStore` for a test file whose tests all start alike: each body gets what `setUp` made on
+ * its fresh store, then the store itself.
+ */
+export function storeTestWith<T>(
+  setUp: (db: Db) => Promise<T>,
+): (name: string, fn: (made: T, db: Db) => Promise<void>) => void {
+  return (name, fn) => forEachStore(name, async (db) => fn(await setUp(db), db));
+}
+
+/**
+ * `forEachStore` for a test file whose tests all run inside a world that `within` makes on the
+ * fresh store and closes after.
+ */
+export function storeTestIn<T>(
+  within: (db: Db, fn: (made: T) => Promise<void>) => Promise<void>,
+): (name: string, fn: (made: T) => Promise<void>) => void {
+  return (name, fn) => forEachStore(name, (db) => within(db, fn));
+}

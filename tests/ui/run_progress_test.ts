@@ -9,6 +9,7 @@ import {
   accessibilityProblems,
   demoBrowserTest,
   newUserPage,
+  openDemoRunForm,
   runResultShown,
 } from "../support/browser.ts";
 
@@ -47,12 +48,7 @@ demoBrowserTest(
   "the run view counts finished nodes and shows row progress where it is known",
   async (server, browser) => {
     const { page, problems } = await newUserPage(server, browser, "boss@example.com", true);
-    await page.goto(`${server.url}/pipelines?prefix=demo/`);
-    await page.click("text=Revenue against target");
-    await page.click(".page-head a.btn.primary:has-text('Run')");
-    await page.locator("[data-run-form]").waitFor();
-    // run.js takes over the form once the page has loaded; a click before that would post it.
-    await page.waitForLoadState("load");
+    await openDemoRunForm(page, server.url, "Revenue against target");
     await recordBars(page);
     await page.click("button:has-text('Run pipeline')");
     await runResultShown(page, problems);

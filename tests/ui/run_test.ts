@@ -8,12 +8,13 @@ import type { Page } from "playwright-core";
 import { h } from "preact";
 import { renderToString } from "preact-render-to-string";
 import { ResultTable } from "../../ui/components/result_table.tsx";
-import type { Principal } from "../../src/identity/mod.ts";
+import { notePage } from "../../ui/components/result_table_fixtures.ts";
 import {
   accessibilityProblems,
   browserTest,
   launchBrowser,
   runResultShown,
+  slowDemoPipeline,
   userPage,
   withDemoBrowser,
 } from "../support/browser.ts";
@@ -166,26 +167,7 @@ browserTest(
         "SELECT id FROM users WHERE email = $1",
         [EMAIL],
       );
-      const demo = (await s.runtime.workspaces.get("demo"))!;
-      const principal: Principal = {
-        userId: row!.id,
-        email: EMAIL,
-        displayName: "admin",
-        provider: "local",
-        isSuperAdmin: true,
-        authMethod: "OIDC",
-        mustChangePassword: false,
-        scopes: [],
-      };
-      const slow = await s.runtime.pipelines.create({ actor: principal, workspaceId: demo.id }, {
-        name: "demo/slow",
-        nodes: [{
-          id: "forever",
-          type: "DQL",
-          source: "tempdb",
-          sql: "SELECT sum(a.range * b.range) AS n FROM range(100000) a, range(1000000) b",
-        }],
-      });
+      const slow = await slowDemoPipeline(s, { id: row!.id, email: EMAIL });
       await page.goto(`${s.url}/pipelines/${slow.id}/run`);
       await page.click("button:has-text('Run pipeline')");
       await page.locator("#run-live [data-cancel]").waitFor();
@@ -201,17 +183,7 @@ browserTest(
     // Cells alike in the 80 characters shown, told apart only further on: the title decides.
     const alike = (tail: string) => `${"a".repeat(200)}${tail}`;
     const rows = [[alike("zebra"), 1], ["x".repeat(5_000_000), 2], [alike("ant"), 3], ["m", 4]];
-    const table = renderToString(h(ResultTable, {
-      page: {
-        execution_id: "e1",
-        schema: [{ name: "note", type: "varchar" }, { name: "n", type: "integer" }],
-        rows,
-        offset: 0,
-        limit: 100,
-        total_rows: rows.length,
-        expires_at: "2026-01-01T00:00:00Z",
-      },
-    }));
+    const table = renderToString(h(ResultTable, { page: notePage(rows) }));
     const script = await Deno.readTextFile(
       new URL("../../ui/static/js/result_table.js", import.meta.url),
     );

@@ -6,12 +6,15 @@
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Page } from "playwright-core";
-import type { Principal } from "../../src/identity/mod.ts";
 import {
   accessibleInBothThemes,
   demoBrowserTest,
   newUserPage,
+  openDemoPipeline,
+  openDemoRunForm,
+  openRunForm,
   runResultShown,
+  slowDemoPipeline,
 } from "../support/browser.ts";
 
 /** Widths of the timeline's bars, in the order of its rows. */
@@ -33,15 +36,12 @@ demoBrowserTest(
   "a run shows a timeline per node, its child run nested and named, and each node's SQL",
   async (server, browser) => {
     const { page, problems } = await newUserPage(server, browser, "runner@example.com", true);
-    await page.goto(`${server.url}/pipelines?prefix=demo/`);
-    await page.click("text=Top five customers, summarised");
+    await openDemoPipeline(page, server.url, "Top five customers, summarised");
     // The PIPELINE node names the pipeline it runs, not its id.
     await page.locator("#node-top").waitFor();
     match(await page.locator("#node-top").innerText(), /Runs pipeline Top customers \(report\)/);
     await accessibleInBothThemes(page, "summary pipeline");
-    await page.click(".page-head a.btn.primary:has-text('Run')");
-    await page.locator("[data-run-form]").waitFor();
-    await page.waitForLoadState("load");
+    await openRunForm(page);
     await page.click("button:has-text('Run pipeline')");
     await runResultShown(page, problems);
 
@@ -130,11 +130,7 @@ demoBrowserTest(
   "Replay is explained beside Run again and draws the timeline again from the stored events",
   async (server, browser) => {
     const { page, problems } = await newUserPage(server, browser, "replayer@example.com", true);
-    await page.goto(`${server.url}/pipelines?prefix=demo/`);
-    await page.click("text=Revenue against target");
-    await page.click(".page-head a.btn.primary:has-text('Run')");
-    await page.locator("[data-run-form]").waitFor();
-    await page.waitForLoadState("load");
+    await openDemoRunForm(page, server.url, "Revenue against target");
     await page.click("button:has-text('Run pipeline')");
     await runResultShown(page, problems);
     await page.reload();
@@ -160,26 +156,7 @@ demoBrowserTest(
       "watcher@example.com",
       true,
     );
-    const demo = (await server.runtime.workspaces.get("demo"))!;
-    const principal: Principal = {
-      userId: user.id,
-      email: user.email,
-      displayName: "watcher",
-      provider: "local",
-      isSuperAdmin: true,
-      authMethod: "OIDC",
-      mustChangePassword: false,
-      scopes: [],
-    };
-    const slow = await server.runtime.pipelines.create({ actor: principal, workspaceId: demo.id }, {
-      name: "demo/slow",
-      nodes: [{
-        id: "forever",
-        type: "DQL",
-        source: "tempdb",
-        sql: "SELECT sum(a.range * b.range) AS n FROM range(100000) a, range(1000000) b",
-      }],
-    });
+    const slow = await slowDemoPipeline(server, user);
     await page.goto(`${server.url}/pipelines/${slow.id}/run`);
     await page.waitForLoadState("load");
     await page.click("button:has-text('Run pipeline')");

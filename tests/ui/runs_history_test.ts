@@ -10,6 +10,7 @@ import {
   accessibilityProblems,
   accessibleInBothThemes,
   demoBrowserTest,
+  openDemoRunForm,
   runResultShown,
   userPage,
   watchConsole,
@@ -18,12 +19,7 @@ import {
 /** Signs `user` in on a page of their own and runs the demo report once, to its result. */
 async function runReport(browser: Browser, base: string, user: TestUser): Promise<Page> {
   const { page, problems } = await userPage(browser, base, user);
-  await page.goto(`${base}/pipelines?prefix=demo/`);
-  await page.click("text=Revenue against target");
-  await page.click(".page-head a.btn.primary:has-text('Run')");
-  await page.locator("[data-run-form]").waitFor();
-  // run.js takes over the form once the page has loaded; a click before that would post it.
-  await page.waitForLoadState("load");
+  await openDemoRunForm(page, base, "Revenue against target");
   await page.click("button:has-text('Run pipeline')");
   await runResultShown(page, problems);
   return page;

@@ -1,23 +1,12 @@
 import { equal, ok } from "node:assert/strict";
 import { h } from "preact";
 import { renderToString } from "preact-render-to-string";
-import { MAX_TITLE, type ResultPage, ResultTable } from "./result_table.tsx";
-
-function page(rows: unknown[][]): ResultPage {
-  return {
-    execution_id: "e1",
-    schema: [{ name: "note", type: "varchar" }, { name: "n", type: "integer" }],
-    rows,
-    offset: 0,
-    limit: 100,
-    total_rows: rows.length,
-    expires_at: "2026-01-01T00:00:00Z",
-  };
-}
+import { MAX_TITLE, ResultTable } from "./result_table.tsx";
+import { notePage } from "./result_table_fixtures.ts";
 
 Deno.test("a huge cell shows 80 characters and keeps at most 1,000 in its title", () => {
   const huge = "x".repeat(5_000_000);
-  const html = renderToString(h(ResultTable, { page: page([[huge, 1], ["short", 2]]) }));
+  const html = renderToString(h(ResultTable, { page: notePage([[huge, 1], ["short", 2]]) }));
   ok(html.length < 4_000, `${html.length} characters of HTML for two rows`);
   const title = /<td title="([^"]*)"/.exec(html)![1];
   equal(title.length, MAX_TITLE);
@@ -29,6 +18,6 @@ Deno.test("a huge cell shows 80 characters and keeps at most 1,000 in its title"
 
 Deno.test("a cell just over 80 characters keeps all of itself in its title", () => {
   const text = "y".repeat(81);
-  const html = renderToString(h(ResultTable, { page: page([[text, 1], ["z", 2]]) }));
+  const html = renderToString(h(ResultTable, { page: notePage([[text, 1], ["z", 2]]) }));
   ok(html.includes(`title="${text}"`));
 });

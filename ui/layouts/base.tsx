@@ -45,6 +45,21 @@ export function Document(
   );
 }
 
+/** The menu button of a narrow screen, opening the navigation `controls` names (app.js). */
+export function NavToggle(props: { controls: string }) {
+  return (
+    <button
+      type="button"
+      class="nav-toggle ghost"
+      aria-expanded="false"
+      aria-controls={props.controls}
+    >
+      <Icon name="menu" />
+      <span class="sr-only">Menu</span>
+    </button>
+  );
+}
+
 export function Brand() {
   return (
     <a href="/" class="brand">
@@ -101,15 +116,7 @@ export function BaseLayout(
     <Document title={props.title} theme={visitor?.theme}>
       <body>
         <header class="public-top">
-          <button
-            type="button"
-            class="nav-toggle ghost"
-            aria-expanded="false"
-            aria-controls="site-nav"
-          >
-            <Icon name="menu" />
-            <span class="sr-only">Menu</span>
-          </button>
+          <NavToggle controls="site-nav" />
           <Brand />
           <nav id="site-nav" class="public-nav" aria-label="Site">
             {SITE_NAV.map(([href, label]) => <a href={href} key={href}>{label}</a>)}

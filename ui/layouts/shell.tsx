@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { Icon, type IconName } from "../components/icons.tsx";
-import { Brand, Document, initials, type Theme } from "./base.tsx";
+import { Brand, Document, initials, NavToggle, type Theme } from "./base.tsx";
 
 /** What every signed-in page knows about its viewer. */
 export interface ShellContext {
@@ -70,15 +70,7 @@ export function AppShell(
         <a class="skip-link" href="#main">Skip to content</a>
         <div class="app">
           <header class="topbar">
-            <button
-              type="button"
-              class="nav-toggle ghost"
-              aria-expanded="false"
-              aria-controls="sidenav"
-            >
-              <Icon name="menu" />
-              <span class="sr-only">Menu</span>
-            </button>
+            <NavToggle controls="sidenav" />
             <Brand />
             <WorkspaceSwitcher ctx={ctx} />
             <span class="spacer" />

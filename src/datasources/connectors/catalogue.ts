@@ -266,7 +266,7 @@ export const KEY_CATALOGUES: Record<"POSTGRES" | "MYSQL" | "SQLITE" | "DUCKDB", 
 };
 
 /** Every column's keys and indexes: the three queries of `KEY_CATALOGUES[dialect]`. */
-export async function columnKeys(
+async function columnKeys(
   dialect: keyof typeof KEY_CATALOGUES,
   rows: CatalogueRows,
   schema: string,
@@ -305,11 +305,17 @@ export async function columnKeys(
   return keys;
 }
 
-/** `columns` with each one's keys and indexes; a column in none gets empty lists. */
-export function withKeys<C extends { name: string }>(
+/**
+ * `columns` of `at.table` with each one's keys and indexes, as the dialect's catalogue gives them;
+ * a column in none gets empty lists.
+ */
+export async function withKeys<C extends { name: string }>(
+  dialect: keyof typeof KEY_CATALOGUES,
+  rows: CatalogueRows,
+  at: { schema: string; table: string },
   columns: C[],
-  keys: Map<string, ColumnKeys>,
-): (C & ColumnKeys)[] {
+): Promise<(C & ColumnKeys)[]> {
+  const keys = await columnKeys(dialect, rows, at.schema, at.table);
   return columns.map((c) => ({
     ...c,
     ...(keys.get(c.name) ?? { references: [], indexes: [] }),

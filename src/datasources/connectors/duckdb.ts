@@ -16,7 +16,6 @@ import type { Logger } from "../../lib/log.ts";
 import { connectorPool, lossyWarning, probe, quoteIdent } from "./common.ts";
 import {
   type CatalogueRows,
-  columnKeys,
   EXPLAIN_PREFIX,
   listSchemas,
   listTables,
@@ -304,8 +303,10 @@ export class DuckdbConnector extends DuckReads implements Connector {
         [name, nullable, comment],
       ) => [String(name), { nullable: Boolean(nullable), comment }]),
     );
-    const keys = await columnKeys("DUCKDB", this.#rows, resolved, table);
-    return withKeys(
+    return await withKeys(
+      "DUCKDB",
+      this.#rows,
+      { schema: resolved, table },
       described.names.map((name, i) => {
         const type = described.types[i];
         const { type: wire, lossy } = duckdbWireType(type);
@@ -323,7 +324,6 @@ export class DuckdbConnector extends DuckReads implements Connector {
           ...(m?.comment ? { remarks: String(m.comment) } : {}),
         };
       }),
-      keys,
     );
   }
 

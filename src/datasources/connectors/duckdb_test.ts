@@ -1,9 +1,10 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { DuckDBDecimalValue, DuckDBInstance } from "@duckdb/node-api";
-import { connectorConfig, drain, withFileConnector } from "../../../tests/support/datasources.ts";
+import { connectorConfig, drain, fileConnectorTest } from "../../../tests/support/datasources.ts";
 import type { DuckdbConnector } from "./duckdb.ts";
 import { decimalText, duckdbConverter, duckdbWireType } from "./duckdb_types.ts";
 import { openConnector } from "./mod.ts";
+import { decimalColumn } from "./test_fixtures.ts";
 import { WriteError } from "./types.ts";
 import { eventually } from "../../../tests/support/wait.ts";
 
@@ -26,117 +27,111 @@ const FILE_SQL = `
     CREATE VIEW v AS SELECT i FROM t;
   `;
 
-function withFile(fn: (c: DuckdbConnector, path: string) => Promise<void>, hikari = {}) {
-  return withFileConnector("DUCKDB", FILE_SQL, fn, hikari);
-}
+/** Each test runs on a fresh file that FILE_SQL makes. */
+const fileTest = fileConnectorTest<DuckdbConnector>("DUCKDB", FILE_SQL);
 
-Deno.test("[duckdb] query() maps every type family and keeps source_type", async () => {
-  await withFile(async (c) => {
-    const stream = await c.query({ sql: "SELECT * FROM t ORDER BY b NULLS LAST" });
-    deepEqual(stream.schema.map((col) => [col.name, col.type, col.source_type]), [
-      ["b", "boolean", "BOOLEAN"],
-      ["ti", "integer", "TINYINT"],
-      ["i", "integer", "INTEGER"],
-      ["ui", "bigint", "UINTEGER"],
-      ["bi", "bigint", "BIGINT"],
-      ["hi", "bigint", "HUGEINT"],
-      ["d", "decimal", "DECIMAL(12,3)"],
-      ["f", "double", "FLOAT"],
-      ["db", "double", "DOUBLE"],
-      ["s", "string", "VARCHAR"],
-      ["bl", "binary", "BLOB"],
-      ["dt", "date", "DATE"],
-      ["tm", "time", "TIME"],
-      ["ts", "timestamp", "TIMESTAMP"],
-      ["tz", "timestamptz", "TIMESTAMP WITH TIME ZONE"],
-      ["j", "json", "JSON"],
-      ["u", "uuid", "UUID"],
-      ["iv", "string", "INTERVAL"],
-      ["l", "json", "INTEGER[]"],
-      ["st", "json", 'STRUCT("k" INTEGER, "v" VARCHAR)'],
-      ["m", "string", "ENUM('ok', 'sad')"],
-    ]);
-    const { rows } = await drain(stream);
-    const [full, empty] = rows;
-    deepEqual(full.slice(0, 10), [
-      true,
-      -5,
-      -2147483648,
-      4294967295n,
-      9223372036854775807n,
-      170141183460469231731687303715884105727n,
-      "123456789.125",
-      1.5,
-      2.25,
-      "héllo",
-    ]);
-    deepEqual([...(full[10] as Uint8Array)], [0, 255]);
-    deepEqual(full.slice(11), [
-      "2024-02-29",
-      "23:59:58.5",
-      "2024-02-29T13:14:15.123456",
-      "2024-02-29T11:14:15Z",
-      '{"a": [1, 2]}',
-      "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
-      "02:00:00",
-      "[1,2]",
-      '{"k":1,"v":"x"}',
-      "sad",
-    ]);
-    ok(empty.every((v) => v === null));
-  });
+fileTest("query() maps every type family and keeps source_type", async (c) => {
+  const stream = await c.query({ sql: "SELECT * FROM t ORDER BY b NULLS LAST" });
+  deepEqual(stream.schema.map((col) => [col.name, col.type, col.source_type]), [
+    ["b", "boolean", "BOOLEAN"],
+    ["ti", "integer", "TINYINT"],
+    ["i", "integer", "INTEGER"],
+    ["ui", "bigint", "UINTEGER"],
+    ["bi", "bigint", "BIGINT"],
+    ["hi", "bigint", "HUGEINT"],
+    ["d", "decimal", "DECIMAL(12,3)"],
+    ["f", "double", "FLOAT"],
+    ["db", "double", "DOUBLE"],
+    ["s", "string", "VARCHAR"],
+    ["bl", "binary", "BLOB"],
+    ["dt", "date", "DATE"],
+    ["tm", "time", "TIME"],
+    ["ts", "timestamp", "TIMESTAMP"],
+    ["tz", "timestamptz", "TIMESTAMP WITH TIME ZONE"],
+    ["j", "json", "JSON"],
+    ["u", "uuid", "UUID"],
+    ["iv", "string", "INTERVAL"],
+    ["l", "json", "INTEGER[]"],
+    ["st", "json", 'STRUCT("k" INTEGER, "v" VARCHAR)'],
+    ["m", "string", "ENUM('ok', 'sad')"],
+  ]);
+  const { rows } = await drain(stream);
+  const [full, empty] = rows;
+  deepEqual(full.slice(0, 10), [
+    true,
+    -5,
+    -2147483648,
+    4294967295n,
+    9223372036854775807n,
+    170141183460469231731687303715884105727n,
+    "123456789.125",
+    1.5,
+    2.25,
+    "héllo",
+  ]);
+  deepEqual([...(full[10] as Uint8Array)], [0, 255]);
+  deepEqual(full.slice(11), [
+    "2024-02-29",
+    "23:59:58.5",
+    "2024-02-29T13:14:15.123456",
+    "2024-02-29T11:14:15Z",
+    '{"a": [1, 2]}',
+    "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+    "02:00:00",
+    "[1,2]",
+    '{"k":1,"v":"x"}',
+    "sad",
+  ]);
+  ok(empty.every((v) => v === null));
 });
 
-Deno.test("[duckdb] query() streams chunks as batches, binds by name and cuts at maxRows", async () => {
-  await withFile(async (c) => {
-    const hostile = "'); DROP TABLE t; --";
-    const stream = await c.query({
-      sql: "SELECT range AS n, :tag AS tag FROM range(:count)",
-      params: { count: 25_000, tag: hostile },
-    }, { batchRows: 1000 });
-    const { batches, rows } = await drain(stream);
-    equal(batches.length, 25);
-    ok(batches.every((b) => b === 1000));
-    deepEqual(rows[24_999], [24_999n, hostile]);
-    const cut = await c.query({ sql: "SELECT range FROM range(100)" }, {
-      maxRows: 10,
-      batchRows: 4,
-    });
-    deepEqual((await drain(cut)).batches, [4, 4, 2]);
-    equal(cut.truncated, true);
-    equal((await c.columns("t")).length, 21, "the table survived the hostile value");
-    deepEqual(c.pool.stats, { idle: 1, leased: 0, connecting: 0, waiting: 0 });
+fileTest("query() streams chunks as batches, binds by name and cuts at maxRows", async (c) => {
+  const hostile = "'); DROP TABLE t; --";
+  const stream = await c.query({
+    sql: "SELECT range AS n, :tag AS tag FROM range(:count)",
+    params: { count: 25_000, tag: hostile },
+  }, { batchRows: 1000 });
+  const { batches, rows } = await drain(stream);
+  equal(batches.length, 25);
+  ok(batches.every((b) => b === 1000));
+  deepEqual(rows[24_999], [24_999n, hostile]);
+  const cut = await c.query({ sql: "SELECT range FROM range(100)" }, {
+    maxRows: 10,
+    batchRows: 4,
   });
+  deepEqual((await drain(cut)).batches, [4, 4, 2]);
+  equal(cut.truncated, true);
+  equal((await c.columns("t")).length, 21, "the table survived the hostile value");
+  deepEqual(c.pool.stats, { idle: 1, leased: 0, connecting: 0, waiting: 0 });
 });
 
-Deno.test("[duckdb] an abort interrupts a heavy query inside the engine", async () => {
-  await withFile(async (c) => {
-    const controller = new AbortController();
-    const started = Date.now();
-    // Hours of work if nothing stops it.
-    const running = c.query({
-      sql: "SELECT count(*) FROM range(1000000000000) a WHERE a.range % 7 = 3",
-    }, {
-      signal: controller.signal,
-    });
-    running.catch(() => {});
-    // Leased means the statement was handed to the engine in the same turn.
-    await eventually(() => c.pool.stats.leased === 1, {
-      what: "the statement to start",
-      ms: 10_000,
-    });
-    controller.abort();
-    await rejects(running, (e: Error) => e.name === "AbortError");
-    // The pool holds one connection and DuckDB runs one statement per connection: an answer now
-    // means the interrupted statement no longer occupies it.
-    deepEqual((await drain(await c.query({ sql: "SELECT 42" }))).rows, [[42]]);
-    ok(Date.now() - started < 30_000);
-    equal(c.pool.stats.idle, 1);
+fileTest("an abort interrupts a heavy query inside the engine", async (c) => {
+  const controller = new AbortController();
+  const started = Date.now();
+  // Hours of work if nothing stops it.
+  const running = c.query({
+    sql: "SELECT count(*) FROM range(1000000000000) a WHERE a.range % 7 = 3",
+  }, {
+    signal: controller.signal,
   });
+  running.catch(() => {});
+  // Leased means the statement was handed to the engine in the same turn.
+  await eventually(() => c.pool.stats.leased === 1, {
+    what: "the statement to start",
+    ms: 10_000,
+  });
+  controller.abort();
+  await rejects(running, (e: Error) => e.name === "AbortError");
+  // The pool holds one connection and DuckDB runs one statement per connection: an answer now
+  // means the interrupted statement no longer occupies it.
+  deepEqual((await drain(await c.query({ sql: "SELECT 42" }))).rows, [[42]]);
+  ok(Date.now() - started < 30_000);
+  equal(c.pool.stats.idle, 1);
 });
 
-Deno.test("[duckdb] test() names the version; tables and columns carry comments, decimals and warnings", async () => {
-  await withFile(async (c) => {
+fileTest(
+  "test() names the version; tables and columns carry comments, decimals and warnings",
+  async (c) => {
     const outcome = await c.test();
     ok(/^v\d/.test(outcome.server_version ?? ""), outcome.server_version ?? "");
     deepEqual((await c.tables({ include: [], cap: 2000 })).items[0], {
@@ -146,22 +141,12 @@ Deno.test("[duckdb] test() names the version; tables and columns carry comments,
       remarks: "all types",
     });
     const cols = Object.fromEntries((await c.columns("t")).map((col) => [col.name, col]));
-    deepEqual(cols.d, {
-      name: "d",
-      type: "decimal",
-      source_type: "DECIMAL(12,3)",
-      nullable: true,
-      precision: 12,
-      scale: 3,
-      warnings: [],
-      references: [],
-      indexes: [],
-    });
+    deepEqual(cols.d, decimalColumn("DECIMAL(12,3)"));
     equal(cols.s.remarks, "a label");
     equal(cols.iv.warnings.length, 1);
     deepEqual((await c.columns("v")).map((col) => [col.name, col.type]), [["i", "integer"]]);
-  });
-});
+  },
+);
 
 Deno.test("[duckdb] an in-memory database lives as long as its connector", async () => {
   const c = openConnector(
@@ -231,34 +216,33 @@ Deno.test("[duckdb] column-wise reads give what the value converters give, chunk
   }
 });
 
-Deno.test("[duckdb] chunks() streams the read as engine chunks and gives the connection back", async () => {
-  await withFile(async (c) => {
-    const stream = await c.chunks({ sql: "SELECT range AS n FROM range(5000) ORDER BY n" });
-    deepEqual(stream.schema.map((s) => [s.name, s.type]), [["n", "bigint"]]);
-    let seen = 0;
-    let first: unknown;
-    for await (const chunk of stream) {
-      first ??= [...stream.toRows(chunk)][0][0];
-      seen += chunk.rowCount;
-    }
-    equal(seen, 5000);
-    deepEqual(first, [0n]);
-    equal(c.pool.stats.leased, 0);
+fileTest("chunks() streams the read as engine chunks and gives the connection back", async (c) => {
+  const stream = await c.chunks({ sql: "SELECT range AS n FROM range(5000) ORDER BY n" });
+  deepEqual(stream.schema.map((s) => [s.name, s.type]), [["n", "bigint"]]);
+  let seen = 0;
+  let first: unknown;
+  for await (const chunk of stream) {
+    first ??= [...stream.toRows(chunk)][0][0];
+    seen += chunk.rowCount;
+  }
+  equal(seen, 5000);
+  deepEqual(first, [0n]);
+  equal(c.pool.stats.leased, 0);
 
-    // Aborted mid-way: iteration ends with the signal's reason and the lease is returned.
-    const controller = new AbortController();
-    const aborted = await c.chunks({ sql: "SELECT range AS n FROM range(100000)" }, {
-      signal: controller.signal,
-    });
-    await rejects(async () => {
-      for await (const _ of aborted) controller.abort(new Error("stop"));
-    }, /stop/);
-    equal(c.pool.stats.leased, 0);
+  // Aborted mid-way: iteration ends with the signal's reason and the lease is returned.
+  const controller = new AbortController();
+  const aborted = await c.chunks({ sql: "SELECT range AS n FROM range(100000)" }, {
+    signal: controller.signal,
   });
+  await rejects(async () => {
+    for await (const _ of aborted) controller.abort(new Error("stop"));
+  }, /stop/);
+  equal(c.pool.stats.leased, 0);
 });
 
-Deno.test("[duckdb] a read-only datasource opens its file read-only, beside a writable pool of the same file", async () => {
-  await withFile(async (rw, path) => {
+fileTest(
+  "a read-only datasource opens its file read-only, beside a writable pool of the same file",
+  async (rw, path) => {
     // The writable pool holds the cached instance; the read-only one must not collide with it.
     await rw.write([{ sql: "CREATE TABLE w AS SELECT 1 AS a", params: {} }]);
     const ro = openConnector({
@@ -284,26 +268,24 @@ Deno.test("[duckdb] a read-only datasource opens its file read-only, beside a wr
     } finally {
       await ro.close();
     }
-  });
-});
+  },
+);
 
-Deno.test("[duckdb] the sandbox reaches the datasource's own file only", async () => {
-  await withFile(async (c, path) => {
-    const dir = path.slice(0, path.lastIndexOf("/"));
-    await Deno.writeTextFile(`${dir}/sibling.txt`, "SIBLING-SECRET");
-    await rejects(
-      async () =>
-        await drain(await c.query({ sql: `SELECT content FROM read_text('${dir}/sibling.txt')` })),
-      (e) => {
-        equal((e as Error).name, "DuckdbRefusal");
-        ok(!String((e as Error).message).includes("SIBLING-SECRET"));
-        return true;
-      },
-    );
-    // The file itself is the datasource's own: reading it is no escape.
-    deepEqual(
-      (await drain(await c.query({ sql: `SELECT size > 0 FROM read_blob('${path}')` }))).rows,
-      [[true]],
-    );
-  });
+fileTest("the sandbox reaches the datasource's own file only", async (c, path) => {
+  const dir = path.slice(0, path.lastIndexOf("/"));
+  await Deno.writeTextFile(`${dir}/sibling.txt`, "SIBLING-SECRET");
+  await rejects(
+    async () =>
+      await drain(await c.query({ sql: `SELECT content FROM read_text('${dir}/sibling.txt')` })),
+    (e) => {
+      equal((e as Error).name, "DuckdbRefusal");
+      ok(!String((e as Error).message).includes("SIBLING-SECRET"));
+      return true;
+    },
+  );
+  // The file itself is the datasource's own: reading it is no escape.
+  deepEqual(
+    (await drain(await c.query({ sql: `SELECT size > 0 FROM read_blob('${path}')` }))).rows,
+    [[true]],
+  );
 });

@@ -10,7 +10,6 @@ import type { Logger } from "../../lib/log.ts";
 import { connectOnce, connectorPool, lossyWarning, probe, schemaRequired } from "./common.ts";
 import {
   type CatalogueRows,
-  columnKeys,
   listSchemas,
   listTables,
   requireTable,
@@ -193,8 +192,10 @@ export class MysqlConnector implements Connector {
     );
     // No columns: no such table, or none the account may see.
     if (rows.length === 0) await requireTable(this, table, resolved);
-    const keys = await columnKeys("MYSQL", this.#rows, resolved, table);
-    return withKeys(
+    return await withKeys(
+      "MYSQL",
+      this.#rows,
+      { schema: resolved, table },
       rows.map(
         ([name, dataTypeName, columnType, nullable, precision, scale, comment, isJson]) => {
           // MariaDB's JSON is LONGTEXT with a json_valid() check it adds itself.
@@ -214,7 +215,6 @@ export class MysqlConnector implements Connector {
           };
         },
       ),
-      keys,
     );
   }
 

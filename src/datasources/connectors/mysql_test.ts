@@ -9,6 +9,7 @@ import {
   mariaConnectorTest,
 } from "../../../tests/support/datasources.ts";
 import { openConnector } from "./mod.ts";
+import { decimalColumn } from "./test_fixtures.ts";
 import { WriteError } from "./types.ts";
 import { eventually } from "../../../tests/support/wait.ts";
 
@@ -108,17 +109,7 @@ mariaConnectorTest(
     ok(empty.every((v) => v === null));
 
     const cols = Object.fromEntries((await c.columns("t")).map((col) => [col.name, col]));
-    deepEqual(cols.d, {
-      name: "d",
-      type: "decimal",
-      source_type: "decimal(12,3)",
-      nullable: true,
-      precision: 12,
-      scale: 3,
-      warnings: [],
-      references: [],
-      indexes: [],
-    });
+    deepEqual(cols.d, decimalColumn("decimal(12,3)"));
     deepEqual([cols.s.remarks, cols.b.type, cols.j.type, cols.iu.type, cols.ts.type], [
       "a label",
       "boolean",

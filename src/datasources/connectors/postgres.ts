@@ -21,7 +21,6 @@ import {
 import { DEFAULT_BATCH_ROWS, openRead } from "./row_stream.ts";
 import {
   type CatalogueRows,
-  columnKeys,
   listSchemas,
   listTables,
   requireTable,
@@ -317,8 +316,10 @@ export class PostgresConnector implements Connector {
       { schema: resolved, table },
     ) as [string | null, number, string, string, string, number, boolean, string | null][];
     if (rows.length === 0) await requireTable(this, table, resolved);
-    const keys = await columnKeys("POSTGRES", this.#rows, resolved, table);
-    return withKeys(
+    return await withKeys(
+      "POSTGRES",
+      this.#rows,
+      { schema: resolved, table },
       rows.filter(([name]) => name !== null).map(
         ([name, typeOid, category, typtype, sourceType, typmod, notnull, remarks]) => {
           const known = pgType(typeOid);
@@ -341,7 +342,6 @@ export class PostgresConnector implements Connector {
           };
         },
       ),
-      keys,
     );
   }
 

@@ -12,7 +12,7 @@ import type { SQLInputValue } from "node:sqlite";
 import type { Logger } from "../../lib/log.ts";
 import { bindValue, connectorPool, lossyWarning, probe, quoteIdent } from "./common.ts";
 import { DEFAULT_BATCH_ROWS, openRead } from "./row_stream.ts";
-import { capped, type CatalogueRows, columnKeys, requireTable, withKeys } from "./catalogue.ts";
+import { capped, type CatalogueRows, requireTable, withKeys } from "./catalogue.ts";
 import type { DriverOptions, JdbcTarget } from "./jdbc_url.ts";
 import { type NextBatch, type Opened, SqliteThread } from "./sqlite_thread.ts";
 import { translatePlaceholders } from "./placeholders.ts";
@@ -286,8 +286,10 @@ export class SqliteConnector implements Connector {
       table,
       resolved,
     );
-    const keys = await columnKeys("SQLITE", this.#rows, resolved, table);
-    return withKeys(
+    return await withKeys(
+      "SQLITE",
+      this.#rows,
+      { schema: resolved, table },
       rows.map((r) => {
         const { type, lossy } = sqliteWireType(r.type);
         return {
@@ -299,7 +301,6 @@ export class SqliteConnector implements Connector {
           warnings: lossy ? [lossyWarning(r.type || "an undeclared type")] : [],
         };
       }),
-      keys,
     );
   }
 

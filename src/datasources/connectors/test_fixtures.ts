@@ -1,4 +1,7 @@
-/** Database files for tests: a SQLite or DuckDB file made by running SQL, then closed. */
+/**
+ * What connector tests share: database files made by running SQL, and what every server answers
+ * alike.
+ */
 import { DatabaseSync } from "node:sqlite";
 import { DuckDBInstance } from "@duckdb/node-api";
 
@@ -25,4 +28,22 @@ export async function makeDuckdbFile(path: string, sql: string): Promise<void> {
   } finally {
     instance.closeSync();
   }
+}
+
+/**
+ * The `d DECIMAL(12,3)` column of each server test's table, described: only the server's own
+ * spelling of the type (`source_type`) differs between servers.
+ */
+export function decimalColumn(source_type: string) {
+  return {
+    name: "d",
+    type: "decimal",
+    source_type,
+    nullable: true,
+    precision: 12,
+    scale: 3,
+    warnings: [],
+    references: [],
+    indexes: [],
+  };
 }

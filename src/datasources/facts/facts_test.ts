@@ -1,5 +1,5 @@
 import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
-import { forEachStore } from "../../../tests/support/stores.ts";
+import { storeTestWith } from "../../../tests/support/stores.ts";
 import { newId } from "../../lib/ids.ts";
 import type { Db } from "../../store/mod.ts";
 import { addUser, service } from "../../workspaces/test_fixtures.ts";
@@ -44,6 +44,8 @@ async function setUp(db: Db) {
   return { actorA, actorB, viewA, viewB, seeA, seeB: [DS1.id], record };
 }
 
+const factsTest = storeTestWith(setUp);
+
 Deno.test("columnFingerprint() ignores column order and moves on name or type changes", () => {
   const base = columnFingerprint(COLUMNS);
   equal(base, columnFingerprint([...COLUMNS].reverse()));
@@ -53,56 +55,57 @@ Deno.test("columnFingerprint() ignores column order and moves on name or type ch
   notEqual(base, columnFingerprint([...COLUMNS, { name: "x", type: "date" }]));
 });
 
-forEachStore("recordFact() applies the scope and trust rules and validates fields", async (db) => {
-  const { viewA, record } = await setUp(db);
-  const rule = await record({
-    kind: "definition",
-    fact: "revenue excludes refunds",
-    trust: "verified",
-    recorded_via: "tool:semantics_record",
-  });
-  deepEqual([rule.scope, rule.trust], ["WORKSPACE", "asserted"]);
-  const window = await record({
-    kind: "window",
-    fact: "data from 2020 on",
-    trust: "observed",
-  });
-  deepEqual([window.scope, window.trust], ["DATASOURCE", "observed"]);
+factsTest(
+  "recordFact() applies the scope and trust rules and validates fields",
+  async ({ viewA, record }, db) => {
+    const rule = await record({
+      kind: "definition",
+      fact: "revenue excludes refunds",
+      trust: "verified",
+      recorded_via: "tool:semantics_record",
+    });
+    deepEqual([rule.scope, rule.trust], ["WORKSPACE", "asserted"]);
+    const window = await record({
+      kind: "window",
+      fact: "data from 2020 on",
+      trust: "observed",
+    });
+    deepEqual([window.scope, window.trust], ["DATASOURCE", "observed"]);
 
-  const bad: [Record<string, unknown>, string][] = [
-    [{ kind: "definition", scope: "DATASOURCE" }, "scope"],
-    [{ kind: "sampling", scope: "WORKSPACE" }, "scope"],
-    [{ kind: "unit", scope: "GLOBAL" }, "scope"],
-    [{ kind: "Unit" }, "kind"],
-    [{ kind: undefined }, "kind"],
-    [{ kind: "unit", trust: "stale" }, "trust"],
-    [{ kind: "unit", fact: "" }, "fact"],
-    [{ kind: "unit", fact: "x".repeat(4001) }, "fact"],
-    [{ kind: "unit", recorded_via: undefined }, "recorded_via"],
-    [{ kind: "unit", column: "c" }, "column"],
-    [{ kind: "window", table: "t" }, "table"],
-    [{ kind: "unit", source_pipeline: { id: 1 } }, "source_pipeline"],
-  ];
-  for (const [over, field] of bad) {
+    const bad: [Record<string, unknown>, string][] = [
+      [{ kind: "definition", scope: "DATASOURCE" }, "scope"],
+      [{ kind: "sampling", scope: "WORKSPACE" }, "scope"],
+      [{ kind: "unit", scope: "GLOBAL" }, "scope"],
+      [{ kind: "Unit" }, "kind"],
+      [{ kind: undefined }, "kind"],
+      [{ kind: "unit", trust: "stale" }, "trust"],
+      [{ kind: "unit", fact: "" }, "fact"],
+      [{ kind: "unit", fact: "x".repeat(4001) }, "fact"],
+      [{ kind: "unit", recorded_via: undefined }, "recorded_via"],
+      [{ kind: "unit", column: "c" }, "column"],
+      [{ kind: "window", table: "t" }, "table"],
+      [{ kind: "unit", source_pipeline: { id: 1 } }, "source_pipeline"],
+    ];
+    for (const [over, field] of bad) {
+      await refuses(
+        record({ fact: "f", ...over }),
+        "pipeline.execution.invalid_parameter_type",
+        400,
+        { field },
+      );
+    }
     await refuses(
-      record({ fact: "f", ...over }),
-      "pipeline.execution.invalid_parameter_type",
-      400,
-      { field },
+      record({ kind: "unit", fact: "f" }, { id: newId(), name: "hidden" }),
+      "datasource.not_found",
+      404,
     );
-  }
-  await refuses(
-    record({ kind: "unit", fact: "f" }, { id: newId(), name: "hidden" }),
-    "datasource.not_found",
-    404,
-  );
-  equal((await listFacts(db, viewA)).length, 2);
-});
+    equal((await listFacts(db, viewA)).length, 2);
+  },
+);
 
-forEachStore(
+factsTest(
   "facts are served by visibility, with conflicts and readable pipelines",
-  async (db) => {
-    const { actorA, viewA, viewB, seeA, record } = await setUp(db);
+  async ({ actorA, viewA, viewB, seeA, record }, db) => {
     const pipeline = { id: newId(), name: "daily_revenue" };
     const shared = await record({
       kind: "unit",
@@ -157,10 +160,9 @@ forEachStore(
   },
 );
 
-forEachStore(
+factsTest(
   "retireFact() needs visibility, and the admin role for another workspace's fact",
-  async (db) => {
-    const { actorA, actorB, viewA, seeA, seeB, record } = await setUp(db);
+  async ({ actorA, actorB, viewA, seeA, seeB, record }, db) => {
     const shared = await record({ kind: "sampling", fact: "1% sample" });
     const own = await record({ kind: "exclusion", fact: "skip test rows" });
     await refuses(retireFact(db, actorB, seeB, own.id), "datasource.fact_not_found", 404);
@@ -174,8 +176,7 @@ forEachStore(
   },
 );
 
-forEachStore("/columns drift demotes to needs_review once, one-way", async (db) => {
-  const { viewA, record } = await setUp(db);
+factsTest("/columns drift demotes to needs_review once, one-way", async ({ viewA, record }, db) => {
   const tracked = await record({
     kind: "unit",
     fact: "cents",
@@ -208,10 +209,9 @@ forEachStore("/columns drift demotes to needs_review once, one-way", async (db) 
   equal(await checkColumnDrift(db, DS1.id, "other_schema", "orders", changed), 0);
 });
 
-forEachStore(
+factsTest(
   "a complete /tables listing makes facts on vanished tables stale, for good",
-  async (db) => {
-    const { viewA, record } = await setUp(db);
+  async ({ viewA, record }, db) => {
     const orders = await record({
       kind: "grain",
       fact: "one row per order",

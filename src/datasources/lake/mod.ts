@@ -8,9 +8,9 @@ export {
   LAKE_IMPORT_MAX_TABLES,
   lakeTablesOf,
   listLakeTables,
-  parseLakeTable,
   registerLakeTable,
   requireLake,
   unregisterLakeTable,
 } from "./service.ts";
+export { parseLakeTable } from "./validate.ts";
 export type * from "./types.ts";

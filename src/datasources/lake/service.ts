@@ -18,15 +18,7 @@ import type {
   LakeTableRow,
   LakeWriteOptions,
 } from "./types.ts";
-import {
-  joinNamespace,
-  parseFormat,
-  parseLakeRoot,
-  parseLocation,
-  parseNamespace,
-  parsePartitionColumn,
-  parseTableName,
-} from "./validate.ts";
+import { body, joinNamespace, parseLakeTable, parseNamespace, parseTableName } from "./validate.ts";
 
 /** Most entries one import may carry. */
 export const LAKE_IMPORT_MAX_TABLES = 1000;
@@ -48,27 +40,6 @@ function requireWriter(ds: LakeDatasource, options: LakeWriteOptions): void {
       reason: `writing the lake registry of the global datasource ${ds.name} needs an admin`,
     });
   }
-}
-
-function body(value: unknown): Record<string, unknown> {
-  if (!value || typeof value !== "object" || Array.isArray(value)) {
-    throw new AppError("pipeline.execution.invalid_parameter_type", {
-      field: "body",
-      reason: "expected a JSON object",
-    });
-  }
-  return value as Record<string, unknown>;
-}
-
-/** Validates one table definition against the datasource's root. */
-export function parseLakeTable(ds: LakeDatasource, input: unknown): LakeTableRef {
-  const b = body(input);
-  const namespace = parseNamespace(b.namespace);
-  const name = parseTableName(b.name);
-  const format = parseFormat(b.format);
-  const location = parseLocation(b.location, format, parseLakeRoot(ds.jdbc_url));
-  const partition_column = parsePartitionColumn(b.partition_column);
-  return { namespace, name, format, location, ...(partition_column ? { partition_column } : {}) };
 }
 
 const sameDefinition = (a: LakeTableRef, b: LakeTableRef) =>

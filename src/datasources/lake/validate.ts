@@ -4,7 +4,7 @@
  * carries its documented code and a `reason` a person can act on.
  */
 import { AppError } from "../../errors/mod.ts";
-import type { LakeFormat, LakeRoot } from "./types.ts";
+import type { LakeDatasource, LakeFormat, LakeRoot, LakeTableRef } from "./types.ts";
 
 /**
  * One namespace segment or table name. The spec's grammar is `[a-z0-9][a-z0-9_.-]{0,63}` with
@@ -163,4 +163,26 @@ export function parseLocation(value: unknown, format: LakeFormat, root: LakeRoot
 /** `file:///a/b` → `/a/b`, the path DuckDB and Deno read; s3 URLs are kept as they are. */
 export function localPath(location: string): string {
   return location.startsWith("file://") ? location.slice("file://".length) : location;
+}
+
+/** A request body that must be a JSON object. */
+export function body(value: unknown): Record<string, unknown> {
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    throw new AppError("pipeline.execution.invalid_parameter_type", {
+      field: "body",
+      reason: "expected a JSON object",
+    });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Validates one table definition against the datasource's root. */
+export function parseLakeTable(ds: LakeDatasource, input: unknown): LakeTableRef {
+  const b = body(input);
+  const namespace = parseNamespace(b.namespace);
+  const name = parseTableName(b.name);
+  const format = parseFormat(b.format);
+  const location = parseLocation(b.location, format, parseLakeRoot(ds.jdbc_url));
+  const partition_column = parsePartitionColumn(b.partition_column);
+  return { namespace, name, format, location, ...(partition_column ? { partition_column } : {}) };
 }

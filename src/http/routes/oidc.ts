@@ -33,36 +33,37 @@ export function registerRoutes(
       throw new AppError("request.not_found", { method: "GET", path: c.req.path });
     }
   };
-  /** Both ends of the redirect: public browser GETs naming the provider. */
-  const base = { method: "get", tag: "auth", kind: "html", access: "public", params } as const;
+  /** Both ends of the redirect: public browser GETs naming a configured provider. */
+  const providerRoute = (
+    path: string,
+    summary: string,
+    answer: (c: AppContext, provider: string) => Promise<Response>,
+  ) =>
+    router.add(
+      { method: "get", tag: "auth", kind: "html", access: "public", params, path, summary },
+      (c, { params }) => {
+        configured(c, params.name);
+        return answer(c, params.name);
+      },
+    );
 
-  router.add({
-    ...base,
-    path: "/oauth2/authorization/:name",
-    summary: "Redirect to an OIDC provider",
-  }, async (c, { params }) => {
-    configured(c, params.name);
-    const begun = await oidc.begin(params.name);
+  providerRoute("/oauth2/authorization/:name", "Redirect to an OIDC provider", async (c, name) => {
+    const begun = await oidc.begin(name);
     if (!begun.ok) return c.redirect(`/login?error=${begun.reason}`, 302);
     setAuthzCookie(c, begun.authz, AUTHZ_TTL_SECONDS, deps.secureCookies);
     return c.redirect(begun.redirectTo, 302);
   });
 
-  router.add({
-    ...base,
-    path: "/login/oauth2/code/:name",
-    summary: "OIDC provider callback",
-  }, async (c, { params }) => {
-    configured(c, params.name);
+  providerRoute("/login/oauth2/code/:name", "OIDC provider callback", async (c, name) => {
     const query = new URL(c.req.url).searchParams;
     const authz = getCookie(c, AUTHZ_COOKIE);
     // One use only: a replayed callback finds no state.
     clearAuthzCookie(c, deps.secureCookies);
-    const outcome = await oidc.complete(params.name, query, authz);
+    const outcome = await oidc.complete(name, query, authz);
     if (!outcome.ok) return c.redirect(`/login?error=${outcome.reason}`, 302);
     await startSession(c, deps, outcome.user, {
       amr: "oidc",
-      provider: params.name,
+      provider: name,
       workspace: outcome.workspace,
     });
     return c.redirect("/", 302);

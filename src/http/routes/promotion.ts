@@ -8,6 +8,7 @@ import { AppError } from "../../errors/mod.ts";
 import {
   inventoryView,
   previewView,
+  promoteContext,
   promoteResultView,
   PROMOTION_SENDER_ERRORS,
   pushResultView,
@@ -83,9 +84,9 @@ export function registerRoutes(router: Router, deps: Deps): void {
     ok(
       c,
       await sender.promote(
-        { actor, workspaceId: workspace.id, workspaceName: workspace.name },
+        promoteContext(actor, workspace),
         body.pipeline_id,
-        body.include_templates ?? true,
+        body.include_templates,
       ),
     ));
 
@@ -105,9 +106,9 @@ export function registerRoutes(router: Router, deps: Deps): void {
     ok(
       c,
       await sender.preview(
-        { actor, workspaceId: workspace.id, workspaceName: workspace.name },
+        promoteContext(actor, workspace),
         query.pipeline_id,
-        query.include_templates ?? true,
+        query.include_templates,
       ),
     ));
 }

@@ -14,6 +14,7 @@ import { renderPage } from "../../../ui/render.tsx";
 import type { Services } from "../../services.ts";
 import { MARKETING_FOLDERS, MARKETING_PAGES } from "../public_paths.ts";
 import type { Router } from "../routing.ts";
+import type { AppContext } from "../context.ts";
 import { pageRoute, publicVisitor } from "../ui/shell.ts";
 
 type Deps = Pick<Services, "platform" | "identity">;
@@ -104,40 +105,35 @@ export function registerRoutes(router: Router, deps: Deps): void {
       );
     },
   );
-  router.add(
-    pageRoute({
-      method: "get",
-      path: "/docs/:id",
-      access: "public",
-      summary: "A documentation page",
-      params: DOC_ID,
-    }),
-    async (c, { params }) => {
-      const doc = await getDoc(params.id);
-      const page = (
-        <ArticlePage
-          title={doc.title}
-          html={await markdownToHtml(doc.markdown)}
-          nav={await docsNav()}
-          current={`/docs/${doc.id}`}
-          visitor={await publicVisitor(c, deps)}
-        />
-      );
-      return c.html(renderPage(page));
-    },
-  );
-  router.add(
-    pageRoute({
-      method: "get",
-      path: "/skill/:id",
-      access: "public",
-      summary: "A documentation page as Markdown, for agents",
-      params: DOC_ID,
-    }),
-    async (c, { params }) => {
-      const doc = await getDoc(params.id);
-      return c.body(doc.markdown, 200, { "content-type": "text/markdown; charset=utf-8" });
-    },
+  /** One documentation page by its id, answered as `answer` draws it. */
+  const docRoute = (
+    path: string,
+    summary: string,
+    answer: (
+      c: AppContext,
+      doc: Awaited<ReturnType<typeof getDoc>>,
+    ) => Response | Promise<Response>,
+  ) =>
+    router.add(
+      pageRoute({ method: "get", path, access: "public", summary, params: DOC_ID }),
+      async (c, { params }) => answer(c, await getDoc(params.id)),
+    );
+  docRoute("/docs/:id", "A documentation page", async (c, doc) => {
+    const page = (
+      <ArticlePage
+        title={doc.title}
+        html={await markdownToHtml(doc.markdown)}
+        nav={await docsNav()}
+        current={`/docs/${doc.id}`}
+        visitor={await publicVisitor(c, deps)}
+      />
+    );
+    return c.html(renderPage(page));
+  });
+  docRoute(
+    "/skill/:id",
+    "A documentation page as Markdown, for agents",
+    (c, doc) => c.body(doc.markdown, 200, { "content-type": "text/markdown; charset=utf-8" }),
   );
 
   router.add(

@@ -15,9 +15,8 @@ import {
 import type { Flash } from "../../../ui/pages/workspace.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
-import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
-import { pageRoute, shellContext, type UiPageDeps } from "./shell.ts";
+import { formPost, pageRoute, shellContext, type UiPageDeps } from "./shell.ts";
 
 const named = z.object({ name: z.string().max(200) });
 
@@ -88,43 +87,38 @@ export function adminWorkspaceRoutes(router: Router, deps: UiPageDeps): void {
     (c, { actor }) => page(c, actor),
   );
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/admin/workspaces",
-      summary: "Create a workspace from the form (super admin)",
-      access: "workspaces.create",
-      errors: [
-        "workspace.validation.name_invalid",
-        "workspace.validation.duplicate_name",
-        "pipeline.execution.invalid_parameter_type",
-      ],
-    }),
-    async (c, { actor }) => {
-      const f = await formText(c);
-      const draft = { name: f.name ?? "", display_name: f.display_name ?? "" };
-      try {
-        const made = await ws.create(actor, {
-          name: draft.name,
-          // An empty display name means "the name", as an absent one does in REST.
-          display_name: draft.display_name.trim() === "" ? undefined : draft.display_name,
-        });
-        deps.identity.directory.forgetWorkspaces();
-        return c.redirect(`/admin/workspaces?done=created&name=${made.name}`, 303);
-      } catch (e) {
-        if (!(e instanceof AppError) || e.status >= 500) throw e;
-        const d = e.details as Record<string, unknown>;
-        const field = e.code.startsWith("workspace.validation.")
-          ? "name"
-          : d.field === "display_name"
-          ? "display_name"
-          : undefined;
-        return page(c, actor, {
-          create: { ...draft, error: { code: e.code, message: e.message, field } },
-        }, e.status);
-      }
-    },
-  );
+  formPost(router, {
+    path: "/partials/admin/workspaces",
+    summary: "Create a workspace from the form (super admin)",
+    access: "workspaces.create",
+    errors: [
+      "workspace.validation.name_invalid",
+      "workspace.validation.duplicate_name",
+      "pipeline.execution.invalid_parameter_type",
+    ],
+  }, async (c, { actor }, f) => {
+    const draft = { name: f.name ?? "", display_name: f.display_name ?? "" };
+    try {
+      const made = await ws.create(actor, {
+        name: draft.name,
+        // An empty display name means "the name", as an absent one does in REST.
+        display_name: draft.display_name.trim() === "" ? undefined : draft.display_name,
+      });
+      deps.identity.directory.forgetWorkspaces();
+      return c.redirect(`/admin/workspaces?done=created&name=${made.name}`, 303);
+    } catch (e) {
+      if (!(e instanceof AppError) || e.status >= 500) throw e;
+      const d = e.details as Record<string, unknown>;
+      const field = e.code.startsWith("workspace.validation.")
+        ? "name"
+        : d.field === "display_name"
+        ? "display_name"
+        : undefined;
+      return page(c, actor, {
+        create: { ...draft, error: { code: e.code, message: e.message, field } },
+      }, e.status);
+    }
+  });
 
   for (const verb of ["deactivate", "reactivate"] as const) {
     router.add(

@@ -14,9 +14,8 @@ import {
 } from "../../../ui/pages/api_keys.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
-import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
-import { pageRoute, shellContext, type UiPageDeps } from "./shell.ts";
+import { formPost, pageRoute, shellContext, type UiPageDeps } from "./shell.ts";
 
 const MINTS = ["author", "admin", "super_admin"];
 const FIELDS = ["name", "kind", "scope", "workspace", "expires_in", "expires_at", "bindings"];
@@ -127,55 +126,50 @@ export function apiKeyPageRoutes(router: Router, deps: UiPageDeps): void {
     (c, { actor }) => page(c, actor),
   );
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/account/api-keys",
-      summary: "Issue an API key from the form; its secret is in this answer only",
-      access: "keys.manage_own",
-      errors: [
-        "auth.role_required",
-        "auth.scope.insufficient",
-        "auth.key_scope_unavailable",
-        "endpoint.key_kind_refused",
-        "auth.api_key.expiry_invalid",
-      ],
-    }),
-    async (c, { actor }) => {
-      const f = await formText(c);
-      const draft: KeyDraft = {
-        name: f.name ?? "",
-        kind: f.kind ?? "user",
-        scope: f.scope ?? "read",
-        workspace: f.workspace ?? "",
-        expires_in: f.expires_in ?? "never",
-        expires_at: f.expires_at ?? "",
-        bindings: f.bindings ?? "",
-      };
-      const back = backOf(f.back);
-      const user = { userId: actor.userId, isSuperAdmin: actor.isSuperAdmin };
-      const workspace = await deps.admin.workspaces.resolveForUser(user, draft.workspace);
-      if (!workspace) throw new AppError("workspace.not_found", { workspace: draft.workspace });
-      const flags = workspace.flags ?? { author: false, promoter: false, admin: false };
-      // Viewers never mint keys, of any kind (docs/ui.md#api-keys).
-      const held = rolesHeld(flags, actor.isSuperAdmin);
-      if (!held.includes("author")) {
-        throw new AppError("auth.role_required", { required: "author", held });
-      }
-      try {
-        const issued = await deps.identity.keys.issue(
-          { ...actor, activeWorkspaceId: workspace.id },
-          bodyOf(draft),
-          { flags, isSuperAdmin: actor.isSuperAdmin },
-        );
-        return page(c, actor, { issued, back }, 201);
-      } catch (e) {
-        // A refusal of what was asked (its shape, scope, kind or expiry) belongs on the form.
-        if (!(e instanceof AppError) || e.status >= 500 || e.code === "auth.role_required") throw e;
-        return page(c, actor, { draft, error: placed(e), back }, e.status);
-      }
-    },
-  );
+  formPost(router, {
+    path: "/partials/account/api-keys",
+    summary: "Issue an API key from the form; its secret is in this answer only",
+    access: "keys.manage_own",
+    errors: [
+      "auth.role_required",
+      "auth.scope.insufficient",
+      "auth.key_scope_unavailable",
+      "endpoint.key_kind_refused",
+      "auth.api_key.expiry_invalid",
+    ],
+  }, async (c, { actor }, f) => {
+    const draft: KeyDraft = {
+      name: f.name ?? "",
+      kind: f.kind ?? "user",
+      scope: f.scope ?? "read",
+      workspace: f.workspace ?? "",
+      expires_in: f.expires_in ?? "never",
+      expires_at: f.expires_at ?? "",
+      bindings: f.bindings ?? "",
+    };
+    const back = backOf(f.back);
+    const user = { userId: actor.userId, isSuperAdmin: actor.isSuperAdmin };
+    const workspace = await deps.admin.workspaces.resolveForUser(user, draft.workspace);
+    if (!workspace) throw new AppError("workspace.not_found", { workspace: draft.workspace });
+    const flags = workspace.flags ?? { author: false, promoter: false, admin: false };
+    // Viewers never mint keys, of any kind (docs/ui.md#api-keys).
+    const held = rolesHeld(flags, actor.isSuperAdmin);
+    if (!held.includes("author")) {
+      throw new AppError("auth.role_required", { required: "author", held });
+    }
+    try {
+      const issued = await deps.identity.keys.issue(
+        { ...actor, activeWorkspaceId: workspace.id },
+        bodyOf(draft),
+        { flags, isSuperAdmin: actor.isSuperAdmin },
+      );
+      return page(c, actor, { issued, back }, 201);
+    } catch (e) {
+      // A refusal of what was asked (its shape, scope, kind or expiry) belongs on the form.
+      if (!(e instanceof AppError) || e.status >= 500 || e.code === "auth.role_required") throw e;
+      return page(c, actor, { draft, error: placed(e), back }, e.status);
+    }
+  });
 
   router.add(
     pageRoute({

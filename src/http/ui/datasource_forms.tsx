@@ -11,9 +11,14 @@ import { type DatasourceDraft, DatasourceFormPage } from "../../../ui/pages/data
 import type { EditorError } from "../../../ui/pages/template_editor.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
-import { formText } from "../input.ts";
 import type { AccessFor, Router } from "../routing.ts";
-import { pageRoute, rethrowUnlessRefusal, shellContext, type UiPageDeps } from "./shell.ts";
+import {
+  formPost,
+  pageRoute,
+  rethrowUnlessRefusal,
+  shellContext,
+  type UiPageDeps,
+} from "./shell.ts";
 
 const name = z.object({ name: z.string().min(1).max(200) });
 
@@ -91,29 +96,24 @@ export function datasourceFormRoutes(router: Router, deps: UiPageDeps): void {
       }),
   );
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/datasources/create",
-      summary: "Register a datasource from the form",
-      access: "datasources.write",
-    }),
-    async (c, { actor, workspace }) => {
-      const f = await formText(c);
-      const draft = draftOf(f);
-      try {
-        const made = await deps.content.datasources.create(
-          actor,
-          workspace,
-          bodyOf(draft, f.password),
-        );
-        return c.redirect(`/datasources/${made.name}?saved=1`, 303);
-      } catch (e) {
-        rethrowUnlessRefusal(e);
-        return page(c, actor, { mode: "new", draft, error: placed(e) }, e.status);
-      }
-    },
-  );
+  formPost(router, {
+    path: "/partials/datasources/create",
+    summary: "Register a datasource from the form",
+    access: "datasources.write",
+  }, async (c, { actor, workspace }, f) => {
+    const draft = draftOf(f);
+    try {
+      const made = await deps.content.datasources.create(
+        actor,
+        workspace,
+        bodyOf(draft, f.password),
+      );
+      return c.redirect(`/datasources/${made.name}?saved=1`, 303);
+    } catch (e) {
+      rethrowUnlessRefusal(e);
+      return page(c, actor, { mode: "new", draft, error: placed(e) }, e.status);
+    }
+  });
 
   router.add(
     pageRoute({
@@ -142,36 +142,31 @@ export function datasourceFormRoutes(router: Router, deps: UiPageDeps): void {
     },
   );
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/datasources/:name/save",
-      summary: "Save a datasource from the form",
-      access: "datasources.write",
-      accessFor: target,
-      params: name,
-      errors: ["datasource.not_found"],
-    }),
-    async (c, { actor, workspace, params }) => {
-      const f = await formText(c);
-      const draft = draftOf(f, params.name);
-      try {
-        await deps.content.datasources.update(
-          actor,
-          workspace,
-          params.name,
-          bodyOf(draft, f.password),
-        );
-        return c.redirect(`/datasources/${params.name}?saved=1`, 303);
-      } catch (e) {
-        rethrowUnlessRefusal(e);
-        return page(
-          c,
-          actor,
-          { mode: "edit", passwordSet: true, draft, error: placed(e) },
-          e.status,
-        );
-      }
-    },
-  );
+  formPost(router, {
+    path: "/partials/datasources/:name/save",
+    summary: "Save a datasource from the form",
+    access: "datasources.write",
+    accessFor: target,
+    params: name,
+    errors: ["datasource.not_found"],
+  }, async (c, { actor, workspace, params }, f) => {
+    const draft = draftOf(f, params.name);
+    try {
+      await deps.content.datasources.update(
+        actor,
+        workspace,
+        params.name,
+        bodyOf(draft, f.password),
+      );
+      return c.redirect(`/datasources/${params.name}?saved=1`, 303);
+    } catch (e) {
+      rethrowUnlessRefusal(e);
+      return page(
+        c,
+        actor,
+        { mode: "edit", passwordSet: true, draft, error: placed(e) },
+        e.status,
+      );
+    }
+  });
 }

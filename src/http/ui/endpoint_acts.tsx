@@ -19,11 +19,10 @@ import type { BindDraft, BindError } from "../../../ui/pages/endpoints.tsx";
 import type { ParameterView } from "../../pipelines/mod.ts";
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
-import { formText } from "../input.ts";
-import type { Router } from "../routing.ts";
+import type { Router, RouteSpec } from "../routing.ts";
 import { backOf } from "./api_keys.tsx";
 import { endpointsPage } from "./endpoints.tsx";
-import { pageRoute, shellContext, type UiPageDeps, withFlash } from "./shell.ts";
+import { formPost, pageRoute, shellContext, type UiPageDeps, withFlash } from "./shell.ts";
 
 const LIST_PAGE = { offset: 0, limit: 50 };
 
@@ -157,100 +156,89 @@ export function endpointActRoutes(router: Router, deps: UiPageDeps): void {
     (c, { actor, workspace, params }) => publishPage(c, { actor, workspace }, params.id),
   );
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/endpoints/publish",
-      summary: "Publish from the form, as POST /api/v1/endpoints does",
-      access: "endpoints.manage",
-      errors: [
-        "endpoint.validation.path_invalid",
-        "pipeline.not_found",
-        "endpoint.pipeline_not_released",
-        "endpoint.pipeline_not_readonly",
-        "endpoint.path_variable_unknown",
-        "endpoint.path_conflict",
-      ],
-    }),
-    async (c, { actor, workspace }) => {
-      const f = await formText(c);
-      const draft: PublishDraft = {
-        path_pattern: f.path_pattern ?? "",
-        timeout_seconds: (f.timeout_seconds ?? "").trim(),
-        description: f.description ?? "",
-        enabled: f.enabled === "true",
-      };
-      const timeout = draft.timeout_seconds;
-      try {
-        const made = await deps.publishing.endpoints.publish({ actor, workspaceId: workspace.id }, {
-          path_pattern: draft.path_pattern,
-          pipeline_id: f.pipeline_id ?? "",
-          // A number that is no integer goes as typed, so the service names the field.
-          ...(timeout ? { timeout_seconds: /^-?\d{1,9}$/.test(timeout) ? +timeout : timeout } : {}),
-          ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
-          enabled: draft.enabled,
-        });
-        return c.redirect(
-          withFlash(endpointHref(made.path_pattern), "published", made.path_pattern),
-          303,
-        );
-      } catch (e) {
-        // Without a pipeline to draw, the form cannot be drawn either: answer the refusal.
-        if (!refusal(e) || e.code === "pipeline.not_found") throw e;
-        return await publishPage(c, { actor, workspace }, f.pipeline_id ?? "", {
-          draft,
-          error: placedPublish(e),
-        }, e.status);
-      }
-    },
-  );
-
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/endpoints/state",
-      summary: "Enable or disable an endpoint, as PUT /api/v1/endpoints?path= does",
-      access: "endpoints.manage",
-      errors: ["endpoint.not_found", "endpoint.validation.path_invalid"],
-    }),
-    async (c, { actor, workspace }) => {
-      const f = await formText(c);
-      // Anything but the two words goes as typed, so the service refuses it as the API would.
-      const enabled = f.enabled === "true" ? true : f.enabled === "false" ? false : f.enabled;
-      const view = await deps.publishing.endpoints.setEnabled(
-        { actor, workspaceId: workspace.id },
-        f.path,
-        { enabled },
-      );
-      const back = backOf(f.back) ?? "/endpoints";
+  formPost(router, {
+    path: "/partials/endpoints/publish",
+    summary: "Publish from the form, as POST /api/v1/endpoints does",
+    access: "endpoints.manage",
+    errors: [
+      "endpoint.validation.path_invalid",
+      "pipeline.not_found",
+      "endpoint.pipeline_not_released",
+      "endpoint.pipeline_not_readonly",
+      "endpoint.path_variable_unknown",
+      "endpoint.path_conflict",
+    ],
+  }, async (c, { actor, workspace }, f) => {
+    const draft: PublishDraft = {
+      path_pattern: f.path_pattern ?? "",
+      timeout_seconds: (f.timeout_seconds ?? "").trim(),
+      description: f.description ?? "",
+      enabled: f.enabled === "true",
+    };
+    const timeout = draft.timeout_seconds;
+    try {
+      const made = await deps.publishing.endpoints.publish({ actor, workspaceId: workspace.id }, {
+        path_pattern: draft.path_pattern,
+        pipeline_id: f.pipeline_id ?? "",
+        // A number that is no integer goes as typed, so the service names the field.
+        ...(timeout ? { timeout_seconds: /^-?\d{1,9}$/.test(timeout) ? +timeout : timeout } : {}),
+        ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
+        enabled: draft.enabled,
+      });
       return c.redirect(
-        withFlash(back, view.enabled ? "enabled" : "disabled", view.path_pattern),
+        withFlash(endpointHref(made.path_pattern), "published", made.path_pattern),
         303,
       );
-    },
-  );
+    } catch (e) {
+      // Without a pipeline to draw, the form cannot be drawn either: answer the refusal.
+      if (!refusal(e) || e.code === "pipeline.not_found") throw e;
+      return await publishPage(c, { actor, workspace }, f.pipeline_id ?? "", {
+        draft,
+        error: placedPublish(e),
+      }, e.status);
+    }
+  });
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/endpoints/unpublish",
-      summary: "Unpublish an endpoint, as DELETE /api/v1/endpoints?path= does",
-      access: "endpoints.manage",
-      errors: ["endpoint.not_found", "endpoint.validation.path_invalid"],
-    }),
-    async (c, { actor, workspace }) => {
-      const f = await formText(c);
-      await deps.publishing.endpoints.unpublish({ actor, workspaceId: workspace.id }, f.path);
-      return c.redirect(withFlash("/endpoints", "unpublished", String(f.path)), 303);
-    },
-  );
+  // Both acts name a published endpoint by its path.
+  const onEndpoint = {
+    access: "endpoints.manage",
+    errors: ["endpoint.not_found", "endpoint.validation.path_invalid"],
+  } satisfies Partial<RouteSpec>;
+
+  formPost(router, {
+    path: "/partials/endpoints/state",
+    summary: "Enable or disable an endpoint, as PUT /api/v1/endpoints?path= does",
+    ...onEndpoint,
+  }, async (c, { actor, workspace }, f) => {
+    // Anything but the two words goes as typed, so the service refuses it as the API would.
+    const enabled = f.enabled === "true" ? true : f.enabled === "false" ? false : f.enabled;
+    const view = await deps.publishing.endpoints.setEnabled(
+      { actor, workspaceId: workspace.id },
+      f.path,
+      { enabled },
+    );
+    const back = backOf(f.back) ?? "/endpoints";
+    return c.redirect(
+      withFlash(back, view.enabled ? "enabled" : "disabled", view.path_pattern),
+      303,
+    );
+  });
+
+  formPost(router, {
+    path: "/partials/endpoints/unpublish",
+    summary: "Unpublish an endpoint, as DELETE /api/v1/endpoints?path= does",
+    ...onEndpoint,
+  }, async (c, { actor, workspace }, f) => {
+    await deps.publishing.endpoints.unpublish({ actor, workspaceId: workspace.id }, f.path);
+    return c.redirect(withFlash("/endpoints", "unpublished", String(f.path)), 303);
+  });
 
   const bindingAct = (remove: boolean) =>
   async (
     c: AppContext,
     { actor, workspace }: { actor: Principal; workspace: WorkspaceContext },
+    f: Record<string, string>,
   ) => {
-    const f = await formText(c);
     const body = { path: f.path, key_name: f.key_name ?? "" };
     const ctx0 = { actor, workspaceId: workspace.id };
     try {
@@ -270,34 +258,26 @@ export function endpointActRoutes(router: Router, deps: UiPageDeps): void {
     return c.redirect(`${withFlash(flash, "node", String(f.path))}#bindings`, 303);
   };
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/endpoints/bindings",
-      summary: "Bind one of your endpoint keys to a node, as POST /api/v1/endpoints/bindings does",
-      access: "endpoints.manage",
-      errors: [
-        "endpoint.validation.path_invalid",
-        "endpoint.key_not_found",
-        "endpoint.key_name_ambiguous",
-        "endpoint.key_kind_refused",
-      ],
-    }),
-    bindingAct(false),
-  );
+  formPost(router, {
+    path: "/partials/endpoints/bindings",
+    summary: "Bind one of your endpoint keys to a node, as POST /api/v1/endpoints/bindings does",
+    access: "endpoints.manage",
+    errors: [
+      "endpoint.validation.path_invalid",
+      "endpoint.key_not_found",
+      "endpoint.key_name_ambiguous",
+      "endpoint.key_kind_refused",
+    ],
+  }, bindingAct(false));
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/endpoints/bindings/remove",
-      summary: "Unbind one of your endpoint keys, as DELETE /api/v1/endpoints/bindings does",
-      access: "endpoints.manage",
-      errors: [
-        "endpoint.validation.path_invalid",
-        "endpoint.key_not_found",
-        "endpoint.binding_not_found",
-      ],
-    }),
-    bindingAct(true),
-  );
+  formPost(router, {
+    path: "/partials/endpoints/bindings/remove",
+    summary: "Unbind one of your endpoint keys, as DELETE /api/v1/endpoints/bindings does",
+    access: "endpoints.manage",
+    errors: [
+      "endpoint.validation.path_invalid",
+      "endpoint.key_not_found",
+      "endpoint.binding_not_found",
+    ],
+  }, bindingAct(true));
 }

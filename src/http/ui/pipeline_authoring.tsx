@@ -5,10 +5,9 @@
  */
 import { z } from "zod";
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
-import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
 import { pipelineEditorRoutes } from "./pipeline_editor.tsx";
-import { pageRoute, refusedBack, type UiPageDeps } from "./shell.ts";
+import { actOrBack, formPost, type UiPageDeps } from "./shell.ts";
 
 const id = z.object({ id: z.uuid() });
 
@@ -22,98 +21,71 @@ export function pipelineAuthoringRoutes(router: Router, deps: UiPageDeps): void 
   pipelineEditorRoutes(router, deps);
   const op = (at: At) => ({ actor: at.actor, workspaceId: at.workspace.id });
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/pipelines/:id/release",
-      summary: "Release a pipeline's draft, its release checks run first",
-      access: "versions.release",
-      params: id,
-      errors: ["pipeline.not_found"],
-    }),
-    async (c, { actor, workspace, params }) => {
-      const f = await formText(c);
-      const back = `/pipelines/${params.id}`;
-      try {
-        const done = await deps.content.pipelines.release(
-          { ...op({ actor, workspace }), scope: workspace },
-          params.id,
-          f.body_hash,
-          {
-            releasePinnedTemplates: f.release_pinned_templates === "true",
-            overrideChecksReason: f.override_checks_reason || undefined,
-          },
-        );
-        // deno-lint-ignore no-explicit-any
-        return c.redirect(`${back}?released=${(done as any).version}`, 303);
-      } catch (e) {
-        return refusedBack(c, back, e);
-      }
-    },
-  );
+  formPost(router, {
+    path: "/partials/pipelines/:id/release",
+    summary: "Release a pipeline's draft, its release checks run first",
+    access: "versions.release",
+    params: id,
+    errors: ["pipeline.not_found"],
+  }, (c, { actor, workspace, params }, f) => {
+    const back = `/pipelines/${params.id}`;
+    return actOrBack(c, back, async () => {
+      const done = await deps.content.pipelines.release(
+        { ...op({ actor, workspace }), scope: workspace },
+        params.id,
+        f.body_hash,
+        {
+          releasePinnedTemplates: f.release_pinned_templates === "true",
+          overrideChecksReason: f.override_checks_reason || undefined,
+        },
+      );
+      // deno-lint-ignore no-explicit-any
+      return `${back}?released=${(done as any).version}`;
+    });
+  });
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/pipelines/:id/discard",
-      summary: "Purge a pipeline's draft",
-      access: "content.write_session",
-      params: id,
-      errors: ["pipeline.not_found"],
-    }),
-    async (c, { actor, workspace, params }) => {
-      const f = await formText(c);
-      try {
-        await deps.content.pipelines.purgeDraft(op({ actor, workspace }), params.id, f.body_hash);
-        // A sole draft takes the pipeline with it: then there is no page to go back to.
-        const left = await deps.content.pipelines.get(
-          op({ actor, workspace }).workspaceId,
-          params.id,
-        )
-          .catch(
-            () => null,
-          );
-        return c.redirect(left ? `/pipelines/${params.id}?discarded=1` : "/pipelines", 303);
-      } catch (e) {
-        return refusedBack(c, `/pipelines/${params.id}`, e);
-      }
-    },
-  );
+  formPost(router, {
+    path: "/partials/pipelines/:id/discard",
+    summary: "Purge a pipeline's draft",
+    access: "content.write_session",
+    params: id,
+    errors: ["pipeline.not_found"],
+  }, (c, { actor, workspace, params }, f) =>
+    actOrBack(c, `/pipelines/${params.id}`, async () => {
+      await deps.content.pipelines.purgeDraft(op({ actor, workspace }), params.id, f.body_hash);
+      // A sole draft takes the pipeline with it: then there is no page to go back to.
+      const left = await deps.content.pipelines.get(workspace.id, params.id).catch(() => null);
+      return left ? `/pipelines/${params.id}?discarded=1` : "/pipelines";
+    }));
 
+  const moves = {
+    restore: deps.content.pipelines.restore,
+    discard: deps.content.pipelines.discard,
+    current: deps.content.pipelines.switchCurrent,
+  };
   const versionMove = (
-    verb: "restore" | "discard" | "current",
+    verb: keyof typeof moves,
     summary: string,
     access: "content.write_session" | "versions.switch",
   ) =>
-    router.add(
-      pageRoute({
-        method: "post",
-        path: `/partials/pipelines/:id/versions/:version/${verb}`,
-        summary,
-        access,
-        params: z.object({ id: z.uuid(), version: z.coerce.number().int().min(1) }),
-        errors: ["pipeline.not_found"],
-      }),
-      async (c, { actor, workspace, params }) => {
-        const back = `/pipelines/${params.id}`;
-        try {
-          const move = verb === "restore"
-            ? deps.content.pipelines.restore
-            : verb === "discard"
-            ? deps.content.pipelines.discard
-            : deps.content.pipelines.switchCurrent;
-          await move.call(
-            deps.content.pipelines,
-            op({ actor, workspace }),
-            params.id,
-            params.version,
-          );
-          return c.redirect(`${back}?moved=${verb}-${params.version}`, 303);
-        } catch (e) {
-          return refusedBack(c, back, e);
-        }
-      },
-    );
+    formPost(router, {
+      path: `/partials/pipelines/:id/versions/:version/${verb}`,
+      summary,
+      access,
+      params: z.object({ id: z.uuid(), version: z.coerce.number().int().min(1) }),
+      errors: ["pipeline.not_found"],
+    }, (c, { actor, workspace, params }) => {
+      const back = `/pipelines/${params.id}`;
+      return actOrBack(c, back, async () => {
+        await moves[verb].call(
+          deps.content.pipelines,
+          op({ actor, workspace }),
+          params.id,
+          params.version,
+        );
+        return `${back}?moved=${verb}-${params.version}`;
+      });
+    });
   versionMove("restore", "Restore a discarded version", "content.write_session");
   versionMove("discard", "Discard a released version", "content.write_session");
   versionMove("current", "Make a released version the current one", "versions.switch");

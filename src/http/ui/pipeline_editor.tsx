@@ -18,7 +18,6 @@ import {
 } from "../../../ui/pages/pipeline_editor.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
-import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
 import {
   applyOp,
@@ -31,6 +30,7 @@ import {
 } from "./pipeline_form.ts";
 import {
   allows,
+  formPost,
   pageRoute,
   rethrowUnlessRefusal,
   shellContext,
@@ -254,8 +254,13 @@ export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
   };
 
   /** Create and save share one flow: a shape edit redraws, anything else goes to the service. */
-  const post = (mode: "new" | "edit") => async (c: AppContext, at: At, pipelineId?: string) => {
-    const f = await formText(c);
+  const post = (mode: "new" | "edit") =>
+  async (
+    c: AppContext,
+    at: At,
+    f: Record<string, string>,
+    pipelineId?: string,
+  ) => {
     const base = { mode, id: pipelineId, bodyHash: f.body_hash };
     let read: { draft: PipelineDraft; spec: Spec };
     try {
@@ -288,61 +293,48 @@ export function pipelineEditorRoutes(router: Router, deps: UiPageDeps): void {
   const create = post("new");
   const save = post("edit");
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/pipelines/create",
-      summary: "Create a pipeline from the editor form",
-      access: "content.write",
-    }),
-    (c, { actor, workspace }) => create(c, { actor, workspace }),
-  );
+  formPost(router, {
+    path: "/partials/pipelines/create",
+    summary: "Create a pipeline from the editor form",
+    access: "content.write",
+  }, (c, { actor, workspace }, f) => create(c, { actor, workspace }, f));
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/pipelines/:id/save",
-      summary: "Save a pipeline's draft from the editor form",
-      access: "content.write",
-      params: id,
-      errors: ["pipeline.not_found"],
-    }),
-    (c, { actor, workspace, params }) => save(c, { actor, workspace }, params.id),
-  );
+  formPost(router, {
+    path: "/partials/pipelines/:id/save",
+    summary: "Save a pipeline's draft from the editor form",
+    access: "content.write",
+    params: id,
+    errors: ["pipeline.not_found"],
+  }, (c, { actor, workspace, params }, f) => save(c, { actor, workspace }, f, params.id));
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/pipelines/editor/form",
-      summary: "The editor's form view redrawn from its JSON or its own fields",
-      access: "content.write",
-    }),
-    async (c, { actor, workspace }) => {
-      const f = await formText(c);
-      let spec: Spec;
-      try {
-        // `from=json`: the author is typing JSON (half-typed JSON leaves the form as it is).
-        // A shape edit applies to the view typed in last, as a save would read it.
-        spec = f.from === "json"
-          ? parseSpec(f.spec ?? "")
-          : f.op
-          ? specFromPost(f)
-          : specFromForm(f, parseSpec(f.spec_base ?? ""));
-      } catch {
-        return c.body(null, 204);
-      }
-      if (f.op) spec = applyOp(spec, f.op);
-      const lists = await choices({ actor, workspace });
-      return c.html(renderToString(
-        <PipelineForm
-          spec={spec}
-          base={JSON.stringify(spec)}
-          specJson={JSON.stringify(spec, null, 2)}
-          datasources={lists.datasources}
-          templates={lists.templates}
-          parameterTypes={lists.parameterTypes}
-        />,
-      ));
-    },
-  );
+  formPost(router, {
+    path: "/partials/pipelines/editor/form",
+    summary: "The editor's form view redrawn from its JSON or its own fields",
+    access: "content.write",
+  }, async (c, { actor, workspace }, f) => {
+    let spec: Spec;
+    try {
+      // `from=json`: the author is typing JSON (half-typed JSON leaves the form as it is).
+      // A shape edit applies to the view typed in last, as a save would read it.
+      spec = f.from === "json"
+        ? parseSpec(f.spec ?? "")
+        : f.op
+        ? specFromPost(f)
+        : specFromForm(f, parseSpec(f.spec_base ?? ""));
+    } catch {
+      return c.body(null, 204);
+    }
+    if (f.op) spec = applyOp(spec, f.op);
+    const lists = await choices({ actor, workspace });
+    return c.html(renderToString(
+      <PipelineForm
+        spec={spec}
+        base={JSON.stringify(spec)}
+        specJson={JSON.stringify(spec, null, 2)}
+        datasources={lists.datasources}
+        templates={lists.templates}
+        parameterTypes={lists.parameterTypes}
+      />,
+    ));
+  });
 }

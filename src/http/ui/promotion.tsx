@@ -9,14 +9,13 @@
 import { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
-import { PROMOTION_SENDER_ERRORS } from "../../promotion/mod.ts";
+import { promoteContext, PROMOTION_SENDER_ERRORS } from "../../promotion/mod.ts";
 import { PromotePage, type PromotePageProps } from "../../../ui/pages/promote.tsx";
 import type { RefusalView } from "../../../ui/components/promote_refusal.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
-import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
-import { pageRoute, shellContext, type UiPageDeps } from "./shell.ts";
+import { formPost, pageRoute, shellContext, type UiPageDeps } from "./shell.ts";
 
 const id = z.object({ id: z.uuid() });
 
@@ -74,12 +73,6 @@ export function promotionPageRoutes(router: Router, deps: UiPageDeps): void {
     return c.html(html, (shown.refusal?.status ?? 200) as 200);
   };
 
-  const sent = (at: { actor: Principal; workspace: WorkspaceContext }) => ({
-    actor: at.actor,
-    workspaceId: at.workspace.id,
-    workspaceName: at.workspace.name,
-  });
-
   router.add(
     pageRoute({
       method: "get",
@@ -95,27 +88,24 @@ export function promotionPageRoutes(router: Router, deps: UiPageDeps): void {
         c,
         { actor, workspace },
         params.id,
-        async () => ({ preview: await sender.preview(sent({ actor, workspace }), params.id) }),
+        async () => ({
+          preview: await sender.preview(promoteContext(actor, workspace), params.id),
+        }),
         { confirm: query.confirm === "push" },
       ),
   );
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/pipelines/:id/promote",
-      summary: "Push the pipeline's current release (and its closure) to the target",
-      access: "promotion.promote",
-      params: id,
-      errors: [...PROMOTION_SENDER_ERRORS],
-    }),
-    async (c, { actor, workspace, params }) => {
-      const f = await formText(c);
-      // As REST's `include_templates`: absent is true.
-      const includeTemplates = f.include_templates !== "false";
-      return await answer(c, { actor, workspace }, params.id, async () => ({
-        outcome: await sender.promote(sent({ actor, workspace }), params.id, includeTemplates),
-      }));
-    },
-  );
+  formPost(router, {
+    path: "/partials/pipelines/:id/promote",
+    summary: "Push the pipeline's current release (and its closure) to the target",
+    access: "promotion.promote",
+    params: id,
+    errors: [...PROMOTION_SENDER_ERRORS],
+  }, async (c, { actor, workspace, params }, f) => {
+    // As REST's `include_templates`: absent is true.
+    const includeTemplates = f.include_templates !== "false";
+    return await answer(c, { actor, workspace }, params.id, async () => ({
+      outcome: await sender.promote(promoteContext(actor, workspace), params.id, includeTemplates),
+    }));
+  });
 }

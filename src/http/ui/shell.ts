@@ -13,9 +13,11 @@ import type { Services } from "../../services.ts";
 import type { Theme, Visitor } from "../../../ui/layouts/base.tsx";
 import type { ShellContext } from "../../../ui/layouts/shell.tsx";
 import type { VersionRow } from "../../../ui/components/versions_card.tsx";
+import type { z } from "zod";
 import { AppError } from "../../errors/mod.ts";
 import type { AppContext } from "../context.ts";
-import type { RouteSpec } from "../routing.ts";
+import { formText } from "../input.ts";
+import type { AccessFor, RouteInput, Router, RouteSpec } from "../routing.ts";
 import { ensureCsrfToken } from "../cookies.ts";
 
 /** The UI's pages see every group, and whether cookies go out `Secure`. */
@@ -116,6 +118,35 @@ export function pageRoute<S extends Omit<RouteSpec, "tag" | "kind">>(
   return { ...spec, tag: "pages", kind: "html" };
 }
 
+/** A route's path parameters schema. */
+type Params = NonNullable<RouteSpec["params"]>;
+
+/**
+ * A browser form's post: a page route whose handler gets the form's text fields besides its
+ * input, since every such handler starts from what the person typed.
+ */
+export function formPost<
+  P extends Params = Params,
+  A extends RouteSpec["access"] = RouteSpec["access"],
+  F extends AccessFor | undefined = undefined,
+>(
+  router: Router,
+  spec: Omit<
+    RouteSpec<P, Params, z.ZodUndefined, A, F, undefined>,
+    "method" | "tag" | "kind"
+  >,
+  handler: (
+    c: AppContext,
+    input: RouteInput<P, Params, z.ZodUndefined, A, F>,
+    form: Record<string, string>,
+  ) => Response | Promise<Response>,
+): void {
+  router.add(
+    pageRoute({ ...spec, method: "post" }),
+    async (c, input) => handler(c, input, await formText(c)),
+  );
+}
+
 /**
  * A day from a filter's date field as the first (or, for `end`, the last) instant of that UTC
  * day; anything else is no bound.
@@ -168,8 +199,19 @@ export function withFlash(back: string, key: string, value: string): string {
   return `${path}${sep}${key}=${encodeURIComponent(value)}${hash ? `#${hash}` : ""}`;
 }
 
-/** A no-script form's refusal: back to `back` with `error=code: message` for the page to show. */
-export function refusedBack(c: AppContext, back: string, e: unknown): Response {
-  rethrowUnlessRefusal(e);
-  return c.redirect(withFlash(back, "error", `${e.code}: ${e.userMessage}`), 303);
+/**
+ * A no-script form's act: the browser goes on to the address `act` answers; a refusal sends it
+ * back to `back` with `error=code: message` for the page to show.
+ */
+export async function actOrBack(
+  c: AppContext,
+  back: string,
+  act: () => Promise<string>,
+): Promise<Response> {
+  try {
+    return c.redirect(await act(), 303);
+  } catch (e) {
+    rethrowUnlessRefusal(e);
+    return c.redirect(withFlash(back, "error", `${e.code}: ${e.userMessage}`), 303);
+  }
 }

@@ -16,12 +16,12 @@ import { renderPage } from "../../../ui/render.tsx";
 import { renderToString } from "preact-render-to-string";
 import { RenderPreview } from "../../../ui/components/render_preview.tsx";
 import type { AppContext } from "../context.ts";
-import { formText } from "../input.ts";
 import type { Router } from "../routing.ts";
 import {
+  actOrBack,
   allows,
+  formPost,
   pageRoute,
-  refusedBack,
   rethrowUnlessRefusal,
   shellContext,
   type UiPageDeps,
@@ -131,112 +131,95 @@ export function templateAuthoringRoutes(router: Router, deps: UiPageDeps): void 
     },
   );
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/templates/save",
-      summary: "Create or save a template from the editor form",
-      access: "content.write",
-    }),
-    async (c, { actor, workspace }) => {
-      const f = await formText(c);
-      const mode = f.mode === "edit" ? "edit" : "new";
-      const draft: TemplateDraft = {
-        id: f.id ?? "",
-        display_name: f.display_name ?? "",
-        description: f.description ?? "",
+  formPost(router, {
+    path: "/partials/templates/save",
+    summary: "Create or save a template from the editor form",
+    access: "content.write",
+  }, async (c, { actor, workspace }, f) => {
+    const mode = f.mode === "edit" ? "edit" : "new";
+    const draft: TemplateDraft = {
+      id: f.id ?? "",
+      display_name: f.display_name ?? "",
+      description: f.description ?? "",
+      dialect: f.dialect ?? dialects[0],
+      body: f.body ?? "",
+      imports: f.imports ?? "",
+    };
+    const op = { actor: actor, workspaceId: workspace.id };
+    try {
+      const input = {
+        id: draft.id,
+        display_name: draft.display_name,
+        description: draft.description || null,
+        dialect: draft.dialect,
+        body: draft.body,
+        imports: parseImports(draft.imports),
+      };
+      const saved = mode === "new"
+        ? await deps.content.templates.create(op, input)
+        : await deps.content.templates.update(op, f.body_hash, input);
+      return c.redirect(`/templates/view?id=${encodeURIComponent(saved.id)}&saved=1`, 303);
+    } catch (e) {
+      rethrowUnlessRefusal(e);
+      const error = { field: fieldOf(e), code: e.code, message: e.userMessage };
+      if (e.code === "template.version.conflict") {
+        const theirs = await deps.content.templates.get(op.workspaceId, draft.id);
+        const names = await userNames(deps, [theirs.updated_by]);
+        return editor(c, actor, {
+          mode,
+          draft,
+          bodyHash: f.body_hash,
+          error,
+          conflict: {
+            version: theirs.version,
+            status: theirs.status,
+            author: names.get(theirs.updated_by) ?? "someone",
+            body: theirs.body,
+            body_hash: theirs.body_hash,
+          },
+        }, 409);
+      }
+      return editor(
+        c,
+        actor,
+        { mode, draft, bodyHash: f.body_hash, error },
+        e.status as 400 | 404 | 409,
+      );
+    }
+  });
+
+  formPost(router, {
+    path: "/partials/templates/release",
+    summary: "Release a template's draft from its page",
+    access: "versions.release",
+  }, (c, { actor, workspace }, f) => {
+    const op = { actor: actor, workspaceId: workspace.id };
+    const back = `/templates/view?id=${encodeURIComponent(f.id ?? "")}`;
+    return actOrBack(c, back, async () => {
+      const done = await deps.content.templates.release(op, f.id ?? "", f.body_hash);
+      return `${back}&released=${done.version}`;
+    });
+  });
+
+  formPost(router, {
+    path: "/partials/templates/preview",
+    summary: "Render the editor's unsaved text: the SQL and the placeholders it binds",
+    access: "content.write",
+  }, async (c, { workspace }, f) => {
+    try {
+      const out = await deps.content.templates.preview(workspace.id, {
+        id: f.id,
         dialect: f.dialect ?? dialects[0],
         body: f.body ?? "",
-        imports: f.imports ?? "",
-      };
-      const op = { actor: actor, workspaceId: workspace.id };
-      try {
-        const input = {
-          id: draft.id,
-          display_name: draft.display_name,
-          description: draft.description || null,
-          dialect: draft.dialect,
-          body: draft.body,
-          imports: parseImports(draft.imports),
-        };
-        const saved = mode === "new"
-          ? await deps.content.templates.create(op, input)
-          : await deps.content.templates.update(op, f.body_hash, input);
-        return c.redirect(`/templates/view?id=${encodeURIComponent(saved.id)}&saved=1`, 303);
-      } catch (e) {
-        rethrowUnlessRefusal(e);
-        const error = { field: fieldOf(e), code: e.code, message: e.userMessage };
-        if (e.code === "template.version.conflict") {
-          const theirs = await deps.content.templates.get(op.workspaceId, draft.id);
-          const names = await userNames(deps, [theirs.updated_by]);
-          return editor(c, actor, {
-            mode,
-            draft,
-            bodyHash: f.body_hash,
-            error,
-            conflict: {
-              version: theirs.version,
-              status: theirs.status,
-              author: names.get(theirs.updated_by) ?? "someone",
-              body: theirs.body,
-              body_hash: theirs.body_hash,
-            },
-          }, 409);
-        }
-        return editor(
-          c,
-          actor,
-          { mode, draft, bodyHash: f.body_hash, error },
-          e.status as 400 | 404 | 409,
-        );
-      }
-    },
-  );
-
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/templates/release",
-      summary: "Release a template's draft from its page",
-      access: "versions.release",
-    }),
-    async (c, { actor, workspace }) => {
-      const f = await formText(c);
-      const op = { actor: actor, workspaceId: workspace.id };
-      const back = `/templates/view?id=${encodeURIComponent(f.id ?? "")}`;
-      try {
-        const done = await deps.content.templates.release(op, f.id ?? "", f.body_hash);
-        return c.redirect(`${back}&released=${done.version}`, 303);
-      } catch (e) {
-        return refusedBack(c, back, e);
-      }
-    },
-  );
-
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/templates/preview",
-      summary: "Render the editor's unsaved text: the SQL and the placeholders it binds",
-      access: "content.write",
-    }),
-    async (c, { workspace }) => {
-      const f = await formText(c);
-      try {
-        const out = await deps.content.templates.preview(workspace.id, {
-          id: f.id,
-          dialect: f.dialect ?? dialects[0],
-          body: f.body ?? "",
-          imports: parseImports(f.imports ?? ""),
-        });
-        return c.html(
-          renderToString(<RenderPreview sql={out.sql} placeholders={out.placeholders} />),
-        );
-      } catch (e) {
-        rethrowUnlessRefusal(e);
-        // The preview answers 200 either way: htmx swaps only successes, and a refusal is content.
-        return c.html(renderToString(<RenderPreview error={`${e.code}: ${e.userMessage}`} />));
-      }
-    },
-  );
+        imports: parseImports(f.imports ?? ""),
+      });
+      return c.html(
+        renderToString(<RenderPreview sql={out.sql} placeholders={out.placeholders} />),
+      );
+    } catch (e) {
+      rethrowUnlessRefusal(e);
+      // The preview answers 200 either way: htmx swaps only successes, and a refusal is content.
+      return c.html(renderToString(<RenderPreview error={`${e.code}: ${e.userMessage}`} />));
+    }
+  });
 }

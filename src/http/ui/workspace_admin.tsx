@@ -18,9 +18,8 @@ import {
 } from "../../../ui/pages/workspace.tsx";
 import { renderPage } from "../../../ui/render.tsx";
 import type { AppContext } from "../context.ts";
-import { formText } from "../input.ts";
-import type { Router } from "../routing.ts";
-import { pageRoute, shellContext, type UiPageDeps, userNames } from "./shell.ts";
+import type { Router, RouteSpec } from "../routing.ts";
+import { formPost, pageRoute, shellContext, type UiPageDeps, userNames } from "./shell.ts";
 
 const named = z.object({ name: z.string().max(200) });
 const member = named.extend({ user_id: z.string().max(64) });
@@ -162,40 +161,41 @@ export function workspacePageRoutes(router: Router, deps: UiPageDeps): void {
     (c, { actor, workspace }) => page(c, actor, workspace.name, {}),
   );
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/workspaces/:name/members/:user_id/flags",
-      summary: "Replace a member's flags from their row; htmx gets the row back",
-      access: "members.manage",
-      workspaceParam: "name",
-      params: member,
-      errors: ["workspace.last_admin", "workspace.inactive"],
-    }),
-    async (c, { actor, params, workspace }) => {
-      const flags = flagsOf(await formText(c));
-      try {
-        const row = await ws.setFlags(actor, workspace.name, params.user_id, flags);
-        changed();
-        if (!isHtmx(c)) {
-          const to = `${pageOf(workspace.name)}#member-${row.user_id}`;
-          return c.redirect(to, 303);
-        }
-        return c.html(renderToString(
-          <MemberRow
-            m={viewOf(row, actor)}
-            base={pageOf(workspace.name)}
-            workspace={workspace.name}
-            csrf={c.req.header("svc-csrf-token") ?? ""}
-            saved
-          />,
-        ));
-      } catch (e) {
-        if (!refusal(e)) throw e;
-        return await refusedOnRow(c, actor, workspace.name, params.user_id, e);
+  // The acts on one member's row, judged as their REST twins are.
+  const onMember = {
+    access: "members.manage",
+    workspaceParam: "name",
+    params: member,
+    errors: ["workspace.last_admin", "workspace.inactive"],
+  } satisfies Partial<RouteSpec>;
+
+  formPost(router, {
+    path: "/partials/workspaces/:name/members/:user_id/flags",
+    summary: "Replace a member's flags from their row; htmx gets the row back",
+    ...onMember,
+  }, async (c, { actor, params, workspace }, f) => {
+    const flags = flagsOf(f);
+    try {
+      const row = await ws.setFlags(actor, workspace.name, params.user_id, flags);
+      changed();
+      if (!isHtmx(c)) {
+        const to = `${pageOf(workspace.name)}#member-${row.user_id}`;
+        return c.redirect(to, 303);
       }
-    },
-  );
+      return c.html(renderToString(
+        <MemberRow
+          m={viewOf(row, actor)}
+          base={pageOf(workspace.name)}
+          workspace={workspace.name}
+          csrf={c.req.header("svc-csrf-token") ?? ""}
+          saved
+        />,
+      ));
+    } catch (e) {
+      if (!refusal(e)) throw e;
+      return await refusedOnRow(c, actor, workspace.name, params.user_id, e);
+    }
+  });
 
   /** A refusal of a member's act: on their row (htmx: the row alone), else at the top. */
   const refusedOnRow = async (
@@ -239,10 +239,7 @@ export function workspacePageRoutes(router: Router, deps: UiPageDeps): void {
       method: "post",
       path: "/partials/workspaces/:name/members/:user_id/remove",
       summary: "Remove a member (asked first on the page)",
-      access: "members.manage",
-      workspaceParam: "name",
-      params: member,
-      errors: ["workspace.last_admin", "workspace.inactive"],
+      ...onMember,
     }),
     async (c, { actor, params, workspace }) => {
       const gone = (await ws.members(workspace.name)).members
@@ -263,49 +260,44 @@ export function workspacePageRoutes(router: Router, deps: UiPageDeps): void {
     },
   );
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/workspaces/:name/members",
-      summary: "Add a member by email, or invite someone without an account yet",
-      access: "members.manage",
-      workspaceParam: "name",
-      reachDeactivated: true,
-      params: named,
-      errors: [
-        "pipeline.execution.invalid_parameter_type",
-        "auth.login.domain_not_allowed",
-        "workspace.inactive",
-      ],
-    }),
-    async (c, { actor, workspace }) => {
-      const f = await formText(c);
-      const draft = { email: f.email ?? "", ...flagsOf(f) };
-      const email = draft.email.trim().toLowerCase();
-      try {
-        // The service answers a member either way; only the list before tells "already one".
-        const before = await ws.members(workspace.name);
-        const result = await ws.addMember(actor, workspace.name, draft);
-        changed();
-        const done = result.status === 202
-          ? "invited"
-          : before.members.some((m) => m.user_id === result.member.user_id)
-          ? "existing"
-          : "added";
-        const who = encodeURIComponent(email);
-        return c.redirect(`${pageOf(workspace.name)}?done=${done}&who=${who}`, 303);
-      } catch (e) {
-        if (!refusal(e)) throw e;
-        const d = e.details as Record<string, unknown>;
-        const field = d.field === "email" || e.code === "auth.login.domain_not_allowed"
-          ? "email"
-          : undefined;
-        return page(c, actor, workspace.name, {
-          add: { draft, error: { code: e.code, message: e.message, field } },
-        }, e.status);
-      }
-    },
-  );
+  formPost(router, {
+    path: "/partials/workspaces/:name/members",
+    summary: "Add a member by email, or invite someone without an account yet",
+    access: "members.manage",
+    workspaceParam: "name",
+    reachDeactivated: true,
+    params: named,
+    errors: [
+      "pipeline.execution.invalid_parameter_type",
+      "auth.login.domain_not_allowed",
+      "workspace.inactive",
+    ],
+  }, async (c, { actor, workspace }, f) => {
+    const draft = { email: f.email ?? "", ...flagsOf(f) };
+    const email = draft.email.trim().toLowerCase();
+    try {
+      // The service answers a member either way; only the list before tells "already one".
+      const before = await ws.members(workspace.name);
+      const result = await ws.addMember(actor, workspace.name, draft);
+      changed();
+      const done = result.status === 202
+        ? "invited"
+        : before.members.some((m) => m.user_id === result.member.user_id)
+        ? "existing"
+        : "added";
+      const who = encodeURIComponent(email);
+      return c.redirect(`${pageOf(workspace.name)}?done=${done}&who=${who}`, 303);
+    } catch (e) {
+      if (!refusal(e)) throw e;
+      const d = e.details as Record<string, unknown>;
+      const field = d.field === "email" || e.code === "auth.login.domain_not_allowed"
+        ? "email"
+        : undefined;
+      return page(c, actor, workspace.name, {
+        add: { draft, error: { code: e.code, message: e.message, field } },
+      }, e.status);
+    }
+  });
 
   router.add(
     pageRoute({
@@ -334,36 +326,32 @@ export function workspacePageRoutes(router: Router, deps: UiPageDeps): void {
     },
   );
 
-  router.add(
-    pageRoute({
-      method: "post",
-      path: "/partials/workspaces/:name/settings",
-      summary: "Change a workspace's display name",
-      access: "workspaces.update",
-      workspaceParam: "name",
-      params: named,
-      errors: ["pipeline.execution.invalid_parameter_type", "workspace.inactive"],
-    }),
-    async (c, { actor, workspace }) => {
-      const displayName = (await formText(c)).display_name ?? "";
-      try {
-        await ws.update(actor, workspace.name, { display_name: displayName });
-      } catch (e) {
-        if (!refusal(e)) throw e;
-        const d = e.details as Record<string, unknown>;
-        return page(c, actor, workspace.name, {
-          settings: {
-            display_name: displayName,
-            error: {
-              code: e.code,
-              message: e.message,
-              field: d.field === "display_name" ? "display_name" : undefined,
-            },
+  formPost(router, {
+    path: "/partials/workspaces/:name/settings",
+    summary: "Change a workspace's display name",
+    access: "workspaces.update",
+    workspaceParam: "name",
+    params: named,
+    errors: ["pipeline.execution.invalid_parameter_type", "workspace.inactive"],
+  }, async (c, { actor, workspace }, f) => {
+    const displayName = f.display_name ?? "";
+    try {
+      await ws.update(actor, workspace.name, { display_name: displayName });
+    } catch (e) {
+      if (!refusal(e)) throw e;
+      const d = e.details as Record<string, unknown>;
+      return page(c, actor, workspace.name, {
+        settings: {
+          display_name: displayName,
+          error: {
+            code: e.code,
+            message: e.message,
+            field: d.field === "display_name" ? "display_name" : undefined,
           },
-        }, e.status);
-      }
-      changed();
-      return c.redirect(`${pageOf(workspace.name)}?done=settings`, 303);
-    },
-  );
+        },
+      }, e.status);
+    }
+    changed();
+    return c.redirect(`${pageOf(workspace.name)}?done=settings`, 303);
+  });
 }

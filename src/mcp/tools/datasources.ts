@@ -21,7 +21,7 @@ import type { RowCaps } from "../../lib/bounded_rows.ts";
 import { probeOffset, probePage, probeReach } from "../probe_pages.ts";
 import { rowsShape } from "../rows.ts";
 import { defineTool, READ, RUN } from "../tool.ts";
-import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
+import { listPage, pageArgs, pagedOutput } from "../paging.ts";
 
 const name = z.string().min(1).max(200).describe(
   "The datasource's name, as datasources_list gives it, e.g. `shop`",
@@ -61,15 +61,12 @@ export const tools = [
     // The summary's schema is the projection: the output check keeps only its fields.
     output: pagedOutput(datasourceSummaryView),
     annotations: READ,
-    handler: async (s, ctx, args) => {
-      const page = clampPage(s, args);
-      const dialect = args.dialect || undefined;
-      const { items, total } = await s.content.datasources.list(ctx.actor, ctx.workspace, {
-        ...page,
-        dialect,
-      });
-      return paged(items, page, total);
-    },
+    handler: (s, ctx, args) =>
+      listPage(s, args, (page) =>
+        s.content.datasources.list(ctx.actor, ctx.workspace, {
+          ...page,
+          dialect: args.dialect || undefined,
+        })),
   }),
   defineTool({
     name: "datasources_get",

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { type EndpointContext, endpointView } from "../../endpoints/mod.ts";
 import { CREATE, defineTool, READ, REMOVE, type ToolContext } from "../tool.ts";
-import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
+import { listPage, pageArgs, pagedOutput } from "../paging.ts";
 
 const path = z.string().min(1).max(300).describe("The endpoint's path_pattern, e.g. /shop/{id}");
 const ctxOf = (ctx: ToolContext): EndpointContext => ({
@@ -25,11 +25,8 @@ export const tools = [
     input: z.strictObject({ ...pageArgs }),
     output: pagedOutput(endpointView),
     annotations: READ,
-    handler: async (s, ctx, args) => {
-      const page = clampPage(s, args);
-      const { items, total } = await s.publishing.endpoints.list(ctxOf(ctx), page);
-      return paged(items, page, total);
-    },
+    handler: (s, ctx, args) =>
+      listPage(s, args, (page) => s.publishing.endpoints.list(ctxOf(ctx), page)),
   }),
   defineTool({
     name: "endpoints_get",

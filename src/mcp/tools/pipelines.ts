@@ -8,7 +8,7 @@ import { z } from "zod";
 import { executionView } from "../../executions/mod.ts";
 import type { Principal, WorkspaceContext } from "../../identity/mod.ts";
 import { bodyParts, checkRunsView, pipelineRowView, pipelineView } from "../../pipelines/mod.ts";
-import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
+import { listPage, pageArgs, pagedOutput } from "../paging.ts";
 import { pageRowsArg, rowsShape } from "../rows.ts";
 import { CREATE, defineTool, EXECUTE, OVERWRITE, READ, RUN } from "../tool.ts";
 import type { Services } from "../../services.ts";
@@ -128,15 +128,13 @@ export const tools = [
     }),
     output: pagedOutput(pipelineRowView),
     annotations: READ,
-    handler: async (s, ctx, a) => {
-      const page = clampPage(s, a);
+    handler: (s, ctx, a) => {
       const filter = {
         owner: a.owner || undefined,
         datasource: a.datasource || undefined,
         q: a.q || undefined,
       };
-      const { items, total } = await s.content.pipelines.list(ctx.workspace.id, filter, page);
-      return paged(items, page, total);
+      return listPage(s, a, (page) => s.content.pipelines.list(ctx.workspace.id, filter, page));
     },
   }),
   defineTool({

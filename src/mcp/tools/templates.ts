@@ -19,7 +19,7 @@ import {
 } from "../../templates/mod.ts";
 import type { OpContext } from "../../versions/mod.ts";
 import { CREATE, defineTool, OVERWRITE, READ, REMOVE, type ToolContext } from "../tool.ts";
-import { clampPage, pageArgs, paged, pagedOutput } from "../paging.ts";
+import { listPage, pageArgs, pagedOutput } from "../paging.ts";
 
 const NAME_MAX = 1000;
 const id = z.string().min(1).max(NAME_MAX).describe(
@@ -51,15 +51,13 @@ export const tools = [
     }),
     output: pagedOutput(templateRowView),
     annotations: READ,
-    handler: async (s, ctx, args) => {
-      const page = clampPage(s, args);
+    handler: (s, ctx, args) => {
       const filter = {
         dialect: args.dialect as (typeof TEMPLATE_DIALECTS)[number] | undefined,
         type: args.type,
         q: args.q || undefined,
       };
-      const { items, total } = await s.content.templates.list(ctx.workspace.id, filter, page);
-      return paged(items, page, total);
+      return listPage(s, args, (page) => s.content.templates.list(ctx.workspace.id, filter, page));
     },
   }),
   defineTool({

@@ -17,6 +17,18 @@ export const STREAM_TIMEOUT_MS = 60_000;
 
 const TERMINAL = /^event: (pipeline_completed|pipeline_failed|execution_aborted)$/m;
 
+/**
+ * After a 429, 502 or 503 a client waits as a well-behaved one does: `Retry-After` (at most 1 s),
+ * else 200 ms. Without it, the clients of a fast machine spent the whole request bound on the
+ * balancer's instant 502s while Redis was down, and the phases after it ran with no load.
+ */
+async function backOff(res: Response): Promise<void> {
+  if (res.status !== 429 && res.status !== 502 && res.status !== 503) return;
+  const after = Number(res.headers.get("retry-after"));
+  const ms = Number.isFinite(after) && after > 0 ? Math.min(1_000, after * 1_000) : 200;
+  await new Promise((r) => setTimeout(r, ms));
+}
+
 export interface Target {
   base: () => string;
   content: Content;
@@ -51,6 +63,7 @@ export async function execute(
     return { text: "" };
   }
   await rec.answer("execute", res, performance.now() - t0);
+  await backOff(res);
   const id = res.headers.get("SVC-Execution-Id") ?? undefined;
   if (!res.ok || !id) return { text: "" };
   phase.started.add(id);
@@ -86,6 +99,7 @@ async function call(
     const ms = performance.now() - t0;
     if (!res.ok) {
       await t.recorder.answer(op, res, ms);
+      await backOff(res);
       return { res };
     }
     const text = await res.text();

@@ -50,13 +50,17 @@ const lexed: Record<SqlFlavor, Map<string, readonly SqlCodeToken[]>> = {
   duckdb: new Map(),
 };
 const LEXED_MAX = 500;
+/** Longer texts are lexed on every call: 500 author texts of megabytes each would stay in memory. */
+export const LEXED_TEXT_MAX = 16_384;
 
 /**
  * `sqlCode(sql, flavor)` as a list, lexed once per text: statements are pipeline texts, a handful
  * per datasource, run again on every call (a serve lexed its read each time). A flood of distinct
- * texts starts the cache over. The tokens are shared: not to be changed.
+ * texts starts the cache over, and a text past LEXED_TEXT_MAX is never kept. The tokens are
+ * shared: not to be changed.
  */
 export function sqlCodeTokens(sql: string, flavor: SqlFlavor): readonly SqlCodeToken[] {
+  if (sql.length > LEXED_TEXT_MAX) return [...sqlCode(sql, flavor)];
   const cache = lexed[flavor];
   let tokens = cache.get(sql);
   if (tokens === undefined) {

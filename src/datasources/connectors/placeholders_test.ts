@@ -1,6 +1,6 @@
 import { deepEqual, equal, notStrictEqual, strictEqual, throws } from "node:assert/strict";
 import { AppError } from "../../errors/mod.ts";
-import { sqlCode, sqlCodeTokens } from "../../lib/sql_placeholders.ts";
+import { LEXED_TEXT_MAX, sqlCode, sqlCodeTokens } from "../../lib/sql_placeholders.ts";
 import { pgArrayLiteral, type SqlFlavor, translatePlaceholders } from "./placeholders.ts";
 
 const t = translatePlaceholders;
@@ -182,4 +182,12 @@ Deno.test("a statement is lexed once per text and flavor; each call binds its ow
   });
   deepEqual(translatePlaceholders(sql, { a: [2, 3] }, "sqlite").values, [2, 3]);
   deepEqual(translatePlaceholders(sql, { a: 4 }, "postgres").values, [4]);
+});
+
+Deno.test("a statement longer than the cache's text bound is lexed each time, never kept", () => {
+  const sql = `select :a as a -- ${"x".repeat(LEXED_TEXT_MAX)}\n`;
+  const first = sqlCodeTokens(sql, "postgres");
+  notStrictEqual(sqlCodeTokens(sql, "postgres"), first);
+  deepEqual(first, [...sqlCode(sql, "postgres")]);
+  deepEqual(translatePlaceholders(sql, { a: 5 }, "postgres").values, [5]);
 });

@@ -1,19 +1,9 @@
 import type { ComponentChildren } from "preact";
-
-/** A node's statement as its run rendered it, with the values bound to its placeholders. */
-export interface NodeDetailData {
-  node_id: string;
-  type: string;
-  sql: string | null;
-  bound: { name: string; value: unknown }[];
-  derived: Record<string, unknown>;
-  template?: { id: string; version: number };
-  output: { target: string; table?: string; datasource?: string } | null;
-}
+import type { NodeSqlView } from "../../src/executions/mod.ts";
 
 /** What a node's disclosure shows about its rows, by where they went. */
 function Rows(props: {
-  data: NodeDetailData;
+  data: NodeSqlView;
   runId: string;
   resultKept: boolean;
   child?: { execution_id: string } | null;
@@ -87,7 +77,7 @@ function Rows(props: {
 /** The body of a node's disclosure on the run view (`/partials/runs/{id}/nodes/{node}`). */
 export function NodeDetail(props: {
   runId: string;
-  data: NodeDetailData | null;
+  data: NodeSqlView | null;
   /** Why nothing could be rendered (the pinned version is gone), when `data` is null. */
   missing?: string;
   resultKept: boolean;

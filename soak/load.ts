@@ -40,7 +40,7 @@ export async function execute(
   t: Target,
   pipelineId: string,
   onStarted?: (id: string, upstream: string | null) => void,
-): Promise<{ id?: string; terminal?: string; text: string }> {
+): Promise<{ id?: string; terminal?: string; status?: number; text: string }> {
   const { recorder: rec } = t;
   const phase = rec.current;
   const t0 = performance.now();
@@ -60,12 +60,12 @@ export async function execute(
     });
   } catch (e) {
     rec.failed("execute", e, performance.now() - t0);
-    return { text: "" };
+    return { text: `no answer: ${(e as Error).message}` };
   }
   await rec.answer("execute", res, performance.now() - t0);
   await backOff(res);
   const id = res.headers.get("SVC-Execution-Id") ?? undefined;
-  if (!res.ok || !id) return { text: "" };
+  if (!res.ok || !id) return { status: res.status, text: `answered ${res.status} without a run` };
   phase.started.add(id);
   rec.acknowledged("execution", id);
   onStarted?.(id, res.headers.get("x-soak-upstream"));
@@ -81,7 +81,7 @@ export async function execute(
   const terminal = TERMINAL.exec(text)?.[1];
   if (terminal) phase.endedOnStream.add(id);
   else if (!rec.allowDrops) rec.violation(`execute ${id}: stream ended without a terminal frame`);
-  return { id, terminal, text };
+  return { id, terminal, status: res.status, text };
 }
 
 async function call(

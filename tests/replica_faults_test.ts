@@ -31,6 +31,21 @@ interface FaultWorld {
 const REAPER_WINDOW_MS = 15_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * A run that completes, asked for as a client does: every replica answers `/ready` again, yet a
+ * replica's next statement may still meet a connection the fault closed and answer 503
+ * `service.unavailable` (a loaded CI run once saw the first run after `/ready` refused), which is
+ * documented, so the client asks again for up to 10 s. Any other answer ends the wait.
+ */
+async function completesAgain(t: Target, pipeline: string) {
+  const until = performance.now() + 10_000;
+  for (;;) {
+    const run = await execute(t, pipeline);
+    const refused = run.status === 429 || run.status === 502 || run.status === 503;
+    if (run.terminal || !refused || performance.now() > until) return run;
+  }
+}
+
 function faultTest(name: string, fault: (w: FaultWorld) => Promise<void>): void {
   Deno.test({
     name: `[postgres+redis] ${name}`,
@@ -54,7 +69,7 @@ function faultTest(name: string, fault: (w: FaultWorld) => Promise<void>): void 
         await writePipeline(t, -1);
         await fault({ cluster: c, t, redis, pg });
         // Recovered without a restart of anything but the faulted part: a run completes again.
-        const after = await execute(t, started.content.fastPipeline);
+        const after = await completesAgain(t, started.content.fastPipeline);
         equal(after.terminal, "pipeline_completed", after.text);
         await writeKey(t, -2);
         await writePipeline(t, -2);

@@ -2,11 +2,12 @@
  * Warm staging and embedded reads (issue 25, items 5 and 6), over HTTP with a key, the path a
  * caller takes: the demo content published as endpoints, measured on two servers in one run.
  *  - baseline: `service.executor.staging-pool-size` 0 (a new DuckDB instance per staged run, as
- *    before the pool) and the demo datasources on one connection each (the old embedded default);
+ *    before the pool, and a new SQLite worker per SQLite-staged run) and the demo datasources on
+ *    one connection each (the old embedded default);
  *  - now: the defaults (the staging pool, a reader per core).
  * Rows: staged runs per second at 10 clients (`demo/revenue_vs_target`: DuckDB and SQLite reads
  * staged and joined in tempdb), the same pipeline for a lone caller (p50), a one-node tempdb
- * `SELECT :v` for a lone caller (p50; and on SQLite staging, which is not pooled), and
+ * `SELECT :v` for a lone caller (p50; on DuckDB and on SQLite staging, both pooled), and
  * `demo/top_customers` (one read of the DuckDB shop) at 8 clients. Ratios now / baseline.
  */
 import { sessionHeaders, userKey } from "../tests/support/access_fixtures.ts";

@@ -2,7 +2,8 @@
  * Staging reuse, through the real app over HTTP on both stores, with a pool of one instance so
  * every run lands on the instance the run before used (docs/executions.md#the-staging-pool): a
  * run that staged tables under guessable names, and tried to leave anything else behind, leaves
- * nothing a later run can see, by any listing DuckDB offers or by guessing.
+ * nothing a later run can see, by any listing DuckDB offers or by guessing. The same for the
+ * SQLite staging engine's pooled worker.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import type { EventFrame } from "../src/executions/event_order.ts";
@@ -70,10 +71,16 @@ const GUESSES = [
   "SELECT left_macro(1)",
 ];
 
-async function run(s: TestServer, h: Record<string, string>, nodes: unknown[]) {
+async function run(
+  s: TestServer,
+  h: Record<string, string>,
+  nodes: unknown[],
+  settings?: { staging_engine: "sqlite" },
+) {
   const created = await call(s, "POST", "/api/v1/pipelines", h, {
     name: `reuse/${crypto.randomUUID().slice(0, 8)}`,
     nodes,
+    ...(settings ? { settings } : {}),
   });
   equal(created.status, 201, JSON.stringify(created.body));
   const res = await s.fetch(`/api/v1/pipelines/${created.body.data.id}/execute`, {
@@ -85,7 +92,9 @@ async function run(s: TestServer, h: Record<string, string>, nodes: unknown[]) {
   const events: EventFrame[] = await frames(res).rest();
   // The next run must find this run's instance reset and waiting: the pool holds one.
   const pool = s.runtime.stagingPool;
-  await eventually(() => pool.stats().lent === 0, { what: "the run to give its instance back" });
+  await eventually(() => pool.stats().lent === 0 && pool.stats().sqlite.lent === 0, {
+    what: "the run to give its instance back",
+  });
   await pool.settled();
   return {
     events,
@@ -147,6 +156,85 @@ forEachStoreKind(
       const stats = pool.stats();
       equal(stats.discarded, 0, "no run could dirty the instance");
       ok(stats.reused > ATTEMPTS.length, `the runs reused one instance: ${JSON.stringify(stats)}`);
+      equal(stats.created, 1);
+    } finally {
+      await s.close();
+    }
+  },
+);
+
+/** What a SQLite staged run can learn of its database: every schema object, main and temp. */
+const SQLITE_LOOK = `SELECT
+  (SELECT coalesce(group_concat(type || ':' || name, ','), '') FROM
+    (SELECT type, name FROM sqlite_schema ORDER BY 1, 2)) AS main,
+  (SELECT coalesce(group_concat(type || ':' || name, ','), '') FROM
+    (SELECT type, name FROM sqlite_temp_schema ORDER BY 1, 2)) AS temp`;
+
+/**
+ * What a SQLite staged run may make in its own database (author SQL may write there; the run
+ * answers zero rows): none of it may outlive the run.
+ */
+const SQLITE_LEFTOVERS = [
+  "CREATE TEMP TABLE left_temp AS SELECT 42 AS secret",
+  "CREATE VIEW left_view AS SELECT 42 AS secret",
+  "CREATE TABLE left_made AS SELECT 42 AS secret",
+];
+
+/** What it tries outside its database or its connection's settings: every one is refused. */
+const SQLITE_ATTEMPTS = [
+  "ATTACH ':memory:' AS left_db",
+  "PRAGMA user_version = 42",
+  "PRAGMA temp_store = MEMORY",
+];
+
+forEachStoreKind(
+  "a reused SQLite staging worker shows a run nothing an earlier run left",
+  async (store) => {
+    const s = await startTestServer({ store, env: { SERVICE_EXECUTOR_STAGING_POOL_SIZE: "1" } });
+    const sqlite = { staging_engine: "sqlite" } as const;
+    try {
+      const fx = await seedRoles(s.runtime);
+      const author = await sessionHeaders(s.runtime, fx.users.author, "acme");
+      const look = async () => {
+        const nodes = [dql("look", { source: "tempdb", sql: SQLITE_LOOK })];
+        const { ready, failed } = await run(s, author, nodes, sqlite);
+        ok(ready, JSON.stringify(failed));
+        return ready.rows;
+      };
+      const before = await look();
+
+      const left = await run(s, author, [
+        dql("a", {
+          source: "tempdb",
+          sql: "SELECT 42 AS secret",
+          output: { target: "tempdb", table: "left_table" },
+        }),
+        dql("seen", { source: "tempdb", depends_on: ["a"], sql: "SELECT * FROM left_table" }),
+      ], sqlite);
+      equal(left.ready?.rows[0][0], 42, JSON.stringify(left.failed));
+      for (const sql of SQLITE_LEFTOVERS) {
+        const made = await run(s, author, [dql("make", { source: "tempdb", sql })], sqlite);
+        ok(made.ready, `${sql}: ${JSON.stringify(made.failed)}`);
+      }
+      for (const sql of SQLITE_ATTEMPTS) {
+        const { failed } = await run(s, author, [dql("try", { source: "tempdb", sql })], sqlite);
+        ok(failed, `${sql}: not refused`);
+      }
+
+      deepEqual(await look(), before, "the database looks as it did before any of it");
+      for (const name of ["left_table", "left_temp", "left_view", "left_made"]) {
+        const nodes = [dql("guess", { source: "tempdb", sql: `SELECT * FROM ${name}` })];
+        const { ready, failed } = await run(s, author, nodes, sqlite);
+        ok(!ready, `${name}: found ${JSON.stringify(ready?.rows)}`);
+        const error = (failed as { error: { details: { reason?: string } } }).error;
+        ok(/no such table/i.test(String(error.details.reason)), JSON.stringify(error));
+      }
+      const stats = s.runtime.stagingPool.stats().sqlite;
+      equal(stats.discarded, 0, "no run could dirty the worker");
+      ok(
+        stats.reused > SQLITE_ATTEMPTS.length,
+        `the runs reused one worker: ${JSON.stringify(stats)}`,
+      );
       equal(stats.created, 1);
     } finally {
       await s.close();

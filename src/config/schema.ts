@@ -179,7 +179,7 @@ export const serviceSchema = z.strictObject({
       "Memory limit of every DuckDB instance that runs author SQL (each execution's staging database, DUCKDB and LAKE datasources); past it DuckDB spills to disk or fails the statement",
     ),
     "staging-pool-size": z.int().min(0).max(64).default(4).describe(
-      "Staging DuckDB instances kept warm between runs, each lent to one run at a time and reset (or discarded) after it; 0 keeps none and creates one per run",
+      "Staging hosts kept warm between runs, per engine (DuckDB instances, SQLite workers), each lent to one run at a time and reset (or discarded) after it; 0 keeps none and makes one per run",
     ),
     "error-detail": z.enum(["full", "structured"]).default("full").describe(
       "Failure records name the node, SQL and exception chain (full) or only code and details",

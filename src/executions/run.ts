@@ -388,7 +388,7 @@ export class Execution {
       template: (id, version) => this.#o.catalog.template(r.workspaceId, id, version),
       staging:
         () => (this.#staging ??= this.#prepared.body.settings.staging_engine === "sqlite"
-          ? new SqliteStaging()
+          ? new SqliteStaging(this.#o.stagingPool.sqlite)
           : DuckdbStaging.lease(this.#o.stagingPool, this.#o.limits.duckdbMemoryMb)),
       caller: this.#options.delivery ?? this.#resultOutput(),
       abortReason: () => this.#abortReason ?? "cancelled",

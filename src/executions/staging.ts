@@ -35,7 +35,8 @@ import {
   type WireType,
   type WireValue,
 } from "../datasources/mod.ts";
-import { STAGING_DATABASE, type StagingLease, type StagingPool } from "./staging_pool.ts";
+import { type DuckdbHost, STAGING_DATABASE, type StagingPool } from "./staging_pool.ts";
+import type { WarmLease } from "./warm_pool.ts";
 
 /** The probe's own in-memory DuckDB, made on the first probe and again after a failed one. */
 let prober: Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> | undefined;
@@ -237,11 +238,11 @@ export class DuckdbStaging implements Staging {
   readonly connector: Connector;
   readonly #pool: Pool<DuckDBConnection>;
   /** The pooled instance's lease, once the run's first connection asked for it. */
-  readonly #leased: () => Promise<StagingLease> | undefined;
+  readonly #leased: () => Promise<WarmLease<DuckdbHost>> | undefined;
 
   private constructor(
     connector: Connector,
-    leased: () => Promise<StagingLease> | undefined = () => undefined,
+    leased: () => Promise<WarmLease<DuckdbHost>> | undefined = () => undefined,
   ) {
     this.connector = connector;
     this.#pool = (connector as unknown as { pool: Pool<DuckDBConnection> }).pool;
@@ -266,10 +267,10 @@ export class DuckdbStaging implements Staging {
    */
   static lease(pool: StagingPool, memoryMb: number): DuckdbStaging {
     if (pool.size === 0) return DuckdbStaging.open(memoryMb);
-    let lease: Promise<StagingLease> | undefined;
+    let lease: Promise<WarmLease<DuckdbHost>> | undefined;
     const connector = duckdbOver("tempdb", {
       database: STAGING_DATABASE,
-      instance: () => (lease ??= pool.lease()).then((l) => l.instance),
+      instance: () => (lease ??= pool.duckdb.lease()).then((l) => l.host.instance),
     }, STAGING_CONNECTIONS);
     return new DuckdbStaging(connector, () => lease);
   }

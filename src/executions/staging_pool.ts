@@ -14,8 +14,14 @@
  * waits for one, unless there is none at all.
  */
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { privateTempDirectory, removeTempDirectory, sandboxConfig } from "../datasources/mod.ts";
+import {
+  privateTempDirectory,
+  removeTempDirectory,
+  sandboxConfig,
+  SqliteThread,
+} from "../datasources/mod.ts";
 import type { Logger } from "../lib/log.ts";
+import { type Warm, WarmPool, type WarmPoolStats } from "./warm_pool.ts";
 
 /** The name of every run's staging database inside a lent instance. */
 export const STAGING_DATABASE = "tempdb";
@@ -71,7 +77,9 @@ async function stateOf(conn: DuckDBConnection): Promise<string> {
 }
 
 /** One pooled instance, with the pool's own connection and what it showed when new. */
-class Host {
+export class DuckdbHost implements Warm {
+  readonly reusable = true;
+
   private constructor(
     readonly instance: DuckDBInstance,
     readonly control: DuckDBConnection,
@@ -79,7 +87,7 @@ class Host {
     readonly baseline: string,
   ) {}
 
-  static async create(memoryMb: number): Promise<Host> {
+  static async create(memoryMb: number): Promise<DuckdbHost> {
     const tempDirectory = await privateTempDirectory();
     const instance = await DuckDBInstance.create(
       await baseFile(),
@@ -87,7 +95,7 @@ class Host {
     );
     try {
       const control = await instance.connect();
-      const host = new Host(instance, control, tempDirectory, await stateOf(control));
+      const host = new DuckdbHost(instance, control, tempDirectory, await stateOf(control));
       await host.#attach();
       return host;
     } catch (error) {
@@ -143,16 +151,40 @@ async function hasFiles(directory: string): Promise<boolean> {
   }
 }
 
-/** An instance lent to one run; `release` gives it back once the run closed its connections. */
-export interface StagingLease {
-  readonly instance: DuckDBInstance;
-  release(): void;
+/**
+ * One SQLite worker with a private in-memory database (the SQLite staging engine's). Starting a
+ * worker costs tens of milliseconds of CPU, opening a database on a running one well under one:
+ * between runs the database is closed (everything a run made lives in it and goes with it) and a
+ * new one opened on the same worker, through a new connection object, so nothing the last run
+ * held can reach the next database (`SqliteThread.reopen`). A worker an abort ended is discarded.
+ */
+export class SqliteHost implements Warm {
+  private constructor(public thread: SqliteThread) {}
+
+  static async create(): Promise<SqliteHost> {
+    return new SqliteHost(await new SqliteThread({ path: ":memory:" }).ready());
+  }
+
+  get reusable(): boolean {
+    return this.thread.alive;
+  }
+
+  async reset(): Promise<string | undefined> {
+    const next = await this.thread.reopen();
+    if (!next) return "its worker could not close its database";
+    this.thread = await next.ready();
+    return undefined;
+  }
+
+  close(): Promise<void> {
+    return this.thread.close();
+  }
 }
 
 export interface StagingPoolOptions {
   /**
-   * `service.executor.staging-pool-size`: instances kept warm between runs. 0 keeps none: every
-   * run creates an instance and closes it at its end (the benchmark's baseline).
+   * `service.executor.staging-pool-size`: hosts of each engine kept warm between runs. 0 keeps
+   * none: every run makes its own and closes it at its end (the benchmark's baseline).
    */
   size: number;
   /** `service.executor.duckdb-memory-limit-mb`. */
@@ -160,115 +192,46 @@ export interface StagingPoolOptions {
   logger?: Logger;
 }
 
-/** Counters the tests and the benchmark read. */
-export interface StagingPoolStats {
-  created: number;
-  reused: number;
-  discarded: number;
-  idle: number;
-  lent: number;
+/** The staging pool's counters, per engine. */
+export interface StagingPoolStats extends WarmPoolStats {
+  sqlite: WarmPoolStats;
 }
 
+/** Warm staging hosts of both engines: DuckDB instances and SQLite workers. */
 export class StagingPool {
-  readonly #o: StagingPoolOptions;
-  readonly #idle: Host[] = [];
-  /** Background work in flight (spares being made, instances being reset). */
-  readonly #pending = new Set<Promise<void>>();
-  #spares = 0;
-  /** Instances lent to runs now. */
-  #lent = 0;
-  #closed = false;
-  readonly #stats = { created: 0, reused: 0, discarded: 0 };
+  readonly duckdb: WarmPool<DuckdbHost>;
+  readonly sqlite: WarmPool<SqliteHost>;
 
   constructor(options: StagingPoolOptions) {
-    this.#o = options;
+    const { size, memoryMb, logger } = options;
+    this.duckdb = new WarmPool({
+      size,
+      make: () => DuckdbHost.create(memoryMb),
+      what: "staging instance",
+      logger,
+    });
+    this.sqlite = new WarmPool({
+      size,
+      make: () => SqliteHost.create(),
+      what: "SQLite staging worker",
+      logger,
+    });
   }
 
   get size(): number {
-    return this.#o.size;
+    return this.duckdb.size;
   }
 
+  /** DuckDB's counters, as before SQLite was pooled, with SQLite's beside them. */
   stats(): StagingPoolStats {
-    return { ...this.#stats, idle: this.#idle.length, lent: this.#lent };
+    return { ...this.duckdb.stats(), sqlite: this.sqlite.stats() };
   }
 
-  /** Lends an instance: an idle one, else a new one made now. Keeps one spare coming. */
-  async lease(): Promise<StagingLease> {
-    if (this.#closed) throw new Error("the staging pool is closed");
-    let host = this.#idle.pop();
-    if (host) this.#stats.reused++;
-    else {
-      host = await Host.create(this.#o.memoryMb);
-      this.#stats.created++;
-    }
-    this.#lent++;
-    this.#topUp();
-    let released = false;
-    const lent = host;
-    return {
-      instance: lent.instance,
-      release: () => {
-        if (released) return;
-        released = true;
-        this.#background(this.#giveBack(lent));
-      },
-    };
-  }
-
-  /** Resolves once no spare or reset is in flight (tests, the benchmark, shutdown). */
   async settled(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+    await Promise.all([this.duckdb.settled(), this.sqlite.settled()]);
   }
 
   async close(): Promise<void> {
-    this.#closed = true;
-    await this.settled();
-    await Promise.allSettled(this.#idle.splice(0).map((h) => h.close()));
-  }
-
-  async #giveBack(host: Host): Promise<void> {
-    this.#lent--;
-    if (!this.#closed && this.#idle.length < this.#o.size) {
-      const left = await host.reset().catch((error) =>
-        `reset failed: ${error instanceof Error ? error.message : String(error)}`
-      );
-      // Another instance may have come back while this one was reset.
-      if (left === undefined && this.#idle.length < this.#o.size) {
-        this.#idle.push(host);
-        return;
-      }
-      if (left !== undefined) {
-        this.#stats.discarded++;
-        this.#o.logger?.warn("staging instance not clean after a run; discarded", { left });
-      }
-    }
-    await host.close();
-    this.#topUp();
-  }
-
-  /**
-   * Makes a spare in the background when no instance waits and fewer than `size` are lent, so
-   * the next run finds one made while nobody waited.
-   */
-  #topUp(): void {
-    if (this.#closed || this.#idle.length + this.#spares > 0) return;
-    if (this.#lent + this.#spares >= this.#o.size) return;
-    this.#spares++;
-    this.#background(
-      Host.create(this.#o.memoryMb).then(async (host) => {
-        this.#stats.created++;
-        if (this.#closed || this.#idle.length >= this.#o.size) await host.close();
-        else this.#idle.push(host);
-      }).catch((error) => {
-        this.#o.logger?.warn("staging spare not made", {
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }).finally(() => this.#spares--),
-    );
-  }
-
-  #background(work: Promise<void>): void {
-    const tracked = work.catch(() => {}).finally(() => this.#pending.delete(tracked));
-    this.#pending.add(tracked);
+    await Promise.all([this.duckdb.close(), this.sqlite.close()]);
   }
 }

@@ -4,9 +4,10 @@
  * it looks; a reset that cannot prove the instance clean discards it; spill files go with the run.
  */
 import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
-import type { WireValue } from "../datasources/mod.ts";
+import type { ColumnSchema, WireValue } from "../datasources/mod.ts";
 import { DuckdbStaging } from "./staging.ts";
 import { StagingPool } from "./staging_pool.ts";
+import { SqliteStaging } from "./staging_sqlite.ts";
 
 async function rows(staging: DuckdbStaging, sql: string): Promise<WireValue[][]> {
   const out: WireValue[][] = [];
@@ -97,7 +98,7 @@ function poolTest(name: string, memoryMb: number, fn: (pool: StagingPool) => Pro
 async function endedIdle(pool: StagingPool, staging: DuckdbStaging): Promise<void> {
   await staging.close();
   await pool.settled();
-  deepEqual(pool.stats(), { created: 1, reused: 0, discarded: 0, idle: 1, lent: 0 });
+  deepEqual(pool.duckdb.stats(), { created: 1, reused: 0, discarded: 0, idle: 1, lent: 0 });
 }
 
 poolTest(
@@ -119,7 +120,7 @@ poolTest(
         const outcome = await rows(next, sql).then(() => "read", (e: Error) => e.message);
         ok(/does not exist|not found/i.test(outcome), `${sql}: ${outcome}`);
       }
-      equal(pool.stats().reused, 1, "the second run was on the first run's instance");
+      equal(pool.duckdb.stats().reused, 1, "the second run was on the first run's instance");
     } finally {
       await next.close();
     }
@@ -153,17 +154,17 @@ poolTest(
   256,
   async (pool) => {
     // No author statement can attach a database; the pool's check must catch one anyway.
-    const lease = await pool.lease();
-    const conn = await lease.instance.connect();
+    const lease = await pool.duckdb.lease();
+    const conn = await lease.host.instance.connect();
     await conn.run("ATTACH ':memory:' AS stray (READ_WRITE)");
     conn.closeSync();
     lease.release();
     await pool.settled();
-    const stats = pool.stats();
+    const stats = pool.duckdb.stats();
     equal(stats.discarded, 1);
     equal(stats.idle, 1, "a spare was made in the background");
-    const next = await pool.lease();
-    notEqual(next.instance, lease.instance);
+    const next = await pool.duckdb.lease();
+    notEqual(next.host.instance, lease.host.instance);
     next.release();
     await pool.settled();
   },
@@ -182,6 +183,117 @@ poolTest("a run's spill files are gone before its instance is lent again", 64, a
   const next = DuckdbStaging.lease(pool, 64);
   try {
     deepEqual(await rows(next, "SELECT count(*) FROM duckdb_temporary_files()"), [[0n]]);
+  } finally {
+    await next.close();
+  }
+});
+
+/** Everything a SQLite staged run could make in its database, by the connector's write path. */
+const SQLITE_LEFTOVERS = [
+  "CREATE TABLE left_table (secret INTEGER)",
+  "INSERT INTO left_table VALUES (42)",
+  "CREATE VIEW left_view AS SELECT 42 AS secret",
+  "CREATE INDEX left_index ON left_table (secret)",
+  "CREATE TRIGGER left_trigger AFTER INSERT ON left_table BEGIN SELECT 1; END",
+  "CREATE TEMP TABLE left_temp (secret INTEGER)",
+  "CREATE TEMP VIEW left_temp_view AS SELECT 42 AS secret",
+];
+
+const SQLITE_LOOKS = [
+  "SELECT type, name, tbl_name FROM sqlite_schema ORDER BY 1, 2",
+  "SELECT type, name, tbl_name FROM sqlite_temp_schema ORDER BY 1, 2",
+  "SELECT schema, name, type FROM pragma_table_list ORDER BY 1, 2",
+];
+
+async function sqliteRows(staging: SqliteStaging, sql: string): Promise<WireValue[][]> {
+  const out: WireValue[][] = [];
+  for await (const batch of await staging.connector.query({ sql })) out.push(...batch);
+  return out;
+}
+
+const sqliteLook = async (staging: SqliteStaging) =>
+  JSON.stringify(await Promise.all(SQLITE_LOOKS.map((sql) => sqliteRows(staging, sql))));
+
+const secret: ColumnSchema[] = [{ name: "secret", type: "integer", source_type: "INTEGER" }];
+async function* oneBatch(): AsyncIterable<WireValue[][]> {
+  yield [[42]];
+}
+
+poolTest(
+  "a pooled SQLite staging worker shows a run nothing an earlier run on it made",
+  64,
+  async (pool) => {
+    const first = new SqliteStaging(pool.sqlite);
+    const before = await sqliteLook(first);
+    await first.load("left_staged", secret, oneBatch(), async () => {});
+    for (const sql of SQLITE_LEFTOVERS) await first.connector.write!([{ sql, params: {} }]);
+    notEqual(await sqliteLook(first), before, "the leftovers exist while the run lasts");
+    await first.close();
+    await pool.settled();
+
+    const next = new SqliteStaging(pool.sqlite);
+    try {
+      equal(await sqliteLook(next), before, "the reused worker's database looks new");
+      for (
+        const name of ["left_staged", "left_table", "left_view", "left_temp", "temp.left_temp"]
+      ) {
+        const outcome = await sqliteRows(next, `SELECT * FROM ${name}`)
+          .then(() => "read", (e: Error) => e.message);
+        ok(/no such table/i.test(outcome), `${name}: ${outcome}`);
+      }
+      deepEqual(pool.sqlite.stats(), { created: 1, reused: 1, discarded: 0, idle: 0, lent: 1 });
+    } finally {
+      await next.close();
+    }
+  },
+);
+
+poolTest(
+  "a reused SQLite worker answers nothing to the connection of the run before it",
+  64,
+  async (pool) => {
+    const lease = await pool.sqlite.lease();
+    const earlier = lease.host.thread;
+    await earlier.request({ op: "exec", sql: "CREATE TABLE kept (secret INTEGER)" });
+    lease.release();
+    await pool.settled();
+    const next = await pool.sqlite.lease();
+    try {
+      notEqual(next.host.thread, earlier, "a new connection object on the same worker");
+      equal(pool.sqlite.stats().reused, 1);
+      const late = await earlier.request({ op: "exec", sql: "CREATE TABLE late (a)" })
+        .then(() => "ran", (e: Error) => e.message);
+      ok(/closed/.test(late), late);
+      const names = await next.host.thread.request({
+        op: "all",
+        sql: "SELECT name FROM sqlite_schema",
+        values: [],
+      });
+      deepEqual(names, []);
+    } finally {
+      next.release();
+      await pool.settled();
+    }
+  },
+);
+
+poolTest("a SQLite worker an abort ended is discarded, never lent again", 64, async (pool) => {
+  const staging = new SqliteStaging(pool.sqlite);
+  const abort = new AbortController();
+  const endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) " +
+    "SELECT count(*) FROM c";
+  const reading = staging.connector.query({ sql: endless }, { signal: abort.signal });
+  setTimeout(() => abort.abort(new Error("cancelled")), 100);
+  equal(await reading.then(() => "read", (e: Error) => e.message), "cancelled");
+  await staging.close();
+  await pool.settled();
+  const stats = pool.sqlite.stats();
+  equal(stats.discarded, 1, "the ended worker was not kept");
+  equal(stats.reused, 0);
+  const next = new SqliteStaging(pool.sqlite);
+  try {
+    deepEqual(await sqliteRows(next, "SELECT 1 AS one"), [[1]]);
+    equal(pool.sqlite.stats().reused, 1, "the spare made in its place");
   } finally {
     await next.close();
   }

@@ -27,6 +27,8 @@ import {
   type WireValue,
 } from "../datasources/mod.ts";
 import { decimalShape, scaledDecimal, stagedType, type Staging } from "./staging.ts";
+import type { SqliteHost } from "./staging_pool.ts";
+import type { WarmLease, WarmPool } from "./warm_pool.ts";
 
 const quote = (name: string) => quoteIdent("SQLITE", name);
 
@@ -113,28 +115,41 @@ class StagedReads implements Connector {
 /** SQLite's default limit on bound variables per statement is 32766. */
 const MAX_VARIABLES = 32_000;
 
+/** Every lease is the run's one connection, never idle-closed: the database lives on it. */
+const ONE_CONNECTION = resolvePoolSettings("SQLITE", {
+  maximumPoolSize: 16,
+  minimumIdle: 0,
+  idleTimeout: 0,
+  maxLifetime: 0,
+}).settings;
+
 export class SqliteStaging implements Staging {
   readonly dialect: Dialect = "SQLITE";
   readonly connector: Connector;
-  readonly #thread: SqliteThread;
+  readonly #thread: () => Promise<SqliteThread>;
+  readonly #done: () => Promise<void>;
 
-  constructor() {
-    this.#thread = new SqliteThread({ path: ":memory:" });
-    this.connector = new StagedReads(sqliteOver(
-      "tempdb",
-      this.#thread,
-      // Every lease is the same connection, never idle-closed: the database lives on it.
-      resolvePoolSettings("SQLITE", {
-        maximumPoolSize: 16,
-        minimumIdle: 0,
-        idleTimeout: 0,
-        maxLifetime: 0,
-      }).settings,
-    ));
+  /**
+   * A private in-memory database for one run: on a warm worker `pool` lends on the run's first
+   * statement and takes back at close (docs/executions.md#the-staging-pool), or, without a pool
+   * or with one of size 0, on a worker of its own, ended at close.
+   */
+  constructor(pool?: WarmPool<SqliteHost>) {
+    if (pool && pool.size > 0) {
+      let lease: Promise<WarmLease<SqliteHost>> | undefined;
+      this.#thread = () => (lease ??= pool.lease()).then((l) => l.host.thread);
+      this.#done = async () => (await lease?.catch(() => undefined))?.release();
+    } else {
+      const thread = new SqliteThread({ path: ":memory:" });
+      this.#thread = () => thread.ready();
+      this.#done = () => thread.close();
+    }
+    this.connector = new StagedReads(sqliteOver("tempdb", this.#thread, ONE_CONNECTION));
   }
 
   load: Staging["load"] = async (table, schema, batches, onBatch, signal) => {
-    const thread = await this.#thread.ready(signal);
+    const thread = await this.#thread();
+    signal?.throwIfAborted();
     const columns = schema.map((c) => `${quote(c.name)} ${stagedType(c, "sqlite")}`);
     await thread.request({ op: "exec", sql: `DROP TABLE IF EXISTS ${quote(table)}` }, signal);
     await thread.request(
@@ -170,6 +185,7 @@ export class SqliteStaging implements Staging {
 
   async close(): Promise<void> {
     await this.connector.close();
-    await this.#thread.close();
+    // Only once the run's connection is closed may its worker be reset and lent again.
+    await this.#done();
   }
 }

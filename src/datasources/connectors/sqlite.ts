@@ -72,11 +72,16 @@ export function sqliteDriver(
 }
 
 /**
- * A connector whose every lease is the one connection `thread` (the SQLite staging engine, whose
- * private in-memory database exists only on its connection). The worker answers one request at
- * a time, so leases interleave between batches, which SQLite allows on one connection.
+ * A connector whose every lease is the one connection `thread` answers (the SQLite staging
+ * engine, whose private in-memory database exists only on its connection). The worker answers
+ * one request at a time, so leases interleave between batches, which SQLite allows on one
+ * connection.
  */
-export function sqliteOver(name: string, thread: SqliteThread, settings: PoolSettings): Connector {
+export function sqliteOver(
+  name: string,
+  thread: () => Promise<SqliteThread>,
+  settings: PoolSettings,
+): Connector {
   return new SqliteConnector(
     name,
     { dialect: "SQLITE", path: ":memory:", options: {} },
@@ -84,8 +89,8 @@ export function sqliteOver(name: string, thread: SqliteThread, settings: PoolSet
     settings,
     undefined,
     {
-      connect: () => Promise.resolve(thread),
-      validate: () => Promise.resolve(thread.alive),
+      connect: thread,
+      validate: (t) => Promise.resolve(t.alive),
       close: () => Promise.resolve(),
     },
   );

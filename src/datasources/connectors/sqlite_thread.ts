@@ -65,6 +65,12 @@ type Reply = { id: number; ok: true; value: unknown; tx: boolean } | {
 
 const WORKER_URL = assets.url("src/datasources/connectors/sqlite_worker.ts");
 
+interface ThreadSpec {
+  path: string;
+  readOnly?: boolean;
+  busyTimeout?: number;
+}
+
 /** Every SQLite worker not yet ended, for `SqliteThread.stats()`. */
 const threads = new Set<SqliteThread>();
 
@@ -78,10 +84,16 @@ export class SqliteThread {
   /** The worker has started and opened its database. */
   #open = false;
 
-  /** Starts the worker and opens `path` there; `ready()` tells whether that worked. */
-  constructor(spec: { path: string; readOnly?: boolean; busyTimeout?: number }) {
+  readonly #spec: ThreadSpec;
+
+  /**
+   * Starts the worker (or takes over `worker`, see `reopen`) and opens `path` there; `ready()`
+   * tells whether that worked.
+   */
+  constructor(spec: ThreadSpec, worker?: Worker) {
     threads.add(this);
-    this.#worker = new Worker(WORKER_URL, { type: "module", name: "sqlite" });
+    this.#spec = spec;
+    this.#worker = worker ?? new Worker(WORKER_URL, { type: "module", name: "sqlite" });
     this.#worker.onmessage = (event: MessageEvent<Reply>) => this.#settle(event.data);
     this.#worker.onerror = (event) => {
       event.preventDefault();
@@ -143,6 +155,26 @@ export class SqliteThread {
     this.#worker.terminate();
     for (const p of this.#pending.values()) p.reject(reason);
     this.#pending.clear();
+  }
+
+  /**
+   * Closes this connection's database but keeps its worker, whose start costs far more than a
+   * database (the SQLite staging pool reuses it): answers a new connection on the same worker
+   * with the same database path opened afresh, or undefined when the worker cannot go on (it
+   * ended, or a request was still under way). This connection ends either way, so a request made
+   * through it later fails instead of reaching the next database; the worker keeps nothing of
+   * the closed one (its cursors and prepared statements go with it: `shut`).
+   */
+  async reopen(): Promise<SqliteThread | undefined> {
+    const idle = () => this.alive && this.#pending.size === 0;
+    const shut = idle() && await this.request({ op: "shut" }).then(() => true, () => false);
+    if (!shut || !idle()) {
+      this.terminate();
+      return undefined;
+    }
+    this.#ended = new Error("the SQLite connection is closed");
+    threads.delete(this);
+    return new SqliteThread(this.#spec, this.#worker);
   }
 
   /** Closes the database in the worker, then ends the worker. */

@@ -54,6 +54,9 @@ UNION ALL SELECT 'variable ' || name FROM duckdb_variables()
 UNION ALL SELECT 'temporary file ' || path FROM duckdb_temporary_files()
 ORDER BY 1`;
 
+/** A run's fresh database. The instance is read-only; its run's database is not. */
+const ATTACH = `ATTACH ':memory:' AS ${STAGING_DATABASE} (READ_WRITE)`;
+
 let base: Promise<string> | undefined;
 
 /**
@@ -71,8 +74,9 @@ function baseFile(): Promise<string> {
   return base;
 }
 
-async function stateOf(conn: DuckDBConnection): Promise<string> {
-  const rows = (await conn.runAndReadAll(STATE)).getRows();
+/** The instance's state after `before` (statements run first, in the same call). */
+async function stateOf(conn: DuckDBConnection, before: string): Promise<string> {
+  const rows = (await conn.runAndReadAll(`${before} ${STATE}`)).getRows();
   return rows.map((r) => String(r[0])).join("\n");
 }
 
@@ -95,9 +99,8 @@ export class DuckdbHost implements Warm {
     );
     try {
       const control = await instance.connect();
-      const host = new DuckdbHost(instance, control, tempDirectory, await stateOf(control));
-      await host.#attach();
-      return host;
+      const baseline = await stateOf(control, `${ATTACH};`);
+      return new DuckdbHost(instance, control, tempDirectory, baseline);
     } catch (error) {
       instance.closeSync();
       await removeTempDirectory(tempDirectory);
@@ -106,21 +109,15 @@ export class DuckdbHost implements Warm {
   }
 
   /**
-   * Detaches the run's database and attaches a fresh one; answers what differs from the
-   * instance as it was new (then it must not be lent again), or undefined.
+   * Detaches the run's database and attaches a fresh one, then answers what differs from the
+   * instance as it was new (then it must not be lent again), or undefined. One call: every call
+   * into DuckDB after a run competes with the next run's statements on other instances.
    */
   async reset(): Promise<string | undefined> {
-    await this.control.run(`DETACH ${STAGING_DATABASE}`);
-    const state = await stateOf(this.control);
+    const state = await stateOf(this.control, `DETACH ${STAGING_DATABASE}; ${ATTACH};`);
     if (state !== this.baseline) return firstDifference(state, this.baseline);
     if (await hasFiles(this.tempDirectory)) return "files in its spill directory";
-    await this.#attach();
     return undefined;
-  }
-
-  // The instance is read-only; its run's database is not.
-  #attach(): Promise<unknown> {
-    return this.control.run(`ATTACH ':memory:' AS ${STAGING_DATABASE} (READ_WRITE)`);
   }
 
   async close(): Promise<void> {

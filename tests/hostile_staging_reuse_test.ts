@@ -103,6 +103,25 @@ async function run(
   };
 }
 
+/** A staged table under a guessable name. */
+const STAGED_SECRET = dql("a", {
+  source: "tempdb",
+  sql: "SELECT 42 AS secret",
+  output: { target: "tempdb", table: "left_table" },
+});
+
+/** The rows of one run of `sql` on tempdb, which must succeed. */
+async function rowsOf(
+  s: TestServer,
+  h: Record<string, string>,
+  sql: string,
+  settings?: { staging_engine: "sqlite" },
+) {
+  const { ready, failed } = await run(s, h, [dql("look", { source: "tempdb", sql })], settings);
+  ok(ready, JSON.stringify(failed));
+  return ready.rows;
+}
+
 forEachStoreKind(
   "a reused staging instance shows a run nothing an earlier run left",
   async (store) => {
@@ -111,23 +130,13 @@ forEachStoreKind(
       const fx = await seedRoles(s.runtime);
       const author = await sessionHeaders(s.runtime, fx.users.author, "acme");
       const pool = s.runtime.stagingPool;
-      const look = async () => {
-        const { ready, failed } = await run(s, author, [
-          dql("look", { source: "tempdb", sql: LOOK }),
-        ]);
-        ok(ready, JSON.stringify(failed));
-        return ready.rows;
-      };
+      const look = () => rowsOf(s, author, LOOK);
       const before = await look();
 
       // Staged tables under guessable names (one with a landing table, for its decimal), then
       // every attempt to leave something outside them.
       const left = await run(s, author, [
-        dql("a", {
-          source: "tempdb",
-          sql: "SELECT 42 AS secret",
-          output: { target: "tempdb", table: "left_table" },
-        }),
+        STAGED_SECRET,
         dql("b", {
           source: "tempdb",
           sql: "SELECT 4.2::DECIMAL(5,1) AS secret, DATE '2024-01-01' AS day",
@@ -195,20 +204,11 @@ forEachStoreKind(
     try {
       const fx = await seedRoles(s.runtime);
       const author = await sessionHeaders(s.runtime, fx.users.author, "acme");
-      const look = async () => {
-        const nodes = [dql("look", { source: "tempdb", sql: SQLITE_LOOK })];
-        const { ready, failed } = await run(s, author, nodes, sqlite);
-        ok(ready, JSON.stringify(failed));
-        return ready.rows;
-      };
+      const look = () => rowsOf(s, author, SQLITE_LOOK, sqlite);
       const before = await look();
 
       const left = await run(s, author, [
-        dql("a", {
-          source: "tempdb",
-          sql: "SELECT 42 AS secret",
-          output: { target: "tempdb", table: "left_table" },
-        }),
+        STAGED_SECRET,
         dql("seen", { source: "tempdb", depends_on: ["a"], sql: "SELECT * FROM left_table" }),
       ], sqlite);
       equal(left.ready?.rows[0][0], 42, JSON.stringify(left.failed));

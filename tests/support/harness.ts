@@ -69,7 +69,8 @@ export async function onFreePort<T>(start: (port: number) => Promise<T>): Promis
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const store = await freshStore(options.store ?? "sqlite");
+  // The runtime migrates the store as it starts; a migrated copy only saves that time.
+  const store = await freshStore(options.store ?? "sqlite", { migrated: true });
   const dataDir = await Deno.makeTempDir({ prefix: "svc_data_" });
   const env: Record<string, string> = {
     SERVICE_DATA_DIR: dataDir,

@@ -3,26 +3,85 @@
  * `forEachStore` registers one test per store so every store test runs on both.
  */
 import postgres from "postgres";
-import { type Db, migrate, openDb } from "../../src/store/mod.ts";
+import { type Db, loadMigrations, migrate, openDb } from "../../src/store/mod.ts";
 import { assertServices, POSTGRES_ADMIN_URL, type ServiceName, skipUnless } from "./services.ts";
 
 export type StoreKind = "sqlite" | "postgres";
 export const STORE_KINDS: StoreKind[] = ["sqlite", "postgres"];
 
-/** Creates an empty PostgreSQL database; `drop()` removes it even with open connections. */
-export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+const databaseUrl = (name: string) => {
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+};
+
+let template: Promise<string> | undefined;
+
+/**
+ * A PostgreSQL database with every migration of this checkout applied, named by their checksums,
+ * that migrated test databases are copied from: copying it costs about 0.24 s of CPU, making an
+ * empty database and migrating it 0.56 s, and some 500 PostgreSQL tests start so. Built once per
+ * migration set (the test processes that race to build it agree by renaming theirs into place);
+ * a template of another set is dropped then.
+ */
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const files = await loadMigrations("postgres");
+    const digest = await crypto.subtle.digest(
+      "SHA-256",
+      new TextEncoder().encode(files.map((f) => `${f.name} ${f.checksum}`).join("\n")),
+    );
+    const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const name = `svc_template_${hex.slice(0, 16)}`;
+    const admin = postgres(POSTGRES_ADMIN_URL, { max: 1, onnotice: () => {} });
+    try {
+      const found =
+        await admin`SELECT datname FROM pg_database WHERE datname LIKE 'svc_template_%'`;
+      if (found.some((r) => r.datname === name)) return name;
+      const building = `svc_build_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+      await admin.unsafe(`CREATE DATABASE ${building}`);
+      const db = await openDb(databaseUrl(building));
+      try {
+        await migrate(db, files);
+      } finally {
+        await db.close();
+      }
+      try {
+        await admin.unsafe(`ALTER DATABASE ${building} RENAME TO ${name}`);
+      } catch {
+        // Another test process put the same template in place first.
+        await admin.unsafe(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+      }
+      for (const { datname } of found) {
+        if (datname !== name) await admin.unsafe(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+      }
+      return name;
+    } finally {
+      await admin.end();
+    }
+  })();
+  template.catch(() => (template = undefined));
+  return template;
+}
+
+/**
+ * Creates a PostgreSQL database, empty or (`migrated`) with every migration of this checkout
+ * applied; `drop()` removes it even with open connections.
+ */
+export async function freshPostgresDatabase(
+  options: { migrated?: boolean } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
   assertServices("postgres");
   const name = `svc_test_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const from = options.migrated ? ` TEMPLATE ${await migratedTemplate()}` : "";
   const admin = postgres(POSTGRES_ADMIN_URL, { max: 1, onnotice: () => {} });
   try {
-    await admin.unsafe(`CREATE DATABASE ${name}`);
+    await admin.unsafe(`CREATE DATABASE ${name}${from}`);
   } finally {
     await admin.end();
   }
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
   return {
-    url: url.toString(),
+    url: databaseUrl(name),
     async drop() {
       const a = postgres(POSTGRES_ADMIN_URL, { max: 1, onnotice: () => {} });
       try {
@@ -42,8 +101,14 @@ export interface TestStore {
   dispose(): Promise<void>;
 }
 
-/** A fresh, empty store of the given kind (not migrated). */
-export async function freshStore(kind: StoreKind): Promise<TestStore> {
+/**
+ * A fresh store of the given kind: empty, or (`migrated`, for a caller that migrates it next
+ * anyway) already migrated where that is cheaper, as a copy of the migrated PostgreSQL template.
+ */
+export async function freshStore(
+  kind: StoreKind,
+  options: { migrated?: boolean } = {},
+): Promise<TestStore> {
   const opened: Db[] = [];
   const open = async () => {
     const db = await openDb(url);
@@ -57,7 +122,7 @@ export async function freshStore(kind: StoreKind): Promise<TestStore> {
     url = `sqlite:${dir}/service.db`;
     cleanup = () => Deno.remove(dir, { recursive: true });
   } else {
-    const pg = await freshPostgresDatabase();
+    const pg = await freshPostgresDatabase(options);
     url = pg.url;
     cleanup = pg.drop;
   }
@@ -101,7 +166,7 @@ export function forEachStore(
   options: { migrate?: boolean; services?: ServiceName[] } = {},
 ): void {
   forEachStoreKind(name, async (kind) => {
-    const store = await freshStore(kind);
+    const store = await freshStore(kind, { migrated: options.migrate !== false });
     try {
       const db = await store.open();
       if (options.migrate !== false) await migrate(db);

@@ -3,6 +3,7 @@
  * `forEachStore` registers one test per store so every store test runs on both.
  */
 import postgres from "postgres";
+import { sha256Hex } from "../../src/lib/hashing.ts";
 import { type Db, loadMigrations, migrate, openDb } from "../../src/store/mod.ts";
 import { assertServices, POSTGRES_ADMIN_URL, type ServiceName, skipUnless } from "./services.ts";
 
@@ -28,11 +29,7 @@ let template: Promise<string> | undefined;
 function migratedTemplate(): Promise<string> {
   template ??= (async () => {
     const files = await loadMigrations("postgres");
-    const digest = await crypto.subtle.digest(
-      "SHA-256",
-      new TextEncoder().encode(files.map((f) => `${f.name} ${f.checksum}`).join("\n")),
-    );
-    const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const hex = await sha256Hex(files.map((f) => `${f.name} ${f.checksum}`).join("\n"));
     const name = `svc_template_${hex.slice(0, 16)}`;
     const admin = postgres(POSTGRES_ADMIN_URL, { max: 1, onnotice: () => {} });
     try {

@@ -35,8 +35,7 @@ import {
   type WireType,
   type WireValue,
 } from "../datasources/mod.ts";
-import { type DuckdbHost, STAGING_DATABASE, type StagingPool } from "./staging_pool.ts";
-import type { WarmLease } from "./warm_pool.ts";
+import { STAGING_DATABASE, type StagingPool } from "./staging_pool.ts";
 
 /** The probe's own in-memory DuckDB, made on the first probe and again after a failed one. */
 let prober: Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> | undefined;
@@ -237,16 +236,13 @@ export class DuckdbStaging implements Staging {
   readonly dialect: Dialect = "DUCKDB";
   readonly connector: Connector;
   readonly #pool: Pool<DuckDBConnection>;
-  /** The pooled instance's lease, once the run's first connection asked for it. */
-  readonly #leased: () => Promise<WarmLease<DuckdbHost>> | undefined;
+  /** Gives the pooled instance back, if the run's first connection leased one. */
+  readonly #release: () => Promise<void>;
 
-  private constructor(
-    connector: Connector,
-    leased: () => Promise<WarmLease<DuckdbHost>> | undefined = () => undefined,
-  ) {
+  private constructor(connector: Connector, release: () => Promise<void> = async () => {}) {
     this.connector = connector;
     this.#pool = (connector as unknown as { pool: Pool<DuckDBConnection> }).pool;
-    this.#leased = leased;
+    this.#release = release;
   }
 
   /** A new private instance of its own, closed with the run (a pool of size 0; tests). */
@@ -267,12 +263,12 @@ export class DuckdbStaging implements Staging {
    */
   static lease(pool: StagingPool, memoryMb: number): DuckdbStaging {
     if (pool.size === 0) return DuckdbStaging.open(memoryMb);
-    let lease: Promise<WarmLease<DuckdbHost>> | undefined;
+    const lent = pool.duckdb.onFirstUse();
     const connector = duckdbOver("tempdb", {
       database: STAGING_DATABASE,
-      instance: () => (lease ??= pool.duckdb.lease()).then((l) => l.host.instance),
+      instance: () => lent.host().then((h) => h.instance),
     }, STAGING_CONNECTIONS);
-    return new DuckdbStaging(connector, () => lease);
+    return new DuckdbStaging(connector, lent.release);
   }
 
   load: Staging["load"] = (table, schema, batches, onBatch, signal) => {
@@ -373,7 +369,7 @@ export class DuckdbStaging implements Staging {
   async close(): Promise<void> {
     await this.connector.close();
     // Only once none of the run's connections is left may the instance be reset and lent again.
-    (await this.#leased()?.catch(() => undefined))?.release();
+    await this.#release();
   }
 }
 

@@ -28,7 +28,7 @@ import {
 } from "../datasources/mod.ts";
 import { decimalShape, scaledDecimal, stagedType, type Staging } from "./staging.ts";
 import type { SqliteHost } from "./staging_pool.ts";
-import type { WarmLease, WarmPool } from "./warm_pool.ts";
+import type { WarmPool } from "./warm_pool.ts";
 
 const quote = (name: string) => quoteIdent("SQLITE", name);
 
@@ -136,9 +136,9 @@ export class SqliteStaging implements Staging {
    */
   constructor(pool?: WarmPool<SqliteHost>) {
     if (pool && pool.size > 0) {
-      let lease: Promise<WarmLease<SqliteHost>> | undefined;
-      this.#thread = () => (lease ??= pool.lease()).then((l) => l.host.thread);
-      this.#done = async () => (await lease?.catch(() => undefined))?.release();
+      const lent = pool.onFirstUse();
+      this.#thread = () => lent.host().then((h) => h.thread);
+      this.#done = lent.release;
     } else {
       const thread = new SqliteThread({ path: ":memory:" });
       this.#thread = () => thread.ready();

@@ -85,6 +85,19 @@ export class WarmPool<H extends Warm> {
     };
   }
 
+  /**
+   * A lease taken on first use: `host()` lends a host the first time it is called and answers the
+   * same one after; `release()` gives it back, if one was lent (a run that never staged takes
+   * none).
+   */
+  onFirstUse(): { host(): Promise<H>; release(): Promise<void> } {
+    let lease: Promise<WarmLease<H>> | undefined;
+    return {
+      host: () => (lease ??= this.lease()).then((l) => l.host),
+      release: async () => (await lease?.catch(() => undefined))?.release(),
+    };
+  }
+
   /** Resolves once no spare or reset is in flight (tests, the benchmark, shutdown). */
   async settled(): Promise<void> {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);

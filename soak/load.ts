@@ -17,13 +17,17 @@ export const STREAM_TIMEOUT_MS = 60_000;
 
 const TERMINAL = /^event: (pipeline_completed|pipeline_failed|execution_aborted)$/m;
 
+/** A documented "not now" (rate limit, no upstream, store or shared store unavailable). */
+export const refusedForNow = (status: number | undefined) =>
+  status === 429 || status === 502 || status === 503;
+
 /**
  * After a 429, 502 or 503 a client waits as a well-behaved one does: `Retry-After` (at most 1 s),
  * else 200 ms. Without it, the clients of a fast machine spent the whole request bound on the
  * balancer's instant 502s while Redis was down, and the phases after it ran with no load.
  */
 async function backOff(res: Response): Promise<void> {
-  if (res.status !== 429 && res.status !== 502 && res.status !== 503) return;
+  if (!refusedForNow(res.status)) return;
   const after = Number(res.headers.get("retry-after"));
   const ms = Number.isFinite(after) && after > 0 ? Math.min(1_000, after * 1_000) : 200;
   await new Promise((r) => setTimeout(r, ms));

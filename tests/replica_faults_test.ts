@@ -16,7 +16,14 @@ import {
   verdict,
 } from "../soak/faults.ts";
 import { PrivateRedis, type SoakPostgres, soakPostgres } from "../soak/infra.ts";
-import { execute, startLoad, type Target, writeKey, writePipeline } from "../soak/load.ts";
+import {
+  execute,
+  refusedForNow,
+  startLoad,
+  type Target,
+  writeKey,
+  writePipeline,
+} from "../soak/load.ts";
 import { Recorder } from "../soak/record.ts";
 import { skipUnless } from "./support/services.ts";
 
@@ -41,8 +48,7 @@ async function completesAgain(t: Target, pipeline: string) {
   const until = performance.now() + 10_000;
   for (;;) {
     const run = await execute(t, pipeline);
-    const refused = run.status === 429 || run.status === 502 || run.status === 503;
-    if (run.terminal || !refused || performance.now() > until) return run;
+    if (run.terminal || !refusedForNow(run.status) || performance.now() > until) return run;
   }
 }
 

@@ -5,11 +5,12 @@
  */
 import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
 import type { ColumnSchema, WireValue } from "../datasources/mod.ts";
-import { DuckdbStaging } from "./staging.ts";
+import { DuckdbStaging, type Staging } from "./staging.ts";
 import { StagingPool } from "./staging_pool.ts";
 import { SqliteStaging } from "./staging_sqlite.ts";
 
-async function rows(staging: DuckdbStaging, sql: string): Promise<WireValue[][]> {
+/** Every row of `sql` on a staging database, of either engine. */
+async function rows(staging: Staging, sql: string): Promise<WireValue[][]> {
   const out: WireValue[][] = [];
   for await (const batch of await staging.connector.query({ sql })) out.push(...batch);
   return out;
@@ -205,14 +206,8 @@ const SQLITE_LOOKS = [
   "SELECT schema, name, type FROM pragma_table_list ORDER BY 1, 2",
 ];
 
-async function sqliteRows(staging: SqliteStaging, sql: string): Promise<WireValue[][]> {
-  const out: WireValue[][] = [];
-  for await (const batch of await staging.connector.query({ sql })) out.push(...batch);
-  return out;
-}
-
 const sqliteLook = async (staging: SqliteStaging) =>
-  JSON.stringify(await Promise.all(SQLITE_LOOKS.map((sql) => sqliteRows(staging, sql))));
+  JSON.stringify(await Promise.all(SQLITE_LOOKS.map((sql) => rows(staging, sql))));
 
 const secret: ColumnSchema[] = [{ name: "secret", type: "integer", source_type: "INTEGER" }];
 async function* oneBatch(): AsyncIterable<WireValue[][]> {
@@ -237,7 +232,7 @@ poolTest(
       for (
         const name of ["left_staged", "left_table", "left_view", "left_temp", "temp.left_temp"]
       ) {
-        const outcome = await sqliteRows(next, `SELECT * FROM ${name}`)
+        const outcome = await rows(next, `SELECT * FROM ${name}`)
           .then(() => "read", (e: Error) => e.message);
         ok(/no such table/i.test(outcome), `${name}: ${outcome}`);
       }
@@ -292,7 +287,7 @@ poolTest("a SQLite worker an abort ended is discarded, never lent again", 64, as
   equal(stats.reused, 0);
   const next = new SqliteStaging(pool.sqlite);
   try {
-    deepEqual(await sqliteRows(next, "SELECT 1 AS one"), [[1]]);
+    deepEqual(await rows(next, "SELECT 1 AS one"), [[1]]);
     equal(pool.sqlite.stats().reused, 1, "the spare made in its place");
   } finally {
     await next.close();
